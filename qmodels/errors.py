@@ -1,0 +1,113 @@
+"""Typed errors and warnings of qmodels.
+
+Every error names what it is about (station, class, parameter) and the
+offending value, so that a message read in a notebook or on the command line
+says what to fix.  All errors derive from :class:`QModelsError`; the input
+errors also derive from :class:`ValueError` so that generic handlers work.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "QModelsError",
+    "ModelError",
+    "InvalidValueError",
+    "PopulationError",
+    "RoutingError",
+    "UnreachableStationError",
+    "UnknownNameError",
+    "DuplicateNameError",
+    "ModelFileError",
+    "UnstableError",
+    "UnsupportedModelError",
+    "QModelsWarning",
+    "ConvergenceWarning",
+    "NumericalWarning",
+]
+
+
+class QModelsError(Exception):
+    """Base class of every error raised by qmodels."""
+
+
+class ModelError(QModelsError, ValueError):
+    """A model (station, class or network) is not valid input."""
+
+
+class InvalidValueError(ModelError):
+    """A number is out of its domain: negative, NaN or infinite time, a
+    non-positive rate, a server count that is not a positive integer, ..."""
+
+
+class PopulationError(ModelError):
+    """A closed class population that is not a non-negative integer."""
+
+
+class RoutingError(ModelError):
+    """A routing matrix that is not stochastic, or traffic equations that
+    have no unique solution."""
+
+
+class UnreachableStationError(RoutingError):
+    """A station named in a class's routing that the class can never reach."""
+
+
+class UnknownNameError(ModelError):
+    """A station or class name that the network does not define."""
+
+
+class DuplicateNameError(ModelError):
+    """Two stations, two classes, or a station and a class share a name."""
+
+
+class ModelFileError(ModelError):
+    """A model file with one or more errors, each with its path in the file.
+
+    Attributes
+    ----------
+    errors : list of (path, message)
+        ``path`` is a JSON-pointer-like location such as
+        ``classes[0].population``.
+    """
+
+    def __init__(self, errors, source: str = "model"):
+        self.errors = list(errors)
+        self.source = source
+        lines = [f"{source}: {len(self.errors)} error(s)"]
+        lines += [f"  {path}: {msg}" for path, msg in self.errors]
+        super().__init__("\n".join(lines))
+
+
+class UnstableError(QModelsError, ValueError):
+    """An open station (or network) with utilisation rho >= 1 and no finite
+    room: it has no steady state.
+
+    Attributes
+    ----------
+    station : str or None
+    rho : float
+    """
+
+    def __init__(self, message: str, station: str | None = None, rho: float | None = None):
+        self.station = station
+        self.rho = rho
+        super().__init__(message)
+
+
+class UnsupportedModelError(QModelsError, TypeError):
+    """A valid model that the chosen solver cannot honour (e.g. a finite
+    capacity in a product-form solver); the message names the feature and a
+    solver that can."""
+
+
+class QModelsWarning(UserWarning):
+    """Base class of qmodels warnings."""
+
+
+class ConvergenceWarning(QModelsWarning):
+    """An iterative method stopped at its iteration limit before reaching its
+    tolerance; its answer is returned but flagged."""
+
+
+class NumericalWarning(QModelsWarning):
+    """A numerical difficulty that may reduce accuracy."""
