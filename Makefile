@@ -1,0 +1,39 @@
+# Two commands on a fresh machine with Python 3.11: `make demo`, `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: demo test test-slow bench validate lint clean venv
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python setup.cfg pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[all]"
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/qmodels demo
+
+# The default run: unit, property, reference-value, doctest and CLI tests.
+# Slow statistical runs are opt-in: `make test-slow`.
+test: $(STAMP)
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n 2 -m "not slow" --doctest-modules qmodels tests
+
+test-slow: $(STAMP)
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow tests
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+lint: $(STAMP)
+	$(BIN)/python -m pip install --quiet ruff
+	$(BIN)/ruff check qmodels tests
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,162 @@
+"""Shapes of service and inter-arrival time distributions.
+
+The *mean* always comes from the model (a station's service time, a class's
+arrival rate); a distribution object gives only the shape, described by its
+squared coefficient of variation (SCV, c^2 = Var/mean^2).  Analytic solvers
+use the mean (product-form) or the SCV (M/G/1, G/G/1 approximations); the
+simulator draws from the full distribution.
+
+References: Law, *Simulation Modeling and Analysis*, 5th ed. (2015), ch. 6
+and 8 (distributions and their generation); Whitt, "Approximating a point
+process by a renewal process" (1982) for the two-moment fits (balanced-means
+hyperexponential for SCV > 1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InvalidValueError
+
+__all__ = [
+    "Distribution",
+    "Exponential",
+    "Deterministic",
+    "Erlang",
+    "HyperExponential",
+    "Lognormal",
+    "Uniform",
+    "Empirical",
+]
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """Base class: a distribution shape with a given mean supplied later."""
+
+    name = "distribution"
+
+    @property
+    def scv(self) -> float:
+        """Squared coefficient of variation."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Exponential(Distribution):
+    """Exponential (memoryless), SCV 1 — the product-form assumption."""
+
+    name = "exponential"
+
+    @property
+    def scv(self):
+        return 1.0
+
+
+@dataclass(frozen=True)
+class Deterministic(Distribution):
+    """Constant time, SCV 0."""
+
+    name = "deterministic"
+
+    @property
+    def scv(self):
+        return 0.0
+
+
+@dataclass(frozen=True)
+class Erlang(Distribution):
+    """Erlang-k: sum of k exponential phases of mean m/k; SCV 1/k."""
+
+    k: int = 2
+    name = "erlang"
+
+    def __post_init__(self):
+        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
+            raise InvalidValueError(f"Erlang: k must be an integer >= 1, got {self.k!r}")
+
+    @property
+    def scv(self):
+        return 1.0 / self.k
+
+
+@dataclass(frozen=True)
+class HyperExponential(Distribution):
+    """Two-phase hyperexponential with balanced means for a given SCV >= 1
+    (Whitt 1982; Law 2015, sec. 6.2.5): p1 = (1 + sqrt((c2-1)/(c2+1)))/2,
+    rates 2 p_i / m."""
+
+    scv_value: float = 4.0
+    name = "hyperexponential"
+
+    def __post_init__(self):
+        v = self.scv_value
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 1:
+            raise InvalidValueError(
+                f"HyperExponential: scv must be a finite number >= 1, got {v!r}"
+            )
+
+    @property
+    def scv(self):
+        return float(self.scv_value)
+
+
+@dataclass(frozen=True)
+class Lognormal(Distribution):
+    """Lognormal with the given SCV: sigma^2 = ln(1 + c2), mu = ln m - sigma^2/2."""
+
+    scv_value: float = 1.0
+    name = "lognormal"
+
+    def __post_init__(self):
+        v = self.scv_value
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+            raise InvalidValueError(f"Lognormal: scv must be a finite number > 0, got {v!r}")
+
+    @property
+    def scv(self):
+        return float(self.scv_value)
+
+
+@dataclass(frozen=True)
+class Uniform(Distribution):
+    """Uniform on [m (1 - spread), m (1 + spread)], 0 <= spread <= 1;
+    SCV = spread^2 / 3."""
+
+    spread: float = 1.0
+    name = "uniform"
+
+    def __post_init__(self):
+        s = self.spread
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not (0 <= s <= 1):
+            raise InvalidValueError(f"Uniform: spread must be in [0, 1], got {s!r}")
+
+    @property
+    def scv(self):
+        return self.spread**2 / 3.0
+
+
+@dataclass(frozen=True)
+class Empirical(Distribution):
+    """Resampling of observed times, rescaled so that their mean equals the
+    model's mean (the samples give the shape)."""
+
+    samples: tuple = ()
+    name = "empirical"
+
+    def __post_init__(self):
+        arr = np.asarray(self.samples, dtype=float).ravel()
+        if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0) or arr.sum() <= 0:
+            raise InvalidValueError(
+                "Empirical: samples must be a non-empty set of finite non-negative numbers "
+                "with a positive mean"
+            )
+        object.__setattr__(self, "samples", tuple(float(x) for x in arr))
+
+    @property
+    def scv(self):
+        arr = np.asarray(self.samples)
+        return float(arr.var() / arr.mean() ** 2)

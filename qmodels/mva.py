@@ -1,0 +1,449 @@
+"""Mean-value analysis: exact single-class MVA for closed networks and the
+exact product-form solution of open single-class (Jackson) networks.
+
+Assumptions (product form; Baskett, Chandy, Muntz & Palacios 1975): FCFS
+stations with exponential service (or PS / delay with general service),
+service rate depending at most on the number present at the station,
+probabilistic routing, no finite capacity that can bind, no simultaneous
+resource possession.  Input outside these assumptions raises
+:class:`~qmodels.errors.UnsupportedModelError` naming the station; the
+simulator (``method="sim"``) handles it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import njit
+from .convolution import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
+from .errors import InvalidValueError, UnstableError, UnsupportedModelError
+from .model import Closed, Delay, LoadDependent, Network, Open, Queue
+from .results import Curve, Result
+
+__all__ = ["mva", "mva_single", "open_single"]
+
+
+# ---------------------------------------------------------------------------
+# checks shared by the product-form solvers
+# ---------------------------------------------------------------------------
+
+def _require_numeric(net: Network, solver: str):
+    if net.is_symbolic:
+        raise UnsupportedModelError(
+            f"{solver} is numeric; this network has sympy symbols: use qmodels.symbolic"
+        )
+
+
+def _check_capacities(net: Network, population: int | None, solver: str):
+    if net.pools:
+        p = net.pools[0]
+        raise UnsupportedModelError(
+            f"token pool {p.name!r} ({p.tokens} tokens held from {p.acquire!r} to "
+            f"{p.release!r}) breaks product form; {solver} cannot honour it: use "
+            "method='sim', qmodels.ctmc or qmodels.decomposition"
+        )
+    for k, s in enumerate(net.stations):
+        if s.capacity is None:
+            continue
+        if population is not None and s.capacity >= population:
+            continue  # the limit can never bind
+        raise UnsupportedModelError(
+            f"station {s.name!r}: finite capacity {s.capacity} can bind "
+            f"(population {population if population is not None else 'open'}); "
+            f"{solver} assumes product form: use method='sim' or qmodels.ctmc"
+        )
+
+
+def _station_shape(s, N: int):
+    """('delay'|'fixed'|'ld', multipliers) for a station in a closed network
+    of population N.  A c-server queue with c >= N never queues: a delay."""
+    if isinstance(s, Delay):
+        return "delay", None
+    if isinstance(s, Queue):
+        if s.servers == 1:
+            return "fixed", None
+        if s.servers >= N:
+            return "delay", None
+        return "ld", tuple(float(i) for i in range(1, s.servers + 1))
+    if isinstance(s, LoadDependent):
+        a = tuple(float(x) for x in s.rate_multipliers)
+        if all(x == 1.0 for x in a):
+            return "fixed", None
+        # a(i) = i for i <= N behaves as a delay
+        if len(a) >= N and all(a[i] == i + 1 for i in range(N)):
+            return "delay", None
+        return "ld", a
+    raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
+
+
+# ---------------------------------------------------------------------------
+# fixed-rate and delay stations: the Reiser-Lavenberg recursion
+# ---------------------------------------------------------------------------
+
+@njit
+def _mva_fixed_kernel(D, is_delay, Z, N, want_curve):
+    """Exact MVA (Reiser & Lavenberg 1980; Lazowska et al. 1984, sec. 6.3,
+    Algorithm 6.1):  R_k(n) = D_k (1 + Q_k(n-1))  (delay: D_k),
+    X(n) = n / (Z + sum_k R_k(n)),  Q_k(n) = X(n) R_k(n)."""
+    K = D.shape[0]
+    Q = np.zeros(K)
+    R = np.zeros(K)
+    rows = N + 1 if want_curve else 1
+    Xc = np.zeros(rows)
+    Qc = np.zeros((rows, K))
+    X = 0.0
+    for n in range(1, N + 1):
+        tot = Z
+        for k in range(K):
+            if is_delay[k]:
+                R[k] = D[k]
+            else:
+                R[k] = D[k] * (1.0 + Q[k])
+            tot += R[k]
+        X = n / tot
+        for k in range(K):
+            Q[k] = X * R[k]
+        if want_curve:
+            Xc[n] = X
+            for k in range(K):
+                Qc[n, k] = Q[k]
+    if not want_curve:
+        Xc[0] = X
+        for k in range(K):
+            Qc[0, k] = Q[k]
+    return Xc, Qc
+
+
+# ---------------------------------------------------------------------------
+# with load-dependent / multi-server stations: log-space convolution
+# ---------------------------------------------------------------------------
+
+@njit
+def _ld_queue_kernel(X, lf, lg_minus, lg, mult, D):
+    """Mean queue length at a load-dependent station for n = 0..N.
+
+    Arrival theorem (Reiser & Lavenberg 1980; Bolch et al. 2006, eq. 8.35):
+    R(n) = sum_{j>=1} j D / a(j) p(j-1 | n-1).  Splitting at L (a(j) = a_L
+    for j >= L) and using sum_i (i+1) p(i|n-1) = Q(n-1) + 1:
+
+        R(n) = D/a_L (1 + Q(n-1))
+               + D sum_{i=0}^{L-1} (i+1) (1/a(i+1) - 1/a_L) p(i | n-1)
+
+    (for a(i) = min(i, c) this is Bolch et al. eq. 8.43 for c servers).
+    The marginals come from normalising constants, never by subtraction:
+    p(i | n) = f(i) G_{-k}(n-i) / G(n)  (Bolch et al. eq. 8.13), all in
+    log space.  Returns Q(n) and P(empty | n) for n = 0..N.
+    """
+    N = lg.shape[0] - 1
+    L = mult.shape[0]
+    aL = mult[L - 1]
+    Q = np.zeros(N + 1)
+    p0 = np.ones(N + 1)
+    for n in range(1, N + 1):
+        # p(i | n-1), i < min(L, n)
+        m = n - 1
+        r = D / aL * (1.0 + Q[n - 1])
+        top = min(L - 1, m)
+        for i in range(top + 1):
+            if i < lf.shape[0]:
+                p = math.exp(lf[i] + lg_minus[m - i] - lg[m])
+                r += D * (i + 1) * (1.0 / mult[i] - 1.0 / aL) * p
+        Q[n] = X[n] * r
+        p0[n] = math.exp(lg_minus[n] - lg[n])
+    return Q, p0
+
+
+def _ld_solution(D, shapes, Z, N):
+    """X(n), Q_k(n), P_k(empty | n) for n = 0..N by log-space convolution."""
+    K = len(D)
+    # common scale: the largest per-server demand of a queueing station
+    alpha = 0.0
+    for k, (kind, a) in enumerate(shapes):
+        if kind == "fixed":
+            alpha = max(alpha, D[k])
+        elif kind == "ld":
+            alpha = max(alpha, D[k] / max(a))
+    delta = Z + sum(D[k] for k in range(K) if shapes[k][0] == "delay")
+    if alpha <= 0:
+        alpha = delta if delta > 0 else 1.0
+    d = [D[k] / alpha for k in range(K)]
+
+    base = log_g_delay(delta / alpha, N)
+    for k, (kind, _) in enumerate(shapes):
+        if kind == "fixed":
+            base = log_g_add_fixed(base, d[k])
+    ld = [k for k, (kind, _) in enumerate(shapes) if kind == "ld"]
+    factors = {k: log_ld_factors(d[k], shapes[k][1], N) for k in ld}
+    ratios = {k: d[k] / shapes[k][1][-1] for k in ld}
+
+    def conv(skip):
+        lg = base
+        for k in ld:
+            if k != skip:
+                lg = log_g_add_ld(lg, factors[k], ratios[k])
+        return lg
+
+    lg = conv(None)
+    if not np.all(np.isfinite(lg)):
+        raise InvalidValueError("normalising constant is not finite: check demands")
+    X = np.zeros(N + 1)
+    X[1:] = np.exp(lg[:-1] - lg[1:]) / alpha
+    Q = np.zeros((N + 1, K))
+    P0 = np.ones((N + 1, K))
+    for k, (kind, a) in enumerate(shapes):
+        if kind == "delay":
+            Q[:, k] = X * D[k]
+        elif kind == "fixed":
+            q = 0.0
+            for n in range(1, N + 1):
+                q = D[k] * X[n] * (1.0 + q)
+                Q[n, k] = q
+    for k in ld:
+        lg_minus = conv(k)
+        mult = np.asarray(shapes[k][1][: max(1, min(len(shapes[k][1]), N))], dtype=float)
+        if len(shapes[k][1]) > N:
+            # beyond N the multipliers are never used; keep a(L) consistent
+            mult = np.asarray(shapes[k][1][:N], dtype=float)
+        q, p0 = _ld_queue_kernel(X, factors[k], lg_minus, lg, mult, float(D[k]))
+        Q[:, k] = q
+        P0[:, k] = p0
+    return X, Q, P0
+
+
+# ---------------------------------------------------------------------------
+# public solvers
+# ---------------------------------------------------------------------------
+
+def mva_single(net: Network, *, curve: bool = False) -> Result:
+    """Exact MVA of a closed single-class product-form network.
+
+    Parameters
+    ----------
+    net : Network
+        One closed class; delay, queue (any number of servers) and
+        load-dependent stations.
+    curve : bool
+        Also return figures for every population n = 0..N in
+        ``result.curve`` (a :class:`~qmodels.results.Curve`).
+
+    Returns
+    -------
+    Result
+        method ``"exact"``.
+
+    Notes
+    -----
+    With only delay and single-server stations this is the MVA recursion
+    (Reiser & Lavenberg, "Mean-value analysis of closed multichain queuing
+    networks", JACM 27(2), 1980; Lazowska et al., QSP, 1984, Algorithm 6.1),
+    O(N K).  Multi-server and load-dependent stations make the textbook
+    recursion for the marginal probabilities numerically unstable (the
+    probability of an empty station is obtained as one minus the rest and
+    cancels catastrophically near saturation).  Here the marginals are
+    instead ratios of normalising constants, p_k(j|n) = f_k(j)
+    G_{-k}(n-j)/G(n) (Bolch et al., 2nd ed. 2006, eq. 8.13; the
+    complement-network form of Casale, "A note on stable flow-equivalent
+    aggregation in closed networks", Queueing Systems 60, 2008), with every
+    G computed by convolution in log space: positive terms only, no
+    cancellation, no overflow for N up to 10^6.  Cost O(N sum_k c_k) per
+    multi-server station (O(N L) for L rate multipliers), times the number
+    of such stations.
+
+    A c-server station with c >= N can never queue and is solved as a
+    delay (exactly).
+
+    Examples
+    --------
+    >>> import qmodels as qm
+    >>> net = qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08)],
+    ...                  [qm.Closed("tx", 3, visits={"cpu": 1, "disk": 1})])
+    >>> round(qm.mva(net).X["tx"], 4)   # by hand: R(3) = .084884 + .184186
+    11.1495
+    """
+    _require_numeric(net, "exact MVA")
+    if len(net.classes) != 1 or not isinstance(net.classes[0], Closed):
+        raise UnsupportedModelError(
+            "mva_single needs exactly one closed class; use qmodels.mva for others"
+        )
+    cls = net.classes[0]
+    N = int(cls.population)
+    _check_capacities(net, N, "exact MVA")
+    D = np.asarray(net.demands[0], dtype=float)
+    V = np.asarray(net.visits[0], dtype=float)
+    Z = float(cls.think_time)
+    K = len(net.stations)
+    if N > 0 and D.sum() + Z <= 0:
+        raise InvalidValueError(
+            f"class {cls.name!r}: all demands and the think time are zero, "
+            "so the throughput is unbounded"
+        )
+    shapes = [_station_shape(s, max(N, 1)) for s in net.stations]
+    notes = []
+    if any(kind == "ld" for kind, _ in shapes):
+        Xc, Qc, P0 = _ld_solution(D, shapes, Z, N)
+        algo = "log-space convolution (multi-server / load-dependent)"
+        if not curve:
+            Xc, Qc, P0 = Xc[-1:], Qc[-1:], P0[-1:]
+    else:
+        is_delay = np.array([kind == "delay" for kind, _ in shapes])
+        Xc, Qc = _mva_fixed_kernel(D, is_delay, Z, N, curve)
+        P0 = None
+        algo = "MVA recursion"
+    # utilisation per server
+    servers = np.array(
+        [1.0 if isinstance(s, (Delay, LoadDependent)) else float(s.servers) for s in net.stations]
+    )
+    Uc = Xc[:, None] * D[None, :] / servers[None, :]
+    if P0 is not None:
+        for k, s in enumerate(net.stations):
+            if isinstance(s, LoadDependent) and shapes[k][0] != "delay":
+                Uc[:, k] = 1.0 - P0[:, k]
+    # class response time per cycle, R(n) = n/X(n) - Z, and at n = 0 the
+    # no-contention value sum_k D_k (the limit n -> 0).
+    pops = np.arange(N + 1) if curve else np.array([N])
+    Rc = np.where(Xc > 0, pops / np.where(Xc > 0, Xc, 1.0) - Z, D.sum())
+    if N > 0:
+        Rc = np.maximum(Rc, 0.0)
+    X, Q, U, R = Xc[-1], Qc[-1], Uc[-1], Rc[-1]
+    Xk = X * V
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), net.service_times[0])
+    cur = None
+    if curve:
+        cur = Curve(
+            population=np.arange(N + 1),
+            throughput=Xc,
+            response_time=Rc,
+            queue_length=Qc,
+            utilization=Uc,
+            station_names=net.station_names,
+            class_name=cls.name,
+        )
+    return Result(
+        method="exact",
+        network=net,
+        class_throughput=[X],
+        class_response_time=[R],
+        station_throughput=[Xk],
+        station_queue_length=[Q],
+        station_response_time=[Rk],
+        station_utilization=[U],
+        notes=tuple(notes),
+        curve=cur,
+        info={"algorithm": algo, "population": N},
+    )
+
+
+def _open_ld_station(lam_k, S, mult, name):
+    """Mean number at an open load-dependent station (birth-death chain).
+
+    pi(j) = pi(0) prod_{i<=j} lam S / a(i) (Kleinrock 1975, sec. 3.1;
+    Bolch et al. 2006, eq. 6.6); beyond the L given multipliers the chain is
+    geometric with ratio r = lam S / a_L < 1, summed in closed form.
+    Returns (Q, P(empty)).
+    """
+    if lam_k == 0 or S == 0:
+        return 0.0, 1.0
+    a = np.asarray(mult, dtype=float)
+    L = len(a)
+    r = lam_k * S / a[-1]
+    if r >= 1:
+        raise UnstableError(
+            f"station {name!r} is unstable: rho = lambda * S / a_max = {r:.6g} >= 1",
+            station=name,
+            rho=r,
+        )
+    from scipy.special import logsumexp
+
+    lt = np.concatenate([[0.0], np.cumsum(np.log(lam_k * S / a))])  # log pi(j)/pi(0), j=0..L
+    j = np.arange(L + 1, dtype=float)
+    # head j = 0..L-1; tail j >= L: pi(L) r^(j-L)
+    lhead = lt[:L]
+    ltail_mass = lt[L] - math.log1p(-r)
+    logZ = logsumexp(np.concatenate([lhead, [ltail_mass]]))
+    head_mean = float(np.sum(j[:L] * np.exp(lhead - logZ)))
+    tail_mean = math.exp(lt[L] - logZ) * (L / (1 - r) + r / (1 - r) ** 2)
+    return head_mean + tail_mean, math.exp(-logZ)
+
+
+def open_single(net: Network) -> Result:
+    """Exact solution of an open single-class product-form (Jackson) network.
+
+    Each station behaves as an independent queue fed at rate
+    lambda_k = lambda V_k (Jackson 1963; Lazowska et al. 1984, sec. 6.2;
+    Bolch et al. 2006, sec. 7.1): for a single server U_k = lambda D_k,
+    R_k = D_k / (1 - U_k); multi-server and load-dependent stations are
+    solved as birth-death chains (M/M/c for c servers); delays have
+    R_k = D_k.  Raises :class:`UnstableError` naming the first station with
+    rho >= 1.
+    """
+    _require_numeric(net, "open network solver")
+    if len(net.classes) != 1 or not isinstance(net.classes[0], Open):
+        raise UnsupportedModelError("open_single needs exactly one open class")
+    _check_capacities(net, None, "the open product-form solver")
+    cls = net.classes[0]
+    lam = float(cls.arrival_rate)
+    K = len(net.stations)
+    V = np.asarray(net.visits[0], dtype=float)
+    S = np.asarray(net.service_times[0], dtype=float)
+    D = V * S
+    Q = np.zeros(K)
+    U = np.zeros(K)
+    for k, s in enumerate(net.stations):
+        lam_k = lam * V[k]
+        if isinstance(s, Delay):
+            Q[k] = lam * D[k]
+            U[k] = lam * D[k]
+        elif isinstance(s, Queue) and s.servers == 1:
+            rho = lam * D[k]
+            if rho >= 1:
+                raise UnstableError(
+                    f"station {s.name!r} is unstable: rho = lambda * D = {rho:.6g} >= 1",
+                    station=s.name,
+                    rho=rho,
+                )
+            Q[k] = rho / (1 - rho)
+            U[k] = rho
+        else:
+            mult = (
+                tuple(range(1, s.servers + 1)) if isinstance(s, Queue) else s.rate_multipliers
+            )
+            Q[k], p0 = _open_ld_station(lam_k, S[k], mult, s.name)
+            U[k] = lam * D[k] / s.servers if isinstance(s, Queue) else 1.0 - p0
+    Xk = lam * V
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), S)
+    R = float(np.sum(Q) / lam) if lam > 0 else float(np.sum(D))
+    return Result(
+        method="exact",
+        network=net,
+        class_throughput=[lam],
+        class_response_time=[R],
+        station_throughput=[Xk],
+        station_queue_length=[Q],
+        station_response_time=[Rk],
+        station_utilization=[U],
+        info={"algorithm": "Jackson product form"},
+    )
+
+
+def mva(net: Network, *, curve: bool = False) -> Result:
+    """Exact product-form solution of ``net`` (``method="exact"``).
+
+    Dispatches on the workload: one closed class -> :func:`mva_single`; one
+    open class -> :func:`open_single`; several classes -> the multi-class
+    solvers (:mod:`qmodels.multiclass`) when available.
+    """
+    if len(net.classes) == 1:
+        if isinstance(net.classes[0], Closed):
+            return mva_single(net, curve=curve)
+        return open_single(net)
+    try:
+        from . import multiclass
+    except ImportError:
+        raise UnsupportedModelError(
+            "multi-class networks need the multi-class MVA solvers (qmodels.multiclass)"
+        ) from None
+    return multiclass.solve_exact(net, curve=curve)

@@ -1,0 +1,477 @@
+"""Result objects shared by every solver.
+
+One vocabulary everywhere (analytic solvers and the simulator):
+
+========================  =====  ============================================
+name                      alias  meaning
+========================  =====  ============================================
+``throughput``            ``X``  class: cycles (closed) or jobs (open) per s;
+                                 station: visits (completions) per s
+``response_time``         ``R``  class: time per cycle excluding think time,
+                                 R = N/X - Z; station: time per visit
+``queue_length``          ``Q``  mean number present (waiting + in service)
+``utilization``           ``U``  busy fraction of one server, X S / c (a
+                                 delay station: X S, the mean number busy; a
+                                 load-dependent station: 1 - P(empty))
+========================  =====  ============================================
+
+Each is a :class:`Figures` mapping indexed by a station name, a class name,
+or a ``(station, class)`` pair.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .model import FrozenMap, Network
+
+__all__ = ["Figures", "Result", "Curve", "format_table"]
+
+_METRIC_NAMES = {
+    "throughput": "X",
+    "response_time": "R",
+    "queue_length": "Q",
+    "utilization": "U",
+}
+
+
+def _num(x):
+    """Python float for numeric values, the expression itself for sympy."""
+    if isinstance(x, (float, int, np.floating, np.integer)):
+        return float(x)
+    return x
+
+
+class Figures(Mapping):
+    """One metric, per station, per class and per (station, class).
+
+    ``f["disk"]`` is the station total, ``f["tx"]`` the class figure,
+    ``f["disk", "tx"]`` class ``tx`` at station ``disk``.  Iterating yields
+    station names then class names that have a value.
+    """
+
+    __slots__ = ("metric", "_station", "_class", "_pair")
+
+    def __init__(self, metric: str, station: Mapping, klass: Mapping, pair: Mapping):
+        self.metric = metric
+        self._station = dict(station)
+        self._class = dict(klass)
+        self._pair = dict(pair)
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            if len(key) != 2:
+                raise KeyError(f"{self.metric}: use (station, class), got {key!r}")
+            if key in self._pair:
+                return self._pair[key]
+            if key[::-1] in self._pair:
+                return self._pair[key[::-1]]
+            raise KeyError(f"{self.metric}: no figure for station/class pair {key!r}")
+        if key in self._station:
+            return self._station[key]
+        if key in self._class:
+            return self._class[key]
+        if self.metric == "utilization":
+            raise KeyError(f"utilization is per station; {key!r} is not a station")
+        raise KeyError(f"{self.metric}: unknown station or class {key!r}")
+
+    def __iter__(self):
+        yield from self._station
+        yield from self._class
+
+    def __len__(self):
+        return len(self._station) + len(self._class)
+
+    @property
+    def stations(self) -> dict:
+        """Station totals, station name -> value."""
+        return dict(self._station)
+
+    @property
+    def classes(self) -> dict:
+        """Class figures, class name -> value."""
+        return dict(self._class)
+
+    @property
+    def per_class(self) -> dict:
+        """(station, class) -> value."""
+        return dict(self._pair)
+
+    def __repr__(self):
+        parts = [f"{k}: {_fmt(v)}" for k, v in {**self._station, **self._class}.items()]
+        return f"{self.metric}({', '.join(parts)})"
+
+
+def _fmt(v, width=None) -> str:
+    if isinstance(v, (float, int, np.floating, np.integer)):
+        v = float(v)
+        if math.isinf(v):
+            s = "inf" if v > 0 else "-inf"
+        elif v == 0:
+            s = "0"
+        elif 1e-3 <= abs(v) < 1e6:
+            s = f"{v:.6g}"
+        else:
+            s = f"{v:.4e}"
+    else:
+        s = str(v)
+    return s if width is None else s.rjust(width)
+
+
+def format_table(header: list[str], rows: list[list[Any]]) -> str:
+    """A plain text table with right-aligned numbers."""
+    cells = [[str(h) for h in header]] + [[_fmt(c) if not isinstance(c, str) else c for c in r]
+                                           for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    out = []
+    for j, r in enumerate(cells):
+        line = "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+        )
+        out.append(line.rstrip())
+        if j == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class Curve:
+    """Figures for every population n = 0..N of a single-class closed model:
+    what a throughput (TPS) curve plots.
+
+    Arrays: ``population`` (n,), ``throughput`` X(n), ``response_time``
+    R(n) (class, excluding think time), ``queue_length`` Q_k(n) and
+    ``utilization`` U_k(n) shaped (n, stations).
+    """
+
+    population: np.ndarray
+    throughput: np.ndarray
+    response_time: np.ndarray
+    queue_length: np.ndarray
+    utilization: np.ndarray
+    station_names: tuple
+    class_name: str = ""
+
+    X = property(lambda self: self.throughput)
+    R = property(lambda self: self.response_time)
+    Q = property(lambda self: self.queue_length)
+    U = property(lambda self: self.utilization)
+
+    def to_frame(self):
+        """A pandas DataFrame indexed by population, with X, R and per
+        station Q and U columns (``Q[disk]``, ``U[disk]``)."""
+        import pandas as pd
+
+        data = {"X": self.throughput, "R": self.response_time}
+        for k, name in enumerate(self.station_names):
+            data[f"Q[{name}]"] = self.queue_length[:, k]
+        for k, name in enumerate(self.station_names):
+            data[f"U[{name}]"] = self.utilization[:, k]
+        return pd.DataFrame(data, index=pd.Index(self.population, name="N"))
+
+    def plot(self, ax=None, **kwargs):
+        """Plot X(n) (the TPS curve); see :func:`qmodels.plot.throughput_curve`."""
+        from .plot import throughput_curve
+
+        return throughput_curve(self, ax=ax, **kwargs)
+
+    def __repr__(self):
+        n = len(self.population)
+        last = n - 1
+        return (
+            f"Curve(class {self.class_name!r}, n = 0..{int(self.population[last])}: "
+            f"X(N) = {_fmt(self.throughput[last])}, R(N) = {_fmt(self.response_time[last])})"
+        )
+
+
+@dataclass(frozen=True)
+class Result:
+    """The answer of an analytic solver for one network.
+
+    Arrays are shaped (classes, stations) in the network's order.
+
+    Attributes
+    ----------
+    method : str
+        Solver name (``exact``, ``schweitzer``, ``jackson``, ...).
+    network : Network
+    class_throughput, class_response_time : ndarray (classes,)
+    station_throughput, station_queue_length, station_response_time,
+    station_utilization : ndarray (classes, stations)
+        Per class at each station; station R is per visit.
+    notes : tuple of str
+        Assumptions the solver made (e.g. FCFS with class-dependent service
+        solved as processor sharing).
+    curve : Curve or None
+        Figures for n = 0..N, when requested.
+    info : mapping
+        Solver specifics (iterations, tolerance, ...).
+    """
+
+    method: str
+    network: Network
+    class_throughput: np.ndarray
+    class_response_time: np.ndarray
+    station_throughput: np.ndarray
+    station_queue_length: np.ndarray
+    station_response_time: np.ndarray
+    station_utilization: np.ndarray
+    notes: tuple = ()
+    curve: Curve | None = None
+    info: Mapping = field(default_factory=FrozenMap)
+
+    def __post_init__(self):
+        for name in (
+            "class_throughput",
+            "class_response_time",
+            "station_throughput",
+            "station_queue_length",
+            "station_response_time",
+            "station_utilization",
+        ):
+            arr = np.array(getattr(self, name), dtype=object if self.network.is_symbolic else float)
+            arr.flags.writeable = False
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "notes", tuple(self.notes))
+        if not isinstance(self.info, FrozenMap):
+            object.__setattr__(self, "info", FrozenMap(self.info))
+
+    # -- totals -------------------------------------------------------------
+    def _station_totals(self):
+        X = self.station_throughput.sum(axis=0)
+        Q = self.station_queue_length.sum(axis=0)
+        U = self.station_utilization.sum(axis=0)
+        R = []
+        V = self.network.visits
+        for k in range(len(self.network.stations)):
+            x = X[k]
+            if self.network.is_symbolic:
+                R.append(Q[k] / x if x != 0 else 0)
+            elif x > 0:
+                R.append(Q[k] / x)
+            else:
+                w = V[:, k]
+                R.append(float(np.dot(w, self.station_response_time[:, k]) / w.sum())
+                         if w.sum() > 0 else 0.0)
+        return X, Q, U, np.array(R, dtype=X.dtype)
+
+    def _figures(self, metric: str) -> Figures:
+        net = self.network
+        sn, cn = net.station_names, net.class_names
+        X, Q, U, R = self._station_totals()
+        per = {
+            "throughput": self.station_throughput,
+            "queue_length": self.station_queue_length,
+            "utilization": self.station_utilization,
+            "response_time": self.station_response_time,
+        }[metric]
+        tot = {"throughput": X, "queue_length": Q, "utilization": U, "response_time": R}[metric]
+        station = {s: _num(tot[k]) for k, s in enumerate(sn)}
+        pair = {(s, c): _num(per[i, k]) for i, c in enumerate(cn) for k, s in enumerate(sn)}
+        if metric == "throughput":
+            klass = {c: _num(self.class_throughput[i]) for i, c in enumerate(cn)}
+        elif metric == "response_time":
+            klass = {c: _num(self.class_response_time[i]) for i, c in enumerate(cn)}
+        elif metric == "queue_length":
+            klass = {c: _num(self.station_queue_length[i].sum()) for i, c in enumerate(cn)}
+        else:
+            klass = {}
+        return Figures(metric, station, klass, pair)
+
+    @property
+    def throughput(self) -> Figures:
+        return self._figures("throughput")
+
+    @property
+    def response_time(self) -> Figures:
+        return self._figures("response_time")
+
+    @property
+    def queue_length(self) -> Figures:
+        return self._figures("queue_length")
+
+    @property
+    def utilization(self) -> Figures:
+        return self._figures("utilization")
+
+    X = throughput
+    R = response_time
+    Q = queue_length
+    U = utilization
+
+    @property
+    def bottleneck(self) -> tuple:
+        """The most utilised station(s), ties (relative 1e-9) reported
+        together.  Delay stations never count as bottlenecks."""
+        net = self.network
+        if net.is_symbolic:
+            return ()
+        _, _, U, _ = self._station_totals()
+        cand = [
+            (float(U[k]), s.name) for k, s in enumerate(net.stations) if s.kind != "delay"
+        ]
+        if not cand:
+            return ()
+        top = max(u for u, _ in cand)
+        if top <= 0:
+            return ()
+        return tuple(n for u, n in cand if u >= top * (1 - 1e-9))
+
+    # -- export -------------------------------------------------------------
+    def to_frame(self, kind: str = "stations"):
+        """A pandas DataFrame.
+
+        ``kind="stations"`` (default): one row per station with D, X, U, Q,
+        R totals and a ``bottleneck`` flag; ``"classes"``: one row per class
+        with N or lambda, Z, X, R; ``"per_class"``: one row per (station,
+        class) pair.
+        """
+        import pandas as pd
+
+        net = self.network
+        if kind == "stations":
+            X, Q, U, R = self._station_totals()
+            bn = set(self.bottleneck)
+            rows = []
+            for k, s in enumerate(net.stations):
+                rows.append({
+                    "station": s.name,
+                    "kind": s.kind,
+                    "servers": s.servers,
+                    "D": _num(net.demands[:, k].sum()),
+                    "X": _num(X[k]),
+                    "U": _num(U[k]),
+                    "Q": _num(Q[k]),
+                    "R": _num(R[k]),
+                    "bottleneck": s.name in bn,
+                })
+            return pd.DataFrame(rows).set_index("station")
+        if kind == "classes":
+            rows = []
+            for i, c in enumerate(net.classes):
+                rows.append({
+                    "class": c.name,
+                    "type": c.kind,
+                    "N": getattr(c, "population", None),
+                    "lambda": getattr(c, "arrival_rate", None),
+                    "Z": getattr(c, "think_time", None),
+                    "X": _num(self.class_throughput[i]),
+                    "R": _num(self.class_response_time[i]),
+                })
+            return pd.DataFrame(rows).set_index("class")
+        if kind == "per_class":
+            rows = []
+            for i, c in enumerate(net.classes):
+                for k, s in enumerate(net.stations):
+                    rows.append({
+                        "station": s.name,
+                        "class": c.name,
+                        "D": _num(net.demands[i, k]),
+                        "X": _num(self.station_throughput[i, k]),
+                        "U": _num(self.station_utilization[i, k]),
+                        "Q": _num(self.station_queue_length[i, k]),
+                        "R": _num(self.station_response_time[i, k]),
+                    })
+            return pd.DataFrame(rows).set_index(["station", "class"])
+        raise ValueError(f"kind must be 'stations', 'classes' or 'per_class', got {kind!r}")
+
+    def to_dict(self) -> dict:
+        """The JSON shape of ``qmodels solve --json`` (see README):
+        ``{"method", "classes": {c: {X, R}}, "stations": {k: {U, Q, R, X,
+        "per_class": {c: {U, Q, R, X}}}}, "bottleneck": [...]}``."""
+        net = self.network
+        X, Q, U, R = self._station_totals()
+
+        def f(v):
+            v = _num(v)
+            return v if isinstance(v, float) else str(v)
+
+        classes = {
+            c.name: {"X": f(self.class_throughput[i]), "R": f(self.class_response_time[i])}
+            for i, c in enumerate(net.classes)
+        }
+        stations = {}
+        for k, s in enumerate(net.stations):
+            stations[s.name] = {
+                "U": f(U[k]),
+                "Q": f(Q[k]),
+                "R": f(R[k]),
+                "X": f(X[k]),
+                "per_class": {
+                    c.name: {
+                        "U": f(self.station_utilization[i, k]),
+                        "Q": f(self.station_queue_length[i, k]),
+                        "R": f(self.station_response_time[i, k]),
+                        "X": f(self.station_throughput[i, k]),
+                    }
+                    for i, c in enumerate(net.classes)
+                },
+            }
+        return {
+            "method": self.method,
+            "classes": classes,
+            "stations": stations,
+            "bottleneck": list(self.bottleneck),
+        }
+
+    # -- display ------------------------------------------------------------
+    def table(self) -> str:
+        """A readable text table (what ``qmodels solve`` prints)."""
+        net = self.network
+        X, Q, U, R = self._station_totals()
+        head = f"{self.method} solution" + (f" of {net.name!r}" if net.name else "")
+        crow = []
+        for i, c in enumerate(net.classes):
+            load = f"N={c.population}" if c.kind == "closed" else f"lambda={_fmt(c.arrival_rate)}"
+            crow.append([c.name, load, _num(self.class_throughput[i]),
+                         _num(self.class_response_time[i])])
+        ctab = format_table(["class", "workload", "X [1/s]", "R [s]"], crow)
+        bn = set(self.bottleneck)
+        srow = []
+        for k, s in enumerate(net.stations):
+            name = s.name + (" *" if s.name in bn else "")
+            srow.append([name, s.kind, "inf" if s.kind == "delay" else str(s.servers),
+                         _num(net.demands[:, k].sum()), _num(X[k]), _num(U[k]), _num(Q[k]),
+                         _num(R[k])])
+        stab = format_table(
+            ["station", "kind", "c", "D [s]", "X [1/s]", "U", "Q", "R [s]"], srow
+        )
+        lines = [head, "", ctab, "", stab, ""]
+        if self.bottleneck:
+            us = ", ".join(f"{b} (U = {_fmt(U[net.station_names.index(b)])})"
+                           for b in self.bottleneck)
+            tie = " (tie)" if len(self.bottleneck) > 1 else ""
+            lines.append(f"bottleneck{tie}: {us}")
+        for note in self.notes:
+            lines.append(f"note: {note}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return self.table()
+
+    def _repr_html_(self):
+        html = [f"<p><b>{self.method}</b> solution"
+                + (f" of <i>{self.network.name}</i>" if self.network.name else "") + "</p>"]
+        html.append(self.to_frame("classes").to_html())
+        html.append(self.to_frame("stations").to_html())
+        if self.bottleneck:
+            html.append(f"<p>bottleneck: <b>{', '.join(self.bottleneck)}</b></p>")
+        for note in self.notes:
+            html.append(f"<p><i>note: {note}</i></p>")
+        return "\n".join(html)
+
+    def _repr_latex_(self):
+        if not self.network.is_symbolic:
+            return None
+        import sympy as sp
+
+        parts = [
+            rf"X_{{\mathrm{{{c}}}}} = {sp.latex(self.class_throughput[i])}"
+            for i, c in enumerate(self.network.class_names)
+        ]
+        return "$" + r",\quad ".join(parts) + "$"
