@@ -354,11 +354,7 @@ def _check_nonneg(model: str, name: str, value, *, symbolic_ok: bool = False):
             )
         if expr.has(sympy.nan, sympy.zoo):
             raise InvalidValueError(msg)
-        if (
-            expr.is_extended_real is False
-            or expr.is_negative is True
-            or expr.is_finite is False
-        ):
+        if expr.is_extended_real is False or expr.is_negative is True or expr.is_finite is False:
             raise InvalidValueError(msg)
         return expr
     if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
@@ -392,16 +388,17 @@ def _check_int(model: str, name: str, value, *, minimum: int, what: str | None =
     try:
         v = operator.index(value)
     except TypeError:
-        if isinstance(value, numbers.Real) or _is_sym(value):
-            try:
-                fv = float(value)
-            except (TypeError, ValueError):
-                raise InvalidValueError(msg) from None
-            if not math.isfinite(fv) or not fv.is_integer():
-                raise InvalidValueError(msg)
-            v = int(fv)
-        else:
+        v = None
+    if v is None:
+        if not (isinstance(value, numbers.Real) or _is_sym(value)):
+            raise InvalidValueError(msg)
+        try:
+            fv = float(value)
+        except (TypeError, ValueError):
             raise InvalidValueError(msg) from None
+        if not math.isfinite(fv) or not fv.is_integer():
+            raise InvalidValueError(msg)
+        v = int(fv)
     if v < minimum:
         raise InvalidValueError(msg)
     return int(v)
@@ -1049,7 +1046,11 @@ def md1(arrival_rate, service_time) -> QueueMetrics:
     return _mg1("M/D/1", arrival_rate, service_time, 0)
 
 
-_GG_METHODS = {"kingman": "kingman", "allen-cunneen": "allen-cunneen", "allencunneen": "allen-cunneen"}
+_GG_METHODS = {
+    "kingman": "kingman",
+    "allen-cunneen": "allen-cunneen",
+    "allencunneen": "allen-cunneen",
+}
 
 
 def gg1(arrival_rate, service_time, ca2, cs2, method: str = "kingman") -> QueueMetrics:
@@ -1106,7 +1107,11 @@ def gg1(arrival_rate, service_time, ca2, cs2, method: str = "kingman") -> QueueM
     Bolch, Greiner, de Meer & Trivedi (2006), Sec. 6.3 (GI/G/1
     approximations).
     """
-    key = method.strip().lower().replace("_", "-").replace(" ", "-") if isinstance(method, str) else None
+    key = (
+        method.strip().lower().replace("_", "-").replace(" ", "-")
+        if isinstance(method, str)
+        else None
+    )
     if key not in _GG_METHODS:
         raise InvalidValueError(
             f"G/G/1: method must be 'kingman' or 'allen-cunneen', got {method!r}"

@@ -15,7 +15,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qmodels.errors import InvalidValueError, UnstableError
@@ -277,8 +277,15 @@ s_st = st.floats(0.01, 100.0)
 def test_mmc_with_one_server_is_mm1(rho, s):
     lam = rho / s
     a, b = mmc(lam, s, 1), mm1(lam, s)
-    for f in ("utilization", "throughput", "waiting_time", "response_time",
-              "number_waiting", "queue_length", "wait_probability"):
+    for f in (
+        "utilization",
+        "throughput",
+        "waiting_time",
+        "response_time",
+        "number_waiting",
+        "queue_length",
+        "wait_probability",
+    ):
         assert getattr(a, f) == approx(getattr(b, f), rel=1e-10), f
 
 
@@ -299,8 +306,16 @@ def test_erlang_b_matches_mpmath(c, a):
 @given(rho=st.floats(0.0, 5.0), s=s_st, k=st.integers(1, 40))
 def test_mm1k_equals_mmck_with_one_server(rho, s, k):
     a, b = mm1k(rho / s, s, k), mmck(rho / s, s, 1, k)
-    for f in ("utilization", "throughput", "waiting_time", "response_time",
-              "number_waiting", "queue_length", "blocking_probability", "wait_probability"):
+    for f in (
+        "utilization",
+        "throughput",
+        "waiting_time",
+        "response_time",
+        "number_waiting",
+        "queue_length",
+        "blocking_probability",
+        "wait_probability",
+    ):
         assert getattr(a, f) == approx(getattr(b, f), rel=1e-12), f
 
 
@@ -310,8 +325,15 @@ def test_mmck_with_huge_room_approaches_mmc(c, rho, s):
     lam = rho * c / s
     big = mmck(lam, s, c, c + 1000)  # tail weight <= 0.9^1000 ~ 1.7e-46
     ref = mmc(lam, s, c)
-    for f in ("utilization", "throughput", "waiting_time", "response_time",
-              "number_waiting", "queue_length", "wait_probability"):
+    for f in (
+        "utilization",
+        "throughput",
+        "waiting_time",
+        "response_time",
+        "number_waiting",
+        "queue_length",
+        "wait_probability",
+    ):
         assert getattr(big, f) == approx(getattr(ref, f), rel=1e-9, abs=1e-12), f
     assert big.blocking_probability < 1e-30
 
@@ -400,8 +422,17 @@ def test_blocking_equals_stationary_probability_of_K(c, extra, rho, s):
 
 
 def test_zero_arrival_rate_gives_empty_station():
-    for m in (mm1(0, 2), mmc(0, 2, 3), mm1k(0, 2, 5), mmck(0, 2, 3, 7), mminf(0, 2),
-              mg1(0, 2, 4), md1(0, 2), gg1(0, 2, 3, 3), ggc(0, 2, 3, 3, 3)):
+    for m in (
+        mm1(0, 2),
+        mmc(0, 2, 3),
+        mm1k(0, 2, 5),
+        mmck(0, 2, 3, 7),
+        mminf(0, 2),
+        mg1(0, 2, 4),
+        md1(0, 2),
+        gg1(0, 2, 3, 3),
+        ggc(0, 2, 3, 3, 3),
+    ):
         assert m.X == 0 and m.L == 0 and m.Lq == 0 and m.W == 0 and m.U == 0, m.model
         assert m.R == 2, m.model
         assert m.blocking_probability == 0
@@ -479,11 +510,18 @@ def test_symbolic_mm1_and_mg1():
 def test_symbolic_validation_only_when_provable():
     p = sp.Symbol("p", positive=True)
     r = sp.Symbol("r", real=True)
-    with pytest.raises(InvalidValueError, match=r"M/M/1: arrival_rate must be a finite non-negative number, got -r\*\*2 - 1"):
+    with pytest.raises(
+        InvalidValueError,
+        match=r"M/M/1: arrival_rate must be a finite non-negative number, got -r\*\*2 - 1",
+    ):
         mm1(-(r**2) - 1, 1)
-    with pytest.raises(UnstableError, match=r"M/M/1 is unstable: rho = arrival_rate \* service_time = p \+ 1 >= 1"):
+    with pytest.raises(
+        UnstableError, match=r"M/M/1 is unstable: rho = arrival_rate \* service_time = p \+ 1 >= 1"
+    ):
         mm1(1 + p, 1)
-    with pytest.raises(InvalidValueError, match=r"M/G/1: scv must be a finite non-negative number, got oo"):
+    with pytest.raises(
+        InvalidValueError, match=r"M/G/1: scv must be a finite non-negative number, got oo"
+    ):
         mg1(p, 1, sp.oo)
     # undecidable: no error
     mm1(p, 1)
@@ -501,53 +539,141 @@ def test_symbolic_validation_only_when_provable():
 @pytest.mark.parametrize(
     "call, error, message",
     [
-        (lambda: mm1(-1, 1), InvalidValueError,
-         r"^M/M/1: arrival_rate must be a finite non-negative number, got -1\.0$"),
+        (
+            lambda: mm1(-1, 1),
+            InvalidValueError,
+            r"^M/M/1: arrival_rate must be a finite non-negative number, got -1\.0$",
+        ),
         (lambda: mm1(float("nan"), 1), InvalidValueError, r"M/M/1: arrival_rate .* got nan"),
-        (lambda: mm1(1, float("inf")), InvalidValueError,
-         r"M/M/1: service_time must be a finite non-negative number, got inf"),
+        (
+            lambda: mm1(1, float("inf")),
+            InvalidValueError,
+            r"M/M/1: service_time must be a finite non-negative number, got inf",
+        ),
         (lambda: mm1(True, 1), InvalidValueError, r"M/M/1: arrival_rate .* got True"),
         (lambda: mm1("fast", 1), InvalidValueError, r"M/M/1: arrival_rate .* got 'fast'"),
         (lambda: mm1(1j, 1), InvalidValueError, r"M/M/1: arrival_rate .* got 1j"),
-        (lambda: mm1(1.2, 1), UnstableError,
-         r"^M/M/1 is unstable: rho = arrival_rate \* service_time = 1\.2 >= 1"),
+        (
+            lambda: mm1(1.2, 1),
+            UnstableError,
+            r"^M/M/1 is unstable: rho = arrival_rate \* service_time = 1\.2 >= 1",
+        ),
         (lambda: mm1(1, 1), UnstableError, r"M/M/1 is unstable: rho = .* = 1 >= 1"),
-        (lambda: mmc(1, 1, 2.5), InvalidValueError, r"M/M/c: servers must be a positive integer, got 2\.5"),
-        (lambda: mmc(1, 1, True), InvalidValueError, r"M/M/c: servers must be a positive integer, got True"),
-        (lambda: mmc(1, 1, 0), InvalidValueError, r"M/M/c: servers must be a positive integer, got 0"),
-        (lambda: mmc(1, 1, None), InvalidValueError, r"M/M/c: servers must be a positive integer, got None"),
+        (
+            lambda: mmc(1, 1, 2.5),
+            InvalidValueError,
+            r"M/M/c: servers must be a positive integer, got 2\.5",
+        ),
+        (
+            lambda: mmc(1, 1, True),
+            InvalidValueError,
+            r"M/M/c: servers must be a positive integer, got True",
+        ),
+        (
+            lambda: mmc(1, 1, 0),
+            InvalidValueError,
+            r"M/M/c: servers must be a positive integer, got 0",
+        ),
+        (
+            lambda: mmc(1, 1, None),
+            InvalidValueError,
+            r"M/M/c: servers must be a positive integer, got None",
+        ),
         (lambda: mmc(-2, 1, 3), InvalidValueError, r"M/M/3: arrival_rate .* got -2\.0"),
-        (lambda: mmc(5, 1, 4), UnstableError,
-         r"M/M/4 is unstable: rho = arrival_rate \* service_time / servers = 1\.25 >= 1"),
-        (lambda: mm1k(1, 1, 0), InvalidValueError, r"M/M/1/K: capacity must be a positive integer, got 0"),
+        (
+            lambda: mmc(5, 1, 4),
+            UnstableError,
+            r"M/M/4 is unstable: rho = arrival_rate \* service_time / servers = 1\.25 >= 1",
+        ),
+        (
+            lambda: mm1k(1, 1, 0),
+            InvalidValueError,
+            r"M/M/1/K: capacity must be a positive integer, got 0",
+        ),
         (lambda: mm1k(1, -0.5, 3), InvalidValueError, r"M/M/1/3: service_time .* got -0\.5"),
-        (lambda: mmck(1, 1, 3, 2), InvalidValueError,
-         r"M/M/3/K: capacity must be an integer >= servers = 3 .*got 2$"),
+        (
+            lambda: mmck(1, 1, 3, 2),
+            InvalidValueError,
+            r"M/M/3/K: capacity must be an integer >= servers = 3 .*got 2$",
+        ),
         (lambda: mmck(1, 1, 3, 4.5), InvalidValueError, r"M/M/3/K: capacity .* got 4\.5"),
-        (lambda: mmck(1, 1, 0, 4), InvalidValueError, r"M/M/c/K: servers must be a positive integer, got 0"),
-        (lambda: mmck(float("inf"), 1, 2, 4), InvalidValueError, r"M/M/2/4: arrival_rate .* got inf"),
+        (
+            lambda: mmck(1, 1, 0, 4),
+            InvalidValueError,
+            r"M/M/c/K: servers must be a positive integer, got 0",
+        ),
+        (
+            lambda: mmck(float("inf"), 1, 2, 4),
+            InvalidValueError,
+            r"M/M/2/4: arrival_rate .* got inf",
+        ),
         (lambda: mminf(1, -3), InvalidValueError, r"M/M/inf: service_time .* got -3\.0"),
-        (lambda: mg1(0.5, 1, -0.1), InvalidValueError, r"M/G/1: scv must be a finite non-negative number, got -0\.1"),
-        (lambda: mg1(2, 1, 1), UnstableError, r"M/G/1 is unstable: rho = arrival_rate \* service_time = 2 >= 1"),
+        (
+            lambda: mg1(0.5, 1, -0.1),
+            InvalidValueError,
+            r"M/G/1: scv must be a finite non-negative number, got -0\.1",
+        ),
+        (
+            lambda: mg1(2, 1, 1),
+            UnstableError,
+            r"M/G/1 is unstable: rho = arrival_rate \* service_time = 2 >= 1",
+        ),
         (lambda: md1(0.5, float("nan")), InvalidValueError, r"M/D/1: service_time .* got nan"),
         (lambda: md1(3, 1), UnstableError, r"M/D/1 is unstable: .* = 3 >= 1"),
-        (lambda: gg1(0.5, 1, -1, 1), InvalidValueError, r"G/G/1: ca2 must be a finite non-negative number, got -1\.0"),
+        (
+            lambda: gg1(0.5, 1, -1, 1),
+            InvalidValueError,
+            r"G/G/1: ca2 must be a finite non-negative number, got -1\.0",
+        ),
         (lambda: gg1(0.5, 1, 1, float("inf")), InvalidValueError, r"G/G/1: cs2 .* got inf"),
-        (lambda: gg1(0.5, 1, 1, 1, method="marchal"), InvalidValueError,
-         r"G/G/1: method must be 'kingman' or 'allen-cunneen', got 'marchal'"),
+        (
+            lambda: gg1(0.5, 1, 1, 1, method="marchal"),
+            InvalidValueError,
+            r"G/G/1: method must be 'kingman' or 'allen-cunneen', got 'marchal'",
+        ),
         (lambda: gg1(1.5, 1, 1, 1), UnstableError, r"G/G/1 is unstable: .* = 1\.5 >= 1"),
         (lambda: ggc(1, 1, 2, 1, -2), InvalidValueError, r"G/G/2: cs2 .* got -2\.0"),
-        (lambda: ggc(1, 1, 1.5, 1, 1), InvalidValueError, r"G/G/c: servers must be a positive integer, got 1\.5"),
+        (
+            lambda: ggc(1, 1, 1.5, 1, 1),
+            InvalidValueError,
+            r"G/G/c: servers must be a positive integer, got 1\.5",
+        ),
         (lambda: ggc(3, 1, 2, 1, 1), UnstableError, r"G/G/2 is unstable: .* = 1\.5 >= 1"),
-        (lambda: erlang_b(2.5, 1), InvalidValueError, r"erlang_b: servers must be a positive integer, got 2\.5"),
-        (lambda: erlang_b(False, 1), InvalidValueError, r"erlang_b: servers must be a positive integer, got False"),
-        (lambda: erlang_b(np.bool_(True), 1), InvalidValueError, r"erlang_b: servers must be a positive integer"),
-        (lambda: erlang_b(3, -1), InvalidValueError,
-         r"erlang_b: offered_load must be a finite non-negative number, got -1\.0"),
-        (lambda: erlang_c(0, 1), InvalidValueError, r"erlang_c: servers must be a positive integer, got 0"),
-        (lambda: erlang_c(3, float("nan")), InvalidValueError, r"erlang_c: offered_load .* got nan"),
-        (lambda: erlang_c(4, 5), UnstableError,
-         r"erlang_c: offered_load = 5 >= servers = 4: rho = offered_load / servers = 1\.25 >= 1"),
+        (
+            lambda: erlang_b(2.5, 1),
+            InvalidValueError,
+            r"erlang_b: servers must be a positive integer, got 2\.5",
+        ),
+        (
+            lambda: erlang_b(False, 1),
+            InvalidValueError,
+            r"erlang_b: servers must be a positive integer, got False",
+        ),
+        (
+            lambda: erlang_b(np.bool_(True), 1),
+            InvalidValueError,
+            r"erlang_b: servers must be a positive integer",
+        ),
+        (
+            lambda: erlang_b(3, -1),
+            InvalidValueError,
+            r"erlang_b: offered_load must be a finite non-negative number, got -1\.0",
+        ),
+        (
+            lambda: erlang_c(0, 1),
+            InvalidValueError,
+            r"erlang_c: servers must be a positive integer, got 0",
+        ),
+        (
+            lambda: erlang_c(3, float("nan")),
+            InvalidValueError,
+            r"erlang_c: offered_load .* got nan",
+        ),
+        (
+            lambda: erlang_c(4, 5),
+            UnstableError,
+            r"erlang_c: offered_load = 5 >= servers = 4: rho = offered_load / servers = 1\.25 >= 1",
+        ),
     ],
 )
 def test_validation_messages(call, error, message):
@@ -582,16 +708,23 @@ def test_queue_metrics_aliases_and_conversions():
     m = mmc(0.35, 10, 4)
     assert isinstance(m, QueueMetrics)
     assert (m.X, m.R, m.U, m.Q, m.W, m.L, m.Lq) == (
-        m.throughput, m.response_time, m.utilization, m.queue_length,
-        m.waiting_time, m.queue_length, m.number_waiting,
+        m.throughput,
+        m.response_time,
+        m.utilization,
+        m.queue_length,
+        m.waiting_time,
+        m.queue_length,
+        m.number_waiting,
     )
     with pytest.raises(dataclasses.FrozenInstanceError):
         m.throughput = 1.0
     d = m.as_dict()
     assert list(d)[:3] == ["model", "arrival_rate", "service_time"]
     assert d["capacity"] is None and d["approximate"] is False
-    assert all(type(d[f]) is float for f in ("utilization", "throughput", "waiting_time",
-                                               "response_time", "queue_length"))
+    assert all(
+        type(d[f]) is float
+        for f in ("utilization", "throughput", "waiting_time", "response_time", "queue_length")
+    )
     text = repr(m)
     assert text.startswith("QueueMetrics: M/M/4") and "\n" in text
     assert "response time (R)" in text and "24.7572" in text
@@ -618,8 +751,18 @@ def test_public_names():
     import qmodels.queues as q
 
     assert set(q.__all__) == {
-        "QueueMetrics", "erlang_b", "erlang_c", "mm1", "mmc", "mm1k", "mmck",
-        "mminf", "mg1", "md1", "gg1", "ggc",
+        "QueueMetrics",
+        "erlang_b",
+        "erlang_c",
+        "mm1",
+        "mmc",
+        "mm1k",
+        "mmck",
+        "mminf",
+        "mg1",
+        "md1",
+        "gg1",
+        "ggc",
     }
     for name in q.__all__:
         obj = getattr(q, name)
