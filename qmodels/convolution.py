@@ -26,13 +26,14 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import lazyjit
 
 __all__ = ["log_g_delay", "log_g_add_fixed", "log_g_add_ld", "log_ld_factors"]
 
 
-@njit
 def _logaddexp(a, b):
+    """log(e^a + e^b) without overflow (reference version; the kernels
+    inline it so that they compile on their own)."""
     if a == -np.inf:
         return b
     if b == -np.inf:
@@ -55,7 +56,7 @@ def log_g_delay(delta: float, N: int) -> np.ndarray:
     return n * math.log(delta) - gammaln(n + 1)
 
 
-@njit
+@lazyjit()
 def log_g_add_fixed(lg, d):
     """Convolve a fixed-rate queue of (scaled) demand ``d`` into log G.
 
@@ -66,7 +67,16 @@ def log_g_add_fixed(lg, d):
         return out
     ld = math.log(d)
     for n in range(1, out.shape[0]):
-        out[n] = _logaddexp(out[n], ld + out[n - 1])
+        a = out[n]
+        b = ld + out[n - 1]
+        if a == -np.inf:
+            out[n] = b
+        elif b == -np.inf:
+            out[n] = a
+        elif a > b:
+            out[n] = a + math.log1p(math.exp(b - a))
+        else:
+            out[n] = b + math.log1p(math.exp(a - b))
     return out
 
 
@@ -84,7 +94,7 @@ def log_ld_factors(d: float, multipliers, N: int) -> np.ndarray:
     return lf
 
 
-@njit
+@lazyjit()
 def log_g_add_ld(lg, lf, d_over_aL):
     """Convolve a load-dependent station into log G.
 
@@ -99,12 +109,30 @@ def log_g_add_ld(lg, lf, d_over_aL):
     lr = math.log(d_over_aL) if d_over_aL > 0 else -np.inf
     tail = -np.inf
     for n in range(N + 1):
-        acc = -np.inf
+        # log-sum-exp of the head terms, then of the tail recursion
         top = min(n, L - 1)
+        m = -np.inf
         for j in range(top + 1):
-            acc = _logaddexp(acc, lf[j] + lg[n - j])
+            v = lf[j] + lg[n - j]
+            if v > m:
+                m = v
         if n >= L:
-            tail = _logaddexp(lr + tail, lf[L] + lg[n - L])
-            acc = _logaddexp(acc, tail)
-        out[n] = acc
+            a = lr + tail
+            b = lf[L] + lg[n - L]
+            hi = a if a > b else b
+            if hi == -np.inf:
+                tail = -np.inf
+            else:
+                tail = hi + math.log(math.exp(a - hi) + math.exp(b - hi))
+            if tail > m:
+                m = tail
+        if m == -np.inf:
+            out[n] = -np.inf
+            continue
+        acc = 0.0
+        for j in range(top + 1):
+            acc += math.exp(lf[j] + lg[n - j] - m)
+        if n >= L:
+            acc += math.exp(tail - m)
+        out[n] = m + math.log(acc)
     return out

@@ -16,13 +16,21 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import lazyjit
 from .convolution import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
 from .errors import InvalidValueError, UnstableError, UnsupportedModelError
 from .model import Closed, Delay, LoadDependent, Network, Open, Queue
 from .results import Curve, Result
 
 __all__ = ["mva", "mva_single", "open_single"]
+
+
+def _run(kernel, work, *args):
+    """Run a kernel: lazily compiled ones pick Python or numba by ``work``;
+    plain numba dispatchers are simply called."""
+    if hasattr(kernel, "run"):
+        return kernel.run(work, *args)
+    return kernel(*args)
 
 
 # ---------------------------------------------------------------------------
@@ -82,7 +90,7 @@ def _station_shape(s, N: int):
 # fixed-rate and delay stations: the Reiser-Lavenberg recursion
 # ---------------------------------------------------------------------------
 
-@njit
+@lazyjit()
 def _mva_fixed_kernel(D, is_delay, Z, N, want_curve):
     """Exact MVA (Reiser & Lavenberg 1980; Lazowska et al. 1984, sec. 6.3,
     Algorithm 6.1):  R_k(n) = D_k (1 + Q_k(n-1))  (delay: D_k),
@@ -120,7 +128,7 @@ def _mva_fixed_kernel(D, is_delay, Z, N, want_curve):
 # with load-dependent / multi-server stations: log-space convolution
 # ---------------------------------------------------------------------------
 
-@njit
+@lazyjit()
 def _ld_queue_kernel(X, lf, lg_minus, lg, mult, D):
     """Mean queue length at a load-dependent station for n = 0..N.
 
@@ -173,7 +181,7 @@ def _ld_solution(D, shapes, Z, N):
     base = log_g_delay(delta / alpha, N)
     for k, (kind, _) in enumerate(shapes):
         if kind == "fixed":
-            base = log_g_add_fixed(base, d[k])
+            base = _run(log_g_add_fixed, N, base, d[k])
     ld = [k for k, (kind, _) in enumerate(shapes) if kind == "ld"]
     factors = {k: log_ld_factors(d[k], shapes[k][1], N) for k in ld}
     ratios = {k: d[k] / shapes[k][1][-1] for k in ld}
@@ -182,7 +190,7 @@ def _ld_solution(D, shapes, Z, N):
         lg = base
         for k in ld:
             if k != skip:
-                lg = log_g_add_ld(lg, factors[k], ratios[k])
+                lg = _run(log_g_add_ld, N * len(factors[k]), lg, factors[k], ratios[k])
         return lg
 
     lg = conv(None)
@@ -206,7 +214,8 @@ def _ld_solution(D, shapes, Z, N):
         if len(shapes[k][1]) > N:
             # beyond N the multipliers are never used; keep a(L) consistent
             mult = np.asarray(shapes[k][1][:N], dtype=float)
-        q, p0 = _ld_queue_kernel(X, factors[k], lg_minus, lg, mult, float(D[k]))
+        q, p0 = _run(_ld_queue_kernel, N * len(mult), X, factors[k], lg_minus, lg, mult,
+                     float(D[k]))
         Q[:, k] = q
         P0[:, k] = p0
     return X, Q, P0
@@ -288,7 +297,7 @@ def mva_single(net: Network, *, curve: bool = False) -> Result:
             Xc, Qc, P0 = Xc[-1:], Qc[-1:], P0[-1:]
     else:
         is_delay = np.array([kind == "delay" for kind, _ in shapes])
-        Xc, Qc = _mva_fixed_kernel(D, is_delay, Z, N, curve)
+        Xc, Qc = _run(_mva_fixed_kernel, N * K, D, is_delay, Z, N, curve)
         P0 = None
         algo = "MVA recursion"
     # utilisation per server

@@ -1,0 +1,151 @@
+"""The ``qmodels`` command.
+
+    qmodels solve [MODEL] [--method M] [--json]   solve a model file (YAML/JSON)
+    qmodels demo                                  the built-in example, explained
+    qmodels methods                               list solver methods
+    qmodels --version
+
+Errors in the model file are reported with their path in the file and exit
+status 2; no traceback is ever printed for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from importlib import resources
+
+from . import __version__
+from .errors import ModelFileError, QModelsError
+
+EXIT_OK = 0
+EXIT_INPUT = 2
+
+BUILTIN = "two_tier.yaml"
+
+
+def _builtin_path():
+    return resources.files("qmodels").joinpath("examples", BUILTIN)
+
+
+def _load(model: str | None):
+    from . import modelfile
+
+    if model is None:
+        with resources.as_file(_builtin_path()) as p:
+            return modelfile.load(p), True
+    return modelfile.load(model), False
+
+
+def _jsonable(obj):
+    if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
+        return None
+    return obj
+
+
+def cmd_solve(args) -> int:
+    from .solvers import solve
+
+    net, builtin = _load(args.model)
+    options = {}
+    if args.seed is not None:
+        options["seed"] = args.seed
+    t0 = time.perf_counter()
+    result = solve(net, method=args.method, **options)
+    elapsed = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, default=str))
+        return EXIT_OK
+    if builtin:
+        print(f"(no MODEL given: solving the built-in example {BUILTIN!r}; "
+              "see `qmodels solve --help`)\n")
+    print(result.table())
+    print(f"\nsolved with method {args.method!r} in {elapsed * 1e3:.1f} ms")
+    return EXIT_OK
+
+
+def cmd_demo(args) -> int:
+    from .laws import bounds
+    from .mva import mva
+
+    net, _ = _load(None)
+    print("qmodels demo: the built-in two-tier example\n")
+    r = mva(net, curve=True)
+    print(r.table())
+    b = bounds(net)
+    print()
+    print(b.table())
+    cur = r.curve
+    print("\nthroughput curve X(n) (exact MVA) against the asymptotic bounds:")
+    from .results import format_table
+
+    rows = []
+    N = len(cur.population) - 1
+    for n in sorted({1, N // 8, N // 4, N // 2, int(b.saturation_population), 3 * N // 4, N}):
+        if 0 < n <= N:
+            bn = b.sweep([n]).iloc[0]
+            rows.append([str(n), cur.throughput[n], bn["X_aba_hi"], bn["X_bjb_lo"],
+                         bn["X_bjb_hi"], cur.response_time[n]])
+    print(format_table(["N", "X exact", "X ABA upper", "X BJB lower", "X BJB upper", "R exact"],
+                       rows))
+    bn = ", ".join(r.bottleneck)
+    print(f"\nThe bottleneck is {bn}: past N* = {b.saturation_population:.1f} users the "
+          f"throughput cannot exceed 1/Dmax = {b.max_throughput:.2f} tx/s.")
+    return EXIT_OK
+
+
+def cmd_methods(args) -> int:
+    from .solvers import methods
+
+    for name, summary in methods().items():
+        print(f"{name:12s} {summary}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="qmodels",
+        description="Analytic queueing-network models of computer systems.",
+    )
+    p.add_argument("--version", action="version", version=f"qmodels {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    s = sub.add_parser("solve", help="solve a model file (YAML or JSON)",
+                       description="Solve a model file and print a table naming the bottleneck "
+                                   "(or the JSON described in the README with --json). With no "
+                                   "MODEL, solves the built-in example.")
+    s.add_argument("model", nargs="?", metavar="MODEL", help="model file (.yaml, .yml, .json)")
+    s.add_argument("--method", default="exact",
+                   help="exact (default), bounds, schweitzer, linearizer, convolution, sim, ... "
+                        "(`qmodels methods` lists them)")
+    s.add_argument("--json", action="store_true", help="print the result as JSON")
+    s.add_argument("--seed", type=int, default=None, help="random seed (method sim)")
+    s.set_defaults(func=cmd_solve)
+    d = sub.add_parser("demo", help="solve and explain the built-in example")
+    d.set_defaults(func=cmd_demo)
+    m = sub.add_parser("methods", help="list solver methods")
+    m.set_defaults(func=cmd_methods)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_OK
+    try:
+        return args.func(args)
+    except ModelFileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    except QModelsError as e:
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    except BrokenPipeError:  # pragma: no cover - `qmodels solve | head`
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
