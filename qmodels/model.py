@@ -103,14 +103,19 @@ def _check_real(value, what: str, *, allow_zero: bool = True, allow_inf: bool = 
     return v
 
 
-def _check_count(value, what: str, *, minimum: int, error=InvalidValueError, noun="integer"):
+def _check_count(value, what: str, *, minimum: int, error=InvalidValueError):
     """An integer >= minimum; never rounded. Integral floats (10.0) are taken
     as the integer they are; 10.3, True, NaN are rejected."""
+    desc = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
+
+    def bad():
+        return error(f"{what} must be {desc}, got {value!r}")
+
     if isinstance(value, bool) or value is None:
-        raise error(f"{what} must be a {noun} >= {minimum}, got {value!r}")
+        raise bad()
     if _is_symbolic(value) and value.free_symbols:
         if value.is_integer is False or (value - minimum).is_negative is True:
-            raise error(f"{what} must be a {noun} >= {minimum}, got {value}")
+            raise bad()
         return value
     if isinstance(value, numbers.Integral):
         v = int(value)
@@ -118,14 +123,14 @@ def _check_count(value, what: str, *, minimum: int, error=InvalidValueError, nou
         try:
             fv = float(value)
         except (TypeError, ValueError):
-            raise error(f"{what} must be a {noun} >= {minimum}, got {value!r}") from None
+            raise bad() from None
         if not math.isfinite(fv) or not fv.is_integer():
-            raise error(f"{what} must be a {noun} >= {minimum}, got {value!r}")
+            raise bad()
         v = int(fv)
     else:
-        raise error(f"{what} must be a {noun} >= {minimum}, got {value!r}")
+        raise bad()
     if v < minimum:
-        raise error(f"{what} must be a {noun} >= {minimum}, got {value!r}")
+        raise bad()
     return v
 
 
@@ -474,7 +479,7 @@ class Closed(_Class):
             self,
             "population",
             _check_count(self.population, f"{who}: population", minimum=0,
-                         error=PopulationError, noun="non-negative integer"),
+                         error=PopulationError),
         )
         object.__setattr__(self, "think_time", _check_real(self.think_time, f"{who}: think time"))
 

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ._jit import lazyjit
-from .convolution import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
+from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
 from .errors import InvalidValueError, UnstableError, UnsupportedModelError
 from .model import Closed, Delay, LoadDependent, Network, Open, Queue
 from .results import Curve, Result
@@ -64,23 +64,24 @@ def _check_capacities(net: Network, population: int | None, solver: str):
         )
 
 
-def _station_shape(s, N: int):
+def _station_shape(s, N: int, shortcuts: bool = True):
     """('delay'|'fixed'|'ld', multipliers) for a station in a closed network
-    of population N.  A c-server queue with c >= N never queues: a delay."""
+    of population N.  A c-server queue with c >= N never queues: a delay
+    (unless ``shortcuts`` is off, for cross-checks)."""
     if isinstance(s, Delay):
         return "delay", None
     if isinstance(s, Queue):
-        if s.servers == 1:
+        if s.servers == 1 and shortcuts:
             return "fixed", None
-        if s.servers >= N:
+        if s.servers >= N and shortcuts:
             return "delay", None
-        return "ld", tuple(float(i) for i in range(1, s.servers + 1))
+        return "ld", tuple(float(i) for i in range(1, min(s.servers, max(N, 1)) + 1))
     if isinstance(s, LoadDependent):
         a = tuple(float(x) for x in s.rate_multipliers)
-        if all(x == 1.0 for x in a):
+        if shortcuts and all(x == 1.0 for x in a):
             return "fixed", None
         # a(i) = i for i <= N behaves as a delay
-        if len(a) >= N and all(a[i] == i + 1 for i in range(N)):
+        if shortcuts and len(a) >= N and all(a[i] == i + 1 for i in range(N)):
             return "delay", None
         return "ld", a
     raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
@@ -225,7 +226,7 @@ def _ld_solution(D, shapes, Z, N):
 # public solvers
 # ---------------------------------------------------------------------------
 
-def mva_single(net: Network, *, curve: bool = False) -> Result:
+def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") -> Result:
     """Exact MVA of a closed single-class product-form network.
 
     Parameters
@@ -236,6 +237,11 @@ def mva_single(net: Network, *, curve: bool = False) -> Result:
     curve : bool
         Also return figures for every population n = 0..N in
         ``result.curve`` (a :class:`~qmodels.results.Curve`).
+    algorithm : {"auto", "recursion", "convolution"}
+        ``auto`` uses the MVA recursion when every station is a delay or a
+        single server and the log-space convolution otherwise;
+        ``convolution`` forces the latter for every queueing station (no
+        shortcut for c >= N), which makes an independent cross-check.
 
     Returns
     -------
@@ -288,7 +294,18 @@ def mva_single(net: Network, *, curve: bool = False) -> Result:
             f"class {cls.name!r}: all demands and the think time are zero, "
             "so the throughput is unbounded"
         )
-    shapes = [_station_shape(s, max(N, 1)) for s in net.stations]
+    if algorithm not in ("auto", "recursion", "convolution"):
+        raise InvalidValueError(
+            f"algorithm must be 'auto', 'recursion' or 'convolution', got {algorithm!r}"
+        )
+    shapes = [_station_shape(s, max(N, 1), shortcuts=(algorithm != "convolution"))
+              for s in net.stations]
+    if algorithm == "recursion" and any(kind == "ld" for kind, _ in shapes):
+        bad = next(s.name for s, (kind, _) in zip(net.stations, shapes) if kind == "ld")
+        raise UnsupportedModelError(
+            f"station {bad!r} is multi-server or load-dependent: the plain MVA recursion "
+            "is exact only for single-server and delay stations (use algorithm='auto')"
+        )
     notes = []
     if any(kind == "ld" for kind, _ in shapes):
         Xc, Qc, P0 = _ld_solution(D, shapes, Z, N)
