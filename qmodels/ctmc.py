@@ -1,0 +1,1005 @@
+"""Exact continuous-time Markov chain (CTMC) solution of small networks.
+
+The chain is built state by state from the network itself, so it honours
+what the product-form solvers cannot: finite capacity with blocking, loss of
+open arrivals, token pools held across several stations (simultaneous
+resource possession), FCFS stations whose service time differs by class.  It
+is the exact ground truth against which the approximations and the
+simulator are judged.
+
+Semantics (shared with the simulator, :mod:`qmodels.sim`)
+---------------------------------------------------------
+* **Service**: exponential only (``distribution`` ``None`` or
+  :class:`~qmodels.distributions.Exponential`); mean ``S[class, station]``.
+* **Delay**: every job served at once at rate ``1/S``.
+* **FCFS, c servers**: the first ``c`` jobs in arrival order are in service.
+  The queue order is part of the state whenever more than one job type can
+  be present and jobs can queue, so class-dependent service is exact (it is
+  not product form).
+* **PS, c servers**: each of ``n`` jobs is served at ``min(1, c/n)/S``.
+* **Load-dependent**: with ``n`` present the station completes at
+  ``a(n)/S`` split in proportion to the jobs of each type (BCMP, multi-class
+  load-dependent PS).
+* **Think time** ``Z`` of a closed class: an infinite-server stage every job
+  passes through just before it enters the class's reference station.
+* **Finite capacity, blocking after service** (Perros, *Queueing Networks
+  with Blocking*, 1994, sec. 1.2): a job that completes service and is routed
+  to a full station stays where it is, holding its server, until a place
+  frees; blocked jobs enter in the order they were blocked.  A blocked job
+  at a PS station keeps one server's share; the others share the rest.  An
+  open arrival whose first station is full is lost.
+* **Token pools**: a job takes a token of pool ``P`` before it enters
+  ``P.acquire`` (unless it already holds one), waiting FIFO without holding
+  a server (it has left its previous station); it gives the token back when
+  it *leaves* ``P.release`` (a job blocked after service at ``release``
+  still holds it).  A freed token goes to the head of the waiting line.
+  Jobs waiting for a token are in no station: they appear in
+  ``info["pools"][P]["waiting"]`` and in the class response time, not in
+  any station's Q.
+* **Routing**: a class given by ``routing`` follows it.  A class given by
+  ``visits`` or ``demands`` is routed at random in proportion to its visit
+  ratios (from any station, next station ``j`` with probability
+  ``v_j / sum(v)``; an open class then leaves with probability
+  ``1/sum(v)``); any Markov routing with the same visit ratios gives the
+  same answer in product form, but not with blocking or pools, so classes
+  that meet a binding capacity or a pool must give ``routing``.
+* **Open classes**: the state space is truncated at ``open_limit`` open jobs
+  in the network (arrivals beyond it are turned away); the probability of
+  being at the bound, which is the fraction of arrivals turned away
+  (PASTA), is ``info["truncation_mass"]``.  When capacities alone bound the
+  open population no truncation is made and the mass is 0.
+
+Restrictions (each raises :class:`~qmodels.errors.UnsupportedModelError`):
+non-exponential service or inter-arrival times, zero service time at a
+visited station, symbolic parameters, a pool's ``acquire`` station with a
+finite capacity, two pools acquired at one station, a load-dependent
+station that a job can be blocked at, more states than ``max_states``, and
+blocking deadlocks.
+
+References
+----------
+Stewart, W. J., *Introduction to the Numerical Solution of Markov Chains*,
+Princeton, 1994, ch. 2 (direct methods: replace one balance equation by the
+normalisation condition).
+Bolch, G., Greiner, S., de Meer, H., Trivedi, K. S., *Queueing Networks and
+Markov Chains*, 2nd ed., Wiley 2006, ch. 2-3 (CTMC, global balance
+pi Q = 0, sum pi = 1).
+Perros, H. G., *Queueing Networks with Blocking*, Oxford, 1994 (blocking
+after service).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import deque
+
+import numpy as np
+
+from .distributions import Exponential
+from .errors import InvalidValueError, NumericalWarning, UnsupportedModelError
+from .model import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
+from .results import Result
+
+__all__ = ["ctmc", "marginal", "DEFAULT_OPEN_LIMIT"]
+
+#: Default bound on the number of open jobs in the network (truncation).
+DEFAULT_OPEN_LIMIT = 40
+
+_SINK = -1
+_FREE = -1  # "dest" of an entry that is not blocked
+
+# station kinds
+_DELAY, _FCFS, _PS, _LD = 0, 1, 2, 3
+
+
+# ---------------------------------------------------------------------------
+# the compiled network
+# ---------------------------------------------------------------------------
+
+class _Spec:
+    """Flat description of the network used by the state generator."""
+
+    def __init__(self, net: Network, open_limit):
+        if net.is_symbolic:
+            raise UnsupportedModelError(
+                "ctmc is numeric; this network has sympy symbols: substitute values first"
+            )
+        self.net = net
+        K, C = len(net.stations), len(net.classes)
+        self.K, self.C = K, C
+        self.THINK = K  # index of the think stage among the places
+        V = np.asarray(net.visits, dtype=float)
+        S = np.asarray(net.service_times, dtype=float)
+        self.V = V
+        self.S = S
+
+        # -- stations ------------------------------------------------------
+        self.kind = []
+        self.c = []
+        self.cap = []
+        self.mult = []
+        for s in net.stations:
+            d = s.distribution
+            if d is not None and not isinstance(d, Exponential):
+                raise UnsupportedModelError(
+                    f"station {s.name!r}: ctmc needs exponential service, got "
+                    f"{type(d).__name__} (scv {d.scv:g}); use method='sim'"
+                )
+            if isinstance(s, Delay):
+                self.kind.append(_DELAY)
+                self.c.append(math.inf)
+                self.mult.append(None)
+            elif isinstance(s, Queue):
+                self.kind.append(_FCFS if s.discipline == "fcfs" else _PS)
+                self.c.append(int(s.servers))
+                self.mult.append(None)
+            elif isinstance(s, LoadDependent):
+                self.kind.append(_LD)
+                self.c.append(1)
+                self.mult.append(tuple(float(a) for a in s.rate_multipliers))
+            else:  # pragma: no cover - the model admits only these kinds
+                raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
+            self.cap.append(math.inf if s.capacity is None else int(s.capacity))
+
+        # -- classes -------------------------------------------------------
+        self.is_open = [isinstance(c, Open) for c in net.classes]
+        self.pop = [int(c.population) if isinstance(c, Closed) else 0 for c in net.classes]
+        self.Z = [float(c.think_time) if isinstance(c, Closed) else 0.0 for c in net.classes]
+        self.lam = [float(c.arrival_rate) if isinstance(c, Open) else 0.0 for c in net.classes]
+        for c in net.classes:
+            if isinstance(c, Open) and c.interarrival is not None and not isinstance(
+                c.interarrival, Exponential
+            ):
+                raise UnsupportedModelError(
+                    f"class {c.name!r}: ctmc needs Poisson arrivals, got "
+                    f"{type(c.interarrival).__name__} inter-arrival times; use method='sim'"
+                )
+        self.mu = np.zeros((C, K))
+        for r, c in enumerate(net.classes):
+            for k, s in enumerate(net.stations):
+                if V[r, k] > 0:
+                    if not S[r, k] > 0:
+                        raise UnsupportedModelError(
+                            f"class {c.name!r} at station {s.name!r}: service time "
+                            f"{S[r, k]!r} is zero; ctmc needs positive service times"
+                        )
+                    self.mu[r, k] = 1.0 / S[r, k]
+
+        # -- pools ---------------------------------------------------------
+        names = net.station_names
+        self.pools = net.pools
+        P = len(net.pools)
+        self.P = P
+        self.tokens = [int(p.tokens) for p in net.pools]
+        self.acq = [-1] * K
+        self.uses = np.zeros((C, max(P, 1)), dtype=bool)
+        self.relmask = [[0] * K for _ in range(C)]
+        self.acqmask = [[0] * K for _ in range(C)]
+        for j, p in enumerate(net.pools):
+            a, rl = names.index(p.acquire), names.index(p.release)
+            if self.acq[a] >= 0:
+                raise UnsupportedModelError(
+                    f"station {p.acquire!r} acquires two pools "
+                    f"({net.pools[self.acq[a]].name!r} and {p.name!r}); ctmc supports one "
+                    "pool per acquire station"
+                )
+            if self.cap[a] != math.inf:
+                raise UnsupportedModelError(
+                    f"token pool {p.name!r}: its acquire station {p.acquire!r} has a finite "
+                    f"capacity {self.cap[a]}; ctmc needs the acquire station unbounded "
+                    "(let the pool be the limit)"
+                )
+            self.acq[a] = j
+            for r, c in enumerate(net.classes):
+                if p.classes is None or c.name in p.classes:
+                    self.uses[r, j] = True
+                    self.acqmask[r][a] |= 1 << j
+                    self.relmask[r][rl] |= 1 << j
+
+        # -- routing -------------------------------------------------------
+        total_closed = sum(self.pop)
+        any_open = any(self.is_open)
+        binding = [
+            self.cap[k] != math.inf and (any_open or self.cap[k] < total_closed)
+            for k in range(K)
+        ]
+        self.route = []
+        self.source = []
+        self.ref = []
+        for r, c in enumerate(net.classes):
+            visited = [k for k in range(K) if V[r, k] > 0]
+            uses_pool = any(
+                self.uses[r, j] and (V[r, names.index(p.acquire)] > 0)
+                for j, p in enumerate(net.pools)
+            )
+            meets_cap = [names[k] for k in visited if binding[k]]
+            if c.routing is None and (uses_pool or meets_cap):
+                why = (f"finite capacity at {meets_cap[0]!r}" if meets_cap
+                       else "a token pool")
+                raise UnsupportedModelError(
+                    f"class {c.name!r}: meets {why}, so the order of visits matters; "
+                    "give it explicit routing (routing={station: {station: p}})"
+                )
+            rows = [[] for _ in range(K)]
+            src = []
+            if c.routing is not None:
+                first = None
+                for a, row in c.routing.items():
+                    if a != SOURCE and first is None:
+                        first = a
+                    for b, p in row.items():
+                        p = float(p)
+                        if p <= 0:
+                            continue
+                        d = _SINK if b == SINK else names.index(b)
+                        if a == SOURCE:
+                            src.append((d, p))
+                        else:
+                            rows[names.index(a)].append((d, p))
+                ref = names.index(c.reference) if (
+                    isinstance(c, Closed) and c.reference is not None) else names.index(first)
+            else:
+                T = float(V[r].sum())
+                if isinstance(c, Closed):
+                    for k in visited:
+                        rows[k] = [(j, V[r, j] / T) for j in visited]
+                    if c.reference is not None and V[r, names.index(c.reference)] > 0:
+                        ref = names.index(c.reference)
+                    else:
+                        ref = visited[0] if visited else 0
+                elif T >= 1:
+                    src = [(j, V[r, j] / T) for j in visited]
+                    for k in visited:
+                        rows[k] = [(j, (1 - 1 / T) * V[r, j] / T) for j in visited]
+                        rows[k].append((_SINK, 1 / T))
+                    ref = visited[0] if visited else 0
+                else:
+                    src = [(j, V[r, j]) for j in visited] + [(_SINK, 1 - T)]
+                    for k in visited:
+                        rows[k] = [(_SINK, 1.0)]
+                    ref = visited[0] if visited else 0
+            if isinstance(c, Closed) and c.population > 0 and not visited and self.Z[r] <= 0:
+                raise InvalidValueError(
+                    f"class {c.name!r}: no station visited and no think time, so the "
+                    "throughput is unbounded"
+                )
+            self.route.append(rows)
+            self.source.append(src)
+            self.ref.append(ref)
+
+        # a load-dependent station must never hold a blocked job
+        for r in range(C):
+            for k in range(K):
+                if self.kind[k] == _LD and V[r, k] > 0:
+                    for d, _ in self.route[r][k]:
+                        if d >= 0 and binding[d]:
+                            raise UnsupportedModelError(
+                                f"station {names[k]!r} is load-dependent and jobs of class "
+                                f"{net.class_names[r]!r} can be blocked there (next station "
+                                f"{names[d]!r} has capacity {self.cap[d]}); ctmc does not "
+                                "define blocking at a load-dependent station"
+                            )
+
+        # -- open truncation -----------------------------------------------
+        self.open_limit = math.inf
+        self.truncating = False
+        if any_open:
+            open_vis = [k for k in range(K) if any(
+                V[r, k] > 0 for r in range(C) if self.is_open[r])]
+            open_pools = any(
+                self.uses[r, j] for r in range(C) if self.is_open[r] for j in range(P))
+            natural = math.inf if open_pools else sum(self.cap[k] for k in open_vis)
+            limit = DEFAULT_OPEN_LIMIT if open_limit is None else open_limit
+            if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+                raise InvalidValueError(f"open_limit must be an integer >= 1, got {limit!r}")
+            if limit < natural:
+                self.open_limit = int(limit)
+                self.truncating = True
+
+        # -- job types: (class, mask of held pools) -------------------------
+        self.types: list[tuple[int, int]] = []
+        self.tindex: dict[tuple[int, int], int] = {}
+
+    def type_of(self, r: int, mask: int) -> int:
+        key = (r, mask)
+        t = self.tindex.get(key)
+        if t is None:
+            t = len(self.types)
+            self.types.append(key)
+            self.tindex[key] = t
+        return t
+
+    def positions(self, starts):
+        """Every (station, class, mask) a job can reach from ``starts``
+        (a forward closure on the class routing, masks updated on acquire
+        and release)."""
+        seen = set(starts)
+        stack = list(starts)
+        while stack:
+            k, r, m = stack.pop()
+            m2 = m & ~self.relmask[r][k]
+            for d, _ in self.route[r][k]:
+                if d < 0:
+                    continue
+                nxt = (d, r, m2 | self.acqmask[r][d])
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return seen
+
+
+# ---------------------------------------------------------------------------
+# state generator
+# ---------------------------------------------------------------------------
+
+class _Chain:
+    """Builds the reachable state space and its generator.
+
+    A state is ``(places, queues, blocked, free, nopen)``:
+    ``places[k]`` the content of station k (an ordered tuple of entries
+    ``(type, dest)`` for an order-keeping FCFS station, else a sorted tuple
+    of ``(type, dest, count)``), ``places[K]`` the think stage (counts);
+    ``dest`` is -1 for a job in service or waiting, else the station it is
+    blocked on.  ``queues[j]`` the FIFO of ``(type, dest)`` waiting for a
+    token of pool j; ``blocked[d]`` the FIFO of ``(place, type)`` blocked on
+    station d; ``free[j]`` free tokens; ``nopen`` open jobs present.
+    """
+
+    def __init__(self, spec: _Spec):
+        self.s = spec
+
+    # -- working copies ----------------------------------------------------
+    def thaw(self, st):
+        places, queues, blocked, free, nopen = st
+        w = []
+        for k, p in enumerate(places):
+            if self.ordered[k]:
+                w.append(list(p))
+            else:
+                w.append({(t, d): n for t, d, n in p})
+        return [w, [list(q) for q in queues], [list(b) for b in blocked], list(free), nopen]
+
+    def freeze(self, w):
+        places = []
+        for k, p in enumerate(w[0]):
+            if self.ordered[k]:
+                places.append(tuple(p))
+            else:
+                places.append(tuple(sorted((t, d, n) for (t, d), n in p.items() if n > 0)))
+        return (tuple(places), tuple(tuple(q) for q in w[1]), tuple(tuple(b) for b in w[2]),
+                tuple(w[3]), w[4])
+
+    @staticmethod
+    def copy(w):
+        return [[p.copy() for p in w[0]], [q.copy() for q in w[1]], [b.copy() for b in w[2]],
+                w[3].copy(), w[4]]
+
+    # -- elementary moves --------------------------------------------------
+    def count(self, w, k):
+        p = w[0][k]
+        return len(p) if self.ordered[k] else sum(p.values())
+
+    def add(self, w, k, t, d=_FREE):
+        p = w[0][k]
+        if self.ordered[k]:
+            p.append((t, d))
+        else:
+            p[(t, d)] = p.get((t, d), 0) + 1
+
+    def remove(self, w, k, t, d, pos=None):
+        p = w[0][k]
+        if self.ordered[k]:
+            if pos is None:
+                pos = p.index((t, d))
+            del p[pos]
+        else:
+            n = p[(t, d)] - 1
+            if n:
+                p[(t, d)] = n
+            else:
+                del p[(t, d)]
+
+    def release(self, w, j):
+        """A token of pool j is given back: to the head of the line, else free."""
+        q = w[1][j]
+        if q:
+            t, d = q.pop(0)
+            r, m = self.s.types[t]
+            # the acquire station is unbounded (checked), so it enters at once
+            self.add(w, d, self.s.type_of(r, m | (1 << j)))
+        else:
+            w[3][j] += 1
+
+    def leave(self, w, place, t, d, pos=None):
+        """Take job (t, d) out of ``place``; give back the tokens released
+        there; return its class and mask after the release."""
+        s = self.s
+        self.remove(w, place, t, d, pos)
+        r, m = s.types[t]
+        if place < s.K:
+            rel = m & s.relmask[r][place]
+            if rel:
+                m &= ~rel
+                for j in range(s.P):
+                    if rel >> j & 1:
+                        self.release(w, j)
+        return r, m
+
+    def after_leave(self, w, place):
+        """A place freed at ``place``: let the first job blocked on it in."""
+        s = self.s
+        if place >= s.K or s.cap[place] == math.inf:
+            return
+        b = w[2][place]
+        if not b or self.count(w, place) >= s.cap[place]:
+            return
+        src, t = b.pop(0)
+        r, m = self.leave(w, src, t, place)
+        self.add(w, place, s.type_of(r, m))
+        self.after_leave(w, src)
+
+    def enter(self, w, r, m, d):
+        """A job of class r with mask m (already out of its place) goes to
+        station d: through a token line if it needs a token there.  The
+        caller has checked the room at d."""
+        s = self.s
+        need = s.acqmask[r][d] & ~m
+        if need:
+            j = s.acq[d]
+            if w[3][j] > 0:
+                w[3][j] -= 1
+                self.add(w, d, s.type_of(r, m | need))
+            else:
+                w[1][j].append((s.type_of(r, m), d))
+        else:
+            self.add(w, d, s.type_of(r, m))
+
+    def has_room(self, w, d):
+        return self.count(w, d) < self.s.cap[d]
+
+    def complete(self, w, place, t, pos, d):
+        """The job (t, free) at ``place`` (position ``pos`` if ordered)
+        completes and is routed to ``d``; ``w`` is modified."""
+        s = self.s
+        r, _ = s.types[t]
+        if d == _SINK:
+            self.leave(w, place, t, _FREE, pos)
+            w[4] -= 1
+            self.after_leave(w, place)
+            return
+        if place < s.K and d == s.ref[r] and s.Z[r] > 0:
+            r, m = self.leave(w, place, t, _FREE, pos)
+            self.add(w, s.THINK, s.type_of(r, m))
+            self.after_leave(w, place)
+            return
+        if d == place or s.acqmask[r][d] or self.has_room(w, d):
+            # (an acquire station is unbounded; a self-loop frees its own place)
+            r, m = self.leave(w, place, t, _FREE, pos)
+            self.enter(w, r, m, d)
+            self.after_leave(w, place)
+            return
+        # blocked after service: stays, holding its server
+        p = w[0][place]
+        if self.ordered[place]:
+            p[pos] = (t, d)
+        else:
+            self.remove(w, place, t, _FREE)
+            p[(t, d)] = p.get((t, d), 0) + 1
+        w[2][d].append((place, t))
+
+    # -- rates -------------------------------------------------------------
+    def completions(self, st):
+        """List of (place, type, pos, rate) for every job that can complete
+        service in state ``st``."""
+        s = self.s
+        out = []
+        places = st[0]
+        for k in range(s.K + 1):
+            p = places[k]
+            if not p:
+                continue
+            if k == s.THINK:
+                for t, d, n in p:
+                    if d == _FREE:
+                        out.append((k, t, None, n / s.Z[s.types[t][0]]))
+                continue
+            kind = s.kind[k]
+            if self.ordered[k]:  # FCFS with order
+                c = s.c[k]
+                for pos in range(min(len(p), c)):
+                    t, d = p[pos]
+                    if d == _FREE:
+                        out.append((k, t, pos, s.mu[s.types[t][0], k]))
+                continue
+            n = sum(x[2] for x in p)
+            b = sum(x[2] for x in p if x[1] != _FREE)
+            if kind == _DELAY:
+                for t, d, m in p:
+                    if d == _FREE:
+                        out.append((k, t, None, m * s.mu[s.types[t][0], k]))
+            elif kind == _FCFS:  # one job type, or never queueing
+                c = s.c[k]
+                active = min(n, c) - b
+                if active > 0:
+                    free = n - b
+                    for t, d, m in p:
+                        if d == _FREE:
+                            out.append((k, t, None, active * m / free * s.mu[s.types[t][0], k]))
+            elif kind == _PS:
+                c = s.c[k]
+                free = n - b
+                if free > 0:
+                    share = min(1.0, (c - b) / free) if c > b else 0.0
+                    if share > 0:
+                        for t, d, m in p:
+                            if d == _FREE:
+                                out.append((k, t, None, m * share * s.mu[s.types[t][0], k]))
+            else:  # load-dependent (never blocked there)
+                mult = s.mult[k]
+                a = mult[min(n, len(mult)) - 1]
+                for t, _, m in p:
+                    out.append((k, t, None, a * m / n * s.mu[s.types[t][0], k]))
+        return out
+
+    # -- initial state -----------------------------------------------------
+    def initial(self):
+        """Place every closed job: in the think stage, else at the class's
+        reference station (or a token line before it), else at the first
+        station of its route with room."""
+        s = self.s
+        jobs = []  # (place, r, mask) or ("q", r, dest)
+        room = list(s.cap)
+        free = list(s.tokens)
+        for r in range(s.C):
+            if s.is_open[r]:
+                continue
+            order = [s.ref[r]] + [k for k in range(s.K) if s.V[r, k] > 0 and k != s.ref[r]]
+            for _ in range(s.pop[r]):
+                if s.Z[r] > 0:
+                    jobs.append((s.THINK, r, 0))
+                    continue
+                for d in order:
+                    need = s.acqmask[r][d]
+                    if need:
+                        j = s.acq[d]
+                        if free[j] > 0:
+                            free[j] -= 1
+                            jobs.append((d, r, need))
+                        else:
+                            jobs.append(("q", r, d))
+                        break
+                    if room[d] > 0:
+                        room[d] -= 1
+                        jobs.append((d, r, 0))
+                        break
+                else:
+                    raise UnsupportedModelError(
+                        f"class {s.net.class_names[r]!r}: population {s.pop[r]} does not fit "
+                        "in the room of the stations it visits"
+                    )
+        return jobs, free
+
+    def setup(self):
+        s = self.s
+        jobs, free = self.initial()
+        starts = set()
+        for place, r, m in jobs:
+            if place == "q":
+                starts.add((m, r, s.acqmask[r][m]))
+            elif place == s.THINK:
+                starts.add((s.ref[r], r, s.acqmask[r][s.ref[r]]))
+            else:
+                starts.add((place, r, m))
+        for r in range(s.C):
+            if s.is_open[r]:
+                for d, _ in s.source[r]:
+                    if d >= 0:
+                        starts.add((d, r, s.acqmask[r][d]))
+        pos = s.positions(starts)
+        types_at = [set() for _ in range(s.K)]
+        for k, r, m in pos:
+            types_at[k].add((r, m))
+        # maximum jobs that can be present anywhere
+        most = sum(s.pop) if not any(s.is_open) else math.inf
+        self.ordered = []
+        for k in range(s.K):
+            can_queue = s.c[k] < min(s.cap[k], most)
+            self.ordered.append(s.kind[k] == _FCFS and can_queue and len(types_at[k]) > 1)
+        self.ordered.append(False)  # think stage
+        w = [[[] if o else {} for o in self.ordered], [[] for _ in range(s.P)],
+             [[] for _ in range(s.K)], list(free), 0]
+        for place, r, m in jobs:
+            if place == "q":
+                w[1][s.acq[m]].append((s.type_of(r, 0), m))
+            else:
+                self.add(w, place, s.type_of(r, m))
+        return self.freeze(w)
+
+    # -- breadth-first construction -----------------------------------------
+    def build(self, max_states):
+        s = self.s
+        start = self.setup()
+        index = {start: 0}
+        states = [start]
+        rows, cols, vals = [], [], []
+        todo = deque([start])
+        arrivals = [(r, d, s.lam[r] * p) for r in range(s.C) if s.is_open[r]
+                    for d, p in s.source[r]]
+        self.rates = []  # per state: completions list (for throughputs)
+        self.lost = []   # per state: per class rate of arrivals lost to full stations
+        self.trunc = []  # per state: per class rate of arrivals turned away by truncation
+
+        def target(w):
+            key = self.freeze(w)
+            j = index.get(key)
+            if j is None:
+                j = len(states)
+                if j >= max_states:
+                    raise UnsupportedModelError(
+                        f"the state space has more than max_states = {max_states} states "
+                        f"(reached {j + 1} and still growing); reduce the populations, "
+                        "capacities or open_limit, or raise max_states"
+                    )
+                index[key] = j
+                states.append(key)
+                todo.append(key)
+            return j
+
+        i = 0
+        while todo:
+            st = todo.popleft()
+            i = index[st]
+            w0 = self.thaw(st)
+            out: dict[int, float] = {}
+            comps = self.completions(st)
+            self.rates.append(comps)
+            for place, t, pos, rate in comps:
+                r = s.types[t][0]
+                dests = [(s.ref[r], 1.0)] if place == s.THINK else s.route[r][place]
+                for d, p in dests:
+                    w = self.copy(w0)
+                    self.complete(w, place, t, pos, d)
+                    j = target(w)
+                    if j != i:
+                        out[j] = out.get(j, 0.0) + rate * p
+            lost = np.zeros(s.C)
+            trunc = np.zeros(s.C)
+            for r, d, rate in arrivals:
+                if w0[4] >= s.open_limit:
+                    trunc[r] += rate
+                    continue
+                if d == _SINK:
+                    continue  # passes through without visiting a station
+                if not s.acqmask[r][d] and not self.has_room(w0, d):
+                    lost[r] += rate
+                    continue
+                w = self.copy(w0)
+                w[4] += 1
+                self.enter(w, r, 0, d)
+                j = target(w)
+                out[j] = out.get(j, 0.0) + rate
+            self.lost.append(lost)
+            self.trunc.append(trunc)
+            for j, v in out.items():
+                rows.append(i)
+                cols.append(j)
+                vals.append(v)
+        self.states = states
+        return states, np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64), \
+            np.asarray(vals, dtype=float)
+
+
+# ---------------------------------------------------------------------------
+# solving pi Q = 0
+# ---------------------------------------------------------------------------
+
+def _stationary(n, rows, cols, vals, names_of_state):
+    """Stationary vector of the generator given by its off-diagonal rates.
+
+    The recurrent class must be unique; transient states get probability 0.
+    Direct method (Stewart 1994, sec. 2.3): replace one equation of
+    Q^T pi = 0 by sum(pi) = 1 and solve the sparse system by LU (SuperLU).
+    Returns pi and the residual max |pi Q|.
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse.linalg import spsolve
+
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+    out = np.asarray(A.sum(axis=1)).ravel()
+    dead = np.flatnonzero(out == 0)
+    if n > 1 and dead.size:
+        raise UnsupportedModelError(
+            "the chain has a state with no way out (a blocking deadlock): "
+            f"{names_of_state(int(dead[0]))}; raise capacities or change the routing"
+        )
+    ncomp, labels = connected_components(A, directed=True, connection="strong")
+    keep = np.arange(n)
+    if ncomp > 1:
+        # closed components: no rate leaving them
+        leaving = np.zeros(ncomp, dtype=bool)
+        coo = A.tocoo()
+        cross = labels[coo.row] != labels[coo.col]
+        leaving[labels[coo.row[cross]]] = True
+        closed = np.flatnonzero(~leaving)
+        if len(closed) != 1:
+            raise UnsupportedModelError(
+                f"the chain has {len(closed)} closed classes of states (for example "
+                f"{names_of_state(int(np.flatnonzero(labels == closed[0])[0]))}); "
+                "its long-run behaviour depends on the start: a blocking deadlock?"
+            )
+        keep = np.flatnonzero(labels == closed[0])
+        if keep.size == 1 and n > 1:
+            raise UnsupportedModelError(
+                "the chain ends in a blocking deadlock: "
+                f"{names_of_state(int(keep[0]))}; raise capacities or change the routing"
+            )
+    B = A[keep][:, keep].tocsr()
+    m = B.shape[0]
+    outB = np.asarray(B.sum(axis=1)).ravel()
+    Q = (B - sp.diags(outB)).tocsc()
+    if m == 1:
+        pi_k = np.ones(1)
+    else:
+        M = Q.T.tolil()
+        M[m - 1, :] = np.ones(m)
+        rhs = np.zeros(m)
+        rhs[m - 1] = 1.0
+        pi_k = spsolve(M.tocsc(), rhs)
+        if not np.all(np.isfinite(pi_k)):
+            raise UnsupportedModelError("the balance equations are singular (reducible chain?)")
+        pi_k = np.where(pi_k < 0, 0.0, pi_k)  # round-off only (checked by the residual)
+        pi_k /= pi_k.sum()
+    resid = float(np.max(np.abs(Q.T @ pi_k))) if m > 1 else 0.0
+    scale = float(outB.max()) if m > 1 else 1.0
+    if resid > 1e-8 * max(scale, 1.0):
+        warnings.warn(
+            f"ctmc: residual max|pi Q| = {resid:.3g} is large for rates up to {scale:.3g}",
+            NumericalWarning,
+            stacklevel=3,
+        )
+    pi = np.zeros(n)
+    pi[keep] = pi_k
+    return pi, resid
+
+
+# ---------------------------------------------------------------------------
+# public solver
+# ---------------------------------------------------------------------------
+
+def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = None) -> Result:
+    """Exact solution of a small network as a continuous-time Markov chain.
+
+    Parameters
+    ----------
+    net : Network
+        Exponential service; delay, FCFS and PS (c servers), load-dependent
+        stations; closed and open classes; finite capacities (blocking after
+        service, loss of open arrivals); token pools.  See the module
+        docstring for the exact semantics and restrictions.
+    max_states : int
+        Largest state space to build; a larger one raises
+        :class:`~qmodels.errors.UnsupportedModelError` with the count.
+    open_limit : int, optional
+        Bound on the number of open jobs present (default
+        :data:`DEFAULT_OPEN_LIMIT` = 40) when capacities do not already
+        bound them; the probability of being at the bound is
+        ``info["truncation_mass"]`` (a :class:`NumericalWarning` is issued
+        when it exceeds 1e-6).
+
+    Returns
+    -------
+    Result
+        ``method="ctmc"``.  Station U per server is the fraction of time a
+        server is *serving* (X S / c; blocked time is not counted, see
+        ``info["blocked"]``), station R per visit (Q/X, blocking at the
+        station included, token waits excluded), class X in cycles (closed)
+        or accepted jobs (open) per second, class R excluding think time
+        (N/X - Z for closed classes, Little's law with token waits for open
+        ones).  ``info`` holds ``states``, ``residual`` (max |pi Q|),
+        ``truncation_mass``, ``loss`` (class -> fraction of arrivals lost
+        at a full station), ``blocked`` (station -> mean number of jobs
+        blocked there), ``pools`` (pool -> mean ``waiting`` jobs, mean
+        ``held`` tokens, ``utilization`` = held/tokens) and ``marginals``
+        (station -> P(n jobs present), n = 0, 1, ...).
+
+    Notes
+    -----
+    The reachable states are enumerated breadth first from one valid
+    placement of the closed jobs; the off-diagonal rates follow from the
+    semantics in the module docstring.  The stationary vector solves
+    pi Q = 0, sum(pi) = 1 with one balance equation replaced by the
+    normalisation and a sparse LU factorisation (Stewart 1994, sec. 2.3;
+    Bolch et al. 2006, sec. 3.1).  States outside the unique closed
+    communicating class (transients of the initial placement) get
+    probability 0.  Figures are expectations under pi: Q_rk = E[n_rk],
+    X_rk = E[completion rate of r at k] (every completion eventually
+    departs), U_k = sum_r X_rk S_rk / c_k (delay: X S; load-dependent:
+    1 - P(empty)).
+
+    References
+    ----------
+    Stewart, *Introduction to the Numerical Solution of Markov Chains*,
+    1994, ch. 2.  Bolch et al., *Queueing Networks and Markov Chains*, 2nd
+    ed. 2006, ch. 2-3.  Perros, *Queueing Networks with Blocking*, 1994.
+
+    Examples
+    --------
+    >>> import qmodels as qm
+    >>> net = qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08)],
+    ...                  [qm.Closed("tx", 3, visits={"cpu": 1, "disk": 1})])
+    >>> round(ctmc(net).X["tx"], 4)   # equals exact MVA
+    11.1495
+    """
+    if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)) \
+            or max_states < 1:
+        raise InvalidValueError(f"max_states must be an integer >= 1, got {max_states!r}")
+    spec = _Spec(net, open_limit)
+    chain = _Chain(spec)
+    states, rows, cols, vals = chain.build(int(max_states))
+    n = len(states)
+
+    def describe(i):
+        return _describe(spec, chain, states[i])
+
+    pi, resid = _stationary(n, rows, cols, vals, describe)
+    return _figures(net, spec, chain, states, pi, resid)
+
+
+def _describe(spec, chain, st) -> str:
+    names = spec.net.station_names
+    cn = spec.net.class_names
+    parts = []
+    for k, p in enumerate(st[0][: spec.K]):
+        ents = p if chain.ordered[k] else [(t, d) for t, d, n in p for _ in range(n)]
+        if ents:
+            txt = ",".join(cn[spec.types[t][0]] + (f"->{names[d]}" if d >= 0 else "")
+                           for t, d in ents)
+            parts.append(f"{names[k]}[{txt}]")
+    return "{" + " ".join(parts) + "}"
+
+
+def _figures(net, spec, chain, states, pi, resid) -> Result:
+    K, C = spec.K, spec.C
+    Q = np.zeros((C, K))
+    X = np.zeros((C, K))
+    blocked = np.zeros(K)
+    p_empty = np.zeros(K)
+    waiting = np.zeros(max(spec.P, 1))
+    waiting_c = np.zeros(C)
+    held = np.zeros(max(spec.P, 1))
+    lost = np.zeros(C)
+    trunc = np.zeros(C)
+    trunc_mass = 0.0
+    marg = [dict() for _ in range(K)]
+    for i, st in enumerate(states):
+        p = pi[i]
+        if p == 0.0:
+            continue
+        places = st[0]
+        for k in range(K):
+            pk = places[k]
+            ents = ((t, d, 1) for t, d in pk) if chain.ordered[k] else pk
+            tot = 0
+            for t, d, m in ents:
+                Q[spec.types[t][0], k] += p * m
+                tot += m
+                if d != _FREE:
+                    blocked[k] += p * m
+            marg[k][tot] = marg[k].get(tot, 0.0) + p
+            if tot == 0:
+                p_empty[k] += p
+        for place, t, _, rate in chain.rates[i]:
+            if place < K:
+                X[spec.types[t][0], place] += p * rate
+        for j in range(spec.P):
+            q = st[1][j]
+            waiting[j] += p * len(q)
+            for t, _ in q:
+                waiting_c[spec.types[t][0]] += p
+            held[j] += p * (spec.tokens[j] - st[3][j])
+        lost += p * chain.lost[i]
+        trunc += p * chain.trunc[i]
+        if spec.truncating and st[4] >= spec.open_limit:
+            trunc_mass += p
+    S = spec.S
+    servers = np.array([1.0 if spec.kind[k] in (_DELAY, _LD) else float(spec.c[k])
+                        for k in range(K)])
+    Ust = X * np.where(spec.V > 0, S, 0.0) / servers[None, :]
+    for k in range(K):
+        if spec.kind[k] == _LD:
+            tot_q = Q[:, k].sum()
+            share = Q[:, k] / tot_q if tot_q > 0 else np.zeros(C)
+            Ust[:, k] = (1.0 - p_empty[k]) * share
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Rst = np.where(X > 0, Q / np.where(X > 0, X, 1.0), S)
+    Xc = np.zeros(C)
+    Rc = np.zeros(C)
+    for r, c in enumerate(net.classes):
+        v = spec.V[r].sum()
+        Xc[r] = X[r].sum() / v if v > 0 else 0.0
+        if isinstance(c, Closed):
+            if spec.pop[r] == 0:
+                Rc[r] = float(np.sum(spec.V[r] * S[r]))
+            elif Xc[r] > 0:
+                Rc[r] = max(spec.pop[r] / Xc[r] - spec.Z[r], 0.0)
+            else:
+                Rc[r] = math.inf
+        else:
+            Rc[r] = (Q[r].sum() + waiting_c[r]) / Xc[r] if Xc[r] > 0 else float(
+                np.sum(spec.V[r] * S[r]))
+    names = net.station_names
+    marginals = {}
+    for k in range(K):
+        top = max(marg[k]) if marg[k] else 0
+        arr = np.zeros(top + 1)
+        for j, v in marg[k].items():
+            arr[j] = v
+        arr.flags.writeable = False
+        marginals[names[k]] = arr
+    info = {
+        "states": len(states),
+        "residual": resid,
+        "truncation_mass": trunc_mass,
+        "open_limit": spec.open_limit if spec.truncating else None,
+        "loss": {c.name: (lost[r] / spec.lam[r] if spec.lam[r] > 0 else 0.0)
+                 for r, c in enumerate(net.classes) if spec.is_open[r]},
+        "blocked": {names[k]: float(blocked[k]) for k in range(K)},
+        "pools": {p.name: {"waiting": float(waiting[j]), "held": float(held[j]),
+                           "utilization": float(held[j] / spec.tokens[j])}
+                  for j, p in enumerate(spec.pools)},
+        "marginals": marginals,
+    }
+    notes = []
+    if spec.truncating:
+        notes.append(
+            f"open jobs truncated at {spec.open_limit} (probability at the bound "
+            f"{trunc_mass:.3g})"
+        )
+        if trunc_mass > 1e-6:
+            warnings.warn(
+                f"ctmc: open population truncated at {spec.open_limit} holds probability "
+                f"{trunc_mass:.3g}; raise open_limit for an exact answer",
+                NumericalWarning,
+                stacklevel=3,
+            )
+    if any(c.routing is None for c in net.classes) and len(net.stations) > 1:
+        notes.append("classes given by visits are routed at random in proportion to them")
+    return Result(
+        method="ctmc",
+        network=net,
+        class_throughput=Xc,
+        class_response_time=Rc,
+        station_throughput=X,
+        station_queue_length=Q,
+        station_response_time=Rst,
+        station_utilization=Ust,
+        notes=tuple(notes),
+        info=info,
+    )
+
+
+def marginal(result: Result, station: str) -> np.ndarray:
+    """P(n jobs present at ``station``), n = 0, 1, ..., from a
+    :func:`ctmc` result (jobs blocked after service there included).
+
+    Raises :class:`~qmodels.errors.UnsupportedModelError` for a result of
+    another method and :class:`~qmodels.errors.UnknownNameError` for an
+    unknown station.
+    """
+    if result.method != "ctmc" or "marginals" not in result.info:
+        raise UnsupportedModelError(
+            f"marginal distributions come from a ctmc result, got method {result.method!r}"
+        )
+    result.network.station(station)  # raises UnknownNameError
+    return result.info["marginals"][station]
+
+
+def _solve_ctmc(net, **opts):
+    return ctmc(net, **opts)
+
+
+from .solvers import register  # noqa: E402
+
+register("ctmc", _solve_ctmc, "exact CTMC of a small network (blocking, pools, any FCFS)")
