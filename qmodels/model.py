@@ -94,6 +94,11 @@ def _check_real(value, what: str, *, allow_zero: bool = True, allow_inf: bool = 
         return value
     if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
         raise InvalidValueError(f"{what} must be real, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        # kept exact (a visit ratio of 1 stays 1 in symbolic expressions)
+        if value < 0 or (value == 0 and not allow_zero):
+            raise InvalidValueError(f"{what} must be a finite {kind} number, got {value!r}")
+        return int(value)
     try:
         v = float(value)
     except (TypeError, ValueError):

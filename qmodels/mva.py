@@ -211,10 +211,8 @@ def _ld_solution(D, shapes, Z, N):
                 Q[n, k] = q
     for k in ld:
         lg_minus = conv(k)
+        # multipliers beyond N are never used (lf has the same truncation)
         mult = np.asarray(shapes[k][1][: max(1, min(len(shapes[k][1]), N))], dtype=float)
-        if len(shapes[k][1]) > N:
-            # beyond N the multipliers are never used; keep a(L) consistent
-            mult = np.asarray(shapes[k][1][:N], dtype=float)
         q, p0 = _run(_ld_queue_kernel, N * len(mult), X, factors[k], lg_minus, lg, mult,
                      float(D[k]))
         Q[:, k] = q

@@ -1,0 +1,380 @@
+"""Exact single-class MVA and the open Jackson solver: properties, exact
+rational cross-checks, large numbers."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import qmodels as qm
+from qmodels.errors import InvalidValueError, UnstableError, UnsupportedModelError
+from qmodels.mva import mva_single, open_single
+
+# ---------------------------------------------------------------------------
+# independent references written here
+# ---------------------------------------------------------------------------
+
+
+def exact_closed(stations, N, Z=Fraction(0)):
+    """Exact product-form solution with rational arithmetic by direct
+    convolution of the station factors (Buzen 1973; Bolch et al. 2006,
+    eq. 8.1-8.5).  ``stations`` is a list of (kind, D, servers) with D a
+    Fraction; kind in {"q", "d"}.  Returns X(N) and Q_k(N) as Fractions."""
+
+    def factor(kind, D, c, n):
+        if kind == "d":
+            return [D**j / math.factorial(j) for j in range(n + 1)]
+        out, prod = [], Fraction(1)
+        for j in range(n + 1):
+            if j > 0:
+                prod *= min(j, c)
+            out.append(D**j / prod)
+        return out
+
+    def conv(a, b):
+        return [sum(a[i] * b[n - i] for i in range(n + 1)) for n in range(len(a))]
+
+    fs = [factor(k, D, c, N) for k, D, c in stations]
+    fz = [Z**j / math.factorial(j) for j in range(N + 1)]
+
+    def G_without(skip):
+        g = fz
+        for i, f in enumerate(fs):
+            if i != skip:
+                g = conv(g, f)
+        return g
+
+    G = G_without(None)
+    X = G[N - 1] / G[N] if N > 0 else Fraction(0)
+    Q = []
+    for k in range(len(stations)):
+        gm = G_without(k)
+        Q.append(sum(j * fs[k][j] * gm[N - j] for j in range(N + 1)) / G[N])
+    return X, Q
+
+
+def random_net(draw_demands, servers, Z, N, delay_idx=None):
+    stations = []
+    for k, d in enumerate(draw_demands):
+        if delay_idx is not None and k == delay_idx:
+            stations.append(qm.Delay(f"s{k}", d))
+        else:
+            stations.append(qm.Queue(f"s{k}", d, servers=servers[k]))
+    visits = {s.name: 1 for s in stations}
+    return qm.Network(stations, [qm.Closed("c", N, visits=visits, think_time=Z)])
+
+
+demand = st.floats(min_value=1e-3, max_value=10.0)
+
+
+@st.composite
+def networks(draw, max_k=5, max_n=40, multi=True):
+    K = draw(st.integers(1, max_k))
+    D = draw(st.lists(demand, min_size=K, max_size=K))
+    servers = draw(st.lists(st.integers(1, 4 if multi else 1), min_size=K, max_size=K))
+    Z = draw(st.one_of(st.just(0.0), st.floats(min_value=0.0, max_value=20.0)))
+    N = draw(st.integers(0, max_n))
+    delay_idx = draw(st.one_of(st.none(), st.integers(0, K - 1)))
+    return random_net(D, servers, Z, N, delay_idx)
+
+
+# ---------------------------------------------------------------------------
+# exactness
+# ---------------------------------------------------------------------------
+
+
+def test_hand_derived_three_jobs():
+    # Two single-server queues D = .05, .08, N = 3, Z = 0.  By hand:
+    # n=1: R = .13, X = 7.6923, Q = (.3846, .6154)
+    # n=2: R = .05*1.3846 + .08*1.6154 = .19846, X = 10.0775
+    # n=3: R = .05*1.6977 + .08*2.3023 = .26907, X = 11.1495
+    net = qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08)],
+                     [qm.Closed("tx", 3, visits={"cpu": 1, "disk": 1})])
+    r = qm.mva(net)
+    assert r.X["tx"] == pytest.approx(11.1495, abs=1e-4)
+    assert r.R["tx"] == pytest.approx(0.26907, abs=1e-5)
+
+
+def test_two_station_closed_form_large_N():
+    # Two single-server queues in a cycle, D1 > D2, r = D2/D1: G(N) = D1^N sum_j r^j,
+    # so X(N) = (1/D1) (1 - r^N) / (1 - r^(N+1))  (Buzen 1973).
+    D1, D2 = 0.02, 0.015
+    r = D2 / D1
+    for N in (1, 2, 5, 50, 1000, 10**6):
+        net = qm.Network([qm.Queue("a", D1), qm.Queue("b", D2)],
+                         [qm.Closed("c", N, visits={"a": 1, "b": 1})])
+        res = qm.mva(net)
+        expect = (1 / D1) * (1 - r**N) / (1 - r ** (N + 1))
+        assert res.X["c"] == pytest.approx(expect, rel=1e-10), N
+        assert np.isfinite(res.Q["a"]) and res.Q["a"] + res.Q["b"] == pytest.approx(N, rel=1e-10)
+
+
+def test_million_jobs_with_delay_and_multiserver_is_finite_and_right():
+    # N = 10^6 far beyond N*: X -> 1/Dmax exactly up to a vanishing term; every
+    # figure finite; queue of the bottleneck = N - X Z - (others).
+    net = qm.Network(
+        [qm.Queue("a", 0.01), qm.Queue("b", 0.08, servers=4), qm.Delay("d", 1.0)],
+        [qm.Closed("c", 10**6, visits={"a": 1, "b": 1, "d": 1}, think_time=3.0)])
+    r = qm.mva(net)
+    assert r.X["c"] == pytest.approx(4 / 0.08, rel=1e-12)
+    for f in (r.X, r.Q, r.U, r.R):
+        assert all(np.isfinite(v) for v in f.stations.values())
+    assert r.Q["a"] == pytest.approx(0.5 / 0.5, rel=1e-6)  # rho_a = 0.5: M/M/1-like tail
+    total = sum(r.Q.stations.values()) + r.X["c"] * 3.0
+    assert total == pytest.approx(10**6, rel=1e-10)
+
+
+def test_multiserver_8_servers_N90_against_exact_rationals():
+    # The case where the textbook marginal-probability recursion breaks down
+    # (Octave's qncsmva returns X = -1.01): an 8-server station saturated
+    # at N = 90, with a single server and a think time.
+    Da, Db, Z, N = Fraction(1), Fraction(1, 10), Fraction(2), 90
+    X, Q = exact_closed([("q", Da, 8), ("q", Db, 1)], N, Z)
+    net = qm.Network([qm.Queue("a", 1.0, servers=8), qm.Queue("b", 0.1)],
+                     [qm.Closed("c", N, visits={"a": 1, "b": 1}, think_time=2.0)])
+    r = qm.mva(net)
+    assert r.X["c"] == pytest.approx(float(X), rel=1e-12)
+    assert r.Q["a"] == pytest.approx(float(Q[0]), rel=1e-10)
+    assert r.Q["b"] == pytest.approx(float(Q[1]), rel=1e-10)
+    assert 0 < r.U["a"] <= 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 25), st.lists(st.integers(1, 20), min_size=2, max_size=3),
+       st.lists(st.integers(1, 4), min_size=3, max_size=3), st.integers(0, 10))
+def test_mva_equals_rational_convolution(N, dnum, servers, znum):
+    D = [Fraction(x, 10) for x in dnum]
+    Z = Fraction(znum, 2)
+    ref_X, ref_Q = exact_closed([("q", d, c) for d, c in zip(D, servers)], N, Z)
+    net = qm.Network([qm.Queue(f"s{k}", float(d), servers=c) for k, (d, c) in
+                      enumerate(zip(D, servers))],
+                     [qm.Closed("c", N, visits={f"s{k}": 1 for k in range(len(D))},
+                                think_time=float(Z))])
+    r = qm.mva(net)
+    assert r.X["c"] == pytest.approx(float(ref_X), rel=1e-10)
+    for k in range(len(D)):
+        assert r.Q[f"s{k}"] == pytest.approx(float(ref_Q[k]), rel=1e-9, abs=1e-12)
+
+
+def test_load_dependent_against_rationals():
+    # RAID-like station with rates 1, 1.8, 2.4, 2.8 (then 2.8), a disk and a delay.
+    a = [Fraction(1), Fraction(9, 5), Fraction(12, 5), Fraction(14, 5)]
+    N, D, Dd, Z = 12, Fraction(1, 2), Fraction(1, 5), Fraction(3)
+
+    def f_ld(n):
+        out, prod = [], Fraction(1)
+        for j in range(n + 1):
+            if j > 0:
+                prod *= a[min(j, len(a)) - 1]
+            out.append(D**j / prod)
+        return out
+
+    fz = [Z**j / math.factorial(j) for j in range(N + 1)]
+    fd = [Dd**j for j in range(N + 1)]
+
+    def conv(x, y):
+        return [sum(x[i] * y[n - i] for i in range(n + 1)) for n in range(N + 1)]
+
+    G = conv(conv(fz, fd), f_ld(N))
+    Gm = conv(fz, fd)
+    X = G[N - 1] / G[N]
+    p0 = Gm[N] / G[N]
+    Qld = sum(j * f_ld(N)[j] * Gm[N - j] for j in range(N + 1)) / G[N]
+    net = qm.Network([qm.LoadDependent("raid", 0.5, rate_multipliers=(1, 1.8, 2.4, 2.8)),
+                      qm.Queue("disk", 0.2)],
+                     [qm.Closed("c", N, visits={"raid": 1, "disk": 1}, think_time=3.0)])
+    r = qm.mva(net)
+    assert r.X["c"] == pytest.approx(float(X), rel=1e-12)
+    assert r.Q["raid"] == pytest.approx(float(Qld), rel=1e-10)
+    assert r.U["raid"] == pytest.approx(1 - float(p0), rel=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# properties
+# ---------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(networks())
+def test_operational_laws_hold(net):
+    r = qm.mva(net)
+    N = net.classes[0].population
+    Z = net.classes[0].think_time
+    X = r.X["c"]
+    for k, s in enumerate(net.stations):
+        Xk, Rk, Qk, Uk = r.X[s.name], r.R[s.name], r.Q[s.name], r.U[s.name]
+        # forced flow and Little's law per station
+        assert Xk == pytest.approx(X * net.visits[0, k], rel=1e-12, abs=1e-15)
+        assert Qk == pytest.approx(Xk * Rk, rel=1e-9, abs=1e-12)
+        # utilisation law (per server)
+        c = 1 if s.kind == "delay" else s.servers
+        assert Uk == pytest.approx(Xk * s.service / c, rel=1e-9, abs=1e-15)
+        assert Uk <= 1 + 1e-9 or s.kind == "delay"
+    # sum of queue lengths plus X Z equals N; interactive response time law
+    assert sum(r.Q.stations.values()) + X * Z == pytest.approx(N, rel=1e-9, abs=1e-9)
+    if N > 0:
+        assert r.R["c"] == pytest.approx(N / X - Z, rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(networks(max_n=30))
+def test_curve_monotone_and_consistent(net):
+    r = qm.mva(net, curve=True)
+    cur = r.curve
+    X, R = cur.throughput, cur.response_time
+    assert np.all(np.diff(X) >= -1e-12 * np.maximum(X[1:], 1))
+    assert np.all(np.diff(R[1:]) >= -1e-9 * np.maximum(R[2:], 1))
+    # the last point of the curve is the result
+    assert X[-1] == pytest.approx(r.X["c"], rel=1e-14)
+    # every point equals a solve at that population
+    n = len(X) // 2
+    if n > 0:
+        rn = qm.mva(net.with_population(n))
+        assert X[n] == pytest.approx(rn.X["c"], rel=1e-12)
+        np.testing.assert_allclose(cur.queue_length[n], rn.station_queue_length[0], rtol=1e-10,
+                                   atol=1e-13)
+
+
+@settings(max_examples=40, deadline=None)
+@given(networks(max_n=40, multi=True))
+def test_bounds_bracket_exact_for_all_n(net):
+    if all(s.kind == "delay" for s in net.stations):
+        return
+    cur = qm.mva(net, curve=True).curve
+    ns = np.arange(1, len(cur.population))
+    if len(ns) == 0:
+        return
+    df = qm.bounds(net).sweep(ns)
+    X = cur.throughput[1:]
+    R = cur.response_time[1:]
+    tol = 1e-9
+    for key in ("aba", "bjb"):
+        assert np.all(df[f"X_{key}_lo"].to_numpy() <= X * (1 + tol)), key
+        assert np.all(X <= df[f"X_{key}_hi"].to_numpy() * (1 + tol)), key
+        assert np.all(df[f"R_{key}_lo"].to_numpy() <= R * (1 + tol) + 1e-12), key
+        assert np.all(R <= df[f"R_{key}_hi"].to_numpy() * (1 + tol) + 1e-12), key
+
+
+@settings(max_examples=30, deadline=None)
+@given(networks(max_n=25, multi=False))
+def test_single_server_as_one_server_ld_station(net):
+    # a queue with c = 1 equals a load-dependent station with rate multipliers (1,)
+    # and equals the positive-term convolution route (independent algorithm)
+    alt = qm.Network(
+        [qm.LoadDependent(s.name, s.service, rate_multipliers=(1.0,)) if s.kind == "queue"
+         else s for s in net.stations], net.classes)
+    a, b = qm.mva(net), mva_single(alt, algorithm="convolution")
+    assert b.X["c"] == pytest.approx(a.X["c"], rel=1e-10)
+    for s in net.stations:
+        assert b.Q[s.name] == pytest.approx(a.Q[s.name], rel=1e-8, abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(networks(max_n=20), st.integers(0, 5))
+def test_station_with_c_at_least_N_is_a_delay(net, extra):
+    N = net.classes[0].population
+    k = 0
+    s = net.stations[k]
+    as_queue = qm.Network([qm.Queue(s.name, s.service, servers=N + extra + 1)]
+                          + list(net.stations[1:]), net.classes)
+    as_delay = qm.Network([qm.Delay(s.name, s.service)] + list(net.stations[1:]), net.classes)
+    a = mva_single(as_queue, algorithm="convolution")  # no c >= N shortcut on this path
+    b = qm.mva(as_delay)
+    assert a.X["c"] == pytest.approx(b.X["c"], rel=1e-10)
+    assert a.Q[s.name] == pytest.approx(b.Q[s.name], rel=1e-9, abs=1e-12)
+
+
+def test_population_zero_is_defined():
+    net = qm.Network([qm.Queue("a", 0.1), qm.Queue("b", 0.2, servers=2)],
+                     [qm.Closed("c", 0, visits={"a": 1, "b": 2}, think_time=1)])
+    r = qm.mva(net, curve=True)
+    assert r.X["c"] == 0 and r.Q["a"] == 0 and r.U["b"] == 0
+    assert r.R["c"] == pytest.approx(0.1 + 0.4)  # no-contention response time
+    assert len(r.curve.population) == 1
+
+
+def test_zero_demand_station_and_one_station():
+    net = qm.Network([qm.Queue("a", 0.1), qm.Queue("idle", 0.0)],
+                     [qm.Closed("c", 4, visits={"a": 1, "idle": 1})])
+    r = qm.mva(net)
+    assert r.X["c"] == pytest.approx(10.0) and r.Q["idle"] == 0 and r.U["idle"] == 0
+    one = qm.Network([qm.Queue("a", 0.5)], [qm.Closed("c", 3, visits={"a": 1})])
+    assert qm.mva(one).X["c"] == pytest.approx(2.0)
+
+
+def test_unbounded_throughput_is_an_error():
+    net = qm.Network([qm.Queue("a", 0.0)], [qm.Closed("c", 3, visits={"a": 1})])
+    with pytest.raises(InvalidValueError, match=r"class 'c': all demands and the think time are zero"):
+        qm.mva(net)
+
+
+def test_capacity_and_pools_rejected_by_product_form():
+    net = qm.Network([qm.Queue("a", 0.1, capacity=2), qm.Queue("b", 0.1)],
+                     [qm.Closed("c", 5, visits={"a": 1, "b": 1})])
+    with pytest.raises(UnsupportedModelError,
+                       match=r"station 'a': finite capacity 2 can bind \(population 5\)"):
+        qm.mva(net)
+    ok = qm.Network([qm.Queue("a", 0.1, capacity=5), qm.Queue("b", 0.1)],
+                    [qm.Closed("c", 5, visits={"a": 1, "b": 1})])
+    qm.mva(ok)  # capacity >= N can never bind
+    with pytest.raises(UnsupportedModelError, match=r"algorithm='auto'"):
+        mva_single(qm.Network([qm.Queue("a", 0.1, servers=2)],
+                              [qm.Closed("c", 5, visits={"a": 1})]), algorithm="recursion")
+
+
+def test_symbolic_network_rejected_by_numeric_solver():
+    import sympy as sp
+
+    net = qm.Network([qm.Queue("a", sp.Symbol("s", positive=True))],
+                     [qm.Closed("c", 2, visits={"a": 1})])
+    with pytest.raises(UnsupportedModelError, match=r"network has sympy symbols"):
+        qm.mva(net)
+
+
+# ---------------------------------------------------------------------------
+# open networks
+# ---------------------------------------------------------------------------
+
+
+def test_open_jackson_hand_derived():
+    # lambda = 2/s; cpu S = .1 visited 3 times (D = .3, rho = .6), disk D = .2
+    # (rho = .4).  R = .3/.4 + .2/.6 = 0.75 + 0.33333 (Lazowska et al. 1984, sec. 6.2).
+    net = qm.Network([qm.Queue("cpu", 0.1), qm.Queue("disk", 0.2)],
+                     [qm.Open("web", 2.0, visits={"cpu": 3, "disk": 1})])
+    r = qm.mva(net)
+    assert r.R["web"] == pytest.approx(0.75 + 1 / 3, rel=1e-12)
+    assert r.U["cpu"] == pytest.approx(0.6) and r.Q["disk"] == pytest.approx(0.4 / 0.6)
+    assert r.X["cpu"] == pytest.approx(6.0)
+
+
+def test_open_multiserver_is_mmc():
+    from qmodels.queues import mmc
+
+    net = qm.Network([qm.Queue("pool", 10.0, servers=4)],
+                     [qm.Open("o", 0.35, visits={"pool": 1})])
+    r = open_single(net)
+    m = mmc(0.35, 10.0, 4)
+    assert r.R["pool"] == pytest.approx(m.response_time, rel=1e-10)
+    assert r.Q["pool"] == pytest.approx(m.queue_length, rel=1e-10)
+
+
+def test_open_many_servers_is_finite():
+    from qmodels.queues import mmc
+
+    net = qm.Network([qm.Queue("pool", 1.0, servers=10_000)],
+                     [qm.Open("o", 9_900.0, visits={"pool": 1})])
+    r = open_single(net)
+    assert r.Q["pool"] == pytest.approx(mmc(9_900.0, 1.0, 10_000).queue_length, rel=1e-8)
+
+
+def test_open_unstable_names_station():
+    net = qm.Network([qm.Queue("cpu", 0.1), qm.Queue("disk", 0.6)],
+                     [qm.Open("web", 2.0, visits={"cpu": 1, "disk": 1})])
+    with pytest.raises(UnstableError, match=r"station 'disk' is unstable: rho = lambda \* D = 1.2 >= 1"):
+        qm.mva(net)
+    with pytest.raises(UnstableError, match=r"station 'p' is unstable"):
+        qm.mva(qm.Network([qm.Queue("p", 1.0, servers=2)],
+                          [qm.Open("o", 2.5, visits={"p": 1})]))

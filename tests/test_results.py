@@ -1,0 +1,71 @@
+"""Result objects: one vocabulary, readable, exportable, immutable."""
+
+import numpy as np
+import pytest
+
+import qmodels as qm
+
+
+@pytest.fixture
+def result():
+    net = qm.Network([qm.Delay("users", 1.0), qm.Queue("cpu", 0.02, servers=2),
+                      qm.Queue("disk", 0.05)],
+                     [qm.Closed("tx", 8, visits={"users": 1, "cpu": 3, "disk": 2},
+                                think_time=0.5)], name="demo")
+    return qm.mva(net, curve=True)
+
+
+def test_figures_index_by_station_class_and_pair(result):
+    r = result
+    assert r.X["tx"] == r.throughput["tx"]
+    assert r.X["cpu"] == pytest.approx(3 * r.X["tx"])
+    assert r.X["cpu", "tx"] == r.X["tx", "cpu"] == r.X["cpu"]
+    assert r.Q["tx"] == pytest.approx(sum(r.Q.stations.values()))
+    with pytest.raises(KeyError, match="utilization is per station"):
+        r.U["tx"]
+    with pytest.raises(KeyError, match="unknown station or class 'nope'"):
+        r.R["nope"]
+    assert list(r.U) == ["users", "cpu", "disk"]
+    assert "cpu" in repr(r.U)
+
+
+def test_frames(result):
+    st = result.to_frame()
+    assert list(st.index) == ["users", "cpu", "disk"]
+    assert {"D", "X", "U", "Q", "R", "bottleneck"} <= set(st.columns)
+    assert st.loc["disk", "bottleneck"] == (result.bottleneck == ("disk",))
+    cl = result.to_frame("classes")
+    assert cl.loc["tx", "N"] == 8 and cl.loc["tx", "X"] == pytest.approx(result.X["tx"])
+    pc = result.to_frame("per_class")
+    assert pc.loc[("cpu", "tx"), "U"] == pytest.approx(result.U["cpu"])
+    cf = result.curve.to_frame()
+    assert len(cf) == 9 and "Q[disk]" in cf.columns
+    with pytest.raises(ValueError, match="kind must be"):
+        result.to_frame("bogus")
+
+
+def test_repr_html_and_immutability(result):
+    text = repr(result)
+    assert "exact solution of 'demo'" in text and "bottleneck" in text
+    html = result._repr_html_()
+    assert "<table" in html and "bottleneck" in html
+    with pytest.raises(AttributeError):
+        result.method = "x"
+    with pytest.raises(ValueError):
+        result.station_queue_length[0, 0] = 1.0
+    assert "Curve(class 'tx'" in repr(result.curve)
+
+
+def test_same_names_across_solvers(result):
+    b = qm.bounds(result.network)
+    assert b.throughput_lower <= result.X["tx"] <= b.throughput_upper
+    net = qm.Network([qm.Queue("cpu", 0.1)], [qm.Open("o", 2.0, visits={"cpu": 1})])
+    o = qm.mva(net)
+    assert set(o.to_dict()) == set(result.to_dict())
+    assert np.isfinite(o.R["o"])
+
+
+def test_solve_dispatch(result):
+    r2 = qm.solve(result.network, method="exact")
+    assert r2.X["tx"] == result.X["tx"]
+    assert "exact" in qm.methods() and "bounds" in qm.methods()
