@@ -247,7 +247,7 @@ def main(argv=None) -> int:
             "machine": platform.machine(),
             "platform": platform.platform(),
             "repeat": args.repeat,
-            "environment": {k: v for k, v in env.items() if k != "lines"},
+            "environment": {k: v for k, v in env.items() if k != "lines" and not k.startswith("_")},
             "environment_lines": env["lines"],
             "rows": rows,
             "targets": [{"case": c, "what": w, "target": t, "met": ok} for c, w, t, ok in verdicts],

@@ -1,0 +1,309 @@
+"""The peers: line-solver (PyPI), GNU Octave's queueing package, a plain C
+loop, and a plain numpy loop.
+
+Every peer takes plain arrays — demands ``D`` shaped (classes, stations) or
+(stations,), populations ``N``, think times ``Z`` — and returns its time and
+its answer in our layout: class throughputs ``X`` (classes,) and queue
+lengths ``Q`` (classes, stations).  All stations are fixed-rate queueing
+stations with visit ratio 1 and service time = demand (the benchmark models
+are built that way), so the same numbers mean the same network everywhere.
+
+A peer that is not installed raises :class:`Unavailable` with the reason; the
+runner prints it and goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ._util import build_dir, have_exe, timeit
+
+SLOW_WARMUP = 1.0   # a peer warm-up call slower than this counts as a timed repetition
+
+
+class Unavailable(Exception):
+    """The peer cannot run here (not installed, failed to build)."""
+
+
+def _timeit_peer(fn, repeat, budget):
+    """timeit for interpreted peers: one warm-up call; if it took longer than
+    SLOW_WARMUP seconds it is kept as the first timed repetition (no JIT to
+    warm; a second untimed call of a 10-second solver would only waste time)."""
+    t0 = time.perf_counter()
+    value = fn()
+    first = time.perf_counter() - t0
+    if first > SLOW_WARMUP:
+        if budget is not None and first > budget:
+            return first, first, [first], value
+        med, mn, times, value = timeit(fn, max(0, repeat - 1) or 1, warmup=0,
+                                       budget=None if budget is None else budget - first)
+        times = [first] + times
+        import statistics
+
+        return statistics.median(times), min(times), times, value
+    return timeit(fn, repeat, warmup=0, budget=budget)
+
+
+# ---------------------------------------------------------------------------
+# line-solver (Imperial College's LINE, native Python port on PyPI)
+# ---------------------------------------------------------------------------
+
+class Line:
+    name = "line-solver"
+
+    def __init__(self):
+        try:
+            t0 = time.perf_counter()
+            from line_solver.api.pfqn.mva import pfqn_bs, pfqn_mva
+            from line_solver.api.pfqn.mvald import pfqn_mvams
+            self.import_s = time.perf_counter() - t0
+        except Exception as e:  # noqa: BLE001
+            raise Unavailable(f"line-solver not importable ({type(e).__name__}: {e}); "
+                              "run benchmarks/setup_peers.sh") from None
+        self._mva, self._bs, self._mvams = pfqn_mva, pfqn_bs, pfqn_mvams
+        try:
+            from importlib.metadata import version
+
+            self.version = version("line-solver")
+        except Exception:  # noqa: BLE001
+            self.version = "?"
+
+    def exact(self, D, N, Z, repeat, budget):
+        """pfqn_mva(L (stations x classes), N, Z): exact MVA (single or multi-class)."""
+        D = np.atleast_2d(D)
+        L = np.ascontiguousarray(D.T)
+        N = np.asarray(N, dtype=float)
+        Z = np.asarray(Z, dtype=float)
+        med, mn, times, out = _timeit_peer(lambda: self._mva(L, N, Z), repeat, budget)
+        XN, _CN, QN = out[0], out[1], out[2]
+        return med, mn, len(times), np.asarray(XN).ravel(), np.asarray(QN).T, ""
+
+    def schweitzer(self, D, N, Z, tol, repeat, budget):
+        """pfqn_bs(L, N, Z, tol, maxiter): Bard-Schweitzer (stop: max |1 - Q/Q_old| < tol)."""
+        L = np.ascontiguousarray(np.atleast_2d(D).T)
+        N = np.asarray(N, dtype=float)
+        Z = np.asarray(Z, dtype=float)
+        med, mn, times, out = _timeit_peer(
+            lambda: self._bs(L, N, Z, tol=tol, maxiter=100000), repeat, budget)
+        XN, QN, _UN, _RN, it = out
+        return med, mn, len(times), np.asarray(XN).ravel(), np.asarray(QN).T, f"{it} iterations"
+
+    def multiserver(self, S, servers, N, Z):
+        """pfqn_mvams: exact MVA with multi-server stations (load-dependent recursion)."""
+        XN, QN, *_ = self._mvams(np.zeros(1), np.atleast_2d(S).T, np.array([float(N)]),
+                                 np.array([float(Z)]), None, np.asarray(servers))
+        return float(np.asarray(XN).ravel()[0]), np.asarray(QN).T[0]
+
+
+# ---------------------------------------------------------------------------
+# GNU Octave + queueing package, through octave-cli; timed inside Octave
+# ---------------------------------------------------------------------------
+
+def _fmt_vec(a):
+    return "[" + " ".join(f"{float(x):.17g}" for x in np.ravel(a)) + "]"
+
+
+def _mat(a):
+    a = np.atleast_2d(a)
+    return "[" + ";".join(" ".join(f"{float(x):.17g}" for x in r) for r in a) + "]"
+
+
+class Octave:
+    name = "Octave queueing"
+
+    def __init__(self):
+        exe = have_exe("octave-cli") or have_exe("octave")
+        if not exe:
+            raise Unavailable("octave-cli not found; run benchmarks/setup_peers.sh "
+                              "(Debian packages octave, octave-queueing)")
+        self.exe = exe
+        self.dir = build_dir() / "octave"
+        self.dir.mkdir(exist_ok=True)
+        # start-up + pkg load, measured once (median of 3), excluded from the times
+        ts = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            p = self._run("pkg load queueing; disp(1);", check=False)
+            ts.append(time.perf_counter() - t0)
+            if p.returncode != 0 or "1" not in p.stdout:
+                raise Unavailable("octave runs but `pkg load queueing` fails (install the "
+                                  f"Debian package octave-queueing): {p.stderr.strip()[:200]}")
+        self.startup_s = sorted(ts)[1]
+        v = self._run("disp(OCTAVE_VERSION); p = pkg('list', 'queueing'); disp(p{1}.version);",
+                      check=False).stdout.split()
+        self.version = "/".join(v[:2]) if len(v) >= 2 else "?"
+
+    def _run(self, code, check=True, timeout=3600):
+        path = self.dir / "bench_script.m"
+        path.write_text(code)
+        p = subprocess.run([self.exe, "-q", "--no-gui", "--no-window-system", str(path)],
+                           capture_output=True, text=True, timeout=timeout,
+                           cwd=self.dir, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        if check and ("time" not in p.stdout):
+            raise RuntimeError(f"octave failed: {p.stderr.strip()[-400:]}")
+        return p
+
+    def _timed(self, setup, call, outputs, repeat, budget, warmup=True):
+        """Run `call` in Octave (after `setup`), warm-up then timed with tic/toc;
+        `outputs` prints the answer.  Returns (median, min, reps, stdout)."""
+        code = f"""
+pkg load queueing; warning('off', 'all');
+{setup}
+budget = {float(budget) if budget else 1e9!r};
+spent = 0; times = [];
+if {1 if warmup else 0}
+  t = tic; {call}; w = toc(t);
+  if w > {SLOW_WARMUP}
+    times(end+1) = w; spent = w;
+  end
+end
+while numel(times) < {int(repeat)} && spent <= budget
+  t = tic; {call}; dt = toc(t);
+  times(end+1) = dt; spent = spent + dt;
+end
+printf("time %.9g\\n", times);
+{outputs}
+"""
+        p = self._run(code)
+        times = [float(x) for x in re.findall(r"^time (\S+)$", p.stdout, re.M)]
+        return float(np.median(times)), float(min(times)), len(times), p.stdout
+
+    @staticmethod
+    def _values(stdout, tag):
+        return np.array([float(x) for x in re.findall(rf"^{tag} (\S+)$", stdout, re.M)])
+
+    def exact_single(self, D, N, Z, repeat, budget):
+        """qncsmva(N, S, V, m, Z): exact single-class MVA."""
+        D = np.ravel(D)
+        setup = f"S = {_fmt_vec(D)}; V = ones(size(S)); m = ones(size(S)); N = {int(N)}; Z = {float(Z)!r};"
+        call = "[U, R, Q, X] = qncsmva(N, S, V, m, Z)"
+        out = 'printf("X %.17g\\n", X(1)); printf("Q %.17g\\n", Q);'
+        med, mn, reps, so = self._timed(setup, call, out, repeat, budget)
+        return med, mn, reps, self._values(so, "X"), self._values(so, "Q")[None, :], ""
+
+    def exact_multi(self, D, N, Z, repeat, budget):
+        """qncmmva(N, S, V, m, Z): exact multi-class MVA."""
+        setup = (f"S = {_mat(D)}; V = ones(size(S)); m = ones(1, columns(S)); "
+                 f"N = {_fmt_vec(N)}; Z = {_fmt_vec(Z)};")
+        call = "[U, R, Q, X] = qncmmva(N, S, V, m, Z)"
+        out = 'printf("X %.17g\\n", X(:, 1)); printf("Q %.17g\\n", Q\');'
+        med, mn, reps, so = self._timed(setup, call, out, repeat, budget)
+        C, K = np.shape(D)
+        return med, mn, reps, self._values(so, "X"), self._values(so, "Q").reshape(C, K), ""
+
+    def schweitzer(self, D, N, Z, tol, repeat, budget):
+        """qncmmvabs(N, S, V, m, Z, tol, iter_max): Bard-Schweitzer (qncmmvaap is its
+        deprecated alias).  Stop: norm((Q - Q_old) ./ Q_old, inf) < tol (a max row sum)."""
+        setup = (f"S = {_mat(D)}; V = ones(size(S)); m = ones(1, columns(S)); "
+                 f"N = {_fmt_vec(N)}; Z = {_fmt_vec(Z)};")
+        call = f"[U, R, Q, X] = qncmmvabs(N, S, V, m, Z, {tol!r}, 100000)"
+        out = 'printf("X %.17g\\n", X(:, 1)); printf("Q %.17g\\n", Q\');'
+        med, mn, reps, so = self._timed(setup, call, out, repeat, budget)
+        C, K = np.shape(D)
+        return med, mn, reps, self._values(so, "X"), self._values(so, "Q").reshape(C, K), ""
+
+    def batch_single(self, D, Z, N, repeat, budget, max_configs):
+        """A loop of qncsmva over the first configurations of a batch (inside Octave)."""
+        B = min(len(D), max_configs)
+        path = self.dir / "batch.txt"
+        np.savetxt(path, np.column_stack([D[:B], Z[:B]]), fmt="%.17g")
+        setup = (f"A = load('{path.name}'); Ds = A(:, 1:end-1); Zs = A(:, end); "
+                 f"B = rows(Ds); N = {int(N)}; V = ones(1, columns(Ds)); m = V; Xb = zeros(B, 1);")
+        call = ("for b = 1:B, [U, R, Q, X] = qncsmva(N, Ds(b, :), V, m, Zs(b)); "
+                "Xb(b) = X(1); end")
+        out = 'printf("X %.17g\\n", Xb);'
+        med, mn, reps, so = self._timed(setup, call, out, repeat, budget, warmup=False)
+        return med, mn, reps, self._values(so, "X"), B
+
+    def multiserver(self, S, servers, N, Z):
+        """qncsmva with m(k) > 1 servers (the recursion for the marginal
+        probabilities that cancels catastrophically near saturation)."""
+        code = (f"pkg load queueing; warning('off', 'all'); "
+                f"[U, R, Q, X] = qncsmva({int(N)}, {_fmt_vec(S)}, ones(1, {len(S)}), "
+                f"{_fmt_vec(servers)}, {float(Z)!r}); "
+                'printf("X %.17g\\n", X(1)); printf("Q %.17g\\n", Q); printf("time 0\\n");')
+        so = self._run(code).stdout
+        return float(self._values(so, "X")[0]), self._values(so, "Q")
+
+
+# ---------------------------------------------------------------------------
+# plain C loop, compiled here with the system compiler
+# ---------------------------------------------------------------------------
+
+class CLoop:
+    name = "C loop (cc -O2)"
+
+    def __init__(self):
+        cc = os.environ.get("CC") or have_exe("cc") or have_exe("gcc") or have_exe("clang")
+        if not cc:
+            raise Unavailable("no C compiler (cc) found; apt-get install gcc")
+        src = Path(__file__).resolve().parent / "c" / "mva.c"
+        exe = build_dir() / "mva_c"
+        cmd = [cc, "-O2", "-std=c99", "-o", str(exe), str(src)]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise Unavailable(f"{' '.join(cmd)} failed: {p.stderr.strip()[:300]}")
+        self.exe = exe
+        self.cmd = " ".join(Path(c).name if i == 0 else c for i, c in enumerate(cmd[:3]))
+        v = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout.splitlines()
+        self.version = v[0] if v else "?"
+
+    def _run(self, text):
+        p = subprocess.run([str(self.exe)], input=text, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"C loop failed: {p.stderr.strip()}")
+        times = [float(x) for x in re.findall(r"^time (\S+)$", p.stdout, re.M)]
+        X = np.array([float(x) for x in re.findall(r"^X (\S+)$", p.stdout, re.M)])
+        Q = np.array([float(x) for x in re.findall(r"^Q (\S+)$", p.stdout, re.M)])
+        return times, X, Q
+
+    def exact_single(self, D, N, Z, repeat):
+        D = np.ravel(D)
+        text = f"single {len(D)} {int(N)} {float(Z)!r} {int(repeat)}\n" + " ".join(
+            f"{x:.17g}" for x in D) + "\n"
+        times, X, Q = self._run(text)
+        return float(np.median(times)), min(times), len(times), X, Q[None, :], ""
+
+    def batch_single(self, D, Z, N, repeat):
+        B, K = D.shape
+        text = (f"batch {B} {K} {int(N)} {int(repeat)}\n"
+                + "\n".join(" ".join(f"{x:.17g}" for x in r) for r in D) + "\n"
+                + " ".join(f"{z:.17g}" for z in Z) + "\n")
+        times, X, _ = self._run(text)
+        return float(np.median(times)), min(times), len(times), X
+
+
+# ---------------------------------------------------------------------------
+# plain numpy: the recursion with numpy operations over stations
+# ---------------------------------------------------------------------------
+
+def numpy_mva(D, N, Z):
+    """Exact single-class MVA, numpy over stations, a Python loop over n."""
+    D = np.asarray(D, dtype=float)
+    Q = np.zeros_like(D)
+    X = 0.0
+    for n in range(1, int(N) + 1):
+        R = D * (1.0 + Q)
+        X = n / (Z + R.sum())
+        Q = X * R
+    return X, Q
+
+
+def numpy_mva_batch(D, Z, N):
+    """Exact single-class MVA for a batch (B, K): numpy over the batch and the
+    stations, a Python loop over n."""
+    D = np.asarray(D, dtype=float)
+    Z = np.asarray(Z, dtype=float)
+    Q = np.zeros_like(D)
+    X = np.zeros(len(D))
+    for n in range(1, int(N) + 1):
+        R = D * (1.0 + Q)
+        X = n / (Z + R.sum(axis=1))
+        Q = X[:, None] * R
+    return X, Q
