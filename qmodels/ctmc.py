@@ -20,8 +20,11 @@ Semantics (shared with the simulator, :mod:`qmodels.sim`)
 * **Load-dependent**: with ``n`` present the station completes at
   ``a(n)/S`` split in proportion to the jobs of each type (BCMP, multi-class
   load-dependent PS).
-* **Think time** ``Z`` of a closed class: an infinite-server stage every job
-  passes through just before it enters the class's reference station.
+* **Think time** ``Z`` of a closed class: an infinite-server stage, once per
+  cycle: with ``routing``, just before the job enters the class's reference
+  station; with ``visits``, one more place of the random routing below,
+  with visit ratio 1.  A job that finishes thinking and finds its next
+  station full waits there (blocked), holding nothing but its tokens.
 * **Finite capacity, blocking after service** (Perros, *Queueing Networks
   with Blocking*, 1994, sec. 1.2): a job that completes service and is routed
   to a full station stays where it is, holding its server, until a place
@@ -162,7 +165,7 @@ class _Spec:
                     if not S[r, k] > 0:
                         raise UnsupportedModelError(
                             f"class {c.name!r} at station {s.name!r}: service time "
-                            f"{S[r, k]!r} is zero; ctmc needs positive service times"
+                            f"{float(S[r, k])!r} is zero; ctmc needs positive service times"
                         )
                     self.mu[r, k] = 1.0 / S[r, k]
 
@@ -174,8 +177,8 @@ class _Spec:
         self.tokens = [int(p.tokens) for p in net.pools]
         self.acq = [-1] * K
         self.uses = np.zeros((C, max(P, 1)), dtype=bool)
-        self.relmask = [[0] * K for _ in range(C)]
-        self.acqmask = [[0] * K for _ in range(C)]
+        self.relmask = [[0] * (K + 1) for _ in range(C)]  # place K: the think stage
+        self.acqmask = [[0] * (K + 1) for _ in range(C)]
         for j, p in enumerate(net.pools):
             a, rl = names.index(p.acquire), names.index(p.release)
             if self.acq[a] >= 0:
@@ -221,7 +224,7 @@ class _Spec:
                     f"class {c.name!r}: meets {why}, so the order of visits matters; "
                     "give it explicit routing (routing={station: {station: p}})"
                 )
-            rows = [[] for _ in range(K)]
+            rows = [[] for _ in range(K + 1)]  # row K: from the think stage
             src = []
             if c.routing is not None:
                 first = None
@@ -239,11 +242,24 @@ class _Spec:
                             rows[names.index(a)].append((d, p))
                 ref = names.index(c.reference) if (
                     isinstance(c, Closed) and c.reference is not None) else names.index(first)
+                if self.Z[r] > 0:
+                    # the think stage sits just before the reference station
+                    for k in range(K):
+                        rows[k] = [(self.THINK if d == ref else d, p) for d, p in rows[k]]
+                    rows[self.THINK] = [(ref, 1.0)]
             else:
                 T = float(V[r].sum())
                 if isinstance(c, Closed):
+                    # the think stage is one more place, visited once per cycle
+                    w = [(j, V[r, j]) for j in visited]
+                    if self.Z[r] > 0:
+                        w.append((self.THINK, 1.0))
+                    tw = sum(x for _, x in w)
+                    row = [(j, x / tw) for j, x in w]
                     for k in visited:
-                        rows[k] = [(j, V[r, j] / T) for j in visited]
+                        rows[k] = row
+                    if self.Z[r] > 0:
+                        rows[self.THINK] = row
                     if c.reference is not None and V[r, names.index(c.reference)] > 0:
                         ref = names.index(c.reference)
                     else:
@@ -273,7 +289,7 @@ class _Spec:
             for k in range(K):
                 if self.kind[k] == _LD and V[r, k] > 0:
                     for d, _ in self.route[r][k]:
-                        if d >= 0 and binding[d]:
+                        if 0 <= d < K and binding[d]:
                             raise UnsupportedModelError(
                                 f"station {names[k]!r} is load-dependent and jobs of class "
                                 f"{net.class_names[r]!r} can be blocked there (next station "
@@ -468,7 +484,7 @@ class _Chain:
             w[4] -= 1
             self.after_leave(w, place)
             return
-        if place < s.K and d == s.ref[r] and s.Z[r] > 0:
+        if d == s.THINK:
             r, m = self.leave(w, place, t, _FREE, pos)
             self.add(w, s.THINK, s.type_of(r, m))
             self.after_leave(w, place)
@@ -588,7 +604,7 @@ class _Chain:
             if place == "q":
                 starts.add((m, r, s.acqmask[r][m]))
             elif place == s.THINK:
-                starts.add((s.ref[r], r, s.acqmask[r][s.ref[r]]))
+                starts.add((s.THINK, r, 0))
             else:
                 starts.add((place, r, m))
         for r in range(s.C):
@@ -599,7 +615,8 @@ class _Chain:
         pos = s.positions(starts)
         types_at = [set() for _ in range(s.K)]
         for k, r, m in pos:
-            types_at[k].add((r, m))
+            if k < s.K:
+                types_at[k].add((r, m))
         # maximum jobs that can be present anywhere
         most = sum(s.pop) if not any(s.is_open) else math.inf
         self.ordered = []
@@ -656,7 +673,7 @@ class _Chain:
             self.rates.append(comps)
             for place, t, pos, rate in comps:
                 r = s.types[t][0]
-                dests = [(s.ref[r], 1.0)] if place == s.THINK else s.route[r][place]
+                dests = s.route[r][place]
                 for d, p in dests:
                     w = self.copy(w0)
                     self.complete(w, place, t, pos, d)
