@@ -23,6 +23,9 @@ If ``benchmarks/bench_sim.py`` exists, the runner imports it and expects:
     The ids of its cases, e.g. ``["sim-mm1", "sim-closed4", "sim-tandem-block"]``.
     ``-k WORD`` selects among them as among ours (substring match).
 
+``TITLES : dict[str, str]`` (optional)
+    A one-line title per case id, printed as the table heading and by ``--list``.
+
 ``run(args) -> list[dict]``
     Runs the selected cases and returns rows.  ``args`` is the parsed
     command line (an ``argparse.Namespace``) plus:
@@ -186,8 +189,9 @@ def main(argv=None) -> int:
     if args.list:
         for cid in ours_cases.CASE_IDS:
             print(f"{cid:24s} {ours_cases.TITLES[cid]}")
+        sim_titles = getattr(sim, "TITLES", {}) if sim else {}
         for cid in (getattr(sim, "CASES", []) if sim else []):
-            print(f"{cid:24s} (simulator benchmark, benchmarks/bench_sim.py)")
+            print(f"{cid:24s} {sim_titles.get(cid, '(simulator benchmark, benchmarks/bench_sim.py)')}")
         return 0
 
     mine = _selected(ours_cases.CASE_IDS, args.case)
@@ -201,7 +205,7 @@ def main(argv=None) -> int:
     print("times are medians of repeated solves (model already built; our solvers warmed up); "
           "peer/ours = how many times faster ours is", file=out)
     started = time.time()
-    env = ours_cases.environment(args)
+    env = ours_cases.environment(args, peers_needed=bool(mine))
     for line in env["lines"]:
         print("  " + line, file=out)
 
@@ -222,6 +226,8 @@ def main(argv=None) -> int:
 
     verdicts = []
     titles = dict(ours_cases.TITLES)
+    if sim is not None:
+        titles.update(getattr(sim, "TITLES", {}) or {})
     seen = []
     for r in rows:
         if r["case"] not in seen:

@@ -228,8 +228,10 @@ def first_call_times(cid):
 # environment: which peers are here
 # ---------------------------------------------------------------------------
 
-def environment(args):
-    want = args.peers
+def environment(args, peers_needed=True):
+    """Versions, and the peers that can run here (none when ``peers_needed``
+    is false, e.g. only simulator cases were selected)."""
+    want = args.peers if peers_needed else set()
     env = {"lines": [], "_peers": {}, "unavailable": {}, "versions": {}}
     import numba
     import qmodels
@@ -239,7 +241,7 @@ def environment(args):
     env["versions"]["numba"] = numba.__version__
     for key, cls in (("line", P.Line), ("octave", P.Octave), ("c", P.CLoop)):
         if want is not None and key not in want:
-            env["unavailable"][key] = "not selected (--peers)"
+            env["unavailable"][key] = "not selected" if peers_needed else "not needed"
             continue
         try:
             peer = cls()
