@@ -36,6 +36,8 @@ TITLES = {
     "batch-B10000-K20-N200": "batched exact single-class MVA, 10,000 configurations, K=20, N=200",
     "multiserver-c8-N90": "one 8-server station (S=4) with think time Z=10, N=90: "
                           "Octave's multi-server recursion vs ours",
+    "convolution-N1000": "normalising constant at N=1000, 5 queues S=(1..5) s: "
+                         "Octave's qncsconv vs ours (overflow check)",
 }
 CASE_IDS = list(TITLES)
 
@@ -288,8 +290,8 @@ def _peer_row(cid, name, role, fn, ours_answer, target=None, note=""):
 
 
 def run_case(cid, args, env):
-    if cid.startswith("multiserver"):
-        return []           # printed by extras()
+    if cid.startswith(("multiserver", "convolution")):
+        return []           # answers, not times: printed by extras()
     if cid.startswith("batch"):
         return _run_batch(cid, args, env)
     D, N, Z = model(cid)
@@ -450,7 +452,57 @@ def extras(args, env, selected):
     blocks = []
     if "multiserver-c8-N90" in selected:
         blocks.append(_pathology(env))
+    if "convolution-N1000" in selected:
+        blocks.append(_convolution_overflow(env))
     return blocks
+
+
+def _convolution_overflow(env):
+    """G(N) ~ 5^N overflows a double at N = 1000 unless it is scaled or kept in logs."""
+    import qmodels as qm
+
+    S = [1.0, 2.0, 3.0, 4.0, 5.0]
+    N = 1000
+    names = [f"q{k}" for k in range(len(S))]
+    net = qm.Network([qm.Queue(n, s) for n, s in zip(names, S)],
+                     [qm.Closed("c", N, visits={n: 1 for n in names})])
+    lines = [f"== convolution-N1000: {TITLES['convolution-N1000']}",
+             "  G(1000) is about 5^1000 = 1e699, beyond the largest double (1.8e308)"]
+    lines.append(f"  {'implementation':34s} {'X':>12s} {'Q slowest':>12s}  verdict")
+    ref = None
+    try:
+        r = qm.mva(net)
+        ref = (float(r.X["c"]), float(r.Q["q4"]))
+        lines.append(f"  {'qmodels mva (exact MVA, reference)':34s} {ref[0]:12.6g} {ref[1]:12.6g}")
+    except Exception as e:  # noqa: BLE001
+        lines.append(f"  {'qmodels mva':34s} failed: {e}")
+
+    def verdict(X, Q):
+        if not (np.isfinite(X) and np.isfinite(Q)):
+            return "WRONG (not finite)"
+        if ref is None:
+            return ""
+        rel = max_rel_diff([ref], [(X, Q)])
+        return f"max rel diff from MVA {rel:.2g}"
+
+    try:
+        conv = _attr("qmodels.convolution", "convolution")
+        r = conv(net)
+        X, Q = float(r.X["c"]), float(r.Q["q4"])
+        lines.append(f"  {'qmodels convolution':34s} {X:12.6g} {Q:12.6g}  {verdict(X, Q)}")
+    except Missing as e:
+        lines.append(f"  {'qmodels convolution':34s} skipped: {e}")
+    except Exception as e:  # noqa: BLE001
+        lines.append(f"  {'qmodels convolution':34s} failed: {type(e).__name__}: {e}")
+    if "octave" in env["_peers"]:
+        try:
+            X, Q = env["_peers"]["octave"].convolution(S, N)
+            lines.append(f"  {'Octave qncsconv':34s} {X:12.6g} {Q[-1]:12.6g}  {verdict(X, Q[-1])}")
+        except Exception as e:  # noqa: BLE001
+            lines.append(f"  {'Octave qncsconv':34s} failed: {e}")
+    else:
+        lines.append(f"  {'Octave qncsconv':34s} unavailable")
+    return "\n".join(lines)
 
 
 def _pathology(env):

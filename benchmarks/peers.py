@@ -232,6 +232,15 @@ printf("time %.9g\\n", times);
         return float(self._values(so, "X")[0]), self._values(so, "Q")
 
 
+    def convolution(self, S, N):
+        """qncsconv(N, S, V): Buzen's convolution (single class, fixed-rate)."""
+        code = (f"pkg load queueing; warning('off', 'all'); "
+                f"[U, R, Q, X] = qncsconv({int(N)}, {_fmt_vec(S)}, ones(1, {len(S)})); "
+                'printf("X %.17g\\n", X(1)); printf("Q %.17g\\n", Q); printf("time 0\\n");')
+        so = self._run(code).stdout
+        return float(self._values(so, "X")[0]), self._values(so, "Q")
+
+
 # ---------------------------------------------------------------------------
 # plain C loop, compiled here with the system compiler
 # ---------------------------------------------------------------------------
