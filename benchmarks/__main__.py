@@ -173,6 +173,10 @@ def _print_case(title, rows, out):
 def main(argv=None) -> int:
     args = _parse(sys.argv[1:] if argv is None else argv)
     out = sys.stdout
+    try:
+        out.reconfigure(line_buffering=True)   # progress visible through a pipe
+    except AttributeError:
+        pass
     from . import cases as ours_cases
 
     sim = None
@@ -209,32 +213,38 @@ def main(argv=None) -> int:
     for line in env["lines"]:
         print("  " + line, file=out)
 
-    rows = []
-    for cid in mine:
-        try:
-            rows.extend(ours_cases.run_case(cid, args, env))
-        except Exception:  # noqa: BLE001 - report and go on
-            rows.append(_util.skipped(cid, "qmodels", "ours", "error: " + traceback.format_exc(limit=3)))
-    if sim is not None and args.sim_cases:
-        try:
-            rows.extend(sim.run(args))
-        except Exception:  # noqa: BLE001
-            rows.append(_util.skipped("sim", "qmodels", "ours",
-                                      "bench_sim.run failed: " + traceback.format_exc(limit=3)))
-    elif sim_error:
-        print(f"\n{sim_error}", file=out)
-
-    verdicts = []
     titles = dict(ours_cases.TITLES)
     if sim is not None:
         titles.update(getattr(sim, "TITLES", {}) or {})
-    seen = []
-    for r in rows:
-        if r["case"] not in seen:
-            seen.append(r["case"])
-    for cid in seen:
-        case_rows = [r for r in rows if r["case"] == cid]
-        verdicts += _print_case(f"{cid}: {titles.get(cid, '')}".rstrip(": "), case_rows, out)
+    rows, verdicts = [], []
+
+    def show(new_rows):
+        # print each case's table as soon as it is measured
+        seen = []
+        for r in new_rows:
+            if r["case"] not in seen:
+                seen.append(r["case"])
+        found = []
+        for cid in seen:
+            case_rows = [r for r in new_rows if r["case"] == cid]
+            found += _print_case(f"{cid}: {titles.get(cid, '')}".rstrip(": "), case_rows, out)
+        rows.extend(new_rows)
+        verdicts.extend(found)
+
+    for cid in mine:
+        try:
+            show(ours_cases.run_case(cid, args, env))
+        except Exception:  # noqa: BLE001 - report and go on
+            show([_util.skipped(cid, "qmodels", "ours", "error: " + traceback.format_exc(limit=3))])
+    if sim is not None and args.sim_cases:
+        try:
+            sim_rows = sim.run(args)
+        except Exception:  # noqa: BLE001
+            sim_rows = [_util.skipped("sim", "qmodels", "ours",
+                                      "bench_sim.run failed: " + traceback.format_exc(limit=3))]
+        show(sim_rows)
+    elif sim_error:
+        print(f"\n{sim_error}", file=out)
 
     extra = ours_cases.extras(args, env, mine)
     for block in extra:
