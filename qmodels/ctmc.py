@@ -892,8 +892,6 @@ def _figures(net, spec, chain, states, pi, resid) -> Result:
     marg = [dict() for _ in range(K)]
     for i, st in enumerate(states):
         p = pi[i]
-        if p == 0.0:
-            continue
         places = st[0]
         for k in range(K):
             pk = places[k]
