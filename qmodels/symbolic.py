@@ -1,0 +1,915 @@
+"""Symbolic solvers: the same :class:`~qmodels.model.Network`, with sympy
+symbols as service times, visit ratios, think times, server rates or
+populations, solved as exact formulas.
+
+What is here
+------------
+:func:`mva_symbolic`
+    Exact single-class MVA as rational functions of the parameters, for a
+    small integer population N (X(n), R(n), Q_k(n), U_k(n), n = 1..N).
+:func:`symbolic_bounds`
+    Asymptotic and balanced job bounds and the saturation population N* as
+    formulas (the population may itself be a symbol).
+:class:`SymbolicResult`, :class:`SymbolicBounds`
+    Frozen results with the usual names (``X``, ``R``, ``Q``, ``U``), LaTeX
+    output for notebooks (``_repr_latex_``, :meth:`SymbolicResult.latex`),
+    ``lambdify`` back to fast numpy functions, and ``evaluate`` at a point,
+    which gives the numbers the numeric solvers give.
+:func:`substitute`, :func:`free_symbols`, :func:`symbols`
+    Helpers: put numbers into a symbolic network, list its parameters,
+    make positive symbols.
+
+Bottleneck shifts (where the bottleneck moves as a parameter varies) are in
+:mod:`qmodels.bottleneck`.
+
+Exactness: the model layer stores plain numbers as floats (``1`` becomes
+``1.0``); the symbolic solvers turn every float back into the rational it
+was written as (``0.27`` -> ``27/100``, :func:`sympy.nsimplify` with
+``rational=True``), so that results are exact rational expressions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import sympy as sp
+
+from .errors import InvalidValueError, UnknownNameError, UnsupportedModelError
+from .model import Closed, Delay, FrozenMap, LoadDependent, Network, Power, Queue
+from .results import Curve, Result
+
+__all__ = [
+    "symbols",
+    "exact",
+    "free_symbols",
+    "substitute",
+    "mva_symbolic",
+    "symbolic_bounds",
+    "SymbolicResult",
+    "SymbolicBounds",
+    "METRICS",
+]
+
+#: Metric names accepted by ``expr``/``latex``/``lambdify``, alias -> name.
+METRICS = {
+    "X": "throughput", "throughput": "throughput",
+    "R": "response_time", "response_time": "response_time",
+    "Q": "queue_length", "queue_length": "queue_length",
+    "U": "utilization", "utilization": "utilization",
+}
+_SYMBOL = {"throughput": "X", "response_time": "R", "queue_length": "Q", "utilization": "U"}
+
+#: Largest population :func:`mva_symbolic` accepts unless told otherwise:
+#: the size of the rational functions grows quickly with N.
+DEFAULT_MAX_POPULATION = 8
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def symbols(names: str, **assumptions):
+    """Sympy symbols, positive unless told otherwise.
+
+    ``symbols("S_cpu S_disk Z")`` is ``sympy.symbols("S_cpu S_disk Z",
+    positive=True)``: the model layer accepts positive symbols as times
+    (it raises only when a condition is provably false).
+
+    >>> S, Z = symbols("S Z")
+    >>> S.is_positive
+    True
+    """
+    assumptions.setdefault("positive", True)
+    return sp.symbols(names, **assumptions)
+
+
+def exact(value):
+    """``value`` as an exact sympy expression: floats become the rational
+    they print as (``0.1`` -> ``1/10``), infinities ``oo``.
+
+    >>> exact(0.27)
+    27/100
+    """
+    if isinstance(value, bool) or value is None:
+        raise InvalidValueError(f"not a number: {value!r}")
+    e = sp.sympify(value)
+    if e.has(sp.Float):
+        e = sp.nsimplify(e, rational=True)
+    return e
+
+
+def _is_sym(x) -> bool:
+    return isinstance(x, sp.Basic) and bool(x.free_symbols)
+
+
+def _station_values(s):
+    vals = [s.service, getattr(s, "servers", 1)]
+    vals += list(getattr(s, "rate_multipliers", ()))
+    if s.power is not None:
+        vals += [s.power.busy, s.power.idle, s.power.read, s.power.write]
+    return vals
+
+
+def _class_values(c):
+    vals = [getattr(c, a, 0) for a in ("population", "think_time", "arrival_rate")]
+    for attr in ("visits", "demands", "service"):
+        m = getattr(c, attr)
+        if m is not None:
+            vals += list(m.values())
+    if c.routing is not None:
+        vals += [p for row in c.routing.values() for p in row.values()]
+    return vals
+
+
+def free_symbols(net: Network) -> tuple:
+    """Every sympy symbol in ``net`` (stations, classes, power), sorted by
+    name.
+
+    >>> import qmodels as qm
+    >>> S, Z = symbols("S Z")
+    >>> net = qm.Network([qm.Queue("cpu", S)],
+    ...                  [qm.Closed("tx", 2, think_time=Z, visits={"cpu": 1})])
+    >>> free_symbols(net)
+    (S, Z)
+    """
+    if not isinstance(net, Network):
+        raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
+    out: set = set()
+    vals = [v for s in net.stations for v in _station_values(s)]
+    vals += [v for c in net.classes for v in _class_values(c)]
+    for v in vals:
+        if isinstance(v, sp.Basic):
+            out |= v.free_symbols
+    return tuple(sorted(out, key=lambda s: s.name))
+
+
+def _resolve(values: Mapping, known) -> dict:
+    """Map symbol-or-name keys to the symbols in ``known``."""
+    if not isinstance(values, Mapping):
+        raise InvalidValueError(
+            f"values must be a mapping symbol -> value, got {type(values).__name__}"
+        )
+    by_name = {s.name: s for s in known}
+    out = {}
+    for k, v in values.items():
+        if isinstance(k, str):
+            if k not in by_name:
+                raise UnknownNameError(
+                    f"values name unknown symbol {k!r}; parameters are "
+                    f"{', '.join(sorted(by_name)) or 'none'}"
+                )
+            k = by_name[k]
+        elif not isinstance(k, sp.Symbol):
+            raise InvalidValueError(f"values keys must be sympy symbols or names, got {k!r}")
+        if isinstance(v, bool) or not (isinstance(v, (numbers.Number, sp.Basic))):
+            raise InvalidValueError(f"value of {k} must be a number or expression, got {v!r}")
+        out[k] = v
+    return out
+
+
+def _sub_value(v, values):
+    """Substitute into one model value; fully numeric results become
+    Python numbers (int when integral and exact)."""
+    if isinstance(v, sp.Basic):
+        e = v.subs(values)
+        if e.free_symbols:
+            return e
+        if e.is_Integer:
+            return int(e)
+        try:
+            return float(e)
+        except TypeError:
+            raise InvalidValueError(f"{v} evaluates to {e}, which is not a real number") from None
+    if isinstance(v, Power):
+        return Power(**{f.name: _sub_value(getattr(v, f.name), values)
+                        for f in dataclasses.fields(v)})
+    if isinstance(v, Mapping):
+        return {k: _sub_value(x, values) for k, x in v.items()}
+    if isinstance(v, tuple):
+        return tuple(_sub_value(x, values) for x in v)
+    return v
+
+
+def _replace(obj, values):
+    changes = {}
+    for f in dataclasses.fields(obj):
+        if not f.init:
+            continue
+        v = getattr(obj, f.name)
+        nv = _sub_value(v, values)
+        if nv is not v:
+            changes[f.name] = nv
+    return dataclasses.replace(obj, **changes) if changes else obj
+
+
+def substitute(net: Network, values: Mapping) -> Network:
+    """A copy of ``net`` with ``values`` ({symbol or name: value}) put in.
+
+    Values are validated again by the model constructors (a negative
+    service time raises :class:`~qmodels.errors.InvalidValueError`).
+    Symbols left out stay symbols.
+
+    >>> import qmodels as qm
+    >>> S = symbols("S")
+    >>> net = qm.Network([qm.Queue("cpu", S)], [qm.Closed("tx", 2, visits={"cpu": 1})])
+    >>> substitute(net, {"S": 0.5}).demands.tolist()
+    [[0.5]]
+    """
+    vals = _resolve(values, free_symbols(net))
+    stations = tuple(_replace(s, vals) for s in net.stations)
+    classes = tuple(_replace(c, vals) for c in net.classes)
+    return Network(stations, classes, name=net.name, pools=net.pools)
+
+
+def _metric(name: str) -> str:
+    if name not in METRICS:
+        raise InvalidValueError(
+            f"metric must be one of {', '.join(sorted(METRICS))}, got {name!r}"
+        )
+    return METRICS[name]
+
+
+def _latex_name(name: str) -> str:
+    return r"\mathrm{" + name.replace("_", r"\_") + "}"
+
+
+def _lambdify(args, expr) -> Callable:
+    """A numpy function of ``args``; constants broadcast to the arguments'
+    shape."""
+    f = sp.lambdify(args, expr, modules="numpy")
+
+    def func(*xs):
+        if len(xs) != len(args):
+            raise InvalidValueError(
+                f"expected {len(args)} argument(s) ({', '.join(map(str, args))}), got {len(xs)}"
+            )
+        out = f(*xs)
+        shape = np.broadcast_shapes(*[np.shape(x) for x in xs]) if xs else ()
+        return np.broadcast_to(np.asarray(out, dtype=float), shape).copy() if shape else float(out)
+
+    func.__doc__ = f"{expr} as a function of ({', '.join(map(str, args))})"
+    func.args = tuple(args)  # type: ignore[attr-defined]
+    func.expr = expr  # type: ignore[attr-defined]
+    return func
+
+
+def _simplify(e, how):
+    if how is None or how is False:
+        return e
+    if how == "cancel" or how is True:
+        return sp.cancel(e)
+    if how == "factor":
+        return sp.factor(sp.cancel(e))
+    if how == "simplify":
+        return sp.simplify(e)
+    raise InvalidValueError(
+        f"simplify must be None, 'cancel', 'factor' or 'simplify', got {how!r}"
+    )
+
+
+# ---------------------------------------------------------------------------
+# exact MVA
+# ---------------------------------------------------------------------------
+
+_ARRAYS = (
+    "class_throughput",
+    "class_response_time",
+    "station_throughput",
+    "station_queue_length",
+    "station_response_time",
+    "station_utilization",
+)
+
+
+@dataclass(frozen=True)
+class SymbolicResult(Result):
+    """An exact, symbolic solution: a :class:`~qmodels.results.Result` whose
+    entries are sympy expressions (also for a network of plain numbers,
+    whose answers are then exact rationals).
+
+    Everything a :class:`Result` offers works (``X``, ``R``, ``Q``, ``U``
+    by station, class or pair; ``to_frame``; ``table``), plus:
+
+    - :meth:`expr` the expression of one figure;
+    - :meth:`latex` / ``_repr_latex_`` LaTeX for notebooks, and
+      :meth:`latex_lines` one equation per figure (each renders in
+      matplotlib mathtext);
+    - :meth:`lambdify` a fast numpy function of the parameters;
+    - :meth:`evaluate` the numeric :class:`Result` at a point, and
+      :meth:`subs` a partial substitution.
+
+    ``parameters`` lists the free symbols, sorted by name: the default
+    argument order of :meth:`lambdify`.
+    """
+
+    parameters: tuple = ()
+
+    def __post_init__(self):
+        for name in _ARRAYS:
+            raw = np.asarray(getattr(self, name), dtype=object)
+            arr = np.empty(raw.shape, dtype=object)
+            for idx in np.ndindex(raw.shape):
+                arr[idx] = sp.sympify(raw[idx])
+            arr.flags.writeable = False
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "notes", tuple(self.notes))
+        if not isinstance(self.info, FrozenMap):
+            object.__setattr__(self, "info", FrozenMap(self.info))
+        if not self.parameters:
+            syms: set = set()
+            for name in _ARRAYS:
+                for e in getattr(self, name).ravel():
+                    syms |= e.free_symbols
+            object.__setattr__(self, "parameters", tuple(sorted(syms, key=lambda s: s.name)))
+
+    def _station_totals(self):
+        cached = self.__dict__.get("_totals")
+        if cached is None:
+            cached = self._compute_totals()
+            object.__setattr__(self, "_totals", cached)
+        return cached
+
+    def _compute_totals(self):
+        if len(self.network.classes) == 1:
+            return (self.station_throughput[0], self.station_queue_length[0],
+                    self.station_utilization[0], self.station_response_time[0])
+        X = self.station_throughput.sum(axis=0)
+        Q = self.station_queue_length.sum(axis=0)
+        U = self.station_utilization.sum(axis=0)
+        R = []
+        for k in range(len(self.network.stations)):
+            x = X[k]
+            if x == 0:
+                w = self.network.visits[:, k]
+                R.append(self.station_response_time[int(np.argmax(w != 0)), k])
+            else:
+                R.append(sp.cancel(Q[k] / x))
+        to = np.empty(len(R), dtype=object)
+        to[:] = R
+        return X, Q, U, to
+
+    # -- one figure ---------------------------------------------------------
+    def _default_key(self, metric: str):
+        cn = self.network.class_names
+        if metric == "utilization":
+            raise InvalidValueError("utilization is per station: name the station")
+        if len(cn) != 1:
+            raise InvalidValueError(f"{metric}: name the class or station ({', '.join(cn)})")
+        return cn[0]
+
+    def expr(self, metric: str, key=None):
+        """The sympy expression of ``metric`` (``"X"``, ``"R"``, ``"Q"``,
+        ``"U"`` or the long names) for ``key`` (station, class or (station,
+        class); default: the only class)."""
+        m = _metric(metric)
+        if key is None:
+            key = self._default_key(m)
+        try:
+            return sp.sympify(getattr(self, m)[key])
+        except KeyError as e:
+            raise UnknownNameError(str(e.args[0])) from None
+
+    def latex(self, metric: str | None = None, key=None) -> str:
+        """LaTeX of one figure (``r.latex("X", "tx")`` gives
+        ``X_{\\mathrm{tx}} = ...``) or, with no arguments, every class X and
+        R and every station Q and U in an ``aligned`` block."""
+        if metric is not None:
+            m = _metric(metric)
+            if key is None:
+                key = self._default_key(m)
+            return self._line(m, key)
+        return r"\begin{aligned}" + r" \\ ".join(
+            line.replace(" = ", " &= ", 1) for line in self.latex_lines()
+        ) + r"\end{aligned}"
+
+    def _line(self, m, key) -> str:
+        if isinstance(key, tuple):
+            sub = ",".join(_latex_name(k) for k in key)
+        else:
+            sub = _latex_name(key)
+        arg = ""
+        c = self.network.classes[0]
+        if isinstance(c, Closed) and len(self.network.classes) == 1:
+            arg = f"({sp.latex(c.population)})"
+        return f"{_SYMBOL[m]}_{{{sub}}}{arg} = {sp.latex(self.expr(m, key))}"
+
+    def latex_lines(self) -> list:
+        """One LaTeX equation per figure: class X and R, station Q and U."""
+        lines = []
+        for c in self.network.class_names:
+            lines += [self._line("throughput", c), self._line("response_time", c)]
+        for s in self.network.station_names:
+            lines += [self._line("queue_length", s), self._line("utilization", s)]
+        return lines
+
+    def _repr_latex_(self):
+        return "$$" + self.latex() + "$$"
+
+    # -- numbers back ---------------------------------------------------------
+    def lambdify(self, metric: str, key=None, args=None) -> Callable:
+        """A numpy function computing ``metric`` for ``key`` from the
+        parameters ``args`` (default :attr:`parameters`, sorted by name).
+
+        >>> import qmodels as qm
+        >>> S, Z = symbols("S Z")
+        >>> net = qm.Network([qm.Queue("cpu", S)],
+        ...                  [qm.Closed("tx", 1, think_time=Z, visits={"cpu": 1})])
+        >>> f = mva_symbolic(net).lambdify("X", "tx")
+        >>> f.args
+        (S, Z)
+        >>> float(f(1.0, 3.0))
+        0.25
+        """
+        e = self.expr(metric, key)
+        if args is None:
+            args = self.parameters
+        else:
+            args = tuple(_resolve({a: 0 for a in args}, self.parameters))
+        missing = e.free_symbols - set(args)
+        if missing:
+            raise InvalidValueError(
+                f"lambdify: {metric} depends on {', '.join(sorted(map(str, missing)))}, "
+                "which are not among args"
+            )
+        cache = self.__dict__.setdefault("_lambdified", {})
+        ck = (METRICS[metric], key, tuple(args))
+        if ck not in cache:
+            cache[ck] = _lambdify(tuple(args), e)
+        return cache[ck]
+
+    def subs(self, values: Mapping) -> "SymbolicResult":
+        """The same result with ``values`` substituted (exactly): still a
+        :class:`SymbolicResult`."""
+        vals = _resolve(values, self.parameters)
+        exact_vals = {k: exact(v) for k, v in vals.items()}
+        net = substitute(self.network, vals)
+        arrays = {
+            n: np.vectorize(lambda e: sp.cancel(e.subs(exact_vals)), otypes=[object])(
+                getattr(self, n))
+            for n in _ARRAYS
+        }
+        return SymbolicResult(
+            method=self.method, network=net, notes=self.notes, curve=None, info=self.info,
+            **arrays,
+        )
+
+    def evaluate(self, values: Mapping) -> Result:
+        """The numeric :class:`~qmodels.results.Result` at ``values`` (every
+        parameter needs a value): what :func:`qmodels.mva.mva` returns for
+        the same numbers."""
+        vals = _resolve(values, self.parameters)
+        missing = set(self.parameters) - set(vals)
+        if missing:
+            raise InvalidValueError(
+                f"evaluate: no value for {', '.join(sorted(map(str, missing)))}"
+            )
+        net = substitute(self.network, vals)
+        cache = self.__dict__.setdefault("_lambdified", {})
+        if "_all" not in cache:
+            flat = [e for n in _ARRAYS for e in getattr(self, n).ravel()]
+            cache["_all"] = sp.lambdify(self.parameters, flat, modules="math")
+        flat = iter(cache["_all"](*[float(vals[p]) for p in self.parameters]))
+        arrays = {}
+        for n in _ARRAYS:
+            shape = getattr(self, n).shape
+            arrays[n] = np.array([float(next(flat)) for _ in range(int(np.prod(shape)))],
+                                 dtype=float).reshape(shape)
+        return Result(method=self.method, network=net, notes=self.notes,
+                      info=self.info, **arrays)
+
+
+def _rate_multipliers(s, N: int):
+    """a(j), j = 1..N, as exact sympy values, or None for a fixed-rate
+    single server; 'delay' for an infinite server."""
+    if isinstance(s, Delay):
+        return "delay"
+    if isinstance(s, Queue):
+        c = s.servers
+        if _is_sym(c):
+            raise UnsupportedModelError(
+                f"station {s.name!r}: servers = {c} is a symbol; symbolic MVA needs an "
+                "integer server count (bounds and bottleneck regions accept a symbol)"
+            )
+        if c == 1:
+            return None
+        return [sp.Integer(min(j, c)) for j in range(1, N + 1)]
+    if isinstance(s, LoadDependent):
+        rm = [exact(a) for a in s.rate_multipliers]
+        if all(a == 1 for a in rm):
+            return None
+        return [rm[min(j, len(rm)) - 1] for j in range(1, N + 1)]
+    raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
+
+
+def mva_symbolic(
+    net: Network,
+    *,
+    simplify: str | None = "cancel",
+    curve: bool = False,
+    max_population: int = DEFAULT_MAX_POPULATION,
+) -> SymbolicResult:
+    """Exact single-class MVA with sympy: X, R, Q_k, U_k as rational
+    functions of the network's symbols (method ``"exact-symbolic"``).
+
+    Parameters
+    ----------
+    net : Network
+        One closed class with an integer population N (0 <= N <=
+        ``max_population``); service times, visit ratios, think time and
+        rate multipliers may be symbols.  Stations: delay, single- or
+        multi-server queues (integer servers), load-dependent.
+    simplify : {"cancel", "factor", "simplify", None}
+        Form of the answers.  The recursion runs in the field of rational
+        functions of the parameters, so every figure is one fraction p/q in
+        lowest terms (``"cancel"``, the default, and ``None``); ``"factor"``
+        factors numerator and denominator; ``"simplify"`` applies
+        :func:`sympy.simplify` (slow).
+    curve : bool
+        Also return X(n), R(n), Q_k(n), U_k(n) for n = 0..N in
+        ``result.curve`` (object arrays).
+    max_population : int
+        Guard against expression blow-up (default 8).
+
+    Returns
+    -------
+    SymbolicResult
+
+    Raises
+    ------
+    UnsupportedModelError
+        Several or open classes, a symbolic population, a symbolic server
+        count, a finite capacity that can bind, token pools, N above
+        ``max_population``.
+    InvalidValueError
+        Every demand and the think time zero (throughput unbounded).
+
+    Notes
+    -----
+    Fixed-rate stations follow the exact MVA recursion (Reiser &
+    Lavenberg 1980; Lazowska et al. 1984, sec. 6.3.2, Algorithm 6.1)::
+
+        R_k(n) = D_k (1 + Q_k(n-1))        (queue)
+        R_k(n) = D_k                        (delay)
+        X(n)   = n / (Z + sum_k R_k(n))
+        Q_k(n) = X(n) R_k(n)
+
+    A station whose rate with j jobs is a_k(j)/S_k (c servers: a(j) =
+    min(j, c)) uses the marginal queue-length probabilities (Reiser &
+    Lavenberg 1980; Lazowska et al. 1984, ch. 20, load-dependent service
+    centres; Bolch et al. 2006, sec. 8.2)::
+
+        R_k(n)   = sum_{j=1..n} j D_k / a_k(j) P_k(j-1 | n-1)
+        P_k(j|n) = D_k / a_k(j) X(n) P_k(j-1 | n-1),   j = 1..n
+        P_k(0|n) = 1 - sum_{j>=1} P_k(j | n)
+
+    whose subtraction is numerically unstable in floating point but exact
+    here.  U_k = X D_k / c_k for queues (per server), X D_k for delays and
+    1 - P_k(0 | N) for load-dependent stations, as in :func:`qmodels.mva.mva`.
+
+    References
+    ----------
+    M. Reiser and S. S. Lavenberg, "Mean-value analysis of closed
+    multichain queuing networks", J. ACM 27(2), 313-322, 1980.
+    E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative
+    System Performance*, Prentice-Hall 1984, sec. 6.3 and ch. 20.
+    G. Bolch, S. Greiner, H. de Meer, K. S. Trivedi, *Queueing Networks and
+    Markov Chains*, 2nd ed., Wiley 2006, sec. 8.2.
+
+    Examples
+    --------
+    >>> import qmodels as qm
+    >>> D1, D2, Z = symbols("D1 D2 Z")
+    >>> net = qm.Network([qm.Queue("a", D1), qm.Queue("b", D2)],
+    ...                  [qm.Closed("tx", 1, think_time=Z, visits={"a": 1, "b": 1})])
+    >>> mva_symbolic(net).X["tx"]
+    1/(D1 + D2 + Z)
+    """
+    if not isinstance(net, Network):
+        raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
+    if len(net.classes) != 1 or not isinstance(net.classes[0], Closed):
+        raise UnsupportedModelError(
+            "mva_symbolic needs exactly one closed class "
+            f"(got {', '.join(f'{c.name}:{c.kind}' for c in net.classes)})"
+        )
+    cls = net.classes[0]
+    if _is_sym(cls.population):
+        raise UnsupportedModelError(
+            f"class {cls.name!r}: population {cls.population} is a symbol; exact MVA "
+            "recurses over n = 1..N and needs an integer (symbolic_bounds accepts a symbol)"
+        )
+    N = int(cls.population)
+    if isinstance(max_population, bool) or not isinstance(max_population, numbers.Integral):
+        raise InvalidValueError(f"max_population must be an integer, got {max_population!r}")
+    if N > max_population:
+        raise UnsupportedModelError(
+            f"class {cls.name!r}: population {N} > max_population = {max_population}; "
+            "symbolic expressions grow quickly with N: raise max_population or use "
+            "qmodels.mva for numbers"
+        )
+    if net.pools:
+        raise UnsupportedModelError(
+            f"token pool {net.pools[0].name!r} breaks product form; mva_symbolic cannot "
+            "honour it (use qmodels.decomposition or the simulator)"
+        )
+    for s in net.stations:
+        if s.capacity is not None and s.capacity < N:
+            raise UnsupportedModelError(
+                f"station {s.name!r}: finite capacity {s.capacity} can bind (population "
+                f"{N}); mva_symbolic assumes product form"
+            )
+    _simplify(0, simplify)  # validate the option early
+    K = len(net.stations)
+    D = [exact(d) for d in net.demands[0]]
+    V = [exact(v) for v in net.visits[0]]
+    S = [exact(s) for s in net.service_times[0]]
+    Z = exact(cls.think_time)
+    if N > 0 and all(d == 0 for d in D) and Z == 0:
+        raise InvalidValueError(
+            f"class {cls.name!r}: all demands and the think time are zero, "
+            "so the throughput is unbounded"
+        )
+    mult = [_rate_multipliers(s, max(N, 1)) for s in net.stations]
+    # Work in the field of rational functions QQ(parameters): every value is
+    # kept as one fraction p/q in lowest terms, far faster than cancelling
+    # sympy expressions.  Parameters that are not rational functions over QQ
+    # (sqrt(2) S, say) fall back to sympy expressions with cancel().
+    params: set = set()
+    for e in [*D, *V, *S, Z] + [a for m in mult if isinstance(m, list) for a in m]:
+        params |= e.free_symbols
+    gens = sorted(params, key=lambda x: x.name)
+    try:
+        dom = sp.QQ.frac_field(*gens) if gens else sp.QQ
+        to, back = dom.from_sympy, dom.to_sympy
+        Dd, Vd, Zd = [to(d) for d in D], [to(v) for v in V], to(Z)
+        md = [[to(a) for a in m] if isinstance(m, list) else m for m in mult]
+        zero, one = dom.zero, dom.one
+        algorithm = "MVA recursion in QQ(parameters) (exact)"
+    except (ValueError, TypeError, sp.polys.polyerrors.CoercionFailed):
+        to, back = sp.sympify, sp.cancel
+        Dd, Vd, Zd, md = D, V, Z, mult
+        zero, one = sp.Integer(0), sp.Integer(1)
+        algorithm = "MVA recursion with sympy.cancel (exact)"
+
+    def fin(e):
+        e = back(e)
+        if simplify == "factor":
+            return sp.factor(e)
+        if simplify == "simplify":
+            return sp.simplify(e)
+        return e
+
+    Q = [zero] * K
+    P = [[one] if isinstance(m, list) else None for m in md]  # P_k(j | n-1)
+    X = zero
+    rows = [(X, [zero] * K, [one if p is not None else None for p in P])]
+    for n in range(1, N + 1):
+        R = []
+        for k in range(K):
+            m = md[k]
+            if m == "delay":
+                R.append(Dd[k])
+            elif m is None:
+                R.append(Dd[k] * (1 + Q[k]))
+            else:
+                R.append(sum((j * Dd[k] / m[j - 1] * P[k][j - 1] for j in range(1, n + 1)),
+                             zero))
+        X = n / (Zd + sum(R, zero))
+        Q = [X * r for r in R]
+        for k in range(K):
+            m = md[k]
+            if isinstance(m, list):
+                new = [zero] + [Dd[k] / m[j - 1] * X * P[k][j - 1] for j in range(1, n + 1)]
+                new[0] = 1 - sum(new[1:], zero)
+                P[k] = new
+        rows.append((X, list(Q), [p[0] if p is not None else None for p in P]))
+
+    def utilization(x, p0s):
+        U = []
+        for k, s in enumerate(net.stations):
+            if isinstance(s, LoadDependent) and p0s[k] is not None:
+                U.append(1 - p0s[k])
+            elif isinstance(s, Queue):
+                U.append(x * Dd[k] / s.servers)
+            else:
+                U.append(x * Dd[k])
+        return U
+
+    Dsum = sum(D, sp.Integer(0))
+    Xn, Qn, P0 = rows[-1]
+    Un = utilization(Xn, P0)
+    Rc = fin(N / Xn - Zd) if N > 0 else Dsum
+    Xk = [Xn * v for v in Vd]
+    Rk = [fin(Qn[k] / Xk[k]) if Xk[k] != 0 else S[k] for k in range(K)]
+    cur = None
+    if curve:
+        pops = np.arange(N + 1)
+        xs = np.empty(N + 1, dtype=object)
+        rs = np.empty(N + 1, dtype=object)
+        qs = np.empty((N + 1, K), dtype=object)
+        us = np.empty((N + 1, K), dtype=object)
+        for n, (x, q, p0) in enumerate(rows):
+            xs[n] = fin(x)
+            rs[n] = fin(n / x - Zd) if n > 0 else Dsum
+            qs[n, :] = [fin(e) for e in q]
+            us[n, :] = [fin(e) for e in utilization(x, p0)]
+        cur = Curve(population=pops, throughput=xs, response_time=rs, queue_length=qs,
+                    utilization=us, station_names=net.station_names, class_name=cls.name)
+    return SymbolicResult(
+        method="exact-symbolic",
+        network=net,
+        class_throughput=[fin(Xn)],
+        class_response_time=[Rc],
+        station_throughput=[[fin(x) for x in Xk]],
+        station_queue_length=[[fin(q) for q in Qn]],
+        station_response_time=[Rk],
+        station_utilization=[[fin(u) for u in Un]],
+        curve=cur,
+        info={"algorithm": algorithm, "population": N, "simplify": simplify},
+    )
+
+
+# ---------------------------------------------------------------------------
+# bounds
+# ---------------------------------------------------------------------------
+
+_BOUND_FIELDS = (
+    ("throughput_lower", r"X^{-}"),
+    ("throughput_upper", r"X^{+}"),
+    ("response_time_lower", r"R^{-}"),
+    ("response_time_upper", r"R^{+}"),
+    ("max_throughput", r"X_{\max}"),
+    ("saturation_population", r"N^{*}"),
+)
+
+
+@dataclass(frozen=True)
+class SymbolicBounds:
+    """ABA/BJB bounds and N* as sympy expressions (see
+    :func:`symbolic_bounds`).
+
+    Attributes mirror :class:`qmodels.laws.Bounds`: ``throughput_lower``,
+    ``throughput_upper``, ``response_time_lower``, ``response_time_upper``
+    (the tighter of ABA and BJB), ``aba`` and ``bjb`` as (X_lo, X_hi,
+    R_lo, R_hi), ``max_throughput`` = 1/D_max and ``saturation_population``
+    N* (alias ``n_star``).
+    """
+
+    network: Network
+    class_name: str
+    population: Any
+    throughput_lower: Any
+    throughput_upper: Any
+    response_time_lower: Any
+    response_time_upper: Any
+    aba: tuple
+    bjb: tuple
+    max_throughput: Any
+    saturation_population: Any
+    parameters: tuple = field(default=())
+    method: str = "bounds-symbolic"
+
+    X = property(lambda self: (self.throughput_lower, self.throughput_upper))
+    R = property(lambda self: (self.response_time_lower, self.response_time_upper))
+
+    @property
+    def n_star(self):
+        """Alias of ``saturation_population`` (N*)."""
+        return self.saturation_population
+
+    def _get(self, name: str):
+        aliases = {"N*": "saturation_population", "n_star": "saturation_population",
+                   "X_max": "max_throughput"}
+        name = aliases.get(name, name)
+        if name not in dict(_BOUND_FIELDS):
+            raise InvalidValueError(
+                f"bound must be one of {', '.join(n for n, _ in _BOUND_FIELDS)}, "
+                f"'N*' or 'X_max', got {name!r}"
+            )
+        return getattr(self, name)
+
+    def latex_lines(self) -> list:
+        return [f"{sym} = {sp.latex(getattr(self, n))}" for n, sym in _BOUND_FIELDS]
+
+    def latex(self, name: str | None = None) -> str:
+        """LaTeX of one bound (``b.latex("N*")``) or all in an ``aligned``
+        block."""
+        if name is not None:
+            sym = dict(_BOUND_FIELDS)[self._get_name(name)]
+            return f"{sym} = {sp.latex(self._get(name))}"
+        return r"\begin{aligned}" + r" \\ ".join(
+            line.replace(" = ", " &= ", 1) for line in self.latex_lines()) + r"\end{aligned}"
+
+    def _get_name(self, name):
+        self._get(name)
+        return {"N*": "saturation_population", "n_star": "saturation_population",
+                "X_max": "max_throughput"}.get(name, name)
+
+    def _repr_latex_(self):
+        return "$$" + self.latex() + "$$"
+
+    def __repr__(self):
+        lines = [f"symbolic bounds for class {self.class_name!r}, N = {self.population}"]
+        lines += [f"  {n} = {getattr(self, n)}" for n, _ in _BOUND_FIELDS]
+        return "\n".join(lines)
+
+    def lambdify(self, name: str, args=None) -> Callable:
+        """A numpy function of the parameters for one bound (names as the
+        attributes, or ``"N*"``, ``"X_max"``)."""
+        e = sp.sympify(self._get(name))
+        args = self.parameters if args is None else tuple(
+            _resolve({a: 0 for a in args}, self.parameters))
+        cache = self.__dict__.setdefault("_lambdified", {})
+        if (name, args) not in cache:
+            cache[name, args] = _lambdify(tuple(args), e)
+        return cache[name, args]
+
+    def evaluate(self, values: Mapping):
+        """The numeric :class:`qmodels.laws.Bounds` at ``values``."""
+        from .laws import bounds
+
+        vals = _resolve(values, self.parameters)
+        missing = set(self.parameters) - set(vals)
+        if missing:
+            raise InvalidValueError(
+                f"evaluate: no value for {', '.join(sorted(map(str, missing)))}"
+            )
+        return bounds(substitute(self.network, vals), self.class_name)
+
+
+def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
+    """Asymptotic and balanced job bounds and N* as formulas.
+
+    The population, the demands and the think time may be symbols.  The
+    bounds are those of :func:`qmodels.laws.bounds` (QSP Table 5.3), with
+    floats turned into exact rationals and each expression simplified;
+    ``max``/``min`` stay as ``Max``/``Min`` unless the symbols'
+    assumptions decide them.
+
+    Notes
+    -----
+    Closed class, demands D = sum_k D_k, D_max = max_k D_k / c_k, think
+    time Z (Lazowska et al. 1984, sec. 5.2-5.3, Table 5.3)::
+
+        N/(N D + Z) <= X(N) <= min(1/D_max, N/(D + Z))
+        max(D, N D_max - Z) <= R(N) <= N D
+        N* = (D + Z) / D_max
+
+    plus the balanced job bounds of the same table.
+
+    References
+    ----------
+    Lazowska, Zahorjan, Graham & Sevcik, *Quantitative System Performance*,
+    Prentice-Hall 1984, ch. 5, eq. 5.3 and Table 5.3.
+
+    Examples
+    --------
+    >>> import qmodels as qm
+    >>> Da, Db, Z, N = symbols("D_a D_b Z N")
+    >>> net = qm.Network([qm.Queue("a", Da), qm.Queue("b", Db)],
+    ...                  [qm.Closed("tx", N, think_time=Z, visits={"a": 1, "b": 1})])
+    >>> symbolic_bounds(net).saturation_population
+    (D_a + D_b + Z)/Max(D_a, D_b)
+    """
+    from .laws import bounds
+
+    if not isinstance(net, Network):
+        raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
+    if not net.is_symbolic:
+        raise UnsupportedModelError(
+            "symbolic_bounds needs a network with sympy symbols; for numbers use "
+            "qmodels.laws.bounds"
+        )
+    b = bounds(net, cls)
+    if not isinstance(net.klass(b.class_name), Closed):
+        raise UnsupportedModelError(
+            f"class {b.class_name!r} is open: symbolic_bounds covers closed classes"
+        )
+
+    def ex(v):
+        e = exact(v)
+        return e if e.has(sp.Max, sp.Min) else sp.cancel(e)
+
+    vals = dict(
+        throughput_lower=ex(b.throughput_lower),
+        throughput_upper=ex(b.throughput_upper),
+        response_time_lower=ex(b.response_time_lower),
+        response_time_upper=ex(b.response_time_upper),
+        aba=tuple(ex(v) for v in b.aba),
+        bjb=tuple(ex(v) for v in b.bjb),
+        max_throughput=ex(b.max_throughput),
+        saturation_population=ex(b.saturation_population),
+    )
+    syms: set = set()
+    for v in vals.values():
+        for e in (v if isinstance(v, tuple) else (v,)):
+            syms |= e.free_symbols
+    return SymbolicBounds(
+        network=net, class_name=b.class_name, population=exact(b.population),
+        parameters=tuple(sorted(syms | set(free_symbols(net)), key=lambda s: s.name)),
+        **vals,
+    )
