@@ -480,7 +480,10 @@ class _Chain:
         s = self.s
         r, _ = s.types[t]
         if d == _SINK:
-            self.leave(w, place, t, _FREE, pos)
+            _, m = self.leave(w, place, t, _FREE, pos)
+            for j in range(s.P):  # tokens still held go back at the end of the route
+                if m >> j & 1:
+                    self.release(w, j)
             w[4] -= 1
             self.after_leave(w, place)
             return
@@ -809,9 +812,10 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     -------
     Result
         ``method="ctmc"``.  Station U per server is the fraction of time a
-        server is *serving* (X S / c; blocked time is not counted, see
-        ``info["blocked"]``), station R per visit (Q/X, blocking at the
-        station included, token waits excluded), class X in cycles (closed)
+        server is *held* (serving or blocked after service; without
+        blocking this is X S / c; delay: mean number present), station R
+        per visit (Q/X, blocking at the station included, token waits
+        excluded), class X in cycles (closed)
         or accepted jobs (open) per second, class R excluding think time
         (N/X - Z for closed classes, Little's law with token waits for open
         ones).  ``info`` holds ``states``, ``residual`` (max |pi Q|),
@@ -832,8 +836,9 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     communicating class (transients of the initial placement) get
     probability 0.  Figures are expectations under pi: Q_rk = E[n_rk],
     X_rk = E[completion rate of r at k] (every completion eventually
-    departs), U_k = sum_r X_rk S_rk / c_k (delay: X S; load-dependent:
-    1 - P(empty)).
+    departs), U_k = E[servers held at k] / c_k (serving or blocked; equal to
+    X_k S_k / c_k when nothing can block; delay: E[n_k]; load-dependent:
+    1 - P(empty)), as the simulator measures it.
 
     References
     ----------
@@ -877,11 +882,36 @@ def _describe(spec, chain, st) -> str:
     return "{" + " ".join(parts) + "}"
 
 
+def _held_servers(spec, chain, k, pk, n, p, out):
+    """Add p x (servers held by each class at station k) to ``out``."""
+    kind = spec.kind[k]
+    types = spec.types
+    if chain.ordered[k]:
+        for t, _ in pk[: spec.c[k]]:
+            out[types[t][0], k] += p
+        return
+    if kind in (_DELAY, _LD):
+        for t, _, m in pk:
+            out[types[t][0], k] += p * m
+        return
+    c = spec.c[k]
+    if kind == _FCFS:  # one job type, or never queueing
+        for t, _, m in pk:
+            out[types[t][0], k] += p * m * min(n, c) / n
+        return
+    b = sum(m for _, d, m in pk if d != _FREE)  # PS
+    free = n - b
+    share = min(1.0, (c - b) / free) if free and c > b else 0.0
+    for t, d, m in pk:
+        out[types[t][0], k] += p * m * (1.0 if d != _FREE else share)
+
+
 def _figures(net, spec, chain, states, pi, resid) -> Result:
     K, C = spec.K, spec.C
     Q = np.zeros((C, K))
     X = np.zeros((C, K))
     blocked = np.zeros(K)
+    held_srv = np.zeros((C, K))  # servers held (serving or blocked), per class
     p_empty = np.zeros(K)
     waiting = np.zeros(max(spec.P, 1))
     waiting_c = np.zeros(C)
@@ -902,6 +932,8 @@ def _figures(net, spec, chain, states, pi, resid) -> Result:
                 tot += m
                 if d != _FREE:
                     blocked[k] += p * m
+            if tot:
+                _held_servers(spec, chain, k, pk, tot, p, held_srv)
             marg[k][tot] = marg[k].get(tot, 0.0) + p
             if tot == 0:
                 p_empty[k] += p
@@ -921,7 +953,7 @@ def _figures(net, spec, chain, states, pi, resid) -> Result:
     S = spec.S
     servers = np.array([1.0 if spec.kind[k] in (_DELAY, _LD) else float(spec.c[k])
                         for k in range(K)])
-    Ust = X * np.where(spec.V > 0, S, 0.0) / servers[None, :]
+    Ust = held_srv / servers[None, :]
     for k in range(K):
         if spec.kind[k] == _LD:
             tot_q = Q[:, k].sum()

@@ -300,7 +300,9 @@ def test_closed_tandem_blocking_by_hand():
     assert r.info["states"] == 3
     assert r.X["c"] == pytest.approx(2 * 3 / 7, rel=1e-12)
     assert r.info["blocked"]["a"] == pytest.approx(1 / 7, rel=1e-12)
-    assert r.U["a"] == pytest.approx(6 / 7, rel=1e-12)   # serving, not blocked
+    # U counts servers held: a's server is busy or blocked whenever a has jobs
+    assert r.U["a"] == pytest.approx(1.0, rel=1e-12)
+    assert r.U["b"] == pytest.approx(3 / 7, rel=1e-12)
     assert r.Q["a"] == pytest.approx((3 * 4 + 2 * 2 + 2 * 1) / 7, rel=1e-12)
     assert np.allclose(marginal(r, "b"), [4 / 7, 3 / 7])
 
@@ -562,3 +564,21 @@ def test_population_zero():
     assert r.X["tx"] == 0.0
     assert r.Q["a"] == 0.0
     assert r.R["tx"] == pytest.approx(1.0)
+
+
+def test_open_job_leaving_with_a_token_gives_it_back():
+    # the token is taken before s1 and released at s2, but half the jobs
+    # leave from s1: they give the token back at the end of their route.
+    # With 1 token this is one M/M/1 server (the token) in front of the
+    # mixed service: mean 1/m1 + 0.5/m2.  Jobs in s1 or s2: at most one, so
+    # P(token held) = lam * (S1 + 0.5 S2) (utilisation law, Little).
+    lam, S1, S2 = 0.5, 0.4, 0.6
+    net = qm.Network(
+        [qm.Queue("s1", S1), qm.Queue("s2", S2)],
+        [qm.Open("o", lam, routing={"source": {"s1": 1}, "s1": {"s2": 0.5, "sink": 0.5},
+                                    "s2": {"sink": 1}})],
+        pools=[qm.TokenPool("t", 1, "s1", "s2")],
+    )
+    r = ctmc(net, open_limit=60)
+    assert r.info["pools"]["t"]["held"] == pytest.approx(lam * (S1 + 0.5 * S2), rel=1e-9)
+    assert r.X["o"] == pytest.approx(lam, rel=1e-9)
