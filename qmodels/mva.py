@@ -322,7 +322,9 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
     Uc = Xc[:, None] * D[None, :] / servers[None, :]
     if P0 is not None:
         for k, s in enumerate(net.stations):
-            if isinstance(s, LoadDependent) and shapes[k][0] != "delay":
+            # (an all-ones load-dependent station is solved as a fixed-rate
+            # queue: its U = X D = 1 - P(empty) is already right)
+            if isinstance(s, LoadDependent) and shapes[k][0] == "ld":
                 Uc[:, k] = 1.0 - P0[:, k]
     # class response time per cycle, R(n) = n/X(n) - Z, and at n = 0 the
     # no-contention value sum_k D_k (the limit n -> 0).

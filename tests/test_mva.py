@@ -378,3 +378,15 @@ def test_open_unstable_names_station():
     with pytest.raises(UnstableError, match=r"station 'p' is unstable"):
         qm.mva(qm.Network([qm.Queue("p", 1.0, servers=2)],
                           [qm.Open("o", 2.5, visits={"p": 1})]))
+
+
+def test_unit_rate_load_dependent_next_to_multiserver_reports_utilisation():
+    # Regression (found by the CTMC cross-check): a load-dependent station whose
+    # multipliers are all 1 is a single server, U = X D = 1 - P(empty), also
+    # when another station sends the solve down the convolution path.
+    net = qm.Network([qm.LoadDependent("ld", 0.2, rate_multipliers=(1, 1)),
+                      qm.Queue("m", 0.3, servers=2)],
+                     [qm.Closed("c", 4, visits={"ld": 1, "m": 1})])
+    r = qm.mva(net)
+    assert r.U["ld"] == pytest.approx(r.X["c"] * 0.2, rel=1e-12)
+    assert r.U["ld"] > 0
