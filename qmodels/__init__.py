@@ -2,10 +2,27 @@
 
 The public API is what this module exports; submodules are implementation.
 See the README for a tour and the notation table.
+
+Heavier parts (closed forms, path elements, energy, the simulator, the CTMC,
+symbolic solvers, ...) are imported on first use, so ``import qmodels`` and
+the ``qmodels`` command start quickly.
 """
 
 from __future__ import annotations
 
+import importlib
+
+from . import distributions
+from .distributions import (
+    Deterministic,
+    Distribution,
+    Empirical,
+    Erlang,
+    Exponential,
+    HyperExponential,
+    Lognormal,
+    Uniform,
+)
 from .errors import (
     ConvergenceWarning,
     DuplicateNameError,
@@ -33,23 +50,33 @@ from .laws import (
     service_demand_law,
     utilization_law,
 )
-from . import distributions
-from .distributions import (
-    Deterministic,
-    Distribution,
-    Empirical,
-    Erlang,
-    Exponential,
-    HyperExponential,
-    Lognormal,
-    Uniform,
-)
 from .model import Closed, Delay, LoadDependent, Network, Open, Power, Queue, Station, TokenPool
 from .mva import mva
 from .results import Curve, Figures, Result
 from .solvers import methods, solve
 
 __version__ = "0.1.0"
+
+# name -> (module, attribute or None for the module itself)
+_LAZY = {
+    # single-station closed forms
+    "queues": ("qmodels.queues", None),
+    **{n: ("qmodels.queues", n) for n in (
+        "QueueMetrics", "erlang_b", "erlang_c", "mm1", "mmc", "mm1k", "mmck", "mminf",
+        "mg1", "md1", "gg1", "ggc")},
+    # model files
+    "modelfile": ("qmodels.modelfile", None),
+    "load": ("qmodels.modelfile", "load"),
+    # path elements, energy, held resources
+    "elements": ("qmodels.elements", None),
+    **{n: ("qmodels.elements", n) for n in (
+        "Disk", "Flash", "DMAEngine", "PCIBus", "PCIe", "MemoryChannel", "Link", "Ethernet",
+        "SRIO", "UPI", "CPU", "BufferPool", "SwitchPort")},
+    "energy": ("qmodels.energy", "energy"),
+    "EnergyReport": ("qmodels.energy", "EnergyReport"),
+    "decompose": ("qmodels.decomposition", "decompose"),
+    "throughput_vs_tokens": ("qmodels.decomposition", "throughput_vs_tokens"),
+}
 
 __all__ = [
     "__version__",
@@ -68,4 +95,20 @@ __all__ = [
     "QModelsError", "ModelError", "InvalidValueError", "PopulationError", "RoutingError",
     "UnreachableStationError", "UnknownNameError", "DuplicateNameError", "ModelFileError",
     "UnstableError", "UnsupportedModelError", "ConvergenceWarning", "NumericalWarning",
+    *_LAZY,
 ]
+
+
+def __getattr__(name):
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'qmodels' has no attribute {name!r}") from None
+    mod = importlib.import_module(module)
+    value = mod if attr is None else getattr(mod, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
