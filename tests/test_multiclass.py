@@ -664,3 +664,77 @@ def test_registered_methods():
     assert solve(net, method="schweitzer").method == "schweitzer"
     assert solve(net, method="linearizer", tol=1e-6).method == "linearizer"
     assert qm.mva(net).X["c1"] == pytest.approx(solve_exact(net).X["c1"])
+
+
+def _textbook_ld_mva_mp(D, servers, Z, N, dps=60):
+    """The textbook multi-class MVA with marginal probabilities for
+    multi-server stations (Reiser & Lavenberg 1980; Bolch et al. 2006,
+    eqs. 8.35-8.37), including the unstable step p(0|n) = 1 - sum_j p(j|n),
+    run in mpmath at ``dps`` digits where the cancellation is harmless.
+    D: demands (C, K); servers[k]: c_k (0 for a delay)."""
+    import mpmath as mp
+
+    mp.mp.dps = dps
+    C, K = len(D), len(D[0])
+    D = [[mp.mpf(x) for x in row] for row in D]
+    Z = [mp.mpf(z) for z in Z]
+    Q, P, X = {}, {}, {}
+    zero = (0,) * C
+    Q[zero] = [mp.mpf(0)] * K
+    P[zero] = [[mp.mpf(1)] + [mp.mpf(0)] * sum(N) for _ in range(K)]
+    for n in itertools.product(*[range(m + 1) for m in N]):
+        if n == zero:
+            continue
+        tot = sum(n)
+        R = [[mp.mpf(0)] * K for _ in range(C)]
+        x = [mp.mpf(0)] * C
+        for c in range(C):
+            if not n[c]:
+                continue
+            m = tuple(v - (i == c) for i, v in enumerate(n))
+            for k in range(K):
+                if servers[k] == 0:
+                    R[c][k] = D[c][k]
+                else:
+                    R[c][k] = sum(j * D[c][k] / min(j, servers[k]) * P[m][k][j - 1]
+                                  for j in range(1, tot + 1))
+            x[c] = n[c] / (Z[c] + sum(R[c]))
+        Q[n] = [sum(x[c] * R[c][k] for c in range(C)) for k in range(K)]
+        P[n] = []
+        for k in range(K):
+            p = [mp.mpf(0)] * (sum(N) + 1)
+            if servers[k]:
+                for j in range(1, tot + 1):
+                    acc = mp.mpf(0)
+                    for c in range(C):
+                        if n[c]:
+                            m = tuple(v - (i == c) for i, v in enumerate(n))
+                            acc += D[c][k] * x[c] * P[m][k][j - 1]
+                    p[j] = acc / min(j, servers[k])
+                p[0] = 1 - sum(p[1:])
+            P[n].append(p)
+        X[n] = x
+        last = (x, R)
+    x, R = last
+    return [float(v) for v in x], [[float(x[c] * r) for r in R[c]] for c in range(C)]
+
+
+@pytest.mark.parametrize("N", [(16, 16), pytest.param((30, 30), marks=pytest.mark.slow)])
+def test_saturated_multiserver_against_60_digit_textbook_recursion(N):
+    """Two genuinely different classes saturating an 8-server station:
+    our stable float64 lattice equals the textbook recursion (with its
+    unstable p(0) = 1 - sum) evaluated at 60 digits."""
+    D = [[1.0, 0.05, 0.3], [1.5, 0.10, 0.0]]
+    Z = [1.0, 0.5]
+    net = qm.Network(
+        [qm.Queue("m", 1.0, servers=8), qm.Queue("d", 1.0), qm.Queue("m3", 1.0, servers=3)],
+        [qm.Closed("a", N[0], think_time=Z[0], demands=dict(zip(["m", "d", "m3"], D[0],
+                                                               strict=True))),
+         qm.Closed("b", N[1], think_time=Z[1], demands=dict(zip(["m", "d", "m3"], D[1],
+                                                               strict=True)))],
+    )
+    X, Q = _textbook_ld_mva_mp(D, [8, 1, 3], Z, N)
+    r = solve_exact(net)
+    np.testing.assert_allclose(r.class_throughput, X, rtol=1e-11)
+    np.testing.assert_allclose(r.station_queue_length, Q, rtol=1e-10, atol=1e-13)
+    assert r.U["m"] > 0.99  # saturated
