@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InvalidValueError, UnsupportedModelError
-from .model import Closed, Delay, Network, Open, _is_symbolic
+from .errors import UnsupportedModelError
+from .model import Closed, Delay, Network, _is_symbolic
 from .results import _fmt, format_table
 
 __all__ = [

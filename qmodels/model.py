@@ -766,7 +766,9 @@ class Network:
             if not isinstance(p, TokenPool):
                 raise InvalidValueError(f"not a TokenPool: {p!r}")
             if p.name in seen:
-                raise DuplicateNameError(f"pool name {p.name!r} is already used by a {seen[p.name]}")
+                raise DuplicateNameError(
+                    f"pool name {p.name!r} is already used by a {seen[p.name]}"
+                )
             seen[p.name] = "pool"
             for st in (p.acquire, p.release):
                 if not any(s.name == st for s in stations):

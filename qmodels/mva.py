@@ -52,7 +52,7 @@ def _check_capacities(net: Network, population: int | None, solver: str):
             f"{p.release!r}) breaks product form; {solver} cannot honour it: use "
             "method='sim', qmodels.ctmc or qmodels.decomposition"
         )
-    for k, s in enumerate(net.stations):
+    for s in net.stations:
         if s.capacity is None:
             continue
         if population is not None and s.capacity >= population:
@@ -201,7 +201,7 @@ def _ld_solution(D, shapes, Z, N):
     X[1:] = np.exp(lg[:-1] - lg[1:]) / alpha
     Q = np.zeros((N + 1, K))
     P0 = np.ones((N + 1, K))
-    for k, (kind, a) in enumerate(shapes):
+    for k, (kind, _) in enumerate(shapes):
         if kind == "delay":
             Q[:, k] = X * D[k]
         elif kind == "fixed":
