@@ -49,6 +49,10 @@ __all__ = ["solve_exact", "schweitzer", "linearizer", "Lattice"]
 #: Largest number of subnetworks (2**M for M multi-server / load-dependent
 #: stations) times lattice points that the exact solver accepts.
 _MAX_LD_WORK = 2e8
+#: Largest number of lattice points (time) and of stored floats (memory) the
+#: exact solver accepts; beyond, it names the approximations.
+_MAX_POINTS = 1e9
+_MAX_FLOATS = 2e8
 
 _KIND_DELAY, _KIND_FIXED, _KIND_LD = 0, 1, 2
 
@@ -352,6 +356,19 @@ def _closed_exact_arrays(net: Network, D, Z, N, curve: bool):
             f"exact multi-class MVA with {M} multi-server/load-dependent stations ({names}) "
             f"solves 2^{M} complement networks over {Lsize} population vectors, more than "
             f"{_MAX_LD_WORK:.0e}: use method='schweitzer' or 'linearizer'"
+        )
+    C, K = Dk.shape
+    window = Lsize if curve else min(Lsize, Lsize // (N[0] + 1) + 1) if C else 1
+    floats = (2 ** M) * window * (K + M * mult.shape[1] if M else K)
+    if curve:
+        floats += Lsize * C * (2 * K + 1)
+    if Lsize > _MAX_POINTS or floats > _MAX_FLOATS:
+        pops = ", ".join(f"{c.name}={n}" for c, n in zip(net.classes, N, strict=True))
+        raise UnsupportedModelError(
+            f"exact multi-class MVA over populations ({pops}) visits {Lsize:.3g} population "
+            f"vectors and stores {floats:.3g} numbers (limits {_MAX_POINTS:.0e} and "
+            f"{_MAX_FLOATS:.0e}{', curve=True stores every point' if curve else ''}): "
+            "use method='schweitzer' or 'linearizer'"
         )
     Nv = np.asarray(N, dtype=np.int64)
     if M == 0:

@@ -738,3 +738,18 @@ def test_saturated_multiserver_against_60_digit_textbook_recursion(N):
     np.testing.assert_allclose(r.class_throughput, X, rtol=1e-11)
     np.testing.assert_allclose(r.station_queue_length, Q, rtol=1e-10, atol=1e-13)
     assert r.U["m"] > 0.99  # saturated
+
+
+def test_lattice_too_large_names_the_approximations():
+    net = qm.Network([qm.Queue(f"s{k}", 0.01) for k in range(10)],
+                     [qm.Closed(f"c{i}", 200, demands={f"s{k}": 0.01 for k in range(10)})
+                      for i in range(5)])
+    with pytest.raises(UnsupportedModelError,
+                       match=r"populations \(c0=200, .*c4=200\) visits 3.28e\+11 population "
+                             r"vectors .*use method='schweitzer' or 'linearizer'"):
+        solve_exact(net)
+    small = qm.Network(net.stations, net.classes[:2])
+    with pytest.raises(UnsupportedModelError, match=r"curve=True stores every point"):
+        solve_exact(qm.Network(net.stations, [
+            qm.Closed(c, 2000, demands={"s0": 1.0}) for c in ("a", "b", "c")]), curve=True)
+    assert solve_exact(small).X["c0"] > 0
