@@ -196,7 +196,7 @@ def test_lambdify_vectorises():
     x = np.linspace(0.1, 1.0, 5)
     out = f(x, 0.2, 0.3, 1.0)
     assert out.shape == (5,)
-    for xi, oi in zip(x, out):
+    for xi, oi in zip(x, out, strict=True):
         assert math.isclose(oi, mva(substitute(net, {S_a: xi, S_b: .2, S_c: .3, Zs: 1.})).X["tx"],
                             rel_tol=1e-9)
     g = r.lambdify("X", "tx", args=["Z_s", "S_c", "S_b", "S_a"])
