@@ -75,6 +75,10 @@ _LAZY = {
     "energy": ("qmodels.energy", "energy"),
     "EnergyReport": ("qmodels.energy", "EnergyReport"),
     "decompose": ("qmodels.decomposition", "decompose"),
+    # multi-class, approximate and open/mixed MVA
+    "schweitzer": ("qmodels.multiclass", "schweitzer"),
+    "linearizer": ("qmodels.multiclass", "linearizer"),
+    "Lattice": ("qmodels.multiclass", "Lattice"),
     "throughput_vs_tokens": ("qmodels.decomposition", "throughput_vs_tokens"),
 }
 

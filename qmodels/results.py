@@ -207,8 +207,9 @@ class Result:
     notes : tuple of str
         Assumptions the solver made (e.g. FCFS with class-dependent service
         solved as processor sharing).
-    curve : Curve or None
-        Figures for n = 0..N, when requested.
+    curve : Curve, qmodels.multiclass.Lattice or None
+        Figures for n = 0..N (single class) or for every point of the
+        population lattice (several classes), when requested.
     info : mapping
         Solver specifics (iterations, tolerance, ...).
     """
@@ -222,7 +223,7 @@ class Result:
     station_response_time: np.ndarray
     station_utilization: np.ndarray
     notes: tuple = ()
-    curve: Curve | None = None
+    curve: Any = None  # Curve | multiclass.Lattice | None
     info: Mapping = field(default_factory=FrozenMap)
 
     def __post_init__(self):
