@@ -424,7 +424,7 @@ class _Solution:
 
     # -- building G --------------------------------------------------------
     def _delay_base(self, skip):
-        D, Z, alpha = self.D, self.Z, self.alpha
+        D, Z = self.D, self.Z
         delta = Z.copy()
         for k, sh in enumerate(self.shapes):
             if sh.kind == "delay" and k != skip:

@@ -65,7 +65,7 @@ def scalar_schweitzer(D, Z, N, servers, delay, tol=1e-13, max_iter=100_000):
     X = 0.0
     for _ in range(max_iter):
         r = {}
-        for i, (k, d, dl) in enumerate(parts):
+        for i, (_k, d, dl) in enumerate(parts):
             r[i] = d if dl else d * (1 + (N - 1) / N * q.get(i, 0.0))
         X = N / (Z + sum(r.values()))
         new = {i: X * r[i] for i in r}
@@ -336,3 +336,21 @@ def test_schweitzer_option_messages():
         schweitzer_batch([[0.1]], 0.0, 2, tol=0)
     with pytest.raises(InvalidValueError, match="max_iter must be an integer >= 1, got 0"):
         schweitzer_batch([[0.1]], 0.0, 2, max_iter=0)
+
+
+@pytest.mark.slow
+def test_target_size_batch_matches_one_by_one():
+    # the size of the target (10,000 rows, K = 20, N = 200), checked
+    # on a sample of rows; no timing assertion (the machine is shared)
+    rng = np.random.default_rng(11)
+    B, K, N = 10_000, 20, 200
+    D = rng.uniform(0.001, 0.05, (B, K))
+    Z = rng.uniform(0.0, 5.0, B)
+    r = mva_batch(D, Z, N)
+    s = schweitzer_batch(D, Z, N)
+    assert s.converged.all()
+    for b in rng.choice(B, 20, replace=False):
+        X, R, Q, U = _row(mva_single(_net(D[b], Z[b], N, [1] * K, [False] * K)), K)
+        assert r.X[b] == X and np.array_equal(r.Q[b], Q)
+        Xs, Qs = scalar_schweitzer(D[b], Z[b], N, [1] * K, [False] * K, tol=1e-8)
+        assert s.X[b] == pytest.approx(Xs, rel=1e-6)
