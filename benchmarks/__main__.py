@@ -113,24 +113,28 @@ def _selected(ids, words):
     return [i for i in ids if any(w in i for w in words)]
 
 
-def _ratio(ours, other):
+def _ratio(ours, other, key="time_s"):
+    """How many times faster ours is than ``other``: ours/other of the rates
+    when both give one, else other/ours of ``key`` ("time_s" or "min_s")."""
     if ours is None or other is None or ours.get("skipped") or other.get("skipped"):
         return None
     if ours.get("rate") and other.get("rate"):
         return ours["rate"] / other["rate"]
-    if ours.get("time_s") and other.get("time_s"):
-        return other["time_s"] / ours["time_s"]
+    if ours.get(key) and other.get(key):
+        return other[key] / ours[key]
     return None
 
 
 def _print_case(title, rows, out):
     ours = next((r for r in rows if r["role"] == "ours"), None)
-    head = ["implementation", "median", "min", "reps", "rate", "peer/ours", "max rel diff",
-            "target", "note"]
+    head = ["implementation", "median", "min", "reps", "rate", "peer/ours", "(of mins)",
+            "max rel diff", "target", "note"]
     table = []
     verdicts = []
     for r in rows:
         ratio = None if r is ours else _ratio(ours, r)
+        ratio_min = None if r is ours else _ratio(ours, r, "min_s")
+        r["ratio"], r["ratio_of_mins"] = ratio, ratio_min
         target = ""
         if r.get("target_ratio") is not None:
             t = r["target_ratio"]
@@ -138,27 +142,33 @@ def _print_case(title, rows, out):
             if ratio is not None:
                 ok = ratio >= t
                 target += " ok" if ok else " MISSED"
-                verdicts.append((r["case"], f"vs {r['impl']}", target, ok))
+                mins = "" if ratio_min is None or ratio_min == ratio else f", of mins {ratio_min:.3g}x"
+                verdicts.append((r["case"], f"vs {r['impl']}",
+                                 f"{target}  (measured {ratio:.3g}x{mins})", ok))
         if r is ours and r.get("target_time") is not None:
             target = f"< {fmt_time(r['target_time'])}"
             if r.get("time_s") is not None and not r.get("skipped"):
                 ok = r["time_s"] < r["target_time"]
                 target += " ok" if ok else " MISSED"
-                verdicts.append((r["case"], "time", target, ok))
+                verdicts.append((r["case"], "time", f"{target}  (measured {fmt_time(r['time_s'])})",
+                                 ok))
         if r is ours and r.get("target_rate") is not None:
             target = f">= {fmt_num(r['target_rate'])} {r.get('rate_unit') or ''}".rstrip()
             if r.get("rate") is not None and not r.get("skipped"):
                 ok = r["rate"] >= r["target_rate"]
                 target += " ok" if ok else " MISSED"
-                verdicts.append((r["case"], "rate", target, ok))
+                verdicts.append((r["case"], "rate", f"{target}  (measured {fmt_num(r['rate'])})",
+                                 ok))
         if r.get("skipped"):
-            table.append([r["impl"], "skipped", "", "", "", "", "", target, r["skipped"]])
+            table.append([r["impl"], "skipped", "", "", "", "", "", "", target, r["skipped"]])
             continue
         rate = "" if r.get("rate") is None else f"{fmt_num(r['rate'])} {r.get('rate_unit') or ''}"
         table.append([
             r["impl"] + (" (ours)" if r is ours else ""),
             fmt_time(r.get("time_s")), fmt_time(r.get("min_s")), str(r.get("reps") or ""),
             rate.strip(), "" if ratio is None else f"{ratio:.3g}x",
+            "" if ratio_min is None or (r.get("rate") and ours.get("rate"))
+            else f"{ratio_min:.3g}x",
             "" if r is ours or r.get("maxrel") is None else f"{r['maxrel']:.2g}",
             target, r.get("note") or "",
         ])
