@@ -75,6 +75,12 @@ _LAZY = {
     "energy": ("qmodels.energy", "energy"),
     "EnergyReport": ("qmodels.energy", "EnergyReport"),
     "decompose": ("qmodels.decomposition", "decompose"),
+    # normalising constants and batched solves
+    "convolution": ("qmodels.convolution", "convolution"),
+    "log_normalizing_constant": ("qmodels.convolution", "log_normalizing_constant"),
+    "mva_batch": ("qmodels.batch", "mva_batch"),
+    "schweitzer_batch": ("qmodels.batch", "schweitzer_batch"),
+    "BatchResult": ("qmodels.batch", "BatchResult"),
     # multi-class, approximate and open/mixed MVA
     "schweitzer": ("qmodels.multiclass", "schweitzer"),
     "linearizer": ("qmodels.multiclass", "linearizer"),

@@ -80,9 +80,8 @@ def _station_shape(s, N: int, shortcuts: bool = True):
         a = tuple(float(x) for x in s.rate_multipliers)
         if shortcuts and all(x == 1.0 for x in a):
             return "fixed", None
-        # a(i) = i for i <= N behaves as a delay
-        if shortcuts and len(a) >= N and all(a[i] == i + 1 for i in range(N)):
-            return "delay", None
+        # (no delay shortcut for a(i) = i: its U is 1 - P(empty), which the
+        # load-dependent route computes)
         return "ld", a
     raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
 
@@ -334,8 +333,11 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
         Rc = np.maximum(Rc, 0.0)
     X, Q, U, R = Xc[-1], Qc[-1], Uc[-1], Rc[-1]
     Xk = X * V
+    # with no flow, the response time a lone arriving job would see: S / a(1)
+    lone = np.array([float(net.service_times[0, k]) / float(s.rate_multiplier(1))
+                     for k, s in enumerate(net.stations)])
     with np.errstate(divide="ignore", invalid="ignore"):
-        Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), net.service_times[0])
+        Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), lone)
     cur = None
     if curve:
         cur = Curve(

@@ -390,3 +390,22 @@ def test_unit_rate_load_dependent_next_to_multiserver_reports_utilisation():
     r = qm.mva(net)
     assert r.U["ld"] == pytest.approx(r.X["c"] * 0.2, rel=1e-12)
     assert r.U["ld"] > 0
+
+
+def test_load_dependent_linear_rates_report_one_minus_p_empty():
+    # a(i) = i (an infinite-server-like LD station) must still report
+    # U = 1 - P(empty), computed here independently by rational convolution.
+    N, D, Db = 3, Fraction(1, 2), Fraction(1, 4)
+    f_ld = [D**j / math.factorial(j) for j in range(N + 1)]
+    fb = [Db**j for j in range(N + 1)]
+    G = [sum(f_ld[i] * fb[n - i] for i in range(n + 1)) for n in range(N + 1)]
+    p_empty = fb[N] / G[N]
+    net = qm.Network([qm.LoadDependent("ld", 0.5, rate_multipliers=(1, 2, 3)),
+                      qm.Queue("b", 0.25)], [qm.Closed("c", N, visits={"ld": 1, "b": 1})])
+    assert qm.mva(net).U["ld"] == pytest.approx(1 - float(p_empty), rel=1e-12)
+
+
+def test_population_zero_load_dependent_lone_job_response():
+    net = qm.Network([qm.LoadDependent("ld", 0.6, rate_multipliers=(2, 3))],
+                     [qm.Closed("c", 0, visits={"ld": 1})])
+    assert qm.mva(net).R["ld"] == pytest.approx(0.3)
