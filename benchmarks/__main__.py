@@ -88,6 +88,9 @@ def _parse(argv):
     p.add_argument("--list", action="store_true", help="list the case ids and exit")
     p.add_argument("--repeat", type=int, default=7,
                    help="timed repetitions of our solver and fast peers (default 7)")
+    p.add_argument("--min-time", type=float, default=0.5,
+                   help="fast solvers (ours, the C and numpy loops) repeat beyond --repeat until "
+                        "this many seconds are spent, for a steadier median (default 0.5)")
     p.add_argument("--peer-budget", type=float, default=20.0,
                    help="seconds a slow peer may spend on timed repetitions of one case "
                         "(at least one is always made; default 20)")
@@ -102,6 +105,7 @@ def _parse(argv):
     if args.quick:
         args.repeat = min(args.repeat, 3)
         args.peer_budget = min(args.peer_budget, 5.0)
+        args.min_time = min(args.min_time, 0.1)
     args.peers = None if args.peers is None else {s.strip() for s in args.peers.split(",") if s.strip()}
     args.build_dir = _util.build_dir()
     return args

@@ -30,13 +30,17 @@ def have_exe(name: str) -> str | None:
     return shutil.which(name)
 
 
-def timeit(fn, repeat: int, *, warmup: int = 1, budget: float | None = None):
+def timeit(fn, repeat: int, *, warmup: int = 1, budget: float | None = None,
+           min_time: float = 0.0, max_repeat: int = 1000):
     """Call ``fn()`` ``warmup`` times untimed, then ``repeat`` times timed.
 
     Returns ``(median, minimum, times, last_value)``.  With ``budget`` (seconds)
     the timed loop stops early once the time spent exceeds it (at least one
     timed call is always made), so slow peers do not hold the run for
-    minutes; the row then reports how many repetitions were made.
+    minutes; the row then reports how many repetitions were made.  With
+    ``min_time`` a fast call is repeated beyond ``repeat`` until that much
+    time is spent (at most ``max_repeat`` calls): on a shared machine a
+    median over many millisecond solves is steadier than over seven.
     The garbage collector is off during each timed call.
     """
     value = None
@@ -45,7 +49,9 @@ def timeit(fn, repeat: int, *, warmup: int = 1, budget: float | None = None):
     times = []
     spent = 0.0
     gc_was = gc.isenabled()
-    for _ in range(max(1, repeat)):
+    n = 0
+    while n < max(1, repeat) or (spent < min_time and n < max_repeat):
+        n += 1
         gc.disable()
         try:
             t0 = time.perf_counter()

@@ -307,11 +307,11 @@ def run_case(cid, args, env):
         rows.append(skipped(cid, "qmodels", "ours", f"{e}; peers timed alone"))
         fn = None
     if fn is not None:
-        med, mn, times, res = timeit(lambda: fn(net, **kw), args.repeat)
+        med, mn, times, res = timeit(lambda: fn(net, **kw), args.repeat, min_time=args.min_time)
         answer = list(_answer(res))
         notes = [label]
         if cid.startswith("mva1"):
-            notes.append(_kernel_note(D[0], N[0], Z[0], args.repeat))
+            notes.append(_kernel_note(D[0], N[0], Z[0], args.repeat, args.min_time))
         info = getattr(res, "info", None) or {}
         for key in ("iterations", "algorithm"):
             if key in info and key != "algorithm":
@@ -347,17 +347,18 @@ def run_case(cid, args, env):
     if single and "c" in peers:
         c = peers["c"]
         rows.append(_peer_row(cid, P.CLoop.name, "reference",
-                              lambda: c.exact_single(D[0], N[0], Z[0], max(args.repeat, 21)),
+                              lambda: c.exact_single(D[0], N[0], Z[0], args.repeat, args.min_time),
                               answer, TARGET_C))
     if single and env.get("numpy_ref"):
         def npl():
-            med, mn, times, (X, Q) = timeit(lambda: P.numpy_mva(D[0], N[0], Z[0]), args.repeat)
+            med, mn, times, (X, Q) = timeit(lambda: P.numpy_mva(D[0], N[0], Z[0]), args.repeat,
+                                            min_time=args.min_time)
             return med, mn, len(times), np.array([X]), Q[None, :], ""
         rows.append(_peer_row(cid, "numpy loop", "reference", npl, answer))
     return rows
 
 
-def _kernel_note(D, N, Z, repeat):
+def _kernel_note(D, N, Z, repeat, min_time):
     """Time of the compiled recursion alone (no model checks, no Result)."""
     try:
         from qmodels.mva import _mva_fixed_kernel
@@ -367,7 +368,7 @@ def _kernel_note(D, N, Z, repeat):
     isd = np.zeros(len(D), dtype=bool)
     try:
         med, _, _, _ = timeit(lambda: _mva_fixed_kernel(D, isd, float(Z), int(N), False),
-                              max(repeat, 21))
+                              repeat, min_time=min_time)
     except Exception:  # noqa: BLE001 - a private kernel may change shape: the note is optional
         return ""
     return f"kernel alone {fmt_time(med)}"
@@ -387,7 +388,7 @@ def _run_batch(cid, args, env):
         fn = None
     if fn is not None:
         call = _batch_call(fn, D, Z, N)
-        med, mn, times, res = timeit(call, args.repeat)
+        med, mn, times, res = timeit(call, args.repeat, min_time=args.min_time)
         notes = [label]
         try:
             Xours = _batch_X(res, B, N)

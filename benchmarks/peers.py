@@ -272,11 +272,19 @@ class CLoop:
         Q = np.array([float(x) for x in re.findall(r"^Q (\S+)$", p.stdout, re.M)])
         return times, X, Q
 
-    def exact_single(self, D, N, Z, repeat):
+    def exact_single(self, D, N, Z, repeat, min_time=0.0):
+        """``repeat`` timed solves at least, more until ``min_time`` seconds
+        are spent (calibrated on a first short run), at most 5000."""
         D = np.ravel(D)
-        text = f"single {len(D)} {int(N)} {float(Z)!r} {int(repeat)}\n" + " ".join(
-            f"{x:.17g}" for x in D) + "\n"
-        times, X, Q = self._run(text)
+
+        def go(reps):
+            text = f"single {len(D)} {int(N)} {float(Z)!r} {int(reps)}\n" + " ".join(
+                f"{x:.17g}" for x in D) + "\n"
+            return self._run(text)
+
+        times, X, Q = go(3)
+        reps = max(int(repeat), min(5000, int(min_time / max(min(times), 1e-9)) + 1))
+        times, X, Q = go(reps)
         return float(np.median(times)), min(times), len(times), X, Q[None, :], ""
 
     def batch_single(self, D, Z, N, repeat):
