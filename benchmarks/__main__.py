@@ -106,7 +106,8 @@ def _parse(argv):
         args.repeat = min(args.repeat, 3)
         args.peer_budget = min(args.peer_budget, 5.0)
         args.min_time = min(args.min_time, 0.1)
-    args.peers = None if args.peers is None else {s.strip() for s in args.peers.split(",") if s.strip()}
+    if args.peers is not None:
+        args.peers = {s.strip() for s in args.peers.split(",") if s.strip()}
     args.build_dir = _util.build_dir()
     return args
 
@@ -146,7 +147,8 @@ def _print_case(title, rows, out):
             if ratio is not None:
                 ok = ratio >= t
                 target += " ok" if ok else " MISSED"
-                mins = "" if ratio_min is None or ratio_min == ratio else f", of mins {ratio_min:.3g}x"
+                mins = ("" if ratio_min is None or ratio_min == ratio
+                        else f", of mins {ratio_min:.3g}x")
                 verdicts.append((r["case"], f"vs {r['impl']}",
                                  f"{target}  (measured {ratio:.3g}x{mins})", ok))
         if r is ours and r.get("target_time") is not None:
@@ -209,7 +211,8 @@ def main(argv=None) -> int:
             print(f"{cid:24s} {ours_cases.TITLES[cid]}")
         sim_titles = getattr(sim, "TITLES", {}) if sim else {}
         for cid in (getattr(sim, "CASES", []) if sim else []):
-            print(f"{cid:24s} {sim_titles.get(cid, '(simulator benchmark, benchmarks/bench_sim.py)')}")
+            title = sim_titles.get(cid, "(simulator benchmark, benchmarks/bench_sim.py)")
+            print(f"{cid:24s} {title}")
         return 0
 
     mine = _selected(ours_cases.CASE_IDS, args.case)

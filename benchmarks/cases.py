@@ -26,7 +26,9 @@ from ._util import HERE, fmt_time, max_rel_diff, row, skipped, timeit
 
 SEED = 20240611
 TOL = 1e-6            # Schweitzer stopping tolerance given to every implementation
-BATCH_PEER_CONFIGS = {"line": 200, "octave": 100}  # interpreted peers loop over this many configurations; time extrapolated
+# the interpreted peers loop over this many configurations of the batch; their
+# time is multiplied up to the whole batch
+BATCH_PEER_CONFIGS = {"line": 200, "octave": 100}
 
 TITLES = {
     "mva1-K50-N1000": "exact single-class MVA, K=50 stations, N=1000",
@@ -236,6 +238,7 @@ def environment(args, peers_needed=True):
     want = args.peers if peers_needed else set()
     env = {"lines": [], "_peers": {}, "unavailable": {}, "versions": {}}
     import numba
+
     import qmodels
 
     env["versions"]["qmodels"] = getattr(qmodels, "__version__", "?")

@@ -181,7 +181,8 @@ printf("time %.9g\\n", times);
     def exact_single(self, D, N, Z, repeat, budget):
         """qncsmva(N, S, V, m, Z): exact single-class MVA."""
         D = np.ravel(D)
-        setup = f"S = {_fmt_vec(D)}; V = ones(size(S)); m = ones(size(S)); N = {int(N)}; Z = {float(Z)!r};"
+        setup = (f"S = {_fmt_vec(D)}; V = ones(size(S)); m = ones(size(S)); "
+                 f"N = {int(N)}; Z = {float(Z)!r};")
         call = "[U, R, Q, X] = qncsmva(N, S, V, m, Z)"
         out = 'printf("X %.17g\\n", X(1)); printf("Q %.17g\\n", Q);'
         med, mn, reps, so = self._timed(setup, call, out, repeat, budget)
