@@ -109,9 +109,7 @@ class SwitchPoint:
 
 def _fmt_val(v) -> str:
     v = sp.sympify(v)
-    if v.is_infinite:
-        return str(v)
-    if v.is_Rational:
+    if v.is_infinite or v.is_Integer:
         return str(v)
     return f"{v} (~{float(v):.6g})"
 
