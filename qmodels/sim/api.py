@@ -1,0 +1,743 @@
+"""``simulate``: the Python side of the simulator.
+
+The Python layer flattens the model (:mod:`qmodels.sim.flatten`), drives the
+compiled, resumable event loop (:mod:`qmodels.sim.engine`) and summarises
+its cumulative statistics (:mod:`qmodels.sim.stats`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+import time
+import warnings
+
+import numpy as np
+
+from ..errors import ConvergenceWarning, InvalidValueError, UnstableError, UnsupportedModelError
+from ..model import Closed, Network, Open
+from ..results import Figures
+from . import engine as E
+from .flatten import HIST_BINS, Flat, acc_layout, flatten
+from .result import SimResult
+from .stats import Estimate, check_level, estimate, histogram_percentile, mser5
+
+__all__ = ["simulate"]
+
+#: cells of simulated time per replication (MSER-5 works on them) and per
+#: batch-means run; a histogram segment spans CELLS_PER_SEG cells
+CELLS_REP = 200
+CELLS_BATCH = 1000
+CELLS_PER_SEG = 10
+BATCHES = 20
+#: default events per replication when no horizon is given
+DEFAULT_EVENTS = 200_000
+#: more open jobs present than this: the run is declared unstable
+OPEN_LIMIT = 2_000_000
+PERCENTILES = (50, 95, 99)
+
+
+# ---------------------------------------------------------------------------
+# one run of the event loop, with all its state
+# ---------------------------------------------------------------------------
+
+class _Run:
+    """State arrays of one replication (or of the single long run)."""
+
+    def __init__(self, flat: Flat, rng, edges: np.ndarray, seg: np.ndarray, nseg: int):
+        self.f = flat
+        self.rng = rng
+        C, K, P = flat.C, flat.K, flat.P
+        has_open = bool(np.any(flat.CLI[:, 0] == 1))
+        J = flat.n_closed + (256 if has_open else 0)
+        self.JI = np.full((max(J, 1), E.NJI), -1, dtype=np.int64)
+        self.JI[:, E.J_HELD] = 0
+        self.JI[:, E.J_CYEND] = 0
+        self.JI[:, E.J_STATE] = E.S_FREE
+        self.JI[: flat.n_closed, E.J_CLS] = flat.closed_class_of_job
+        self.JF = np.zeros((max(J, 1), E.NJF))
+        self.SI = np.zeros(E.NSI, dtype=np.int64)
+        self.SI[E.I_NCLOSED] = flat.n_closed
+        self.SI[E.I_FREE] = -1
+        self._link_free(flat.n_closed, J)
+        E_ = C + K + max(J, 1)
+        self.HE = np.zeros(E_, dtype=np.int64)
+        self.HT = np.zeros(E_)
+        self.POS = np.full(E_, -1, dtype=np.int64)
+        self.SS = np.zeros((K, E.NSS), dtype=np.int64)
+        self.SS[:, E.K_WQH:] = -1
+        self.SS[:, E.K_NACT] = 0
+        self.NC = np.zeros((C, K), dtype=np.int64)
+        self.BS = np.zeros((C, K), dtype=np.int64)
+        self.SFL = np.zeros((K, 3))
+        self.PS = np.zeros((max(P, 0), 4), dtype=np.int64)
+        if P:
+            self.PS[:, E.P_FREE] = flat.PLI[:, 0]
+            self.PS[:, E.P_QH] = -1
+            self.PS[:, E.P_QT] = -1
+        self.PFL = np.zeros(P)
+        self.SX = np.zeros(1)
+        lay = acc_layout(C, K, P)
+        self.lay = lay
+        self.ACC = np.zeros(lay["size"])
+        self.EDGES = np.ascontiguousarray(edges, dtype=float)
+        self.SNAP = np.zeros((len(edges), lay["size"]))
+        self.SEG = np.ascontiguousarray(seg, dtype=np.int64)
+        self.HIST = np.zeros((nseg + 1, C, HIST_BINS), dtype=np.int64)
+        self.UB = np.zeros(self.JI.shape[0] + K + 1, dtype=np.int64)
+        erl = [int(a) for a, kind in zip(flat.STF[:, 0], flat.STI[:, 4]) if kind == E.D_ERLANG]
+        erl += [int(a) for a, kind in zip(flat.CLF[:, 2], flat.CLI[:, 2]) if kind == E.D_ERLANG]
+        self.kmax = max([2] + erl)
+        self.U = np.zeros(0)
+
+    def _link_free(self, a, b):
+        """Put job slots a..b-1 at the head of the free list."""
+        if b <= a:
+            return
+        self.JI[a:b - 1, E.J_NXT] = np.arange(a + 1, b)
+        self.JI[b - 1, E.J_NXT] = self.SI[E.I_FREE]
+        self.SI[E.I_FREE] = a
+
+    def _grow(self):
+        f = self.f
+        J = self.JI.shape[0]
+        J2 = 2 * J
+        JI = np.full((J2, E.NJI), -1, dtype=np.int64)
+        JI[:, E.J_HELD] = 0
+        JI[:, E.J_CYEND] = 0
+        JI[:, E.J_STATE] = E.S_FREE
+        JI[:J] = self.JI
+        JF = np.zeros((J2, E.NJF))
+        JF[:J] = self.JF
+        self.JI, self.JF = JI, JF
+        self._link_free(J, J2)
+        n0 = f.C + f.K + J
+        n1 = f.C + f.K + J2
+        HE = np.zeros(n1, dtype=np.int64)
+        HT = np.zeros(n1)
+        POS = np.full(n1, -1, dtype=np.int64)
+        HE[:n0], HT[:n0], POS[:n0] = self.HE, self.HT, self.POS
+        self.HE, self.HT, self.POS = HE, HT, POS
+        self.UB = np.zeros(J2 + f.K + 1, dtype=np.int64)
+
+    def extend(self, edges, seg, nseg):
+        """Longer run: more cells (same width) and histogram segments."""
+        n0 = self.SNAP.shape[0]
+        old_nseg = self.HIST.shape[0] - 1
+        SNAP = np.zeros((len(edges), self.SNAP.shape[1]))
+        SNAP[:n0] = self.SNAP
+        HIST = np.zeros((nseg + 1,) + self.HIST.shape[1:], dtype=np.int64)
+        HIST[:old_nseg] = self.HIST[:old_nseg]
+        # cycles that ended exactly at the old horizon belong to the next cell
+        HIST[seg[n0]] += self.HIST[old_nseg]
+        self.SNAP, self.HIST = SNAP, HIST
+        self.EDGES = np.ascontiguousarray(edges, dtype=float)
+        self.SEG = np.ascontiguousarray(seg, dtype=np.int64)
+
+    def _umin(self) -> int:
+        # uniforms one event may need at most: every job may move once in an
+        # unblocking cascade, each move drawing a route, two service times
+        # (Erlang: k uniforms each) and a think or inter-arrival time
+        return (self.JI.shape[0] + self.f.C + 8) * (2 * self.kmax + 6)
+
+    def _refill(self):
+        umin = self._umin()
+        rest = self.U[self.SI[E.I_UPOS]:]
+        fresh = self.rng.random(max(1 << 16, 2 * umin))
+        self.U = np.concatenate([rest, fresh])
+        self.SI[E.I_UPOS] = 0
+
+    def advance(self, t_stop: float, max_events: float) -> int:
+        f = self.f
+        while True:
+            st = E.run(f.STI, f.STF, f.RM, f.EMP, f.S, f.CLI, f.CLF, f.RN, f.RD, f.RC, f.PLI,
+                       f.ACQ, f.REL, self.JI, self.JF, self.HE, self.HT, self.POS, self.SS,
+                       self.NC, self.BS, self.SFL, self.PS, self.PFL, self.SI, self.SX,
+                       self.ACC, self.SNAP, self.EDGES, self.HIST, self.SEG, self.UB, self.U,
+                       self._umin(), float(t_stop), float(max_events), OPEN_LIMIT)
+            if st == E.NEED_ROOM:
+                self._grow()
+                continue
+            if st == E.NEED_RANDOM:
+                self._refill()
+                continue
+            return st
+
+    @property
+    def events(self) -> int:
+        return int(self.ACC[self.lay["events"]])
+
+    @property
+    def cells_done(self) -> int:
+        return int(self.SI[E.I_CELL])
+
+
+# ---------------------------------------------------------------------------
+# summaries of one observation window
+# ---------------------------------------------------------------------------
+
+def _window(run: _Run, a: int, b: int):
+    """Figures over cells a..b-1 (cell i ends at EDGES[i]): a dict of arrays."""
+    f, lay = run.f, run.lay
+    C, K, P = f.C, f.K, f.P
+    CK = C * K
+    top = run.SNAP[b - 1]
+    bot = run.SNAP[a - 1] if a > 0 else np.zeros_like(top)
+    t0 = run.EDGES[a - 1] if a > 0 else 0.0
+    T = run.EDGES[b - 1] - t0
+    d = top - bot
+    with np.errstate(invalid="ignore", divide="ignore"):
+        area_n = d[lay["area_n"]: lay["area_n"] + CK].reshape(C, K)
+        area_u = d[lay["area_u"]: lay["area_u"] + CK].reshape(C, K)
+        comp = d[lay["comp"]: lay["comp"] + CK].reshape(C, K)
+        soj = d[lay["soj"]: lay["soj"] + CK].reshape(C, K)
+        cyc = d[lay["cyc"]: lay["cyc"] + C]
+        cyct = d[lay["cyct"]: lay["cyct"] + C]
+        out = {
+            "X_pair": comp / T,
+            "Q_pair": area_n / T,
+            "U_pair": area_u / (T * f.ucap[None, :]),
+            "R_pair": np.where(comp > 0, soj / np.where(comp > 0, comp, 1), np.nan),
+            "X_st": comp.sum(0) / T,
+            "Q_st": area_n.sum(0) / T,
+            "U_st": area_u.sum(0) / (T * f.ucap),
+            "R_st": np.where(comp.sum(0) > 0, soj.sum(0) / np.where(comp.sum(0) > 0,
+                                                                   comp.sum(0), 1), np.nan),
+            "X_cl": cyc / T,
+            "R_cl": np.where(cyc > 0, cyct / np.where(cyc > 0, cyc, 1), np.nan),
+            "Q_cl": area_n.sum(1) / T,
+            "lost": d[lay["lost"]: lay["lost"] + C] / T,
+            "pool_U": d[lay["pool_busy"]: lay["pool_busy"] + P] / (T * np.maximum(f.PLI[:, 0], 1))
+            if P else np.zeros(0),
+            "pool_Q": d[lay["pool_q"]: lay["pool_q"] + P] / T if P else np.zeros(0),
+        }
+    # a station never visited by a class has R = 0 (as in the analytic results)
+    out["R_pair"] = np.where(f.visits > 0, out["R_pair"], 0.0)
+    return out
+
+
+def _percentiles(run: _Run, segs) -> np.ndarray:
+    """(C, 3) response-time percentiles from the histogram segments ``segs``."""
+    f = run.f
+    h = run.HIST[list(segs)].sum(axis=0)
+    out = np.full((f.C, len(PERCENTILES)), np.nan)
+    for c in range(f.C):
+        for i, q in enumerate(PERCENTILES):
+            out[c, i] = histogram_percentile(h[c], f.hist_lo[c], f.hist_step, q / 100.0)
+    return out
+
+
+def _truncation(run: _Run, n: int) -> int:
+    """MSER-5 truncation (in cells) of the cell series of station queue
+    lengths and class throughputs; the largest of them."""
+    f, lay = run.f, run.lay
+    C, K = f.C, f.K
+    snap = run.SNAP[:n]
+    prev = np.vstack([np.zeros((1, snap.shape[1])), snap[:-1]])
+    width = np.diff(np.concatenate([[0.0], run.EDGES[:n]]))
+    cells = (snap - prev) / width[:, None]
+    q = cells[:, lay["area_n"]: lay["area_n"] + C * K].reshape(n, C, K).sum(1)
+    x = cells[:, lay["cyc"]: lay["cyc"] + C]
+    d = 0
+    for series in list(q.T) + list(x.T):
+        if np.ptp(series) > 0:
+            d = max(d, mser5(series))
+    return d
+
+
+# ---------------------------------------------------------------------------
+# argument checks
+# ---------------------------------------------------------------------------
+
+def _check_args(network, seed, horizon, replications, warmup, precision, level, method,
+                max_events):
+    if not isinstance(network, Network):
+        raise InvalidValueError(f"simulate needs a qmodels Network, got {type(network).__name__}")
+    if seed is None or isinstance(seed, bool) or not isinstance(
+            seed, (numbers.Integral, np.random.SeedSequence)) or (
+            isinstance(seed, numbers.Integral) and seed < 0):
+        raise InvalidValueError(
+            f"seed must be a non-negative integer or a numpy SeedSequence, got {seed!r}"
+        )
+    if horizon is not None:
+        if isinstance(horizon, bool) or not isinstance(horizon, numbers.Real) \
+                or not math.isfinite(horizon) or horizon <= 0:
+            raise InvalidValueError(f"horizon must be a finite time > 0, got {horizon!r}")
+    if method not in ("replications", "batch_means"):
+        raise InvalidValueError(
+            f"method must be 'replications' or 'batch_means', got {method!r}"
+        )
+    if method == "replications":
+        if isinstance(replications, bool) or not isinstance(replications, numbers.Integral) \
+                or replications < 2:
+            raise InvalidValueError(
+                f"replications must be an integer >= 2 for confidence intervals, "
+                f"got {replications!r}"
+            )
+    if not (isinstance(warmup, str) and warmup == "mser5"):
+        if warmup is not None and (isinstance(warmup, bool) or not isinstance(
+                warmup, numbers.Real) or not math.isfinite(warmup) or warmup < 0):
+            raise InvalidValueError(
+                f"warmup must be 'mser5', a time >= 0 or None, got {warmup!r}"
+            )
+    if precision is not None:
+        if isinstance(precision, bool) or not isinstance(precision, numbers.Real) \
+                or not (0 < precision < 1):
+            raise InvalidValueError(
+                f"precision (relative half-width) must be in (0, 1), got {precision!r}"
+            )
+    level = check_level(level)
+    if max_events is not None:
+        if isinstance(max_events, bool) or not isinstance(max_events, numbers.Real) \
+                or max_events < 1:
+            raise InvalidValueError(f"max_events must be a number >= 1, got {max_events!r}")
+    return level
+
+
+def _default_horizon(net: Network, flat: Flat) -> float:
+    """Simulated time for about DEFAULT_EVENTS events: from the asymptotic
+    throughput bound of each class, X_c <= min(N_c / (D_c + Z_c),
+    c_k / D_ck) (Lazowska et al. 1984, sec. 5.2), or its arrival rate."""
+    D = net.demands.astype(float)
+    rate = 0.0
+    for ci, cls in enumerate(net.classes):
+        visits = float(flat.visits[ci].sum())
+        if isinstance(cls, Open):
+            x = float(cls.arrival_rate)
+        else:
+            N = cls.population
+            if N == 0:
+                continue
+            tot = float(D[ci].sum()) + float(cls.think_time)
+            x = N / tot if tot > 0 else math.inf
+            for k, s in enumerate(net.stations):
+                if D[ci, k] > 0 and s.kind != "delay":
+                    cap = float(s.max_rate_multiplier) if s.kind == "ld" else float(s.servers)
+                    x = min(x, cap / D[ci, k])
+        rate += x * max(2.0 * visits, 1.0)
+    if not math.isfinite(rate) or rate <= 0:
+        return 1.0
+    return DEFAULT_EVENTS / rate
+
+
+def _edges(horizon: float, warm: float | None, ncell: int):
+    """Cell edges and the segment of each cell (+1 for after the end).
+
+    With a fixed warm-up time the first cell is [0, warm] and the others
+    split the rest; otherwise the cells are equal."""
+    if warm:
+        rest = np.linspace(warm, horizon, ncell + 1)
+        edges = rest  # cell 0 = [0, warm], cells 1.. = equal pieces
+        seg = np.concatenate([[0], 1 + np.arange(ncell) // CELLS_PER_SEG])
+        nseg = 1 + (ncell + CELLS_PER_SEG - 1) // CELLS_PER_SEG
+    else:
+        edges = horizon * np.arange(1, ncell + 1) / ncell
+        seg = np.arange(ncell) // CELLS_PER_SEG
+        nseg = (ncell + CELLS_PER_SEG - 1) // CELLS_PER_SEG
+    seg = np.concatenate([seg, [nseg]])
+    return edges, seg, nseg
+
+
+def _seg_first_cell(seg: np.ndarray) -> dict:
+    first = {}
+    for i, s in enumerate(seg[:-1]):
+        first.setdefault(int(s), i)
+    return first
+
+
+def _progress(progress, total, desc):
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, delay=2.0, leave=False, unit="run")
+
+
+def _raise_status(status, run: _Run, net: Network, where: str):
+    if status == E.DEADLOCK:
+        full = [net.stations[k].name for k in range(run.f.K)
+                if run.SS[k, E.K_N] >= run.f.STI[k, 3]]
+        raise UnsupportedModelError(
+            f"deadlock at t = {run.SX[0]:.6g} ({where}): every job is blocked or waiting for a "
+            f"token; full stations: {', '.join(map(repr, full)) or 'none'}"
+        )
+    if status == E.TOO_MANY:
+        k = int(np.argmax(run.SS[:, E.K_N]))
+        raise UnstableError(
+            f"station {net.stations[k].name!r}: more than {OPEN_LIMIT} open jobs present at "
+            f"t = {run.SX[0]:.6g} ({where}); the open load has no steady state",
+            station=net.stations[k].name,
+        )
+
+
+# ---------------------------------------------------------------------------
+# the public function
+# ---------------------------------------------------------------------------
+
+def simulate(network: Network, *, seed, horizon: float | None = None, replications: int = 10,
+             warmup="mser5", precision: float | None = None, level: float = 0.95,
+             method: str = "replications", max_events: float | None = None,
+             progress: bool | None = None) -> SimResult:
+    """Simulate ``network`` and estimate its figures with confidence intervals.
+
+    Parameters
+    ----------
+    network : Network
+        The same model the analytic solvers take.
+    seed : int or numpy.random.SeedSequence
+        Required.  Replication i draws from
+        ``Generator(PCG64(SeedSequence(seed).spawn(...)[i]))``: the same seed
+        gives the same numbers bit for bit.
+    horizon : float, optional
+        Simulated time per replication (of the single run for batch
+        means), warm-up included.  Default: about 200,000 events per
+        replication, from the asymptotic throughput bounds.
+    replications : int
+        Independent replications (>= 2), or for ``batch_means`` the
+        horizon is ``replications x`` the default horizon when not given.
+    warmup : "mser5", float or None
+        ``"mser5"``: delete the initial transient chosen by MSER-5 on the
+        cell series (White 1997); a number: delete that much simulated
+        time; None or 0: keep everything.
+    precision : float, optional
+        Relative half-width wanted for every reported mean (class X and R;
+        station X, U, Q, R with a non-zero mean).  Replications are added
+        (up to 20x the initial number, at least 200 in all), or the single
+        run is extended (up to 64x), until reached; a
+        :class:`~qmodels.errors.ConvergenceWarning` if the cap is hit.
+    level : float
+        Confidence level of the intervals (default 0.95).
+    method : "replications" or "batch_means"
+        Independent replications (Student-t over replication means) or one
+        long run cut into 20 batches after the warm-up (Law 2015, sec.
+        9.5.3).
+    max_events : float, optional
+        Stop a run after this many events (its statistics then end at the
+        last full cell).
+    progress : bool, optional
+        tqdm progress bar; default: on when stderr is a terminal, shown
+        only for runs longer than 2 s.
+
+    Returns
+    -------
+    SimResult
+
+    Raises
+    ------
+    InvalidValueError
+        Bad arguments (horizon <= 0, replications < 2, level outside (0, 1),
+        a negative warm-up, ...) or a distribution parameter out of range.
+    PopulationError
+        Nothing to simulate (zero populations and no open arrivals).
+    UnsupportedModelError
+        A model the simulator cannot honour (see :func:`qmodels.sim.flatten.flatten`),
+        or a deadlock of blocked jobs during the run.
+    UnstableError
+        Open load with no steady state.
+
+    Notes
+    -----
+    Event-scheduling simulation with a binary-heap event list (Law 2015,
+    ch. 1-2).  Stations: delay (infinite server); FCFS with c servers;
+    processor sharing (``Queue(discipline="ps")``: each of n jobs is served
+    at rate min(n, c)/n); load-dependent (processor sharing at total rate
+    a(n)/S); finite ``capacity`` with blocking after service (a job whose
+    next station is full keeps its server, FIFO among those blocked; a job
+    blocked at a processor-sharing or load-dependent station keeps its share
+    of the server but takes no service, as in :mod:`qmodels.ctmc`); open arrivals
+    that find the first station full are lost.  Token pools: a job takes
+    one token before entering ``acquire`` (FIFO queue at the pool, holding
+    nothing else), and gives it back when it *leaves* ``release`` (after any
+    blocking there) or at the end of its route.  Think time Z: exponential,
+    outside the stations, between cycles.
+
+    Figures: class X = cycles (closed) or departures (open) per second;
+    class R = time per cycle excluding think time (for open: per job,
+    lost arrivals excluded); station X = completions per second; station
+    R = time per visit (waiting, service and blocking); Q = time-average
+    number present (waiting, in service and blocked; a job waiting for a
+    token is at no station); U = busy fraction of one server (time-average
+    servers held / c, blocked jobs holding theirs; delay: mean number
+    present; processor sharing: E[min(n, c)] / c; load-dependent:
+    1 - P(empty)).  Percentiles p50/p95/p99 of the class response time
+    come from a log-scale histogram (4096 bins over 10 decades: relative
+    resolution 0.6 %); their intervals treat each replication's (or
+    batch's) percentile as one observation.
+
+    References
+    ----------
+    Law, *Simulation Modeling and Analysis*, 5th ed. (2015): ch. 1-2 (event
+    scheduling), ch. 8 (variates), ch. 9 (output analysis).
+    White, "An effective truncation heuristic for bias reduction in
+    simulation output", *Simulation* 69(6) (1997).
+
+    Examples
+    --------
+    >>> import qmodels as qm
+    >>> from qmodels.sim import simulate
+    >>> net = qm.Network([qm.Queue("cpu", 0.5)],
+    ...                  [qm.Open("jobs", arrival_rate=1.0, routing={
+    ...                      "source": {"cpu": 1.0}, "cpu": {"sink": 1.0}})])
+    >>> r = simulate(net, seed=1, horizon=2000.0, replications=5)
+    >>> r.U["cpu"].contains(0.5)
+    True
+    """
+    started = time.perf_counter()
+    level = _check_args(network, seed, horizon, replications, warmup, precision, level,
+                        method, max_events)
+    flat = flatten(network)
+    if horizon is None:
+        horizon = _default_horizon(network, flat)
+        if method == "batch_means":
+            horizon *= replications if isinstance(replications, int) and replications > 0 else 10
+    horizon = float(horizon)
+    warm = None if (warmup is None or isinstance(warmup, str)) else float(warmup)
+    if warm is not None and warm >= horizon:
+        raise InvalidValueError(
+            f"warmup {warm!r} must be shorter than the horizon {horizon!r}"
+        )
+    use_mser = isinstance(warmup, str)
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    cap_events = math.inf if max_events is None else float(max_events)
+
+    if method == "replications":
+        obs, pct, events, warm_mean, notes = _replications(
+            network, flat, ss, horizon, replications, warm, use_mser, precision, level,
+            cap_events, progress)
+    else:
+        obs, pct, events, warm_mean, notes = _batch_means(
+            network, flat, ss, horizon, warm, use_mser, precision, level, cap_events, progress)
+    res = _assemble(network, obs, pct, level, seed, horizon, warm_mean, events,
+                    time.perf_counter() - started, method, notes)
+    return res
+
+
+def _run_one(network, flat, child, horizon, warm, use_mser, cap_events, ncell=CELLS_REP):
+    rng = np.random.Generator(np.random.PCG64(child))
+    edges, seg, nseg = _edges(horizon, warm, ncell)
+    run = _Run(flat, rng, edges, seg, nseg)
+    status = _advance_all(run, network, edges, cap_events, "replication")
+    return run, status, seg
+
+
+def _advance_all(run, network, edges, cap_events, where, start_cell=0):
+    """Run cell by cell in chunks of a histogram segment (the chunking
+    never changes a number: the loop is resumable)."""
+    n = len(edges)
+    i = start_cell
+    while i < n:
+        j = min(i + CELLS_PER_SEG, n)
+        st = run.advance(edges[j - 1], cap_events)
+        if st == E.MAX_EVENTS:
+            return st
+        _raise_status(st, run, network, where)
+        i = j
+    return E.OK
+
+
+def _observations_of(run, seg, warm, use_mser):
+    """(window figures, percentiles, truncation time) of one replication."""
+    n = run.cells_done
+    if n < 2:
+        raise InvalidValueError(
+            "max_events stopped a replication before two cells of its horizon: raise "
+            "max_events or shorten the horizon"
+        )
+    if warm:
+        a = 1
+    elif use_mser:
+        a = min(_truncation(run, n), n - 1)
+    else:
+        a = 0
+    w = _window(run, a, n)
+    first = _seg_first_cell(seg)
+    last_seg = int(seg[n - 1])
+    segs = [s for s, c0 in first.items() if c0 >= a and s <= last_seg]
+    if not segs:
+        segs = [last_seg]
+    p = _percentiles(run, segs)
+    t_trunc = run.EDGES[a - 1] if a > 0 else 0.0
+    return w, p, t_trunc
+
+
+def _relative_ok(obs, level, precision):
+    """True if every reported mean has half-width / |mean| <= precision."""
+    for key in ("X_cl", "R_cl", "X_st", "U_st", "Q_st", "R_st"):
+        arr = np.array([o[key] for o in obs])
+        for col in arr.T:
+            e = estimate(col, level)
+            if e.n == 0 or e.mean == 0 or math.isnan(e.mean):
+                continue
+            if not e.relative_half_width <= precision:
+                return False
+    return True
+
+
+def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, level,
+                  cap_events, progress):
+    obs, pct, events, trunc = [], [], 0, []
+    cap = max(20 * n0, 200) if precision is not None else n0
+    bar = _progress(progress, n0, "simulating")
+    target = n0
+    notes = []
+    try:
+        while True:
+            children = ss.spawn(target - len(obs))
+            for child in children:
+                run, status, seg = _run_one(network, flat, child, horizon, warm, use_mser,
+                                            cap_events)
+                w, p, t = _observations_of(run, seg, warm, use_mser)
+                obs.append(w)
+                pct.append(p)
+                trunc.append(t)
+                events += run.events
+                if status == E.MAX_EVENTS:
+                    notes.append(f"max_events stopped a replication at t = {run.SX[0]:.6g}")
+                if bar is not None:
+                    bar.update(1)
+            if precision is None or _relative_ok(obs, level, precision):
+                break
+            if len(obs) >= cap:
+                warnings.warn(
+                    f"precision {precision} not reached after {len(obs)} replications (the cap)",
+                    ConvergenceWarning, stacklevel=3)
+                notes.append(f"precision {precision} not reached after {len(obs)} replications")
+                break
+            target = min(cap, max(len(obs) + 2, int(len(obs) * 1.5)))
+            if bar is not None:
+                bar.total = target
+                bar.refresh()
+    finally:
+        if bar is not None:
+            bar.close()
+    return obs, pct, events, float(np.mean(trunc)), tuple(dict.fromkeys(notes))
+
+
+def _batch_means(network, flat, ss, horizon, warm, use_mser, precision, level, cap_events,
+                 progress):
+    child = ss.spawn(1)[0]
+    rng = np.random.Generator(np.random.PCG64(child))
+    ncell = CELLS_BATCH
+    edges, seg, nseg = _edges(horizon, warm, ncell)
+    run = _Run(flat, rng, edges, seg, nseg)
+    notes = []
+    bar = _progress(progress, len(edges), "simulating")
+    done = 0
+    extensions = 0
+    try:
+        while True:
+            st = _advance_all(run, network, edges, cap_events, "batch-means run", done)
+            if bar is not None:
+                bar.update(len(edges) - done)
+            done = len(edges)
+            if st == E.MAX_EVENTS:
+                notes.append(f"max_events stopped the run at t = {run.SX[0]:.6g}")
+            obs, pct, t_trunc = _batches(run, seg, warm, use_mser)
+            if precision is None or st == E.MAX_EVENTS or _relative_ok(obs, level, precision):
+                break
+            if extensions >= 6:
+                warnings.warn(
+                    f"precision {precision} not reached after extending the run 64x (the cap)",
+                    ConvergenceWarning, stacklevel=3)
+                notes.append(f"precision {precision} not reached after extending the run 64x")
+                break
+            # double the run: same cell width, twice the cells
+            extensions += 1
+            w0 = warm or 0.0
+            h_new = w0 + 2.0 * (float(edges[-1]) - w0)
+            ncell = 2 * ncell
+            new_edges, seg, nseg = _edges(h_new, warm, ncell)
+            new_edges[: len(edges)] = edges
+            edges = new_edges
+            run.extend(edges, seg, nseg)
+            if bar is not None:
+                bar.total = len(edges)
+                bar.refresh()
+    finally:
+        if bar is not None:
+            bar.close()
+    return obs, pct, run.events, t_trunc, tuple(notes)
+
+
+def _batches(run, seg, warm, use_mser):
+    """Cut the run after its warm-up into BATCHES batches of whole segments."""
+    n = run.cells_done
+    if warm:
+        a = 1
+    elif use_mser:
+        a = min(_truncation(run, n), n - 1)
+    else:
+        a = 0
+    first = _seg_first_cell(seg)
+    last_seg = int(seg[n - 1])
+    # segments complete within the n cells and starting at or after cell a
+    segs = sorted(s for s, c0 in first.items() if c0 >= a and s <= last_seg
+                  and (s + 1 not in first or first[s + 1] <= n))
+    if len(segs) < 2:
+        raise InvalidValueError(
+            "the batch-means run is too short after its warm-up to form batches: "
+            "raise the horizon (or max_events)"
+        )
+    B = min(BATCHES, len(segs))
+    per = len(segs) // B
+    segs = segs[len(segs) - B * per:]
+    obs, pct = [], []
+    for b in range(B):
+        group = segs[b * per:(b + 1) * per]
+        c0 = first[group[0]]
+        c1 = first[group[-1] + 1] if group[-1] + 1 in first else n
+        obs.append(_window(run, c0, c1))
+        pct.append(_percentiles(run, group))
+    c_start = first[segs[0]]
+    t_trunc = run.EDGES[c_start - 1] if c_start > 0 else 0.0
+    return obs, pct, float(t_trunc)
+
+
+# ---------------------------------------------------------------------------
+# assembling the result
+# ---------------------------------------------------------------------------
+
+def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, method, notes):
+    sn, cn = net.station_names, net.class_names
+
+    def est(key, *idx):
+        return estimate([o[key][idx] for o in obs], level)
+
+    figs = {}
+    for metric, m in (("throughput", "X"), ("response_time", "R"), ("queue_length", "Q"),
+                      ("utilization", "U")):
+        station = {s: est(f"{m}_st", k) for k, s in enumerate(sn)}
+        pair = {(s, c): est(f"{m}_pair", i, k) for i, c in enumerate(cn)
+                for k, s in enumerate(sn)}
+        klass = {c: est(f"{m}_cl", i) for i, c in enumerate(cn)} if m != "U" else {}
+        figs[metric] = Figures(metric, station, klass, pair)
+    parr = np.array(pct)  # (n, C, 3)
+    percentiles = {
+        c: {q: estimate(parr[:, i, j], level) for j, q in enumerate(PERCENTILES)}
+        for i, c in enumerate(cn)
+    }
+    pools = {p.name: {"U": est("pool_U", i), "Q": est("pool_Q", i)}
+             for i, p in enumerate(net.pools)}
+    lost = {c.name: est("lost", i) for i, c in enumerate(net.classes) if isinstance(c, Open)}
+    closed_note = []
+    if any(isinstance(c, Closed) and c.routing is None for c in net.classes) or any(
+            isinstance(c, Open) and c.routing is None for c in net.classes):
+        closed_note.append("classes given by visits or demands are routed at random with the "
+                           "same visit ratios")
+    return SimResult(
+        network=net, seed=seed if not isinstance(seed, np.integer) else int(seed), level=level,
+        n=len(obs), horizon=horizon, warmup=warm_mean, events=int(events), wall_time=wall,
+        output_analysis=method, figures=figs, percentiles=percentiles, pools=pools, lost=lost,
+        notes=tuple(notes) + tuple(closed_note),
+    )
+
+
+def _solve_sim(net, seed=1, **options):
+    """``qm.solve(net, method="sim")``: :func:`simulate` with ``seed=1``."""
+    return simulate(net, seed=seed, **options)
+
+
+__all__ += ["Estimate"]

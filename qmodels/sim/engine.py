@@ -1,0 +1,739 @@
+"""The compiled event loop of the simulator (numba, flat arrays).
+
+Everything here works on plain numpy arrays built by
+:mod:`qmodels.sim.flatten`; nothing here knows about ``Network`` objects.
+The loop is *resumable*: all of its state lives in arrays owned by the
+caller, so :func:`run` can be called again with a later ``t_stop`` (the
+Python layer does so to show progress, to grow the job table of an open
+network and to extend a batch-means run).  Splitting a run into calls does
+not change a single number.
+
+Model arrays (read only)
+------------------------
+``STI[k]`` (int): kind (0 delay, 1 FCFS with c servers, 2 sharing: PS or
+load-dependent), utilisation kind (0 servers held, 1 min(n, c), 2 n > 0),
+servers, capacity, distribution kind, offset and length of its empirical
+samples, length of its rate table.  ``STF[k]`` (float): distribution
+parameters a, b and the utilisation divisor.  ``RM[k, :]``: total service
+rate multiplier f(n) of a sharing station with n jobs (PS with c servers:
+min(n, c)).  ``S[c, k]``: mean service time.  ``CLI[c]``: open flag,
+population, inter-arrival kind, empirical offset and length.  ``CLF[c]``:
+think time Z, mean inter-arrival time, a, b, log of the first histogram
+edge, bins per unit of log.  Routing: ``RN[c, r]`` destinations of row r
+(r = K is the start of a cycle, destination K its end), ``RD`` the
+destinations, ``RC`` their cumulative probabilities.  Pools: ``PLI[p]``
+tokens, acquire and release station; ``ACQ[c, k]`` / ``REL[c, k]`` bit
+masks of the pools class c takes on entering / gives back on leaving k.
+
+Randomness: one ``numpy.random.Generator`` per replication fills a block
+of uniforms ``rng`` (``Generator.random``); the loop reads it in order
+(``SI[I_UPOS]``) and returns ``NEED_RANDOM`` before an event when fewer than
+``umin`` remain, so the caller appends a fresh block and resumes.  The
+numbers a run uses are the Generator's stream in order, whatever the block
+sizes: a run is reproducible bit for bit from its ``SeedSequence``, and the
+compiled loop never touches a global random state.  Exponential variates
+come by inversion, normal ones by Box-Muller (Law 2015, sec. 8.3).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import njit
+
+# job table columns (JI, int64)
+J_CLS, J_LOC, J_NXT, J_PRV, J_HELD, J_STATE, J_DEST, J_CYEND = range(8)
+NJI = 8
+# job table columns (JF, float64)
+F_TARR, F_TCYC, F_VFIN = range(3)
+NJF = 3
+# job states
+S_FREE, S_WAIT, S_SERV, S_BLOCKED, S_THINK, S_POOL = range(6)
+# station state columns (SS, int64)
+K_N, K_BUSY, K_WQH, K_WQT, K_BLH, K_BLT, K_ACTH, K_NACT = range(8)
+NSS = 8
+# pool state columns (PS, int64)
+P_FREE, P_QH, P_QT, P_QLEN = range(4)
+# scalar state (SI, int64)
+I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS = range(7)
+NSI = 7
+# status codes returned by run()
+OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
+# distribution kinds
+D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP = range(7)
+
+INF_CAP = 1 << 62
+
+
+# ---------------------------------------------------------------------------
+# random variates (Law 2015, ch. 8)
+# ---------------------------------------------------------------------------
+
+@njit
+def _uni(U, SI):
+    """The next uniform [0, 1) of the pre-drawn block."""
+    i = SI[I_UPOS]
+    SI[I_UPOS] = i + 1
+    return U[i]
+
+
+@njit
+def _exp1(U, SI):
+    """Standard exponential by inversion (Law 2015, sec. 8.3.2)."""
+    return -math.log(1.0 - _uni(U, SI))
+
+
+@njit
+def _norm(U, SI):
+    """Standard normal by the Box-Muller transform (Law 2015, sec. 8.3.6)."""
+    u1 = 1.0 - _uni(U, SI)
+    u2 = _uni(U, SI)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+@njit
+def draw(kind, a, b, off, ln, emp, mean, rng, SI):
+    """One variate of the given shape with the given mean."""
+    if mean <= 0.0:
+        return 0.0
+    if kind == D_EXP:
+        return mean * _exp1(rng, SI)
+    if kind == D_DET:
+        return mean
+    if kind == D_ERLANG:
+        k = int(a)
+        s = 0.0
+        for _ in range(k):
+            s += _exp1(rng, SI)
+        return mean * s / k
+    if kind == D_HYPER:
+        # balanced means: branch i (probability p_i) has mean m / (2 p_i)
+        if _uni(rng, SI) < a:
+            return mean / (2.0 * a) * _exp1(rng, SI)
+        return mean / (2.0 * (1.0 - a)) * _exp1(rng, SI)
+    if kind == D_LOGN:
+        # a = sigma; mu = ln m - sigma^2 / 2
+        return math.exp(math.log(mean) - 0.5 * a * a + a * _norm(rng, SI))
+    if kind == D_UNIF:
+        return mean * (1.0 - a + 2.0 * a * _uni(rng, SI))
+    # empirical: samples normalised to mean 1, resampled uniformly
+    i = int(_uni(rng, SI) * ln)
+    if i >= ln:
+        i = ln - 1
+    return mean * emp[off + i]
+
+
+# ---------------------------------------------------------------------------
+# indexed binary heap: one pending event per entity
+# entity e < C: next open arrival of class e; C <= e < C+K: next completion
+# at sharing station e-C; e >= C+K: job e-C-K (completion or end of think)
+# ---------------------------------------------------------------------------
+
+@njit
+def _sift_up(i, HE, HT, POS):
+    e = HE[i]
+    t = HT[i]
+    while i > 0:
+        p = (i - 1) >> 1
+        if HT[p] <= t:
+            break
+        HE[i] = HE[p]
+        HT[i] = HT[p]
+        POS[HE[i]] = i
+        i = p
+    HE[i] = e
+    HT[i] = t
+    POS[e] = i
+
+
+@njit
+def _sift_down(i, n, HE, HT, POS):
+    e = HE[i]
+    t = HT[i]
+    while True:
+        l = 2 * i + 1
+        if l >= n:
+            break
+        r = l + 1
+        m = l
+        if r < n and HT[r] < HT[l]:
+            m = r
+        if HT[m] >= t:
+            break
+        HE[i] = HE[m]
+        HT[i] = HT[m]
+        POS[HE[i]] = i
+        i = m
+    HE[i] = e
+    HT[i] = t
+    POS[e] = i
+
+
+@njit
+def heap_set(e, t, HE, HT, POS, SI):
+    i = POS[e]
+    if i < 0:
+        n = SI[I_HSIZE]
+        HE[n] = e
+        HT[n] = t
+        POS[e] = n
+        SI[I_HSIZE] = n + 1
+        _sift_up(n, HE, HT, POS)
+    else:
+        old = HT[i]
+        HT[i] = t
+        if t < old:
+            _sift_up(i, HE, HT, POS)
+        else:
+            _sift_down(i, SI[I_HSIZE], HE, HT, POS)
+
+
+@njit
+def heap_remove(e, HE, HT, POS, SI):
+    i = POS[e]
+    if i < 0:
+        return
+    POS[e] = -1
+    n = SI[I_HSIZE] - 1
+    SI[I_HSIZE] = n
+    if i == n:
+        return
+    HE[i] = HE[n]
+    HT[i] = HT[n]
+    POS[HE[i]] = i
+    if i > 0 and HT[i] < HT[(i - 1) >> 1]:
+        _sift_up(i, HE, HT, POS)
+    else:
+        _sift_down(i, n, HE, HT, POS)
+
+
+# ---------------------------------------------------------------------------
+# statistics
+# ---------------------------------------------------------------------------
+
+@njit
+def flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K):
+    """Add the areas of station k from its last change up to ``now``."""
+    dt = now - SFL[k, 0]
+    if dt > 0.0:
+        ntot = SS[k, K_N]
+        if ntot > 0:
+            uk = STI[k, 1]
+            if uk == 0:
+                for c in range(C):
+                    ACC[c * K + k] += dt * NC[c, k]
+                    ACC[C * K + c * K + k] += dt * BS[c, k]
+            else:
+                if uk == 1:
+                    f = ntot if ntot < STI[k, 2] else STI[k, 2]
+                else:
+                    f = 1
+                for c in range(C):
+                    if NC[c, k] > 0:
+                        ACC[c * K + k] += dt * NC[c, k]
+                        ACC[C * K + c * K + k] += dt * f * NC[c, k] / ntot
+        SFL[k, 0] = now
+
+
+@njit
+def flush_pool(p, now, PLI, PS, PFL, ACC, base):
+    dt = now - PFL[p]
+    if dt > 0.0:
+        P = PLI.shape[0]
+        ACC[base + p] += dt * (PLI[p, 0] - PS[p, P_FREE])
+        ACC[base + P + p] += dt * PS[p, P_QLEN]
+        PFL[p] = now
+
+
+@njit
+def record_cycle(c, dt, ACC, off_cyc, C, HIST, seg, CLF):
+    ACC[off_cyc + c] += 1.0
+    ACC[off_cyc + C + c] += dt
+    nb = HIST.shape[2]
+    if dt > 0.0:
+        b = int((math.log(dt) - CLF[c, 4]) * CLF[c, 5])
+        if b < 0:
+            b = 0
+        elif b >= nb:
+            b = nb - 1
+    else:
+        b = 0
+    HIST[seg, c, b] += 1
+
+
+# ---------------------------------------------------------------------------
+# routing
+# ---------------------------------------------------------------------------
+
+@njit
+def next_dest(c, r, RN, RD, RC, rng, SI):
+    n = RN[c, r]
+    if n == 1:
+        return RD[c, r, 0]
+    u = _uni(rng, SI)
+    for i in range(n - 1):
+        if u < RC[c, r, i]:
+            return RD[c, r, i]
+    return RD[c, r, n - 1]
+
+
+# ---------------------------------------------------------------------------
+# sharing stations (PS, load-dependent): virtual time per station
+# ---------------------------------------------------------------------------
+
+@njit
+def _share_rate(k, na, STI, RM):
+    """Service rate (work per second) of each job when ``na`` are present.
+
+    Blocked jobs count in ``na`` but take no service: a job blocked at a
+    processor-sharing station keeps its share of the server (the same rule
+    as :mod:`qmodels.ctmc`)."""
+    L = STI[k, 7]
+    i = na if na < L else L
+    return RM[k, i - 1] / na
+
+
+@njit
+def share_advance(k, now, STI, RM, SS, SFL):
+    """Advance the virtual time of sharing station k to ``now`` (call it
+    before any change of the number present)."""
+    if SS[k, K_NACT] > 0:
+        SFL[k, 1] += (now - SFL[k, 2]) * _share_rate(k, SS[k, K_N], STI, RM)
+    SFL[k, 2] = now
+
+
+@njit
+def share_resched(k, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C):
+    na = SS[k, K_NACT]
+    e = C + k
+    if na == 0:
+        heap_remove(e, HE, HT, POS, SI)
+        return
+    j = SS[k, K_ACTH]
+    vmin = JF[j, F_VFIN]
+    j = JI[j, J_NXT]
+    while j >= 0:
+        if JF[j, F_VFIN] < vmin:
+            vmin = JF[j, F_VFIN]
+        j = JI[j, J_NXT]
+    rem = vmin - SFL[k, 1]
+    if rem < 0.0:
+        rem = 0.0
+    heap_set(e, now + rem / _share_rate(k, SS[k, K_N], STI, RM), HE, HT, POS, SI)
+
+
+@njit
+def share_unlink(j, k, SS, JI):
+    p = JI[j, J_PRV]
+    n = JI[j, J_NXT]
+    if p >= 0:
+        JI[p, J_NXT] = n
+    else:
+        SS[k, K_ACTH] = n
+    if n >= 0:
+        JI[n, J_PRV] = p
+    JI[j, J_NXT] = -1
+    JI[j, J_PRV] = -1
+    SS[k, K_NACT] -= 1
+
+
+@njit
+def share_pick(k, SS, JI, JF):
+    """The active job with the smallest finishing virtual time."""
+    j = SS[k, K_ACTH]
+    best = j
+    vmin = JF[j, F_VFIN]
+    j = JI[j, J_NXT]
+    while j >= 0:
+        if JF[j, F_VFIN] < vmin:
+            vmin = JF[j, F_VFIN]
+            best = j
+        j = JI[j, J_NXT]
+    return best
+
+
+# ---------------------------------------------------------------------------
+# FIFO lists threaded through J_NXT
+# ---------------------------------------------------------------------------
+
+@njit
+def fifo_push(j, A, r, ch, ct, JI):
+    JI[j, J_NXT] = -1
+    t = A[r, ct]
+    if t < 0:
+        A[r, ch] = j
+    else:
+        JI[t, J_NXT] = j
+    A[r, ct] = j
+
+
+@njit
+def fifo_pop(A, r, ch, ct, JI):
+    j = A[r, ch]
+    n = JI[j, J_NXT]
+    A[r, ch] = n
+    if n < 0:
+        A[r, ct] = -1
+    JI[j, J_NXT] = -1
+    return j
+
+
+# ---------------------------------------------------------------------------
+# the loop
+# ---------------------------------------------------------------------------
+
+@njit
+def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
+        JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, ACC,
+        SNAP, EDGES, HIST, SEG, UB, rng, umin, t_stop, max_events, open_limit):
+    """Advance the simulation until the next event is later than ``t_stop``.
+
+    Returns a status code (OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY).
+    ``ACC`` holds cumulative sums (layout in :mod:`qmodels.sim.flatten`);
+    at every cell edge ``EDGES[i]`` a copy goes to ``SNAP[i]``.
+    """
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    P = PLI.shape[0]
+    CK = C * K
+    o_comp = 2 * CK
+    o_soj = 3 * CK
+    o_cyc = 4 * CK
+    o_lost = 4 * CK + 2 * C
+    o_pool = 4 * CK + 3 * C
+    o_ev = o_pool + 2 * P
+    ncell = EDGES.shape[0]
+    END = K
+    THINK = K
+    POOL = K + 1
+    CKE = C + K  # first job entity
+    now = SX[0]
+    ub_n = 0
+
+    if SI[I_INIT] == 0:
+        if rng.shape[0] - SI[I_UPOS] < umin:
+            return NEED_RANDOM
+        SI[I_INIT] = 1
+        for c in range(C):
+            if CLI[c, 0] == 1 and CLF[c, 1] < np.inf:
+                heap_set(c, now + draw(CLI[c, 2], CLF[c, 2], CLF[c, 3], CLI[c, 3], CLI[c, 4],
+                                       EMP, CLF[c, 1], rng, SI), HE, HT, POS, SI)
+        # closed jobs 0..NCLOSED-1 start a cycle at time 0 (think first if Z > 0)
+        for j in range(SI[I_NCLOSED]):
+            c = JI[j, J_CLS]
+            JF[j, F_TCYC] = now
+            JI[j, J_LOC] = THINK
+            JI[j, J_STATE] = S_THINK
+            if CLF[c, 0] > 0.0:
+                heap_set(CKE + j, now + CLF[c, 0] * _exp1(rng, SI), HE, HT, POS, SI)
+            else:
+                # fake an end of think at time 0 (handled below like any other)
+                heap_set(CKE + j, now, HE, HT, POS, SI)
+
+    while True:
+        hs = SI[I_HSIZE]
+        tnext = HT[0] if hs > 0 else np.inf
+        # cell edges passed before the next event
+        while SI[I_CELL] < ncell and EDGES[SI[I_CELL]] <= tnext and EDGES[SI[I_CELL]] <= t_stop:
+            te = EDGES[SI[I_CELL]]
+            for k in range(K):
+                flush_station(k, te, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+            for p in range(P):
+                flush_pool(p, te, PLI, PS, PFL, ACC, o_pool)
+            SNAP[SI[I_CELL], :] = ACC
+            SI[I_CELL] += 1
+            now = te
+        if tnext > t_stop:
+            if hs == 0 and (SI[I_NCLOSED] > 0 or SI[I_OPEN] > 0):
+                SX[0] = now
+                return DEADLOCK
+            if now < t_stop:
+                now = t_stop
+            SX[0] = now
+            return OK
+        if ACC[o_ev] >= max_events:
+            SX[0] = now
+            return MAX_EVENTS
+        if rng.shape[0] - SI[I_UPOS] < umin:
+            SX[0] = now
+            return NEED_RANDOM
+        e = HE[0]
+        if e < C and SI[I_FREE] < 0:
+            SX[0] = now
+            return NEED_ROOM
+        if SI[I_OPEN] > open_limit:
+            SX[0] = now
+            return TOO_MANY
+        now = tnext
+        seg = SEG[SI[I_CELL]]
+
+        # ---- what happens: j moves from src (station, THINK or -1 = outside) to d
+        j = -1
+        src = -1
+        d = -1
+        if e < C:
+            # open arrival of class c
+            c = e
+            heap_set(c, now + draw(CLI[c, 2], CLF[c, 2], CLF[c, 3], CLI[c, 3], CLI[c, 4],
+                                   EMP, CLF[c, 1], rng, SI), HE, HT, POS, SI)
+            d = next_dest(c, K, RN, RD, RC, rng, SI)
+            if d == END:
+                record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
+                continue
+            if SS[d, K_N] >= STI[d, 3]:
+                ACC[o_lost + c] += 1.0
+                ACC[o_ev] += 1.0
+                continue
+            j = SI[I_FREE]
+            SI[I_FREE] = JI[j, J_NXT]
+            JI[j, J_CLS] = c
+            JI[j, J_LOC] = -1
+            JI[j, J_NXT] = -1
+            JI[j, J_PRV] = -1
+            JI[j, J_HELD] = 0
+            JI[j, J_CYEND] = 0
+            JF[j, F_TCYC] = now
+            SI[I_OPEN] += 1
+            src = -1
+        else:
+            if e < CKE:
+                k = e - C
+                share_advance(k, now, STI, RM, SS, SFL)
+                j = share_pick(k, SS, JI, JF)
+            else:
+                j = e - CKE
+                heap_remove(e, HE, HT, POS, SI)
+            c = JI[j, J_CLS]
+            src = JI[j, J_LOC]
+            if src == THINK:
+                # end of think time: a new cycle starts
+                JF[j, F_TCYC] = now
+                d = next_dest(c, K, RN, RD, RC, rng, SI)
+                if d == END:
+                    record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
+                    if CLF[c, 0] > 0.0:
+                        heap_set(e, now + CLF[c, 0] * _exp1(rng, SI),
+                                 HE, HT, POS, SI)
+                        continue
+                    while d == END:
+                        d = next_dest(c, K, RN, RD, RC, rng, SI)
+                        if d == END:
+                            record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
+            else:
+                # service completion of j at station src
+                d = next_dest(c, src, RN, RD, RC, rng, SI)
+                if d == END:
+                    record_cycle(c, now - JF[j, F_TCYC], ACC, o_cyc, C, HIST, seg, CLF)
+                    JI[j, J_CYEND] = 1
+                    if CLI[c, 0] == 0 and CLF[c, 0] <= 0.0:
+                        JF[j, F_TCYC] = now
+                        d = next_dest(c, K, RN, RD, RC, rng, SI)
+                        while d == END:
+                            record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
+                            d = next_dest(c, K, RN, RD, RC, rng, SI)
+            # room at d? (blocking after service)
+            if d != END:
+                occ = SS[d, K_N]
+                if d == src:
+                    occ -= 1
+                if occ >= STI[d, 3]:
+                    if src < K and STI[src, 0] == 2:
+                        # a blocked job stops sharing the processor
+                        share_advance(src, now, STI, RM, SS, SFL)
+                        share_unlink(j, src, SS, JI)
+                        share_resched(src, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
+                    JI[j, J_STATE] = S_BLOCKED
+                    JI[j, J_DEST] = d
+                    fifo_push(j, SS, d, K_BLH, K_BLT, JI)
+                    continue
+
+        # ---- j leaves src (a station), then enters d (or the think stage / sink)
+        # the moves below run as a small work list so that unblocking
+        # cascades (a departure frees room for a blocked job, whose
+        # departure frees room for another, ...) need no recursion
+        mv_j = j
+        mv_src = src
+        mv_d = d
+        while True:
+            if mv_src >= 0 and mv_src < K:
+                # ---- depart(mv_j, mv_src)
+                jj = mv_j
+                k = mv_src
+                cc = JI[jj, J_CLS]
+                flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+                kind = STI[k, 0]
+                if kind == 2:
+                    share_advance(k, now, STI, RM, SS, SFL)
+                NC[cc, k] -= 1
+                SS[k, K_N] -= 1
+                ACC[o_comp + cc * K + k] += 1.0
+                ACC[o_soj + cc * K + k] += now - JF[jj, F_TARR]
+                ACC[o_ev] += 1.0
+                if kind == 0:
+                    BS[cc, k] -= 1
+                elif kind == 1:
+                    BS[cc, k] -= 1
+                    if SS[k, K_WQH] >= 0:
+                        h = fifo_pop(SS, k, K_WQH, K_WQT, JI)
+                        ch = JI[h, J_CLS]
+                        BS[ch, k] += 1
+                        JI[h, J_STATE] = S_SERV
+                        heap_set(CKE + h, now + draw(STI[k, 4], STF[k, 0], STF[k, 1], STI[k, 5],
+                                                     STI[k, 6], EMP, S[ch, k], rng, SI),
+                                 HE, HT, POS, SI)
+                    else:
+                        SS[k, K_BUSY] -= 1
+                else:
+                    if JI[jj, J_STATE] == S_SERV:
+                        share_unlink(jj, k, SS, JI)
+                    share_resched(k, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
+                # tokens given back on leaving k (all of them at the end of a cycle)
+                held = JI[jj, J_HELD]
+                if held != 0:
+                    mask = REL[cc, k]
+                    if JI[jj, J_CYEND] == 1:
+                        mask = held
+                    mask &= held
+                    if mask != 0:
+                        for p in range(P):
+                            if (mask >> p) & 1:
+                                flush_pool(p, now, PLI, PS, PFL, ACC, o_pool)
+                                JI[jj, J_HELD] &= ~(1 << p)
+                                PS[p, P_FREE] += 1
+                                # grant freed tokens to waiting jobs, FIFO
+                                while PS[p, P_FREE] > 0 and PS[p, P_QH] >= 0:
+                                    h = fifo_pop(PS, p, P_QH, P_QT, JI)
+                                    PS[p, P_QLEN] -= 1
+                                    PS[p, P_FREE] -= 1
+                                    JI[h, J_HELD] |= (1 << p)
+                                    dh = JI[h, J_DEST]
+                                    if _take_tokens(h, dh, ACQ, JI, PS, PFL, PLI, ACC, o_pool,
+                                                    now, POOL):
+                                        _enter(h, dh, now, STI, STF, EMP, S, RM, JI, JF, SS, NC,
+                                               BS, SFL, ACC, HE, HT, POS, SI, rng, C, K, o_ev)
+                if STI[k, 3] < INF_CAP and SS[k, K_BLH] >= 0:
+                    UB[ub_n] = k
+                    ub_n += 1
+            JI[mv_j, J_CYEND] = 0
+            # ---- enter mv_d
+            if mv_d == END:
+                cc = JI[mv_j, J_CLS]
+                held = JI[mv_j, J_HELD]
+                if held != 0:
+                    # tokens still held at the end of the route are given back
+                    for p in range(P):
+                        if (held >> p) & 1:
+                            flush_pool(p, now, PLI, PS, PFL, ACC, o_pool)
+                            PS[p, P_FREE] += 1
+                            JI[mv_j, J_HELD] &= ~(1 << p)
+                            while PS[p, P_FREE] > 0 and PS[p, P_QH] >= 0:
+                                h = fifo_pop(PS, p, P_QH, P_QT, JI)
+                                PS[p, P_QLEN] -= 1
+                                PS[p, P_FREE] -= 1
+                                JI[h, J_HELD] |= (1 << p)
+                                dh = JI[h, J_DEST]
+                                if _take_tokens(h, dh, ACQ, JI, PS, PFL, PLI, ACC, o_pool,
+                                                now, POOL):
+                                    _enter(h, dh, now, STI, STF, EMP, S, RM, JI, JF, SS, NC,
+                                           BS, SFL, ACC, HE, HT, POS, SI, rng, C, K, o_ev)
+                if CLI[cc, 0] == 1:
+                    # leaves the network: back to the free list
+                    JI[mv_j, J_STATE] = S_FREE
+                    JI[mv_j, J_LOC] = -1
+                    JI[mv_j, J_NXT] = SI[I_FREE]
+                    SI[I_FREE] = mv_j
+                    SI[I_OPEN] -= 1
+                else:
+                    JI[mv_j, J_LOC] = THINK
+                    JI[mv_j, J_STATE] = S_THINK
+                    heap_set(CKE + mv_j, now + CLF[cc, 0] * _exp1(rng, SI),
+                             HE, HT, POS, SI)
+            else:
+                if _take_tokens(mv_j, mv_d, ACQ, JI, PS, PFL, PLI, ACC, o_pool, now, POOL):
+                    _enter(mv_j, mv_d, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL,
+                           ACC, HE, HT, POS, SI, rng, C, K, o_ev)
+            # ---- next blocked job that can move now
+            found = False
+            while ub_n > 0:
+                s = UB[ub_n - 1]
+                if SS[s, K_BLH] >= 0 and SS[s, K_N] < STI[s, 3]:
+                    b = fifo_pop(SS, s, K_BLH, K_BLT, JI)
+                    mv_j = b
+                    mv_src = JI[b, J_LOC]
+                    mv_d = s
+                    found = True
+                    break
+                ub_n -= 1
+            if not found:
+                break
+
+
+@njit
+def _take_tokens(j, d, ACQ, JI, PS, PFL, PLI, ACC, o_pool, now, POOL):
+    """Take the tokens job j needs to enter d, pool by pool; False (and j
+    queued at the first pool without a free token) if one is missing."""
+    c = JI[j, J_CLS]
+    need = ACQ[c, d] & ~JI[j, J_HELD]
+    if need == 0:
+        return True
+    P = PLI.shape[0]
+    for p in range(P):
+        if (need >> p) & 1:
+            flush_pool(p, now, PLI, PS, PFL, ACC, o_pool)
+            if PS[p, P_FREE] > 0:
+                PS[p, P_FREE] -= 1
+                JI[j, J_HELD] |= (1 << p)
+            else:
+                JI[j, J_LOC] = POOL
+                JI[j, J_STATE] = S_POOL
+                JI[j, J_DEST] = d
+                fifo_push(j, PS, p, P_QH, P_QT, JI)
+                PS[p, P_QLEN] += 1
+                return False
+    return True
+
+
+@njit
+def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC,
+           HE, HT, POS, SI, rng, C, K, o_ev):
+    """Job j arrives at station s (room and tokens already secured)."""
+    c = JI[j, J_CLS]
+    flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+    kind = STI[s, 0]
+    if kind == 2:
+        share_advance(s, now, STI, RM, SS, SFL)
+    NC[c, s] += 1
+    SS[s, K_N] += 1
+    JF[j, F_TARR] = now
+    JI[j, J_LOC] = s
+    ACC[o_ev] += 1.0
+    e = C + K + j
+    if kind == 0:
+        BS[c, s] += 1
+        JI[j, J_STATE] = S_SERV
+        heap_set(e, now + draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6], EMP,
+                               S[c, s], rng, SI), HE, HT, POS, SI)
+    elif kind == 1:
+        if SS[s, K_BUSY] < STI[s, 2]:
+            SS[s, K_BUSY] += 1
+            BS[c, s] += 1
+            JI[j, J_STATE] = S_SERV
+            heap_set(e, now + draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6], EMP,
+                                   S[c, s], rng, SI), HE, HT, POS, SI)
+        else:
+            JI[j, J_STATE] = S_WAIT
+            fifo_push(j, SS, s, K_WQH, K_WQT, JI)
+    else:
+        JI[j, J_STATE] = S_SERV
+        h = SS[s, K_ACTH]
+        JI[j, J_PRV] = -1
+        JI[j, J_NXT] = h
+        if h >= 0:
+            JI[h, J_PRV] = j
+        SS[s, K_ACTH] = j
+        SS[s, K_NACT] += 1
+        JF[j, F_VFIN] = SFL[s, 1] + draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6],
+                                         EMP, S[c, s], rng, SI)
+        share_resched(s, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)

@@ -1,0 +1,370 @@
+"""From a :class:`~qmodels.model.Network` to the flat arrays of the event loop.
+
+This is where the simulator decides what it can honour; everything it
+cannot is refused here with a typed error naming the station, class or
+pool (never a wrong number later).
+
+Routing of a class given by visits or demands
+---------------------------------------------
+Such a class has visit ratios V_k but no order of visits.  The simulator
+routes it at random, which gives exactly the same visit ratios (the
+product-form means depend on the routing only through them: Baskett,
+Chandy, Muntz & Palacios 1975, eq. (3)-(4); Lazowska et al. 1984, sec. 8.2):
+with ``T = sum_k V_k``,
+
+* ``T >= 1``: a cycle starts at station k with probability ``V_k / T``;
+  after each visit it ends with probability ``1 / T``, else goes to
+  station k with probability ``(1 - 1/T) V_k / T``.  The number of visits
+  per cycle is geometric with mean T, so the mean number of visits to k is
+  ``T * V_k / T = V_k``.
+* ``T < 1``: a cycle makes one visit with probability T (to k with
+  probability ``V_k / T``) and none otherwise.
+
+Closed classes with routing end a cycle each time a job is routed to the
+reference station (``Closed(reference=...)``, default the first station of
+the routing); the think time Z is spent between cycles, outside the
+stations.  Open classes with routing enter at the ``"source"`` row and end
+at ``"sink"``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..distributions import (
+    Deterministic,
+    Distribution,
+    Empirical,
+    Erlang,
+    Exponential,
+    HyperExponential,
+    Lognormal,
+    Uniform,
+)
+from ..errors import InvalidValueError, PopulationError, UnstableError, UnsupportedModelError
+from ..model import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
+from . import engine as E
+
+__all__ = ["Flat", "flatten", "acc_layout"]
+
+#: histogram of cycle times: bins per class, and the span (decades) they cover
+HIST_BINS = 4096
+HIST_DECADES = 10.0
+
+
+@dataclass
+class Flat:
+    """The network as arrays (see :mod:`qmodels.sim.engine`)."""
+
+    STI: np.ndarray
+    STF: np.ndarray
+    RM: np.ndarray
+    EMP: np.ndarray
+    S: np.ndarray
+    CLI: np.ndarray
+    CLF: np.ndarray
+    RN: np.ndarray
+    RD: np.ndarray
+    RC: np.ndarray
+    PLI: np.ndarray
+    ACQ: np.ndarray
+    REL: np.ndarray
+    n_closed: int
+    closed_class_of_job: np.ndarray
+    K: int
+    C: int
+    P: int
+    ucap: np.ndarray
+    visits: np.ndarray
+    hist_lo: np.ndarray  # log of the lower edge of bin 1, per class
+    hist_step: float  # log width of a bin
+
+
+def acc_layout(C: int, K: int, P: int) -> dict:
+    """Offsets of the cumulative-statistics vector ``ACC``."""
+    CK = C * K
+    return {
+        "area_n": 0,
+        "area_u": CK,
+        "comp": 2 * CK,
+        "soj": 3 * CK,
+        "cyc": 4 * CK,
+        "cyct": 4 * CK + C,
+        "lost": 4 * CK + 2 * C,
+        "pool_busy": 4 * CK + 3 * C,
+        "pool_q": 4 * CK + 3 * C + P,
+        "events": 4 * CK + 3 * C + 2 * P,
+        "size": 4 * CK + 3 * C + 2 * P + 1,
+    }
+
+
+def _encode_distribution(dist, who: str, emp: list):
+    """(kind, a, b, offset, length) of a distribution shape; the empirical
+    samples are appended to ``emp`` normalised to mean 1."""
+    if dist is None or isinstance(dist, Exponential):
+        return E.D_EXP, 0.0, 0.0, 0, 0
+    if not isinstance(dist, Distribution):
+        raise InvalidValueError(f"{who}: not a distribution: {dist!r}")
+    if isinstance(dist, Deterministic):
+        return E.D_DET, 0.0, 0.0, 0, 0
+    if isinstance(dist, Erlang):
+        k = dist.k
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise InvalidValueError(f"{who}: Erlang k must be an integer >= 1, got {k!r}")
+        return E.D_ERLANG, float(k), 0.0, 0, 0
+    if isinstance(dist, HyperExponential):
+        c2 = dist.scv_value
+        if isinstance(c2, bool) or not isinstance(c2, (int, float)) or not math.isfinite(c2) \
+                or c2 < 1:
+            raise InvalidValueError(f"{who}: HyperExponential scv must be >= 1, got {c2!r}")
+        # balanced means (Whitt 1982; Law 2015, sec. 6.2.5)
+        p1 = 0.5 * (1.0 + math.sqrt((c2 - 1.0) / (c2 + 1.0)))
+        if p1 >= 1.0:
+            raise InvalidValueError(f"{who}: HyperExponential scv {c2!r} is too large to draw")
+        return E.D_HYPER, p1, 0.0, 0, 0
+    if isinstance(dist, Lognormal):
+        c2 = dist.scv_value
+        if isinstance(c2, bool) or not isinstance(c2, (int, float)) or not math.isfinite(c2) \
+                or c2 <= 0:
+            raise InvalidValueError(f"{who}: Lognormal scv must be > 0, got {c2!r}")
+        return E.D_LOGN, math.sqrt(math.log1p(c2)), 0.0, 0, 0
+    if isinstance(dist, Uniform):
+        s = dist.spread
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not (0 <= s <= 1):
+            raise InvalidValueError(f"{who}: Uniform spread must be in [0, 1], got {s!r}")
+        return E.D_UNIF, float(s), 0.0, 0, 0
+    if isinstance(dist, Empirical):
+        arr = np.asarray(dist.samples, dtype=float)
+        if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0) or arr.sum() <= 0:
+            raise InvalidValueError(
+                f"{who}: Empirical samples must be finite, non-negative, with a positive mean"
+            )
+        off = len(emp)
+        emp.extend((arr / arr.mean()).tolist())
+        return E.D_EMP, 0.0, 0.0, off, int(arr.size)
+    raise UnsupportedModelError(f"{who}: the simulator cannot draw from {type(dist).__name__}")
+
+
+def _visit_routing(v: np.ndarray, K: int):
+    """Rows (list of (dest, p)) of the random routing with visit ratios v."""
+    T = float(v.sum())
+    ks = [k for k in range(K) if v[k] > 0]
+    rows = {}
+    if T >= 1.0:
+        rows[K] = [(k, v[k] / T) for k in ks]
+        for k in ks:
+            rows[k] = [(K, 1.0 / T)] + [(j, (1.0 - 1.0 / T) * v[j] / T) for j in ks]
+    else:
+        rows[K] = [(K, 1.0 - T)] + [(k, float(v[k])) for k in ks]
+        for k in ks:
+            rows[k] = [(K, 1.0)]
+    return rows
+
+
+def _explicit_routing(cls, index: dict, K: int):
+    """Rows of a class given by routing; destination K = end of cycle."""
+    rows: dict[int, list] = {}
+    if isinstance(cls, Open):
+        for src, row in cls.routing.items():
+            r = K if src == SOURCE else index[src]
+            rows[r] = [(K if dst == SINK else index[dst], float(p)) for dst, p in row.items()]
+        return rows
+    ref = cls.reference if cls.reference is not None else next(iter(cls.routing))
+    kref = index[ref]
+    for src, row in cls.routing.items():
+        rows[index[src]] = [(K if dst == ref else index[dst], float(p)) for dst, p in row.items()]
+    rows[K] = [(kref, 1.0)]
+    return rows
+
+
+def flatten(net: Network) -> Flat:
+    """Check that the simulator can honour ``net`` and build its arrays.
+
+    Raises
+    ------
+    UnsupportedModelError
+        Symbolic parameters; a class with a token pool or a finite-capacity
+        station but no explicit routing; a finite capacity at a pool's
+        acquire station; more than 62 pools.
+    PopulationError
+        Nothing to simulate: every closed population is zero and there is
+        no open class with a positive arrival rate.
+    InvalidValueError
+        A distribution parameter out of range; a token pool with fewer than
+        one token; a closed class that visits no station and has no think
+        time.
+    UnstableError
+        An open workload that loads a station without finite room to
+        rho >= 1 on its own.
+    """
+    if net.is_symbolic:
+        raise UnsupportedModelError(
+            "the simulator is numeric; this network has sympy symbols: substitute numbers first"
+        )
+    K, C = len(net.stations), len(net.classes)
+    names = net.station_names
+    index = {n: k for k, n in enumerate(names)}
+    V = np.asarray(net.visits, dtype=float)
+    Sm = np.array(net.service_times, dtype=float)
+
+    # -- workload -----------------------------------------------------------
+    pops = [int(getattr(c, "population", 0)) for c in net.classes]
+    rates = [float(c.arrival_rate) if isinstance(c, Open) else 0.0 for c in net.classes]
+    if sum(pops) == 0 and not any(r > 0 for r in rates):
+        desc = ", ".join(
+            f"{c.name!r} (population {c.population})" if isinstance(c, Closed)
+            else f"{c.name!r} (arrival rate {c.arrival_rate})" for c in net.classes
+        )
+        raise PopulationError(
+            f"nothing to simulate: every closed population is zero and no open class has a "
+            f"positive arrival rate ({desc})"
+        )
+
+    # -- pools ----------------------------------------------------------------
+    P = len(net.pools)
+    if P > 62:
+        raise UnsupportedModelError(f"the simulator handles at most 62 token pools, got {P}")
+    PLI = np.zeros((P, 3), dtype=np.int64)
+    ACQ = np.zeros((C, K), dtype=np.int64)
+    REL = np.zeros((C, K), dtype=np.int64)
+    for p, pool in enumerate(net.pools):
+        tokens = pool.tokens
+        if isinstance(tokens, bool) or not isinstance(tokens, (int, np.integer)) or tokens < 1:
+            raise InvalidValueError(
+                f"token pool {pool.name!r}: tokens must be an integer >= 1, got {tokens!r}"
+            )
+        ka, kr = index[pool.acquire], index[pool.release]
+        if net.stations[ka].capacity is not None:
+            raise UnsupportedModelError(
+                f"token pool {pool.name!r}: its acquire station {pool.acquire!r} has a finite "
+                f"capacity ({net.stations[ka].capacity}); the simulator needs unlimited room "
+                "where tokens are taken (put the capacity on another station)"
+            )
+        PLI[p] = (tokens, ka, kr)
+        users = pool.classes if pool.classes is not None else net.class_names
+        for cn in users:
+            ci = net.class_index(cn)
+            cls = net.classes[ci]
+            if cls.routing is None:
+                raise UnsupportedModelError(
+                    f"class {cls.name!r} uses token pool {pool.name!r} but has no explicit "
+                    "routing; give it routing= so that the pool is held along a known route"
+                )
+            ACQ[ci, ka] |= 1 << p
+            REL[ci, kr] |= 1 << p
+
+    # -- stations -------------------------------------------------------------
+    STI = np.zeros((K, 8), dtype=np.int64)
+    STF = np.zeros((K, 3), dtype=float)
+    rm_rows = []
+    emp: list[float] = []
+    for k, s in enumerate(net.stations):
+        who = f"station {s.name!r}"
+        cap = E.INF_CAP if s.capacity is None else int(s.capacity)
+        if isinstance(s, Delay):
+            kind, ukind, c, ucap, rm = 0, 0, E.INF_CAP, 1.0, [1.0]
+        elif isinstance(s, Queue):
+            c = int(s.servers)
+            if s.discipline == "fcfs":
+                kind, ukind, ucap, rm = 1, 0, float(c), [1.0]
+            else:
+                kind, ukind, ucap, rm = 2, 1, float(c), [float(i) for i in range(1, c + 1)]
+        elif isinstance(s, LoadDependent):
+            kind, ukind, c, ucap = 2, 2, 1, 1.0
+            rm = [float(a) for a in s.rate_multipliers]
+        else:
+            raise UnsupportedModelError(f"{who}: unknown station kind {s.kind!r}")
+        dk, a, b, off, ln = _encode_distribution(s.distribution, f"{who}: distribution", emp)
+        STI[k] = (kind, ukind, c, cap, dk, off, ln, len(rm))
+        STF[k] = (a, b, ucap)
+        rm_rows.append(rm)
+        if s.capacity is not None:
+            for ci, cls in enumerate(net.classes):
+                if V[ci, k] > 0 and cls.routing is None:
+                    raise UnsupportedModelError(
+                        f"class {cls.name!r} visits station {s.name!r}, which has a finite "
+                        f"capacity ({s.capacity}), but has no explicit routing; give it "
+                        "routing= so that blocking follows a known route"
+                    )
+    L = max(len(r) for r in rm_rows)
+    RM = np.zeros((K, L))
+    for k, r in enumerate(rm_rows):
+        RM[k, : len(r)] = r
+        RM[k, len(r):] = r[-1]
+
+    # -- classes --------------------------------------------------------------
+    CLI = np.zeros((C, 5), dtype=np.int64)
+    CLF = np.zeros((C, 6), dtype=float)
+    rows_all = []
+    for ci, cls in enumerate(net.classes):
+        who = f"class {cls.name!r}"
+        if cls.routing is not None:
+            rows = _explicit_routing(cls, index, K)
+        else:
+            v = V[ci]
+            if v.sum() <= 0:
+                if isinstance(cls, Closed) and cls.population > 0 and float(cls.think_time) <= 0:
+                    raise InvalidValueError(
+                        f"{who}: visits no station and has no think time: its jobs would "
+                        "cycle in zero time"
+                    )
+                rows = {K: [(K, 1.0)]}
+            else:
+                rows = _visit_routing(v, K)
+        rows_all.append(rows)
+        if isinstance(cls, Open):
+            lam = rates[ci]
+            dk, a, b, off, ln = _encode_distribution(cls.interarrival, f"{who}: interarrival",
+                                                     emp)
+            CLI[ci] = (1, 0, dk, off, ln)
+            CLF[ci, 1] = 1.0 / lam if lam > 0 else np.inf
+            CLF[ci, 2] = a
+            CLF[ci, 3] = b
+        else:
+            CLI[ci] = (0, pops[ci], 0, 0, 0)
+            CLF[ci, 0] = float(cls.think_time)
+        # histogram of cycle times: 10 decades from 1e-4 x the demand per cycle
+        scale = float(np.sum(V[ci] * Sm[ci]))
+        if not scale > 0:
+            scale = 1.0
+        step = math.log(10.0) * HIST_DECADES / HIST_BINS
+        CLF[ci, 4] = math.log(scale * 1e-4)
+        CLF[ci, 5] = 1.0 / step
+    M = max(len(r) for rows in rows_all for r in rows.values())
+    RN = np.zeros((C, K + 1), dtype=np.int64)
+    RD = np.zeros((C, K + 1, M), dtype=np.int64)
+    RC = np.zeros((C, K + 1, M))
+    for ci, rows in enumerate(rows_all):
+        for r, row in rows.items():
+            row = [(d, p) for d, p in row if p > 0]
+            RN[ci, r] = len(row)
+            cum = 0.0
+            for i, (d, p) in enumerate(row):
+                cum += p
+                RD[ci, r, i] = d
+                RC[ci, r, i] = cum
+            RC[ci, r, len(row) - 1] = 1.0
+
+    # -- open stability (only where no finite room can shed load) ----------
+    if not any(s.capacity is not None for s in net.stations):
+        for k, s in enumerate(net.stations):
+            if isinstance(s, Delay):
+                continue
+            load = sum(rates[ci] * V[ci, k] * Sm[ci, k] for ci in range(C))
+            cmax = float(s.max_rate_multiplier) if isinstance(s, LoadDependent) else s.servers
+            rho = load / cmax
+            if rho >= 1.0:
+                raise UnstableError(
+                    f"station {s.name!r}: the open classes alone load it to rho = {rho:.6g} "
+                    ">= 1; it has no steady state to simulate", station=s.name, rho=rho
+                )
+
+    n_closed = sum(pops)
+    cls_of_job = np.repeat(np.arange(C), pops).astype(np.int64)
+    ucap = STF[:, 2].copy()
+    return Flat(STI, STF, RM, np.asarray(emp if emp else [1.0], dtype=float), Sm, CLI, CLF,
+                RN, RD, RC, PLI, ACQ, REL, n_closed, cls_of_job, K, C, P, ucap, V,
+                CLF[:, 4].copy(), math.log(10.0) * HIST_DECADES / HIST_BINS)

@@ -1,0 +1,267 @@
+"""The answer of the simulator: the shared result vocabulary, with intervals.
+
+A :class:`SimResult` answers to the same names as an analytic
+:class:`qmodels.results.Result` (``throughput``/``X``, ``response_time``/
+``R``, ``queue_length``/``Q``, ``utilization``/``U``, indexed by station,
+class or (station, class)), but every figure is an :class:`Estimate`
+(mean, confidence interval, number of observations), so
+``mva(net).X["tx"]`` and ``simulate(net, seed=1).X["tx"].mean`` compare
+directly and ``simulate(...).X["tx"].contains(mva(net).X["tx"])`` is the
+honesty check.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..model import FrozenMap, Network
+from ..results import Figures, format_table
+from .stats import Estimate
+
+__all__ = ["SimResult"]
+
+_SHORT = {"throughput": "X", "response_time": "R", "queue_length": "Q", "utilization": "U"}
+
+
+def _f(x: float):
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Simulated figures of one network, each an :class:`Estimate`.
+
+    Attributes
+    ----------
+    network : Network
+    method : str
+        Always ``"sim"`` (the solver name); ``output_analysis`` says
+        ``"replications"`` or ``"batch_means"``.
+    seed : int or None
+        The seed the run was started from (with ``SeedSequence(seed)``).
+    level : float
+        Confidence level of every interval.
+    n : int
+        Independent observations behind each interval (replications, or
+        batches of the single long run).
+    horizon : float
+        Simulated time per replication (or of the long run), warm-up
+        included.
+    warmup : float
+        Mean simulated time deleted as warm-up (MSER-5 or fixed).
+    events : int
+        Arrivals at and departures from stations processed, all runs.
+    wall_time : float
+        Seconds of wall-clock time of the whole call.
+    percentiles : mapping
+        class -> {50: Estimate, 95: Estimate, 99: Estimate} of the class
+        response time (per cycle, excluding think time; per job for an
+        open class).
+    pools : mapping
+        pool -> {"U": tokens in use / tokens, "Q": mean number waiting for
+        a token} (Estimates).
+    lost : mapping
+        open class -> Estimate of arrivals lost per second (finite room).
+    notes : tuple of str
+    """
+
+    network: Network
+    seed: object
+    level: float
+    n: int
+    horizon: float
+    warmup: float
+    events: int
+    wall_time: float
+    output_analysis: str
+    figures: Mapping = field(repr=False)
+    percentiles: Mapping = field(default_factory=FrozenMap, repr=False)
+    pools: Mapping = field(default_factory=FrozenMap, repr=False)
+    lost: Mapping = field(default_factory=FrozenMap, repr=False)
+    notes: tuple = ()
+
+    method = "sim"
+
+    # -- the shared vocabulary ---------------------------------------------
+    @property
+    def throughput(self) -> Figures:
+        """Class: cycles (closed) or departures (open) per second; station:
+        completions per second."""
+        return self.figures["throughput"]
+
+    @property
+    def response_time(self) -> Figures:
+        """Class: time per cycle excluding think time; station: time per
+        visit (waiting, service and blocking)."""
+        return self.figures["response_time"]
+
+    @property
+    def queue_length(self) -> Figures:
+        """Time-average number present (waiting, in service and blocked)."""
+        return self.figures["queue_length"]
+
+    @property
+    def utilization(self) -> Figures:
+        """Busy fraction of one server (delay: mean number busy;
+        load-dependent: 1 - P(empty))."""
+        return self.figures["utilization"]
+
+    X = throughput
+    R = response_time
+    Q = queue_length
+    U = utilization
+
+    @property
+    def events_per_second(self) -> float:
+        """``events / wall_time``."""
+        return self.events / self.wall_time if self.wall_time > 0 else math.inf
+
+    @property
+    def bottleneck(self) -> tuple:
+        """The station(s) with the largest mean utilisation (delay stations
+        excluded), ties within relative 1e-9 reported together."""
+        cand = [(self.utilization[s.name].mean, s.name) for s in self.network.stations
+                if s.kind != "delay"]
+        cand = [(u, n) for u, n in cand if not math.isnan(u)]
+        if not cand:
+            return ()
+        top = max(u for u, _ in cand)
+        if top <= 0:
+            return ()
+        return tuple(n for u, n in cand if u >= top * (1 - 1e-9))
+
+    # -- export -------------------------------------------------------------
+    def to_frame(self, kind: str = "stations"):
+        """A pandas DataFrame with ``mean``/``low``/``high`` columns under
+        each metric (a column MultiIndex: ``df["X"]["mean"]``).
+
+        ``kind``: ``"stations"`` (default), ``"classes"`` or ``"per_class"``.
+        """
+        import pandas as pd
+
+        net = self.network
+        if kind == "stations":
+            keys, metrics, index = net.station_names, ("X", "U", "Q", "R"), "station"
+            get = lambda m, k: getattr(self, m)[k]  # noqa: E731
+        elif kind == "classes":
+            keys, metrics, index = net.class_names, ("X", "R", "Q"), "class"
+            get = lambda m, k: getattr(self, m)[k]  # noqa: E731
+        elif kind == "per_class":
+            keys = [(s, c) for s in net.station_names for c in net.class_names]
+            metrics, index = ("X", "U", "Q", "R"), ("station", "class")
+            get = lambda m, k: getattr(self, m)[k]  # noqa: E731
+        else:
+            raise ValueError(f"kind must be 'stations', 'classes' or 'per_class', got {kind!r}")
+        data = {}
+        for m in metrics:
+            for part in ("mean", "low", "high"):
+                data[(m, part)] = [getattr(get(m, k), part) for k in keys]
+        if kind == "per_class":
+            idx = pd.MultiIndex.from_tuples(keys, names=list(index))
+        else:
+            idx = pd.Index(list(keys), name=index)
+        df = pd.DataFrame(data, index=idx)
+        df.columns = pd.MultiIndex.from_tuples(df.columns)
+        return df
+
+    def to_dict(self) -> dict:
+        """The JSON shape of ``qmodels solve --json`` (DESIGN.md): means as
+        the numbers, and next to them ``"ci": {"X": [low, high], ...}``,
+        ``"n"`` and ``"level"``; plus ``"percentiles"``, ``"events"``,
+        ``"wall_time"`` and ``"seed"``."""
+        net = self.network
+
+        def block(keys_metrics):
+            out = {}
+            ci = {}
+            for m, e in keys_metrics:
+                out[m] = _f(e.mean)
+                ci[m] = [_f(e.low), _f(e.high)]
+            out["ci"] = ci
+            return out
+
+        classes = {}
+        for c in net.class_names:
+            d = block([("X", self.X[c]), ("R", self.R[c])])
+            classes[c] = d
+        stations = {}
+        for s in net.station_names:
+            d = block([("U", self.U[s]), ("Q", self.Q[s]), ("R", self.R[s]), ("X", self.X[s])])
+            d["per_class"] = {
+                c: block([("U", self.U[s, c]), ("Q", self.Q[s, c]), ("R", self.R[s, c]),
+                          ("X", self.X[s, c])])
+                for c in net.class_names
+            }
+            stations[s] = d
+        return {
+            "method": self.method,
+            "output_analysis": self.output_analysis,
+            "level": self.level,
+            "n": self.n,
+            "classes": classes,
+            "stations": stations,
+            "bottleneck": list(self.bottleneck),
+            "percentiles": {
+                c: {str(q): _f(e.mean) for q, e in p.items()} for c, p in self.percentiles.items()
+            },
+            "events": int(self.events),
+            "wall_time": float(self.wall_time),
+            "seed": self.seed if isinstance(self.seed, (int, type(None))) else str(self.seed),
+        }
+
+    # -- display --------------------------------------------------------------
+    def _head(self) -> str:
+        net = self.network
+        return (f"sim ({self.output_analysis}, n={self.n}, {100 * self.level:g}% intervals, "
+                f"seed={self.seed})" + (f" of {net.name!r}" if net.name else ""))
+
+    def table(self) -> str:
+        """A readable text table: mean ± half-width of every figure."""
+        net = self.network
+        crow = []
+        for c in net.classes:
+            load = f"N={c.population}" if c.kind == "closed" else f"lambda={c.arrival_rate:g}"
+            p = self.percentiles.get(c.name, {})
+            p95 = p.get(95)
+            crow.append([c.name, load, repr(self.X[c.name]).split(" (")[0],
+                         repr(self.R[c.name]).split(" (")[0],
+                         "-" if p95 is None else f"{p95.mean:.4g}"])
+        ctab = format_table(["class", "workload", "X [1/s]", "R [s]", "R p95 [s]"], crow)
+        bn = set(self.bottleneck)
+        srow = []
+        for s in net.stations:
+            name = s.name + (" *" if s.name in bn else "")
+            srow.append([name, s.kind] + [repr(getattr(self, m)[s.name]).split(" (")[0]
+                                          for m in ("X", "U", "Q", "R")])
+        stab = format_table(["station", "kind", "X [1/s]", "U", "Q", "R [s]"], srow)
+        lines = [self._head(), "", ctab, "", stab, ""]
+        for name, d in self.pools.items():
+            lines.append(f"pool {name}: tokens in use {repr(d['U']).split(' (')[0]}, "
+                         f"waiting {repr(d['Q']).split(' (')[0]}")
+        for name, e in self.lost.items():
+            if e.mean > 0:
+                lines.append(f"class {name}: lost {repr(e).split(' (')[0]} arrivals/s")
+        if self.bottleneck:
+            lines.append("bottleneck: " + ", ".join(self.bottleneck))
+        lines.append(f"{self.events:,} events in {self.wall_time:.3g} s "
+                     f"({self.events_per_second:.3g} events/s)")
+        for note in self.notes:
+            lines.append(f"note: {note}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.table()
+
+    def _repr_html_(self) -> str:
+        out = [f"<p><b>{html.escape(self._head())}</b></p>",
+               self.to_frame("classes").to_html(float_format=lambda x: f"{x:.6g}"),
+               self.to_frame("stations").to_html(float_format=lambda x: f"{x:.6g}")]
+        if self.bottleneck:
+            out.append(f"<p>bottleneck: <b>{html.escape(', '.join(self.bottleneck))}</b></p>")
+        out.append(f"<p>{self.events:,} events in {self.wall_time:.3g} s</p>")
+        for note in self.notes:
+            out.append(f"<p><i>note: {html.escape(note)}</i></p>")
+        return "\n".join(out)
