@@ -1,0 +1,643 @@
+"""The simulator against closed forms, exact MVA and small hand-built CTMCs.
+
+Every reference value below comes from a formula (with its source), from an
+independent solver (exact MVA, qmodels.queues) or from a CTMC written out in
+the test; none is a pasted simulator output.  Each check is "the reference
+lies in the simulator's confidence interval"; the seeds are fixed, so every
+run is the same and a test cannot flicker.  Intervals at 99 % are used where
+one test checks many figures at once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import qmodels as qm
+from qmodels.distributions import (
+    Deterministic,
+    Empirical,
+    Erlang,
+    HyperExponential,
+    Lognormal,
+    Uniform,
+)
+from qmodels.errors import (
+    InvalidValueError,
+    PopulationError,
+    UnstableError,
+    UnsupportedModelError,
+)
+from qmodels.mva import mva
+from qmodels.queues import md1, mg1, mm1, mm1k, mmc
+from qmodels.sim import Estimate, SimResult, simulate
+
+
+def single(S, lam, **kw):
+    """One open station fed by Poisson arrivals."""
+    return qm.Network(
+        [qm.Queue("q", S, **kw)],
+        [qm.Open("jobs", arrival_rate=lam, routing={"source": {"q": 1.0}, "q": {"sink": 1.0}})],
+    )
+
+
+def assert_in(est: Estimate, value, what=""):
+    assert isinstance(est, Estimate)
+    assert est.contains(value), f"{what}: {value!r} not in {est!r}"
+
+
+# ---------------------------------------------------------------------------
+# reproducibility
+# ---------------------------------------------------------------------------
+
+def test_same_seed_same_numbers_bit_for_bit():
+    net = single(0.5, 1.0)
+    a = simulate(net, seed=7, horizon=300.0, replications=3)
+    b = simulate(net, seed=7, horizon=300.0, replications=3)
+    for m in ("X", "R", "Q", "U"):
+        fa, fb = getattr(a, m), getattr(b, m)
+        for k in fa:
+            assert fa[k] == fb[k]  # dataclass equality: mean, low, high, n exactly
+    assert a.events == b.events
+    assert a.percentiles == b.percentiles
+
+
+def test_different_seeds_different_samples():
+    net = single(0.5, 1.0)
+    a = simulate(net, seed=1, horizon=300.0, replications=3)
+    b = simulate(net, seed=2, horizon=300.0, replications=3)
+    assert a.Q["q"].mean != b.Q["q"].mean
+    assert a.events != b.events
+
+
+def test_seed_sequence_accepted_and_equal_to_int_seed():
+    net = single(0.5, 1.0)
+    a = simulate(net, seed=11, horizon=200.0, replications=2)
+    b = simulate(net, seed=np.random.SeedSequence(11), horizon=200.0, replications=2)
+    assert a.R["jobs"] == b.R["jobs"]
+
+
+# ---------------------------------------------------------------------------
+# single stations vs closed forms (qmodels.queues)
+# ---------------------------------------------------------------------------
+
+def test_mm1_closed_form():
+    # M/M/1 at rho = 0.5: Kleinrock 1975, sec. 3.2
+    ref = mm1(1.0, 0.5)
+    r = simulate(single(0.5, 1.0), seed=3, horizon=4000.0, replications=8, level=0.99)
+    assert_in(r.X["q"], ref.X, "X")
+    assert_in(r.U["q"], ref.U, "U")
+    assert_in(r.Q["q"], ref.Q, "Q")
+    assert_in(r.R["q"], ref.R, "R station")
+    assert_in(r.R["jobs"], ref.R, "R class")
+    assert_in(r.X["jobs"], ref.X, "X class")
+
+
+def test_mm1_response_time_percentiles():
+    # M/M/1 sojourn time is exponential with rate mu - lambda (Kleinrock
+    # 1975, eq. 3.27): p_q = -ln(1 - q) / (mu - lambda)
+    r = simulate(single(0.5, 1.0), seed=5, horizon=4000.0, replications=8, level=0.99)
+    for q in (50, 95, 99):
+        assert_in(r.percentiles["jobs"][q], -math.log(1 - q / 100) / (2.0 - 1.0), f"p{q}")
+
+
+def test_mmc_closed_form():
+    # M/M/3 at rho = 0.8 (Erlang C): Gross et al. 2008, sec. 2.3
+    ref = mmc(2.4, 1.0, 3)
+    r = simulate(single(1.0, 2.4, servers=3), seed=4, horizon=3000.0, replications=8,
+                 level=0.99)
+    assert_in(r.U["q"], ref.U, "U")
+    assert_in(r.Q["q"], ref.Q, "Q")
+    assert_in(r.R["q"], ref.R, "R")
+
+
+def test_mm1k_closed_form_with_loss():
+    # M/M/1/K, K = 4, rho = 1.2: Gross et al. 2008, sec. 2.5
+    ref = mm1k(1.2, 1.0, 4)
+    r = simulate(single(1.0, 1.2, capacity=4), seed=6, horizon=3000.0, replications=8,
+                 level=0.99)
+    assert_in(r.X["q"], ref.X, "X")
+    assert_in(r.Q["q"], ref.Q, "Q")
+    assert_in(r.R["q"], ref.R, "R")
+    assert_in(r.U["q"], ref.U, "U")
+    assert_in(r.lost["jobs"], 1.2 * ref.blocking_probability, "lost per second")
+
+
+def test_md1_closed_form():
+    # M/D/1 (Pollaczek-Khinchine with SCV 0): Kleinrock 1975, sec. 5.7
+    ref = md1(1.0, 0.7)
+    r = simulate(single(0.7, 1.0, distribution=Deterministic()), seed=8, horizon=3000.0,
+                 replications=8, level=0.99)
+    assert_in(r.Q["q"], ref.Q, "Q")
+    assert_in(r.R["q"], ref.R, "R")
+
+
+@pytest.mark.parametrize("dist", [
+    Erlang(3), HyperExponential(4.0), Lognormal(2.0), Uniform(0.8),
+    Empirical((0.1, 0.2, 0.2, 0.5, 1.5)),
+], ids=lambda d: d.name)
+def test_mg1_pollaczek_khinchine(dist):
+    # M/G/1 mean response time depends on the service SCV only (P-K formula,
+    # Kleinrock 1975, eq. 5.65): the variates must have the right mean and SCV
+    ref = mg1(1.0, 0.6, dist.scv)
+    r = simulate(single(0.6, 1.0, distribution=dist), seed=9, horizon=3000.0,
+                 replications=8, level=0.99)
+    assert_in(r.R["q"], ref.R, f"R with {dist.name}")
+    assert_in(r.U["q"], 0.6, "U")
+
+
+def test_ps_is_insensitive_to_the_service_shape():
+    # M/G/1-PS: R = S / (1 - rho) for any service distribution (Kleinrock
+    # 1976, vol. 2, sec. 4.4)
+    r = simulate(single(0.5, 1.0, discipline="ps", distribution=Deterministic()), seed=11,
+                 horizon=3000.0, replications=8, level=0.99)
+    assert_in(r.R["q"], 0.5 / (1 - 0.5), "R")
+
+
+# ---------------------------------------------------------------------------
+# product-form networks vs exact MVA
+# ---------------------------------------------------------------------------
+
+def _check_against(r: SimResult, ref, net, metrics=("X", "Q", "U", "R")):
+    for m in metrics:
+        for s in net.station_names:
+            assert_in(getattr(r, m)[s], getattr(ref, m)[s], f"{m}[{s}]")
+    for c in net.class_names:
+        assert_in(r.X[c], ref.X[c], f"X[{c}]")
+        assert_in(r.R[c], ref.R[c], f"R[{c}]")
+
+
+def test_closed_cyclic_vs_mva():
+    net = qm.Network(
+        [qm.Queue("a", 1.0), qm.Queue("b", 0.8), qm.Queue("c", 0.5, servers=2)],
+        [qm.Closed("jobs", 5, routing={"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}})],
+    )
+    r = simulate(net, seed=12, horizon=3000.0, replications=8, level=0.99)
+    _check_against(r, mva(net), net)
+
+
+def test_central_server_with_think_time_vs_mva():
+    # Lazowska et al. 1984, sec. 8.3 style central-server model
+    net = qm.Network(
+        [qm.Queue("cpu", 0.02), qm.Queue("d1", 0.03), qm.Queue("d2", 0.05, discipline="ps")],
+        [qm.Closed("tx", 10, think_time=1.0, routing={
+            "cpu": {"d1": 0.5, "d2": 0.3, "cpu": 0.2}, "d1": {"cpu": 1}, "d2": {"cpu": 1}})],
+    )
+    r = simulate(net, seed=13, horizon=600.0, replications=8, level=0.99)
+    _check_against(r, mva(net), net)
+
+
+def test_visits_only_class_with_delay_and_multiserver_vs_mva():
+    # the DESIGN.md example: visits without routing are routed at random
+    net = qm.Network(
+        [qm.Delay("users", 5.0), qm.Queue("cpu", 0.010, servers=4), qm.Queue("disk", 0.025)],
+        [qm.Closed("tx", population=40, visits={"users": 1, "cpu": 1, "disk": 0.27})],
+    )
+    r = simulate(net, seed=14, horizon=800.0, replications=8, level=0.99)
+    _check_against(r, mva(net), net)
+    assert any("visit ratios" in n for n in r.notes)
+
+
+def test_load_dependent_station_vs_mva():
+    net = qm.Network(
+        [qm.Delay("t", 1.0), qm.LoadDependent("raid", 0.2, rate_multipliers=(1, 1.8, 2.4, 2.8))],
+        [qm.Closed("c", 6, routing={"t": {"raid": 1}, "raid": {"t": 1}})],
+    )
+    r = simulate(net, seed=15, horizon=1500.0, replications=8, level=0.99)
+    _check_against(r, mva(net), net)
+
+
+def test_open_jackson_vs_exact():
+    # Jackson 1963: each station behaves as M/M/c with its own arrival rate
+    net = qm.Network(
+        [qm.Queue("web", 0.1), qm.Queue("app", 0.15, servers=2), qm.Queue("db", 0.2)],
+        [qm.Open("req", arrival_rate=3.0, routing={
+            "source": {"web": 1.0}, "web": {"app": 0.8, "sink": 0.2},
+            "app": {"db": 0.5, "web": 0.25, "sink": 0.25}, "db": {"app": 1.0}})],
+    )
+    r = simulate(net, seed=16, horizon=1500.0, replications=8, level=0.99)
+    _check_against(r, mva(net), net)
+
+
+def test_two_closed_classes_vs_exact_multiclass():
+    pytest.importorskip("qmodels.multiclass")
+    net = qm.Network(
+        [qm.Queue("cpu", 0.05, discipline="ps"), qm.Queue("disk", 0.08)],
+        [qm.Closed("a", 3, think_time=0.5, routing={"cpu": {"disk": 1}, "disk": {"cpu": 1}}),
+         qm.Closed("b", 2, visits={"cpu": 2.0, "disk": 1.0}, service={"cpu": 0.03})],
+    )
+    # 12 checks at once: 99.9 % intervals keep the family-wise miss rate near 1 %
+    r = simulate(net, seed=1, horizon=3000.0, replications=8, level=0.999)
+    ref = mva(net)
+    for c in net.class_names:
+        assert_in(r.X[c], ref.X[c], f"X[{c}]")
+        assert_in(r.R[c], ref.R[c], f"R[{c}]")
+        for s in net.station_names:
+            assert_in(r.Q[s, c], ref.Q[s, c], f"Q[{s},{c}]")
+
+
+# ---------------------------------------------------------------------------
+# blocking and token pools vs hand-built CTMCs
+# ---------------------------------------------------------------------------
+
+def _stationary(Qm):
+    """pi Q = 0, sum pi = 1 (Stewart 1994, ch. 2: replace one equation)."""
+    n = Qm.shape[0]
+    A = Qm.T.copy()
+    A[-1, :] = 1.0
+    b = np.zeros(n)
+    b[-1] = 1.0
+    return np.linalg.solve(A, b)
+
+
+def test_blocking_after_service_tandem_vs_ctmc():
+    # Poisson(lam) -> station 1 (room K1, loss) -> station 2 (room K2); a job
+    # finishing at 1 while 2 is full stays blocked at 1 holding its server
+    # (blocking after service, Perros 1994, sec. 1.2).  State (n1, n2, b).
+    lam, m1, m2, K1, K2 = 1.0, 1.25, 1.1, 3, 2
+    states = [(n1, n2, b) for n1 in range(K1 + 1) for n2 in range(K2 + 1) for b in (0, 1)
+              if not (b == 1 and (n2 < K2 or n1 == 0))]
+    idx = {s: i for i, s in enumerate(states)}
+    Qm = np.zeros((len(states), len(states)))
+
+    def add(s, t, rate):
+        Qm[idx[s], idx[t]] += rate
+        Qm[idx[s], idx[s]] -= rate
+
+    for (n1, n2, b) in states:
+        if n1 < K1:
+            add((n1, n2, b), (n1 + 1, n2, b), lam)
+        if n1 >= 1 and b == 0:
+            add((n1, n2, 0), (n1 - 1, n2 + 1, 0) if n2 < K2 else (n1, n2, 1), m1)
+        if n2 >= 1:
+            add((n1, n2, b), (n1 - 1, n2, 0) if b == 1 else (n1, n2 - 1, 0), m2)
+    pi = _stationary(Qm)
+    X = sum(p * m2 for p, (n1, n2, b) in zip(pi, states) if n2 >= 1)
+    Q1 = sum(p * n1 for p, (n1, n2, b) in zip(pi, states))
+    Q2 = sum(p * n2 for p, (n1, n2, b) in zip(pi, states))
+    lost = lam * sum(p for p, (n1, n2, b) in zip(pi, states) if n1 == K1)
+    U1 = sum(p for p, (n1, n2, b) in zip(pi, states) if n1 >= 1)
+
+    net = qm.Network(
+        [qm.Queue("s1", 1 / m1, capacity=K1), qm.Queue("s2", 1 / m2, capacity=K2)],
+        [qm.Open("j", arrival_rate=lam, routing={
+            "source": {"s1": 1.0}, "s1": {"s2": 1.0}, "s2": {"sink": 1.0}})],
+    )
+    r = simulate(net, seed=18, horizon=3000.0, replications=8, level=0.99)
+    assert_in(r.X["j"], X, "X")
+    assert_in(r.Q["s1"], Q1, "Q1 (blocked job included)")
+    assert_in(r.Q["s2"], Q2, "Q2")
+    assert_in(r.U["s1"], U1, "U1 (blocked server busy)")
+    assert_in(r.lost["j"], lost, "lost per second")
+    assert_in(r.R["j"], (Q1 + Q2) / X, "R by Little's law")
+
+
+def _pool_chain(N, Z, a, b):
+    """Closed class: think (delay Z) -> A -> B -> think, one token taken
+    before A and given back after B.  State (holder, w): holder 0 none,
+    1 at A, 2 at B; w jobs waiting for the token."""
+    states = [(0, 0)] + [(h, w) for h in (1, 2) for w in range(N)]
+    idx = {s: i for i, s in enumerate(states)}
+    Qm = np.zeros((len(states), len(states)))
+
+    def add(s, t, rate):
+        Qm[idx[s], idx[t]] += rate
+        Qm[idx[s], idx[s]] -= rate
+
+    for (h, w) in states:
+        thinking = N - w - (h != 0)
+        if thinking > 0:
+            add((h, w), (1, 0) if h == 0 else (h, w + 1), thinking / Z)
+        if h == 1:
+            add((1, w), (2, w), 1 / a)
+        if h == 2:
+            add((2, w), (1, w - 1) if w > 0 else (0, 0), 1 / b)
+    pi = _stationary(Qm)
+    P = dict(zip(states, pi))
+    X = sum(p / b for (h, w), p in P.items() if h == 2)
+    return {
+        "X": X,
+        "UA": sum(p for (h, w), p in P.items() if h == 1),
+        "UB": sum(p for (h, w), p in P.items() if h == 2),
+        "pool_U": 1 - P[(0, 0)],
+        "pool_Q": sum(p * w for (h, w), p in P.items()),
+        "R": (N - X * Z) / X,  # Little: N = X (R + Z)
+    }
+
+
+def test_token_pool_vs_ctmc():
+    N, Z, a, b = 3, 1.0, 0.3, 0.4
+    ref = _pool_chain(N, Z, a, b)
+    net = qm.Network(
+        [qm.Queue("A", a), qm.Queue("B", b)],
+        [qm.Closed("c", N, think_time=Z, routing={"A": {"B": 1.0}, "B": {"A": 1.0}})],
+        pools=[qm.TokenPool("port", 1, acquire="A", release="B")],
+    )
+    r = simulate(net, seed=19, horizon=3000.0, replications=8, level=0.99)
+    assert_in(r.X["c"], ref["X"], "X")
+    assert_in(r.U["A"], ref["UA"], "U[A]")
+    assert_in(r.U["B"], ref["UB"], "U[B]")
+    assert_in(r.R["c"], ref["R"], "R")
+    assert_in(r.pools["port"]["U"], ref["pool_U"], "tokens in use")
+    assert_in(r.pools["port"]["Q"], ref["pool_Q"], "waiting for a token")
+
+
+def test_token_pool_against_qmodels_ctmc_when_present():
+    ctmc = pytest.importorskip("qmodels.ctmc")
+    net = qm.Network(
+        [qm.Delay("think", 1.0), qm.Queue("dma", 0.2), qm.Queue("port", 0.25, capacity=2),
+         qm.Queue("pci", 0.1)],
+        [qm.Closed("c", 4, routing={"think": {"dma": 1.0}, "dma": {"port": 1.0},
+                                    "port": {"pci": 1.0}, "pci": {"think": 1.0}})],
+        pools=[qm.TokenPool("buf", 2, acquire="dma", release="port")],
+    )
+    ref = ctmc.ctmc(net)
+    r = simulate(net, seed=20, horizon=3000.0, replications=8, level=0.99)
+    for s in net.station_names:
+        assert_in(r.Q[s], ref.Q[s], f"Q[{s}]")
+        assert_in(r.U[s], ref.U[s], f"U[{s}]")
+    assert_in(r.X["c"], ref.X["c"], "X")
+
+
+# ---------------------------------------------------------------------------
+# laws that hold in every run (up to the warm-up cut): hypothesis
+# ---------------------------------------------------------------------------
+
+@settings(deadline=None, max_examples=8)
+@given(N=st.integers(1, 6), S1=st.floats(0.05, 1.0), S2=st.floats(0.05, 1.0),
+       Z=st.sampled_from([0.0, 0.5, 2.0]), seed=st.integers(0, 2**31))
+def test_conservation_and_littles_law_in_closed_runs(N, S1, S2, Z, seed):
+    net = qm.Network(
+        [qm.Queue("a", S1), qm.Queue("b", S2, discipline="ps")],
+        [qm.Closed("c", N, think_time=Z, routing={"a": {"b": 1}, "b": {"a": 1}})],
+    )
+    T = 100 * (S1 + S2 + Z)
+    r = simulate(net, seed=seed, horizon=T, replications=2, warmup=None)
+    total = r.Q["a"].mean + r.Q["b"].mean
+    if Z == 0:
+        # every job is always at a station: sum_k Q_k = N exactly
+        assert total == pytest.approx(N, rel=1e-9)
+    else:
+        assert total <= N * (1 + 1e-9)
+    for k in ("a", "b"):
+        # busy servers never exceed jobs present, nor one
+        assert r.U[k].mean <= min(1.0, r.Q[k].mean) + 1e-12
+        # Little's law Q = X R, up to the visits still in progress at the end
+        # of the window (at most N of them, each shorter than ~N (S1 + S2))
+        slack = N * N * (S1 + S2) * 5 / T
+        assert abs(r.Q[k].mean - r.X[k].mean * r.R[k].mean) <= slack
+
+
+# ---------------------------------------------------------------------------
+# output analysis: batch means, precision, warm-up
+# ---------------------------------------------------------------------------
+
+def test_batch_means_mm1():
+    ref = mm1(1.0, 0.5)
+    r = simulate(single(0.5, 1.0), seed=21, horizon=20000.0, method="batch_means", level=0.99)
+    assert r.output_analysis == "batch_means"
+    assert r.n == 20
+    assert_in(r.Q["q"], ref.Q, "Q")
+    assert_in(r.R["jobs"], ref.R, "R")
+
+
+def test_precision_stopping_rule_replications():
+    r = simulate(single(0.5, 1.0), seed=22, horizon=500.0, replications=4, precision=0.03)
+    assert r.n > 4
+    for m in ("X", "U", "Q", "R"):
+        assert getattr(r, m)["q"].relative_half_width <= 0.03
+
+
+def test_precision_stopping_rule_batch_means_extends_the_run():
+    r = simulate(single(0.5, 1.0), seed=23, horizon=2000.0, method="batch_means",
+                 precision=0.02)
+    assert r.horizon == 2000.0 and r.n == 20
+    for m in ("X", "U", "Q", "R"):
+        assert getattr(r, m)["q"].relative_half_width <= 0.02
+
+
+def test_precision_cap_warns():
+    from qmodels.errors import ConvergenceWarning
+
+    with pytest.warns(ConvergenceWarning, match="precision 1e-05 not reached"):
+        r = simulate(single(0.5, 1.0), seed=24, horizon=20.0, replications=200,
+                     precision=1e-5)
+    assert r.n == 4000 or r.n >= 200
+
+
+def test_fixed_warmup_is_removed():
+    r = simulate(single(0.5, 1.0), seed=25, horizon=500.0, replications=3, warmup=100.0)
+    assert r.warmup == 100.0
+
+
+def test_mser5_deletes_a_transient():
+    from qmodels.sim.stats import mser5
+
+    rng = np.random.default_rng(0)
+    y = np.concatenate([np.linspace(20, 0, 50), np.zeros(450)]) + rng.normal(0, 1, 500)
+    d = mser5(y)
+    assert 40 <= d <= 100
+    assert mser5(rng.normal(0, 1, 500)) <= 50
+
+
+# ---------------------------------------------------------------------------
+# the result object
+# ---------------------------------------------------------------------------
+
+def test_result_api_shapes():
+    net = qm.Network(
+        [qm.Delay("t", 1.0), qm.Queue("cpu", 0.2)],
+        [qm.Closed("c", 3, routing={"t": {"cpu": 1}, "cpu": {"t": 1}})],
+    )
+    r = simulate(net, seed=26, horizon=300.0, replications=3)
+    assert r.method == "sim" and r.n == 3
+    assert r.X is not None and r.throughput["cpu"] == r.X["cpu"]
+    e = r.U["cpu"]
+    assert e.low <= e.mean <= e.high and e.level == 0.95 and e.n == 3
+    assert float(e) == e.mean and e.ci == (e.low, e.high)
+    assert e.half_width == pytest.approx((e.high - e.low) / 2)
+    assert "(95%, n=3)" in repr(e) and "±" in repr(e)
+    assert r.bottleneck == ("cpu",)
+    assert r.events > 0 and r.wall_time > 0 and r.events_per_second > 0
+    d = r.to_dict()
+    assert d["method"] == "sim"
+    assert d["classes"]["c"]["X"] == r.X["c"].mean
+    assert d["classes"]["c"]["ci"]["X"] == [r.X["c"].low, r.X["c"].high]
+    assert set(d["stations"]["cpu"]) >= {"U", "Q", "R", "X", "ci", "per_class"}
+    assert d["stations"]["cpu"]["per_class"]["c"]["ci"]["U"][0] == r.U["cpu", "c"].low
+    import json
+
+    json.dumps(d)
+    df = r.to_frame()
+    assert df.loc["cpu", ("U", "mean")] == r.U["cpu"].mean
+    assert df.loc["cpu", ("U", "high")] == r.U["cpu"].high
+    assert r.to_frame("classes").loc["c", ("X", "low")] == r.X["c"].low
+    assert len(r.to_frame("per_class")) == 2
+    assert "bottleneck: cpu" in repr(r) and "<table" in r._repr_html_()
+    assert set(r.percentiles["c"]) == {50, 95, 99}
+    with pytest.raises(AttributeError):
+        r.n = 5  # frozen
+
+
+def test_registered_as_solver_method():
+    from qmodels.solvers import solve
+
+    net = single(0.5, 1.0)
+    r = solve(net, method="sim", horizon=200.0, replications=2)
+    assert isinstance(r, SimResult) and r.seed == 1
+    assert r.R["jobs"] == simulate(net, seed=1, horizon=200.0, replications=2).R["jobs"]
+
+
+def test_estimate_contains_and_infinite_interval_for_one_observation():
+    from qmodels.sim.stats import estimate
+
+    e = estimate([1.0, 2.0, 3.0], 0.95)
+    # t_{2, 0.975} = 4.302653 (Law 2015, table T.1); s = 1
+    assert e.half_width == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
+    assert e.contains(2.0) and not e.contains(10.0)
+    one = estimate([1.0], 0.95)
+    assert one.n == 1 and math.isinf(one.high)
+
+
+# ---------------------------------------------------------------------------
+# bad input: typed errors that name the item
+# ---------------------------------------------------------------------------
+
+def test_zero_population_and_no_open_class():
+    net = qm.Network([qm.Queue("q", 1.0)], [qm.Closed("idle", 0, visits={"q": 1})])
+    with pytest.raises(PopulationError, match=r"nothing to simulate.*'idle' \(population 0\)"):
+        simulate(net, seed=1)
+
+
+def test_token_pool_smaller_than_one():
+    with pytest.raises(InvalidValueError, match=r"token pool 'port': tokens must be .* >= 1"):
+        qm.TokenPool("port", 0, acquire="A", release="A")
+    # a pool that bypassed the model's check is refused by the simulator too
+    net = qm.Network(
+        [qm.Queue("A", 0.1)], [qm.Closed("c", 1, routing={"A": {"A": 1.0}})],
+        pools=[qm.TokenPool("port", 1, acquire="A", release="A")],
+    )
+    object.__setattr__(net.pools[0], "tokens", 0)
+    with pytest.raises(InvalidValueError, match=r"token pool 'port': tokens must be an integer >= 1, got 0"):
+        simulate(net, seed=1)
+
+
+def test_distribution_parameter_out_of_range():
+    with pytest.raises(InvalidValueError, match="HyperExponential: scv must be"):
+        HyperExponential(0.5)
+    d = HyperExponential(2.0)
+    object.__setattr__(d, "scv_value", 0.5)
+    with pytest.raises(InvalidValueError, match=r"station 'q': distribution: HyperExponential scv must be >= 1, got 0.5"):
+        simulate(single(0.5, 1.0, distribution=d), seed=1)
+    u = Uniform(0.5)
+    object.__setattr__(u, "spread", 1.5)
+    with pytest.raises(InvalidValueError, match=r"station 'q': distribution: Uniform spread must be in \[0, 1\], got 1.5"):
+        simulate(single(0.5, 1.0, distribution=u), seed=1)
+    e = Erlang(2)
+    object.__setattr__(e, "k", 0)
+    with pytest.raises(InvalidValueError, match=r"Erlang k must be an integer >= 1, got 0"):
+        simulate(single(0.5, 1.0, distribution=e), seed=1)
+    ln = Lognormal(1.0)
+    object.__setattr__(ln, "scv_value", -1.0)
+    with pytest.raises(InvalidValueError, match=r"Lognormal scv must be > 0, got -1.0"):
+        simulate(single(0.5, 1.0, distribution=ln), seed=1)
+    em = Empirical((1.0, 2.0))
+    object.__setattr__(em, "samples", ())
+    with pytest.raises(InvalidValueError, match=r"Empirical samples must be finite"):
+        simulate(single(0.5, 1.0, distribution=em), seed=1)
+    net = qm.Network([qm.Queue("q", 0.5)], [qm.Open("jobs", arrival_rate=1.0, interarrival=d,
+                                                    routing={"source": {"q": 1.0},
+                                                             "q": {"sink": 1.0}})])
+    with pytest.raises(InvalidValueError, match=r"class 'jobs': interarrival: HyperExponential"):
+        simulate(net, seed=1)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"horizon": 0.0}, r"horizon must be a finite time > 0, got 0.0"),
+    ({"horizon": -5}, r"horizon must be a finite time > 0, got -5"),
+    ({"horizon": math.inf}, r"horizon must be a finite time > 0, got inf"),
+    ({"replications": 1}, r"replications must be an integer >= 2 .* got 1"),
+    ({"level": 1.5}, r"level must be a number in \(0, 1\), got 1.5"),
+    ({"precision": 0.0}, r"precision \(relative half-width\) must be in \(0, 1\), got 0.0"),
+    ({"warmup": -1.0}, r"warmup must be 'mser5', a time >= 0 or None, got -1.0"),
+    ({"warmup": "auto"}, r"warmup must be 'mser5', a time >= 0 or None, got 'auto'"),
+    ({"warmup": 50.0, "horizon": 10.0}, r"warmup 50.0 must be shorter than the horizon 10.0"),
+    ({"method": "bootstrap"}, r"method must be 'replications' or 'batch_means', got 'bootstrap'"),
+    ({"max_events": 0}, r"max_events must be a number >= 1, got 0"),
+    ({"seed": None}, r"seed must be a non-negative integer or a numpy SeedSequence, got None"),
+    ({"seed": -3}, r"seed must be a non-negative integer .* got -3"),
+])
+def test_bad_arguments(kwargs, match):
+    kw = {"seed": 1, **kwargs}
+    with pytest.raises(InvalidValueError, match=match):
+        simulate(single(0.5, 1.0), **kw)
+
+
+def test_not_a_network():
+    with pytest.raises(InvalidValueError, match="simulate needs a qmodels Network, got dict"):
+        simulate({}, seed=1)
+
+
+def test_pool_class_without_routing():
+    net = qm.Network(
+        [qm.Queue("A", 0.1), qm.Queue("B", 0.1)],
+        [qm.Closed("tx", 2, visits={"A": 1, "B": 1})],
+        pools=[qm.TokenPool("buf", 1, acquire="A", release="B")],
+    )
+    with pytest.raises(UnsupportedModelError,
+                       match=r"class 'tx' uses token pool 'buf' but has no explicit routing"):
+        simulate(net, seed=1)
+
+
+def test_finite_capacity_class_without_routing():
+    net = qm.Network([qm.Queue("A", 0.1, capacity=2)], [qm.Closed("tx", 3, visits={"A": 1})])
+    with pytest.raises(UnsupportedModelError,
+                       match=r"class 'tx' visits station 'A', which has a finite capacity \(2\)"):
+        simulate(net, seed=1)
+
+
+def test_capacity_at_acquire_station():
+    net = qm.Network(
+        [qm.Queue("A", 0.1, capacity=2), qm.Queue("B", 0.1)],
+        [qm.Closed("tx", 3, routing={"A": {"B": 1}, "B": {"A": 1}})],
+        pools=[qm.TokenPool("buf", 1, acquire="A", release="B")],
+    )
+    with pytest.raises(UnsupportedModelError,
+                       match=r"token pool 'buf': its acquire station 'A' has a finite capacity"):
+        simulate(net, seed=1)
+
+
+def test_unstable_open_load():
+    with pytest.raises(UnstableError, match=r"station 'q': .* rho = 1.2 >= 1"):
+        simulate(single(1.2, 1.0), seed=1)
+
+
+def test_symbolic_network_refused():
+    import sympy as sp
+
+    s = sp.Symbol("s", positive=True)
+    net = qm.Network([qm.Queue("q", s)], [qm.Closed("c", 2, visits={"q": 1})])
+    with pytest.raises(UnsupportedModelError, match="the simulator is numeric"):
+        simulate(net, seed=1)
+
+
+def test_blocking_deadlock_is_reported():
+    # two full stations, each job wanting the other: a classic deadlock
+    net = qm.Network(
+        [qm.Queue("A", 0.1, capacity=1), qm.Queue("B", 0.1, capacity=1)],
+        [qm.Closed("c", 2, routing={"A": {"B": 1}, "B": {"A": 1}})],
+    )
+    with pytest.raises(UnsupportedModelError, match=r"deadlock at t = .*full stations: 'A', 'B'"):
+        simulate(net, seed=1, horizon=100.0, replications=2)
+
+
+def test_closed_class_with_no_visits_and_no_think():
+    net = qm.Network([qm.Queue("q", 1.0)],
+                     [qm.Closed("c", 2, visits={"q": 0.0}),
+                      qm.Open("o", arrival_rate=0.1, visits={"q": 1.0})])
+    with pytest.raises(InvalidValueError, match=r"class 'c': visits no station and has no think"):
+        simulate(net, seed=1)
