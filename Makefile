@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-slow bench validate lint clean venv
+.PHONY: demo test test-slow bench validate validate-fast lint clean venv
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -31,9 +31,17 @@ test-slow: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
+# Analysis against simulation and the CTMC over the validation catalog;
+# the report lands in build/validation/report.md.
+validate: $(STAMP)
+	$(BIN)/python -m validation --out build/validation
+
+validate-fast: $(STAMP)
+	$(BIN)/python -m validation --out build/validation --fast
+
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff
-	$(BIN)/ruff check qmodels tests
+	$(BIN)/ruff check qmodels tests validation benchmarks derivations
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -75,6 +75,9 @@ _LAZY = {
     "energy": ("qmodels.energy", "energy"),
     "EnergyReport": ("qmodels.energy", "EnergyReport"),
     "decompose": ("qmodels.decomposition", "decompose"),
+    # exact Markov chain of small networks (blocking, loss, token pools)
+    "ctmc": ("qmodels.ctmc", "ctmc"),
+    "marginal": ("qmodels.ctmc", "marginal"),
     # normalising constants and batched solves
     "convolution": ("qmodels.convolution", "convolution"),
     "log_normalizing_constant": ("qmodels.convolution", "log_normalizing_constant"),
