@@ -16,7 +16,7 @@ and the two response-time lines cross at the same N (D = N D_max - Z).
 
 Checks: N* from :func:`qmodels.symbolic.symbolic_bounds` on a two-station
 network and from :func:`qmodels.laws.saturation_population` at sampled
-points; the switch point of :func:`qmodels.bottleneck.response_time_asymptote`
+points; the switch point of :func:`qmodels.shifts.response_time_asymptote`
 in N; and exact MVA (:func:`qmodels.mva.mva`) stays below both lines, on
 either side of the knee.
 """
@@ -41,7 +41,7 @@ def derive():
 
 
 def main() -> int:
-    from qmodels.bottleneck import response_time_asymptote
+    from qmodels.shifts import response_time_asymptote
     from qmodels.laws import saturation_population
     from qmodels.model import Closed, Network, Queue
     from qmodels.mva import mva

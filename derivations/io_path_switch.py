@@ -21,7 +21,7 @@ ASSUMPTIONS chosen to be plausible for the 1990s hardware (100 MB/s DMA
 with 1 us set-up, a 25 MHz x 2 B switch port, 8 us slot holding time).
 
 The bottleneck is argmax_k D_k / c_k (Lazowska et al., *QSP*, 1984, sec.
-5.2).  Switch points (solved with sympy by :mod:`qmodels.bottleneck`):
+5.2).  Switch points (solved with sympy by :mod:`qmodels.shifts`):
 
     buffer -> DMA   at  B* = h / (t_s + P / r_dma)
     DMA -> port     at  P* = t_s r_dma f w / (r_dma - f w)   (packet size)
@@ -69,7 +69,7 @@ def io_network(slots, packet=PACKET, *, t_s=DMA_SETUP, r_dma=DMA_RATE, f=PORT_CL
 
 
 def main() -> int:
-    from qmodels.bottleneck import bottleneck_regions, bottleneck_sweep, demand_crossings
+    from qmodels.shifts import bottleneck_regions, bottleneck_sweep, demand_crossings
     from qmodels.mva import mva
 
     print("Bottleneck switch on the I/O path buffer -> DMA -> switch port")

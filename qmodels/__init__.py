@@ -11,6 +11,8 @@ the ``qmodels`` command start quickly.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 from . import distributions
 from .distributions import (
@@ -78,6 +80,16 @@ _LAZY = {
     # exact Markov chain of small networks (blocking, loss, token pools)
     "ctmc": ("qmodels.ctmc", "ctmc"),
     "marginal": ("qmodels.ctmc", "marginal"),
+    # symbolic solvers and bottleneck shifts
+    "symbolic": ("qmodels.symbolic", None),
+    **{n: ("qmodels.symbolic", n) for n in (
+        "mva_symbolic", "symbolic_bounds", "SymbolicResult", "SymbolicBounds", "substitute",
+        "free_symbols")},
+    "shifts": ("qmodels.shifts", None),
+    **{n: ("qmodels.shifts", n) for n in (
+        "bottleneck_regions", "bottleneck_sweep", "response_time_asymptote", "demand_crossings",
+        "capacity_demands", "BottleneckRegions", "ResponseTimeAsymptote", "BottleneckSweep",
+        "SwitchPoint", "Region")},
     # normalising constants and batched solves
     "convolution": ("qmodels.convolution", "convolution"),
     "log_normalizing_constant": ("qmodels.convolution", "log_normalizing_constant"),
@@ -110,6 +122,24 @@ __all__ = [
     "UnstableError", "UnsupportedModelError", "ConvergenceWarning", "NumericalWarning",
     *_LAZY,
 ]
+
+
+# Submodules that share their name with their main function: the package
+# attribute is the function (``qm.energy(result)``), never the submodule,
+# whatever the import order (importing ``qmodels.energy`` would otherwise
+# rebind ``qmodels.energy`` to the module).  ``from qmodels.energy import
+# EnergyReport`` reaches the module's other names.
+_FUNCTION_NAMED_MODULES = {"energy", "convolution", "ctmc"}
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name, value):
+        if name in _FUNCTION_NAMED_MODULES and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name):

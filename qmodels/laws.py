@@ -148,7 +148,7 @@ def bottleneck(net: Network, cls: str | None = None) -> tuple:
     if any(_is_symbolic(d) for d in opt):
         raise UnsupportedModelError(
             "bottleneck of a symbolic network depends on its parameters: "
-            "use qmodels.symbolic.bottleneck_regions"
+            "use qmodels.bottleneck_regions (qmodels.shifts)"
         )
     top = max(opt)
     if top <= 0:

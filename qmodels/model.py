@@ -59,16 +59,19 @@ Number = Union[int, float, Any]  # Any: a sympy expression
 # ---------------------------------------------------------------------------
 
 def _is_symbolic(x) -> bool:
-    return hasattr(x, "free_symbols") and not isinstance(x, numbers.Number)
+    """A sympy expression with free symbols (a sympy number such as
+    Rational(1, 7) is a number: exact, but not symbolic)."""
+    return (hasattr(x, "free_symbols") and not isinstance(x, numbers.Number)
+            and bool(x.free_symbols))
+
+
+def _is_exact_number(x) -> bool:
+    """Kept as given after validation: ints, fractions, sympy numbers."""
+    return (isinstance(x, numbers.Rational) and not isinstance(x, bool)) or (
+        hasattr(x, "free_symbols") and not x.free_symbols)
 
 
 def _sympify_number(x):
-    """A sympy number (no free symbols) is turned into a Python float."""
-    if _is_symbolic(x) and not x.free_symbols:
-        try:
-            return float(x)
-        except TypeError:
-            return x
     return x
 
 
@@ -105,7 +108,9 @@ def _check_real(value, what: str, *, allow_zero: bool = True, allow_inf: bool = 
         raise InvalidValueError(f"{what} must be a finite {kind} number, got {value!r}") from None
     if math.isnan(v) or (math.isinf(v) and not allow_inf) or v < 0 or (v == 0 and not allow_zero):
         raise InvalidValueError(f"{what} must be a finite {kind} number, got {value!r}")
-    return v
+    # exact inputs (Fraction, sympy Rational, sqrt(2)) stay exact for the
+    # symbolic solvers; numeric arrays convert them to float
+    return value if _is_exact_number(value) else v
 
 
 def _check_count(value, what: str, *, minimum: int, error=InvalidValueError):
@@ -124,7 +129,7 @@ def _check_count(value, what: str, *, minimum: int, error=InvalidValueError):
         return value
     if isinstance(value, numbers.Integral):
         v = int(value)
-    elif isinstance(value, numbers.Real) or _is_symbolic(value):
+    elif isinstance(value, numbers.Real) or hasattr(value, "free_symbols"):
         try:
             fv = float(value)
         except (TypeError, ValueError):

@@ -39,7 +39,7 @@ def _load_optional():
     import importlib
 
     for mod in ("qmodels.multiclass", "qmodels.convolution", "qmodels.sim", "qmodels.ctmc",
-                "qmodels.decomposition"):
+                "qmodels.decomposition", "qmodels.symbolic"):
         try:
             importlib.import_module(mod)
         except ImportError:

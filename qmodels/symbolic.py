@@ -20,7 +20,7 @@ What is here
     make positive symbols.
 
 Bottleneck shifts (where the bottleneck moves as a parameter varies) are in
-:mod:`qmodels.bottleneck`.
+:mod:`qmodels.shifts`.
 
 Exactness: the model layer stores plain numbers as floats (``1`` becomes
 ``1.0``); the symbolic solvers turn every float back into the rational it
@@ -913,3 +913,17 @@ def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
         parameters=tuple(sorted(syms | set(free_symbols(net)), key=lambda s: s.name)),
         **vals,
     )
+
+
+def _solve_symbolic(net, **options):
+    """``solve(net, method="exact-symbolic")``: MVA for symbolic networks;
+    symbolic bounds with ``bounds=True``."""
+    if options.pop("bounds", False):
+        return symbolic_bounds(net, **options)
+    return mva_symbolic(net, **options)
+
+
+from .solvers import register as _register  # noqa: E402
+
+_register("exact-symbolic", _solve_symbolic,
+          "exact single-class MVA in rational expressions of the model's symbols")

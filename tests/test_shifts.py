@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
-from qmodels.bottleneck import (
+from qmodels.shifts import (
     BottleneckRegions,
     ResponseTimeAsymptote,
     bottleneck_regions,
@@ -355,14 +355,3 @@ def test_sweep_errors():
     alt = [io_path(1), qm.Network([qm.Queue("q", 1.0)], [qm.Closed("io", 1, visits={"q": 1})])]
     with pytest.raises(InvalidValueError, match="must return networks with the same stations"):
         bottleneck_sweep(lambda x: alt[int(x) - 1], [1, 2])
-
-
-def test_importing_this_module_keeps_qm_bottleneck_callable():
-    # qmodels exports laws.bottleneck as qm.bottleneck; importing the
-    # submodule rebinds that package attribute, so the module forwards calls.
-    import qmodels.bottleneck  # noqa: F401
-
-    net = qm.Network([qm.Queue("cpu", 0.2), qm.Queue("disk", 0.3)],
-                     [qm.Closed("tx", 3, visits={"cpu": 1, "disk": 1})])
-    assert qm.bottleneck(net) == ("disk",)
-    assert qm.bottleneck(net, "tx") == ("disk",)

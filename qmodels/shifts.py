@@ -29,7 +29,6 @@ line, each renderable by matplotlib mathtext).
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -903,24 +902,3 @@ def bottleneck_sweep(
         j += 1
     return BottleneckSweep(values=xs, stations=tuple(names), demands=F,
                            bottlenecks=tuple(wins), switch_points=tuple(switches), by=by)
-
-
-# ---------------------------------------------------------------------------
-# name clash guard
-# ---------------------------------------------------------------------------
-# ``qmodels/__init__.py`` exports the function ``qmodels.laws.bottleneck`` as
-# ``qmodels.bottleneck``.  Importing this submodule makes Python rebind the
-# package attribute ``qmodels.bottleneck`` to the module, which would break
-# ``qm.bottleneck(net)``.  Until the package imports this module before it
-# binds the function (see the note in the report), the module itself is
-# callable and forwards to the law.
-
-class _CallableModule(type(sys.modules[__name__])):
-    def __call__(self, net, cls=None):
-        """``qmodels.laws.bottleneck(net, cls)``."""
-        from .laws import bottleneck as _law
-
-        return _law(net, cls)
-
-
-sys.modules[__name__].__class__ = _CallableModule
