@@ -1,20 +1,42 @@
-"""The README's Python tour runs as written, and says what it shows."""
+"""The README's examples run as written and print what the README shows."""
 
+import contextlib
+import io
 import re
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def test_readme_tour_runs():
+def blocks():
     text = README.read_text()
-    block = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    return re.findall(r"```(python|text)\n(.*?)```", text, re.S)
+
+
+def test_readme_tour_runs():
+    code = next(body for kind, body in blocks() if kind == "python")
     ns: dict = {}
-    exec(compile(block, "README.md", "exec"), ns)
+    exec(compile(code, "README.md", "exec"), ns)
     r, b = ns["r"], ns["b"]
     assert r.bottleneck == ("disk",)
     assert b.saturation_population > 0
     assert len(ns["curve"].population) == 41
+
+
+def test_readme_examples_print_what_readme_shows():
+    bl = blocks()
+    checked = 0
+    ns: dict = {}  # the blocks run in order, as in one notebook
+    for i, (kind, code) in enumerate(bl):
+        if kind != "python":
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), ns)
+        if i + 1 < len(bl) and bl[i + 1][0] == "text":
+            assert out.getvalue().strip() == bl[i + 1][1].strip()
+            checked += 1
+    assert checked >= 2
 
 
 def test_readme_names_the_two_commands():
