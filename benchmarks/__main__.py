@@ -108,6 +108,9 @@ def _parse(argv):
         args.min_time = min(args.min_time, 0.1)
     if args.peers is not None:
         args.peers = {s.strip() for s in args.peers.split(",") if s.strip()}
+        unknown = args.peers - {"line", "octave", "c", "numpy"}
+        if unknown:
+            p.error(f"unknown peer(s) {', '.join(sorted(unknown))}; known: line, octave, c, numpy")
     args.build_dir = _util.build_dir()
     return args
 
