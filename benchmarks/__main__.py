@@ -169,7 +169,8 @@ def _print_case(title, rows, out):
                 verdicts.append((r["case"], "rate", f"{target}  (measured {fmt_num(r['rate'])})",
                                  ok))
         if r.get("skipped"):
-            table.append([r["impl"], "skipped", "", "", "", "", "", "", target, r["skipped"]])
+            why = " ".join(str(r["skipped"]).split())   # one line; the JSON keeps it whole
+            table.append([r["impl"], "skipped", "", "", "", "", "", "", target, why])
             continue
         rate = "" if r.get("rate") is None else f"{fmt_num(r['rate'])} {r.get('rate_unit') or ''}"
         table.append([

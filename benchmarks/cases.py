@@ -278,6 +278,19 @@ def environment(args, peers_needed=True):
 # running a case
 # ---------------------------------------------------------------------------
 
+def _missing_rows(cid, env, keys):
+    """A skipped row, with the reason, for each peer in ``keys`` that is not here."""
+    names = {"line": (P.Line.name, "peer"), "octave": (P.Octave.name, "peer"),
+             "c": (P.CLoop.name, "reference")}
+    out = []
+    for k in keys:
+        why = env["unavailable"].get(k)
+        if why and not why.startswith("not "):
+            name, role = names[k]
+            out.append(skipped(cid, name, role, f"unavailable: {why}"))
+    return out
+
+
 def _peer_row(cid, name, role, fn, ours_answer, target=None, note=""):
     try:
         med, mn, reps, X, Q, extra = fn()
@@ -352,6 +365,7 @@ def run_case(cid, args, env):
         rows.append(_peer_row(cid, P.CLoop.name, "reference",
                               lambda: c.exact_single(D[0], N[0], Z[0], args.repeat, args.min_time),
                               answer, TARGET_C))
+    rows += _missing_rows(cid, env, ("line", "octave", "c") if single else ("line", "octave"))
     if single and env.get("numpy_ref"):
         def npl():
             med, mn, times, (X, Q) = timeit(lambda: P.numpy_mva(D[0], N[0], Z[0]), args.repeat,
@@ -440,6 +454,7 @@ def _run_batch(cid, args, env):
                             note="qncsmva " + ext(nsub)))
         except Exception as e:  # noqa: BLE001
             rows.append(skipped(cid, P.Octave.name, "peer", f"failed: {e}"))
+    rows += _missing_rows(cid, env, ("c", "line", "octave"))
     if env.get("numpy_ref"):
         med, mn, times, (Xn, _) = timeit(lambda: P.numpy_mva_batch(D, Z, N), args.repeat)
         rows.append(row(cid, "numpy, vectorised over the batch", "reference", time_s=med,
