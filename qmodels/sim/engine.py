@@ -71,7 +71,7 @@ INF_CAP = 1 << 62
 # random variates (Law 2015, ch. 8)
 # ---------------------------------------------------------------------------
 
-@njit
+@njit(inline="always", _nrt=False)
 def _uni(U, SI):
     """The next uniform [0, 1) of the pre-drawn block."""
     i = SI[I_UPOS]
@@ -79,13 +79,13 @@ def _uni(U, SI):
     return U[i]
 
 
-@njit
+@njit(inline="always", _nrt=False)
 def _exp1(U, SI):
     """Standard exponential by inversion (Law 2015, sec. 8.3.2)."""
     return -math.log(1.0 - _uni(U, SI))
 
 
-@njit
+@njit(inline="always", _nrt=False)
 def _norm(U, SI):
     """Standard normal by the Box-Muller transform (Law 2015, sec. 8.3.6)."""
     u1 = 1.0 - _uni(U, SI)
@@ -93,7 +93,7 @@ def _norm(U, SI):
     return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
 
 
-@njit
+@njit(_nrt=False)
 def draw(kind, a, b, off, ln, emp, mean, rng, SI):
     """One variate of the given shape with the given mean."""
     if mean <= 0.0:
@@ -131,7 +131,7 @@ def draw(kind, a, b, off, ln, emp, mean, rng, SI):
 # at sharing station e-C; e >= C+K: job e-C-K (completion or end of think)
 # ---------------------------------------------------------------------------
 
-@njit
+@njit(inline="always", _nrt=False)
 def _sift_up(i, HE, HT, POS):
     e = HE[i]
     t = HT[i]
@@ -148,7 +148,7 @@ def _sift_up(i, HE, HT, POS):
     POS[e] = i
 
 
-@njit
+@njit(inline="always", _nrt=False)
 def _sift_down(i, n, HE, HT, POS):
     e = HE[i]
     t = HT[i]
@@ -171,7 +171,7 @@ def _sift_down(i, n, HE, HT, POS):
     POS[e] = i
 
 
-@njit
+@njit(inline="always", _nrt=False)
 def heap_set(e, t, HE, HT, POS, SI):
     i = POS[e]
     if i < 0:
@@ -190,7 +190,7 @@ def heap_set(e, t, HE, HT, POS, SI):
             _sift_down(i, SI[I_HSIZE], HE, HT, POS)
 
 
-@njit
+@njit(inline="always", _nrt=False)
 def heap_remove(e, HE, HT, POS, SI):
     i = POS[e]
     if i < 0:
@@ -213,7 +213,7 @@ def heap_remove(e, HE, HT, POS, SI):
 # statistics
 # ---------------------------------------------------------------------------
 
-@njit
+@njit(inline="always", _nrt=False)
 def flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K):
     """Add the areas of station k from its last change up to ``now``."""
     dt = now - SFL[k, 0]
@@ -237,7 +237,7 @@ def flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K):
         SFL[k, 0] = now
 
 
-@njit
+@njit(_nrt=False)
 def flush_pool(p, now, PLI, PS, PFL, ACC, base):
     dt = now - PFL[p]
     if dt > 0.0:
@@ -247,7 +247,7 @@ def flush_pool(p, now, PLI, PS, PFL, ACC, base):
         PFL[p] = now
 
 
-@njit
+@njit(inline="always", _nrt=False)
 def record_cycle(c, dt, ACC, off_cyc, C, HIST, seg, CLF):
     ACC[off_cyc + c] += 1.0
     ACC[off_cyc + C + c] += dt
@@ -267,7 +267,7 @@ def record_cycle(c, dt, ACC, off_cyc, C, HIST, seg, CLF):
 # routing
 # ---------------------------------------------------------------------------
 
-@njit
+@njit(inline="always", _nrt=False)
 def next_dest(c, r, RN, RD, RC, rng, SI):
     n = RN[c, r]
     if n == 1:
@@ -283,7 +283,7 @@ def next_dest(c, r, RN, RD, RC, rng, SI):
 # sharing stations (PS, load-dependent): virtual time per station
 # ---------------------------------------------------------------------------
 
-@njit
+@njit(_nrt=False)
 def _share_rate(k, na, STI, RM):
     """Service rate (work per second) of each job when ``na`` are present.
 
@@ -295,7 +295,7 @@ def _share_rate(k, na, STI, RM):
     return RM[k, i - 1] / na
 
 
-@njit
+@njit(_nrt=False)
 def share_advance(k, now, STI, RM, SS, SFL):
     """Advance the virtual time of sharing station k to ``now`` (call it
     before any change of the number present)."""
@@ -304,7 +304,7 @@ def share_advance(k, now, STI, RM, SS, SFL):
     SFL[k, 2] = now
 
 
-@njit
+@njit(_nrt=False)
 def share_resched(k, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C):
     na = SS[k, K_NACT]
     e = C + k
@@ -324,7 +324,7 @@ def share_resched(k, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C):
     heap_set(e, now + rem / _share_rate(k, SS[k, K_N], STI, RM), HE, HT, POS, SI)
 
 
-@njit
+@njit(_nrt=False)
 def share_unlink(j, k, SS, JI):
     p = JI[j, J_PRV]
     n = JI[j, J_NXT]
@@ -339,7 +339,7 @@ def share_unlink(j, k, SS, JI):
     SS[k, K_NACT] -= 1
 
 
-@njit
+@njit(_nrt=False)
 def share_pick(k, SS, JI, JF):
     """The active job with the smallest finishing virtual time."""
     j = SS[k, K_ACTH]
@@ -358,7 +358,7 @@ def share_pick(k, SS, JI, JF):
 # FIFO lists threaded through J_NXT
 # ---------------------------------------------------------------------------
 
-@njit
+@njit(inline="always", _nrt=False)
 def fifo_push(j, A, r, ch, ct, JI):
     JI[j, J_NXT] = -1
     t = A[r, ct]
@@ -369,7 +369,7 @@ def fifo_push(j, A, r, ch, ct, JI):
     A[r, ct] = j
 
 
-@njit
+@njit(inline="always", _nrt=False)
 def fifo_pop(A, r, ch, ct, JI):
     j = A[r, ch]
     n = JI[j, J_NXT]
@@ -384,7 +384,7 @@ def fifo_pop(A, r, ch, ct, JI):
 # the loop
 # ---------------------------------------------------------------------------
 
-@njit
+@njit(_nrt=False)
 def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
         JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, ACC,
         SNAP, EDGES, HIST, SEG, UB, rng, umin, t_stop, max_events, open_limit):
@@ -442,7 +442,9 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
                 flush_station(k, te, STI, RM, SS, NC, BS, SFL, ACC, C, K)
             for p in range(P):
                 flush_pool(p, te, PLI, PS, PFL, ACC, o_pool)
-            SNAP[SI[I_CELL], :] = ACC
+            cell = SI[I_CELL]
+            for i in range(ACC.shape[0]):
+                SNAP[cell, i] = ACC[i]
             SI[I_CELL] += 1
             now = te
         if tnext > t_stop:
@@ -476,8 +478,12 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
         if e < C:
             # open arrival of class c
             c = e
-            heap_set(c, now + draw(CLI[c, 2], CLF[c, 2], CLF[c, 3], CLI[c, 3], CLI[c, 4],
-                                   EMP, CLF[c, 1], rng, SI), HE, HT, POS, SI)
+            if CLI[c, 2] == D_EXP:
+                x = CLF[c, 1] * _exp1(rng, SI)
+            else:
+                x = draw(CLI[c, 2], CLF[c, 2], CLF[c, 3], CLI[c, 3], CLI[c, 4], EMP, CLF[c, 1],
+                         rng, SI)
+            heap_set(c, now + x, HE, HT, POS, SI)
             d = next_dest(c, K, RN, RD, RC, rng, SI)
             if d == END:
                 record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
@@ -580,9 +586,12 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
                         ch = JI[h, J_CLS]
                         BS[ch, k] += 1
                         JI[h, J_STATE] = S_SERV
-                        heap_set(CKE + h, now + draw(STI[k, 4], STF[k, 0], STF[k, 1], STI[k, 5],
-                                                     STI[k, 6], EMP, S[ch, k], rng, SI),
-                                 HE, HT, POS, SI)
+                        if STI[k, 4] == D_EXP:
+                            x = S[ch, k] * _exp1(rng, SI)
+                        else:
+                            x = draw(STI[k, 4], STF[k, 0], STF[k, 1], STI[k, 5], STI[k, 6], EMP,
+                                     S[ch, k], rng, SI)
+                        heap_set(CKE + h, now + x, HE, HT, POS, SI)
                     else:
                         SS[k, K_BUSY] -= 1
                 else:
@@ -651,9 +660,37 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
                     heap_set(CKE + mv_j, now + CLF[cc, 0] * _exp1(rng, SI),
                              HE, HT, POS, SI)
             else:
-                if _take_tokens(mv_j, mv_d, ACQ, JI, PS, PFL, PLI, ACC, o_pool, now, POOL):
-                    _enter(mv_j, mv_d, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL,
-                           ACC, HE, HT, POS, SI, rng, C, K, o_ev)
+                cc = JI[mv_j, J_CLS]
+                if (ACQ[cc, mv_d] & ~JI[mv_j, J_HELD]) == 0 or _take_tokens(
+                        mv_j, mv_d, ACQ, JI, PS, PFL, PLI, ACC, o_pool, now, POOL):
+                    s = mv_d
+                    kind = STI[s, 0]
+                    if kind == 2:
+                        _enter(mv_j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL,
+                               ACC, HE, HT, POS, SI, rng, C, K, o_ev)
+                    else:
+                        # _enter for delay and FCFS stations, written out: the
+                        # common path of every event stays free of calls
+                        flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+                        NC[cc, s] += 1
+                        SS[s, K_N] += 1
+                        JF[mv_j, F_TARR] = now
+                        JI[mv_j, J_LOC] = s
+                        ACC[o_ev] += 1.0
+                        if kind == 0 or SS[s, K_BUSY] < STI[s, 2]:
+                            if kind == 1:
+                                SS[s, K_BUSY] += 1
+                            BS[cc, s] += 1
+                            JI[mv_j, J_STATE] = S_SERV
+                            if STI[s, 4] == D_EXP:
+                                x = S[cc, s] * _exp1(rng, SI)
+                            else:
+                                x = draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6],
+                                         EMP, S[cc, s], rng, SI)
+                            heap_set(CKE + mv_j, now + x, HE, HT, POS, SI)
+                        else:
+                            JI[mv_j, J_STATE] = S_WAIT
+                            fifo_push(mv_j, SS, s, K_WQH, K_WQT, JI)
             # ---- next blocked job that can move now
             found = False
             while ub_n > 0:
@@ -670,7 +707,7 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
                 break
 
 
-@njit
+@njit(_nrt=False)
 def _take_tokens(j, d, ACQ, JI, PS, PFL, PLI, ACC, o_pool, now, POOL):
     """Take the tokens job j needs to enter d, pool by pool; False (and j
     queued at the first pool without a free token) if one is missing."""
@@ -695,7 +732,7 @@ def _take_tokens(j, d, ACQ, JI, PS, PFL, PLI, ACC, o_pool, now, POOL):
     return True
 
 
-@njit
+@njit(_nrt=False)
 def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC,
            HE, HT, POS, SI, rng, C, K, o_ev):
     """Job j arrives at station s (room and tokens already secured)."""
