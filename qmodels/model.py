@@ -739,6 +739,8 @@ class Network:
     service_times: np.ndarray = field(init=False, repr=False, compare=False, hash=False)
     demands: np.ndarray = field(init=False, repr=False, compare=False, hash=False)
     is_symbolic: bool = field(init=False, repr=False, compare=False, hash=False)
+    # solvers' per-network derived data (never part of the model's value)
+    _cache: dict = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self):
         stations = tuple(self.stations)
@@ -831,6 +833,7 @@ class Network:
         object.__setattr__(self, "service_times", S)
         object.__setattr__(self, "demands", D)
         object.__setattr__(self, "is_symbolic", symbolic)
+        object.__setattr__(self, "_cache", {})
 
     # -- names and lookups -------------------------------------------------
     @property

@@ -295,29 +295,38 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
         raise InvalidValueError(
             f"algorithm must be 'auto', 'recursion' or 'convolution', got {algorithm!r}"
         )
-    shapes = [_station_shape(s, max(N, 1), shortcuts=(algorithm != "convolution"))
-              for s in net.stations]
-    if algorithm == "recursion" and any(kind == "ld" for kind, _ in shapes):
+    key = ("mva_shapes", max(N, 1), algorithm != "convolution")
+    cached = net._cache.get("mva_shapes")
+    if cached is None or cached[0] != key:
+        shapes = [_station_shape(s, max(N, 1), shortcuts=(algorithm != "convolution"))
+                  for s in net.stations]
+        servers = np.array([1.0 if isinstance(s, (Delay, LoadDependent)) else float(s.servers)
+                            for s in net.stations])
+        # with no flow, the response time a lone arriving job would see: S / a(1)
+        lone = np.array([float(net.service_times[0, k]) / float(s.rate_multiplier(1))
+                         for k, s in enumerate(net.stations)])
+        is_delay = np.array([kind == "delay" for kind, _ in shapes])
+        has_ld = any(kind == "ld" for kind, _ in shapes)
+        cached = (key, shapes, servers, lone, is_delay, has_ld)
+        net._cache["mva_shapes"] = cached  # one entry: a sweep over N replaces it
+    _, shapes, servers, lone, is_delay, has_ld = cached
+    if algorithm == "recursion" and has_ld:
         bad = next(s.name for s, (kind, _) in zip(net.stations, shapes) if kind == "ld")
         raise UnsupportedModelError(
             f"station {bad!r} is multi-server or load-dependent: the plain MVA recursion "
             "is exact only for single-server and delay stations (use algorithm='auto')"
         )
     notes = []
-    if any(kind == "ld" for kind, _ in shapes):
+    if has_ld:
         Xc, Qc, P0 = _ld_solution(D, shapes, Z, N)
         algo = "log-space convolution (multi-server / load-dependent)"
         if not curve:
             Xc, Qc, P0 = Xc[-1:], Qc[-1:], P0[-1:]
     else:
-        is_delay = np.array([kind == "delay" for kind, _ in shapes])
         Xc, Qc = _run(_mva_fixed_kernel, N * K, D, is_delay, Z, N, curve)
         P0 = None
         algo = "MVA recursion"
     # utilisation per server
-    servers = np.array(
-        [1.0 if isinstance(s, (Delay, LoadDependent)) else float(s.servers) for s in net.stations]
-    )
     Uc = Xc[:, None] * D[None, :] / servers[None, :]
     if P0 is not None:
         for k, s in enumerate(net.stations):
@@ -333,11 +342,8 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
         Rc = np.maximum(Rc, 0.0)
     X, Q, U, R = Xc[-1], Qc[-1], Uc[-1], Rc[-1]
     Xk = X * V
-    # with no flow, the response time a lone arriving job would see: S / a(1)
-    lone = np.array([float(net.service_times[0, k]) / float(s.rate_multiplier(1))
-                     for k, s in enumerate(net.stations)])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), lone)
+    flow = Xk > 0
+    Rk = np.where(flow, Q / np.where(flow, Xk, 1.0), lone)
     cur = None
     if curve:
         cur = Curve(
