@@ -29,6 +29,7 @@ test-slow: $(STAMP)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow tests
 
 bench: $(STAMP)
+	bash benchmarks/setup_peers.sh $(BIN)/python
 	$(BIN)/python -m benchmarks
 
 # Analysis against simulation and the CTMC over the validation catalog;
