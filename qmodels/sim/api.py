@@ -144,7 +144,7 @@ class _Run:
     def _refill(self):
         umin = self._umin()
         rest = self.U[self.SI[E.I_UPOS]:]
-        fresh = self.rng.random(max(1 << 16, 2 * umin))
+        fresh = self.rng.random(max(1 << 18, 2 * umin))
         self.U = np.concatenate([rest, fresh])
         self.SI[E.I_UPOS] = 0
 

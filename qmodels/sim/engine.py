@@ -472,6 +472,7 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
         seg = SEG[SI[I_CELL]]
 
         # ---- what happens: j moves from src (station, THINK or -1 = outside) to d
+        own = -1
         j = -1
         src = -1
         d = -1
@@ -509,8 +510,11 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
                 share_advance(k, now, STI, RM, SS, SFL)
                 j = share_pick(k, SS, JI, JF)
             else:
+                # the job's own entry stays at the top of the heap: if the job
+                # is scheduled again below, heap_set moves it down in place
+                # (one sift instead of two); else it is removed after the move
                 j = e - CKE
-                heap_remove(e, HE, HT, POS, SI)
+                own = e
             c = JI[j, J_CLS]
             src = JI[j, J_LOC]
             if src == THINK:
@@ -553,6 +557,8 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
                     JI[j, J_STATE] = S_BLOCKED
                     JI[j, J_DEST] = d
                     fifo_push(j, SS, d, K_BLH, K_BLT, JI)
+                    if own >= 0:
+                        heap_remove(own, HE, HT, POS, SI)
                     continue
 
         # ---- j leaves src (a station), then enters d (or the think stage / sink)
@@ -705,6 +711,11 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
                 ub_n -= 1
             if not found:
                 break
+        if own >= 0:
+            st = JI[j, J_STATE]
+            lc = JI[j, J_LOC]
+            if not (st == S_THINK or (st == S_SERV and lc < K and STI[lc, 0] != 2)):
+                heap_remove(own, HE, HT, POS, SI)
 
 
 @njit(_nrt=False)
