@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 from ..model import FrozenMap, Network
 from ..results import Figures, format_table
-from .stats import Estimate
 
 __all__ = ["SimResult"]
 

@@ -166,8 +166,9 @@ def mser5(series) -> int:
 def histogram_percentile(counts, lo_log: float, step: float, q: float) -> float:
     """The q-quantile (0 < q < 1) of values binned on a log scale.
 
-    Bin b holds ``[exp(lo_log + b step), exp(lo_log + (b+1) step))``; bin 0 also holds everything smaller (zero included), the last bin
-    everything larger.  Within a bin the quantile is interpolated
+    Bin b holds ``[exp(lo_log + b step), exp(lo_log + (b+1) step))``; bin 0
+    also holds everything smaller (zero included), the last bin everything
+    larger.  Within a bin the quantile is interpolated
     geometrically, so its relative error is below ``exp(step) - 1``.
     """
     c = np.asarray(counts, dtype=float)

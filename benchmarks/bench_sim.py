@@ -1,0 +1,386 @@
+"""Simulator speed: events per second of qmodels, Ciw, SimPy and a C++ loop.
+
+An event is an arrival at or a departure from a station.  Three models, the
+same in every implementation:
+
+``sim-mm1``
+    open M/M/1, lambda = 1, S = 0.8 (rho = 0.8), 10^6 customers.
+``sim-closed4``
+    closed cycle of 4 exponential FCFS stations (S = 1.0, 1.1, 1.2, 1.3),
+    N = 20 jobs, about 2 x 10^6 service completions.
+``sim-tandem-block``
+    open tandem, lambda = 1, S = 0.5, 0.7, 0.8; stations 2 and 3 hold at
+    most 4 jobs each (a buffer of 4, service place included) with blocking
+    after service; 10^6 customers.
+
+qmodels runs one long batch-means run (warm-up, statistics, intervals and
+percentiles included in the time); Ciw and SimPy run shorter versions of
+the same model inside a time budget (their rate does not depend on the run
+length); the C++ loop (``benchmarks/cpp/sim.cpp``, g++ -O2, built into
+``benchmarks/_build``) keeps no statistics at all: it is the floor.
+
+Run on its own::
+
+    python -m benchmarks.bench_sim            # all three cases
+    python -m benchmarks.bench_sim --quick    # shorter runs
+
+or through the runner (``python -m benchmarks -k sim``), which calls
+:func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+try:  # run as part of the package (python -m benchmarks / -m benchmarks.bench_sim)
+    from . import _util
+except ImportError:  # pragma: no cover - run as a script
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchmarks import _util
+
+CASES = ["sim-mm1", "sim-closed4", "sim-tandem-block"]
+TITLES = {
+    "sim-mm1": "simulator: open M/M/1, rho = 0.8, 10^6 customers",
+    "sim-closed4": "simulator: closed cycle of 4 FCFS stations, N = 20",
+    "sim-tandem-block": "simulator: open tandem of 3, buffers of 4, blocking after service",
+}
+CPP_MODEL = {"sim-mm1": "mm1", "sim-closed4": "closed4", "sim-tandem-block": "tandem"}
+HERE = Path(__file__).resolve().parent
+
+S_CLOSED = (1.0, 1.1, 1.2, 1.3)
+S_TANDEM = (0.5, 0.7, 0.8)
+
+
+# ---------------------------------------------------------------------------
+# the models in qmodels
+# ---------------------------------------------------------------------------
+
+def network(case: str):
+    import qmodels as qm
+
+    if case == "sim-mm1":
+        return qm.Network([qm.Queue("q", 0.8)], [qm.Open("jobs", arrival_rate=1.0, routing={
+            "source": {"q": 1.0}, "q": {"sink": 1.0}})])
+    if case == "sim-closed4":
+        names = [f"s{i}" for i in range(4)]
+        routing = {names[i]: {names[(i + 1) % 4]: 1.0} for i in range(4)}
+        return qm.Network([qm.Queue(n, s) for n, s in zip(names, S_CLOSED)],
+                          [qm.Closed("jobs", 20, routing=routing)])
+    if case == "sim-tandem-block":
+        return qm.Network(
+            [qm.Queue("s1", S_TANDEM[0]), qm.Queue("s2", S_TANDEM[1], capacity=4),
+             qm.Queue("s3", S_TANDEM[2], capacity=4)],
+            [qm.Open("jobs", arrival_rate=1.0, routing={
+                "source": {"s1": 1.0}, "s1": {"s2": 1.0}, "s2": {"s3": 1.0},
+                "s3": {"sink": 1.0}})])
+    raise KeyError(case)
+
+
+def horizon(case: str, size: float) -> float:
+    """Simulated time for ``size`` customers (open) or about ``size``
+    completions (closed: throughput 1/1.3 per station, 4 stations)."""
+    if case == "sim-closed4":
+        return size * 1.3 / 4
+    return size
+
+
+def run_qmodels(case: str, size: float, seed: int = 1):
+    from qmodels.sim import simulate
+
+    r = simulate(network(case), seed=seed, horizon=horizon(case, size), method="batch_means",
+                 progress=False)
+    return r.events, r
+
+
+def compile_time() -> float | None:
+    """First-call time of simulate in a fresh process with an empty numba
+    cache, minus the time of a second identical call (= compile + load)."""
+    import tempfile
+
+    code = (
+        "import time, qmodels as qm\n"
+        "from qmodels.sim import simulate\n"
+        "net = qm.Network([qm.Queue('q', 0.8)], [qm.Open('j', arrival_rate=1.0, routing="
+        "{'source': {'q': 1.0}, 'q': {'sink': 1.0}})])\n"
+        "t = time.perf_counter(); simulate(net, seed=1, horizon=100.0, replications=2)\n"
+        "a = time.perf_counter() - t\n"
+        "t = time.perf_counter(); simulate(net, seed=1, horizon=100.0, replications=2)\n"
+        "b = time.perf_counter() - t\n"
+        "print(a - b)\n"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=tmp)
+        try:
+            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                 text=True, timeout=900, cwd=str(HERE.parent))
+            return float(out.stdout.strip().splitlines()[-1])
+        except Exception:  # noqa: BLE001
+            return None
+
+
+# ---------------------------------------------------------------------------
+# Ciw
+# ---------------------------------------------------------------------------
+
+def run_ciw(case: str, size: float, seed: int = 1):
+    """Events (2 per service record: arrival + departure) of a Ciw run."""
+    import ciw
+
+    E = ciw.dists.Exponential
+    if case == "sim-mm1":
+        net = ciw.create_network(arrival_distributions=[E(rate=1.0)],
+                                 service_distributions=[E(rate=1 / 0.8)],
+                                 number_of_servers=[1])
+    elif case == "sim-closed4":
+        # 20 customers arrive at once at t ~ 0, then none: a closed cycle
+        net = ciw.create_network(
+            arrival_distributions=[ciw.dists.Sequential([1e-9] * 20 + [1e18]), None, None, None],
+            service_distributions=[E(rate=1 / s) for s in S_CLOSED],
+            number_of_servers=[1, 1, 1, 1],
+            routing=[[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0],
+                     [1.0, 0.0, 0.0, 0.0]])
+    else:
+        # Ciw's queue capacity excludes the service place: room 4 = 1 + 3;
+        # Ciw blocks after service (its "type I" blocking)
+        net = ciw.create_network(
+            arrival_distributions=[E(rate=1.0), None, None],
+            service_distributions=[E(rate=1 / s) for s in S_TANDEM],
+            number_of_servers=[1, 1, 1], queue_capacities=[float("inf"), 3, 3],
+            routing=[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+    ciw.seed(seed)
+    Q = ciw.Simulation(net)
+    Q.simulate_until_max_time(horizon(case, size))
+    recs = Q.get_all_records()
+    return 2 * len(recs), recs
+
+
+# ---------------------------------------------------------------------------
+# SimPy, by hand
+# ---------------------------------------------------------------------------
+
+def run_simpy(case: str, size: float, seed: int = 1):
+    """The same models written by hand in SimPy; returns the event count."""
+    import random
+
+    import simpy
+
+    rnd = random.Random(seed)
+    env = simpy.Environment()
+    count = [0]
+    T = horizon(case, size)
+
+    if case == "sim-mm1":
+        server = simpy.Resource(env, capacity=1)
+
+        def customer():
+            count[0] += 1  # arrival
+            with server.request() as req:
+                yield req
+                yield env.timeout(rnd.expovariate(1 / 0.8))
+            count[0] += 1  # departure
+
+        def source():
+            while True:
+                yield env.timeout(rnd.expovariate(1.0))
+                env.process(customer())
+
+        env.process(source())
+    elif case == "sim-closed4":
+        servers = [simpy.Resource(env, capacity=1) for _ in S_CLOSED]
+
+        def job():
+            while True:
+                for k, s in enumerate(S_CLOSED):
+                    count[0] += 1
+                    with servers[k].request() as req:
+                        yield req
+                        yield env.timeout(rnd.expovariate(1 / s))
+                    count[0] += 1
+
+        for _ in range(20):
+            env.process(job())
+    else:
+        servers = [simpy.Resource(env, capacity=1) for _ in S_TANDEM]
+        # room of a finite station (jobs present, service place and a job
+        # blocked there included): taken while still at the previous station
+        room = [None, simpy.Resource(env, capacity=4), simpy.Resource(env, capacity=4)]
+
+        def customer():
+            held_room = None
+            for k, s in enumerate(S_TANDEM):
+                count[0] += 1  # arrival at k
+                req = servers[k].request()
+                yield req
+                yield env.timeout(rnd.expovariate(1 / s))
+                nxt = None
+                if k + 1 < len(S_TANDEM):
+                    # blocking after service: wait for room downstream while
+                    # keeping the server of station k
+                    nxt = room[k + 1].request()
+                    yield nxt
+                servers[k].release(req)
+                if held_room is not None:
+                    room[k].release(held_room)
+                held_room = nxt
+                count[0] += 1  # departure from k
+
+        def source():
+            while True:
+                yield env.timeout(rnd.expovariate(1.0))
+                env.process(customer())
+
+        env.process(source())
+    env.run(until=T)
+    return count[0], None
+
+
+# ---------------------------------------------------------------------------
+# C++
+# ---------------------------------------------------------------------------
+
+def build_cpp(build_dir: Path) -> str | None:
+    gxx = _util.have_exe("g++")
+    if gxx is None:
+        return None
+    src = HERE / "cpp" / "sim.cpp"
+    exe = build_dir / "sim_cpp"
+    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
+        subprocess.run([gxx, "-O2", "-std=c++17", "-o", str(exe), str(src)], check=True)
+    return str(exe)
+
+
+def run_cpp(exe: str, case: str, size: float, seed: int = 1):
+    n = int(size if case != "sim-closed4" else 2 * size)
+    out = subprocess.run([exe, CPP_MODEL[case], str(n), str(seed)], capture_output=True,
+                         text=True, check=True)
+    ev, dt = out.stdout.split()
+    return int(ev), float(dt)
+
+
+# ---------------------------------------------------------------------------
+# the plug-in entry point
+# ---------------------------------------------------------------------------
+
+def _rate_rows(case, impl, role, fn, repeat, budget, **fields):
+    """Time ``fn() -> events`` ``repeat`` times (within ``budget``)."""
+    times, rates = [], []
+    spent = 0.0
+    for i in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        ev = fn(i)
+        dt = time.perf_counter() - t0
+        times.append(dt)
+        rates.append(ev / dt)
+        spent += dt
+        if budget is not None and spent > budget:
+            break
+    med = float(np.median(times))
+    return _util.row(case, impl, role, time_s=med, min_s=min(times), reps=len(times),
+                     rate=float(np.median(rates)), rate_unit="events/s", **fields)
+
+
+def run(args) -> list[dict]:
+    cases = list(getattr(args, "sim_cases", CASES) or [])
+    repeat = max(1, int(getattr(args, "repeat", 3)))
+    quick = bool(getattr(args, "quick", False))
+    peers = getattr(args, "peers", None)
+    build = Path(getattr(args, "build_dir", _util.build_dir()))
+    budget = float(getattr(args, "peer_budget", 20.0))
+    size = 2e5 if quick else 1e6
+    peer_size = 2e4 if quick else 5e4
+    rows: list[dict] = []
+
+    # warm the compiled loop (cache load) before timing
+    run_qmodels("sim-mm1", 1e3)
+    ct = None if getattr(args, "no_compile_time", False) else compile_time()
+    exe = None
+    if peers is None or "c" in peers or "cpp" in peers:
+        try:
+            exe = build_cpp(build)
+        except Exception as e:  # noqa: BLE001
+            exe = None
+            cpp_error = f"g++ failed: {e}"
+        else:
+            cpp_error = "g++ not found"
+
+    for case in cases:
+        ours = _rate_rows(case, "qmodels", "ours",
+                          lambda i, case=case: run_qmodels(case, size, seed=1 + i)[0],
+                          min(repeat, 3), None,
+                          target_rate=5e6 if case != "sim-tandem-block" else None,
+                          note=(f"batch means, {size:.0e} customers; numba first-call compile "
+                                f"{ct:.1f} s" if ct is not None else
+                                f"batch means, {size:.0e} customers"))
+        rows.append(ours)
+        if peers is None or "ciw" in peers:
+            try:
+                rows.append(_rate_rows(case, "ciw", "peer",
+                                       lambda i, case=case: run_ciw(case, peer_size, seed=1 + i)[0],
+                                       repeat, budget, target_ratio=50.0,
+                                       note=f"{peer_size:.0e} customers"))
+            except ImportError:
+                rows.append(_util.skipped(case, "ciw", "peer", "pip install ciw"))
+        if peers is None or "simpy" in peers:
+            try:
+                rows.append(_rate_rows(case, "simpy", "peer",
+                                       lambda i, case=case: run_simpy(case, peer_size,
+                                                                      seed=1 + i)[0],
+                                       repeat, budget, target_ratio=10.0,
+                                       note=f"{peer_size:.0e} customers, hand-written"))
+            except ImportError:
+                rows.append(_util.skipped(case, "simpy", "peer", "pip install simpy"))
+        if peers is None or "c" in peers or "cpp" in peers:
+            if exe is None:
+                rows.append(_util.skipped(case, "C++ loop", "reference", cpp_error))
+            else:
+                times, rates = [], []
+                for i in range(repeat):
+                    ev, dt = run_cpp(exe, case, size, seed=1 + i)
+                    times.append(dt)
+                    rates.append(ev / dt)
+                rows.append(_util.row(case, "C++ loop", "reference",
+                                      time_s=float(np.median(times)), min_s=min(times),
+                                      reps=len(times), rate=float(np.median(rates)),
+                                      rate_unit="events/s", target_ratio=1 / 3,
+                                      note="g++ -O2, binary heap, no statistics"))
+    return rows
+
+
+def _main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.bench_sim",
+                                description=__doc__.split("\n")[0])
+    p.add_argument("-k", "--case", action="append", default=None)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--peers", default=None, help="comma-separated: ciw, simpy, c")
+    p.add_argument("--peer-budget", type=float, default=20.0)
+    p.add_argument("--no-compile-time", action="store_true")
+    args = p.parse_args(argv)
+    args.sim_cases = [c for c in CASES if not args.case or any(w in c for w in args.case)]
+    args.peers = None if args.peers is None else {s.strip() for s in args.peers.split(",")}
+    args.build_dir = _util.build_dir()
+    rows = run(args)
+    print(f"{'case':18s} {'implementation':14s} {'events/s':>12s} {'median':>9s} "
+          f"{'ours/this':>10s}  note")
+    for case in args.sim_cases:
+        cr = [r for r in rows if r["case"] == case]
+        ours = next((r for r in cr if r["role"] == "ours"), None)
+        for r in cr:
+            if r.get("skipped"):
+                print(f"{case:18s} {r['impl']:14s} {'skipped':>12s}  {r['skipped']}")
+                continue
+            ratio = "" if r is ours or not ours else f"{ours['rate'] / r['rate']:.3g}x"
+            print(f"{case:18s} {r['impl']:14s} {r['rate']:12.4g} {r['time_s']:8.3g}s "
+                  f"{ratio:>10s}  {r.get('note') or ''}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
