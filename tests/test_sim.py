@@ -690,3 +690,54 @@ def test_jobs_are_conserved_with_blocking_and_pools(data):
     assert sum(r.Q[n].mean for n in names) + waiting == pytest.approx(N, rel=1e-9)
     for n in names:
         assert 0.0 <= r.U[n].mean <= 1.0 or stations[names.index(n)].kind == "delay"
+
+
+# ---------------------------------------------------------------------------
+# general arrivals, mixed workloads, run control
+# ---------------------------------------------------------------------------
+
+def test_deterministic_arrivals_gm1():
+    # D/M/1 (G/M/1 with constant inter-arrival 1/lam): sigma solves
+    # sigma = exp(-mu (1 - sigma) / lam) and R = 1 / (mu (1 - sigma))
+    # (Kleinrock 1975, sec. 6.4, eq. 6.28 and 6.33)
+    lam, mu = 1.0, 1.0 / 0.7
+    sigma = 0.5
+    for _ in range(200):
+        sigma = math.exp(-mu * (1 - sigma) / lam)
+    net = qm.Network([qm.Queue("q", 1 / mu)], [qm.Open(
+        "jobs", arrival_rate=lam, interarrival=Deterministic(),
+        routing={"source": {"q": 1.0}, "q": {"sink": 1.0}})])
+    r = simulate(net, seed=27, horizon=3000.0, replications=8, level=0.99)
+    assert_in(r.R["q"], 1 / (mu * (1 - sigma)), "R")
+    assert_in(r.U["q"], lam / mu, "U")
+
+
+def test_mixed_open_and_closed_classes_vs_exact():
+    pytest.importorskip("qmodels.multiclass")
+    net = qm.Network(
+        [qm.Queue("cpu", 0.04, discipline="ps"), qm.Queue("disk", 0.05, discipline="ps")],
+        [qm.Closed("batch", 3, routing={"cpu": {"disk": 1}, "disk": {"cpu": 1}}),
+         qm.Open("web", arrival_rate=5.0, routing={
+             "source": {"cpu": 1.0}, "cpu": {"disk": 0.5, "sink": 0.5}, "disk": {"cpu": 1.0}})],
+    )
+    r = simulate(net, seed=28, horizon=1500.0, replications=8, level=0.999)
+    ref = mva(net)
+    for c in net.class_names:
+        assert_in(r.X[c], ref.X[c], f"X[{c}]")
+        assert_in(r.R[c], ref.R[c], f"R[{c}]")
+    for s in net.station_names:
+        assert_in(r.U[s], ref.U[s], f"U[{s}]")
+
+
+def test_max_events_stops_a_run_early():
+    r = simulate(single(0.5, 1.0), seed=29, horizon=10_000.0, replications=2,
+                 max_events=2000)
+    # each replication stops at its first event beyond 2000 (+ the cascade of
+    # that event): about 2000 events per replication, far from 40,000
+    assert r.events < 2 * 2100
+    assert any("max_events stopped" in n for n in r.notes)
+
+
+def test_progress_bar_can_be_forced_on(capsys):
+    r = simulate(single(0.5, 1.0), seed=30, horizon=100.0, replications=2, progress=True)
+    assert r.n == 2
