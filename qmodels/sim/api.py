@@ -228,9 +228,9 @@ def _percentiles(run: _Run, segs) -> np.ndarray:
     return out
 
 
-def _truncation(run: _Run, n: int) -> int:
-    """MSER-5 truncation (in cells) of the cell series of station queue
-    lengths and class throughputs; the largest of them."""
+def _cell_series(run: _Run, n: int) -> np.ndarray:
+    """(n, stations + classes) time averages per cell: the queue length of
+    every station and the throughput of every class."""
     f, lay = run.f, run.lay
     C, K = f.C, f.K
     snap = run.SNAP[:n]
@@ -239,10 +239,15 @@ def _truncation(run: _Run, n: int) -> int:
     cells = (snap - prev) / width[:, None]
     q = cells[:, lay["area_n"]: lay["area_n"] + C * K].reshape(n, C, K).sum(1)
     x = cells[:, lay["cyc"]: lay["cyc"] + C]
+    return np.hstack([q, x])
+
+
+def _truncation(series: np.ndarray) -> int:
+    """MSER-5 truncation (in cells): the largest over the columns."""
     d = 0
-    for series in list(q.T) + list(x.T):
-        if np.ptp(series) > 0:
-            d = max(d, mser5(series))
+    for col in series.T:
+        if np.ptp(col) > 0:
+            d = max(d, mser5(col))
     return d
 
 
@@ -538,20 +543,16 @@ def _advance_all(run, network, edges, cap_events, where, start_cell=0):
     return E.OK
 
 
-def _observations_of(run, seg, warm, use_mser):
-    """(window figures, percentiles, truncation time) of one replication."""
+def _observations_of(run, seg, a):
+    """(window figures, percentiles, truncation time) of one replication
+    whose first ``a`` cells are its warm-up."""
     n = run.cells_done
     if n < 2:
         raise InvalidValueError(
             "max_events stopped a replication before two cells of its horizon: raise "
             "max_events or shorten the horizon"
         )
-    if warm:
-        a = 1
-    elif use_mser:
-        a = min(_truncation(run, n), n - 1)
-    else:
-        a = 0
+    a = min(a, n - 1)
     w = _window(run, a, n)
     first = _seg_first_cell(seg)
     last_seg = int(seg[n - 1])
@@ -576,26 +577,54 @@ def _relative_ok(obs, level, precision):
     return True
 
 
+#: replications whose averaged cell series choose the MSER-5 warm-up
+PILOT = 20
+
+
 def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, level,
                   cap_events, progress):
+    """Independent replications.  With MSER-5 the warm-up is chosen once,
+    on the cell series averaged over the first ``min(n0, PILOT)``
+    replications (Welch's procedure, Law 2015, sec. 9.5.1, with MSER-5 in
+    place of the eye), and the same number of cells is deleted from every
+    replication: a truncation point chosen per replication from its own
+    data would bias its mean."""
     obs, pct, events, trunc = [], [], 0, []
     cap = max(20 * n0, 200) if precision is not None else n0
     bar = _progress(progress, n0, "simulating")
     target = n0
     notes = []
+    a = 1 if warm else (None if use_mser else 0)
+    pilot = []
+
+    def take(run, seg):
+        w, p, t = _observations_of(run, seg, a)
+        obs.append(w)
+        pct.append(p)
+        trunc.append(t)
+
     try:
         while True:
-            children = ss.spawn(target - len(obs))
+            children = ss.spawn(target - len(obs) - len(pilot))
             for child in children:
                 run, status, seg = _run_one(network, flat, child, horizon, warm, use_mser,
                                             cap_events)
-                w, p, t = _observations_of(run, seg, warm, use_mser)
-                obs.append(w)
-                pct.append(p)
-                trunc.append(t)
                 events += run.events
                 if status == E.MAX_EVENTS:
                     notes.append(f"max_events stopped a replication at t = {run.SX[0]:.6g}")
+                if a is None:
+                    pilot.append((run, seg))
+                    if len(pilot) == min(n0, PILOT):
+                        n = min(r.cells_done for r, _ in pilot)
+                        if n < 2:
+                            _observations_of(pilot[0][0], pilot[0][1], 0)  # raises
+                        mean = np.mean([_cell_series(r, n) for r, _ in pilot], axis=0)
+                        a = _truncation(mean)
+                        for r, sg in pilot:
+                            take(r, sg)
+                        pilot = []
+                else:
+                    take(run, seg)
                 if bar is not None:
                     bar.update(1)
             if precision is None or _relative_ok(obs, level, precision):
@@ -668,7 +697,7 @@ def _batches(run, seg, warm, use_mser):
     if warm:
         a = 1
     elif use_mser:
-        a = min(_truncation(run, n), n - 1)
+        a = min(_truncation(_cell_series(run, n)), n - 1)
     else:
         a = 0
     first = _seg_first_cell(seg)
