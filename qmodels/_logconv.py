@@ -53,9 +53,13 @@ def log_g_delay(delta: float, N: int) -> np.ndarray:
         out = np.full(N + 1, -np.inf)
         out[0] = 0.0
         return out
-    from scipy.special import gammaln
+    if N < 20_000:  # math.lgamma: no scipy import for small models
+        lg = np.fromiter((math.lgamma(k + 1.0) for k in range(N + 1)), float, N + 1)
+    else:
+        from scipy.special import gammaln
 
-    return n * math.log(delta) - gammaln(n + 1)
+        lg = gammaln(n + 1)
+    return n * math.log(delta) - lg
 
 
 @lazyjit()
