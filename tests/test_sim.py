@@ -741,3 +741,22 @@ def test_max_events_stops_a_run_early():
 def test_progress_bar_can_be_forced_on(capsys):
     r = simulate(single(0.5, 1.0), seed=30, horizon=100.0, replications=2, progress=True)
     assert r.n == 2
+
+
+def test_open_class_with_a_one_token_pool_is_an_mg1_queue():
+    # one token held from A to B: A and B together serve one job at a time,
+    # so the pool queue + A + B is an M/G/1 queue whose service time is the
+    # sum of two exponentials (mean a + b, SCV (a^2 + b^2) / (a + b)^2);
+    # P-K formula (Kleinrock 1975, eq. 5.65) for the class response time
+    lam, a, b = 1.0, 0.3, 0.4
+    ref = mg1(lam, a + b, (a * a + b * b) / (a + b) ** 2)
+    net = qm.Network(
+        [qm.Queue("A", a), qm.Queue("B", b)],
+        [qm.Open("j", arrival_rate=lam, routing={
+            "source": {"A": 1.0}, "A": {"B": 1.0}, "B": {"sink": 1.0}})],
+        pools=[qm.TokenPool("slot", 1, acquire="A", release="B")],
+    )
+    r = simulate(net, seed=31, horizon=3000.0, replications=8, level=0.99)
+    assert_in(r.R["j"], ref.R, "R class")
+    assert_in(r.pools["slot"]["U"], lam * (a + b), "tokens in use")
+    assert_in(r.pools["slot"]["Q"], ref.Lq, "waiting for the token")
