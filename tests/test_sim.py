@@ -760,3 +760,26 @@ def test_open_class_with_a_one_token_pool_is_an_mg1_queue():
     assert_in(r.R["j"], ref.R, "R class")
     assert_in(r.pools["slot"]["U"], lam * (a + b), "tokens in use")
     assert_in(r.pools["slot"]["Q"], ref.Lq, "waiting for the token")
+
+
+@pytest.mark.parametrize("disc1, disc2, tokens", [
+    ("ps", "ps", 2),     # blocked jobs holding a processor-sharing server
+    ("fcfs", "ps", 1),
+    ("ps", "fcfs", 0),   # no pool
+])
+def test_blocking_at_sharing_and_fcfs_stations_vs_qmodels_ctmc(disc1, disc2, tokens):
+    ctmc = pytest.importorskip("qmodels.ctmc")
+    net = qm.Network(
+        [qm.Delay("s0", 1.05), qm.Queue("s1", 0.30, discipline=disc1, capacity=3),
+         qm.Queue("s2", 0.38, discipline=disc2, capacity=1)],
+        [qm.Closed("c", 4, routing={"s0": {"s1": 1.0}, "s1": {"s2": 0.7, "s0": 0.3},
+                                    "s2": {"s0": 1.0}})],
+        pools=[qm.TokenPool("p", tokens, acquire="s0", release="s1")] if tokens else [],
+    )
+    ref = ctmc.ctmc(net)
+    # 13 checks at once: 99.9 % intervals
+    r = simulate(net, seed=32, horizon=2000.0, replications=8, level=0.999)
+    assert_in(r.X["c"], ref.X["c"], "X")
+    for m in ("X", "Q", "U", "R"):
+        for s in net.station_names:
+            assert_in(getattr(r, m)[s], getattr(ref, m)[s], f"{m}[{s}]")

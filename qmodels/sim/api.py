@@ -450,9 +450,10 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     processor sharing (``Queue(discipline="ps")``: each of n jobs is served
     at rate min(n, c)/n); load-dependent (processor sharing at total rate
     a(n)/S); finite ``capacity`` with blocking after service (a job whose
-    next station is full keeps its server, FIFO among those blocked; a job
-    blocked at a processor-sharing or load-dependent station keeps its share
-    of the server but takes no service, as in :mod:`qmodels.ctmc`); open arrivals
+    next station is full keeps its server, FIFO among those blocked: at a
+    processor-sharing station with c servers and b blocked jobs the active
+    jobs share the other c - b servers, as in :mod:`qmodels.ctmc`; at a
+    load-dependent station a blocked job's part a(n)/n goes unused); open arrivals
     that find the first station full are lost.  Token pools: a job takes
     one token before entering ``acquire`` (FIFO queue at the pool, holding
     nothing else), and gives it back when it *leaves* ``release`` (after any

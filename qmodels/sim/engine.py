@@ -284,15 +284,26 @@ def next_dest(c, r, RN, RD, RC, rng, SI):
 # ---------------------------------------------------------------------------
 
 @njit(_nrt=False)
-def _share_rate(k, na, STI, RM):
-    """Service rate (work per second) of each job when ``na`` are present.
+def _share_rate(k, SS, STI, RM):
+    """Service rate (work per second) of each active job of sharing station k.
 
-    Blocked jobs count in ``na`` but take no service: a job blocked at a
-    processor-sharing station keeps its share of the server (the same rule
-    as :mod:`qmodels.ctmc`)."""
+    Processor sharing with c servers, n present of which b are blocked: a
+    blocked job keeps a whole server (blocking after service), the n - b
+    active jobs share the other c - b, each at min(1, (c - b) / (n - b))
+    (the rule of :mod:`qmodels.ctmc`).  Load-dependent: each of the n jobs
+    present gets a(n) / n, a blocked job's part going unused.
+    """
+    n = SS[k, K_N]
+    na = SS[k, K_NACT]
+    if STI[k, 1] == 1:
+        free = STI[k, 2] - (n - na)
+        if free <= 0:
+            return 0.0
+        r = free / na
+        return 1.0 if r > 1.0 else r
     L = STI[k, 7]
-    i = na if na < L else L
-    return RM[k, i - 1] / na
+    i = n if n < L else L
+    return RM[k, i - 1] / n
 
 
 @njit(_nrt=False)
@@ -300,7 +311,7 @@ def share_advance(k, now, STI, RM, SS, SFL):
     """Advance the virtual time of sharing station k to ``now`` (call it
     before any change of the number present)."""
     if SS[k, K_NACT] > 0:
-        SFL[k, 1] += (now - SFL[k, 2]) * _share_rate(k, SS[k, K_N], STI, RM)
+        SFL[k, 1] += (now - SFL[k, 2]) * _share_rate(k, SS, STI, RM)
     SFL[k, 2] = now
 
 
@@ -318,10 +329,15 @@ def share_resched(k, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C):
         if JF[j, F_VFIN] < vmin:
             vmin = JF[j, F_VFIN]
         j = JI[j, J_NXT]
+    rate = _share_rate(k, SS, STI, RM)
+    if rate <= 0.0:
+        # every server held by a blocked job: no completion until one leaves
+        heap_remove(e, HE, HT, POS, SI)
+        return
     rem = vmin - SFL[k, 1]
     if rem < 0.0:
         rem = 0.0
-    heap_set(e, now + rem / _share_rate(k, SS[k, K_N], STI, RM), HE, HT, POS, SI)
+    heap_set(e, now + rem / rate, HE, HT, POS, SI)
 
 
 @njit(_nrt=False)
