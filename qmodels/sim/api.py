@@ -356,8 +356,10 @@ def _progress(progress, total, desc):
         progress = sys.stderr.isatty()
     if not progress:
         return None
-    from tqdm.auto import tqdm
-
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # tqdm is optional (extra "sim"): no bar without it
+        return None
     return tqdm(total=total, desc=desc, delay=2.0, leave=False, unit="run")
 
 
