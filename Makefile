@@ -29,6 +29,7 @@ test-slow: $(STAMP)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow tests
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet ".[bench]"
 	bash benchmarks/setup_peers.sh $(BIN)/python
 	$(BIN)/python -m benchmarks
 

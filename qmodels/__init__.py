@@ -77,6 +77,11 @@ _LAZY = {
     "energy": ("qmodels.energy", "energy"),
     "EnergyReport": ("qmodels.energy", "EnergyReport"),
     "decompose": ("qmodels.decomposition", "decompose"),
+    # the embedded discrete-event simulator
+    "sim": ("qmodels.sim", None),
+    "simulate": ("qmodels.sim", "simulate"),
+    "SimResult": ("qmodels.sim", "SimResult"),
+    "Estimate": ("qmodels.sim", "Estimate"),
     # exact Markov chain of small networks (blocking, loss, token pools)
     "ctmc": ("qmodels.ctmc", "ctmc"),
     "marginal": ("qmodels.ctmc", "marginal"),
