@@ -21,6 +21,7 @@ def test_readme_tour_runs():
     assert r.bottleneck == ("disk",)
     assert b.saturation_population > 0
     assert len(ns["curve"].population) == 41
+    assert ns["s"].X["tx"].contains(r.X["tx"])
 
 
 def test_readme_examples_print_what_readme_shows():
