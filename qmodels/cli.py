@@ -83,7 +83,8 @@ def cmd_demo(args) -> int:
 
     rows = []
     N = len(cur.population) - 1
-    for n in sorted({1, N // 8, N // 4, N // 2, int(b.saturation_population), 3 * N // 4, N}):
+    knee = int(float(b.saturation_population))
+    for n in sorted({1, N // 8, N // 4, N // 2, knee, 3 * N // 4, N}):
         if 0 < n <= N:
             bn = b.sweep([n]).iloc[0]
             rows.append([str(n), cur.throughput[n], bn["X_aba_hi"], bn["X_bjb_lo"],

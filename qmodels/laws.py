@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -248,15 +249,15 @@ class Bounds:
 
     network: Network
     class_name: str
-    population: object
-    throughput_lower: object
-    throughput_upper: object
-    response_time_lower: object
-    response_time_upper: object
+    population: Any
+    throughput_lower: Any
+    throughput_upper: Any
+    response_time_lower: Any
+    response_time_upper: Any
     aba: tuple
     bjb: tuple
-    max_throughput: object
-    saturation_population: object
+    max_throughput: Any
+    saturation_population: Any
     bottleneck: tuple
     method: str = "bounds"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
@@ -575,6 +575,7 @@ def _solve_traffic(cls: _Class, station_names: list[str]):
     """
     who = f"class {cls.name!r}"
     routing = cls.routing
+    assert routing is not None
     is_open = isinstance(cls, Open)
     known = set(station_names)
     nodes: list[str] = []
@@ -619,7 +620,8 @@ def _solve_traffic(cls: _Class, station_names: list[str]):
     if is_open:
         start = SOURCE
     else:
-        start = cls.reference if cls.reference is not None else nodes[0]
+        ref = getattr(cls, "reference", None)
+        start = ref if ref is not None else nodes[0]
         if start not in routing:
             raise RoutingError(f"{who}: reference station {start!r} is not in the routing")
     reach = nx.descendants(g, start) | {start}
@@ -730,10 +732,10 @@ class Network:
     [[0.01, 0.0125]]
     """
 
-    stations: tuple
-    classes: tuple
+    stations: Sequence[Any]
+    classes: Sequence[Any]
     name: str = ""
-    pools: tuple = ()
+    pools: Sequence[Any] = ()
 
     visits: np.ndarray = field(init=False, repr=False, compare=False, hash=False)
     service_times: np.ndarray = field(init=False, repr=False, compare=False, hash=False)

@@ -316,7 +316,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
             f"station {bad!r} is multi-server or load-dependent: the plain MVA recursion "
             "is exact only for single-server and delay stations (use algorithm='auto')"
         )
-    notes = []
+    notes: list[str] = []
     if has_ld:
         Xc, Qc, P0 = _ld_solution(D, shapes, Z, N)
         algo = "log-space convolution (multi-server / load-dependent)"

@@ -216,12 +216,12 @@ class Result:
 
     method: str
     network: Network
-    class_throughput: np.ndarray
-    class_response_time: np.ndarray
-    station_throughput: np.ndarray
-    station_queue_length: np.ndarray
-    station_response_time: np.ndarray
-    station_utilization: np.ndarray
+    class_throughput: Any  # array-like in, read-only ndarray after construction
+    class_response_time: Any  # array-like in, read-only ndarray after construction
+    station_throughput: Any  # array-like in, read-only ndarray after construction
+    station_queue_length: Any  # array-like in, read-only ndarray after construction
+    station_response_time: Any  # array-like in, read-only ndarray after construction
+    station_utilization: Any  # array-like in, read-only ndarray after construction
     notes: tuple = ()
     curve: Any = None  # Curve | multiclass.Lattice | None
     info: Mapping = field(default_factory=FrozenMap)
