@@ -783,3 +783,64 @@ def test_blocking_at_sharing_and_fcfs_stations_vs_qmodels_ctmc(disc1, disc2, tok
     for m in ("X", "Q", "U", "R"):
         for s in net.station_names:
             assert_in(getattr(r, m)[s], getattr(ref, m)[s], f"{m}[{s}]")
+
+
+# ---------------------------------------------------------------------------
+# a critical section: one token held from "lock" to "log" (the validation
+# case "critical-section"); jobs wait for the token before "lock"
+# ---------------------------------------------------------------------------
+
+def _critical_section(lock=None, log=None):
+    st_ = [qm.Queue("work", 0.2, servers=3), qm.Queue("lock", 0.05, distribution=lock),
+           qm.Queue("log", 0.04, distribution=log)]
+    route = {"work": {"lock": 1.0}, "lock": {"log": 1.0}, "log": {"work": 1.0}}
+    return qm.Network(st_, [qm.Closed("c", 5, routing=route)],
+                      pools=[qm.TokenPool("mutex", 1, acquire="lock", release="log")])
+
+
+def test_critical_section_vs_qmodels_ctmc_and_utilisation_law():
+    # reference: qmodels.ctmc (11 states; X = 10.2751, U[lock] = Q[lock] =
+    # 0.513756, U[work] = 0.685009, Q[work] = 2.34093)
+    from qmodels.ctmc import ctmc
+    from qmodels.sim.stats import estimate
+
+    net = _critical_section()
+    ref = ctmc(net)
+    # 10 checks at once: 99.9 % intervals
+    r = simulate(net, seed=33, horizon=5000.0, replications=10, level=0.999)
+    assert_in(r.X["c"], ref.X["c"], "X")
+    for m in ("X", "U", "Q"):
+        for s in net.station_names:
+            assert_in(getattr(r, m)[s], getattr(ref, m)[s], f"{m}[{s}]")
+    # utilisation law U_k = X_k S_k / c_k (Denning & Buzen 1978), paired per
+    # replication: X_k S_k / c_k is not a constant (its noise exceeds that of
+    # U_k, whose interval is narrow because X and the sampled service times
+    # at "lock" pull U[lock] opposite ways), so the check is that the
+    # interval of U_k - X_k S_k / c_k over independent replications holds 0
+    S = {"work": (0.2, 3), "lock": (0.05, 1), "log": (0.04, 1)}
+    # (each run averages 2 replications over the same window, so its
+    # U - X S / c is the mean of 2 independent differences)
+    runs = [simulate(net, seed=child, horizon=2500.0, replications=2, warmup=200.0)
+            for child in np.random.SeedSequence(34).spawn(10)]
+    for s, (Sk, ck) in S.items():
+        d = estimate([x.U[s].mean - x.X[s].mean * Sk / ck for x in runs], 0.999)
+        assert d.contains(0.0), f"U[{s}] - X[{s}] S / c: 0 not in {d!r}"
+
+
+def test_service_at_a_token_acquire_station_starts_when_the_token_is_granted():
+    # deterministic service at "lock" and "log": neither ever queues (the one
+    # token admits one job to the pair), so every visit lasts exactly S
+    # if service starts when the token is granted; and busy time, token
+    # holding time and completions over one window agree up to the visits
+    # cut by its two ends: |U_k - X_k S_k| <= 2 S_k / T, and the token is held
+    # S_lock + S_log per cycle
+    net = _critical_section(lock=Deterministic(), log=Deterministic())
+    r = simulate(net, seed=35, horizon=2000.0, replications=5, warmup=100.0)
+    T = 2000.0 - 100.0
+    assert r.R["lock"].mean == pytest.approx(0.05, rel=1e-9)
+    assert r.R["log"].mean == pytest.approx(0.04, rel=1e-9)
+    assert r.Q["lock"].mean == pytest.approx(r.U["lock"].mean, rel=1e-12)
+    for s, Sk in (("lock", 0.05), ("log", 0.04)):
+        assert abs(r.U[s].mean - r.X[s].mean * Sk) <= 2 * Sk / T, s
+    hold = 0.05 + 0.04
+    assert abs(r.pools["mutex"]["U"].mean - r.X["log"].mean * hold) <= 2 * hold / T
