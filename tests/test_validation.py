@@ -150,3 +150,14 @@ def test_fast_run_with_the_real_simulator(tmp_path):
     assert "## mm1 (product-form)" in text
     assert proc.returncode == (0 if "Verdict: **PASS**" in text else 1), proc.stderr[-2000:]
     assert proc.returncode == 0, text
+
+
+def test_identical_estimates_count_as_one_check():
+    # Q and U of a station that never queues are one time average: a single
+    # unlucky estimate must not count as two misses
+    from validation.report import Row, _distinct_checks
+
+    a = Row("U[lock]", 0.51376, "CTMC", 0.51376, 0.51156, 0.0011)
+    b = Row("Q[lock]", 0.51376, "CTMC", 0.51376, 0.51156, 0.0011)
+    c = Row("U[log]", 0.41101, "CTMC", 0.41101, 0.41228, 0.0016)
+    assert [r.figure for r in _distinct_checks([a, b, c])] == ["U[lock]", "U[log]"]
