@@ -34,6 +34,10 @@ import math
 import numpy as np
 
 from ._jit import lazyjit
+
+# The single-class kernels (also behind exact MVA's multi-server route) live
+# in qmodels._logconv; they are re-exported as part of the convolution API.
+from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
 from .errors import InvalidValueError, UnsupportedModelError
 from .model import Closed, Delay, LoadDependent, Network, Queue
 from .results import Curve, Result
@@ -46,113 +50,6 @@ __all__ = [
     "log_g_add_ld",
     "log_ld_factors",
 ]
-
-
-def _logaddexp(a, b):
-    """log(e^a + e^b) without overflow (reference version; the kernels
-    inline it so that they compile on their own)."""
-    if a == -np.inf:
-        return b
-    if b == -np.inf:
-        return a
-    if a > b:
-        return a + math.log1p(math.exp(b - a))
-    return b + math.log1p(math.exp(a - b))
-
-
-def log_g_delay(delta: float, N: int) -> np.ndarray:
-    """log of f(n) = delta^n / n! for n = 0..N (a delay of total demand delta:
-    several delay stations and the think time convolve into one)."""
-    n = np.arange(N + 1, dtype=float)
-    if delta <= 0:
-        out = np.full(N + 1, -np.inf)
-        out[0] = 0.0
-        return out
-    from scipy.special import gammaln
-
-    return n * math.log(delta) - gammaln(n + 1)
-
-
-@lazyjit()
-def log_g_add_fixed(lg, d):
-    """Convolve a fixed-rate queue of (scaled) demand ``d`` into log G.
-
-    Buzen's recursion g(n) <- g(n) + d g(n-1) (Buzen 1973), in log space.
-    """
-    out = lg.copy()
-    if d <= 0.0:
-        return out
-    ld = math.log(d)
-    for n in range(1, out.shape[0]):
-        a = out[n]
-        b = ld + out[n - 1]
-        if a == -np.inf:
-            out[n] = b
-        elif b == -np.inf:
-            out[n] = a
-        elif a > b:
-            out[n] = a + math.log1p(math.exp(b - a))
-        else:
-            out[n] = b + math.log1p(math.exp(a - b))
-    return out
-
-
-def log_ld_factors(d: float, multipliers, N: int) -> np.ndarray:
-    """log f(j) = j log d - sum_{i<=j} log a(i) for j = 0..L, where L is the
-    number of given multipliers (a(i) = a(L) beyond)."""
-    a = np.asarray(multipliers, dtype=float)
-    L = min(len(a), N)
-    lf = np.empty(L + 1)
-    lf[0] = 0.0
-    if d <= 0:
-        lf[1:] = -np.inf
-        return lf
-    lf[1:] = np.arange(1, L + 1) * math.log(d) - np.cumsum(np.log(a[:L]))
-    return lf
-
-
-@lazyjit()
-def log_g_add_ld(lg, lf, d_over_aL):
-    """Convolve a load-dependent station into log G.
-
-    h(n) = sum_{j=0}^{n} f(j) g(n-j).  With ``lf`` = log f(0..L) and
-    f(j) = f(L) (d/a_L)^(j-L) for j >= L, the tail
-    T(n) = sum_{j>=L} f(j) g(n-j) obeys T(n) = (d/a_L) T(n-1) + f(L) g(n-L),
-    so the convolution costs O(N L), not O(N^2).  All terms positive.
-    """
-    N = lg.shape[0] - 1
-    L = lf.shape[0] - 1
-    out = np.full(N + 1, -np.inf)
-    lr = math.log(d_over_aL) if d_over_aL > 0 else -np.inf
-    tail = -np.inf
-    for n in range(N + 1):
-        # log-sum-exp of the head terms, then of the tail recursion
-        top = min(n, L - 1)
-        m = -np.inf
-        for j in range(top + 1):
-            v = lf[j] + lg[n - j]
-            if v > m:
-                m = v
-        if n >= L:
-            a = lr + tail
-            b = lf[L] + lg[n - L]
-            hi = a if a > b else b
-            if hi == -np.inf:
-                tail = -np.inf
-            else:
-                tail = hi + math.log(math.exp(a - hi) + math.exp(b - hi))
-            if tail > m:
-                m = tail
-        if m == -np.inf:
-            out[n] = -np.inf
-            continue
-        acc = 0.0
-        for j in range(top + 1):
-            acc += math.exp(lf[j] + lg[n - j] - m)
-        if n >= L:
-            acc += math.exp(tail - m)
-        out[n] = m + math.log(acc)
-    return out
 
 
 # ---------------------------------------------------------------------------
