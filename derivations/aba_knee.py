@@ -41,10 +41,10 @@ def derive():
 
 
 def main() -> int:
-    from qmodels.shifts import response_time_asymptote
     from qmodels.laws import saturation_population
     from qmodels.model import Closed, Network, Queue
     from qmodels.mva import mva
+    from qmodels.shifts import response_time_asymptote
     from qmodels.symbolic import symbolic_bounds
 
     d = derive()

@@ -69,8 +69,8 @@ def io_network(slots, packet=PACKET, *, t_s=DMA_SETUP, r_dma=DMA_RATE, f=PORT_CL
 
 
 def main() -> int:
-    from qmodels.shifts import bottleneck_regions, bottleneck_sweep, demand_crossings
     from qmodels.mva import mva
+    from qmodels.shifts import bottleneck_regions, bottleneck_sweep, demand_crossings
 
     print("Bottleneck switch on the I/O path buffer -> DMA -> switch port")
     ck = Checker("io_path_switch")

@@ -13,6 +13,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
+from qmodels.errors import InvalidValueError, UnknownNameError, UnsupportedModelError
+from qmodels.laws import saturation_population
+from qmodels.mva import mva
 from qmodels.shifts import (
     BottleneckRegions,
     ResponseTimeAsymptote,
@@ -22,9 +25,6 @@ from qmodels.shifts import (
     demand_crossings,
     response_time_asymptote,
 )
-from qmodels.errors import InvalidValueError, UnknownNameError, UnsupportedModelError
-from qmodels.laws import saturation_population
-from qmodels.mva import mva
 
 matplotlib.use("Agg")
 
