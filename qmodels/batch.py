@@ -484,7 +484,7 @@ def mva_batch(demands, think_times, population, *, servers=None, delay=None,
         from .mva import _ld_solution
 
         for b in ld_rows:
-            shapes = []
+            shapes: list[tuple[str, tuple[float, ...] | None]] = []
             for k in range(K):
                 if eff_delay[b, k]:
                     shapes.append(("delay", None))

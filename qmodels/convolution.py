@@ -30,6 +30,7 @@ Convolution and exact MVA are two routes to the same answers.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -596,7 +597,7 @@ def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -
                     queue_length=Qc, utilization=Uc, station_names=net.station_names,
                     class_name=net.classes[0].name)
 
-    info = {
+    info: dict[str, Any] = {
         "algorithm": "convolution over the population lattice, log space",
         "population": int(pops[0]) if R == 1 else tuple(int(x) for x in pops),
         "log_G": float(G[top] + float(np.dot(pops, sol.log_alpha))),

@@ -121,7 +121,7 @@ class _Spec:
         self.kind = []
         self.c = []
         self.cap = []
-        self.mult = []
+        self.mult: list[tuple[float, ...] | None] = []
         for s in net.stations:
             d = s.distribution
             if d is not None and not isinstance(d, Exponential):
@@ -224,7 +224,8 @@ class _Spec:
                     f"class {c.name!r}: meets {why}, so the order of visits matters; "
                     "give it explicit routing (routing={station: {station: p}})"
                 )
-            rows = [[] for _ in range(K + 1)]  # row K: from the think stage
+            # row K: from the think stage
+            rows: list[list[tuple[int, float]]] = [[] for _ in range(K + 1)]
             src = []
             if c.routing is not None:
                 first = None
@@ -919,7 +920,7 @@ def _figures(net, spec, chain, states, pi, resid) -> Result:
     lost = np.zeros(C)
     trunc = np.zeros(C)
     trunc_mass = 0.0
-    marg = [dict() for _ in range(K)]
+    marg: list[dict[int, float]] = [dict() for _ in range(K)]
     for i, st in enumerate(states):
         p = pi[i]
         places = st[0]

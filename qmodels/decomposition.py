@@ -135,7 +135,7 @@ def pool_span(net: Network, pool: TokenPool | str) -> tuple:
     return tuple(order)
 
 
-def _get_pool(net, pool):
+def _get_pool(net: Network, pool: TokenPool | str) -> TokenPool:
     if isinstance(pool, TokenPool):
         if pool not in net.pools:
             raise UnsupportedModelError(f"token pool {pool.name!r} is not one of the network's")

@@ -65,7 +65,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from .errors import InvalidValueError
 from .model import Number, Queue, TokenPool, _check_count, _check_real, _is_symbolic
@@ -1059,7 +1059,9 @@ class BufferPool:
 
     def pool(self, acquire: str, release: str, classes=None) -> TokenPool:
         """The TokenPool held from station ``acquire`` through ``release``."""
-        return TokenPool(self.name, self.slots, acquire, release, classes)
+        # slots passed _check_count in __post_init__: an integer (or an integer
+        # sympy symbol, which TokenPool's own _check_count also admits)
+        return TokenPool(self.name, cast(int, self.slots), acquire, release, classes)
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
@@ -1110,4 +1112,6 @@ class SwitchPort(_Transfer, Element):
 
     def pool(self, acquire: str, release: str, name: str | None = None, classes=None) -> TokenPool:
         """The TokenPool of the port's slots held from ``acquire`` to ``release``."""
-        return TokenPool(name or f"{acquire}_slots", self.slots, acquire, release, classes)
+        # slots passed _check_count in __post_init__ (see BufferPool.pool)
+        return TokenPool(name or f"{acquire}_slots", cast(int, self.slots), acquire, release,
+                         classes)

@@ -28,7 +28,7 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -316,8 +316,10 @@ def _closed_arrays(net: Network, D, Z, N, solver: str):
     kind = np.zeros(K, np.int64)
     ldpos = np.full(K, -1, np.int64)
     Dk = np.array(D, dtype=float)
-    ld_st, mults = [], []
-    used = (Dk > 0).any(axis=0)
+    ld_st: list[int] = []
+    mults: list[Any] = []
+    # a 2-D array reduced over axis 0: an array (numpy's stub also allows a scalar)
+    used = cast(np.ndarray, (Dk > 0).any(axis=0))
     for k, s in enumerate(net.stations):
         kd, a = _shape(s, bool(used[k]), ntot + 1)
         if kd == _KIND_FIXED:
@@ -671,7 +673,7 @@ def _mixed_exact(net: Network) -> Result:
     lam = np.array([float(getattr(c, "arrival_rate", 0.0)) for c in net.classes])
     lam[~is_open] = 0.0
     notes = _ps_notes(net)
-    ci = np.flatnonzero(~is_open)
+    ci: np.ndarray = np.flatnonzero(~is_open)
     oi = np.flatnonzero(is_open)
     Dc = D[ci]
     rho, factor, p0 = _open_parts(net, D[oi], lam[oi], False, closed_D=Dc)
@@ -905,7 +907,8 @@ def _amva_prepare(net: Network, solver: str):
     _check_classes(net, D, Z, N)
     notes = _ps_notes(net)
     src, scale, is_delay = [], [], []
-    used = (D > 0).any(axis=0)
+    # a 2-D array reduced over axis 0: an array (numpy's stub also allows a scalar)
+    used = cast(np.ndarray, (D > 0).any(axis=0))
     for k, s in enumerate(net.stations):
         kd, a = _shape(s, bool(used[k]), ntot + 1)
         if kd == _KIND_DELAY:

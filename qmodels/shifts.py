@@ -192,7 +192,7 @@ class Envelope:
     def __repr__(self):
         return self.table()
 
-    def _region_tex(self, r) -> str:
+    def _region_tex(self, r) -> tuple[str, str]:
         lo, hi = r.lower, r.upper
         t = sp.latex(self.parameter)
         left = "" if lo.is_infinite else f"{_tex_bound(lo)} \\leq "
@@ -405,7 +405,7 @@ def _envelope(funcs: dict, t, lo, hi):
             cand += _roots(funcs[labels[i]] - funcs[labels[j]], t, lo, hi)
     # order and de-duplicate by high-precision value
     cand.sort(key=lambda r: sp.N(r, _DIGITS))
-    pts = []
+    pts: list[Any] = []  # sympy numbers
     for r in cand:
         if pts and abs(sp.N(r - pts[-1], _DIGITS)) <= _TIE * (1 + abs(sp.N(r, _DIGITS))):
             continue
@@ -839,6 +839,7 @@ def bottleneck_sweep(
     for x in xs:
         names, v = _figures(net_factory(float(x)), by, cls, names)
         rows.append(v)
+    assert names is not None  # len(xs) >= 2: set by the loop
     F = np.array(rows)
     wins = [_winners(names, F[i]) for i in range(len(xs))]
 
@@ -847,7 +848,7 @@ def bottleneck_sweep(
         return v[names.index(a)] - v[names.index(b)]
 
     # runs of equal winner sets
-    runs = []  # [first index, last index, winners]
+    runs: list[list[Any]] = []  # [first index, last index, winners]
     for i, w in enumerate(wins):
         if runs and runs[-1][2] == w:
             runs[-1][1] = i
@@ -868,6 +869,7 @@ def bottleneck_sweep(
                 keep[0], keep[1] = min(keep[0], r[0]), max(keep[1], r[1])
                 runs.pop(j)
                 if len(sides) == 2:  # join prev and next
+                    assert prev is not None and nxt is not None
                     prev[1] = nxt[1]
                     runs.pop(j)
                 j = max(j - 1, 0)

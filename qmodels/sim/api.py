@@ -344,8 +344,8 @@ def _edges(horizon: float, warm: float | None, ncell: int):
     return edges, seg, nseg
 
 
-def _seg_first_cell(seg: np.ndarray) -> dict:
-    first = {}
+def _seg_first_cell(seg: np.ndarray) -> dict[int, int]:
+    first: dict[int, int] = {}
     for i, s in enumerate(seg[:-1]):
         first.setdefault(int(s), i)
     return first

@@ -168,6 +168,7 @@ def _explicit_routing(cls, index: dict, K: int):
     """Rows of a class given by routing; destination K = end of cycle."""
     rows: dict[int, list] = {}
     if isinstance(cls, Open):
+        assert cls.routing is not None  # callers pass only classes given by routing
         for src, row in cls.routing.items():
             r = K if src == SOURCE else index[src]
             rows[r] = [(K if dst == SINK else index[dst], float(p)) for dst, p in row.items()]
@@ -364,7 +365,7 @@ def flatten(net: Network) -> Flat:
 
     n_closed = sum(pops)
     cls_of_job = np.repeat(np.arange(C), pops).astype(np.int64)
-    ucap = STF[:, 2].copy()
+    ucap_all = STF[:, 2].copy()
     return Flat(STI, STF, RM, np.asarray(emp if emp else [1.0], dtype=float), Sm, CLI, CLF,
-                RN, RD, RC, PLI, ACQ, REL, n_closed, cls_of_job, K, C, P, ucap, V,
+                RN, RD, RC, PLI, ACQ, REL, n_closed, cls_of_job, K, C, P, ucap_all, V,
                 CLF[:, 4].copy(), math.log(10.0) * HIST_DECADES / HIST_BINS)

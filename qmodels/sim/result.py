@@ -142,6 +142,9 @@ class SimResult:
         import pandas as pd
 
         net = self.network
+        keys: tuple[str, ...] | list[tuple[str, str]]
+        metrics: tuple[str, ...]
+        index: str | tuple[str, str]
         if kind == "stations":
             keys, metrics, index = net.station_names, ("X", "U", "Q", "R"), "station"
             get = lambda m, k: getattr(self, m)[k]  # noqa: E731
