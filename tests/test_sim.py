@@ -844,3 +844,21 @@ def test_service_at_a_token_acquire_station_starts_when_the_token_is_granted():
         assert abs(r.U[s].mean - r.X[s].mean * Sk) <= 2 * Sk / T, s
     hold = 0.05 + 0.04
     assert abs(r.pools["mutex"]["U"].mean - r.X["log"].mean * hold) <= 2 * hold / T
+
+
+def test_cold_start_note_only_when_this_call_paid_for_compilation():
+    # the first call in a process (no compiled signature yet) says its wall
+    # time includes numba's compile or cache load; a warm call does not
+    import subprocess
+    import sys
+
+    code = ("import qmodels as qm; from qmodels.sim import simulate; "
+            "net = qm.Network([qm.Queue('cpu', 0.5)], [qm.Open('j', 1.0, visits={'cpu': 1})]); "
+            "a = simulate(net, seed=1, horizon=200.0, replications=2); "
+            "b = simulate(net, seed=1, horizon=200.0, replications=2); "
+            "print(any('one-off compile' in n for n in a.notes), "
+            "any('one-off compile' in n for n in b.notes), "
+            "a.U['cpu'].mean == b.U['cpu'].mean)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=600).stdout.split()
+    assert out == ["True", "False", "True"]

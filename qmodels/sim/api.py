@@ -494,6 +494,8 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     True
     """
     started = time.perf_counter()
+    # no compiled signature yet: this call pays numba's compile or cache load
+    cold_start = not getattr(E.run, "signatures", ())
     level = _check_args(network, seed, horizon, replications, warmup, precision, level,
                         method, max_events)
     flat = flatten(network)
@@ -518,6 +520,10 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     else:
         obs, pct, events, warm_mean, notes = _batch_means(
             network, flat, ss, horizon, warm, use_mser, precision, level, cap_events, progress)
+    if cold_start:
+        notes = tuple(notes) + (
+            "wall time includes numba's one-off compile or cache load of the event loop; "
+            "a later call in this process shows the steady events/s",)
     res = _assemble(network, obs, pct, level, seed, horizon, warm_mean, events,
                     time.perf_counter() - started, method, notes)
     return res
