@@ -910,7 +910,11 @@ def _amva_prepare(net: Network, solver: str):
     # a 2-D array reduced over axis 0: an array (numpy's stub also allows a scalar)
     used = cast(np.ndarray, (D > 0).any(axis=0))
     for k, s in enumerate(net.stations):
-        kd, a = _shape(s, bool(used[k]), ntot + 1)
+        # c >= N servers never queue (at most N - 1 others are present when
+        # a job arrives): exactly a delay, the same rule as qmodels.mva and
+        # qmodels.batch (the exact lattice above looks one job further for
+        # population-0 classes)
+        kd, a = _shape(s, bool(used[k]), max(ntot, 1))
         if kd == _KIND_DELAY:
             src.append(k)
             scale.append(1.0)

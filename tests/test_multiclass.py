@@ -344,7 +344,8 @@ def test_one_class_equals_mva_single(net):
                                rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(a.station_utilization, b.station_utilization,
                                rtol=1e-8, atol=1e-12)
-    np.testing.assert_allclose(a.class_response_time, b.class_response_time, rtol=1e-8)
+    np.testing.assert_allclose(a.class_response_time, b.class_response_time, rtol=1e-8,
+                               atol=1e-12)
 
 
 @settings(deadline=None, max_examples=30)
@@ -753,3 +754,21 @@ def test_lattice_too_large_names_the_approximations():
         solve_exact(qm.Network(net.stations, [
             qm.Closed(c, 2000, demands={"s0": 1.0}) for c in ("a", "b", "c")]), curve=True)
     assert solve_exact(small).X["c0"] > 0
+
+
+def test_schweitzer_treats_c_equal_N_as_a_delay_like_the_batch_solver():
+    # with c = N servers no job ever waits: Schweitzer must treat the station
+    # as a delay (R = S, no Seidmann split), as schweitzer_batch does
+    import numpy as np
+
+    from qmodels.batch import schweitzer_batch
+
+    N = 4
+    net = qm.Network([qm.Queue("pool", 0.8, servers=N), qm.Queue("disk", 0.3)],
+                     [qm.Closed("c", N, visits={"pool": 1, "disk": 1}, think_time=1.0)])
+    approx = schweitzer(net)
+    batch = schweitzer_batch(np.array([[0.8, 0.3]]), np.array([1.0]), N,
+                             servers=np.array([[N, 1]]))
+    assert approx.R["pool"] == pytest.approx(0.8, rel=1e-12)
+    assert approx.Q["pool"] == pytest.approx(approx.X["c"] * 0.8, rel=1e-12)
+    assert approx.X["c"] == pytest.approx(batch.X[0], rel=1e-12)
