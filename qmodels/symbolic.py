@@ -34,12 +34,13 @@ import dataclasses
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import sympy as sp
 
 from .errors import InvalidValueError, UnknownNameError, UnsupportedModelError
+from .laws import Bounds
 from .model import Closed, Delay, FrozenMap, LoadDependent, Network, Power, Queue
 from .results import Curve, Result
 
@@ -747,39 +748,17 @@ _BOUND_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
-class SymbolicBounds:
+@dataclass(frozen=True, repr=False)
+class SymbolicBounds(Bounds):
     """ABA/BJB bounds and N* as sympy expressions (see
-    :func:`symbolic_bounds`).
-
-    Attributes mirror :class:`qmodels.laws.Bounds`: ``throughput_lower``,
-    ``throughput_upper``, ``response_time_lower``, ``response_time_upper``
-    (the tighter of ABA and BJB), ``aba`` and ``bjb`` as (X_lo, X_hi,
-    R_lo, R_hi), ``max_throughput`` = 1/D_max and ``saturation_population``
-    N* (alias ``n_star``).
+    :func:`symbolic_bounds`): a :class:`qmodels.laws.Bounds` whose figures
+    are expressions, with ``parameters`` (the free symbols), LaTeX,
+    ``lambdify`` and ``evaluate``.
     """
 
-    network: Network
-    class_name: str
-    population: Any
-    throughput_lower: Any
-    throughput_upper: Any
-    response_time_lower: Any
-    response_time_upper: Any
-    aba: tuple
-    bjb: tuple
-    max_throughput: Any
-    saturation_population: Any
+    bottleneck: tuple = ()
     parameters: tuple = field(default=())
     method: str = "bounds-symbolic"
-
-    X = property(lambda self: (self.throughput_lower, self.throughput_upper))
-    R = property(lambda self: (self.response_time_lower, self.response_time_upper))
-
-    @property
-    def n_star(self):
-        """Alias of ``saturation_population`` (N*)."""
-        return self.saturation_population
 
     def _get(self, name: str):
         aliases = {"N*": "saturation_population", "n_star": "saturation_population",
