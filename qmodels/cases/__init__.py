@@ -1,0 +1,56 @@
+"""The five source systems as models: one module per published study.
+
+=============  ===============================================================
+``spax``       SPAX parallel transaction system under TPC-C: buffers and
+               switch ports held along the packet path, the bottleneck moving
+               from the interface buffer to the DMA engine and switch port
+``kosmos``     KOSMOS microserver interconnects (Ethernet vs Serial RapidIO):
+               bandwidth vs message size, master/slave CloudSuite completion
+``afa``        energy of all-flash storage (HDD, SATA SSD, NVMe, NVDIMM-N):
+               E = P x T per device and per job
+``manycore``   Xeon Phi KNL and Skylake nodes: Rpeak, STREAM saturation with
+               the UPI link as the bottleneck, the IOR cache cliff
+``nic``        end-system limits of 1 Gbps transfers: TCP/UDP throughput vs
+               MTU and window, the bandwidth-delay product
+=============  ===============================================================
+
+Each module has a frozen ``Params`` dataclass (every field says where its
+value comes from) and ``report(params=None, *, sim=False, seed=1)`` returning
+a :class:`CaseReport` with the paper-vs-model table.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..errors import UnknownNameError
+from ._base import CaseReport, Row, fit_parameters, param, with_overrides
+
+__all__ = ["CASES", "case", "report", "CaseReport", "Row", "param", "with_overrides",
+           "fit_parameters"]
+
+#: case name -> module holding ``Params`` and ``report``
+CASES = {
+    "spax": "qmodels.cases.spax",
+    "kosmos": "qmodels.cases.kosmos",
+    "afa": "qmodels.cases.afa",
+    "manycore": "qmodels.cases.manycore",
+    "nic": "qmodels.cases.nic",
+}
+
+
+def case(name: str):
+    """The module of case ``name`` (one of :data:`CASES`)."""
+    try:
+        return importlib.import_module(CASES[name])
+    except KeyError:
+        raise UnknownNameError(
+            f"unknown case {name!r}; available: {', '.join(CASES)}") from None
+
+
+def report(name: str, overrides=(), *, sim: bool = False, seed: int = 1) -> CaseReport:
+    """The paper-vs-model report of case ``name`` with ``overrides`` applied
+    (a mapping or ``KEY=VALUE`` strings, see :func:`with_overrides`)."""
+    mod = case(name)
+    params = with_overrides(mod.Params(), overrides) if overrides else mod.Params()
+    return mod.report(params, sim=sim, seed=seed)

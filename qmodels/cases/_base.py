@@ -1,0 +1,336 @@
+"""What every case study shares: provenance-tagged parameters, the
+paper-vs-model table, overrides from the command line, and calibration.
+
+A case study turns one published system measurement into a model.  Its
+assumptions live in one frozen dataclass whose fields are declared with
+:func:`param`, so each value carries where it comes from (the paper, a data
+sheet, the TPC-C specification, an assumption, or calibration).  The case's
+``report()`` returns a :class:`CaseReport`: one :class:`Row` per number the
+paper reports, with the model's value, the relative error and the row's role:
+
+``fitted``
+    the number was used to calibrate a free parameter (at most one third of
+    a case's rows);
+``predicted``
+    the model computed it without seeing it.
+
+A predicted row the model cannot reproduce keeps its error and carries a
+``miss`` sentence saying why (a paper figure no monotone model can produce,
+say), instead of being forced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InvalidValueError, UnknownNameError
+
+__all__ = [
+    "SOURCE_KINDS", "ROLES", "param", "source_of", "Row", "CaseReport", "with_overrides",
+    "fit_parameters", "parameter_table",
+]
+
+#: where a parameter value may come from
+SOURCE_KINDS = ("paper", "datasheet", "spec", "tpcc", "assumption", "calibrated")
+#: a row's role in the paper-vs-model table
+ROLES = ("fitted", "predicted")
+
+
+def param(default, source: str, *, kind: str, unit: str = "") -> Any:
+    """A parameters-object field that records where its value comes from.
+
+    Parameters
+    ----------
+    default
+        The value the case uses unless overridden.
+    source : str
+        The place the value is read from ("paper Table 2", "Intel ARK
+        data sheet", "fitted to TPS at 1 ION"), in plain words.
+    kind : str
+        One of :data:`SOURCE_KINDS`.
+    unit : str
+        Unit of the value ("s", "B", "B/s", "W", "" for a count).
+    """
+    if kind not in SOURCE_KINDS:
+        raise InvalidValueError(f"param source kind {kind!r} is not one of {SOURCE_KINDS}")
+    if isinstance(default, (list, dict, set)):
+        raise InvalidValueError("param defaults must be immutable (use a tuple)")
+    return field(default=default, metadata={"source": source, "kind": kind, "unit": unit})
+
+
+def source_of(params, name: str) -> dict:
+    """``{"source", "kind", "unit"}`` of the field ``name`` of a parameters object."""
+    for f in dataclasses.fields(params):
+        if f.name == name:
+            return dict(f.metadata)
+    raise UnknownNameError(f"{type(params).__name__} has no parameter {name!r}")
+
+
+def parameter_table(params) -> list[dict]:
+    """Every field of a parameters object with its value and provenance."""
+    return [
+        {"name": f.name, "value": getattr(params, f.name), "unit": f.metadata.get("unit", ""),
+         "kind": f.metadata.get("kind", ""), "source": f.metadata.get("source", "")}
+        for f in dataclasses.fields(params)
+    ]
+
+
+def _coerce(text: str, current, ftype, name: str):
+    """Parse the string ``text`` into the type of the field's current value."""
+    try:
+        if isinstance(current, bool):
+            low = text.strip().lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(text)
+        if isinstance(current, int):
+            value = float(text)
+            if not value.is_integer():
+                raise ValueError(text)
+            return int(value)
+        if isinstance(current, float):
+            value = float(text)
+            if math.isnan(value):
+                raise ValueError(text)
+            return value
+        if isinstance(current, tuple):
+            parsed = json.loads(text) if text.strip().startswith("[") else text.split(",")
+            kind = type(current[0]) if current else float
+            return tuple(kind(x) for x in parsed)
+        if isinstance(current, str):
+            return text
+    except (ValueError, TypeError, json.JSONDecodeError):
+        raise InvalidValueError(
+            f"--set {name}={text}: expected a {type(current).__name__} "
+            f"like {current!r}") from None
+    raise InvalidValueError(f"--set {name}: parameters of type {ftype} cannot be set")
+
+
+def with_overrides(params, overrides: Mapping[str, Any] | Sequence[str]):
+    """A copy of ``params`` with fields replaced.
+
+    ``overrides`` is a mapping of field name to value (strings are parsed into
+    the field's type) or a sequence of ``"KEY=VALUE"`` strings, as given to
+    ``qmodels case NAME --set KEY=VALUE``.  Unknown names raise
+    :class:`~qmodels.errors.UnknownNameError` listing the valid ones.
+    """
+    if not isinstance(overrides, Mapping):
+        pairs = {}
+        for item in overrides:
+            if "=" not in item:
+                raise InvalidValueError(f"--set {item!r}: expected KEY=VALUE")
+            key, value = item.split("=", 1)
+            pairs[key.strip()] = value
+        overrides = pairs
+    names = {f.name: f for f in dataclasses.fields(params)}
+    hints = typing.get_type_hints(type(params))
+    changes = {}
+    for key, value in overrides.items():
+        if key not in names:
+            raise UnknownNameError(
+                f"{type(params).__name__} has no parameter {key!r}; "
+                f"valid: {', '.join(sorted(names))}")
+        current = getattr(params, key)
+        if isinstance(value, str) and not isinstance(current, str):
+            value = _coerce(value, current, hints.get(key), key)
+        changes[key] = value
+    return dataclasses.replace(params, **changes)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One reported number held against the model.
+
+    ``rel_error`` is (model - paper) / |paper|.  ``miss`` explains a
+    predicted row the model knowingly does not reproduce.
+    """
+
+    quantity: str
+    paper: float
+    model: float
+    role: str = "predicted"
+    unit: str = ""
+    note: str = ""
+    miss: str = ""
+
+    def __post_init__(self):
+        if self.role not in ROLES:
+            raise InvalidValueError(f"row {self.quantity!r}: role {self.role!r} not in {ROLES}")
+        for what in ("paper", "model"):
+            v = getattr(self, what)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+                raise InvalidValueError(f"row {self.quantity!r}: {what} value {v!r} is not a "
+                                        "finite number")
+            object.__setattr__(self, what, float(v))
+
+    @property
+    def rel_error(self) -> float:
+        if self.paper == 0:
+            return 0.0 if self.model == 0 else math.inf
+        return (self.model - self.paper) / abs(self.paper)
+
+    def to_dict(self) -> dict:
+        d = {"quantity": self.quantity, "paper": self.paper, "model": self.model,
+             "rel_error": self.rel_error, "role": self.role}
+        if self.unit:
+            d["unit"] = self.unit
+        if self.note:
+            d["note"] = self.note
+        if self.miss:
+            d["miss"] = self.miss
+        return d
+
+
+def _fmt(v: float) -> str:
+    if v == 0:
+        return "0"
+    if 1e-3 <= abs(v) < 1e6:
+        return f"{v:.6g}"
+    return f"{v:.4e}"
+
+
+@dataclass(frozen=True)
+class CaseReport:
+    """A case study's paper-vs-model table and whatever else it computed.
+
+    ``extra`` holds case-specific figures that go into :meth:`to_dict` next
+    to the rows (SPAX puts its ``bottleneck`` and ``figures`` there);
+    ``fitted`` maps each calibrated parameter to its fitted value.
+    """
+
+    case: str
+    title: str
+    rows: tuple
+    params: Any
+    fitted: Mapping[str, float] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "rows", tuple(self.rows))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        n_fit = sum(r.role == "fitted" for r in self.rows)
+        if 3 * n_fit > len(self.rows):
+            raise InvalidValueError(
+                f"case {self.case!r}: {n_fit} of {len(self.rows)} rows are fitted; "
+                "at most one third may be")
+
+    @property
+    def predicted(self) -> tuple:
+        return tuple(r for r in self.rows if r.role == "predicted")
+
+    @property
+    def worst_predicted(self) -> float:
+        """The largest |relative error| among predicted rows without a ``miss``."""
+        errs = [abs(r.rel_error) for r in self.predicted if not r.miss]
+        return max(errs) if errs else 0.0
+
+    def table(self) -> str:
+        head = ["quantity", "paper", "model", "rel.err", "role"]
+        body = [[r.quantity + (f" [{r.unit}]" if r.unit else ""), _fmt(r.paper), _fmt(r.model),
+                 f"{100 * r.rel_error:+.1f}%", r.role + (" (miss)" if r.miss else "")]
+                for r in self.rows]
+        widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
+        lines = [f"{self.title}", ""]
+        for j, r in enumerate([head] + body):
+            lines.append("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                                   for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+            if j == 0:
+                lines.append("  ".join("-" * w for w in widths))
+        if self.fitted:
+            lines.append("")
+            lines.append("fitted: " + ", ".join(f"{k} = {_fmt(v)}" for k, v in self.fitted.items()))
+        misses = [r for r in self.rows if r.miss]
+        for r in misses:
+            lines.append(f"not reproduced: {r.quantity}: {r.miss}")
+        for n in self.notes:
+            lines.append(f"note: {n}")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.table()
+
+    def __repr__(self):
+        return self.table()
+
+    def _repr_html_(self):
+        import html
+
+        rows = "".join(
+            f"<tr><td>{html.escape(r.quantity)}</td><td>{_fmt(r.paper)}</td>"
+            f"<td>{_fmt(r.model)}</td><td>{100 * r.rel_error:+.1f}%</td>"
+            f"<td>{r.role}</td><td>{html.escape(r.miss or r.note)}</td></tr>"
+            for r in self.rows)
+        return (f"<b>{html.escape(self.title)}</b><table><tr><th>quantity</th><th>paper</th>"
+                f"<th>model</th><th>rel. error</th><th>role</th><th>note</th></tr>{rows}"
+                "</table>")
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame([r.to_dict() for r in self.rows]).set_index("quantity")
+
+    def to_dict(self) -> dict:
+        d = {"case": self.case, "title": self.title,
+             "rows": [r.to_dict() for r in self.rows],
+             "fitted": dict(self.fitted),
+             "parameters": {p["name"]: p for p in parameter_table(self.params)},
+             "notes": list(self.notes)}
+        d.update(self.extra)
+        return _jsonable(d)
+
+
+def _jsonable(x):
+    if isinstance(x, Mapping):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, bool) or x is None or isinstance(x, str):
+        return x
+    if isinstance(x, int):
+        return x
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def fit_parameters(residuals: Callable[[Mapping[str, float]], Sequence[float]],
+                   start: Mapping[str, float], bounds: Mapping[str, tuple] | None = None,
+                   *, log: bool = True) -> dict[str, float]:
+    """Least-squares calibration of named positive parameters.
+
+    ``residuals(values)`` returns the relative errors of the fitted rows for
+    the parameter values ``values``; :func:`scipy.optimize.least_squares`
+    (trust-region reflective) minimises their sum of squares.  With
+    ``log=True`` it searches over log-parameters, which keeps them positive
+    and copes with values spanning decades.
+    """
+    import numpy as np
+    from scipy.optimize import least_squares
+
+    names = list(start)
+    x0 = np.array([float(start[n]) for n in names])
+    lo = np.array([(bounds or {}).get(n, (0 if log else -np.inf, np.inf))[0] for n in names],
+                  dtype=float)
+    hi = np.array([(bounds or {}).get(n, (0, np.inf))[1] for n in names], dtype=float)
+    if log:
+        if np.any(x0 <= 0):
+            raise InvalidValueError("fit_parameters(log=True) needs positive start values")
+        x0, lo, hi = np.log(x0), np.log(np.maximum(lo, 1e-300)), np.log(hi)
+
+    def f(x):
+        vals = np.exp(x) if log else x
+        return np.asarray(residuals(dict(zip(names, vals.tolist()))), dtype=float)
+
+    sol = least_squares(f, x0, bounds=(lo, hi), x_scale="jac")
+    vals = np.exp(sol.x) if log else sol.x
+    return dict(zip(names, (float(v) for v in vals)))
