@@ -124,7 +124,7 @@ def _kw(fn, candidates, value):
 def ours(cid):
     """(label, fn(net or arrays) -> answer, extractor) for a case."""
     if cid.startswith("mva1"):
-        return "qmodels.mva.mva_single", _attr("qmodels.mva", "mva_single"), {}
+        return "qmodels.mva.mva_single", _attr("qmodels.analytic.mva", "mva_single"), {}
     if cid.startswith("mvaC"):
         return "qmodels.multiclass.solve_exact", _attr("qmodels.multiclass", "solve_exact"), {}
     if cid.startswith("schweitzer"):
@@ -133,7 +133,7 @@ def ours(cid):
         kw.update(_kw(fn, ("max_iter", "maxiter", "iter_max", "max_iterations"), 100000))
         return "qmodels.multiclass.schweitzer", fn, kw
     if cid.startswith("batch"):
-        return "qmodels.batch.mva_batch", _attr("qmodels.batch", "mva_batch"), {}
+        return "qmodels.batch.mva_batch", _attr("qmodels.analytic.batch", "mva_batch"), {}
     raise KeyError(cid)
 
 
@@ -378,7 +378,7 @@ def run_case(cid, args, env):
 def _kernel_note(D, N, Z, repeat, min_time):
     """Time of the compiled recursion alone (no model checks, no Result)."""
     try:
-        from qmodels.mva import _mva_fixed_kernel
+        from qmodels.analytic.mva import _mva_fixed_kernel
     except ImportError:
         return ""
     D = np.ascontiguousarray(D, dtype=float)
@@ -508,7 +508,7 @@ def _convolution_overflow(env):
         return f"max rel diff from MVA {rel:.2g}"
 
     try:
-        conv = _attr("qmodels.convolution", "convolution")
+        conv = _attr("qmodels.analytic.convolution", "convolution")
         r = conv(net)
         X, Q = float(r.X["c"]), float(r.Q["q4"])
         lines.append(f"  {'qmodels convolution':34s} {X:12.6g} {Q:12.6g}  {verdict(X, Q)}")

@@ -41,11 +41,11 @@ def derive():
 
 
 def main() -> int:
-    from qmodels.laws import saturation_population
+    from qmodels.analytic.laws import saturation_population
+    from qmodels.analytic.mva import mva
     from qmodels.model import Closed, Network, Queue
-    from qmodels.mva import mva
-    from qmodels.shifts import response_time_asymptote
     from qmodels.symbolic import symbolic_bounds
+    from qmodels.symbolic.shifts import response_time_asymptote
 
     d = derive()
     print("ABA knee N*")

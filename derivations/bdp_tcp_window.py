@@ -51,9 +51,13 @@ MTU = 9000
 
 
 def main() -> int:
-    from qmodels.elements import Ethernet, bandwidth_delay_product, window_limited_throughput
+    from qmodels.analytic.mva import mva
     from qmodels.model import Closed, Delay, Network, Queue
-    from qmodels.mva import mva
+    from qmodels.physical.elements import (
+        Ethernet,
+        bandwidth_delay_product,
+        window_limited_throughput,
+    )
     from qmodels.symbolic import symbolic_bounds
 
     print("Bandwidth-delay product and window-limited TCP")

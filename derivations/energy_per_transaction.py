@@ -67,8 +67,8 @@ def network(D_cpu, D_disk, N, disk_power, disk_idle):
 
 
 def main() -> int:
-    from qmodels.energy import energy
-    from qmodels.mva import mva
+    from qmodels.analytic.mva import mva
+    from qmodels.physical.energy import energy
     from qmodels.symbolic import mva_symbolic
 
     d = derive()

@@ -62,9 +62,9 @@ def general_form():
 
 
 def main() -> int:
+    from qmodels.analytic.mva import mva
+    from qmodels.analytic.queues import erlang_c, mmc
     from qmodels.model import Network, Open, Queue
-    from qmodels.mva import mva
-    from qmodels.queues import erlang_c, mmc
 
     print("Erlang C (M/M/c)")
     show("general form", general_form())

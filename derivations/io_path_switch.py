@@ -21,13 +21,13 @@ ASSUMPTIONS chosen to be plausible for the 1990s hardware (100 MB/s DMA
 with 1 us set-up, a 25 MHz x 2 B switch port, 8 us slot holding time).
 
 The bottleneck is argmax_k D_k / c_k (Lazowska et al., *QSP*, 1984, sec.
-5.2).  Switch points (solved with sympy by :mod:`qmodels.shifts`):
+5.2).  Switch points (solved with sympy by :mod:`qmodels.symbolic.shifts`):
 
     buffer -> DMA   at  B* = h / (t_s + P / r_dma)
     DMA -> port     at  P* = t_s r_dma f w / (r_dma - f w)   (packet size)
 
 A token pool held across several stations is not product form; the
-held-resource analysis is :mod:`qmodels.decomposition`.  Here the buffer's
+held-resource analysis is :mod:`qmodels.analytic.decomposition`.  Here the buffer's
 capacity B / h is the ceiling it imposes, which is what moves.
 
 Checks: the regions found symbolically against :func:`bottleneck_sweep`
@@ -58,8 +58,8 @@ THINK = 2e-5           # s the node spends between its packets (a delay)
 
 def io_network(slots, packet=PACKET, *, t_s=DMA_SETUP, r_dma=DMA_RATE, f=PORT_CLOCK,
                w=PORT_WIDTH, hold=HOLD, n=16):
-    from qmodels.elements import DMAEngine, SwitchPort
     from qmodels.model import Closed, Delay, Network, Queue
+    from qmodels.physical.elements import DMAEngine, SwitchPort
 
     dma = DMAEngine(setup=t_s, bandwidth=r_dma, size=packet).station("dma")
     port = SwitchPort(clock=f, width=w, size=packet).station("port")
@@ -69,8 +69,8 @@ def io_network(slots, packet=PACKET, *, t_s=DMA_SETUP, r_dma=DMA_RATE, f=PORT_CL
 
 
 def main() -> int:
-    from qmodels.mva import mva
-    from qmodels.shifts import bottleneck_regions, bottleneck_sweep, demand_crossings
+    from qmodels.analytic.mva import mva
+    from qmodels.symbolic.shifts import bottleneck_regions, bottleneck_sweep, demand_crossings
 
     print("Bottleneck switch on the I/O path buffer -> DMA -> switch port")
     ck = Checker("io_path_switch")

@@ -58,9 +58,9 @@ def derive():
 
 
 def main() -> int:
+    from qmodels.analytic.mva import mva
+    from qmodels.analytic.queues import mm1
     from qmodels.model import Network, Open, Queue
-    from qmodels.mva import mva
-    from qmodels.queues import mm1
 
     d = derive()
     lam, mu = d["lam"], d["mu"]

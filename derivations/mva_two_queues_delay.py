@@ -51,7 +51,7 @@ def G(n):
 
 
 def main() -> int:
-    from qmodels.mva import mva
+    from qmodels.analytic.mva import mva
     from qmodels.symbolic import mva_symbolic, substitute
 
     print("Closed MVA: two queues (D_1, D_2) and think time Z")

@@ -82,7 +82,7 @@ def phase_chain_L(lam, rates, probs, K=300):
 
 
 def main() -> int:
-    from qmodels.queues import md1, mg1, mm1
+    from qmodels.analytic.queues import md1, mg1, mm1
 
     d = derive()
     lam, S, cs2 = d["lam"], d["S"], d["cs2"]

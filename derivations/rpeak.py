@@ -39,9 +39,9 @@ NODES = {"KNL 7250": (68, 32, 1.4e9, 3046.4e9), "SKL 2x6148": (40, 32, 2.4e9, 30
 
 
 def main() -> int:
-    from qmodels.elements import CPU
+    from qmodels.analytic.mva import mva
     from qmodels.model import Closed, Network, Queue
-    from qmodels.mva import mva
+    from qmodels.physical.elements import CPU
     from qmodels.symbolic import symbolic_bounds
 
     print("Rpeak = cores x FLOPs/cycle x clock")

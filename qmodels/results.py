@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .model import FrozenMap, Network
+from .model.network import FrozenMap, Network
 
 __all__ = ["Figures", "Result", "Curve", "format_table"]
 

@@ -37,13 +37,13 @@ def test_submodule_imports_do_not_clobber_functions():
     for info in pkgutil.iter_modules(qm.__path__):
         if not info.name.startswith("_") and info.name not in ("cli",):
             importlib.import_module(f"qmodels.{info.name}")
-    assert callable(qm.bottleneck) and qm.bottleneck.__module__ == "qmodels.laws"
+    assert callable(qm.bottleneck) and qm.bottleneck.__module__ == "qmodels.analytic.laws"
     assert callable(qm.energy) and callable(qm.mva) and callable(qm.solve)
 
 
 def test_function_named_submodules_in_a_fresh_process():
-    code = ("import qmodels as qm, qmodels.energy, qmodels.convolution, qmodels.ctmc, "
-            "qmodels.solvers; qm.methods(); "
+    code = ("import qmodels as qm, qmodels.physical.energy, qmodels.analytic.convolution, qmodels.analytic.ctmc, "
+            "qmodels.dispatch; qm.methods(); "
             "print(all(callable(f) and not isinstance(f, type(qm)) for f in "
             "(qm.energy, qm.convolution, qm.ctmc)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -1,7 +1,7 @@
-"""Tests of qmodels.batch (batched single-class MVA and Schweitzer).
+"""Tests of qmodels.analytic.batch (batched single-class MVA and Schweitzer).
 
 References: each batch row against the one-by-one solver of ours that is
-tested elsewhere against textbooks (qmodels.mva.mva_single), against a small
+tested elsewhere against textbooks (qmodels.analytic.mva.mva_single), against a small
 scalar Schweitzer-Bard loop written here from Lazowska et al. 1984,
 sec. 7.4.2.2, and against hand derivations (single station, N = 1).
 """
@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
-import qmodels.batch as batch
-from qmodels.batch import BatchResult, mva_batch, schweitzer_batch
+import qmodels.analytic.batch as batch
+from qmodels.analytic.batch import BatchResult, mva_batch, schweitzer_batch
+from qmodels.analytic.mva import mva_single
 from qmodels.errors import ConvergenceWarning, InvalidValueError, PopulationError
-from qmodels.mva import mva_single
 
 # ---------------------------------------------------------------------------
 # helpers
@@ -219,7 +219,7 @@ def test_schweitzer_batch_equals_scalar_schweitzer(spec):
 
 
 def test_schweitzer_batch_equals_multiclass_schweitzer():
-    mc = pytest.importorskip("qmodels.multiclass")
+    import qmodels.analytic.amva as mc
     rng = np.random.default_rng(3)
     B, K = 20, 5
     D = rng.uniform(0.0, 0.2, (B, K))

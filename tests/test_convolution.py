@@ -1,4 +1,4 @@
-"""Tests of qmodels.convolution (normalising constants, Buzen's algorithm).
+"""Tests of qmodels.analytic.convolution (normalising constants, Buzen's algorithm).
 
 Reference values come from a textbook (Jain 1991, ch. 35), a hand
 derivation written here, a brute-force sum over every state of the product
@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
-from qmodels.convolution import convolution, log_normalizing_constant
+from qmodels.analytic.convolution import convolution, log_normalizing_constant
+from qmodels.analytic.mva import mva
 from qmodels.errors import InvalidValueError, UnsupportedModelError
-from qmodels.mva import mva
 
 # ---------------------------------------------------------------------------
 # independent helpers
@@ -231,7 +231,7 @@ def _stations(spec):
 
 
 def _mva_u_differs(station, N):
-    """Two load-dependent shapes where qmodels.mva.mva_single does not
+    """Two load-dependent shapes where qmodels.analytic.mva.mva_single does not
     report U = 1 - P(empty) (as results.py defines it): multipliers
     1, 2, ..., N (solved as a delay, U = X D) and all-ones multipliers in
     a network that also has a multi-server station (U = 0).  For these the
@@ -321,7 +321,7 @@ def test_multi_class_by_hand():
 
 
 def test_multi_class_equals_multiclass_exact():
-    mc = pytest.importorskip("qmodels.multiclass")
+    import qmodels.analytic.multiclass as mc
     stations = [qm.Delay("think", 2.0), qm.Queue("cpu", 0.1), qm.Queue("disk", 0.2, servers=2),
                 qm.LoadDependent("raid", 0.3, rate_multipliers=(1, 1.6, 2.0))]
     net = _net(stations, [3, 2, 2], [[2.0, 0.1, 0.2, 0.3], [1.0, 0.3, 0.1, 0.2],

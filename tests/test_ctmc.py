@@ -1,4 +1,4 @@
-"""Tests of the exact CTMC solver (qmodels.ctmc).
+"""Tests of the exact CTMC solver (qmodels.analytic.ctmc).
 
 Reference values come from independent routes, each named where it is used:
 exact MVA (product form), a brute-force product-form sum written here
@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
-from qmodels.ctmc import ctmc, marginal
+from qmodels.analytic.ctmc import ctmc, marginal
+from qmodels.analytic.mva import mva
 from qmodels.errors import InvalidValueError, UnknownNameError, UnsupportedModelError
-from qmodels.mva import mva
 
 TOL = 1e-9
 
@@ -54,7 +54,7 @@ station_st = st.one_of(
     st.tuples(st.just("fcfs"), st.floats(0.05, 2.0), st.integers(1, 3)),
     st.tuples(st.just("ps"), st.floats(0.05, 2.0), st.integers(1, 2)),
     # (c = 1 gives multipliers all 1: the case that once exposed a U = 0 bug
-    # in qmodels.mva next to a multi-server station)
+    # in qmodels.analytic.mva next to a multi-server station)
     st.tuples(st.just("ld"), st.floats(0.05, 2.0), st.integers(1, 3)),
 )
 

@@ -1,10 +1,10 @@
-"""Tests of qmodels.decomposition (flow-equivalent servers for token pools).
+"""Tests of qmodels.analytic.decomposition (flow-equivalent servers for token pools).
 
 Ground truth:
 * a CTMC of the buffer-pool network built and solved here, state by state,
-  from the model's definition (independent of qmodels.ctmc and of the
+  from the model's definition (independent of qmodels.analytic.ctmc and of the
   decomposition): see ``cycle_ctmc``;
-* qmodels.ctmc where it exists (a colleague's exact solver);
+* qmodels.analytic.ctmc where it exists (a colleague's exact solver);
 * the exact cases: a pool with tokens >= population never binds, so the
   answer is the network without the pool (exact MVA, itself checked by hand
   in its own tests); a one-token pool over one single-server queue only
@@ -23,11 +23,11 @@ import scipy.sparse.linalg as spla
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qmodels.decomposition import decompose, pool_span, throughput_vs_tokens
+from qmodels.analytic.decomposition import decompose, pool_span, throughput_vs_tokens
+from qmodels.analytic.mva import mva_single
+from qmodels.dispatch import solve
 from qmodels.errors import InvalidValueError, UnknownNameError, UnsupportedModelError
 from qmodels.model import Closed, Delay, Network, Open, Queue, TokenPool
-from qmodels.mva import mva_single
-from qmodels.solvers import solve
 
 # ---------------------------------------------------------------------------
 # an independent CTMC of a cyclic network with one pool over a tandem span
@@ -251,7 +251,7 @@ def test_error_table_b_1_2_4_8_16_against_hand_ctmc(capsys):
 
 
 def test_against_qmodels_ctmc_where_it_exists():
-    ctmc = pytest.importorskip("qmodels.ctmc").ctmc
+    ctmc = pytest.importorskip("qmodels.analytic.ctmc").ctmc
     N = 6
     for B in (1, 2, 4):
         net = spax_like(N, B)
@@ -266,7 +266,7 @@ def test_against_qmodels_ctmc_where_it_exists():
 
 @pytest.mark.slow
 def test_error_table_b_1_to_16_against_qmodels_ctmc(capsys):
-    ctmc = pytest.importorskip("qmodels.ctmc").ctmc
+    ctmc = pytest.importorskip("qmodels.analytic.ctmc").ctmc
     N = 16
     out = []
     for B in range(1, 17):

@@ -1,4 +1,4 @@
-"""Tests of qmodels.elements (physical path elements).
+"""Tests of qmodels.physical.elements (physical path elements).
 
 Reference values are the source papers' own arithmetic (CASES.md, seeds/) or
 derived by hand in the comment next to each assertion from the standard the
@@ -14,7 +14,9 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qmodels.elements import (
+from qmodels.errors import InvalidValueError
+from qmodels.model import Queue, TokenPool
+from qmodels.physical.elements import (
     CPU,
     SRIO,
     UPI,
@@ -34,8 +36,6 @@ from qmodels.elements import (
     transport_limits,
     window_limited_throughput,
 )
-from qmodels.errors import InvalidValueError
-from qmodels.model import Queue, TokenPool
 
 # ---------------------------------------------------------------------------
 # the papers' own arithmetic

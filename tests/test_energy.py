@@ -1,4 +1,4 @@
-"""Tests of qmodels.energy (E = P x T from a queueing solution).
+"""Tests of qmodels.physical.energy (E = P x T from a queueing solution).
 
 Reference values are hand-computed in the comments from E = P x T and the
 utilisation law, or taken from the all-flash energy paper's power table
@@ -16,10 +16,10 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qmodels.energy import EnergyReport, busy_power, device_energy, energy, energy_law
+from qmodels.analytic.mva import mva
 from qmodels.errors import InvalidValueError, UnknownNameError
 from qmodels.model import Closed, Delay, Network, Open, Power, Queue
-from qmodels.mva import mva
+from qmodels.physical.energy import EnergyReport, busy_power, device_energy, energy, energy_law
 from qmodels.results import Result
 
 AFA = {  # seeds/001 Table 1, W

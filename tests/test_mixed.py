@@ -1,7 +1,7 @@
-"""Open multi-class and mixed networks in qmodels.multiclass.solve_exact.
+"""Open multi-class and mixed networks in qmodels.analytic.multiclass.solve_exact.
 
 Independent references: the single-class Jackson solver
-(qmodels.mva.open_single), the M/M/c closed forms (qmodels.queues), and a
+(qmodels.analytic.open.open_single), the M/M/c closed forms (qmodels.analytic.queues), and a
 truncated brute-force sum of the mixed product form written below.
 """
 
@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
+from qmodels.analytic.multiclass import solve_exact
+from qmodels.analytic.open import open_single
+from qmodels.analytic.queues import mmc
 from qmodels.errors import UnstableError, UnsupportedModelError
-from qmodels.multiclass import solve_exact
-from qmodels.mva import open_single
-from qmodels.queues import mmc
 
 # ---------------------------------------------------------------------------
 # open networks

@@ -1,4 +1,4 @@
-"""Multi-class exact MVA, Schweitzer-Bard and Linearizer (qmodels.multiclass).
+"""Multi-class exact MVA, Schweitzer-Bard and Linearizer (qmodels.analytic.multiclass).
 
 Reference values cite their source on the row; "brute force" is the
 product-form sum over every state written out below, independent of MVA.
@@ -16,14 +16,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
+from qmodels.analytic.amva import linearizer, schweitzer
+from qmodels.analytic.multiclass import Lattice, solve_exact
+from qmodels.analytic.mva import mva_single
 from qmodels.errors import (
     ConvergenceWarning,
     InvalidValueError,
     PopulationError,
     UnsupportedModelError,
 )
-from qmodels.multiclass import Lattice, linearizer, schweitzer, solve_exact
-from qmodels.mva import mva_single
 
 # ---------------------------------------------------------------------------
 # independent reference: brute-force product form
@@ -658,7 +659,7 @@ def test_too_many_load_dependent_stations():
 
 
 def test_registered_methods():
-    from qmodels.solvers import methods, solve
+    from qmodels.dispatch import methods, solve
 
     assert {"schweitzer", "linearizer"} <= set(methods())
     net = chandy_neuse()
@@ -761,7 +762,7 @@ def test_schweitzer_treats_c_equal_N_as_a_delay_like_the_batch_solver():
     # as a delay (R = S, no Seidmann split), as schweitzer_batch does
     import numpy as np
 
-    from qmodels.batch import schweitzer_batch
+    from qmodels.analytic.batch import schweitzer_batch
 
     N = 4
     net = qm.Network([qm.Queue("pool", 0.8, servers=N), qm.Queue("disk", 0.3)],

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
+from qmodels.analytic.mva import mva_single
+from qmodels.analytic.open import open_single
 from qmodels.errors import InvalidValueError, UnstableError, UnsupportedModelError
-from qmodels.mva import mva_single, open_single
 
 # ---------------------------------------------------------------------------
 # independent references written here
@@ -351,7 +352,7 @@ def test_open_jackson_hand_derived():
 
 
 def test_open_multiserver_is_mmc():
-    from qmodels.queues import mmc
+    from qmodels.analytic.queues import mmc
 
     net = qm.Network([qm.Queue("pool", 10.0, servers=4)],
                      [qm.Open("o", 0.35, visits={"pool": 1})])
@@ -362,7 +363,7 @@ def test_open_multiserver_is_mmc():
 
 
 def test_open_many_servers_is_finite():
-    from qmodels.queues import mmc
+    from qmodels.analytic.queues import mmc
 
     net = qm.Network([qm.Queue("pool", 1.0, servers=10_000)],
                      [qm.Open("o", 9_900.0, visits={"pool": 1})])

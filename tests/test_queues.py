@@ -1,4 +1,4 @@
-"""Tests of qmodels.queues (single-station closed forms).
+"""Tests of qmodels.analytic.queues (single-station closed forms).
 
 Reference values are never taken from running qmodels: each row cites where
 the example comes from and, where the published figure could not be checked
@@ -18,8 +18,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qmodels.errors import InvalidValueError, UnstableError
-from qmodels.queues import (
+from qmodels.analytic.queues import (
     QueueMetrics,
     erlang_b,
     erlang_c,
@@ -33,6 +32,7 @@ from qmodels.queues import (
     mmck,
     mminf,
 )
+from qmodels.errors import InvalidValueError, UnstableError
 
 # ---------------------------------------------------------------------------
 # Independent helpers (written here, not taken from the module under test)
@@ -748,7 +748,7 @@ def test_approximations_say_so():
 
 
 def test_public_names():
-    import qmodels.queues as q
+    import qmodels.analytic.queues as q
 
     assert set(q.__all__) == {
         "QueueMetrics",

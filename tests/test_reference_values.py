@@ -45,8 +45,8 @@ from fractions import Fraction as F
 import pytest
 
 import qmodels as qm
-from qmodels.laws import bounds
-from qmodels.mva import mva
+from qmodels.analytic.laws import bounds
+from qmodels.analytic.mva import mva
 
 
 def published(text: str):

@@ -13,10 +13,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
+from qmodels.analytic.laws import saturation_population
+from qmodels.analytic.mva import mva
 from qmodels.errors import InvalidValueError, UnknownNameError, UnsupportedModelError
-from qmodels.laws import saturation_population
-from qmodels.mva import mva
-from qmodels.shifts import (
+from qmodels.symbolic.shifts import (
     BottleneckRegions,
     ResponseTimeAsymptote,
     bottleneck_regions,

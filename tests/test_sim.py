@@ -1,7 +1,7 @@
 """The simulator against closed forms, exact MVA and small hand-built CTMCs.
 
 Every reference value below comes from a formula (with its source), from an
-independent solver (exact MVA, qmodels.queues) or from a CTMC written out in
+independent solver (exact MVA, qmodels.analytic.queues) or from a CTMC written out in
 the test; none is a pasted simulator output.  Each check is "the reference
 lies in the simulator's confidence interval"; the seeds are fixed, so every
 run is the same and a test cannot flicker.  Intervals at 99 % are used where
@@ -18,7 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
-from qmodels.distributions import (
+from qmodels.analytic.mva import mva
+from qmodels.analytic.queues import md1, mg1, mm1, mm1k, mmc
+from qmodels.errors import (
+    InvalidValueError,
+    PopulationError,
+    UnstableError,
+    UnsupportedModelError,
+)
+from qmodels.model.distributions import (
     Deterministic,
     Empirical,
     Erlang,
@@ -26,14 +34,6 @@ from qmodels.distributions import (
     Lognormal,
     Uniform,
 )
-from qmodels.errors import (
-    InvalidValueError,
-    PopulationError,
-    UnstableError,
-    UnsupportedModelError,
-)
-from qmodels.mva import mva
-from qmodels.queues import md1, mg1, mm1, mm1k, mmc
 from qmodels.sim import Estimate, SimResult, simulate
 
 
@@ -82,7 +82,7 @@ def test_seed_sequence_accepted_and_equal_to_int_seed():
 
 
 # ---------------------------------------------------------------------------
-# single stations vs closed forms (qmodels.queues)
+# single stations vs closed forms (qmodels.analytic.queues)
 # ---------------------------------------------------------------------------
 
 def test_mm1_closed_form():
@@ -224,7 +224,6 @@ def test_open_jackson_vs_exact():
 
 
 def test_two_closed_classes_vs_exact_multiclass():
-    pytest.importorskip("qmodels.multiclass")
     net = qm.Network(
         [qm.Queue("cpu", 0.05, discipline="ps"), qm.Queue("disk", 0.08)],
         [qm.Closed("a", 3, think_time=0.5, routing={"cpu": {"disk": 1}, "disk": {"cpu": 1}}),
@@ -347,7 +346,7 @@ def test_token_pool_vs_ctmc():
 
 
 def test_token_pool_against_qmodels_ctmc_when_present():
-    ctmc = pytest.importorskip("qmodels.ctmc")
+    import qmodels.analytic.ctmc as ctmc
     net = qm.Network(
         [qm.Delay("think", 1.0), qm.Queue("dma", 0.2), qm.Queue("port", 0.25, capacity=2),
          qm.Queue("pci", 0.1)],
@@ -484,10 +483,10 @@ def test_result_api_shapes():
 
 
 def test_registered_as_solver_method():
-    from qmodels.solvers import solve
+    from qmodels.dispatch import solve
 
     net = single(0.5, 1.0)
-    r = solve(net, method="sim", horizon=200.0, replications=2)
+    r = solve(net, method="sim", seed=1, horizon=200.0, replications=2)
     assert isinstance(r, SimResult) and r.seed == 1
     assert r.R["jobs"] == simulate(net, seed=1, horizon=200.0, replications=2).R["jobs"]
 
@@ -713,7 +712,6 @@ def test_deterministic_arrivals_gm1():
 
 
 def test_mixed_open_and_closed_classes_vs_exact():
-    pytest.importorskip("qmodels.multiclass")
     net = qm.Network(
         [qm.Queue("cpu", 0.04, discipline="ps"), qm.Queue("disk", 0.05, discipline="ps")],
         [qm.Closed("batch", 3, routing={"cpu": {"disk": 1}, "disk": {"cpu": 1}}),
@@ -768,7 +766,7 @@ def test_open_class_with_a_one_token_pool_is_an_mg1_queue():
     ("ps", "fcfs", 0),   # no pool
 ])
 def test_blocking_at_sharing_and_fcfs_stations_vs_qmodels_ctmc(disc1, disc2, tokens):
-    ctmc = pytest.importorskip("qmodels.ctmc")
+    import qmodels.analytic.ctmc as ctmc
     net = qm.Network(
         [qm.Delay("s0", 1.05), qm.Queue("s1", 0.30, discipline=disc1, capacity=3),
          qm.Queue("s2", 0.38, discipline=disc2, capacity=1)],
@@ -799,9 +797,9 @@ def _critical_section(lock=None, log=None):
 
 
 def test_critical_section_vs_qmodels_ctmc_and_utilisation_law():
-    # reference: qmodels.ctmc (11 states; X = 10.2751, U[lock] = Q[lock] =
+    # reference: qmodels.analytic.ctmc (11 states; X = 10.2751, U[lock] = Q[lock] =
     # 0.513756, U[work] = 0.685009, Q[work] = 2.34093)
-    from qmodels.ctmc import ctmc
+    from qmodels.analytic.ctmc import ctmc
     from qmodels.sim.stats import estimate
 
     net = _critical_section()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 import qmodels as qm
-from qmodels.mva import mva
+from qmodels.analytic.mva import mva
 from qmodels.sim import simulate
 
 RUNS = 1000
@@ -68,7 +68,7 @@ def test_blocking_network_intervals_cover_the_ctmc(capsys):
     # after service), judged by the exact CTMC.  400 runs at a short horizon
     # (2000 time units, the validation fast subset's): the band 92.5-97.5 %
     # is +-2.3 standard errors of the observed coverage.
-    from qmodels.ctmc import ctmc
+    from qmodels.analytic.ctmc import ctmc
 
     net = qm.Network(
         [qm.Queue("s0", 1.0), qm.Queue("s1", 0.8, capacity=2), qm.Queue("s2", 0.9, capacity=2)],

@@ -4,7 +4,7 @@ Reference values:
 - hand-derived MVA expressions for two queues and a delay, N = 1..3
   (written out below, from the recursion and from the product-form
   normalising constant, Buzen 1973);
-- the numeric solver :func:`qmodels.mva.mva` at sampled points (an
+- the numeric solver :func:`qmodels.analytic.mva.mva` at sampled points (an
   independent implementation: numba kernel / log-space convolution);
 - the ABA formulas of Lazowska et al. 1984, Table 5.3, written out.
 """
@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qmodels as qm
+from qmodels.analytic.mva import mva
 from qmodels.errors import InvalidValueError, UnknownNameError, UnsupportedModelError
-from qmodels.mva import mva
 from qmodels.results import Result
 from qmodels.symbolic import (
     SymbolicBounds,

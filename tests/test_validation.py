@@ -43,8 +43,8 @@ class _FakeSim:
 
 def _fake(shift, rel):
     def sim(net, seed, horizon, replications):
-        from qmodels.ctmc import ctmc
-        from qmodels.mva import mva
+        from qmodels.analytic.ctmc import ctmc
+        from qmodels.analytic.mva import mva
 
         try:
             r = mva(net)

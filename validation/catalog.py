@@ -20,7 +20,7 @@ from typing import Callable
 
 import qmodels as qm
 from qmodels import queues
-from qmodels.distributions import Deterministic, Erlang, HyperExponential
+from qmodels.model.distributions import Deterministic, Erlang, HyperExponential
 
 __all__ = ["Case", "CATALOG", "FAST", "by_name"]
 
@@ -75,7 +75,7 @@ def _pick(result, figures):
 
 
 def mva_route(net, figures):
-    """Exact product-form solution (qmodels.mva; multi-class via qmodels.multiclass)."""
+    """Exact product-form solution (qmodels.analytic.mva; multi-class via qmodels.multiclass)."""
     return _pick(qm.mva(net), figures)
 
 
@@ -90,14 +90,14 @@ def mva_ignoring(net, figures):
 
 
 def decomposition_route(net, figures):
-    """Flow-equivalent-server decomposition (qmodels.decomposition)."""
-    from qmodels.decomposition import decompose
+    """Flow-equivalent-server decomposition (qmodels.analytic.decomposition)."""
+    from qmodels.analytic.decomposition import decompose
 
     return _pick(decompose(net), figures)
 
 
 def single_station(formula):
-    """A single-station closed form from qmodels.queues, on station ``q``
+    """A single-station closed form from qmodels.analytic.queues, on station ``q``
     of an open one-class network: returns X, R, Q, U of the station and
     X, R of the class."""
 

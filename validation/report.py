@@ -132,7 +132,7 @@ def run_case(case: Case, *, seed: int, fast: bool, simulate=None) -> CaseReport:
         source = first
     ctmc_vals: dict = {}
     if case.ctmc:
-        from qmodels.ctmc import ctmc
+        from qmodels.analytic.ctmc import ctmc
 
         try:
             r = ctmc(net)

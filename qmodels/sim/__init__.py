@@ -4,7 +4,7 @@
 as the analytic solvers and returns a :class:`SimResult` whose figures
 (``X``, ``R``, ``Q``, ``U`` per station, class and pair) are
 :class:`Estimate` objects: a mean, a confidence interval and the number of
-observations behind it.  Importing this package registers the solver
+observations behind it.  It is also the solver
 method ``"sim"`` (``qm.solve(net, method="sim", seed=1)``).
 
 Modules: :mod:`~qmodels.sim.engine` (the compiled event loop),
@@ -16,11 +16,8 @@ refuses), :mod:`~qmodels.sim.stats` (intervals, MSER-5, percentiles),
 
 from __future__ import annotations
 
-from ..solvers import register
-from .api import _solve_sim, simulate
+from .api import simulate
 from .result import SimResult
 from .stats import Estimate
 
 __all__ = ["simulate", "SimResult", "Estimate"]
-
-register("sim", _solve_sim, "discrete-event simulation with confidence intervals (seed=1)")

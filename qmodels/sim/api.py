@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from ..errors import ConvergenceWarning, InvalidValueError, UnstableError, UnsupportedModelError
-from ..model import Closed, Network, Open
+from ..model.network import Closed, Network, Open
 from ..results import Figures
 from . import engine as E
 from .flatten import HIST_BINS, Flat, acc_layout, flatten
@@ -454,7 +454,7 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     a(n)/S); finite ``capacity`` with blocking after service (a job whose
     next station is full keeps its server, FIFO among those blocked: at a
     processor-sharing station with c servers and b blocked jobs the active
-    jobs share the other c - b servers, as in :mod:`qmodels.ctmc`; at a
+    jobs share the other c - b servers, as in :mod:`qmodels.analytic.ctmc`; at a
     load-dependent station a blocked job's part a(n)/n goes unused); open arrivals
     that find the first station full are lost.  Token pools: a job takes
     one token before entering ``acquire`` (FIFO queue at the pool, holding
@@ -771,11 +771,6 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
         output_analysis=method, figures=figs, percentiles=percentiles, pools=pools, lost=lost,
         notes=tuple(notes) + tuple(closed_note),
     )
-
-
-def _solve_sim(net, seed=1, **options):
-    """``qm.solve(net, method="sim")``: :func:`simulate` with ``seed=1``."""
-    return simulate(net, seed=seed, **options)
 
 
 __all__ += ["Estimate"]

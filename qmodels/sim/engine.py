@@ -290,7 +290,7 @@ def _share_rate(k, SS, STI, RM):
     Processor sharing with c servers, n present of which b are blocked: a
     blocked job keeps a whole server (blocking after service), the n - b
     active jobs share the other c - b, each at min(1, (c - b) / (n - b))
-    (the rule of :mod:`qmodels.ctmc`).  Load-dependent: each of the n jobs
+    (the rule of :mod:`qmodels.analytic.ctmc`).  Load-dependent: each of the n jobs
     present gets a(n) / n, a blocked job's part going unused.
     """
     n = SS[k, K_N]

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..distributions import (
+from ..errors import InvalidValueError, PopulationError, UnstableError, UnsupportedModelError
+from ..model.distributions import (
     Deterministic,
     Distribution,
     Empirical,
@@ -44,8 +45,7 @@ from ..distributions import (
     Lognormal,
     Uniform,
 )
-from ..errors import InvalidValueError, PopulationError, UnstableError, UnsupportedModelError
-from ..model import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
+from ..model.network import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
 from . import engine as E
 
 __all__ = ["Flat", "flatten", "acc_layout"]

@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..model import FrozenMap, Network
+from ..model.network import FrozenMap, Network
 from ..results import Figures, format_table
 
 __all__ = ["SimResult"]

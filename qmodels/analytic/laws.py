@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import UnsupportedModelError
-from .model import Closed, Delay, Network, _is_symbolic
-from .results import _fmt, format_table
+from ..errors import UnsupportedModelError
+from ..model.network import Closed, Delay, Network, _is_symbolic
+from ..results import _fmt, format_table
 
 __all__ = [
     "utilization_law",
@@ -149,7 +149,7 @@ def bottleneck(net: Network, cls: str | None = None) -> tuple:
     if any(_is_symbolic(d) for d in opt):
         raise UnsupportedModelError(
             "bottleneck of a symbolic network depends on its parameters: "
-            "use qmodels.bottleneck_regions (qmodels.shifts)"
+            "use qmodels.bottleneck_regions (qmodels.symbolic.shifts)"
         )
     top = max(opt)
     if top <= 0:
@@ -384,7 +384,7 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
     (QSP Table 5.3, open models; the upper bound is infinite when the
     pessimistic network saturates).
     """
-    from .errors import UnstableError
+    from ..errors import UnstableError
 
     ci = _class_of(net, cls)
     c = net.classes[ci]

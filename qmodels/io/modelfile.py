@@ -39,9 +39,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import distributions as dist
-from .errors import ModelError, ModelFileError
-from .model import (
+from ..errors import ModelError, ModelFileError
+from ..model import distributions as dist
+from ..model.network import (
     SINK,
     SOURCE,
     Closed,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InvalidValueError
+from ..errors import InvalidValueError
 
 __all__ = [
     "Distribution",

@@ -52,9 +52,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InvalidValueError, UnknownNameError
-from .model import Delay, Power, _check_real, _is_symbolic
-from .results import _fmt, format_table
+from ..errors import InvalidValueError, UnknownNameError
+from ..model.network import Delay, Power, _check_real, _is_symbolic
+from ..results import _fmt, format_table
 
 __all__ = ["energy", "EnergyReport", "energy_law", "device_energy", "busy_power"]
 
@@ -263,7 +263,7 @@ def energy(result, *, period=None, transactions=None, bytes_per_transaction=None
     Examples
     --------
     >>> from qmodels.model import Network, Queue, Open, Power
-    >>> from qmodels.mva import mva
+    >>> from qmodels.analytic.mva import mva
     >>> net = Network([Queue("disk", 0.02, power=Power(busy=10, idle=4))],
     ...               [Open("io", 10, visits={"disk": 1})])
     >>> rep = energy(mva(net), period=100)

@@ -45,7 +45,7 @@ import operator
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .errors import InvalidValueError, UnstableError
+from ..errors import InvalidValueError, UnstableError
 
 __all__ = [
     "QueueMetrics",

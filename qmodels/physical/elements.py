@@ -67,8 +67,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, cast
 
-from .errors import InvalidValueError
-from .model import Number, Queue, TokenPool, _check_count, _check_real, _is_symbolic
+from ..errors import InvalidValueError
+from ..model.network import Number, Queue, TokenPool, _check_count, _check_real, _is_symbolic
 
 __all__ = [
     "Element",
@@ -1029,7 +1029,7 @@ class BufferPool:
     A packet takes a slot before the first station of its path (``acquire``)
     and frees it when the last (``release``) completes: simultaneous
     resource possession, modelled as a :class:`~qmodels.model.TokenPool`
-    (solved by :mod:`qmodels.decomposition`, the simulator or the CTMC).
+    (solved by :mod:`qmodels.analytic.decomposition`, the simulator or the CTMC).
     SPAX's XNIF data buffer: 1 buffer of 4 packets of 64 B (CASES.md
     case 1), ``BufferPool("xnif", slots=4, packet_size=64)``.
 

@@ -1,5 +1,5 @@
 """Single-class normalising constants in log space (the kernels behind the
-stable multi-server / load-dependent path of :func:`qmodels.mva.mva_single`).
+stable multi-server / load-dependent path of :func:`qmodels.analytic.mva.mva_single`).
 
 For a single-class closed network the equilibrium probability of a state
 (n_1, ..., n_K) is prod_k f_k(n_k) / G(N) with (Buzen 1973; Bolch et al.,
@@ -17,9 +17,9 @@ the factor alpha.
 
 Every term is positive, so unlike the load-dependent MVA recursion for the
 marginal probabilities (Reiser & Lavenberg 1980), no subtraction can cancel:
-this is the stable route used by :func:`qmodels.mva` for multi-server and
+this is the stable route used by :func:`qmodels.analytic.mva` for multi-server and
 load-dependent stations.  The public convolution solver (single and
-multi-class, marginals) is :mod:`qmodels.convolution`.
+multi-class, marginals) is :mod:`qmodels.analytic.convolution`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ._jit import lazyjit
+from .._jit import lazyjit
 
 __all__ = ["log_g_delay", "log_g_add_fixed", "log_g_add_ld", "log_ld_factors"]
 

@@ -17,8 +17,8 @@ import sys
 import time
 from importlib import resources
 
-from . import __version__
-from .errors import ModelFileError, QModelsError
+from .. import __version__
+from ..errors import ModelFileError, QModelsError
 
 EXIT_OK = 0
 EXIT_INPUT = 2
@@ -46,7 +46,7 @@ def _jsonable(obj):
 
 
 def cmd_solve(args) -> int:
-    from .solvers import solve
+    from ..dispatch import solve
 
     net, builtin = _load(args.model)
     options = {}
@@ -67,8 +67,8 @@ def cmd_solve(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .laws import bounds
-    from .mva import mva
+    from ..analytic.laws import bounds
+    from ..analytic.mva import mva
 
     net, _ = _load(None)
     print("qmodels demo: the built-in two-tier example\n")
@@ -79,7 +79,7 @@ def cmd_demo(args) -> int:
     print(b.table())
     cur = r.curve
     print("\nthroughput curve X(n) (exact MVA) against the asymptotic bounds:")
-    from .results import format_table
+    from ..results import format_table
 
     rows = []
     N = len(cur.population) - 1
@@ -98,7 +98,7 @@ def cmd_demo(args) -> int:
 
 
 def cmd_methods(args) -> int:
-    from .solvers import methods
+    from ..dispatch import methods
 
     for name, summary in methods().items():
         print(f"{name:12s} {summary}")

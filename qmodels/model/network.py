@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Union
 
 import numpy as np
 
-from .errors import (
+from ..errors import (
     DuplicateNameError,
     InvalidValueError,
     PopulationError,
@@ -210,7 +210,7 @@ class Power:
     ``busy`` is drawn while serving, ``idle`` otherwise; ``read`` and
     ``write`` refine ``busy`` for devices whose power differs by operation
     (Kim et al., the all-flash energy study in CASES.md, table of device
-    power).  Energy follows from E = P x T (see :mod:`qmodels.energy`).
+    power).  Energy follows from E = P x T (see :mod:`qmodels.physical.energy`).
     """
 
     busy: Number
@@ -532,7 +532,7 @@ class TokenPool:
     (simultaneous resource possession).  An interface buffer of B packet
     slots, or a switch input port that holds one packet (``tokens=1``), is a
     pool.  Product-form solvers reject pools; the simulator and the CTMC
-    model them exactly, :mod:`qmodels.decomposition` approximately (a
+    model them exactly, :mod:`qmodels.analytic.decomposition` approximately (a
     flow-equivalent server, Lazowska et al. 1984, ch. 9).
 
     Parameters

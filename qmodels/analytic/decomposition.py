@@ -27,7 +27,7 @@ Assumptions
 * The sub-network and the outer network are product form (exponential
   FCFS, PS, delay, multi-server and load-dependent stations, no binding
   finite capacity).
-* A job waiting for a token is in no station (as in :mod:`qmodels.ctmc` and
+* A job waiting for a token is in no station (as in :mod:`qmodels.analytic.ctmc` and
   the simulator): it counts in the class response time and in
   ``result.info["pools"][name]["waiting"]``, not in any station's Q.
 
@@ -74,11 +74,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InvalidValueError, UnsupportedModelError
-from .model import Closed, LoadDependent, Network, TokenPool
+from ..errors import InvalidValueError, UnsupportedModelError
+from ..model.network import Closed, LoadDependent, Network, TokenPool
+from ..results import Curve, Result, _fmt, format_table
 from .mva import mva_single
-from .results import Curve, Result, _fmt, format_table
-from .solvers import register
 
 __all__ = ["decompose", "throughput_vs_tokens", "pool_span", "TokenCurve"]
 
@@ -143,7 +142,7 @@ def _get_pool(net: Network, pool: TokenPool | str) -> TokenPool:
     for p in net.pools:
         if p.name == pool:
             return p
-    from .errors import UnknownNameError
+    from ..errors import UnknownNameError
 
     raise UnknownNameError(f"unknown token pool {pool!r}")
 
@@ -433,10 +432,6 @@ def decompose(net: Network, *, curve: bool = False) -> Result:
     ('decomposition', True)
     """
     return _decompose(net, curve=curve)
-
-
-register("decomposition", lambda net, **opts: decompose(net, **opts),
-         "flow-equivalent servers for token pools (held buffers/ports), single closed class")
 
 
 # ---------------------------------------------------------------------------

@@ -16,74 +16,20 @@ import math
 
 import numpy as np
 
-from ._jit import lazyjit
+from .._jit import lazyjit
+from ..errors import InvalidValueError, UnsupportedModelError
+from ..model.network import Closed, Delay, LoadDependent, Network
+from ..results import Curve, Result
+from ._common import _check_capacities, _require_numeric, _run, _station_shape
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
-from .errors import InvalidValueError, UnstableError, UnsupportedModelError
-from .model import Closed, Delay, LoadDependent, Network, Open, Queue
-from .results import Curve, Result
+from .open import open_single
 
 __all__ = ["mva", "mva_single", "open_single"]
-
-
-def _run(kernel, work, *args):
-    """Run a kernel: lazily compiled ones pick Python or numba by ``work``;
-    plain numba dispatchers are simply called."""
-    if hasattr(kernel, "run"):
-        return kernel.run(work, *args)
-    return kernel(*args)
 
 
 # ---------------------------------------------------------------------------
 # checks shared by the product-form solvers
 # ---------------------------------------------------------------------------
-
-def _require_numeric(net: Network, solver: str):
-    if net.is_symbolic:
-        raise UnsupportedModelError(
-            f"{solver} is numeric; this network has sympy symbols: use qmodels.symbolic"
-        )
-
-
-def _check_capacities(net: Network, population: int | None, solver: str):
-    if net.pools:
-        p = net.pools[0]
-        raise UnsupportedModelError(
-            f"token pool {p.name!r} ({p.tokens} tokens held from {p.acquire!r} to "
-            f"{p.release!r}) breaks product form; {solver} cannot honour it: use "
-            "method='sim', qmodels.ctmc or qmodels.decomposition"
-        )
-    for s in net.stations:
-        if s.capacity is None:
-            continue
-        if population is not None and s.capacity >= population:
-            continue  # the limit can never bind
-        raise UnsupportedModelError(
-            f"station {s.name!r}: finite capacity {s.capacity} can bind "
-            f"(population {population if population is not None else 'open'}); "
-            f"{solver} assumes product form: use method='sim' or qmodels.ctmc"
-        )
-
-
-def _station_shape(s, N: int, shortcuts: bool = True):
-    """('delay'|'fixed'|'ld', multipliers) for a station in a closed network
-    of population N.  A c-server queue with c >= N never queues: a delay
-    (unless ``shortcuts`` is off, for cross-checks)."""
-    if isinstance(s, Delay):
-        return "delay", None
-    if isinstance(s, Queue):
-        if s.servers == 1 and shortcuts:
-            return "fixed", None
-        if s.servers >= N and shortcuts:
-            return "delay", None
-        return "ld", tuple(float(i) for i in range(1, min(s.servers, max(N, 1)) + 1))
-    if isinstance(s, LoadDependent):
-        a = tuple(float(x) for x in s.rate_multipliers)
-        if shortcuts and all(x == 1.0 for x in a):
-            return "fixed", None
-        # (no delay shortcut for a(i) = i: its U is 1 - P(empty), which the
-        # load-dependent route computes)
-        return "ld", a
-    raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
 
 
 # ---------------------------------------------------------------------------
@@ -277,7 +223,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
     _require_numeric(net, "exact MVA")
     if len(net.classes) != 1 or not isinstance(net.classes[0], Closed):
         raise UnsupportedModelError(
-            "mva_single needs exactly one closed class; use qmodels.mva for others"
+            "mva_single needs exactly one closed class; use qmodels.analytic.mva for others"
         )
     cls = net.classes[0]
     N = int(cls.population)
@@ -370,114 +316,18 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
     )
 
 
-def _open_ld_station(lam_k, S, mult, name):
-    """Mean number at an open load-dependent station (birth-death chain).
-
-    pi(j) = pi(0) prod_{i<=j} lam S / a(i) (Kleinrock 1975, sec. 3.1;
-    Bolch et al. 2006, eq. 6.6); beyond the L given multipliers the chain is
-    geometric with ratio r = lam S / a_L < 1, summed in closed form.
-    Returns (Q, P(empty)).
-    """
-    if lam_k == 0 or S == 0:
-        return 0.0, 1.0
-    a = np.asarray(mult, dtype=float)
-    L = len(a)
-    r = lam_k * S / a[-1]
-    if r >= 1:
-        raise UnstableError(
-            f"station {name!r} is unstable: rho = lambda * S / a_max = {r:.6g} >= 1",
-            station=name,
-            rho=r,
-        )
-    from scipy.special import logsumexp
-
-    lt = np.concatenate([[0.0], np.cumsum(np.log(lam_k * S / a))])  # log pi(j)/pi(0), j=0..L
-    j = np.arange(L + 1, dtype=float)
-    # head j = 0..L-1; tail j >= L: pi(L) r^(j-L)
-    lhead = lt[:L]
-    ltail_mass = lt[L] - math.log1p(-r)
-    logZ = logsumexp(np.concatenate([lhead, [ltail_mass]]))
-    head_mean = float(np.sum(j[:L] * np.exp(lhead - logZ)))
-    tail_mean = math.exp(lt[L] - logZ) * (L / (1 - r) + r / (1 - r) ** 2)
-    return head_mean + tail_mean, math.exp(-logZ)
-
-
-def open_single(net: Network) -> Result:
-    """Exact solution of an open single-class product-form (Jackson) network.
-
-    Each station behaves as an independent queue fed at rate
-    lambda_k = lambda V_k (Jackson 1963; Lazowska et al. 1984, sec. 6.2;
-    Bolch et al. 2006, sec. 7.1): for a single server U_k = lambda D_k,
-    R_k = D_k / (1 - U_k); multi-server and load-dependent stations are
-    solved as birth-death chains (M/M/c for c servers); delays have
-    R_k = D_k.  Raises :class:`UnstableError` naming the first station with
-    rho >= 1.
-    """
-    _require_numeric(net, "open network solver")
-    if len(net.classes) != 1 or not isinstance(net.classes[0], Open):
-        raise UnsupportedModelError("open_single needs exactly one open class")
-    _check_capacities(net, None, "the open product-form solver")
-    cls = net.classes[0]
-    lam = float(cls.arrival_rate)
-    K = len(net.stations)
-    V = np.asarray(net.visits[0], dtype=float)
-    S = np.asarray(net.service_times[0], dtype=float)
-    D = V * S
-    Q = np.zeros(K)
-    U = np.zeros(K)
-    for k, s in enumerate(net.stations):
-        lam_k = lam * V[k]
-        if isinstance(s, Delay):
-            Q[k] = lam * D[k]
-            U[k] = lam * D[k]
-        elif isinstance(s, Queue) and s.servers == 1:
-            rho = lam * D[k]
-            if rho >= 1:
-                raise UnstableError(
-                    f"station {s.name!r} is unstable: rho = lambda * D = {rho:.6g} >= 1",
-                    station=s.name,
-                    rho=rho,
-                )
-            Q[k] = rho / (1 - rho)
-            U[k] = rho
-        else:
-            mult = (
-                tuple(range(1, s.servers + 1)) if isinstance(s, Queue) else s.rate_multipliers
-            )
-            Q[k], p0 = _open_ld_station(lam_k, S[k], mult, s.name)
-            U[k] = lam * D[k] / s.servers if isinstance(s, Queue) else 1.0 - p0
-    Xk = lam * V
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), S)
-    R = float(np.sum(Q) / lam) if lam > 0 else float(np.sum(D))
-    return Result(
-        method="exact",
-        network=net,
-        class_throughput=[lam],
-        class_response_time=[R],
-        station_throughput=[Xk],
-        station_queue_length=[Q],
-        station_response_time=[Rk],
-        station_utilization=[U],
-        info={"algorithm": "Jackson product form"},
-    )
-
-
 def mva(net: Network, *, curve: bool = False) -> Result:
     """Exact product-form solution of ``net`` (``method="exact"``).
 
     Dispatches on the workload: one closed class -> :func:`mva_single`; one
-    open class -> :func:`open_single`; several classes -> the multi-class
-    solvers (:mod:`qmodels.multiclass`) when available.
+    open class -> :func:`~qmodels.analytic.open.open_single`; several
+    classes -> :func:`~qmodels.analytic.multiclass.solve_exact` (closed, open
+    or mixed).
     """
     if len(net.classes) == 1:
         if isinstance(net.classes[0], Closed):
             return mva_single(net, curve=curve)
         return open_single(net)
-    try:
-        from . import multiclass
-    except ImportError:
-        raise UnsupportedModelError(
-            "multi-class networks need the multi-class MVA solvers (qmodels.multiclass)"
-        ) from None
-    return multiclass.solve_exact(net, curve=curve)
+    from .multiclass import solve_exact  # first multi-class solve: loads numba
+
+    return solve_exact(net, curve=curve)

@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from .errors import InvalidValueError, UnknownNameError, UnsupportedModelError
-from .model import Closed, Delay, LoadDependent, Network, Queue
-from .results import format_table
-from .symbolic import _latex_name, _resolve, exact, free_symbols
+from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
+from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+from ..results import format_table
+from .mva import _latex_name, _resolve, exact, free_symbols
 
 __all__ = [
     "Region",
@@ -319,8 +319,8 @@ class BottleneckRegions(Envelope):
             raise InvalidValueError(f"kind must be 'demand' or 'utilization', got {kind!r}")
         import matplotlib.pyplot as plt
 
-        from .mva import mva
-        from .symbolic import substitute
+        from ..analytic.mva import mva
+        from .mva import substitute
 
         if ax is None:
             _, ax = plt.subplots()
@@ -496,7 +496,7 @@ def _prepare(net, theta, values, cls):
             f"{', '.join(map(str, syms)) or 'none'})"
         )
     if values:
-        from .symbolic import substitute
+        from .mva import substitute
 
         vals = _resolve(values, syms)
         if theta in vals:
@@ -760,7 +760,7 @@ def _figures(net, by, cls, names=None):
             cap = s.servers if isinstance(s, Queue) else max(s.rate_multipliers)
             out.append(float(net.demands[ci, k]) / float(cap))
     else:
-        from .mva import mva
+        from ..analytic.mva import mva
 
         r = mva(net)
         out = [float(r.U[s.name]) for s in st]

@@ -7,11 +7,11 @@ populations) and each solver runs every row in one compiled loop, in
 parallel over the rows, instead of B Python calls.
 
 * :func:`mva_batch` -- exact single-class MVA, row for row the same
-  numbers as :func:`qmodels.mva.mva_single` (bit for bit for delay and
+  numbers as :func:`qmodels.analytic.mva.mva_single` (bit for bit for delay and
   single-server stations; rows with multi-server stations take the same
   log-space convolution route as ``mva_single``).
 * :func:`schweitzer_batch` -- Schweitzer-Bard approximate MVA, row for row
-  the single-class case of :func:`qmodels.multiclass.schweitzer`.
+  the single-class case of :func:`qmodels.analytic.amva.schweitzer`.
 
 Both return a :class:`BatchResult` whose names follow
 :mod:`qmodels.results`: ``throughput`` X, ``response_time`` R (per cycle,
@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from ._jit import HAVE_NUMBA
-from .errors import ConvergenceWarning, InvalidValueError, PopulationError
+from .._jit import HAVE_NUMBA
+from ..errors import ConvergenceWarning, InvalidValueError, PopulationError
 
 __all__ = ["BatchResult", "mva_batch", "schweitzer_batch"]
 
@@ -278,7 +278,7 @@ def _mva_rows(D, is_delay, Z, nrun, pop, rows, want_curve, nmax,
     al. 1984, Algorithm 6.1):  R_k(n) = D_k (1 + Q_k(n-1)) (delay: D_k),
     X(n) = n / (Z + sum_k R_k(n)),  Q_k(n) = X(n) R_k(n), for n = 1..nrun_b,
     recording X and Q at n = pop_b.  The operations are those of
-    :func:`qmodels.mva._mva_fixed_kernel`, in the same order, so every row
+    :func:`qmodels.analytic.mva._mva_fixed_kernel`, in the same order, so every row
     equals a one-by-one solve bit for bit.  Rows are independent: the
     outer loop runs in parallel."""
     K = D.shape[1]
@@ -317,7 +317,7 @@ def _schweitzer_rows(Dx, is_delay, Z, pop, Q0, tol, max_iter, Xo, Ro, Qo, its, c
     R_k = D_k (1 + (N-1)/N Q_k) (delay: D_k), X = N/(Z + sum_k R_k),
     Q_k = X R_k, until no Q_k moves by more than tol max(N, 1).  The
     operations are those of the single-class case of
-    :func:`qmodels.multiclass.schweitzer` (its ``_core_kernel``), in the
+    :func:`qmodels.analytic.amva.schweitzer` (its ``_core_kernel``), in the
     same order; columns of zero demand (which only ever add exact zeros)
     are skipped.  Rows in parallel."""
     B, K = Dx.shape
@@ -445,7 +445,7 @@ def mva_batch(demands, think_times, population, *, servers=None, delay=None,
     recursion (Reiser & Lavenberg, JACM 27(2), 1980; Lazowska et al., QSP
     1984, sec. 6.3, Algorithm 6.1) in one compiled loop over the rows
     (numba, parallel over rows), O(B N K), with exactly the operations of
-    :func:`qmodels.mva.mva_single`, so each row equals the one-by-one
+    :func:`qmodels.analytic.mva.mva_single`, so each row equals the one-by-one
     solve bit for bit.  A c-server station with c >= N is a delay
     (exactly).  Rows with a c-server station, 1 < c < N, need the marginal
     probabilities at that station; they take the stable log-space
@@ -465,7 +465,7 @@ def mva_batch(demands, think_times, population, *, servers=None, delay=None,
     B, K = D.shape
     nmax = int(pop.max()) if B else 0
     nrun = np.full(B, nmax, dtype=np.int64) if curve else pop.copy()
-    # station shape as in qmodels.mva._station_shape, for the run length
+    # station shape as in qmodels.analytic.mva._station_shape, for the run length
     eff_delay = dl | ((c > 1) & (c >= np.maximum(nrun, 1)[:, None]))
     ld = (~eff_delay) & (c > 1)
     ld_rows = np.flatnonzero(ld.any(axis=1))
@@ -561,7 +561,7 @@ def schweitzer_batch(demands, think_times, population, *, servers=None, delay=No
     demand D/c plus a delay of demand D (c-1)/c (Seidmann, Schweitzer &
     Shalev-Oren, Large Scale Systems 12, 1987); its Q is the sum of both
     parts.  Each row follows exactly the single-class case of
-    :func:`qmodels.multiclass.schweitzer`.  Rows run in parallel.
+    :func:`qmodels.analytic.amva.schweitzer`.  Rows run in parallel.
 
     Examples
     --------

@@ -20,7 +20,7 @@ What is here
     make positive symbols.
 
 Bottleneck shifts (where the bottleneck moves as a parameter varies) are in
-:mod:`qmodels.shifts`.
+:mod:`qmodels.symbolic.shifts`.
 
 Exactness: the model layer stores plain numbers as floats (``1`` becomes
 ``1.0``); the symbolic solvers turn every float back into the rational it
@@ -39,10 +39,10 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
-from .errors import InvalidValueError, UnknownNameError, UnsupportedModelError
-from .laws import Bounds
-from .model import Closed, Delay, FrozenMap, LoadDependent, Network, Power, Queue
-from .results import Curve, Result
+from ..analytic.laws import Bounds
+from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
+from ..model.network import Closed, Delay, FrozenMap, LoadDependent, Network, Power, Queue
+from ..results import Curve, Result
 
 __all__ = [
     "symbols",
@@ -610,12 +610,12 @@ def mva_symbolic(
         raise UnsupportedModelError(
             f"class {cls.name!r}: population {N} > max_population = {max_population}; "
             "symbolic expressions grow quickly with N: raise max_population or use "
-            "qmodels.mva for numbers"
+            "qmodels.analytic.mva for numbers"
         )
     if net.pools:
         raise UnsupportedModelError(
             f"token pool {net.pools[0].name!r} breaks product form; mva_symbolic cannot "
-            "honour it (use qmodels.decomposition or the simulator)"
+            "honour it (use qmodels.analytic.decomposition or the simulator)"
         )
     for s in net.stations:
         if s.capacity is not None and s.capacity < N:
@@ -809,7 +809,7 @@ class SymbolicBounds(Bounds):
 
     def evaluate(self, values: Mapping):
         """The numeric :class:`qmodels.laws.Bounds` at ``values``."""
-        from .laws import bounds
+        from ..analytic.laws import bounds
 
         vals = _resolve(values, self.parameters)
         missing = set(self.parameters) - set(vals)
@@ -854,7 +854,7 @@ def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
     >>> symbolic_bounds(net).saturation_population
     (D_a + D_b + Z)/Max(D_a, D_b)
     """
-    from .laws import bounds
+    from ..analytic.laws import bounds
 
     if not isinstance(net, Network):
         raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
@@ -894,15 +894,10 @@ def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
     )
 
 
-def _solve_symbolic(net, **options):
+def solve_symbolic(net, **options):
     """``solve(net, method="exact-symbolic")``: MVA for symbolic networks;
     symbolic bounds with ``bounds=True``."""
     if options.pop("bounds", False):
         return symbolic_bounds(net, **options)
     return mva_symbolic(net, **options)
 
-
-from .solvers import register as _register  # noqa: E402
-
-_register("exact-symbolic", _solve_symbolic,
-          "exact single-class MVA in rational expressions of the model's symbols")

@@ -16,7 +16,7 @@ the factor alpha.
 
 Every term is positive, so unlike the load-dependent MVA recursion for the
 marginal probabilities (Reiser & Lavenberg 1980), no subtraction can cancel:
-this is the stable route used by :func:`qmodels.mva` for multi-server and
+this is the stable route used by :func:`qmodels.analytic.mva` for multi-server and
 load-dependent stations (the kernels ``log_g_*``).
 
 :func:`convolution` is the public solver (``method="convolution"``): the
@@ -34,14 +34,14 @@ from typing import Any
 
 import numpy as np
 
-from ._jit import lazyjit
+from .._jit import lazyjit
+from ..errors import InvalidValueError, UnsupportedModelError
+from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+from ..results import Curve, Result
 
 # The single-class kernels (also behind exact MVA's multi-server route) live
 # in qmodels._logconv; they are re-exported as part of the convolution API.
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
-from .errors import InvalidValueError, UnsupportedModelError
-from .model import Closed, Delay, LoadDependent, Network, Queue
-from .results import Curve, Result
 
 __all__ = [
     "convolution",
@@ -273,7 +273,7 @@ def _check_closed(net: Network, solver: str):
         if not isinstance(c, Closed):
             raise UnsupportedModelError(
                 f"class {c.name!r} is open (arrival rate {c.arrival_rate}); {solver} solves "
-                "closed networks only: use qmodels.mva for open and mixed networks"
+                "closed networks only: use qmodels.analytic.mva for open and mixed networks"
             )
     pops = tuple(int(c.population) for c in net.classes)
     _check_capacities(net, sum(pops), solver)
@@ -514,7 +514,7 @@ def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -
     1000 already (Octave's ``qncsconv`` does).  A class of population 0 has
     X = 0 and, as its response times, what one arriving job would see.
 
-    Convolution and MVA (:func:`qmodels.mva.mva`) are two routes to the
+    Convolution and MVA (:func:`qmodels.analytic.mva.mva`) are two routes to the
     same answers; the tests hold them against each other.  The cost is
     O(|lattice| R (K + sum_k L_k)) plus, per load-dependent station, one
     more convolution of the others (and, with ``marginals``, one per
@@ -529,7 +529,7 @@ def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -
     >>> import qmodels as qm
     >>> net = qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08)],
     ...                  [qm.Closed("tx", 3, visits={"cpu": 1, "disk": 1})])
-    >>> round(convolution(net).X["tx"], 4)   # = exact MVA (see qmodels.mva)
+    >>> round(convolution(net).X["tx"], 4)   # = exact MVA (see qmodels.analytic.mva)
     11.1495
     """
     sol = _Solution(net)
@@ -538,7 +538,7 @@ def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -
     if curve and R != 1:
         raise UnsupportedModelError(
             f"curve=True needs one class; this network has {R}: use "
-            "qmodels.multiclass for results over the population lattice"
+            "qmodels.analytic.multiclass for results over the population lattice"
         )
     pops = np.array(lat.N)
     S = np.asarray(net.service_times, dtype=float)
@@ -603,7 +603,7 @@ def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -
         "log_G": float(G[top] + float(np.dot(pops, sol.log_alpha))),
     }
     if marginals:
-        from .model import FrozenMap
+        from ..model.network import FrozenMap
 
         mm = {}
         for k, st in enumerate(net.stations):
@@ -626,11 +626,3 @@ def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -
     )
 
 
-def _register():
-    from .solvers import register
-
-    register("convolution", convolution,
-             "normalising constants (Buzen's convolution), single- and multi-class closed")
-
-
-_register()

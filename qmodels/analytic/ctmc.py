@@ -79,10 +79,10 @@ from collections import deque
 
 import numpy as np
 
-from .distributions import Exponential
-from .errors import InvalidValueError, NumericalWarning, UnsupportedModelError
-from .model import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
-from .results import Result
+from ..errors import InvalidValueError, NumericalWarning, UnsupportedModelError
+from ..model.distributions import Exponential
+from ..model.network import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
+from ..results import Result
 
 __all__ = ["ctmc", "marginal", "DEFAULT_OPEN_LIMIT"]
 
@@ -1044,10 +1044,3 @@ def marginal(result: Result, station: str) -> np.ndarray:
     return result.info["marginals"][station]
 
 
-def _solve_ctmc(net, **opts):
-    return ctmc(net, **opts)
-
-
-from .solvers import register  # noqa: E402
-
-register("ctmc", _solve_ctmc, "exact CTMC of a small network (blocking, pools, any FCFS)")

@@ -1,0 +1,23 @@
+"""Analytic solvers: laws and bounds, closed forms, MVA, convolution,
+decomposition and the exact CTMC.  Each module states its assumptions and
+refuses, with a typed error, a model it cannot honour.
+
+===================  ========================================================
+:mod:`.laws`         operational laws, asymptotic and balanced job bounds,
+                     N*, the bottleneck law
+:mod:`.queues`       single-station closed forms (M/M/1 ... G/G/c)
+:mod:`.mva`          exact single-class MVA; ``mva`` dispatches every
+                     product-form network to its exact solver
+:mod:`.open`         open (Jackson, BCMP) networks
+:mod:`.multiclass`   exact multi-class MVA over the population lattice, and
+                     mixed networks
+:mod:`.amva`         approximate MVA: Schweitzer-Bard and Linearizer
+:mod:`.convolution`  normalising constants (Buzen) in log space
+:mod:`.batch`        exact and approximate MVA over many networks at once
+:mod:`.decomposition`  flow-equivalent servers for held resources
+:mod:`.ctmc`         the exact Markov chain of small networks
+===================  ========================================================
+
+Nothing here imports the simulator (:mod:`qmodels.sim`), and the simulator
+imports nothing from here: the validation harness holds the two together.
+"""

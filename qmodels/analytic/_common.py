@@ -1,0 +1,231 @@
+"""Checks and result assembly shared by the product-form solvers
+(:mod:`.mva`, :mod:`.multiclass`, :mod:`.open`, :mod:`.amva`,
+:mod:`.convolution`): one place that says what product form requires and
+turns a station into its rate shape."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InvalidValueError, UnstableError, UnsupportedModelError
+from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+from ..results import Result
+
+_KIND_DELAY, _KIND_FIXED, _KIND_LD = 0, 1, 2
+
+
+def _run(kernel, work, *args):
+    """Run a kernel: lazily compiled ones pick Python or numba by ``work``;
+    plain numba dispatchers are simply called."""
+    if hasattr(kernel, "run"):
+        return kernel.run(work, *args)
+    return kernel(*args)
+
+
+def _require_numeric(net: Network, solver: str):
+    if net.is_symbolic:
+        raise UnsupportedModelError(
+            f"{solver} is numeric; this network has sympy symbols: use qmodels.symbolic"
+        )
+
+
+def _check_capacities(net: Network, population: int | None, solver: str):
+    if net.pools:
+        p = net.pools[0]
+        raise UnsupportedModelError(
+            f"token pool {p.name!r} ({p.tokens} tokens held from {p.acquire!r} to "
+            f"{p.release!r}) breaks product form; {solver} cannot honour it: use "
+            "method='sim', qmodels.analytic.ctmc or qmodels.analytic.decomposition"
+        )
+    for s in net.stations:
+        if s.capacity is None:
+            continue
+        if population is not None and s.capacity >= population:
+            continue  # the limit can never bind
+        raise UnsupportedModelError(
+            f"station {s.name!r}: finite capacity {s.capacity} can bind "
+            f"(population {population if population is not None else 'open'}); "
+            f"{solver} assumes product form: use method='sim' or qmodels.analytic.ctmc"
+        )
+
+
+def _station_shape(s, N: int, shortcuts: bool = True):
+    """('delay'|'fixed'|'ld', multipliers) for a station in a closed network
+    of population N.  A c-server queue with c >= N never queues: a delay
+    (unless ``shortcuts`` is off, for cross-checks)."""
+    if isinstance(s, Delay):
+        return "delay", None
+    if isinstance(s, Queue):
+        if s.servers == 1 and shortcuts:
+            return "fixed", None
+        if s.servers >= N and shortcuts:
+            return "delay", None
+        return "ld", tuple(float(i) for i in range(1, min(s.servers, max(N, 1)) + 1))
+    if isinstance(s, LoadDependent):
+        a = tuple(float(x) for x in s.rate_multipliers)
+        if shortcuts and all(x == 1.0 for x in a):
+            return "fixed", None
+        # (no delay shortcut for a(i) = i: its U is 1 - P(empty), which the
+        # load-dependent route computes)
+        return "ld", a
+    raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
+
+
+def _open_ld_station(lam_k, S, mult, name):
+    """Mean number at an open load-dependent station (birth-death chain).
+
+    pi(j) = pi(0) prod_{i<=j} lam S / a(i) (Kleinrock 1975, sec. 3.1;
+    Bolch et al. 2006, eq. 6.6); beyond the L given multipliers the chain is
+    geometric with ratio r = lam S / a_L < 1, summed in closed form.
+    Returns (Q, P(empty)).
+    """
+    if lam_k == 0 or S == 0:
+        return 0.0, 1.0
+    a = np.asarray(mult, dtype=float)
+    L = len(a)
+    r = lam_k * S / a[-1]
+    if r >= 1:
+        raise UnstableError(
+            f"station {name!r} is unstable: rho = lambda * S / a_max = {r:.6g} >= 1",
+            station=name,
+            rho=r,
+        )
+    from scipy.special import logsumexp
+
+    lt = np.concatenate([[0.0], np.cumsum(np.log(lam_k * S / a))])  # log pi(j)/pi(0), j=0..L
+    j = np.arange(L + 1, dtype=float)
+    # head j = 0..L-1; tail j >= L: pi(L) r^(j-L)
+    lhead = lt[:L]
+    ltail_mass = lt[L] - math.log1p(-r)
+    logZ = logsumexp(np.concatenate([lhead, [ltail_mass]]))
+    head_mean = float(np.sum(j[:L] * np.exp(lhead - logZ)))
+    tail_mean = math.exp(lt[L] - logZ) * (L / (1 - r) + r / (1 - r) ** 2)
+    return head_mean + tail_mean, math.exp(-logZ)
+
+
+def _ps_notes(net: Network) -> list[str]:
+    """One note naming the FCFS queueing stations whose mean service time
+    differs by class: they are solved as processor sharing (BCMP type 2)."""
+    V = np.asarray(net.visits, dtype=float)
+    S = np.asarray(net.service_times, dtype=float)
+    used = V > 0
+    big = np.where(used, S, -np.inf).max(axis=0)
+    small = np.where(used, S, np.inf).min(axis=0)
+    multi = used.sum(axis=0) >= 2
+    with np.errstate(invalid="ignore"):
+        differs = multi & (big - small > 1e-12 * np.maximum(1.0, np.abs(big)))
+    names = [
+        s.name for k, s in enumerate(net.stations)
+        if differs[k] and not isinstance(s, Delay) and getattr(s, "discipline", "fcfs") != "ps"
+    ]
+    if not names:
+        return []
+    shown = ", ".join(repr(n) for n in names[:8]) + (
+        f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return [
+        f"FCFS station(s) {shown} with class-dependent service times are solved as "
+        "processor sharing (BCMP type 2), which product form requires"
+    ]
+
+
+def _shape(s, used: bool, ntot: int):
+    """(kind, multipliers) of a station in a closed network of total
+    population ``ntot`` (callers pass |N| + 1: the arrival theorem for a
+    class of population 0 looks at one job more than the network holds).
+
+    A station with zero demand for every class, a c-server queue with
+    c >= ntot, and a load-dependent station with a(j) = j for j <= ntot never
+    queue: they are delays (exactly).  A load-dependent station with one
+    constant rate a is a single server of demand D/a (returned as ``fixed``
+    with the multiplier (a,)).  Only the first ``ntot`` multipliers can ever
+    be used.
+    """
+    if not used or isinstance(s, Delay):
+        return _KIND_DELAY, None
+    if isinstance(s, Queue):
+        c = int(s.servers)
+        if c == 1:
+            return _KIND_FIXED, (1.0,)
+        if c >= ntot:
+            return _KIND_DELAY, None
+        return _KIND_LD, tuple(float(i) for i in range(1, c + 1))
+    if isinstance(s, LoadDependent):
+        a = [float(x) for x in s.rate_multipliers][: max(1, ntot)]
+        if all(x == a[0] for x in a):
+            return _KIND_FIXED, (a[0],)
+        if len(a) >= ntot and all(a[i] == i + 1 for i in range(ntot)):
+            return _KIND_DELAY, None
+        return _KIND_LD, tuple(a)
+    raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
+
+
+def _check_classes(net: Network, D, Z, N):
+    for c, cls in enumerate(net.classes):
+        if isinstance(cls, Closed) and N[c] > 0 and D[c].sum() + Z[c] <= 0:
+            raise InvalidValueError(
+                f"class {cls.name!r}: all demands and the think time are zero, "
+                "so the throughput is unbounded"
+            )
+
+
+def _check_options(tol, max_iter):
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not (
+        math.isfinite(tol) and tol > 0
+    ):
+        raise InvalidValueError(f"tol must be a finite positive number, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise InvalidValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
+
+
+def _utilisation(net, X, D, P0row, ld_st):
+    """Per class utilisation (classes, stations): X_c D_ck / c for queues,
+    X_c D_ck for delays (the mean number busy); for a load-dependent
+    station 1 - P(empty), split among classes in proportion to X_c D_ck."""
+    U = X[:, None] * D / _divisors(net)[None, :]
+    for i, k in enumerate(ld_st):
+        if isinstance(net.stations[k], LoadDependent):
+            w = U[:, k]
+            tot = w.sum()
+            U[:, k] = (1.0 - P0row[i]) * w / tot if tot > 0 else 0.0
+    return U
+
+
+def _result(net, method, X, Rres, U, notes, info, curve=None):
+    """Assemble a Result from class throughputs X (C,), residence times per
+    cycle Rres (C, K) and utilisations U (C, K)."""
+    V = np.asarray(net.visits, dtype=float)
+    S = np.asarray(net.service_times, dtype=float)
+    Q = X[:, None] * Rres
+    Xk = X[:, None] * V
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Rk = np.where(V > 0, Rres / np.where(V > 0, V, 1.0), S)
+    Rc = Rres.sum(axis=1)
+    return Result(
+        method=method,
+        network=net,
+        class_throughput=X,
+        class_response_time=Rc,
+        station_throughput=Xk,
+        station_queue_length=Q,
+        station_response_time=Rk,
+        station_utilization=U,
+        notes=tuple(notes),
+        curve=curve,
+        info=info,
+    )
+
+
+def _divisors(net) -> np.ndarray:
+    """Per station divisor of X D in the utilisation: servers for a queue,
+    the constant rate a of a constant-rate load-dependent station, else 1."""
+    out = np.ones(len(net.stations))
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Queue):
+            out[k] = s.servers
+        elif isinstance(s, LoadDependent):
+            a = s.rate_multipliers
+            if all(x == a[0] for x in a):
+                out[k] = float(a[0])
+    return out

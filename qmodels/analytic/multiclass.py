@@ -1,0 +1,633 @@
+"""Multi-class product-form networks: exact MVA over the population lattice,
+approximate MVA (Schweitzer-Bard, Linearizer), open and mixed networks.
+
+Assumptions (product form; Baskett, Chandy, Muntz & Palacios, "Open, closed
+and mixed networks of queues with different classes of customers", JACM
+22(2), 1975 -- "BCMP"): delay stations (BCMP type 3), queueing stations whose
+service rate depends at most on the total number present (single-server,
+c-server or load-dependent), probabilistic routing without class switching,
+no finite capacity that can bind, no simultaneous resource possession.
+
+A queueing station whose mean service time differs by class is solved as
+processor sharing (BCMP type 2): FCFS with class-dependent exponential
+service has no product form, PS with the same means does, and that is the
+network solved here; every result from such a network carries a note saying
+so.  Input outside the assumptions raises
+:class:`~qmodels.errors.UnsupportedModelError` naming the station.
+
+Notation (Lazowska et al., QSP 1984, ch. 7): classes c = 1..C with
+populations N_c (closed) or arrival rates lambda_c (open), stations k with
+demands D_ck = V_ck S_ck, think times Z_c.  Figures follow
+:mod:`qmodels.results`: class X is cycles per second, class R the time per
+cycle excluding think time, station figures per visit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+
+from .._jit import njit
+from ..errors import (
+    PopulationError,
+    UnsupportedModelError,
+)
+from ..model.network import Delay, LoadDependent, Network, Open, Queue
+from ..results import Result
+from ._common import (
+    _KIND_FIXED,
+    _KIND_LD,
+    _check_capacities,
+    _check_classes,
+    _ps_notes,
+    _require_numeric,
+    _result,
+    _shape,
+    _utilisation,
+)
+from .open import _open_exact, _open_parts
+
+__all__ = ["solve_exact", "Lattice"]
+
+#: Largest number of subnetworks (2**M for M multi-server / load-dependent
+#: stations) times lattice points that the exact solver accepts.
+_MAX_LD_WORK = 2e8
+#: Largest number of lattice points (time) and of stored floats (memory) the
+#: exact solver accepts; beyond, it names the approximations.
+_MAX_POINTS = 1e9
+_MAX_FLOATS = 2e8
+
+
+
+# ---------------------------------------------------------------------------
+# model preparation
+# ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------
+# exact closed multi-class MVA: the lattice kernel
+# ---------------------------------------------------------------------------
+
+@njit
+def _ld_resid(d, q_prev, p_prev, a, L):
+    """Residence time per cycle at a load-dependent station (arrival
+    theorem; Reiser & Lavenberg 1980; Bolch et al. 2006, eq. 8.35 and, for
+    c servers, eq. 8.43):
+
+        R = sum_{j>=1} j d / a(j) p(j-1 | n - e_c)
+          = d / a_L (1 + Q(n - e_c))
+            + d sum_{i=0}^{L-1} (i+1) (1/a(i+1) - 1/a_L) p(i | n - e_c)
+
+    with a(j) = a_L for j >= L; ``a[i]`` is a(i+1)."""
+    aL = a[L - 1]
+    r = d / aL * (1.0 + q_prev)
+    for i in range(L - 1):
+        r += d * (i + 1) * (1.0 / a[i] - 1.0 / aL) * p_prev[i]
+    return r
+
+
+@njit
+def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
+    """Exact multi-class MVA over the population lattice 0 <= n <= N.
+
+    Lattice points are numbered in C order (class C-1 fastest); n - e_c is
+    ``idx - stride[c]``, so a single pass visits every point after all its
+    predecessors.  Without ``want_curve`` only a window of ``stride[0] + 1``
+    points is kept (a ring buffer).
+
+    Load-dependent stations: the marginals p_k(j | n), j >= 1, follow the
+    positive-term recursion p_k(j|n) = (1/a(j)) sum_c D_ck X_c(n)
+    p_k(j-1 | n-e_c) (Bolch et al. 2006, eq. 8.37), while p_k(0 | n) is NOT
+    taken as one minus the rest (the unstable step) but as
+    p_k(0|n) = p_k(0|n-e_c) X_c(n) / X_c^{-k}(n), from
+    p_k(0|n) = G_{-k}(n)/G(n) and X_c(n) = G(n-e_c)/G(n), where -k is the
+    network without station k (Casale 2008; Casale & Serazzi 2005).  The
+    complement networks are solved in lockstep: subnetwork ``s`` (a bit
+    mask over the M load-dependent stations) needs s minus one bit, which
+    has a smaller number, so masks are visited in increasing order.
+
+    Returns X (rows, C), R (rows, C, K) residence per cycle and P0
+    (rows, M) for the full network; rows = all lattice points with
+    ``want_curve``, else just N.  For a class with n_c = 0, R is what one
+    arriving job of that class would see (arrival theorem at n).
+    """
+    C, K = D.shape
+    M = ld_st.shape[0]
+    Lmax = mult.shape[1]
+    stride = np.ones(C, np.int64)
+    for c in range(C - 2, -1, -1):
+        stride[c] = stride[c + 1] * (N[c + 1] + 1)
+    L = stride[0] * (N[0] + 1)
+    W = L if want_curve else min(L, stride[0] + 1)
+    nm = 1 << M
+    full = nm - 1
+    Qr = np.zeros((nm, W, K))
+    Pr = np.zeros((nm, W, max(M, 1), Lmax))
+    Xs = np.zeros((nm, C))
+    R = np.zeros((C, K))
+    rows = L if want_curve else 1
+    Xo = np.zeros((rows, C))
+    Ro = np.zeros((rows, C, K))
+    Po = np.ones((rows, max(M, 1)))
+    n = np.zeros(C, np.int64)
+    prev = np.zeros(C, np.int64)
+    for idx in range(L):
+        if idx > 0:
+            c = C - 1
+            while True:
+                n[c] += 1
+                if n[c] <= N[c]:
+                    break
+                n[c] = 0
+                c -= 1
+        slot = idx % W
+        c0 = -1
+        for c in range(C):
+            if n[c] > 0:
+                prev[c] = (idx - stride[c]) % W
+                if c0 < 0:
+                    c0 = c
+        for s in range(nm):
+            if idx == 0:
+                for k in range(K):
+                    Qr[s, slot, k] = 0.0
+                for i in range(M):
+                    Pr[s, slot, i, 0] = 1.0
+                    for j in range(1, Lmax):
+                        Pr[s, slot, i, j] = 0.0
+                for c in range(C):
+                    Xs[s, c] = 0.0
+                continue
+            for c in range(C):
+                if n[c] == 0:
+                    Xs[s, c] = 0.0
+                    continue
+                pc = prev[c]
+                tot = Z[c]
+                for k in range(K):
+                    d = D[c, k]
+                    r = 0.0
+                    if d > 0.0:
+                        kk = kind[k]
+                        if kk == 0:
+                            r = d
+                        elif kk == 1:
+                            r = d * (1.0 + Qr[s, pc, k])
+                        else:
+                            i = ldpos[k]
+                            if (s >> i) & 1:
+                                r = _ld_resid(d, Qr[s, pc, k], Pr[s, pc, i], mult[i], nmult[i])
+                    R[c, k] = r
+                    tot += r
+                # tot = 0 only in a subnetwork where class c has nowhere to
+                # be: such states have G = 0 and are never used (see p0)
+                Xs[s, c] = n[c] / tot if tot > 0.0 else np.inf
+            for k in range(K):
+                q = 0.0
+                for c in range(C):
+                    if n[c] > 0 and R[c, k] > 0.0:
+                        q += Xs[s, c] * R[c, k]
+                Qr[s, slot, k] = q
+            for i in range(M):
+                if not (s >> i) & 1:
+                    continue
+                k = ld_st[i]
+                for j in range(1, nmult[i]):
+                    acc = 0.0
+                    for c in range(C):
+                        if n[c] > 0 and D[c, k] > 0.0:
+                            acc += D[c, k] * Xs[s, c] * Pr[s, prev[c], i, j - 1]
+                    Pr[s, slot, i, j] = acc / mult[i, j - 1]
+                sm = s & ~(1 << i)
+                # a class present at n with nowhere to go but station i:
+                # station i is never empty (G_{-i}(n) = 0)
+                trapped = False
+                for c in range(C):
+                    if n[c] > 0 and Xs[sm, c] == np.inf:
+                        trapped = True
+                if trapped:
+                    Pr[s, slot, i, 0] = 0.0
+                else:
+                    Pr[s, slot, i, 0] = Pr[s, prev[c0], i, 0] * Xs[s, c0] / Xs[sm, c0]
+        if want_curve or idx == L - 1:
+            row = idx if want_curve else 0
+            # classes absent at n: what an arriving job would see
+            for c in range(C):
+                if n[c] > 0:
+                    continue
+                for k in range(K):
+                    d = D[c, k]
+                    r = 0.0
+                    if d > 0.0:
+                        kk = kind[k]
+                        if kk == 0:
+                            r = d
+                        elif kk == 1:
+                            r = d * (1.0 + Qr[full, slot, k])
+                        else:
+                            i = ldpos[k]
+                            r = _ld_resid(d, Qr[full, slot, k], Pr[full, slot, i], mult[i],
+                                          nmult[i])
+                    R[c, k] = r
+            for c in range(C):
+                Xo[row, c] = Xs[full, c]
+                for k in range(K):
+                    Ro[row, c, k] = R[c, k]
+            for i in range(M):
+                Po[row, i] = Pr[full, slot, i, 0]
+    return Xo, Ro, Po
+
+
+def _closed_arrays(net: Network, D, Z, N, solver: str):
+    """Station kinds and packed multipliers for the lattice kernel."""
+    ntot = int(sum(N))
+    K = D.shape[1]
+    kind = np.zeros(K, np.int64)
+    ldpos = np.full(K, -1, np.int64)
+    Dk = np.array(D, dtype=float)
+    ld_st: list[int] = []
+    mults: list[Any] = []
+    # a 2-D array reduced over axis 0: an array (numpy's stub also allows a scalar)
+    used = cast(np.ndarray, (Dk > 0).any(axis=0))
+    for k, s in enumerate(net.stations):
+        kd, a = _shape(s, bool(used[k]), ntot + 1)
+        if kd == _KIND_FIXED:
+            Dk[:, k] = Dk[:, k] / a[0]
+        elif kd == _KIND_LD:
+            ldpos[k] = len(ld_st)
+            ld_st.append(k)
+            mults.append(a)
+        kind[k] = kd
+    M = len(ld_st)
+    Lmax = max([len(a) for a in mults], default=1)
+    mult = np.ones((max(M, 1), Lmax))
+    nmult = np.ones(max(M, 1), np.int64)
+    for i, a in enumerate(mults):
+        mult[i, : len(a)] = a
+        mult[i, len(a):] = a[-1]
+        nmult[i] = len(a)
+    return Dk, kind, ldpos, np.array(ld_st, np.int64), mult[:M] if M else mult[:0], nmult[:M]
+
+
+def _lattice_size(N) -> int:
+    out = 1
+    for n in N:
+        out *= int(n) + 1
+    return out
+
+
+def _closed_exact_arrays(net: Network, D, Z, N, curve: bool):
+    """Run the lattice kernel; return (X, R, P0, kind, ld_st, Dk)."""
+    Dk, kind, ldpos, ld_st, mult, nmult = _closed_arrays(net, D, Z, N, "exact MVA")
+    M = len(ld_st)
+    Lsize = _lattice_size(N)
+    if M and (2 ** M) * Lsize > _MAX_LD_WORK:
+        names = ", ".join(repr(net.stations[k].name) for k in ld_st)
+        raise UnsupportedModelError(
+            f"exact multi-class MVA with {M} multi-server/load-dependent stations ({names}) "
+            f"solves 2^{M} complement networks over {Lsize} population vectors, more than "
+            f"{_MAX_LD_WORK:.0e}: use method='schweitzer' or 'linearizer'"
+        )
+    C, K = Dk.shape
+    window = Lsize if curve else min(Lsize, Lsize // (N[0] + 1) + 1) if C else 1
+    floats = (2 ** M) * window * (K + M * mult.shape[1] if M else K)
+    if curve:
+        floats += Lsize * C * (2 * K + 1)
+    if Lsize > _MAX_POINTS or floats > _MAX_FLOATS:
+        pops = ", ".join(f"{c.name}={n}" for c, n in zip(net.classes, N, strict=True))
+        raise UnsupportedModelError(
+            f"exact multi-class MVA over populations ({pops}) visits {Lsize:.3g} population "
+            f"vectors and stores {floats:.3g} numbers (limits {_MAX_POINTS:.0e} and "
+            f"{_MAX_FLOATS:.0e}{', curve=True stores every point' if curve else ''}): "
+            "use method='schweitzer' or 'linearizer'"
+        )
+    Nv = np.asarray(N, dtype=np.int64)
+    if M == 0:
+        mult = np.ones((0, 1))
+        nmult = np.zeros(0, np.int64)
+    X, R, P0 = _exact_kernel(
+        Dk, kind, ldpos, ld_st, mult, nmult, np.asarray(Z, dtype=float), Nv, bool(curve)
+    )
+    return X, R, P0, kind, ld_st, Dk
+
+
+# ---------------------------------------------------------------------------
+# the lattice object (curve=True)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Lattice:
+    """Exact figures at every population vector 0 <= n <= N of a closed
+    multi-class network (``solve_exact(net, curve=True).curve``).
+
+    Arrays are indexed by class or station first, then by the populations
+    ``n_1, ..., n_C`` of the classes in network order:
+
+    * ``throughput`` (alias ``X``): X[c, n_1, ..., n_C], cycles per second;
+    * ``residence_time``: R[c, k, n...], time per cycle class c spends at
+      station k (for n_c = 0: what one arriving class-c job would see);
+    * ``class_queue_length``: Q[c, k, n...] = X_c R_ck;
+    * ``queue_length`` (alias ``Q``): Q[k, n...], summed over classes;
+    * ``utilization`` (alias ``U``): U[c, k, n...].
+
+    ``at(populations)`` returns the full :class:`~qmodels.results.Result`
+    at one lattice point; ``to_frame()`` one row per lattice point.
+    """
+
+    network: Any
+    populations: tuple
+    throughput: np.ndarray
+    residence_time: np.ndarray
+    utilization: np.ndarray
+    notes: tuple = ()
+
+    X = property(lambda self: self.throughput)
+    U = property(lambda self: self.utilization)
+
+    @property
+    def class_queue_length(self) -> np.ndarray:
+        return self.throughput[:, None] * self.residence_time
+
+    @property
+    def queue_length(self) -> np.ndarray:
+        return self.class_queue_length.sum(axis=0)
+
+    Q = queue_length
+
+    @property
+    def response_time(self) -> np.ndarray:
+        """R[c, n...]: class response time per cycle, excluding think time."""
+        return self.residence_time.sum(axis=1)
+
+    R = response_time
+
+    def _index(self, populations) -> tuple:
+        net = self.network
+        names = net.class_names
+        if isinstance(populations, dict):
+            unknown = [k for k in populations if k not in names]
+            if unknown:
+                raise PopulationError(f"unknown class {unknown[0]!r} in populations")
+            pops = [populations.get(c, None) for c in names]
+            pops = [self.populations[i] if p is None else p for i, p in enumerate(pops)]
+        else:
+            pops = list(populations) if np.ndim(populations) else [populations]
+        if len(pops) != len(names):
+            raise PopulationError(
+                f"give one population per class ({len(names)}), got {len(pops)}"
+            )
+        out = []
+        for i, (c, p) in enumerate(zip(names, pops, strict=True)):
+            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not (
+                0 <= int(p) <= self.populations[i]
+            ):
+                raise PopulationError(
+                    f"class {c!r}: population {p!r} is outside the lattice "
+                    f"0..{self.populations[i]}"
+                )
+            out.append(int(p))
+        return tuple(out)
+
+    def at(self, populations) -> Result:
+        """The Result at population vector ``populations`` (a sequence in
+        class order, or a mapping class name -> population; missing classes
+        keep their full population)."""
+        idx = self._index(populations)
+        net = self.network
+        new = tuple(
+            dataclasses.replace(c, population=idx[i]) for i, c in enumerate(net.classes)
+        )
+        sub = Network(net.stations, new, name=net.name, pools=net.pools)
+        sl = (slice(None),) + idx
+        X = self.throughput[sl]
+        Rr = self.residence_time[(slice(None), slice(None)) + idx]
+        U = self.utilization[(slice(None), slice(None)) + idx]
+        return _result(sub, "exact", X, Rr, U, self.notes,
+                       {"algorithm": "multi-class MVA lattice", "population": idx})
+
+    def to_frame(self):
+        """A pandas DataFrame with one row per lattice point: index the
+        populations ``N[c]``; columns ``X[c]``, ``R[c]`` per class and
+        ``Q[k]`` per station."""
+        import pandas as pd
+
+        net = self.network
+        cn, sn = net.class_names, net.station_names
+        shape = self.throughput.shape[1:]
+        grid = np.indices(shape).reshape(len(shape), -1)
+        index = pd.MultiIndex.from_arrays(list(grid), names=[f"N[{c}]" for c in cn])
+        data = {}
+        X = self.throughput.reshape(len(cn), -1)
+        R = self.response_time.reshape(len(cn), -1)
+        Q = self.queue_length.reshape(len(sn), -1)
+        for i, c in enumerate(cn):
+            data[f"X[{c}]"] = X[i]
+        for i, c in enumerate(cn):
+            data[f"R[{c}]"] = R[i]
+        for k, s in enumerate(sn):
+            data[f"Q[{s}]"] = Q[k]
+        return pd.DataFrame(data, index=index)
+
+    def __repr__(self):
+        pops = ", ".join(f"{c}: 0..{n}" for c, n in zip(self.network.class_names,
+                                                      self.populations, strict=True))
+        return f"Lattice({pops}; {self.throughput[0].size} population vectors)"
+
+
+# ---------------------------------------------------------------------------
+# closed, open and mixed exact solutions
+# ---------------------------------------------------------------------------
+
+def _closed_exact(net: Network, curve: bool) -> Result:
+    C = len(net.classes)
+    D = np.asarray(net.demands, dtype=float)
+    Z = np.array([float(c.think_time) for c in net.classes])
+    N = [int(c.population) for c in net.classes]
+    _check_capacities(net, sum(N), "exact multi-class MVA")
+    _check_classes(net, D, Z, N)
+    notes = _ps_notes(net)
+    X, R, P0, kind, ld_st, _ = _closed_exact_arrays(net, D, Z, N, curve)
+    info = {
+        "algorithm": "multi-class MVA lattice"
+        + (" with complement networks for load-dependent stations" if len(ld_st) else ""),
+        "population": tuple(N),
+        "lattice_points": _lattice_size(N),
+    }
+    last = X.shape[0] - 1
+    U = _utilisation(net, X[last], D, P0[last], ld_st)
+    lat = None
+    if curve:
+        shape = tuple(n + 1 for n in N)
+        K = D.shape[1]
+        Ul = np.empty((X.shape[0], C, K))
+        for r in range(X.shape[0]):
+            Ul[r] = _utilisation(net, X[r], D, P0[r], ld_st)
+        lat = Lattice(
+            network=net,
+            populations=tuple(N),
+            throughput=np.moveaxis(X, 0, -1).reshape((C,) + shape),
+            residence_time=np.moveaxis(R, 0, -1).reshape((C, K) + shape),
+            utilization=np.moveaxis(Ul, 0, -1).reshape((C, K) + shape),
+            notes=tuple(notes),
+        )
+        for arr in (lat.throughput, lat.residence_time, lat.utilization):
+            arr.flags.writeable = False
+    return _result(net, "exact", X[last], R[last], U, notes, info, curve=lat)
+
+
+def solve_exact(net: Network, *, curve: bool = False) -> Result:
+    """Exact product-form solution of a multi-class network
+    (``method="exact"``; :func:`qmodels.analytic.mva.mva` sends every network with
+    more than one class here).
+
+    Parameters
+    ----------
+    net : Network
+        Closed, open or mixed classes; delay, queueing (any number of
+        servers) and load-dependent stations.
+    curve : bool
+        Closed networks only: also return the figures at every population
+        vector 0 <= n <= N as a :class:`Lattice` in ``result.curve``.
+
+    Returns
+    -------
+    Result
+        method ``"exact"``; ``info["algorithm"]`` says which route.
+
+    Notes
+    -----
+    *Closed.*  Exact MVA over the population lattice (Reiser & Lavenberg,
+    "Mean-value analysis of closed multichain queuing networks", JACM 27(2),
+    1980; Lazowska et al., QSP 1984, sec. 7.4.2, Algorithm 7.1; Bolch et al.,
+    *Queueing Networks and Markov Chains*, 2nd ed. 2006, sec. 8.2.1):
+
+        R_ck(n) = D_ck (1 + Q_k(n - e_c))    (queue; delay: D_ck)
+        X_c(n) = n_c / (Z_c + sum_k R_ck(n)),  Q_k(n) = sum_c X_c(n) R_ck(n)
+
+    Cost O(K C prod_c (N_c + 1)), memory O(K prod_{c>1} (N_c + 1)).
+    Multi-server and load-dependent stations use the arrival theorem with
+    marginal probabilities (Bolch et al. 2006, eqs. 8.35-8.37, 8.43); the
+    probability of an empty station, whose textbook form 1 - sum_j p(j)
+    cancels catastrophically near saturation, is computed instead as a
+    product of throughput ratios of the network and of the network without
+    that station, p_k(0|n) = p_k(0|n-e_c) X_c(n) / X_c^{-k}(n), since
+    p_k(0|n) = G_{-k}(n)/G(n) (Bolch et al. 2006, eq. 8.13; G. Casale, "A
+    note on stable flow-equivalent aggregation in closed networks",
+    Queueing Systems 60, 2008; Casale & Serazzi, "Stabilization techniques
+    for load-dependent queueing networks algorithms", 2005).  Every term is
+    positive.  With M such stations 2^M subnetworks are solved in lockstep.
+
+    *Open.*  BCMP product form: each station is independent with load
+    rho_k = sum_c lambda_c D_ck; single server R_ck = D_ck/(1 - rho_k)
+    (Lazowska et al. 1984, sec. 7.3); multi-server/load-dependent: the
+    birth-death chain of the total number (Bolch et al. 2006, eq. 6.6),
+    split among classes in proportion to lambda_c D_ck.  UnstableError names
+    the first station with rho >= 1.
+
+    *Mixed.*  Open classes are solved first; at each single-server queue
+    the closed classes see demands inflated to D_ck / (1 - U_k^open), and
+    the open classes then have R_ok = D_ok (1 + Q_k^closed) / (1 - U_k^open)
+    (Lazowska et al. 1984, sec. 7.4.3; Bolch et al. 2006, sec. 8.2).  A
+    multi-server/load-dependent station loaded by both open and closed
+    classes raises UnsupportedModelError.
+
+    References
+    ----------
+    M. Reiser, S. S. Lavenberg, JACM 27(2):313-322, 1980.
+    E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative
+    System Performance*, Prentice-Hall 1984, ch. 7.
+    G. Bolch, S. Greiner, H. de Meer, K. S. Trivedi, *Queueing Networks and
+    Markov Chains*, 2nd ed., Wiley 2006, ch. 8.
+
+    Examples
+    --------
+    QSP p. 142: two classes, two stations, one job each.
+
+    >>> import qmodels as qm
+    >>> net = qm.Network([qm.Queue("cpu"), qm.Queue("disk")],
+    ...     [qm.Closed("A", 1, demands={"cpu": 1, "disk": 3}),
+    ...      qm.Closed("B", 1, demands={"cpu": 2, "disk": 4})])
+    >>> r = solve_exact(net)
+    >>> round(r.X["A"] * 19, 9), round(r.X["B"] * 19, 9)
+    (3.0, 2.0)
+    """
+    _require_numeric(net, "exact MVA")
+    if net.is_closed:
+        return _closed_exact(net, curve)
+    if curve:
+        raise UnsupportedModelError(
+            "curve=True needs a closed network (the lattice is over closed populations)"
+        )
+    if net.is_open:
+        return _open_exact(net)
+    return _mixed_exact(net)
+
+
+# ---------------------------------------------------------------------------
+# approximate MVA: Schweitzer-Bard and Linearizer
+# ---------------------------------------------------------------------------
+
+
+def _mixed_exact(net: Network) -> Result:
+    _check_capacities(net, None, "the mixed product-form solver")
+    D = np.asarray(net.demands, dtype=float)
+    C, K = D.shape
+    is_open = np.array([isinstance(c, Open) for c in net.classes])
+    lam = np.array([float(getattr(c, "arrival_rate", 0.0)) for c in net.classes])
+    lam[~is_open] = 0.0
+    notes = _ps_notes(net)
+    ci: np.ndarray = np.flatnonzero(~is_open)
+    oi = np.flatnonzero(is_open)
+    Dc = D[ci]
+    rho, factor, p0 = _open_parts(net, D[oi], lam[oi], False, closed_D=Dc)
+    # closed classes see demands inflated by 1/(1 - U_open) at single-server
+    # queues (Lazowska et al. 1984, sec. 7.4.3; Bolch et al. 2006, sec. 8.2)
+    inflate = np.ones(K)
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Delay):
+            continue
+        if rho[k] > 0 and np.any(Dc[:, k] > 0):
+            inflate[k] = 1.0 / (1.0 - rho[k] / _single_rate(s))
+    closed_net = Network(net.stations, tuple(net.classes[i] for i in ci), name=net.name)
+    Zc = np.array([float(net.classes[i].think_time) for i in ci])
+    Nc = [int(net.classes[i].population) for i in ci]
+    _check_classes(closed_net, Dc, Zc, Nc)
+    Xc_, Rc_, P0c, kind, ld_st, _ = _closed_exact_arrays(
+        closed_net, Dc * inflate[None, :], Zc, Nc, False
+    )
+    Xcl, Rcl = Xc_[0], Rc_[0]
+    Qk_closed = (Xcl[:, None] * Rcl).sum(axis=0)
+    X = np.zeros(C)
+    Rres = np.zeros((C, K))
+    X[ci] = Xcl
+    Rres[ci] = Rcl
+    X[oi] = lam[oi]
+    # open classes: R_ok = D_ok (1 + Q_k^closed) / (1 - U_k^open) at
+    # single-server queues (QSP sec. 7.4.3), D_ok at delays.
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Delay):
+            Rres[oi, k] = D[oi, k]
+        elif np.any(Dc[:, k] > 0):
+            Rres[oi, k] = D[oi, k] * (1.0 + Qk_closed[k]) * inflate[k] / _single_rate(s)
+        else:
+            Rres[oi, k] = D[oi, k] * factor[k]
+    U = X[:, None] * D
+    Ucl = _utilisation(closed_net, Xcl, Dc, P0c[0], ld_st)
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Queue):
+            U[oi, k] /= s.servers
+        elif isinstance(s, LoadDependent) and rho[k] > 0:
+            U[oi, k] = (1 - p0[k]) * U[oi, k] / rho[k]
+    U[ci] = Ucl
+    info = {"algorithm": "mixed MVA (open load inflates closed demands)",
+            "population": tuple(Nc)}
+    return _result(net, "exact", X, Rres, U, notes, info)
+
+
+def _single_rate(s) -> float:
+    if isinstance(s, LoadDependent):
+        return float(s.rate_multipliers[0])
+    return 1.0

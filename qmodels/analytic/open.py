@@ -1,0 +1,148 @@
+"""Exact product-form solutions of open and mixed networks: Jackson
+networks (one open class) and BCMP open and mixed multi-class networks.
+
+Assumptions (BCMP product form): every station is independent given the
+open arrival rates; a station is stable only if its load rho < 1 (a
+multi-server or load-dependent station: the arrival rate is below its
+limiting service rate); :class:`~qmodels.errors.UnstableError` names the
+first station that is not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UnstableError, UnsupportedModelError
+from ..model.network import Delay, LoadDependent, Network, Open, Queue
+from ..results import Result
+from ._common import _check_capacities, _open_ld_station, _ps_notes, _require_numeric, _result
+
+
+def open_single(net: Network) -> Result:
+    """Exact solution of an open single-class product-form (Jackson) network.
+
+    Each station behaves as an independent queue fed at rate
+    lambda_k = lambda V_k (Jackson 1963; Lazowska et al. 1984, sec. 6.2;
+    Bolch et al. 2006, sec. 7.1): for a single server U_k = lambda D_k,
+    R_k = D_k / (1 - U_k); multi-server and load-dependent stations are
+    solved as birth-death chains (M/M/c for c servers); delays have
+    R_k = D_k.  Raises :class:`UnstableError` naming the first station with
+    rho >= 1.
+    """
+    _require_numeric(net, "open network solver")
+    if len(net.classes) != 1 or not isinstance(net.classes[0], Open):
+        raise UnsupportedModelError("open_single needs exactly one open class")
+    _check_capacities(net, None, "the open product-form solver")
+    cls = net.classes[0]
+    lam = float(cls.arrival_rate)
+    K = len(net.stations)
+    V = np.asarray(net.visits[0], dtype=float)
+    S = np.asarray(net.service_times[0], dtype=float)
+    D = V * S
+    Q = np.zeros(K)
+    U = np.zeros(K)
+    for k, s in enumerate(net.stations):
+        lam_k = lam * V[k]
+        if isinstance(s, Delay):
+            Q[k] = lam * D[k]
+            U[k] = lam * D[k]
+        elif isinstance(s, Queue) and s.servers == 1:
+            rho = lam * D[k]
+            if rho >= 1:
+                raise UnstableError(
+                    f"station {s.name!r} is unstable: rho = lambda * D = {rho:.6g} >= 1",
+                    station=s.name,
+                    rho=rho,
+                )
+            Q[k] = rho / (1 - rho)
+            U[k] = rho
+        else:
+            mult = (
+                tuple(range(1, s.servers + 1)) if isinstance(s, Queue) else s.rate_multipliers
+            )
+            Q[k], p0 = _open_ld_station(lam_k, S[k], mult, s.name)
+            U[k] = lam * D[k] / s.servers if isinstance(s, Queue) else 1.0 - p0
+    Xk = lam * V
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), S)
+    R = float(np.sum(Q) / lam) if lam > 0 else float(np.sum(D))
+    return Result(
+        method="exact",
+        network=net,
+        class_throughput=[lam],
+        class_response_time=[R],
+        station_throughput=[Xk],
+        station_queue_length=[Q],
+        station_response_time=[Rk],
+        station_utilization=[U],
+        info={"algorithm": "Jackson product form"},
+    )
+
+
+def _open_parts(net: Network, D, lam, ld_ok: bool, closed_D=None):
+    """Open-class load per station and the residence factor r_k = Q_k/rho_k.
+
+    Returns (rho (K,), factor (K,), p0 (K,) or None, inflate (K,)).  For a
+    single-server queue the factor is 1/(1 - rho) (Lazowska et al. 1984,
+    sec. 7.3: R_ck = D_ck / (1 - U_k)); for a delay 1; for a multi-server or
+    load-dependent station the total number present is the birth-death
+    chain of load rho (Bolch et al. 2006, eq. 6.6), split among classes in
+    proportion to their load (BCMP PS).
+    """
+    K = D.shape[1]
+    rho = lam @ D
+    factor = np.ones(K)
+    p0 = np.ones(K)
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Delay):
+            continue
+        single = (isinstance(s, Queue) and s.servers == 1) or (
+            isinstance(s, LoadDependent)
+            and all(float(x) == float(s.rate_multipliers[0]) for x in s.rate_multipliers)
+        )
+        if single:
+            a = 1.0 if isinstance(s, Queue) else float(s.rate_multipliers[0])
+            u = rho[k] / a
+            if u >= 1:
+                raise UnstableError(
+                    f"station {s.name!r} is unstable: open load rho = sum_c lambda_c D_ck"
+                    f"{'' if a == 1 else ' / a'} = {u:.6g} >= 1",
+                    station=s.name,
+                    rho=float(u),
+                )
+            factor[k] = 1.0 / (a * (1.0 - u))
+            p0[k] = 1.0 - u
+            continue
+        if closed_D is not None and np.any(closed_D[:, k] > 0) and rho[k] > 0:
+            raise UnsupportedModelError(
+                f"station {s.name!r}: a multi-server/load-dependent station loaded by both "
+                f"open (rho = {rho[k]:.6g}) and closed classes is not supported by the "
+                "mixed MVA solver: use method='sim'"
+            )
+        mult = tuple(range(1, s.servers + 1)) if isinstance(s, Queue) else s.rate_multipliers
+        if rho[k] > 0:
+            q, p0k = _open_ld_station(float(rho[k]), 1.0, mult, s.name)
+            factor[k] = q / rho[k]
+            p0[k] = p0k
+        else:
+            factor[k] = 1.0 / float(mult[0])
+    return rho, factor, p0
+
+
+def _open_exact(net: Network) -> Result:
+    _check_capacities(net, None, "the open product-form solver")
+    D = np.asarray(net.demands, dtype=float)
+    lam = np.array([float(c.arrival_rate) for c in net.classes])
+    notes = _ps_notes(net)
+    rho, factor, p0 = _open_parts(net, D, lam, True)
+    Rres = D * factor[None, :]
+    U = lam[:, None] * D
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Queue):
+            U[:, k] /= s.servers
+        elif isinstance(s, LoadDependent):
+            U[:, k] = (1 - p0[k]) * U[:, k] / rho[k] if rho[k] > 0 else 0.0
+    info = {"algorithm": "BCMP open product form"}
+    return _result(net, "exact", lam, Rres, U, notes, info)
+
+

@@ -1,0 +1,83 @@
+"""One entry point for every solver: ``solve(network, method=...)``.
+
+The method table below is the single place that names the solvers; the
+Python API and the ``qmodels`` command share it.  Each entry is
+``name -> (module, function, assumptions)``; the module is imported when
+the method is first used, so ``import qmodels`` stays light.  A broken
+import inside a solver surfaces as the ImportError it is, never as
+"unknown method".
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable, NamedTuple
+
+from .errors import UnsupportedModelError
+from .model import Network
+
+__all__ = ["solve", "methods", "solver", "METHODS"]
+
+
+class Method(NamedTuple):
+    module: str
+    function: str
+    assumptions: str
+
+
+#: method name -> where its solver lives and what it assumes
+METHODS: dict[str, Method] = {
+    "exact": Method(
+        "qmodels.analytic.mva", "mva",
+        "product form (BCMP): exact MVA for closed classes, Jackson/BCMP for open, "
+        "exact mixed solution"),
+    "bounds": Method(
+        "qmodels.analytic.laws", "bounds",
+        "asymptotic and balanced job bounds, N*, bottleneck (single closed or open class)"),
+    "schweitzer": Method(
+        "qmodels.analytic.amva", "schweitzer",
+        "Schweitzer-Bard approximate MVA (closed, multi-class; Seidmann multi-server)"),
+    "linearizer": Method(
+        "qmodels.analytic.amva", "linearizer",
+        "Linearizer (Chandy-Neuse) approximate MVA (closed, multi-class)"),
+    "convolution": Method(
+        "qmodels.analytic.convolution", "convolution",
+        "normalising constants (Buzen's convolution), single- and multi-class closed"),
+    "decomposition": Method(
+        "qmodels.analytic.decomposition", "decompose",
+        "flow-equivalent servers for token pools (held buffers/ports), single closed class"),
+    "ctmc": Method(
+        "qmodels.analytic.ctmc", "ctmc",
+        "exact CTMC of a small network (blocking, pools, any FCFS; exponential times)"),
+    "exact-symbolic": Method(
+        "qmodels.symbolic.mva", "solve_symbolic",
+        "exact single-class MVA in rational expressions of the model's symbols"),
+    "sim": Method(
+        "qmodels.sim.api", "simulate",
+        "discrete-event simulation with confidence intervals (needs seed=...)"),
+}
+
+
+def methods() -> dict[str, str]:
+    """Method names and the assumptions each one makes."""
+    return {name: m.assumptions for name, m in METHODS.items()}
+
+
+def solver(method: str) -> Callable:
+    """The function behind ``method`` (imports its module on first use)."""
+    try:
+        m = METHODS[method]
+    except KeyError:
+        raise UnsupportedModelError(
+            f"unknown method {method!r}; available: {', '.join(sorted(METHODS))}"
+        ) from None
+    return getattr(importlib.import_module(m.module), m.function)
+
+
+def solve(network: Network, method: str = "exact", **options):
+    """Solve ``network`` with ``method`` (see :func:`methods`).
+
+    ``options`` go to the solver unchanged; ``method="sim"`` needs
+    ``seed=...`` exactly as :func:`qmodels.simulate` does.
+    """
+    return solver(method)(network, **options)

@@ -1,0 +1,33 @@
+"""The model layer: stations, classes of work, held resources (token pools),
+service-time distributions and the :class:`Network` that holds them.
+
+A model is plain immutable data, validated once on construction; solvers
+and the simulator read it and never change it.
+
+=====================  =====================================================
+:mod:`.stations`       ``Power``, ``Station``, ``Delay``, ``Queue``,
+                       ``LoadDependent``
+:mod:`.network`        ``Closed``, ``Open``, ``TokenPool``, the traffic
+                       equations and ``Network``
+:mod:`.distributions`  service and inter-arrival distributions
+=====================  =====================================================
+"""
+
+from .network import (
+    ROUTING_TOLERANCE,
+    SINK,
+    SOURCE,
+    Closed,
+    Delay,
+    FrozenMap,
+    LoadDependent,
+    Network,
+    Open,
+    Power,
+    Queue,
+    Station,
+    TokenPool,
+)
+
+__all__ = ["Power", "Station", "Delay", "Queue", "LoadDependent", "Closed", "Open", "Network",
+           "TokenPool", "FrozenMap", "ROUTING_TOLERANCE", "SOURCE", "SINK"]
