@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 
+from ._version import __version__
 from .analytic.laws import (
     Bounds,
     bottleneck,
@@ -64,8 +65,6 @@ from .model.network import (
     TokenPool,
 )
 from .results import Curve, Figures, Result
-
-__version__ = "0.1.0"
 
 # name -> (module, attribute or None for the module itself)
 _LAZY = {

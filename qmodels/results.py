@@ -21,14 +21,15 @@ or a ``(station, class)`` pair.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .model.network import FrozenMap, Network
+from ._format import fmt, format_table
+from ._validate import FrozenMap
+from .model.network import Network
 
 __all__ = ["Figures", "Result", "Curve", "format_table"]
 
@@ -103,40 +104,8 @@ class Figures(Mapping):
         return dict(self._pair)
 
     def __repr__(self):
-        parts = [f"{k}: {_fmt(v)}" for k, v in {**self._station, **self._class}.items()]
+        parts = [f"{k}: {fmt(v)}" for k, v in {**self._station, **self._class}.items()]
         return f"{self.metric}({', '.join(parts)})"
-
-
-def _fmt(v, width=None) -> str:
-    if isinstance(v, (float, int, np.floating, np.integer)):
-        v = float(v)
-        if math.isinf(v):
-            s = "inf" if v > 0 else "-inf"
-        elif v == 0:
-            s = "0"
-        elif 1e-3 <= abs(v) < 1e6:
-            s = f"{v:.6g}"
-        else:
-            s = f"{v:.4e}"
-    else:
-        s = str(v)
-    return s if width is None else s.rjust(width)
-
-
-def format_table(header: list[str], rows: list[list[Any]]) -> str:
-    """A plain text table with right-aligned numbers."""
-    cells = [[str(h) for h in header]] + [[_fmt(c) if not isinstance(c, str) else c for c in r]
-                                           for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    out = []
-    for j, r in enumerate(cells):
-        line = "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
-        )
-        out.append(line.rstrip())
-        if j == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
 
 
 @dataclass(frozen=True)
@@ -185,7 +154,7 @@ class Curve:
         last = n - 1
         return (
             f"Curve(class {self.class_name!r}, n = 0..{int(self.population[last])}: "
-            f"X(N) = {_fmt(self.throughput[last])}, R(N) = {_fmt(self.response_time[last])})"
+            f"X(N) = {fmt(self.throughput[last])}, R(N) = {fmt(self.response_time[last])})"
         )
 
 
@@ -428,7 +397,7 @@ class Result:
         head = f"{self.method} solution" + (f" of {net.name!r}" if net.name else "")
         crow = []
         for i, c in enumerate(net.classes):
-            load = f"N={c.population}" if c.kind == "closed" else f"lambda={_fmt(c.arrival_rate)}"
+            load = f"N={c.population}" if c.kind == "closed" else f"lambda={fmt(c.arrival_rate)}"
             crow.append([c.name, load, _num(self.class_throughput[i]),
                          _num(self.class_response_time[i])])
         ctab = format_table(["class", "workload", "X [1/s]", "R [s]"], crow)
@@ -444,7 +413,7 @@ class Result:
         )
         lines = [head, "", ctab, "", stab, ""]
         if self.bottleneck:
-            us = ", ".join(f"{b} (U = {_fmt(U[net.station_names.index(b)])})"
+            us = ", ".join(f"{b} (U = {fmt(U[net.station_names.index(b)])})"
                            for b in self.bottleneck)
             tie = " (tie)" if len(self.bottleneck) > 1 else ""
             lines.append(f"bottleneck{tie}: {us}")

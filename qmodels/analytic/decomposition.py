@@ -74,9 +74,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._format import fmt, format_table
 from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, LoadDependent, Network, TokenPool
-from ..results import Curve, Result, _fmt, format_table
+from ..results import Curve, Result
 from .mva import mva_single
 
 __all__ = ["decompose", "throughput_vs_tokens", "pool_span", "TokenCurve"]
@@ -484,7 +485,7 @@ class TokenCurve:
                     strict=True)]
         tab = format_table(["B", "X [1/s]", "waiting", "bottleneck"], rows)
         return (f"TokenCurve(pool {self.pool!r}; without the pool X = "
-                f"{_fmt(self.unconstrained)})\n{tab}")
+                f"{fmt(self.unconstrained)})\n{tab}")
 
 
 def throughput_vs_tokens(net: Network, pool: TokenPool | str,

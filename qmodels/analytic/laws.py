@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from .._format import fmt, format_table
+from .._validate import is_symbolic
 from ..errors import UnsupportedModelError
-from ..model.network import Closed, Delay, Network, _is_symbolic
-from ..results import _fmt, format_table
+from ..model.network import Closed, Delay, Network
 
 __all__ = [
     "utilization_law",
@@ -86,13 +87,13 @@ def interactive_response_time_law(population, throughput, think_time=0.0):
 
 def _any_sym(x):
     try:
-        return any(_is_symbolic(v) for v in np.ravel(np.asarray(x, dtype=object)))
+        return any(is_symbolic(v) for v in np.ravel(np.asarray(x, dtype=object)))
     except TypeError:
-        return _is_symbolic(x)
+        return is_symbolic(x)
 
 
 def _smax(*args):
-    if any(_is_symbolic(a) for a in args):
+    if any(is_symbolic(a) for a in args):
         import sympy as sp
 
         return sp.Max(*args)
@@ -100,7 +101,7 @@ def _smax(*args):
 
 
 def _smin(*args):
-    if any(_is_symbolic(a) for a in args):
+    if any(is_symbolic(a) for a in args):
         import sympy as sp
 
         return sp.Min(*args)
@@ -130,7 +131,7 @@ def _bound_demands(net: Network, ci: int):
         if isinstance(s, Delay):
             delay = delay + d
             continue
-        if not _is_symbolic(d) and d == 0:
+        if not is_symbolic(d) and d == 0:
             continue
         opt.append(d / s.max_rate_multiplier)
         pes.append(d / s.min_rate_multiplier)
@@ -146,7 +147,7 @@ def bottleneck(net: Network, cls: str | None = None) -> tuple:
     opt, _, _, names = _bound_demands(net, ci)
     if not opt:
         return ()
-    if any(_is_symbolic(d) for d in opt):
+    if any(is_symbolic(d) for d in opt):
         raise UnsupportedModelError(
             "bottleneck of a symbolic network depends on its parameters: "
             "use qmodels.bottleneck_regions (qmodels.symbolic.shifts)"
@@ -193,7 +194,7 @@ def _closed_bounds(Dq_opt, Dq_pes, D_true, Zeff, Z, n):
     lower R bounds, the pessimistic one (D/a_min) the others; delay stations
     are part of Zeff.
     """
-    sym = any(_is_symbolic(x) for x in [*Dq_opt, *Dq_pes, D_true, Zeff, n])
+    sym = any(is_symbolic(x) for x in [*Dq_opt, *Dq_pes, D_true, Zeff, n])
     mx, mn = (_smax, _smin)
     Do, Dp = sum(Dq_opt), sum(Dq_pes)
     Dmax_o, Dmax_p = mx(*Dq_opt), mx(*Dq_pes)
@@ -309,12 +310,12 @@ class Bounds:
                 + (f" of {self.network.name!r}" if self.network.name else ""))
         what = (f"N = {self.population}" if isinstance(self.network.klass(self.class_name),
                                                         Closed)
-                else f"lambda = {_fmt(self.population)}")
+                else f"lambda = {fmt(self.population)}")
         lines = [head, what, "", format_table(["", "lower", "upper"], lo_hi), "",
                  format_table(["", "lower", "upper"], rows), ""]
-        lines.append(f"max throughput 1/Dmax = {_fmt(self.max_throughput)}")
+        lines.append(f"max throughput 1/Dmax = {fmt(self.max_throughput)}")
         if self.saturation_population is not None:
-            lines.append(f"saturation population N* = {_fmt(self.saturation_population)}")
+            lines.append(f"saturation population N* = {fmt(self.saturation_population)}")
         if self.bottleneck:
             tie = " (tie)" if len(self.bottleneck) > 1 else ""
             lines.append(f"bottleneck{tie}: {', '.join(self.bottleneck)}")
@@ -356,7 +357,7 @@ class Bounds:
 def _u_upper(s, d, x_hi):
     if isinstance(s, Delay):
         return x_hi * d
-    return _smin(1, x_hi * d / s.max_rate_multiplier) if _is_symbolic(x_hi * d) else min(
+    return _smin(1, x_hi * d / s.max_rate_multiplier) if is_symbolic(x_hi * d) else min(
         1.0, float(x_hi * d / s.max_rate_multiplier))
 
 

@@ -13,6 +13,7 @@ simulator (``method="sim"``) handles it.
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
@@ -24,7 +25,11 @@ from ._common import _check_capacities, _require_numeric, _run, _station_shape
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
 from .open import open_single
 
-__all__ = ["mva", "mva_single", "open_single"]
+#: per-network station shapes, beside the frozen model (never inside it):
+#: id(network) -> (key, shapes, ...); an entry goes when its network does
+_SHAPES: dict[int, tuple] = {}
+
+__all__ = ["mva", "mva_single"]
 
 
 # ---------------------------------------------------------------------------
@@ -242,7 +247,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
             f"algorithm must be 'auto', 'recursion' or 'convolution', got {algorithm!r}"
         )
     key = ("mva_shapes", max(N, 1), algorithm != "convolution")
-    cached = net._cache.get("mva_shapes")
+    cached = _SHAPES.get(id(net))
     if cached is None or cached[0] != key:
         shapes = [_station_shape(s, max(N, 1), shortcuts=(algorithm != "convolution"))
                   for s in net.stations]
@@ -254,7 +259,9 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
         is_delay = np.array([kind == "delay" for kind, _ in shapes])
         has_ld = any(kind == "ld" for kind, _ in shapes)
         cached = (key, shapes, servers, lone, is_delay, has_ld)
-        net._cache["mva_shapes"] = cached  # one entry: a sweep over N replaces it
+        if id(net) not in _SHAPES:
+            weakref.finalize(net, _SHAPES.pop, id(net), None)
+        _SHAPES[id(net)] = cached  # one entry per network: a sweep over N replaces it
     _, shapes, servers, lone, is_delay, has_ld = cached
     if algorithm == "recursion" and has_ld:
         bad = next(s.name for s, (kind, _) in zip(net.stations, shapes) if kind == "ld")

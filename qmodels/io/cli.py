@@ -17,7 +17,7 @@ import sys
 import time
 from importlib import resources
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ModelFileError, QModelsError
 
 EXIT_OK = 0
@@ -79,7 +79,7 @@ def cmd_demo(args) -> int:
     print(b.table())
     cur = r.curve
     print("\nthroughput curve X(n) (exact MVA) against the asymptotic bounds:")
-    from ..results import format_table
+    from .._format import format_table
 
     rows = []
     N = len(cur.population) - 1

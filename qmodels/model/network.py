@@ -1,4 +1,6 @@
-"""The model: stations, workload classes and the network that joins them.
+"""Workload classes (``Closed``, ``Open``), held resources (``TokenPool``)
+and the :class:`Network` that joins them to the stations of
+:mod:`qmodels.model.stations`.
 
 A model is plain, immutable data, validated once on construction.  Times are
 in seconds, rates per second, power in watts.  Any number may instead be a
@@ -12,14 +14,13 @@ Notation (Lazowska et al., *Quantitative System Performance*, 1984, ch. 3):
 
 from __future__ import annotations
 
-import math
-import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 import numpy as np
 
+from .._validate import FrozenMap, Number, check_count, check_name, check_real, freeze, is_symbolic
 from ..errors import (
     DuplicateNameError,
     InvalidValueError,
@@ -27,6 +28,16 @@ from ..errors import (
     RoutingError,
     UnknownNameError,
     UnreachableStationError,
+)
+from .stations import (
+    SINK,
+    SOURCE,
+    Delay,
+    LoadDependent,
+    Power,
+    Queue,
+    Station,
+    _check_distribution,
 )
 
 __all__ = [
@@ -47,365 +58,6 @@ __all__ = [
 
 #: Absolute tolerance on a routing row sum: ``|sum_j p_ij - 1| <= 1e-9``.
 ROUTING_TOLERANCE = 1e-9
-#: Reserved routing names for open classes: where jobs enter and leave.
-SOURCE = "source"
-SINK = "sink"
-
-Number = Union[int, float, Any]  # Any: a sympy expression
-
-
-# ---------------------------------------------------------------------------
-# value checks (numbers or sympy expressions)
-# ---------------------------------------------------------------------------
-
-def _is_symbolic(x) -> bool:
-    """A sympy expression with free symbols (a sympy number such as
-    Rational(1, 7) is a number: exact, but not symbolic)."""
-    return (hasattr(x, "free_symbols") and not isinstance(x, numbers.Number)
-            and bool(x.free_symbols))
-
-
-def _is_exact_number(x) -> bool:
-    """Kept as given after validation: ints, fractions, sympy numbers."""
-    return (isinstance(x, numbers.Rational) and not isinstance(x, bool)) or (
-        hasattr(x, "free_symbols") and not x.free_symbols)
-
-
-def _sympify_number(x):
-    return x
-
-
-def _check_real(value, what: str, *, allow_zero: bool = True, allow_inf: bool = False):
-    """Return ``value`` (a float, or a sympy expression) or raise
-    :class:`InvalidValueError` naming ``what``.
-
-    Numbers must be real, not NaN, finite (unless ``allow_inf``) and
-    non-negative (positive unless ``allow_zero``).  Symbolic values fail only
-    when the condition is provably false.
-    """
-    kind = "non-negative" if allow_zero else "positive"
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        raise InvalidValueError(f"{what} must be a finite {kind} number, got {value!r}")
-    value = _sympify_number(value)
-    if _is_symbolic(value):
-        if value.is_extended_real is False:
-            raise InvalidValueError(f"{what} must be real, got {value}")
-        if value.is_negative is True or (not allow_zero and value.is_zero is True):
-            raise InvalidValueError(f"{what} must be {kind}, got {value}")
-        if not allow_inf and value.is_finite is False:
-            raise InvalidValueError(f"{what} must be finite, got {value}")
-        return value
-    if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
-        raise InvalidValueError(f"{what} must be real, got {value!r}")
-    if isinstance(value, numbers.Integral):
-        # kept exact (a visit ratio of 1 stays 1 in symbolic expressions)
-        if value < 0 or (value == 0 and not allow_zero):
-            raise InvalidValueError(f"{what} must be a finite {kind} number, got {value!r}")
-        return int(value)
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InvalidValueError(f"{what} must be a finite {kind} number, got {value!r}") from None
-    if math.isnan(v) or (math.isinf(v) and not allow_inf) or v < 0 or (v == 0 and not allow_zero):
-        raise InvalidValueError(f"{what} must be a finite {kind} number, got {value!r}")
-    # exact inputs (Fraction, sympy Rational, sqrt(2)) stay exact for the
-    # symbolic solvers; numeric arrays convert them to float
-    return value if _is_exact_number(value) else v
-
-
-def _check_count(value, what: str, *, minimum: int, error=InvalidValueError):
-    """An integer >= minimum; never rounded. Integral floats (10.0) are taken
-    as the integer they are; 10.3, True, NaN are rejected."""
-    desc = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
-
-    def bad():
-        return error(f"{what} must be {desc}, got {value!r}")
-
-    if isinstance(value, bool) or value is None:
-        raise bad()
-    if _is_symbolic(value) and value.free_symbols:
-        if value.is_integer is False or (value - minimum).is_negative is True:
-            raise bad()
-        return value
-    if isinstance(value, numbers.Integral):
-        v = int(value)
-    elif isinstance(value, numbers.Real) or hasattr(value, "free_symbols"):
-        try:
-            fv = float(value)
-        except (TypeError, ValueError):
-            raise bad() from None
-        if not math.isfinite(fv) or not fv.is_integer():
-            raise bad()
-        v = int(fv)
-    else:
-        raise bad()
-    if v < minimum:
-        raise bad()
-    return v
-
-
-def _check_name(name, what: str) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidValueError(f"{what} name must be a non-empty string, got {name!r}")
-    return name
-
-
-def _check_distribution(dist, what: str):
-    from .distributions import Distribution
-
-    if dist is not None and not isinstance(dist, Distribution):
-        raise InvalidValueError(
-            f"{what} must be a qmodels.distributions.Distribution, got {dist!r}"
-        )
-
-
-class FrozenMap(Mapping):
-    """An immutable, hashable mapping (insertion ordered)."""
-
-    __slots__ = ("_d", "_h")
-
-    def __init__(self, data=()):
-        self._d = dict(data)
-        self._h = None
-
-    def __getitem__(self, key):
-        return self._d[key]
-
-    def __iter__(self):
-        return iter(self._d)
-
-    def __len__(self):
-        return len(self._d)
-
-    def __hash__(self):
-        if self._h is None:
-            self._h = hash(tuple(self._d.items()))
-        return self._h
-
-    def __eq__(self, other):
-        if isinstance(other, Mapping):
-            return dict(self._d) == dict(other)
-        return NotImplemented
-
-    def __repr__(self):
-        return repr(self._d)
-
-
-def _freeze(mapping, what: str):
-    if mapping is None:
-        return None
-    if not isinstance(mapping, Mapping):
-        raise InvalidValueError(f"{what} must be a mapping, got {type(mapping).__name__}")
-    return FrozenMap(mapping)
-
-
-# ---------------------------------------------------------------------------
-# stations
-# ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Power:
-    """Electrical power of a device per state, in watts.
-
-    ``busy`` is drawn while serving, ``idle`` otherwise; ``read`` and
-    ``write`` refine ``busy`` for devices whose power differs by operation
-    (Kim et al., the all-flash energy study in CASES.md, table of device
-    power).  Energy follows from E = P x T (see :mod:`qmodels.physical.energy`).
-    """
-
-    busy: Number
-    idle: Number = 0.0
-    read: Number | None = None
-    write: Number | None = None
-
-    def __post_init__(self):
-        object.__setattr__(self, "busy", _check_real(self.busy, "power.busy"))
-        object.__setattr__(self, "idle", _check_real(self.idle, "power.idle"))
-        for attr in ("read", "write"):
-            v = getattr(self, attr)
-            if v is not None:
-                object.__setattr__(self, attr, _check_real(v, f"power.{attr}"))
-
-
-@dataclass(frozen=True)
-class Station:
-    """Base class of stations. Use :class:`Delay`, :class:`Queue` or
-    :class:`LoadDependent`.
-
-    Parameters
-    ----------
-    name : str
-        Unique within the network (and distinct from every class name).
-    service : float or sympy expression
-        Mean service time per visit, in seconds, for every class that does
-        not give its own (see ``Closed(service=...)``).
-    power : Power, optional
-    capacity : int, optional
-        Finite room (jobs present, in service included).  Product-form
-        solvers reject a capacity that can bind; the simulator and the CTMC
-        solver model it.  A full station blocks the sender after its service
-        (blocking after service); an open arrival finding it full is lost.
-    distribution : qmodels.distributions.Distribution, optional
-        Shape of the service time (default exponential).  Product-form
-        solvers use only the mean; the simulator draws from the shape.
-    """
-
-    name: str
-    service: Number = 0.0
-    power: Power | None = field(default=None, kw_only=True)
-    capacity: int | None = field(default=None, kw_only=True)
-    distribution: Any = field(default=None, kw_only=True)
-
-    kind: ClassVar[str] = "station"
-
-    def __post_init__(self):
-        _check_name(self.name, "station")
-        if self.name in (SOURCE, SINK):
-            raise InvalidValueError(f"station name {self.name!r} is reserved for open routing")
-        object.__setattr__(
-            self, "service", _check_real(self.service, f"station {self.name!r}: service time")
-        )
-        if self.power is not None and not isinstance(self.power, Power):
-            if isinstance(self.power, Mapping):
-                object.__setattr__(self, "power", Power(**self.power))
-            else:
-                raise InvalidValueError(
-                    f"station {self.name!r}: power must be a Power, got {self.power!r}"
-                )
-        if self.capacity is not None:
-            cap = _check_count(self.capacity, f"station {self.name!r}: capacity", minimum=1)
-            object.__setattr__(self, "capacity", cap)
-        _check_distribution(self.distribution, f"station {self.name!r}: distribution")
-
-    # -- service-rate shape ------------------------------------------------
-    def rate_multiplier(self, n: int):
-        """Service-rate multiplier with ``n`` jobs present: the station
-        completes jobs at rate ``rate_multiplier(n) / S``."""
-        raise NotImplementedError
-
-    @property
-    def max_rate_multiplier(self):
-        """sup_n rate_multiplier(n); ``inf`` for a delay station."""
-        raise NotImplementedError
-
-    @property
-    def min_rate_multiplier(self):
-        """inf_{n>=1} rate_multiplier(n)."""
-        raise NotImplementedError
-
-    @property
-    def servers(self):
-        return 1
-
-
-@dataclass(frozen=True)
-class Delay(Station):
-    """Infinite-server (delay) station: every job is served at once, no
-    queueing; the response time per visit equals the service time.
-
-    BCMP type 3 (Baskett, Chandy, Muntz & Palacios 1975)."""
-
-    kind: ClassVar[str] = "delay"
-
-    def rate_multiplier(self, n):
-        return n
-
-    @property
-    def max_rate_multiplier(self):
-        return math.inf
-
-    @property
-    def min_rate_multiplier(self):
-        return 1
-
-    @property
-    def servers(self):
-        return math.inf
-
-
-@dataclass(frozen=True)
-class Queue(Station):
-    """Queueing station with ``servers`` identical servers.
-
-    ``discipline`` is ``"fcfs"`` (default) or ``"ps"`` (processor sharing).
-    In product-form solvers an FCFS station whose service time differs by
-    class is solved as processor sharing (BCMP type 2), which is what
-    product form requires; the result says so.
-    """
-
-    servers: int = field(default=1, kw_only=True)
-    discipline: str = field(default="fcfs", kw_only=True)
-
-    kind: ClassVar[str] = "queue"
-
-    def __post_init__(self):
-        super().__post_init__()
-        c = _check_count(self.servers, f"station {self.name!r}: servers", minimum=1)
-        object.__setattr__(self, "servers", c)
-        if self.discipline not in ("fcfs", "ps"):
-            raise InvalidValueError(
-                f"station {self.name!r}: discipline must be 'fcfs' or 'ps', got {self.discipline!r}"
-            )
-        if self.capacity is not None and not _is_symbolic(c) and self.capacity < c:
-            raise InvalidValueError(
-                f"station {self.name!r}: capacity {self.capacity} is smaller than servers {c}"
-            )
-
-    def rate_multiplier(self, n):
-        return min(n, self.servers)
-
-    @property
-    def max_rate_multiplier(self):
-        return self.servers
-
-    @property
-    def min_rate_multiplier(self):
-        return 1
-
-
-@dataclass(frozen=True)
-class LoadDependent(Station):
-    """Load-dependent station: with ``n`` jobs present it serves at rate
-    ``rate_multipliers[n-1] / service``; beyond the list the last value holds.
-
-    A RAID group that serves 1, 1.8, 2.4, 2.8 requests at once is
-    ``LoadDependent("raid", 0.020, rate_multipliers=(1, 1.8, 2.4, 2.8))``.
-    A ``Queue(servers=c)`` is the special case ``(1, 2, ..., c)``.
-    """
-
-    rate_multipliers: tuple = field(default=(1.0,), kw_only=True)
-
-    kind: ClassVar[str] = "ld"
-
-    def __post_init__(self):
-        super().__post_init__()
-        rm = self.rate_multipliers
-        if isinstance(rm, (str, bytes)) or not isinstance(rm, Iterable):
-            raise InvalidValueError(
-                f"station {self.name!r}: rate_multipliers must be a sequence, got {rm!r}"
-            )
-        rm = tuple(rm)
-        if not rm:
-            raise InvalidValueError(f"station {self.name!r}: rate_multipliers is empty")
-        checked = tuple(
-            _check_real(a, f"station {self.name!r}: rate_multipliers[{i}]", allow_zero=False)
-            for i, a in enumerate(rm)
-        )
-        object.__setattr__(self, "rate_multipliers", checked)
-
-    def rate_multiplier(self, n):
-        if n <= 0:
-            return 0
-        rm = self.rate_multipliers
-        return rm[min(n, len(rm)) - 1]
-
-    @property
-    def max_rate_multiplier(self):
-        return max(self.rate_multipliers)
-
-    @property
-    def min_rate_multiplier(self):
-        return min(self.rate_multipliers)
 
 
 # ---------------------------------------------------------------------------
@@ -423,7 +75,7 @@ class _Class:
     kind: ClassVar[str] = "class"
 
     def __post_init__(self):
-        _check_name(self.name, "class")
+        check_name(self.name, "class")
         who = f"class {self.name!r}"
         given = [k for k in ("visits", "routing", "demands") if getattr(self, k) is not None]
         if len(given) != 1:
@@ -436,19 +88,19 @@ class _Class:
             m = getattr(self, attr)
             if m is None:
                 continue
-            m = _freeze(m, f"{who}: {attr}")
+            m = freeze(m, f"{who}: {attr}")
             noun = {"visits": "visit ratio", "demands": "demand", "service": "service time"}[attr]
             checked = FrozenMap(
-                (k, _check_real(v, f"{who}: {noun} at station {k!r}")) for k, v in m.items()
+                (k, check_real(v, f"{who}: {noun} at station {k!r}")) for k, v in m.items()
             )
             object.__setattr__(self, attr, checked)
         if self.routing is not None:
-            r = _freeze(self.routing, f"{who}: routing")
+            r = freeze(self.routing, f"{who}: routing")
             rows = {}
             for src, row in r.items():
-                row = _freeze(row, f"{who}: routing row {src!r}")
+                row = freeze(row, f"{who}: routing row {src!r}")
                 rows[src] = FrozenMap(
-                    (dst, _check_real(p, f"{who}: routing probability {src!r} -> {dst!r}"))
+                    (dst, check_real(p, f"{who}: routing probability {src!r} -> {dst!r}"))
                     for dst, p in row.items()
                 )
             object.__setattr__(self, "routing", FrozenMap(rows))
@@ -488,10 +140,10 @@ class Closed(_Class):
         object.__setattr__(
             self,
             "population",
-            _check_count(self.population, f"{who}: population", minimum=0,
+            check_count(self.population, f"{who}: population", minimum=0,
                          error=PopulationError),
         )
-        object.__setattr__(self, "think_time", _check_real(self.think_time, f"{who}: think time"))
+        object.__setattr__(self, "think_time", check_real(self.think_time, f"{who}: think time"))
 
 
 @dataclass(frozen=True)
@@ -514,7 +166,7 @@ class Open(_Class):
         object.__setattr__(
             self,
             "arrival_rate",
-            _check_real(self.arrival_rate, f"class {self.name!r}: arrival rate"),
+            check_real(self.arrival_rate, f"class {self.name!r}: arrival rate"),
         )
 
 
@@ -552,13 +204,13 @@ class TokenPool:
     classes: tuple | None = None
 
     def __post_init__(self):
-        _check_name(self.name, "token pool")
+        check_name(self.name, "token pool")
         object.__setattr__(
             self, "tokens",
-            _check_count(self.tokens, f"token pool {self.name!r}: tokens", minimum=1),
+            check_count(self.tokens, f"token pool {self.name!r}: tokens", minimum=1),
         )
-        _check_name(self.acquire, f"token pool {self.name!r}: acquire station")
-        _check_name(self.release, f"token pool {self.name!r}: release station")
+        check_name(self.acquire, f"token pool {self.name!r}: acquire station")
+        check_name(self.release, f"token pool {self.name!r}: release station")
         if self.classes is not None:
             object.__setattr__(self, "classes", tuple(self.classes))
 
@@ -595,7 +247,7 @@ def _solve_traffic(cls: _Class, station_names: list[str]):
                 raise UnknownNameError(f"{who}: routing names unknown station {dst!r}")
             if dst != SINK and dst not in nodes:
                 nodes.append(dst)
-            if _is_symbolic(p):
+            if is_symbolic(p):
                 symbolic = True
             total = total + p
         if not symbolic and abs(float(total) - 1.0) > ROUTING_TOLERANCE:
@@ -615,7 +267,7 @@ def _solve_traffic(cls: _Class, station_names: list[str]):
     g.add_nodes_from(nodes)
     for src, row in routing.items():
         for dst, p in row.items():
-            if not (not _is_symbolic(p) and float(p) == 0.0):
+            if not (not is_symbolic(p) and float(p) == 0.0):
                 g.add_edge(src, dst)
     if is_open:
         start = SOURCE
@@ -642,7 +294,7 @@ def _solve_traffic(cls: _Class, station_names: list[str]):
             f"{who}: jobs at station(s) {', '.join(map(repr, trapped))} can never {dest}"
         )
 
-    symbolic = any(_is_symbolic(p) for row in routing.values() for p in row.values())
+    symbolic = any(is_symbolic(p) for row in routing.values() for p in row.values())
     idx = {n: i for i, n in enumerate(nodes)}
     m = len(nodes)
     if symbolic:
@@ -741,8 +393,6 @@ class Network:
     service_times: np.ndarray = field(init=False, repr=False, compare=False, hash=False)
     demands: np.ndarray = field(init=False, repr=False, compare=False, hash=False)
     is_symbolic: bool = field(init=False, repr=False, compare=False, hash=False)
-    # solvers' per-network derived data (never part of the model's value)
-    _cache: dict = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self):
         stations = tuple(self.stations)
@@ -818,13 +468,13 @@ class Network:
             if isinstance(c, Closed) and c.reference is not None and c.reference not in index:
                 raise UnknownNameError(f"{who}: reference names unknown station {c.reference!r}")
 
-        symbolic = any(_is_symbolic(x) for row in vis + svc for x in row) or any(
-            _is_symbolic(getattr(c, a, 0.0))
+        symbolic = any(is_symbolic(x) for row in vis + svc for x in row) or any(
+            is_symbolic(getattr(c, a, 0.0))
             for c in classes
             for a in ("population", "think_time", "arrival_rate")
         ) or any(
-            _is_symbolic(getattr(s, "servers", 1)) for s in stations
-        ) or any(_is_symbolic(a) for s in stations for a in getattr(s, "rate_multipliers", ()))
+            is_symbolic(getattr(s, "servers", 1)) for s in stations
+        ) or any(is_symbolic(a) for s in stations for a in getattr(s, "rate_multipliers", ()))
         dtype = object if symbolic else float
         V = np.array(vis, dtype=dtype).reshape(C, K)
         S = np.array(svc, dtype=dtype).reshape(C, K)
@@ -835,7 +485,6 @@ class Network:
         object.__setattr__(self, "service_times", S)
         object.__setattr__(self, "demands", D)
         object.__setattr__(self, "is_symbolic", symbolic)
-        object.__setattr__(self, "_cache", {})
 
     # -- names and lookups -------------------------------------------------
     @property

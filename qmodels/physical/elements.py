@@ -67,8 +67,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, cast
 
+from .._validate import Number, check_count, check_real, is_symbolic
 from ..errors import InvalidValueError
-from ..model.network import Number, Queue, TokenPool, _check_count, _check_real, _is_symbolic
+from ..model.network import Queue, TokenPool
 
 __all__ = [
     "Element",
@@ -127,7 +128,7 @@ _ENCODINGS = {
 
 def _keep_exact(value, checked):
     """Integers and fractions stay exact (so symbolic results keep rational
-    coefficients); other numbers come back as floats from ``_check_real``."""
+    coefficients); other numbers come back as floats from ``check_real``."""
     if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
         return value
     return checked
@@ -135,17 +136,17 @@ def _keep_exact(value, checked):
 
 def _pos(value, what):
     """A positive finite number or expression (raises naming ``what``)."""
-    return _keep_exact(value, _check_real(value, what, allow_zero=False))
+    return _keep_exact(value, check_real(value, what, allow_zero=False))
 
 
 def _nonneg(value, what):
-    return _keep_exact(value, _check_real(value, what))
+    return _keep_exact(value, check_real(value, what))
 
 
 def _fraction(value, what):
     """A number in [0, 1] (symbolic: unless provably outside)."""
     v = _nonneg(value, what)
-    if _is_symbolic(v):
+    if is_symbolic(v):
         if (v - 1).is_positive is True:
             raise InvalidValueError(f"{what} must be in [0, 1], got {v}")
     elif v > 1:
@@ -154,7 +155,7 @@ def _fraction(value, what):
 
 
 def _any_sym(*xs) -> bool:
-    return any(_is_symbolic(x) for x in xs)
+    return any(is_symbolic(x) for x in xs)
 
 
 def _min(*xs):
@@ -174,7 +175,7 @@ def _max(*xs):
 
 
 def _ceil(x):
-    if _is_symbolic(x):
+    if is_symbolic(x):
         import sympy as sp
 
         return sp.ceiling(x)
@@ -201,7 +202,7 @@ def encoding_efficiency(encoding) -> Any:
             )
         return _ENCODINGS[key]
     v = _pos(encoding, "encoding")
-    if not _is_symbolic(v) and v > 1:
+    if not is_symbolic(v) and v > 1:
         raise InvalidValueError(f"encoding efficiency must be in (0, 1], got {encoding!r}")
     return v
 
@@ -270,7 +271,7 @@ class TransportLimits:
         def mbps(v):
             if v is None:
                 return "-"
-            return f"{float(v) * 8 / 1e6:.6g} Mbit/s" if not _is_symbolic(v) else str(v)
+            return f"{float(v) * 8 / 1e6:.6g} Mbit/s" if not is_symbolic(v) else str(v)
 
         return (f"TransportLimits(line={mbps(self.line)}, window={mbps(self.window)}, "
                 f"bus={mbps(self.bus)} -> {mbps(self.throughput)}, binding={self.binding!r})")
@@ -618,10 +619,10 @@ class PCIe(_Transfer, Element):
 
     def __post_init__(self):
         object.__setattr__(self, "rate", _pos(self.rate, "PCIe: rate"))
-        object.__setattr__(self, "lanes", _check_count(self.lanes, "PCIe: lanes", minimum=1))
+        object.__setattr__(self, "lanes", check_count(self.lanes, "PCIe: lanes", minimum=1))
         enc = self.encoding
         if enc is None:
-            if _is_symbolic(self.rate):
+            if is_symbolic(self.rate):
                 raise InvalidValueError(
                     f"PCIe: with a symbolic rate {self.rate} give encoding explicitly"
                 )
@@ -680,7 +681,7 @@ class MemoryChannel(_Transfer, Element):
         object.__setattr__(self, "rate", _pos(self.rate, "MemoryChannel: rate"))
         object.__setattr__(self, "width", _pos(self.width, "MemoryChannel: width"))
         object.__setattr__(self, "channels",
-                           _check_count(self.channels, "MemoryChannel: channels", minimum=1))
+                           check_count(self.channels, "MemoryChannel: channels", minimum=1))
         if self.size is not None:
             object.__setattr__(self, "size", _nonneg(self.size, "MemoryChannel: size"))
         object.__setattr__(self, "overhead", _nonneg(self.overhead, "MemoryChannel: overhead"))
@@ -776,7 +777,7 @@ class Ethernet(_Transfer, Element):
             object.__setattr__(self, "size", _nonneg(self.size, "Ethernet: size"))
         object.__setattr__(self, "overhead", _nonneg(self.overhead, "Ethernet: overhead"))
         p = self.payload
-        if not _is_symbolic(p) and p <= 0:
+        if not is_symbolic(p) and p <= 0:
             raise InvalidValueError(
                 f"Ethernet: mtu {self.mtu!r} leaves no room for data after the "
                 f"{self.headers} B of IP/{self.transport.upper()} headers"
@@ -863,7 +864,7 @@ class SRIO(_Transfer, Element):
 
     def __post_init__(self):
         object.__setattr__(self, "baud", _pos(self.baud, "SRIO: baud"))
-        object.__setattr__(self, "lanes", _check_count(self.lanes, "SRIO: lanes", minimum=1))
+        object.__setattr__(self, "lanes", check_count(self.lanes, "SRIO: lanes", minimum=1))
         encoding_efficiency(self.encoding)
         object.__setattr__(self, "packet_overhead",
                            _nonneg(self.packet_overhead, "SRIO: packet_overhead"))
@@ -918,9 +919,9 @@ class UPI(_Transfer, Element):
 
     def __post_init__(self):
         object.__setattr__(self, "rate", _pos(self.rate, "UPI: rate"))
-        object.__setattr__(self, "links", _check_count(self.links, "UPI: links", minimum=1))
-        d = _check_count(self.directions, "UPI: directions", minimum=1)
-        if not _is_symbolic(d) and d > 2:
+        object.__setattr__(self, "links", check_count(self.links, "UPI: links", minimum=1))
+        d = check_count(self.directions, "UPI: directions", minimum=1)
+        if not is_symbolic(d) and d > 2:
             raise InvalidValueError(f"UPI: directions must be 1 or 2, got {self.directions!r}")
         object.__setattr__(self, "directions", d)
         object.__setattr__(self, "bytes_per_transfer",
@@ -977,7 +978,7 @@ class CPU(Element):
     default_name: ClassVar[str] = "cpu"
 
     def __post_init__(self):
-        object.__setattr__(self, "cores", _check_count(self.cores, "CPU: cores", minimum=1))
+        object.__setattr__(self, "cores", check_count(self.cores, "CPU: cores", minimum=1))
         object.__setattr__(self, "clock", _pos(self.clock, "CPU: clock"))
         for attr in ("flops_per_cycle", "instructions", "cpi", "ref_clock"):
             v = getattr(self, attr)
@@ -1049,7 +1050,7 @@ class BufferPool:
             raise InvalidValueError(
                 f"BufferPool: name must be a non-empty string, got {self.name!r}"
             )
-        object.__setattr__(self, "slots", _check_count(self.slots, "BufferPool: slots", minimum=1))
+        object.__setattr__(self, "slots", check_count(self.slots, "BufferPool: slots", minimum=1))
         object.__setattr__(self, "packet_size", _pos(self.packet_size, "BufferPool: packet_size"))
 
     @property
@@ -1059,8 +1060,8 @@ class BufferPool:
 
     def pool(self, acquire: str, release: str, classes=None) -> TokenPool:
         """The TokenPool held from station ``acquire`` through ``release``."""
-        # slots passed _check_count in __post_init__: an integer (or an integer
-        # sympy symbol, which TokenPool's own _check_count also admits)
+        # slots passed check_count in __post_init__: an integer (or an integer
+        # sympy symbol, which TokenPool's own check_count also admits)
         return TokenPool(self.name, cast(int, self.slots), acquire, release, classes)
 
     def replace(self, **changes):
@@ -1103,7 +1104,7 @@ class SwitchPort(_Transfer, Element):
         object.__setattr__(self, "width", _pos(self.width, "SwitchPort: width"))
         if self.size is not None:
             object.__setattr__(self, "size", _nonneg(self.size, "SwitchPort: size"))
-        object.__setattr__(self, "slots", _check_count(self.slots, "SwitchPort: slots", minimum=1))
+        object.__setattr__(self, "slots", check_count(self.slots, "SwitchPort: slots", minimum=1))
         object.__setattr__(self, "overhead", _nonneg(self.overhead, "SwitchPort: overhead"))
 
     @property
@@ -1112,6 +1113,6 @@ class SwitchPort(_Transfer, Element):
 
     def pool(self, acquire: str, release: str, name: str | None = None, classes=None) -> TokenPool:
         """The TokenPool of the port's slots held from ``acquire`` to ``release``."""
-        # slots passed _check_count in __post_init__ (see BufferPool.pool)
+        # slots passed check_count in __post_init__ (see BufferPool.pool)
         return TokenPool(name or f"{acquire}_slots", cast(int, self.slots), acquire, release,
                          classes)

@@ -52,9 +52,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._format import fmt, format_table
+from .._validate import check_fraction, check_real, is_symbolic
 from ..errors import InvalidValueError, UnknownNameError
-from ..model.network import Delay, Power, _check_real, _is_symbolic
-from ..results import _fmt, format_table
+from ..model.network import Delay, Power
 
 __all__ = ["energy", "EnergyReport", "energy_law", "device_energy", "busy_power"]
 
@@ -68,14 +69,6 @@ def _mean(v):
     return v
 
 
-def _frac(value, what):
-    v = _check_real(value, what)
-    if _is_symbolic(v):
-        if (v - 1).is_positive is True:
-            raise InvalidValueError(f"{what} must be in [0, 1], got {v}")
-    elif v > 1:
-        raise InvalidValueError(f"{what} must be in [0, 1], got {value!r}")
-    return v
 
 
 def energy_law(power, time):
@@ -85,8 +78,8 @@ def energy_law(power, time):
     definition of electric energy for constant power, E = int P dt
     ([AFA] eq. E = P x T).
     """
-    p = _check_real(power, "power")
-    t = _check_real(time, "time")
+    p = check_real(power, "power")
+    t = check_real(time, "time")
     return p * t
 
 
@@ -101,7 +94,7 @@ def busy_power(power: Power, read_fraction=None):
         raise InvalidValueError(f"power must be a qmodels.model.Power, got {power!r}")
     if read_fraction is None:
         return power.busy
-    f = _frac(read_fraction, "read_fraction")
+    f = check_fraction(read_fraction, "read_fraction")
     pr = power.busy if power.read is None else power.read
     pw = power.busy if power.write is None else power.write
     return f * pr + (1 - f) * pw
@@ -114,8 +107,8 @@ def device_energy(power: Power, busy_time, idle_time=0.0, *, read_fraction=None)
     ``read_fraction`` splits the busy time between read and write power
     (see :func:`busy_power`).
     """
-    tb = _check_real(busy_time, "busy_time")
-    ti = _check_real(idle_time, "idle_time")
+    tb = check_real(busy_time, "busy_time")
+    ti = check_real(idle_time, "idle_time")
     return energy_law(busy_power(power, read_fraction), tb) + energy_law(power.idle, ti)
 
 
@@ -193,22 +186,22 @@ class EnergyReport:
                 row.append(self.energy[s])
             rows.append(row)
         lines = ["EnergyReport", format_table(head, rows), ""]
-        lines.append(f"total power {_fmt(self.total_power)} W at X = "
-                     f"{_fmt(self.throughput)} transactions/s")
+        lines.append(f"total power {fmt(self.total_power)} W at X = "
+                     f"{fmt(self.throughput)} transactions/s")
         if self.period is not None:
-            lines.append(f"over T = {_fmt(self.period)} s: {_fmt(self.total_energy)} J for "
-                         f"{_fmt(self.transactions)} transactions")
-        lines.append(f"energy per transaction {_fmt(self.energy_per_transaction)} J; "
-                     f"{_fmt(self.transactions_per_joule)} transactions/J "
+            lines.append(f"over T = {fmt(self.period)} s: {fmt(self.total_energy)} J for "
+                         f"{fmt(self.transactions)} transactions")
+        lines.append(f"energy per transaction {fmt(self.energy_per_transaction)} J; "
+                     f"{fmt(self.transactions_per_joule)} transactions/J "
                      f"(= TPS per watt)")
         if self.energy_per_byte is not None:
-            lines.append(f"energy per byte {_fmt(self.energy_per_byte)} J/B")
+            lines.append(f"energy per byte {fmt(self.energy_per_byte)} J/B")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
 
 def _div(a, b):
-    if _is_symbolic(a) or _is_symbolic(b):
+    if is_symbolic(a) or is_symbolic(b):
         return a / b
     if b == 0:
         return math.inf if a > 0 else 0.0
@@ -285,14 +278,14 @@ def energy(result, *, period=None, transactions=None, bytes_per_transaction=None
     for s, p in power.items():
         if not isinstance(p, Power):
             raise InvalidValueError(f"energy: power for station {s!r} must be a Power, got {p!r}")
-    T = None if period is None else _check_real(period, "period", allow_zero=False)
+    T = None if period is None else check_real(period, "period", allow_zero=False)
     if transactions is not None and T is None:
         raise InvalidValueError(
             f"energy: transactions={transactions!r} needs the period they were completed in"
         )
-    tx = None if transactions is None else _check_real(transactions, "transactions",
+    tx = None if transactions is None else check_real(transactions, "transactions",
                                                         allow_zero=False)
-    nbytes = None if bytes_per_transaction is None else _check_real(
+    nbytes = None if bytes_per_transaction is None else check_real(
         bytes_per_transaction, "bytes_per_transaction", allow_zero=False)
 
     # throughput (transactions per second)
@@ -371,10 +364,10 @@ def energy(result, *, period=None, transactions=None, bytes_per_transaction=None
             notes.append("energy per transaction = total energy / the transactions given")
     else:
         per_tx = _div(total_P, X)
-    if not _is_symbolic(X) and X == 0:
+    if not is_symbolic(X) and X == 0:
         notes.append("no transactions complete (X = 0): energy per transaction is infinite")
     per_byte = None if nbytes is None else _div(per_tx, nbytes)
-    tpj = _div(1, per_tx) if not (not _is_symbolic(per_tx) and per_tx == math.inf) else 0.0
+    tpj = _div(1, per_tx) if not (not is_symbolic(per_tx) and per_tx == math.inf) else 0.0
     tpw = _div(X if tx is None else tx / T, total_P)
     return EnergyReport(
         stations=tuple(stations), servers=servers, utilization=U, busy_power=Pb,

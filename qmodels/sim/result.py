@@ -17,8 +17,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .._format import format_table
 from ..model.network import FrozenMap, Network
-from ..results import Figures, format_table
+from ..results import Figures
 
 __all__ = ["SimResult"]
 

@@ -36,9 +36,9 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from .._format import format_table
 from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
-from ..results import format_table
 from .mva import _latex_name, _resolve, exact, free_symbols
 
 __all__ = [
