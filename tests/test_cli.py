@@ -10,7 +10,7 @@ import pytest
 import qmodels as qm
 from qmodels import modelfile
 from qmodels.errors import ModelFileError
-from qmodels.io.cli import main
+from qmodels.cli import main
 
 GOOD = """
 name: small

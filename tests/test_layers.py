@@ -23,13 +23,13 @@ LAYER = {
     "errors": 0,
     "_jit": 1, "_validate": 1, "_format": 1, "_version": 1, "examples": 1,
     "model": 2,
-    "results": 3,
+    "results": 3, "io": 3,
     "analytic": 4, "sim": 4, "physical": 4,
     "symbolic": 5,
     "dispatch": 6,
-    "io": 7, "plot": 7, "sweep": 7, "testing": 7,
+    "plot": 7, "sweep": 7, "testing": 7,
     "cases": 8,
-    "__init__": 9, "__main__": 9,
+    "cli": 9, "__init__": 10, "__main__": 10,
 }
 #: pairs of layers that may not import each other even though one is lower
 FORBIDDEN = {("analytic", "sim"), ("sim", "analytic")}

@@ -1,2 +1,3 @@
-"""Input and output: model files (:mod:`.modelfile`) and the ``qmodels``
-command (:mod:`.cli`)."""
+"""Model files: YAML/JSON in and out (:mod:`.modelfile`).  This layer sits
+just above the model and knows nothing of solvers; the ``qmodels`` command
+is :mod:`qmodels.cli`, the top of the package."""

@@ -3,6 +3,7 @@
     qmodels solve [MODEL] [--method M] [--json]   solve a model file (YAML/JSON)
     qmodels demo                                  the built-in example, explained
     qmodels methods                               list solver methods
+    qmodels case NAME [--json] [--set K=V] [--sim]  a source paper's paper-vs-model table
     qmodels --version
 
 Errors in the model file are reported with their path in the file and exit
@@ -17,8 +18,8 @@ import sys
 import time
 from importlib import resources
 
-from .._version import __version__
-from ..errors import ModelFileError, QModelsError
+from ._version import __version__
+from .errors import ModelFileError, QModelsError
 
 EXIT_OK = 0
 EXIT_INPUT = 2
@@ -31,7 +32,7 @@ def _builtin_path():
 
 
 def _load(model: str | None):
-    from . import modelfile
+    from .io import modelfile
 
     if model is None:
         with resources.as_file(_builtin_path()) as p:
@@ -46,7 +47,7 @@ def _jsonable(obj):
 
 
 def cmd_solve(args) -> int:
-    from ..dispatch import solve
+    from .dispatch import solve
 
     net, builtin = _load(args.model)
     options = {}
@@ -67,8 +68,8 @@ def cmd_solve(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from ..analytic.laws import bounds
-    from ..analytic.mva import mva
+    from .analytic.laws import bounds
+    from .analytic.mva import mva
 
     net, _ = _load(None)
     print("qmodels demo: the built-in two-tier example\n")
@@ -79,7 +80,7 @@ def cmd_demo(args) -> int:
     print(b.table())
     cur = r.curve
     print("\nthroughput curve X(n) (exact MVA) against the asymptotic bounds:")
-    from .._format import format_table
+    from ._format import format_table
 
     rows = []
     N = len(cur.population) - 1
@@ -98,10 +99,21 @@ def cmd_demo(args) -> int:
 
 
 def cmd_methods(args) -> int:
-    from ..dispatch import methods
+    from .dispatch import methods
 
     for name, summary in methods().items():
         print(f"{name:12s} {summary}")
+    return EXIT_OK
+
+
+def cmd_case(args) -> int:
+    from .cases import report
+
+    rep = report(args.name, args.set or (), sim=args.sim, seed=args.seed)
+    if args.json:
+        print(json.dumps(rep.to_dict(), indent=2, default=str))
+    else:
+        print(rep.table())
     return EXIT_OK
 
 
@@ -127,6 +139,21 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_demo)
     m = sub.add_parser("methods", help="list solver methods")
     m.set_defaults(func=cmd_methods)
+    from .cases import CASES
+
+    c = sub.add_parser("case", help="a source paper as a model: the paper-vs-model table",
+                       description="Build the case study's model, solve it and print every "
+                                   "number the paper reports next to the model's value, its "
+                                   "relative error and whether it was fitted or predicted.")
+    c.add_argument("name", choices=list(CASES), metavar="NAME",
+                   help="one of: " + ", ".join(CASES))
+    c.add_argument("--json", action="store_true", help="print the report as JSON")
+    c.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override a field of the case's parameters (repeatable)")
+    c.add_argument("--sim", action="store_true",
+                   help="also simulate, with confidence intervals beside the analytic figures")
+    c.add_argument("--seed", type=int, default=1, help="simulator seed (default 1)")
+    c.set_defaults(func=cmd_case)
     return p
 
 

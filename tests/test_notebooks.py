@@ -1,0 +1,41 @@
+"""Every notebook in notebooks/ runs top to bottom (nbclient, fresh kernel).
+
+Notebooks are kept in git without outputs; this is what keeps them from
+rotting.  Each runs headless (matplotlib's Agg backend) from the
+notebooks/ folder, with a per-cell timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+NOTEBOOKS = sorted((pathlib.Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs(path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat", reason="the notebooks extra is not installed")
+    nbclient = pytest.importorskip("nbclient", reason="the notebooks extra is not installed")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = nbformat.read(path, as_version=4)
+    assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
+        f"{path.name} is committed with outputs; clear them")
+    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                     resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert not errors, errors
+
+
+def test_notebooks_folder_is_not_empty_once_cases_exist():
+    cases = pathlib.Path(__file__).parent.parent / "qmodels" / "cases"
+    names = [p.stem for p in cases.glob("*.py") if not p.stem.startswith("_")]
+    if names:
+        stems = {p.stem for p in NOTEBOOKS}
+        missing = [n for n in names if n not in stems]
+        assert not missing, f"case studies without a notebook: {missing}"
+    assert os.path.isdir(cases)
