@@ -10,10 +10,10 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# test + plot + sim extras; add `notebooks` here once notebooks/ holds
-# notebooks that the suite executes (`pip install -e ".[all]"` has everything)
+# what `make test` and `make demo` need: the test, plot, sim, notebooks and
+# dist extras (`pip install -e ".[all]"` has everything)
 $(STAMP): $(BIN)/python setup.cfg pyproject.toml
-	$(BIN)/python -m pip install --quiet -e ".[test,plot,sim]"
+	$(BIN)/python -m pip install --quiet -e ".[test,plot,sim,notebooks,dist]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 
@@ -22,9 +22,12 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/qmodels demo
 
-# The default run: unit, property, reference-value, doctest and CLI tests.
-# Slow statistical runs are opt-in: `make test-slow`.
+# The default run: lint (ruff with the complexity limit; the import-rule
+# test is part of the suite), then unit, property, reference-value, doctest,
+# CLI, case-study and notebook tests.  Slow statistical runs are opt-in:
+# `make test-slow`.
 test: $(STAMP)
+	$(BIN)/ruff check qmodels tests validation benchmarks derivations
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n 2 -m "not slow" --doctest-modules qmodels tests
 
 test-slow: $(STAMP)
@@ -44,8 +47,8 @@ validate-fast: $(STAMP)
 	$(BIN)/python -m validation --out build/validation --fast
 
 lint: $(STAMP)
-	$(BIN)/python -m pip install --quiet ruff
 	$(BIN)/ruff check qmodels tests validation benchmarks derivations
+	$(BIN)/python -m pytest -q tests/test_layers.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
