@@ -219,38 +219,34 @@ class TokenPool:
 # network
 # ---------------------------------------------------------------------------
 
-def _solve_traffic(cls: _Class, station_names: list[str]):
-    """Visit ratios of one class from its routing (traffic equations).
-
-    Closed: v = v P, v[ref] = 1 (Lazowska et al. 1984, sec. 3.2).
-    Open:   v = p0 + v P, i.e. v = p0 (I - P)^-1 (Jackson 1963).
-    """
+def _check_routing_rows(cls: _Class, known: set) -> list[str]:
+    """Validate the routing table of ``cls``; return the stations it names,
+    in order of first mention.  Each row must sum to 1 within
+    :data:`ROUTING_TOLERANCE` (symbolic rows are not summed)."""
     who = f"class {cls.name!r}"
     routing = cls.routing
-    assert routing is not None
     is_open = isinstance(cls, Open)
-    known = set(station_names)
     nodes: list[str] = []
+
+    def note(name):
+        if name not in (SOURCE, SINK) and name not in nodes:
+            nodes.append(name)
+
     for src, row in routing.items():
         if src == SINK or (src == SOURCE and not is_open):
             raise RoutingError(f"{who}: routing row {src!r} is not allowed")
         if src != SOURCE and src not in known:
             raise UnknownNameError(f"{who}: routing names unknown station {src!r}")
-        if src != SOURCE and src not in nodes:
-            nodes.append(src)
+        note(src)
         total = 0.0
-        symbolic = False
         for dst, p in row.items():
             if dst == SOURCE or (dst == SINK and not is_open):
                 raise RoutingError(f"{who}: routing {src!r} -> {dst!r} is not allowed")
             if dst != SINK and dst not in known:
                 raise UnknownNameError(f"{who}: routing names unknown station {dst!r}")
-            if dst != SINK and dst not in nodes:
-                nodes.append(dst)
-            if is_symbolic(p):
-                symbolic = True
+            note(dst)
             total = total + p
-        if not symbolic and abs(float(total) - 1.0) > ROUTING_TOLERANCE:
+        if not is_symbolic(total) and abs(float(total) - 1.0) > ROUTING_TOLERANCE:
             raise RoutingError(
                 f"{who}: routing row {src!r} sums to {float(total):.12g}, not 1 "
                 f"(tolerance {ROUTING_TOLERANCE:g})"
@@ -260,14 +256,23 @@ def _solve_traffic(cls: _Class, station_names: list[str]):
             raise RoutingError(f"{who}: station {node!r} has no routing row (where do jobs go?)")
     if is_open and SOURCE not in routing:
         raise RoutingError(f"{who}: open routing needs a {SOURCE!r} row (where jobs enter)")
+    return nodes
 
+
+def _check_connected(cls: _Class, nodes: list[str]) -> str:
+    """Every station must be reachable from the start (``source`` for an
+    open class, the reference station for a closed one) and able to get back
+    (to ``sink``, or to the reference).  Returns the start."""
     import networkx as nx
 
+    who = f"class {cls.name!r}"
+    routing = cls.routing
+    is_open = isinstance(cls, Open)
     g = nx.DiGraph()
     g.add_nodes_from(nodes)
     for src, row in routing.items():
         for dst, p in row.items():
-            if not (not is_symbolic(p) and float(p) == 0.0):
+            if is_symbolic(p) or float(p) != 0.0:
                 g.add_edge(src, dst)
     if is_open:
         start = SOURCE
@@ -293,67 +298,169 @@ def _solve_traffic(cls: _Class, station_names: list[str]):
         raise RoutingError(
             f"{who}: jobs at station(s) {', '.join(map(repr, trapped))} can never {dest}"
         )
+    return start
 
-    symbolic = any(is_symbolic(p) for row in routing.values() for p in row.values())
-    idx = {n: i for i, n in enumerate(nodes)}
-    m = len(nodes)
-    if symbolic:
-        import sympy as sp
 
-        P = sp.zeros(m, m)
-        p0 = sp.zeros(1, m)
-        for src, row in routing.items():
-            for dst, p in row.items():
-                if dst == SINK:
-                    continue
-                if src == SOURCE:
-                    p0[0, idx[dst]] += p
-                else:
-                    P[idx[src], idx[dst]] += p
-        if is_open:
-            v = p0 * (sp.eye(m) - P).inv()
-        else:
-            r = idx[start]
-            # v (I - P) = 0 with v[r] = 1: drop equation r, fix v[r].
-            A = (sp.eye(m) - P).T
-            keep = [i for i in range(m) if i != r]
-            sol = A[keep, keep].LUsolve(-A[keep, r])
-            v = sp.zeros(1, m)
-            v[0, r] = 1
-            for j, i in enumerate(keep):
-                v[0, i] = sol[j]
-        return {n: sp.simplify(v[0, idx[n]]) for n in nodes}
-
-    P = np.zeros((m, m))
-    p0 = np.zeros(m)
+def _routing_matrices(routing, idx: dict, zeros, add):
+    """(P, p0): station-to-station and source-to-station probabilities."""
+    m = len(idx)
+    P, p0 = zeros(m, m), zeros(1, m)
     for src, row in routing.items():
         for dst, p in row.items():
             if dst == SINK:
                 continue
             if src == SOURCE:
-                p0[idx[dst]] += float(p)
+                add(p0, 0, idx[dst], p)
             else:
-                P[idx[src], idx[dst]] += float(p)
-    A = (np.eye(m) - P).T
-    if is_open:
-        rhs = p0
-        try:
-            v = np.linalg.solve(A, rhs)
-        except np.linalg.LinAlgError:
-            raise RoutingError(f"{who}: traffic equations are singular") from None
+                add(P, idx[src], idx[dst], p)
+    return P, p0
+
+
+def _symbolic_visits(cls: _Class, nodes: list[str], start: str) -> dict:
+    """Exact visit ratios (sympy) from the traffic equations."""
+    import sympy as sp
+
+    def add(M, i, j, p):
+        M[i, j] += p
+
+    idx = {n: i for i, n in enumerate(nodes)}
+    m = len(nodes)
+    P, p0 = _routing_matrices(cls.routing, idx, sp.zeros, add)
+    if isinstance(cls, Open):
+        v = p0 * (sp.eye(m) - P).inv()
     else:
         r = idx[start]
+        # v (I - P) = 0 with v[r] = 1: drop equation r, fix v[r].
+        A = (sp.eye(m) - P).T
         keep = [i for i in range(m) if i != r]
-        v = np.zeros(m)
-        v[r] = 1.0
-        if keep:
-            try:
+        sol = A[keep, keep].LUsolve(-A[keep, r])
+        v = sp.zeros(1, m)
+        v[0, r] = 1
+        for j, i in enumerate(keep):
+            v[0, i] = sol[j]
+    return {n: sp.simplify(v[0, idx[n]]) for n in nodes}
+
+
+def _numeric_visits(cls: _Class, nodes: list[str], start: str) -> dict:
+    """Visit ratios (floats) from the traffic equations."""
+    who = f"class {cls.name!r}"
+
+    def add(M, i, j, p):
+        M[i, j] += float(p)
+
+    idx = {n: i for i, n in enumerate(nodes)}
+    m = len(nodes)
+    P, p0 = _routing_matrices(cls.routing, idx, lambda a, b: np.zeros((a, b)), add)
+    A = (np.eye(m) - P).T
+    try:
+        if isinstance(cls, Open):
+            v = np.linalg.solve(A, p0[0])
+        else:
+            r = idx[start]
+            keep = [i for i in range(m) if i != r]
+            v = np.zeros(m)
+            v[r] = 1.0
+            if keep:
                 v[keep] = np.linalg.solve(A[np.ix_(keep, keep)], -A[keep, r])
-            except np.linalg.LinAlgError:
-                raise RoutingError(f"{who}: traffic equations are singular") from None
+    except np.linalg.LinAlgError:
+        raise RoutingError(f"{who}: traffic equations are singular") from None
     if not np.all(np.isfinite(v)) or np.any(v < -1e-9):
         raise RoutingError(f"{who}: traffic equations have no valid solution (visits {v})")
     return {n: max(float(v[idx[n]]), 0.0) for n in nodes}
+
+
+def _solve_traffic(cls: _Class, station_names: list[str]):
+    """Visit ratios of one class from its routing (traffic equations).
+
+    Closed: v = v P, v[ref] = 1 (Lazowska et al. 1984, sec. 3.2).
+    Open:   v = p0 + v P, i.e. v = p0 (I - P)^-1 (Jackson 1963).
+    """
+    assert cls.routing is not None
+    nodes = _check_routing_rows(cls, set(station_names))
+    start = _check_connected(cls, nodes)
+    symbolic = any(is_symbolic(p) for row in cls.routing.values() for p in row.values())
+    solve = _symbolic_visits if symbolic else _numeric_visits
+    return solve(cls, nodes, start)
+
+
+def _check_parts(stations: tuple, classes: tuple, pools: tuple) -> None:
+    """Types, non-emptiness and one namespace for stations, classes and pools
+    (so ``r.X[name]`` is never ambiguous); pools name known stations/classes."""
+    if not stations:
+        raise InvalidValueError("a network needs at least one station")
+    if not classes:
+        raise InvalidValueError("a network needs at least one class")
+    seen: dict[str, str] = {}
+    for s in stations:
+        if not isinstance(s, Station) or type(s) is Station:
+            raise InvalidValueError(f"not a station (Delay, Queue, LoadDependent): {s!r}")
+        if s.name in seen:
+            raise DuplicateNameError(f"duplicate station name {s.name!r}")
+        seen[s.name] = "station"
+    for c in classes:
+        if not isinstance(c, (Closed, Open)):
+            raise InvalidValueError(f"not a class (Closed, Open): {c!r}")
+        if c.name in seen:
+            raise DuplicateNameError(f"class name {c.name!r} is already used by a {seen[c.name]}")
+        seen[c.name] = "class"
+    station_names = {s.name for s in stations}
+    class_names = {c.name for c in classes}
+    for p in pools:
+        if not isinstance(p, TokenPool):
+            raise InvalidValueError(f"not a TokenPool: {p!r}")
+        if p.name in seen:
+            raise DuplicateNameError(f"pool name {p.name!r} is already used by a {seen[p.name]}")
+        seen[p.name] = "pool"
+        for st in (p.acquire, p.release):
+            if st not in station_names:
+                raise UnknownNameError(f"token pool {p.name!r}: unknown station {st!r}")
+        for cn in p.classes or ():
+            if cn not in class_names:
+                raise UnknownNameError(f"token pool {p.name!r}: unknown class {cn!r}")
+
+
+def _class_tables(stations: tuple, classes: tuple) -> tuple[list, list]:
+    """Visit ratios and service times, class x station, from each class's
+    routing, demands or visits and its per-class service times."""
+    names = [s.name for s in stations]
+    index = {n: k for k, n in enumerate(names)}
+    vis: list[list[Any]] = [[0.0] * len(stations) for _ in classes]
+    svc: list[list[Any]] = [[s.service for s in stations] for _ in classes]
+
+    def at(who, what, st):
+        if st not in index:
+            raise UnknownNameError(f"{who}: {what} name unknown station {st!r}")
+        return index[st]
+
+    for ci, c in enumerate(classes):
+        who = f"class {c.name!r}"
+        if c.routing is not None:
+            v = _solve_traffic(c, names)
+        elif c.demands is not None:
+            v = {}
+            for st, d in c.demands.items():
+                svc[ci][at(who, "demands", st)] = d
+                v[st] = 1.0
+        else:
+            v = dict(c.visits)
+        for st, val in v.items():
+            vis[ci][at(who, "visits", st)] = val
+        for st, val in (c.service or {}).items():
+            svc[ci][at(who, "service times", st)] = val
+        if isinstance(c, Closed) and c.reference is not None:
+            at(who, "reference", c.reference)
+    return vis, svc
+
+
+def _any_symbolic_input(stations, classes, vis, svc) -> bool:
+    """Whether any input is a sympy expression with free symbols."""
+    return (
+        any(is_symbolic(x) for row in vis + svc for x in row)
+        or any(is_symbolic(getattr(c, a, 0.0)) for c in classes
+               for a in ("population", "think_time", "arrival_rate"))
+        or any(is_symbolic(getattr(s, "servers", 1)) for s in stations)
+        or any(is_symbolic(a) for s in stations for a in getattr(s, "rate_multipliers", ()))
+    )
 
 
 @dataclass(frozen=True)
@@ -395,87 +502,15 @@ class Network:
     is_symbolic: bool = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self):
-        stations = tuple(self.stations)
-        classes = tuple(self.classes)
+        stations, classes, pools = tuple(self.stations), tuple(self.classes), tuple(self.pools)
         object.__setattr__(self, "stations", stations)
         object.__setattr__(self, "classes", classes)
-        if not stations:
-            raise InvalidValueError("a network needs at least one station")
-        if not classes:
-            raise InvalidValueError("a network needs at least one class")
-        seen: dict[str, str] = {}
-        for s in stations:
-            if not isinstance(s, Station) or type(s) is Station:
-                raise InvalidValueError(f"not a station (Delay, Queue, LoadDependent): {s!r}")
-            if s.name in seen:
-                raise DuplicateNameError(f"duplicate station name {s.name!r}")
-            seen[s.name] = "station"
-        for c in classes:
-            if not isinstance(c, (Closed, Open)):
-                raise InvalidValueError(f"not a class (Closed, Open): {c!r}")
-            if c.name in seen:
-                raise DuplicateNameError(
-                    f"class name {c.name!r} is already used by a {seen[c.name]}"
-                )
-            seen[c.name] = "class"
-
-        pools = tuple(self.pools)
         object.__setattr__(self, "pools", pools)
-        for p in pools:
-            if not isinstance(p, TokenPool):
-                raise InvalidValueError(f"not a TokenPool: {p!r}")
-            if p.name in seen:
-                raise DuplicateNameError(
-                    f"pool name {p.name!r} is already used by a {seen[p.name]}"
-                )
-            seen[p.name] = "pool"
-            for st in (p.acquire, p.release):
-                if not any(s.name == st for s in stations):
-                    raise UnknownNameError(f"token pool {p.name!r}: unknown station {st!r}")
-            for cn in p.classes or ():
-                if not any(c.name == cn for c in classes):
-                    raise UnknownNameError(f"token pool {p.name!r}: unknown class {cn!r}")
-
-        names = [s.name for s in stations]
-        index = {n: k for k, n in enumerate(names)}
-        C, K = len(classes), len(stations)
-        vis: list[list[Any]] = [[0.0] * K for _ in range(C)]
-        svc: list[list[Any]] = [[s.service for s in stations] for _ in range(C)]
-        for ci, c in enumerate(classes):
-            who = f"class {c.name!r}"
-            if c.routing is not None:
-                v = _solve_traffic(c, names)
-            elif c.demands is not None:
-                v = {}
-                for st, d in c.demands.items():
-                    if st not in index:
-                        raise UnknownNameError(f"{who}: demands name unknown station {st!r}")
-                    v[st] = 1.0
-                    svc[ci][index[st]] = d
-            else:
-                v = dict(c.visits)
-            for st, val in v.items():
-                if st not in index:
-                    raise UnknownNameError(f"{who}: visits name unknown station {st!r}")
-                vis[ci][index[st]] = val
-            if c.service is not None:
-                for st, val in c.service.items():
-                    if st not in index:
-                        raise UnknownNameError(
-                            f"{who}: service times name unknown station {st!r}"
-                        )
-                    svc[ci][index[st]] = val
-            if isinstance(c, Closed) and c.reference is not None and c.reference not in index:
-                raise UnknownNameError(f"{who}: reference names unknown station {c.reference!r}")
-
-        symbolic = any(is_symbolic(x) for row in vis + svc for x in row) or any(
-            is_symbolic(getattr(c, a, 0.0))
-            for c in classes
-            for a in ("population", "think_time", "arrival_rate")
-        ) or any(
-            is_symbolic(getattr(s, "servers", 1)) for s in stations
-        ) or any(is_symbolic(a) for s in stations for a in getattr(s, "rate_multipliers", ()))
+        _check_parts(stations, classes, pools)
+        vis, svc = _class_tables(stations, classes)
+        symbolic = _any_symbolic_input(stations, classes, vis, svc)
         dtype = object if symbolic else float
+        C, K = len(classes), len(stations)
         V = np.array(vis, dtype=dtype).reshape(C, K)
         S = np.array(svc, dtype=dtype).reshape(C, K)
         D = V * S
