@@ -8,10 +8,6 @@ symbolic solvers, ...) are imported on first use, so ``import qmodels`` and
 the ``qmodels`` command start quickly.
 """
 
-from __future__ import annotations
-
-import importlib
-
 from ._version import __version__
 from .analytic.laws import (
     Bounds,
@@ -141,7 +137,9 @@ def __getattr__(name):
         module, attr = _LAZY[name]
     except KeyError:
         raise AttributeError(f"module 'qmodels' has no attribute {name!r}") from None
-    mod = importlib.import_module(module)
+    from importlib import import_module
+
+    mod = import_module(module)
     value = mod if attr is None else getattr(mod, attr)
     globals()[name] = value
     return value

@@ -49,3 +49,9 @@ def test_function_named_submodules_in_a_fresh_process():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "True"
+
+
+def test_namespace_has_no_leaked_helpers():
+    # only the API: no modules or __future__ features pulled in by __init__
+    leaked = {"sys", "importlib", "annotations", "types", "import_module"} & set(dir(qm))
+    assert not leaked

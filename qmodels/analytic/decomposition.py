@@ -495,7 +495,7 @@ def throughput_vs_tokens(net: Network, pool: TokenPool | str,
     For each B the pool is given B tokens and :func:`decompose` solves the
     network.  X(B) rises while the pool is the constraint and flattens once
     the next element on its path (or outside it) saturates: then more
-    buffers only move the queue (the SPAX XNIF finding, CASES.md case 1).
+    buffers only move the queue (the SPAX XNIF finding, :mod:`qmodels.cases.spax`).
     ``unconstrained`` is X without this pool, the ceiling X(B) tends to.
     """
     p = _get_pool(net, pool)

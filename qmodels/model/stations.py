@@ -39,7 +39,7 @@ class Power:
 
     ``busy`` is drawn while serving, ``idle`` otherwise; ``read`` and
     ``write`` refine ``busy`` for devices whose power differs by operation
-    (Kim et al., the all-flash energy study in CASES.md, table of device
+    (the all-flash energy study, :mod:`qmodels.cases.afa`, table of device
     power).  Energy follows from E = P x T (see :mod:`qmodels.physical.energy`).
     """
 

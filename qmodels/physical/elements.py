@@ -213,7 +213,7 @@ def effective_bandwidth(size, bandwidth, overhead=0.0):
     B_eff(m) = m / (t0 + m / r), with ``overhead`` t0 in seconds per message
     and ``bandwidth`` r in bytes/s ([Hockney]).  B_eff reaches r/2 at the
     half-performance length n_1/2 = t0 r and tends to r for m >> n_1/2:
-    why measured bandwidth flattens above a few KB (CASES.md, KOSMOS).
+    why measured bandwidth flattens above a few KB (:mod:`qmodels.cases.kosmos`).
     """
     m = _pos(size, "size")
     r = _pos(bandwidth, "bandwidth")
@@ -231,7 +231,7 @@ def bandwidth_delay_product(rate_bps, rtt):
 
     Returns bytes.  A TCP window smaller than this limits the throughput to
     window / RTT ([RFC7323] sec. 1.1).  For 1 Gbit/s and 228 ms this is
-    28.5 MB (10^6 B); the end-system paper (CASES.md case 5) states
+    28.5 MB (10^6 B); the end-system paper (:mod:`qmodels.cases.nic`) states
     14.3 MB, which is 1 Gbit/s times the one-way delay 114 ms.
     """
     r = _pos(rate_bps, "rate_bps")
@@ -409,7 +409,7 @@ class Disk(Element):
     The mean rotational latency is half a revolution, (60 / rpm) / 2 =
     30 / rpm seconds ([HP] appendix D.2: access time = seek + rotational
     latency + transfer + controller).  The miss mix is the expectation over
-    hits and misses (SPAX's "miss rate" m, CASES.md case 1).
+    hits and misses (SPAX's "miss rate" m, :mod:`qmodels.cases.spax`).
     """
 
     seek: Number
@@ -467,7 +467,7 @@ class Flash(_Transfer, Element):
 
     The linear cost model of [Hockney] with the fixed part split into
     per-call costs, as the all-flash energy study varies the number of
-    fsync calls on a 1 GB file (CASES.md case 3).
+    fsync calls on a 1 GB file (:mod:`qmodels.cases.afa`).
     """
 
     bandwidth: Number
@@ -665,8 +665,8 @@ class MemoryChannel(_Transfer, Element):
     -----
     bandwidth = rate x width x channels                            [B/s]
     One Xeon Gold 6148 socket, 6 channels of DDR4-2666:
-    2666e6 x 8 x 6 = 127.97 GB/s, the "128 GB/s" per socket of CASES.md
-    case 4.
+    2666e6 x 8 x 6 = 127.97 GB/s, the "128 GB/s" per socket of the
+    many-core study (:mod:`qmodels.cases.manycore`).
     """
 
     rate: Number
@@ -709,7 +709,7 @@ class Link(_Transfer, Element):
     -----
     S(m) = overhead + m / bandwidth; effective bandwidth m / S(m)
     ([Hockney]).  Use it for a measured interconnect whose framing is not
-    modelled (the CPU-to-CPU bandwidth curves of CASES.md case 2).
+    modelled (the CPU-to-CPU bandwidth curves of :mod:`qmodels.cases.kosmos`).
     """
 
     bandwidth: Number
@@ -899,8 +899,7 @@ class UPI(_Transfer, Element):
     Which ``bytes_per_transfer`` to use is the question.  A UPI link has 20
     lanes per direction, commonly quoted as 2 bytes of data per transfer:
     10.4 GT/s x 2 B = 20.8 GB/s per link per direction, so 2 links x 2
-    directions = 83.2 GB/s.  The many-core paper (CASES.md case 4, seed
-    002) states "2 links x 2 directions = 41.6 GB/s", which is
+    directions = 83.2 GB/s.  The many-core paper (:mod:`qmodels.cases.manycore`) states "2 links x 2 directions = 41.6 GB/s", which is
     10.4 x 2 x 2 with **one byte per transfer per direction**
     (``bytes_per_transfer=1``) -- equivalently 2 B per transfer over 2
     links in one direction.  The default here is 1 so that the paper's
@@ -957,7 +956,7 @@ class CPU(Element):
     -----
     Rpeak = cores x flops_per_cycle x clock                   [FLOP/s]
     ([HPL]); KNL 7250: 68 x 32 x 1.4e9 = 3046.4 GFLOP/s, 2 x Gold 6148:
-    40 x 32 x 2.4e9 = 3072 GFLOP/s (CASES.md case 4).
+    40 x 32 x 2.4e9 = 3072 GFLOP/s (:mod:`qmodels.cases.manycore`).
 
     S = instructions x cpi / clock                                 [s]
     S = seconds x ref_clock / clock                                [s]
@@ -1031,8 +1030,7 @@ class BufferPool:
     and frees it when the last (``release``) completes: simultaneous
     resource possession, modelled as a :class:`~qmodels.model.TokenPool`
     (solved by :mod:`qmodels.analytic.decomposition`, the simulator or the CTMC).
-    SPAX's XNIF data buffer: 1 buffer of 4 packets of 64 B (CASES.md
-    case 1), ``BufferPool("xnif", slots=4, packet_size=64)``.
+    SPAX's XNIF data buffer: 1 buffer of 4 packets of 64 B (:mod:`qmodels.cases.spax`), ``BufferPool("xnif", slots=4, packet_size=64)``.
 
     Parameters
     ----------
@@ -1071,7 +1069,7 @@ class BufferPool:
 @dataclass(frozen=True)
 class SwitchPort(_Transfer, Element):
     """A switch input port: forwards ``width`` bytes per clock and holds at
-    most ``slots`` packets (1 in SPAX's Xcent crossbar, CASES.md case 1).
+    most ``slots`` packets (1 in SPAX's Xcent crossbar, :mod:`qmodels.cases.spax`).
 
     Parameters
     ----------

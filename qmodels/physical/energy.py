@@ -21,7 +21,7 @@ The law
 -------
 Electric energy is the time integral of power, E = int P(t) dt; with power
 constant in each state it is E = P x T per state (the all-flash energy
-study, CASES.md case 3, eq. "E = P x T", computes every device's energy
+study, :mod:`qmodels.cases.afa`, eq. "E = P x T", computes every device's energy
 this way from its measured busy time and the data-sheet power of its
 Table 1).  Everything here is that law applied per state, with the state
 times taken from a queueing solution: busy time = U x T per server
@@ -34,7 +34,7 @@ figures carry ``.mean`` (their means are used).
 
 References
 ----------
-.. [AFA] The all-flash energy paper, seeds/001 (CASES.md case 3): E = P x T
+.. [AFA] The all-flash energy paper, modelled in :mod:`qmodels.cases.afa`: E = P x T
    and Table 1, device power read/write: HDD 6.8/6.8 W, SATA SSD 2.1/3.7 W,
    NVMe 9/12 W, NVDIMM-N 2/2 W.
 .. [QSP] E. D. Lazowska, J. Zahorjan, G. S. Graham & K. C. Sevcik,
