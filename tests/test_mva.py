@@ -410,3 +410,49 @@ def test_population_zero_load_dependent_lone_job_response():
     net = qm.Network([qm.LoadDependent("ld", 0.6, rate_multipliers=(2, 3))],
                      [qm.Closed("c", 0, visits={"ld": 1})])
     assert qm.mva(net).R["ld"] == pytest.approx(0.3)
+
+
+def _two_station_ld_reference(mult, S_ld, S_q, N):
+    """Exact Q at the load-dependent station of a two-station closed cycle,
+    by enumerating the product-form distribution in 60-digit mpmath:
+    p(j) ~ f(j) S_q^(N-j), f(j) = prod_{i<=j} S_ld / a(i) (Bolch et al.
+    2006, eq. 8.13 with the complement a single queue)."""
+    import mpmath
+
+    mpmath.mp.dps = 60
+    a = [mpmath.mpf(x) for x in mult]
+
+    def f(j):
+        out = mpmath.mpf(1)
+        for i in range(1, j + 1):
+            out *= mpmath.mpf(S_ld) / a[min(i, len(a)) - 1]
+        return out
+
+    w = [f(j) * mpmath.mpf(S_q) ** (N - j) for j in range(N + 1)]
+    G = mpmath.fsum(w)
+    return float(mpmath.fsum(j * w[j] for j in range(N + 1)) / G)
+
+
+@pytest.mark.parametrize("mult", [(1, 1e-6, 1e-12), (1, 2, 3, 1e-200), (1, 1e-300),
+                                  (1e-12, 1.0), (3, 1e-100, 5)])
+def test_load_dependent_rates_near_zero_stay_exact(mult):
+    # the audit's Q = -66.55, -inf and +inf: the head/tail split of the
+    # arrival theorem must not subtract huge terms
+    net = qm.Network([qm.LoadDependent("ld", 1.0, rate_multipliers=mult), qm.Queue("q", 0.5)],
+                     [qm.Closed("c", 25, visits={"ld": 1, "q": 1})])
+    r = qm.mva(net)
+    ref = _two_station_ld_reference(mult, 1.0, 0.5, 25)
+    assert r.Q["ld"] == pytest.approx(ref, rel=1e-10, abs=1e-12)
+    assert 0 <= r.Q["ld"] <= 25 + 1e-9
+    assert r.Q["ld"] + r.Q["q"] == pytest.approx(25, rel=1e-10)
+
+
+def test_empty_population_class_response_time_honours_the_first_rate_multiplier():
+    # N = 0: a lone job sees S/a(1) at a load-dependent station; the class
+    # R is the sum over its visits, as the station R and convolution say
+    net = qm.Network([qm.LoadDependent("ld", 1.0, rate_multipliers=(2,)), qm.Queue("q", 0.5)],
+                     [qm.Closed("c", 0, visits={"ld": 1, "q": 1})])
+    r = qm.mva(net)
+    assert r.R["ld"] == pytest.approx(0.5)
+    assert r.R["c"] == pytest.approx(1.0 / 2 + 0.5)
+    assert r.R["c"] == pytest.approx(qm.convolution(net).R["c"])

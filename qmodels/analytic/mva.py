@@ -80,36 +80,61 @@ def _mva_fixed_kernel(D, is_delay, Z, N, want_curve):
 # ---------------------------------------------------------------------------
 
 @lazyjit()
-def _ld_queue_kernel(X, lf, lg_minus, lg, mult, D):
+def _ld_queue_kernel(lX, lf, lg_minus, lg, mult, D):
     """Mean queue length at a load-dependent station for n = 0..N.
 
     Arrival theorem (Reiser & Lavenberg 1980; Bolch et al. 2006, eq. 8.35):
-    R(n) = sum_{j>=1} j D / a(j) p(j-1 | n-1).  Splitting at L (a(j) = a_L
-    for j >= L) and using sum_i (i+1) p(i|n-1) = Q(n-1) + 1:
+    R(n) = D sum_{i>=0} (i+1)/a(i+1) p(i | n-1), with the marginals from
+    normalising constants, p(i | m) = f(i) G_{-k}(m-i) / G(m) (Bolch et al.
+    eq. 8.13), never by subtraction.  The head i < L-1 is summed term by
+    term; the tail i >= L-1, where a(i+1) = a_L and f(i) = f(L-1) rho^(i-L+1)
+    with rho = d / a_L, is
 
-        R(n) = D/a_L (1 + Q(n-1))
-               + D sum_{i=0}^{L-1} (i+1) (1/a(i+1) - 1/a_L) p(i | n-1)
+        tail(m) = f(L-1) / (a_L G(m)) [L H(u) + H1(u)],   u = m - L + 1,
+        H(u)  = sum_t rho^t G_{-k}(u-t)   = G_{-k}(u) + rho H(u-1),
+        H1(u) = sum_t t rho^t G_{-k}(u-t) = rho (H1(u-1) + H(u-1)),
 
-    (for a(i) = min(i, c) this is Bolch et al. eq. 8.43 for c servers).
-    The marginals come from normalising constants, never by subtraction:
-    p(i | n) = f(i) G_{-k}(n-i) / G(n)  (Bolch et al. eq. 8.13), all in
-    log space.  Returns Q(n) and P(empty | n) for n = 0..N.
+    two recursions of positive terms kept in log space.  So R(n) is a sum
+    of positive terms whatever the multipliers: rates spanning 1e-300..1
+    cost no precision (the textbook form D/a_L (1 + Q(n-1)) minus a head
+    correction cancels catastrophically there).  ``lX`` is log X(n); the
+    product X(n) R(n) is taken in log space too.  O(N L).
     """
     N = lg.shape[0] - 1
     L = mult.shape[0]
     aL = mult[L - 1]
+    lD = math.log(D) if D > 0 else -np.inf
+    # log rho = log d - log a_L, with log d = lf[1] + log a(1)
+    lrho = lf[1] + math.log(mult[0]) - math.log(aL) if lf.shape[0] > 1 else -np.inf
     Q = np.zeros(N + 1)
     p0 = np.ones(N + 1)
+    lH = -np.inf
+    lH1 = -np.inf
     for n in range(1, N + 1):
-        # p(i | n-1), i < min(L, n)
         m = n - 1
-        r = D / aL * (1.0 + Q[n - 1])
-        top = min(L - 1, m)
-        for i in range(top + 1):
-            if i < lf.shape[0]:
-                p = math.exp(lf[i] + lg_minus[m - i] - lg[m])
-                r += D * (i + 1) * (1.0 / mult[i] - 1.0 / aL) * p
-        Q[n] = X[n] * r
+        head = 0.0
+        for i in range(min(L - 2, m) + 1):
+            head += (i + 1) / mult[i] * math.exp(lf[i] + lg_minus[m - i] - lg[m])
+        q = 0.0
+        if head > 0.0:
+            q = math.exp(lX[n] + lD + math.log(head))
+        u = m - L + 1
+        if u >= 0:
+            # advance H, H1 from u - 1 to u (u grows by one per n)
+            prev_h = lH
+            a = lg_minus[u]
+            b = lrho + prev_h
+            hi = a if a > b else b
+            lH = -np.inf if hi == -np.inf else hi + math.log(math.exp(a - hi) + math.exp(b - hi))
+            hi = lH1 if lH1 > prev_h else prev_h
+            lH1 = -np.inf if hi == -np.inf else (
+                lrho + hi + math.log(math.exp(lH1 - hi) + math.exp(prev_h - hi)))
+            a = math.log(L) + lH
+            hi = a if a > lH1 else lH1
+            if hi > -np.inf:
+                lsum = hi + math.log(math.exp(a - hi) + math.exp(lH1 - hi))
+                q += math.exp(lX[n] + lD + lf[L - 1] - math.log(aL) + lsum - lg[m])
+        Q[n] = q
         p0[n] = math.exp(lg_minus[n] - lg[n])
     return Q, p0
 
@@ -147,8 +172,9 @@ def _ld_solution(D, shapes, Z, N):
     lg = conv(None)
     if not np.all(np.isfinite(lg)):
         raise InvalidValueError("normalising constant is not finite: check demands")
-    X = np.zeros(N + 1)
-    X[1:] = np.exp(lg[:-1] - lg[1:]) / alpha
+    lX = np.full(N + 1, -np.inf)
+    lX[1:] = lg[:-1] - lg[1:] - math.log(alpha)
+    X = np.exp(lX)
     Q = np.zeros((N + 1, K))
     P0 = np.ones((N + 1, K))
     for k, (kind, _) in enumerate(shapes):
@@ -163,7 +189,7 @@ def _ld_solution(D, shapes, Z, N):
         lg_minus = conv(k)
         # multipliers beyond N are never used (lf has the same truncation)
         mult = np.asarray(shapes[k][1][: max(1, min(len(shapes[k][1]), N))], dtype=float)
-        q, p0 = _run(_ld_queue_kernel, N * len(mult), X, factors[k], lg_minus, lg, mult,
+        q, p0 = _run(_ld_queue_kernel, N * len(mult), lX, factors[k], lg_minus, lg, mult,
                      float(D[k]))
         Q[:, k] = q
         P0[:, k] = p0
@@ -287,10 +313,10 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
             # queue: its U = X D = 1 - P(empty) is already right)
             if isinstance(s, LoadDependent) and shapes[k][0] == "ld":
                 Uc[:, k] = 1.0 - P0[:, k]
-    # class response time per cycle, R(n) = n/X(n) - Z, and at n = 0 the
-    # no-contention value sum_k D_k (the limit n -> 0).
+    # class response time per cycle, R(n) = n/X(n) - Z, and at n = 0 what
+    # a lone job sees, sum_k V_k S_k / a_k(1) (the limit n -> 0)
     pops = np.arange(N + 1) if curve else np.array([N])
-    Rc = np.where(Xc > 0, pops / np.where(Xc > 0, Xc, 1.0) - Z, D.sum())
+    Rc = np.where(Xc > 0, pops / np.where(Xc > 0, Xc, 1.0) - Z, float(np.dot(V, lone)))
     if N > 0:
         Rc = np.maximum(Rc, 0.0)
     X, Q, U, R = Xc[-1], Qc[-1], Uc[-1], Rc[-1]
