@@ -9,8 +9,8 @@ import pytest
 
 import qmodels as qm
 from qmodels import modelfile
-from qmodels.errors import ModelFileError
 from qmodels.cli import main
+from qmodels.errors import ModelFileError
 
 GOOD = """
 name: small

@@ -899,7 +899,9 @@ class UPI(_Transfer, Element):
     Which ``bytes_per_transfer`` to use is the question.  A UPI link has 20
     lanes per direction, commonly quoted as 2 bytes of data per transfer:
     10.4 GT/s x 2 B = 20.8 GB/s per link per direction, so 2 links x 2
-    directions = 83.2 GB/s.  The many-core paper (:mod:`qmodels.cases.manycore`) states "2 links x 2 directions = 41.6 GB/s", which is
+    directions = 83.2 GB/s.  The many-core paper
+    (:mod:`qmodels.cases.manycore`) states "2 links x 2 directions =
+    41.6 GB/s", which is
     10.4 x 2 x 2 with **one byte per transfer per direction**
     (``bytes_per_transfer=1``) -- equivalently 2 B per transfer over 2
     links in one direction.  The default here is 1 so that the paper's
@@ -1030,7 +1032,8 @@ class BufferPool:
     and frees it when the last (``release``) completes: simultaneous
     resource possession, modelled as a :class:`~qmodels.model.TokenPool`
     (solved by :mod:`qmodels.analytic.decomposition`, the simulator or the CTMC).
-    SPAX's XNIF data buffer: 1 buffer of 4 packets of 64 B (:mod:`qmodels.cases.spax`), ``BufferPool("xnif", slots=4, packet_size=64)``.
+    SPAX's XNIF data buffer: 1 buffer of 4 packets of 64 B
+    (:mod:`qmodels.cases.spax`), ``BufferPool("xnif", slots=4, packet_size=64)``.
 
     Parameters
     ----------
