@@ -132,7 +132,8 @@ class Params:
                              "slots; the slower slot assumed (the paper does not say)",
                              kind="assumption", unit="Hz")
     pci_efficiency: float = param(1.0, "fraction of PCI cycles carrying data; peak assumed "
-                                  "(the paper's ~950 Mbit/s UDP on the PCI NIC at MTU 3000 needs >= 0.91)",
+                                  "(the paper's ~950 Mbit/s UDP on the PCI NIC at MTU 3000 "
+                                  "needs >= 0.91)",
                                   kind="assumption")
     pcix_clock: float = param(133.33e6, "82545EM: 64-bit PCI-X up to 133 MHz (data sheet)",
                               kind="datasheet", unit="Hz")
