@@ -6,6 +6,7 @@ from hand derivations written next to each assertion.
 
 import dataclasses
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -228,10 +229,14 @@ def test_simulated_tandem_matches_the_bound():
         assert v["simulated"] == pytest.approx(v["bound"], rel=0.02), m
 
 
-def test_notebook_runs():
+def test_notebook_runs(monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
-    path = Path(__file__).resolve().parents[1] / "notebooks" / "kosmos.ipynb"
+    root = Path(__file__).resolve().parents[1]
+    # the kernel must import this checkout's qmodels, whatever is installed
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(root)] + [x for x in os.environ.get("PYTHONPATH", "").split(os.pathsep) if x]))
+    path = root / "notebooks" / "kosmos.ipynb"
     nb = nbformat.read(path, as_version=4)
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
