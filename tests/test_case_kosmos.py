@@ -241,3 +241,23 @@ def test_notebook_runs(monkeypatch):
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}}).execute()
+
+
+def test_a_changed_calibrated_value_is_held_as_a_what_if():
+    # SRIO twice as fast: held, the host costs refitted around it; the SRIO/MicroBlade
+    # 4 KB ratio (link-bound) then doubles and is no longer met
+    p = dataclasses.replace(k.Params(), srio_bandwidth=2 * k.Params().srio_bandwidth)
+    r = k.report(p)
+    assert r.params.srio_bandwidth == p.srio_bandwidth
+    assert "srio_bandwidth" not in r.fitted and "kosmos_host_overhead" in r.fitted
+    row = next(x for x in r.rows if x.quantity == "bandwidth KOSMOS_SRIO/MicroBlade at 4096 B")
+    # link-bound at 4 KB: ratio = 2 x SRIO rate / MicroBlade payload rate, about 2 x 3.146
+    assert row.model == pytest.approx(2 * k.Params().srio_bandwidth / (2.5e9 / 8 * 1448 / 1538))
+    assert row.model == pytest.approx(2 * 3.146, rel=1e-3)
+    # holding a whole group turns its rows into predictions
+    q = dataclasses.replace(k.Params(), memory_serial=50.0, memory_parallel=5.0,
+                            memory_per_slave=5.0, memory_comm=5.0)
+    roles = {x.role for x in k.report(q).rows if x.quantity.startswith("In-Memory")}
+    assert roles == {"predicted"}
+    with pytest.raises(UnknownNameError, match="not calibrated parameters"):
+        k.calibrate(hold=["mtu"])

@@ -402,26 +402,35 @@ def _ratio(num, den, size, p):
     return bandwidth(num, size, p) / bandwidth(den, size, p)
 
 
-def calibrate(params: Params | None = None) -> Params:
-    """Refit every ``calibrated`` field of ``params`` on its named points.
+def calibrate(params: Params | None = None, hold=()) -> Params:
+    """Refit the ``calibrated`` fields of ``params`` on their named points.
 
     The SRIO path rate and the KOSMOS and MicroBlade host costs are fitted
     (scipy least squares on log-parameters) to the three ratios in
     ``FITTED_RATIOS``; then each benchmark's (serial, parallel, per_slave,
     comm) to its ``FITTED_POINTS`` (linear least squares on relative errors,
-    constants >= 0).  Other fields are used as given.
+    constants >= 0).  Fields named in ``hold`` and all non-calibrated fields
+    are used as given.
     """
     p = params or Params()
+    hold = set(hold)
+    unknown = hold - set(_calibrated_names())
+    if unknown:
+        raise UnknownNameError(f"calibrate: {sorted(unknown)} are not calibrated parameters; "
+                               f"valid: {', '.join(_calibrated_names())}")
 
     def bw_res(vals):
         q = replace(p, **vals)
         return [_ratio(a, b, m, q) / BANDWIDTH_RATIOS[(a, b, m)] - 1 for a, b, m in FITTED_RATIOS]
 
-    fitted = fit_parameters(bw_res, {k: getattr(p, k) for k in _BW_CAL})
-    p = replace(p, **fitted)
+    free = {k: getattr(p, k) for k in _BW_CAL if k not in hold}
+    if free:
+        p = replace(p, **fit_parameters(bw_res, free))
     changes = {}
     for b in BENCHMARKS:
-        names = [f"{b}_{t}" for t in _CLOUD_TERMS]
+        names = [f"{b}_{t}" for t in _CLOUD_TERMS if f"{b}_{t}" not in hold]
+        if not names:
+            continue
 
         def res(vals, b=b):
             q = replace(p, **vals)
@@ -432,6 +441,10 @@ def calibrate(params: Params | None = None) -> Params:
         got = fit_parameters(res, start, {k: (0.0, math.inf) for k in names}, log=False)
         changes.update(got)
     return replace(p, **changes)
+
+
+def _calibrated_names() -> tuple:
+    return tuple(f.name for f in fields(Params) if f.metadata["kind"] == "calibrated")
 
 
 # ---------------------------------------------------------------------------------------
@@ -483,14 +496,20 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
         Simulator seed.
     refit : bool
         Recalibrate the ``calibrated`` fields on their named points given the
-        other fields (default).  ``False`` uses ``params`` as given (a
-        what-if on a calibrated value).
+        other fields (default).  A calibrated field whose value differs from
+        its default in ``params`` is a what-if: it is held as given and only
+        the others are refitted (its rows turn ``predicted`` when a whole
+        group is held).  ``False`` uses ``params`` as given; the defaults are
+        the calibration, so ``report(refit=False)`` equals ``report()``.
     """
     p0 = params or Params()
-    p = calibrate(p0) if refit else p0
+    defaults = Params()
+    held = {n for n in _calibrated_names() if getattr(p0, n) != getattr(defaults, n)}
+    p = calibrate(p0, hold=held) if refit else p0
+    bw_fitted = any(n not in held for n in _BW_CAL)
     rows = []
     for (num, den, m), paper in BANDWIDTH_RATIOS.items():
-        role = "fitted" if (num, den, m) in FITTED_RATIOS else "predicted"
+        role = "fitted" if bw_fitted and (num, den, m) in FITTED_RATIOS else "predicted"
         model = _ratio(num, den, m, p)
         note = "paper: 'similar'" if paper == 1.0 else ""
         miss = ""
@@ -509,7 +528,9 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
             for i, n in enumerate(SLAVES):
                 paper = COMPLETION[b][sysname][i]
                 model = completion_time(b, sysname, n, p)
-                role = "fitted" if (sysname, n) in FITTED_POINTS[b] else "predicted"
+                cloud_fitted = any(f"{b}_{t}" not in held for t in _CLOUD_TERMS)
+                role = ("fitted" if cloud_fitted and (sysname, n) in FITTED_POINTS[b]
+                        else "predicted")
                 rel = model / paper - 1
                 miss = _miss_for(b, sysname, n, rel) if role == "predicted" else ""
                 rows.append(Row(f"{BENCHMARK_TITLES[b]} {sysname} 1-to-{n}", paper, model, role,
@@ -528,9 +549,7 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
             miss = _BOARD_MISS if sysname == "MicroBlade" else _MOON_CPU_MISS
         rows.append(Row(label, paper, model, "predicted", "ratio", "Fig. 5", miss))
 
-    fitted = {k: getattr(p, k) for k in _BW_CAL}
-    for b in BENCHMARKS:
-        fitted.update({f"{b}_{t}": getattr(p, f"{b}_{t}") for t in _CLOUD_TERMS})
+    fitted = {n: getattr(p, n) for n in _calibrated_names() if n not in held}
     extra = {
         "crossover_size_B": {pl: crossover_size(pl, p) for pl in PLATFORMS},
         "bandwidth_4KB_Gbps": {pl: bandwidth(pl, 4096, p) * 8e-9 for pl in PLATFORMS},
