@@ -3,7 +3,7 @@ master/slave CloudSuite completion times.
 
 The system
 ----------
-KOSMOS (ETRI's Korea Supreme Micro Server) holds 16 compute boards of 4 CPU
+KOSMOS (Korea Supreme Micro Server) holds 16 compute boards of 4 CPU
 sockets; its CPUs talk over an internal Ethernet (1G or 2.5G) or over Serial
 RapidIO (SRIO, reached through 5 Gbit/s-class PCI Express ports).  The study
 holds its Atom C2758 version (8 cores, 2.4 GHz, 1 MB cache, 8 GB) against two
@@ -22,8 +22,8 @@ cache, 1G Ethernet) and Supermicro MicroBlade (Atom C2750, 8 cores at 2.4 GHz,
   up to 3.5 times).
 
 Source: M.-H. Oh, "Performance Evaluation of Interconnection Network in
-Microservers" (Korean, English abstract), ETRI; the numbers above are the
-paper's, quoted here so the case is self-contained.
+Microservers" (in Korean, with an English abstract); the numbers above are
+the paper's, quoted here so the case is self-contained.
 
 The model
 ---------

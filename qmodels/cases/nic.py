@@ -4,7 +4,8 @@ throughput vs MTU, TCP window and the NIC's host bus.
 The system
 ----------
 Two hosts with 1 Gbit/s NICs attached directly to a 10 Gbit/s research
-backbone (KREONET/GLORIAD class), round-trip time 228 ms.  Memory-to-memory
+backbone (the study works on Korea's KREONET/KOREN and the GLORIAD ring),
+round-trip time 228 ms.  Memory-to-memory
 iperf 2.0.2 runs with MTU 1500, 3000, 4500, 9000 and TCP windows 64 KB to
 256 MB, on NICs of every host-bus type: PCI (Intel 82541PI), PCI-X (Intel
 82545EM; 3Com 3C996B-T), PCI Express (Intel 82572EI; Marvell "8503") and
@@ -17,9 +18,9 @@ on-board (Intel 82573V).  Reported (Table 2 and the text):
 * the bus type barely matters; window and MTU do;
 * the bandwidth-delay product is given as 14.3 MB.
 
-Source: an ETRI/KISTI technical report (Korean) on end-system limits of
-gigabit transfers; the numbers above are the paper's, quoted here so the
-case is self-contained.
+Source: a Korean technical report on the end-system limits of gigabit
+bulk transfers (iperf tests of NIC type, MTU and window); the numbers above
+are the paper's, quoted here so the case is self-contained.
 
 The model
 ---------
