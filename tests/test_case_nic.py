@@ -7,8 +7,6 @@ from hand derivations written next to each assertion.
 
 import dataclasses
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -193,16 +191,3 @@ def test_overrides_through_the_registry():
     assert nic.bdp(p) == pytest.approx(14.25e6)
     assert r.to_dict()["case"] == "nic"
 
-
-def test_notebook_runs(monkeypatch):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    root = Path(__file__).resolve().parents[1]
-    # the kernel must import this checkout's qmodels, whatever is installed
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [str(root)] + [x for x in os.environ.get("PYTHONPATH", "").split(os.pathsep) if x]))
-    path = root / "notebooks" / "nic.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
-    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}}).execute()

@@ -33,6 +33,10 @@ LAYER = {
 }
 #: pairs of layers that may not import each other even though one is lower
 FORBIDDEN = {("analytic", "sim"), ("sim", "analytic")}
+#: upward edges allowed outright: the case studies are written against the
+#: public API (``import qmodels as qm``), as a user's own models would be;
+#: the package root imports the cases only when one is asked for
+ALLOWED = {("cases", "__init__")}
 #: upward edges allowed only as imports inside a function: the one-call
 #: ``.plot()`` conveniences of result objects reach the plotting layer when
 #: called, so the results layer never loads it (or matplotlib) on import
@@ -102,7 +106,7 @@ def test_every_part_has_a_layer():
 def test_no_import_from_a_layer_above_or_across_analytic_and_sim():
     bad = []
     for where, src, dst in _edges():
-        if src == dst:
+        if src == dst or (src, dst) in ALLOWED:
             continue
         if dst not in LAYER:
             bad.append(f"{where}: {src} imports unknown part {dst!r}")

@@ -20,6 +20,10 @@ def test_notebook_runs(path, monkeypatch):
     nbformat = pytest.importorskip("nbformat", reason="the notebooks extra is not installed")
     nbclient = pytest.importorskip("nbclient", reason="the notebooks extra is not installed")
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    # the kernel imports this checkout's qmodels, whatever else is installed
+    root = str(path.parent.parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [root] + [x for x in os.environ.get("PYTHONPATH", "").split(os.pathsep) if x]))
     nb = nbformat.read(path, as_version=4)
     assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
         f"{path.name} is committed with outputs; clear them")
