@@ -31,6 +31,7 @@ from .errors import (
     ModelFileError,
     NumericalWarning,
     PopulationError,
+    ProblemTooLargeError,
     QModelsError,
     RoutingError,
     UnknownNameError,
@@ -127,7 +128,7 @@ __all__ = [
     # errors
     "QModelsError", "ModelError", "InvalidValueError", "PopulationError", "RoutingError",
     "UnreachableStationError", "UnknownNameError", "DuplicateNameError", "ModelFileError",
-    "UnstableError", "UnsupportedModelError", "ConvergenceWarning", "NumericalWarning",
+    "UnstableError", "UnsupportedModelError", "ProblemTooLargeError", "ConvergenceWarning", "NumericalWarning",
     *_LAZY,
 ]
 

@@ -23,6 +23,11 @@ from .errors import ModelFileError, QModelsError
 
 EXIT_OK = 0
 EXIT_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+class UsageError(QModelsError):
+    """An option that does not apply to the command as given."""
 
 BUILTIN = "two_tier.yaml"
 
@@ -51,8 +56,10 @@ def cmd_solve(args) -> int:
 
     net, builtin = _load(args.model)
     options = {}
-    if args.seed is not None:
-        options["seed"] = args.seed
+    if args.method == "sim":
+        options["seed"] = 1 if args.seed is None else args.seed
+    elif args.seed is not None:
+        raise UsageError(f"--seed applies to --method sim only, not {args.method!r}")
     t0 = time.perf_counter()
     result = solve(net, method=args.method, **options)
     elapsed = time.perf_counter() - t0
@@ -133,7 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exact (default), bounds, schweitzer, linearizer, convolution, sim, ... "
                         "(`qmodels methods` lists them)")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
-    s.add_argument("--seed", type=int, default=None, help="random seed (method sim)")
+    s.add_argument("--seed", type=int, default=None,
+                   help="random seed, method sim only (default 1: the same run every time)")
     s.set_defaults(func=cmd_solve)
     d = sub.add_parser("demo", help="solve and explain the built-in example")
     d.set_defaults(func=cmd_demo)
@@ -171,6 +179,9 @@ def main(argv=None) -> int:
     except QModelsError as e:
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # pragma: no cover - `qmodels solve | head`
         return EXIT_OK
 

@@ -20,6 +20,7 @@ __all__ = [
     "ModelFileError",
     "UnstableError",
     "UnsupportedModelError",
+    "ProblemTooLargeError",
     "QModelsWarning",
     "ConvergenceWarning",
     "NumericalWarning",
@@ -98,6 +99,13 @@ class UnsupportedModelError(QModelsError, TypeError):
     """A valid model that the chosen solver cannot honour (e.g. a finite
     capacity in a product-form solver); the message names the feature and a
     solver that can."""
+
+
+class ProblemTooLargeError(UnsupportedModelError):
+    """A valid model whose exact solution would need more time or memory
+    than the solver allows.  Raised before any work starts; the message
+    states the estimated cost, the limit, and the methods that can answer
+    (bounds, approximate MVA, simulation)."""
 
 
 class QModelsWarning(UserWarning):

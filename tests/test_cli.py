@@ -197,3 +197,23 @@ def test_console_script_in_subprocess(tmp_path):
     assert proc.returncode == 2
     assert "expected a non-empty list of stations" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_seed_with_an_analytic_method_is_refused_cleanly(tmp_path, capsys):
+    path = tmp_path / "m.yaml"
+    path.write_text(GOOD)
+    assert main(["solve", str(path), "--method", "exact", "--seed", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "--seed applies to --method sim only" in err and "Traceback" not in err
+
+
+def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
+    import qmodels.cli as cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_methods", interrupted)
+    assert cli.main(["methods"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "interrupted"

@@ -456,3 +456,50 @@ def test_empty_population_class_response_time_honours_the_first_rate_multiplier(
     assert r.R["ld"] == pytest.approx(0.5)
     assert r.R["c"] == pytest.approx(1.0 / 2 + 0.5)
     assert r.R["c"] == pytest.approx(qm.convolution(net).R["c"])
+
+
+def _two_server_chain(m, N):
+    st = [qm.Queue(f"s{i}", 0.01 * (1 + i % 7), servers=2) for i in range(m)]
+    return qm.Network(st, [qm.Closed("c", N, visits={s.name: 1 for s in st}, think_time=1.0)])
+
+
+def test_complement_networks_from_prefix_and_suffix_equal_the_direct_ones(monkeypatch):
+    # the O(M N^2) prefix/suffix route and the O(M^2 N L) direct route build the
+    # same G_{-k}; force each and compare (and convolution as a third method)
+    from qmodels.analytic import mva as mod
+
+    split = qm.mva(_two_server_chain(60, 30))
+    monkeypatch.setattr(mod, "_complement_costs", lambda N, L: (0.0, 1.0))
+    direct = qm.mva(_two_server_chain(60, 30))
+    assert split.X["c"] == pytest.approx(direct.X["c"], rel=1e-13)
+    for k in ("s0", "s3", "s59"):
+        assert split.Q[k] == pytest.approx(direct.Q[k], rel=1e-12)
+        assert split.U[k] == pytest.approx(direct.U[k], rel=1e-12)
+    assert split.X["c"] == pytest.approx(qm.convolution(_two_server_chain(60, 30)).X["c"],
+                                         rel=1e-12)
+
+
+def test_a_thousand_multi_server_stations_is_not_quadratic():
+    # the audit's 1,000 two-server stations at N = 30 (did not finish in 120 s)
+    net = _two_server_chain(1000, 30)
+    r = qm.mva(net)
+    D = net.demands[0]
+    # the operational laws and the asymptotic bound hold
+    assert sum(r.Q[s] for s in net.station_names) + r.X["c"] * 1.0 == pytest.approx(30)
+    assert r.X["c"] <= 30 / (1.0 + D.sum()) * (1 + 1e-12) + 1e-12
+
+
+@pytest.mark.parametrize("N", [2**63, 2**64, 10**23])
+def test_population_beyond_what_exact_mva_can_do_is_refused_up_front(N):
+    net = qm.Network([qm.Queue("a", 0.01), qm.Queue("b", 0.02)],
+                     [qm.Closed("c", N, visits={"a": 1, "b": 1})])
+    with pytest.raises(qm.ProblemTooLargeError, match=r"class 'c'.*bounds.*schweitzer.*sim"):
+        qm.mva(net)
+
+
+def test_multi_server_population_that_would_not_fit_in_memory_is_refused():
+    # N = 10^9 at a multi-server station: arrays of 8 GB each, refused before allocating
+    net = qm.Network([qm.Queue("a", 0.01, servers=4), qm.Queue("b", 0.02)],
+                     [qm.Closed("c", 10**9, visits={"a": 1, "b": 1})])
+    with pytest.raises(qm.ProblemTooLargeError, match="GiB"):
+        qm.mva(net)

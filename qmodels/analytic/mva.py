@@ -18,8 +18,8 @@ import weakref
 import numpy as np
 
 from .._jit import lazyjit
-from ..errors import InvalidValueError, UnsupportedModelError
-from ..model.network import Closed, Delay, LoadDependent, Network
+from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
+from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Curve, Result
 from ._common import _check_capacities, _require_numeric, _run, _station_shape
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
@@ -139,6 +139,27 @@ def _ld_queue_kernel(lX, lf, lg_minus, lg, mult, D):
     return Q, p0
 
 
+@lazyjit()
+def _log_convolve(a, b):
+    """log of h(n) = sum_{j<=n} e^a(j) e^b(n-j), n = 0..N (max-shifted sums of
+    positive terms; -inf entries are empty)."""
+    N = a.shape[0] - 1
+    out = np.full(N + 1, -np.inf)
+    for n in range(N + 1):
+        m = -np.inf
+        for j in range(n + 1):
+            v = a[j] + b[n - j]
+            if v > m:
+                m = v
+        if m == -np.inf:
+            continue
+        acc = 0.0
+        for j in range(n + 1):
+            acc += math.exp(a[j] + b[n - j] - m)
+        out[n] = m + math.log(acc)
+    return out
+
+
 def _ld_solution(D, shapes, Z, N):
     """X(n), Q_k(n), P_k(empty | n) for n = 0..N by log-space convolution."""
     K = len(D)
@@ -162,14 +183,35 @@ def _ld_solution(D, shapes, Z, N):
     factors = {k: log_ld_factors(d[k], shapes[k][1], N) for k in ld}
     ratios = {k: d[k] / shapes[k][1][-1] for k in ld}
 
+    def add(lg, k):
+        return _run(log_g_add_ld, N * len(factors[k]), lg, factors[k], ratios[k])
+
     def conv(skip):
         lg = base
         for k in ld:
             if k != skip:
-                lg = _run(log_g_add_ld, N * len(factors[k]), lg, factors[k], ratios[k])
+                lg = add(lg, k)
         return lg
 
-    lg = conv(None)
+    direct, split = _complement_costs(N, [len(factors[k]) - 1 for k in ld])
+    if len(ld) > 2 and split < direct:
+        # G_{-k} = (base * ld[:i]) (*) (ld[i+1:]): prefix and suffix products,
+        # one log-space convolution each, instead of M - 1 stations per k
+        ident = np.full(N + 1, -np.inf)
+        ident[0] = 0.0
+        prefix = [base]
+        for k in ld:
+            prefix.append(add(prefix[-1], k))
+        suffix = [ident]
+        for k in reversed(ld):
+            suffix.append(add(suffix[-1], k))
+        suffix.reverse()  # suffix[i] = stations ld[i:]
+        complements = {k: _run(_log_convolve, N * N, prefix[i], suffix[i + 1])
+                       for i, k in enumerate(ld)}
+        lg = prefix[-1]
+    else:
+        complements = None
+        lg = conv(None)
     if not np.all(np.isfinite(lg)):
         raise InvalidValueError("normalising constant is not finite: check demands")
     lX = np.full(N + 1, -np.inf)
@@ -186,7 +228,7 @@ def _ld_solution(D, shapes, Z, N):
                 q = D[k] * X[n] * (1.0 + q)
                 Q[n, k] = q
     for k in ld:
-        lg_minus = conv(k)
+        lg_minus = complements[k] if complements is not None else conv(k)
         # multipliers beyond N are never used (lf has the same truncation)
         mult = np.asarray(shapes[k][1][: max(1, min(len(shapes[k][1]), N))], dtype=float)
         q, p0 = _run(_ld_queue_kernel, N * len(mult), lX, factors[k], lg_minus, lg, mult,
@@ -194,6 +236,57 @@ def _ld_solution(D, shapes, Z, N):
         Q[:, k] = q
         P0[:, k] = p0
     return X, Q, P0
+
+
+#: Largest estimated work, and number of stored floats, that exact
+#: single-class MVA accepts (about a minute on one core, and 1.6 GB); beyond,
+#: it refuses before starting and names the methods that can answer.  Work
+#: counts one per fixed-rate step and ten per log-space convolution step
+#: (an exp and a log): measured, N = 10^5 at c = 10^4 servers (2e10) took
+#: 71 s and N = 10^6 at c = 10^3 took 58 s on the 2-core reference machine.
+MAX_WORK = 2e10
+_LOG_STEP = 10.0
+MAX_FLOATS = 2e8
+
+
+def _ld_lengths(net: Network, N: int) -> list[int]:
+    """Rate-multiplier lengths L_k of the stations solved by convolution
+    (load-dependent, and c-server queues with 1 < c < N)."""
+    L = []
+    for s in net.stations:
+        if isinstance(s, LoadDependent):
+            L.append(min(len(s.rate_multipliers), max(N, 1)))
+        elif isinstance(s, Queue) and 1 < s.servers < N:
+            L.append(int(s.servers))
+    return L
+
+
+def _complement_costs(N: int, L: list[int]) -> tuple[float, float]:
+    """Steps to build the M complement networks G_{-k}: convolving every
+    other station into each (direct, ~(M+1) N sum L), or from prefix and
+    suffix products joined by one O(N^2/2) log-space convolution each."""
+    M = len(L)
+    direct = float(M + 1) * N * sum(L)
+    split = 2.0 * N * sum(L) + M * (N + 1.0) ** 2 / 2
+    return direct, split
+
+
+def _check_budget(net: Network, N: int, curve: bool) -> None:
+    """Refuse, before any allocation, a population the exact recursion
+    cannot finish in reasonable time or memory: O(N K) for delay and
+    fixed-rate stations plus the complement networks of
+    :func:`_complement_costs`; (N+1) floats per array kept."""
+    L = _ld_lengths(net, N)
+    K, M = len(net.stations), len(L)
+    work = float(N) * K + (_LOG_STEP * min(_complement_costs(N, L)) if M else 0.0)
+    floats = float(N + 1) * (4 + 3 * M + (3 * K if curve else 0))
+    if work > MAX_WORK or floats > MAX_FLOATS:
+        cls = net.classes[0].name
+        raise ProblemTooLargeError(
+            f"class {cls!r}: exact MVA at N = {N} needs about {work:.3g} steps and "
+            f"{floats * 8 / 2**30:.3g} GiB (limits {MAX_WORK:.0e} steps, "
+            f"{MAX_FLOATS * 8 / 2**30:.3g} GiB): use method='bounds' (N-independent), "
+            "'schweitzer' (approximate MVA) or 'sim'")
 
 
 # ---------------------------------------------------------------------------
@@ -272,6 +365,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
         raise InvalidValueError(
             f"algorithm must be 'auto', 'recursion' or 'convolution', got {algorithm!r}"
         )
+    _check_budget(net, N, curve)
     key = ("mva_shapes", max(N, 1), algorithm != "convolution")
     cached = _SHAPES.get(id(net))
     if cached is None or cached[0] != key:
