@@ -128,7 +128,8 @@ __all__ = [
     # errors
     "QModelsError", "ModelError", "InvalidValueError", "PopulationError", "RoutingError",
     "UnreachableStationError", "UnknownNameError", "DuplicateNameError", "ModelFileError",
-    "UnstableError", "UnsupportedModelError", "ProblemTooLargeError", "ConvergenceWarning", "NumericalWarning",
+    "UnstableError", "UnsupportedModelError", "ProblemTooLargeError", "ConvergenceWarning",
+    "NumericalWarning",
     *_LAZY,
 ]
 
