@@ -455,7 +455,7 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
     # --- sec. 5: conclusion ------------------------------------------------------
     sw = sweeps(p)
     best_e, best_t = 0.0, 0.0
-    for name, data in sw.items():
+    for data in sw.values():
         for old in ("hdd", "ssd"):
             for new in ("nvme", "nvdimm"):
                 for i in range(len(data[old]["x"])):
