@@ -137,7 +137,7 @@ class Params:
     knl_lines_in_flight: int = param(24, "assumption: outstanding lines per KNL core with the "
                                      "L2 hardware prefetcher (a tile's two cores share its "
                                      "L2 miss queue)", kind="assumption")
-    remote: float = param(0.17582, "fitted to 'SKL STREAM peak, 40 threads' (177.2 GB/s)",
+    remote: float = param(0.17607, "fitted to 'SKL STREAM peak, 40 threads' (177.2 GB/s)",
                           kind="calibrated")
     # --- HPL -------------------------------------------------------------------
     network_bw: float = param(12.5e9, "paper sec. 3: 100 Gbit/s interconnect", kind="paper",
@@ -321,21 +321,43 @@ def regime(net) -> str:
 
 
 def stream_curve(p: Params, which: str, threads=None, remote=None) -> dict:
-    """Bandwidth, regime and utilisations over ``threads`` (default every
-    count 1..cores); ``remote`` may be a number or a function of threads."""
-    _, _, cores = _setup(p, which)
+    """Bandwidth (B/s, as STREAM reports it), regime and utilisations over
+    ``threads`` (default every count 1..cores).
+
+    ``remote`` is a number (one MVA recursion gives every thread count:
+    the curve of X(n) at n = threads x lines in flight) or a function of
+    the thread count (one solve per point).
+    """
+    import qmodels as qm
+
+    _, lines, cores = _setup(p, which)
     threads = list(range(1, cores + 1)) if threads is None else list(threads)
     out = {"threads": threads, "bandwidth": [], "regime": [], "U_mem": [], "U_upi": [],
            "remote": []}
+    if not callable(remote):
+        net = stream_network(p, which, max(threads), remote)
+        curve = qm.mva(net, curve=True).curve
+        names = list(curve.station_names)
+        r = remote if remote is not None else (p.remote if which == "skl" else 0.0)
+        for t in threads:
+            sub = stream_network(p, which, t, remote)
+            n = t * lines
+            out["bandwidth"].append(p.stream_counted * LINE * float(curve.X[n]))
+            out["regime"].append(regime(sub))
+            out["U_mem"].append(float(curve.U[n, names.index("mem")]))
+            out["U_upi"].append(float(curve.U[n, names.index("upi")]) if "upi" in names
+                                else 0.0)
+            out["remote"].append(r)
+        return out
     for t in threads:
-        r = remote(t) if callable(remote) else remote
+        r = remote(t)
         bw, res = stream(p, which, t, r)
         out["bandwidth"].append(bw)
         out["regime"].append(regime(res.network))
         out["U_mem"].append(res.U["mem"])
         names = res.network.station_names
         out["U_upi"].append(res.U["upi"] if "upi" in names else 0.0)
-        out["remote"].append(r if r is not None else (p.remote if which == "skl" else 0.0))
+        out["remote"].append(r)
     return out
 
 
@@ -490,15 +512,17 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
     # the bottleneck shift, for the record
     sw = upi_switch(p)
     switch = float(sw.switch_points[0].value)
-    path = stream_curve(p, "skl", remote=lambda t: p.remote * t / p.skl_cores)
-    fixed = stream_curve(p, "skl")
+    skl_threads = sorted({1, *range(2, p.skl_cores + 1, 2)})
+    knl_threads = sorted({1, *range(4, p.knl_cores + 1, 4), p.knl_cores})
+    path = stream_curve(p, "skl", skl_threads, remote=lambda t: p.remote * t / p.skl_cores)
+    fixed = stream_curve(p, "skl", skl_threads)
     extra = {
         "upi_switch_remote": switch,
         "skl_regime_at_fitted_remote": res_skl.bottleneck,
         "skl_path": path,
         "skl_fixed_remote": fixed,
-        "knl_mcdram": stream_curve(p, "knl_mcdram"),
-        "knl_ddr4": stream_curve(p, "knl_ddr4"),
+        "knl_mcdram": stream_curve(p, "knl_mcdram", knl_threads),
+        "knl_ddr4": stream_curve(p, "knl_ddr4", knl_threads),
         "ior": {"knl_ddr4": knl_sizes, "skl": skl_sizes},
     }
     if sim:
