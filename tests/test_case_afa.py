@@ -182,3 +182,18 @@ def test_energy_uses_qmodels_energy():
     e = qm.energy(qm.mva(j.network), period=j.time, bytes_per_transaction=GiB,
                   read_fraction={"ssd": 0.0})
     assert e.total_energy == pytest.approx(3.7 * j.time, rel=1e-9)
+
+
+def test_report_energy_rows_match_the_network_solution(rep):
+    """The table's energy ratios (fast path P x T) equal those of the solved
+    one-station networks through qm.energy."""
+    p = rep.params
+    F = 4 * GiB
+    e_nvme = afa.job(p, "nvme", "write", F).energy
+    e_nvd = afa.job(p, "nvdimm", "write", F).energy
+    row = next(r for r in rep.rows if r.quantity == "NVMe/NVDIMM write energy, 4 GB file")
+    assert row.model == pytest.approx(e_nvme / e_nvd, rel=1e-9)
+    e_h = afa.job(p, "hdd", "write", GiB, fsyncs=1000).energy
+    e_s = afa.job(p, "ssd", "write", GiB, fsyncs=1000).energy
+    row = next(r for r in rep.rows if r.quantity == "HDD/SSD write energy, 1,000 fsyncs")
+    assert row.model == pytest.approx(e_h / e_s, rel=1e-9)
