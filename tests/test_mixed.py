@@ -270,13 +270,44 @@ def test_mixed_with_zero_arrival_rate_equals_closed(net):
     assert np.all(b.class_throughput[C:] == 0)
 
 
+def _shared_station_network(station):
+    return qm.Network(
+        [station, qm.Queue("disk", 0.1, discipline="ps"), qm.Delay("z", 1.0)],
+        [qm.Closed("c", 3, visits={"cpu": 1, "disk": 1, "z": 1}),
+         qm.Closed("b", 1, visits={"cpu": 1, "disk": 2, "z": 0.5}),
+         qm.Open("o", 2.0, visits={"cpu": 1, "disk": 0.5})])
+
+
+@pytest.mark.parametrize("station", [
+    qm.Queue("cpu", 0.2, servers=2, discipline="ps"),
+    qm.Queue("cpu", 0.3, servers=3, discipline="ps"),
+    qm.LoadDependent("cpu", 0.2, rate_multipliers=(1, 1.8, 2.4)),
+], ids=["2 servers", "3 servers", "load-dependent"])
+def test_mixed_multiserver_station_shared_by_open_and_closed_classes_is_exact(station):
+    # open jobs summed out of the station's product-form factor (Bolch et al.
+    # 2006, sec. 8.2.3): every figure against the exact Markov chain
+    net = _shared_station_network(station)
+    r = solve_exact(net)
+    ref = qm.ctmc(net, open_limit=25)
+    for name in ("c", "b", "o"):
+        assert r.X[name] == pytest.approx(ref.X[name], rel=1e-9)
+        assert r.R[name] == pytest.approx(ref.R[name], rel=1e-9)
+    for where in ("cpu", "disk"):
+        assert r.Q[where] == pytest.approx(ref.Q[where], rel=1e-9)
+        assert r.U[where] == pytest.approx(ref.U[where], rel=1e-9)
+        for name in ("c", "b", "o"):
+            assert r.Q[where, name] == pytest.approx(ref.Q[where, name], rel=1e-9, abs=1e-12)
+    assert any("summed out exactly" in n for n in r.notes)
+
+
+def test_mixed_shared_station_unstable_open_load_is_refused():
+    # open load 2 x 1.0 s = 2 = the limiting rate of two servers
+    net = _shared_station_network(qm.Queue("cpu", 1.0, servers=2))
+    with pytest.raises(UnstableError, match=r"station 'cpu' is unstable"):
+        solve_exact(net)
+
+
 def test_mixed_multiserver_rules():
-    both = qm.Network([qm.Queue("m", 0.1, servers=2), qm.Queue("d", 0.1)],
-                      [qm.Closed("c", 2, visits={"m": 1, "d": 1}),
-                       qm.Open("o", 1.0, visits={"m": 1})])
-    with pytest.raises(UnsupportedModelError,
-                       match=r"station 'm': a multi-server/load-dependent station loaded by both"):
-        solve_exact(both)
     # the multi-server station carries only open load: an M/M/2 on its own
     apart = qm.Network([qm.Queue("m", 0.5, servers=2), qm.Queue("d", 0.1)],
                        [qm.Closed("c", 2, visits={"d": 1}), qm.Open("o", 3.0, visits={"m": 1})])

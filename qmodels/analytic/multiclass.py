@@ -25,6 +25,7 @@ cycle excluding think time, station figures per visit.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -33,6 +34,7 @@ import numpy as np
 from .._jit import njit
 from ..errors import (
     PopulationError,
+    UnstableError,
     UnsupportedModelError,
 )
 from ..model.network import Delay, LoadDependent, Network, Open, Queue
@@ -571,6 +573,62 @@ def solve_exact(net: Network, *, curve: bool = False) -> Result:
 # ---------------------------------------------------------------------------
 
 
+def _log_beta(rho: float, mult, nmax: int, name: str) -> np.ndarray:
+    """log beta(n), n = 0..nmax: the open jobs summed out of a load-dependent
+    station that holds n closed jobs,
+
+        beta(n) = sum_{m>=0} C(n+m, m) rho^m / A(n+m),  A(j) = prod_{i<=j} a(i),
+
+    with rho = sum_o lambda_o D_ok the open load (BCMP product form: the
+    station factor (n+m)!/(n! m!) ... / A(n+m), summed over the open count m;
+    Bolch et al. 2006, sec. 8.2.3; Baskett et al. 1975).  Past the last
+    multiplier a(j) = a_L, so with x = rho / a_L < 1 the tail is a negative
+    binomial series, sum_{m>=m0} C(n+m, m) x^m = (1-x)^-(n+1) I_x(m0, n+1)
+    (regularised incomplete beta), and the head m < m0 a finite sum: all
+    terms positive, kept in log space.
+    """
+    from scipy.special import betainc, gammaln
+
+    a = np.asarray(mult, dtype=float)
+    L = len(a)
+    aL = a[-1]
+    x = rho / aL
+    if x >= 1:
+        raise UnstableError(
+            f"station {name!r} is unstable: open load rho = {rho:.6g} reaches its limiting "
+            f"rate a_L = {aL:.6g} (rho / a_L = {x:.6g} >= 1)", station=name, rho=float(x))
+    logA = np.concatenate(([0.0], np.cumsum(np.log(a))))  # log A(0..L)
+    out = np.empty(nmax + 1)
+    lrho = math.log(rho)
+    for n in range(nmax + 1):
+        m0 = max(0, L - 1 - n)
+        terms = [gammaln(n + m + 1) - gammaln(n + 1) - gammaln(m + 1) + m * lrho - logA[n + m]
+                 for m in range(m0)]
+        inc = 1.0 if m0 == 0 else float(betainc(m0, n + 1, x))
+        if inc > 0:
+            terms.append((L - 1 - n) * math.log(aL) - logA[L - 1] - (n + 1) * math.log1p(-x)
+                         + math.log(inc))
+        hi = max(terms)
+        out[n] = hi + math.log(sum(math.exp(v - hi) for v in terms))
+    return out
+
+
+def _shared_ld_stations(net: Network, D, rho, is_open) -> dict:
+    """Multi-server and load-dependent stations loaded by both open and
+    closed classes: name -> (index, multipliers)."""
+    out = {}
+    Dc = D[~is_open]
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Delay) or rho[k] <= 0 or not np.any(Dc[:, k] > 0):
+            continue
+        if isinstance(s, Queue) and s.servers > 1:
+            out[s.name] = (k, tuple(range(1, int(s.servers) + 1)))
+        elif isinstance(s, LoadDependent) and any(
+                float(x) != float(s.rate_multipliers[0]) for x in s.rate_multipliers):
+            out[s.name] = (k, tuple(float(x) for x in s.rate_multipliers))
+    return out
+
+
 def _mixed_exact(net: Network) -> Result:
     _check_capacities(net, None, "the mixed product-form solver")
     D = np.asarray(net.demands, dtype=float)
@@ -582,18 +640,29 @@ def _mixed_exact(net: Network) -> Result:
     ci: np.ndarray = np.flatnonzero(~is_open)
     oi = np.flatnonzero(is_open)
     Dc = D[ci]
-    rho, factor, p0 = _open_parts(net, D[oi], lam[oi], False, closed_D=Dc)
-    # closed classes see demands inflated by 1/(1 - U_open) at single-server
-    # queues (Lazowska et al. 1984, sec. 7.4.3; Bolch et al. 2006, sec. 8.2)
+    rho_all = lam[oi] @ D[oi]
+    shared = _shared_ld_stations(net, D, rho_all, is_open)
+    rho, factor, p0 = _open_parts(net, D[oi], lam[oi], False, closed_D=Dc,
+                                  shared=set(shared))
+    Nc = [int(net.classes[i].population) for i in ci]
+    # the closed classes see each shared load-dependent station with the open
+    # jobs summed out: rates a'(j) = beta(j-1)/beta(j) (exact, see _log_beta)
+    lbeta = {name: _log_beta(float(rho[k]), mult, sum(Nc) + 1, name)
+             for name, (k, mult) in shared.items()}
+    stations = tuple(
+        LoadDependent(s.name, s.service, rate_multipliers=tuple(
+            np.exp(lbeta[s.name][:-2] - lbeta[s.name][1:-1]).tolist()) or (1.0,))
+        if s.name in shared else s for s in net.stations)
+    # ... and demands inflated by 1/(1 - U_open) at single-server queues
+    # (Lazowska et al. 1984, sec. 7.4.3; Bolch et al. 2006, sec. 8.2)
     inflate = np.ones(K)
     for k, s in enumerate(net.stations):
-        if isinstance(s, Delay):
+        if isinstance(s, Delay) or s.name in shared:
             continue
         if rho[k] > 0 and np.any(Dc[:, k] > 0):
             inflate[k] = 1.0 / (1.0 - rho[k] / _single_rate(s))
-    closed_net = Network(net.stations, tuple(net.classes[i] for i in ci), name=net.name)
+    closed_net = Network(stations, tuple(net.classes[i] for i in ci), name=net.name)
     Zc = np.array([float(net.classes[i].think_time) for i in ci])
-    Nc = [int(net.classes[i].population) for i in ci]
     _check_classes(closed_net, Dc, Zc, Nc)
     Xc_, Rc_, P0c, kind, ld_st, _ = _closed_exact_arrays(
         closed_net, Dc * inflate[None, :], Zc, Nc, False
@@ -610,6 +679,8 @@ def _mixed_exact(net: Network) -> Result:
     for k, s in enumerate(net.stations):
         if isinstance(s, Delay):
             Rres[oi, k] = D[oi, k]
+        elif s.name in shared:
+            continue
         elif np.any(Dc[:, k] > 0):
             Rres[oi, k] = D[oi, k] * (1.0 + Qk_closed[k]) * inflate[k] / _single_rate(s)
         else:
@@ -619,12 +690,51 @@ def _mixed_exact(net: Network) -> Result:
     for k, s in enumerate(net.stations):
         if isinstance(s, Queue):
             U[oi, k] /= s.servers
-        elif isinstance(s, LoadDependent) and rho[k] > 0:
+        elif isinstance(s, LoadDependent) and rho[k] > 0 and s.name not in shared:
             U[oi, k] = (1 - p0[k]) * U[oi, k] / rho[k]
     U[ci] = Ucl
+    if shared:
+        _shared_open_figures(net, closed_net, shared, lbeta, inflate, rho, lam, D, oi, X, Rres,
+                             U)
+        notes.append("open load at the shared multi-server/load-dependent station(s) "
+                     f"{', '.join(map(repr, shared))} summed out exactly (Bolch et al. 2006, "
+                     "sec. 8.2.3)")
     info = {"algorithm": "mixed MVA (open load inflates closed demands)",
             "population": tuple(Nc)}
     return _result(net, "exact", X, Rres, U, notes, info)
+
+
+def _shared_open_figures(net, closed_net, shared, lbeta, inflate, rho, lam, D, oi, X, Rres,
+                         U):
+    """Open-class residence times and every class's utilisation at the shared
+    load-dependent stations, from the marginal p_k(j) of closed jobs there
+    (normalising constants of the closed network with the open load summed
+    out everywhere, :mod:`.convolution`): E[open jobs | j closed] =
+    (j+1) rho beta(j+1)/beta(j), and P(station empty) = p_k(0) / beta(0)."""
+    from .convolution import convolution
+
+    # single-server queues with open load: rate a (1 - U_open), the same
+    # inflation the closed solution used
+    eff = tuple(
+        LoadDependent(s.name, s.service, rate_multipliers=(_single_rate(s) / inflate[k],))
+        if inflate[k] != 1.0 else s for k, s in enumerate(closed_net.stations))
+    marg_net = Network(eff, closed_net.classes, name=closed_net.name)
+    marg = convolution(marg_net, marginals=True).info["marginals"]
+    for name, (k, _) in shared.items():
+        p = np.asarray(marg[name], dtype=float)
+        lb = lbeta[name]
+        j = np.arange(len(p))
+        q_open = float(np.sum(p * (j + 1) * rho[k] * np.exp(lb[j + 1] - lb[j])))
+        share = lam[oi] * D[oi, k] / rho[k]
+        Rres[oi, k] = np.where(lam[oi] > 0, q_open * share / np.where(lam[oi] > 0, lam[oi], 1),
+                               0.0)
+        s = net.stations[k]
+        if isinstance(s, LoadDependent):
+            busy = 1.0 - float(p[0]) * math.exp(-lb[0])
+            w = X * D[:, k]
+            U[:, k] = busy * w / w.sum()
+        else:
+            U[:, k] = X * D[:, k] / s.servers
 
 
 def _single_rate(s) -> float:

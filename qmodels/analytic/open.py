@@ -79,7 +79,7 @@ def open_single(net: Network) -> Result:
     )
 
 
-def _open_parts(net: Network, D, lam, ld_ok: bool, closed_D=None):
+def _open_parts(net: Network, D, lam, ld_ok: bool, closed_D=None, shared=frozenset()):
     """Open-class load per station and the residence factor r_k = Q_k/rho_k.
 
     Returns (rho (K,), factor (K,), p0 (K,) or None, inflate (K,)).  For a
@@ -113,6 +113,8 @@ def _open_parts(net: Network, D, lam, ld_ok: bool, closed_D=None):
             factor[k] = 1.0 / (a * (1.0 - u))
             p0[k] = 1.0 - u
             continue
+        if s.name in shared:
+            continue  # solved with the closed classes (multiclass._mixed_exact)
         if closed_D is not None and np.any(closed_D[:, k] > 0) and rho[k] > 0:
             raise UnsupportedModelError(
                 f"station {s.name!r}: a multi-server/load-dependent station loaded by both "
