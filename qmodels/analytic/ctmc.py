@@ -412,6 +412,92 @@ class _Spec:
 
 
 # ---------------------------------------------------------------------------
+# the size of the state space, before building it
+# ---------------------------------------------------------------------------
+
+def _terminal_component(route_r, start) -> int:
+    """Size of the largest terminal strongly connected set of places (no
+    edge leaving it) reachable from ``start`` in one class's routing graph
+    (``route_r[place]`` lists (next place, p); negative places are the sink)."""
+    succ = {}
+    stack, seen = [start], {start}
+    while stack:
+        u = stack.pop()
+        succ[u] = [d for d, _ in route_r[u] if d >= 0]
+        for d in succ[u]:
+            if d not in seen:
+                seen.add(d)
+                stack.append(d)
+    reach = {}  # place -> places reachable from it (itself included)
+    for u in seen:
+        got, todo = {u}, [u]
+        while todo:
+            for d in succ[todo.pop()]:
+                if d not in got:
+                    got.add(d)
+                    todo.append(d)
+        reach[u] = got
+    # u is in a terminal component iff everything it reaches reaches it back
+    terminal = [u for u in seen if all(u in reach[d] for d in reach[u])]
+    return max((len(reach[u]) for u in terminal), default=1)
+
+
+def _placement_lower_bound(spec: _Spec) -> int | None:
+    """A lower bound on the number of reachable states, counted without
+    building any, or None where no bound is proven.
+
+    Counts the ways to place each closed class's N_r jobs over the m_r
+    places (stations and think stage) of the largest terminal strongly
+    connected set of its routing reachable from where its jobs start:
+    prod_r C(N_r + m_r - 1, m_r - 1) (compositions of N_r into m_r parts).
+    Every such placement is reachable when no closed job can be blocked
+    (each capacity at least the closed population) or wait for a token (no
+    closed class uses a pool): from the start, without open arrivals, every
+    job can walk into that set and, service rates being positive, any job
+    can move to any place of the set.  Distinct placements are distinct
+    states (queue order, blocking and open jobs only split them further),
+    so the count is a lower bound and a refusal on it never refuses a chain
+    that would fit.  Returns None where that argument does not hold
+    (a binding capacity or a pool on a closed class).
+    """
+    total = sum(spec.pop)
+    if any(cap < total for cap in spec.cap):
+        return None
+    bound = 1
+    for r in range(spec.C):
+        if spec.is_open[r] or spec.pop[r] == 0:
+            continue
+        if any(spec.acqmask[r]):
+            return None
+        start = spec.THINK if spec.Z[r] > 0 else spec.ref[r]
+        m = _terminal_component(spec.route[r], start)
+        bound *= math.comb(spec.pop[r] + m - 1, m - 1)
+    return bound
+
+
+def _big(n: int) -> str:
+    """An integer in full up to 15 digits, else to 3 digits (1.23e+26)."""
+    if n < 10**15:
+        return str(n)
+    return f"{n:.3g}" if n < 10**300 else f"10^{len(str(n)) - 1}"
+
+
+def _check_size(spec: _Spec, max_states: int) -> None:
+    """Refuse, before building a single state, a chain proven to have more
+    than ``max_states`` states (see :func:`_placement_lower_bound`)."""
+    bound = _placement_lower_bound(spec)
+    if bound is not None and bound > max_states:
+        pops = ", ".join(f"{c.name}={n}" for c, n, o in
+                         zip(spec.net.classes, spec.pop, spec.is_open, strict=True) if not o)
+        raise UnsupportedModelError(
+            f"the state space has at least {_big(bound)} states (the ways to place the closed "
+            f"jobs {pops} over the places they cycle through, counted before building), "
+            f"more than max_states = {max_states} states; reduce the populations, "
+            "capacities or open_limit, or raise max_states"
+        )
+
+
+# ---------------------------------------------------------------------------
 # state generator
 # ---------------------------------------------------------------------------
 
@@ -880,6 +966,10 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     max_states : int
         Largest state space to build; a larger one raises
         :class:`~qmodels.errors.UnsupportedModelError` with the count.
+        Where no closed job can be blocked or wait for a token, a lower
+        bound on the count (the placements of the closed jobs) is checked
+        first, so a far too large chain is refused at once, before any
+        state is built.
     open_limit : int, optional
         Bound on the number of open jobs present (default
         :data:`DEFAULT_OPEN_LIMIT` = 40) when capacities do not already
@@ -937,6 +1027,7 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
             or max_states < 1:
         raise InvalidValueError(f"max_states must be an integer >= 1, got {max_states!r}")
     spec = _Spec(net, open_limit)
+    _check_size(spec, int(max_states))
     chain = _Chain(spec)
     states, rows, cols, vals = chain.build(int(max_states))
     n = len(states)
