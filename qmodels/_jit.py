@@ -7,7 +7,14 @@ broken numba install degrades speed, not correctness).
 function (no numba import, no compile or cache load: the ``qmodels solve``
 of a small model stays well under a second), large ones the compiled
 version, compiled on first use and cached on disk.  A lazily compiled kernel
-must not call other jitted functions (inline helpers instead).
+must not call other jitted functions: it calls ``jitable`` helpers instead.
+
+``jitable`` marks a plain Python function that compiled kernels call: from
+Python it is itself; when a kernel is compiled, numba compiles the helper
+into it (``numba.extending.register_jitable``).  Registration waits until
+something is compiled, so a module of helpers does not import numba.
+numba's on-disk cache is keyed on the kernel's own source file only: after
+editing a helper in another file, clear the ``__pycache__`` numba files.
 """
 
 from __future__ import annotations
@@ -16,6 +23,26 @@ import importlib.util
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
+_PENDING: list = []  # jitable helpers not yet registered with numba
+
+
+def jitable(func):
+    """Mark ``func`` (plain Python, numba-compatible) as callable from
+    compiled kernels; returns ``func`` itself."""
+    _PENDING.append(func)
+    return func
+
+
+def register_jitables() -> None:
+    """Register the pending ``jitable`` helpers with numba (before any
+    kernel that may call them is compiled)."""
+    if not HAVE_NUMBA:
+        return
+    from numba.extending import register_jitable
+
+    while _PENDING:
+        register_jitable(_PENDING.pop())
+
 
 def njit(*args, **kwargs):
     """``numba.njit(cache=True, ...)`` or identity."""
@@ -23,6 +50,7 @@ def njit(*args, **kwargs):
     if HAVE_NUMBA:
         from numba import njit as _njit
 
+        register_jitables()
         return _njit(*args, **kwargs)
     if args and callable(args[0]):
         return args[0]
@@ -46,6 +74,7 @@ class _Lazy:
             else:
                 from numba import njit as _njit
 
+                register_jitables()
                 self._compiled = _njit(cache=True)(self.py_func)
         return self._compiled
 
