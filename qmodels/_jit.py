@@ -13,24 +13,59 @@ must not call other jitted functions: it calls ``jitable`` helpers instead.
 Python it is itself; when a kernel is compiled, numba compiles the helper
 into it (``numba.extending.register_jitable``).  Registration waits until
 something is compiled, so a module of helpers does not import numba.
-numba's on-disk cache is keyed on the kernel's own source file only: after
-editing a helper in another file, clear the ``__pycache__`` numba files.
+numba stamps a kernel's on-disk cache with the kernel's own source file
+only, so an edited helper in another file would leave the kernel stale;
+``stamp_helpers`` adds the helpers' files to the stamp.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import inspect
+import os
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 _PENDING: list = []  # jitable helpers not yet registered with numba
+_HELPERS: set = set()  # every jitable helper
 
 
 def jitable(func):
     """Mark ``func`` (plain Python, numba-compatible) as callable from
     compiled kernels; returns ``func`` itself."""
     _PENDING.append(func)
+    _HELPERS.add(func)
     return func
+
+
+def _helpers_of(func, found: set) -> set:
+    """The jitable helpers ``func`` calls, directly or through helpers."""
+    g = func.__globals__
+    for name in func.__code__.co_names:
+        h = g.get(name)
+        if callable(h) and h in _HELPERS and h not in found:
+            found.add(h)
+            _helpers_of(h, found)
+    return found
+
+
+def stamp_helpers(dispatcher):
+    """Make the on-disk cache of a numba ``dispatcher`` depend on the source
+    files of the jitable helpers it calls, as it does on its own file:
+    numba compares the stored (mtime, size) stamp of the kernel's file
+    only, and would load a kernel built with an older helper.  Returns the
+    dispatcher (unchanged if it has no helpers or no cache)."""
+    helpers = _helpers_of(dispatcher.py_func, set())
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if not helpers or not hasattr(cache_file, "_source_stamp"):
+        return dispatcher
+    files = sorted({inspect.getsourcefile(h) or "" for h in helpers} - {""})
+    extra = []
+    for f in files:
+        st = os.stat(f)
+        extra.append((os.path.basename(f), st.st_mtime, st.st_size))
+    cache_file._source_stamp = (cache_file._source_stamp, tuple(extra))
+    return dispatcher
 
 
 def register_jitables() -> None:
@@ -51,7 +86,10 @@ def njit(*args, **kwargs):
         from numba import njit as _njit
 
         register_jitables()
-        return _njit(*args, **kwargs)
+        if args and callable(args[0]):
+            return stamp_helpers(_njit(args[0], **kwargs))
+        deco = _njit(*args, **kwargs)
+        return lambda f: stamp_helpers(deco(f))
     if args and callable(args[0]):
         return args[0]
     return lambda f: f
@@ -75,7 +113,7 @@ class _Lazy:
                 from numba import njit as _njit
 
                 register_jitables()
-                self._compiled = _njit(cache=True)(self.py_func)
+                self._compiled = stamp_helpers(_njit(cache=True)(self.py_func))
         return self._compiled
 
     def run(self, work, *args):

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._jit import HAVE_NUMBA, register_jitables
+from .._jit import HAVE_NUMBA, register_jitables, stamp_helpers
 from ..errors import ConvergenceWarning, InvalidValueError, PopulationError
 from ._common import _check_options
 from ._kernels import amva_class_sweep, mva_step
@@ -263,7 +263,7 @@ def _compiled(func):
         clone = types.FunctionType(func.__code__, g, name, func.__defaults__, func.__closure__)
         clone.__qualname__ = func.__qualname__
         clone.__module__ = func.__module__
-        _COMPILED[name] = numba.njit(parallel=True, cache=True)(clone)
+        _COMPILED[name] = stamp_helpers(numba.njit(parallel=True, cache=True)(clone))
     return _COMPILED[name]
 
 
