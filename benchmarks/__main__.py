@@ -190,50 +190,33 @@ def _print_case(title, rows, out):
     return verdicts
 
 
-def main(argv=None) -> int:
-    args = _parse(sys.argv[1:] if argv is None else argv)
-    out = sys.stdout
+def _load_sim():
+    """The simulator plug-in (``benchmarks/bench_sim.py``) or None, and the
+    reason it failed to import (None when it is absent or fine)."""
     try:
-        out.reconfigure(line_buffering=True)   # progress visible through a pipe
-    except AttributeError:
-        pass
-    from . import cases as ours_cases
-
-    sim = None
-    sim_error = None
-    try:
-        sim = importlib.import_module("benchmarks.bench_sim")
+        return importlib.import_module("benchmarks.bench_sim"), None
     except ModuleNotFoundError as e:
         if e.name not in ("benchmarks.bench_sim",):
-            sim_error = f"benchmarks/bench_sim.py failed to import: {e!r}"
+            return None, f"benchmarks/bench_sim.py failed to import: {e!r}"
+        return None, None
     except Exception as e:  # noqa: BLE001 - a broken plug-in must not stop the run
-        sim_error = f"benchmarks/bench_sim.py failed to import: {e!r}"
+        return None, f"benchmarks/bench_sim.py failed to import: {e!r}"
 
-    all_ids = list(ours_cases.CASE_IDS) + (list(getattr(sim, "CASES", [])) if sim else [])
-    if args.list:
-        for cid in ours_cases.CASE_IDS:
-            print(f"{cid:24s} {ours_cases.TITLES[cid]}")
-        sim_titles = getattr(sim, "TITLES", {}) if sim else {}
-        for cid in (getattr(sim, "CASES", []) if sim else []):
-            title = sim_titles.get(cid, "(simulator benchmark, benchmarks/bench_sim.py)")
-            print(f"{cid:24s} {title}")
-        return 0
 
-    mine = _selected(ours_cases.CASE_IDS, args.case)
-    args.sim_cases = _selected(getattr(sim, "CASES", []), args.case) if sim else []
-    if args.case and not mine and not args.sim_cases:
-        print(f"no case id contains any of {args.case}; ids: {', '.join(all_ids)}", file=sys.stderr)
-        return 2
+def _print_list(ours_cases, sim) -> int:
+    """``--list``: one line per case id with its title."""
+    for cid in ours_cases.CASE_IDS:
+        print(f"{cid:24s} {ours_cases.TITLES[cid]}")
+    sim_titles = getattr(sim, "TITLES", {}) if sim else {}
+    for cid in (getattr(sim, "CASES", []) if sim else []):
+        title = sim_titles.get(cid, "(simulator benchmark, benchmarks/bench_sim.py)")
+        print(f"{cid:24s} {title}")
+    return 0
 
-    print(f"qmodels benchmarks  python {platform.python_version()}  {platform.machine()}  "
-          f"repeat={args.repeat}  peer budget={args.peer_budget:g} s/case", file=out)
-    print("times are medians of repeated solves (model already built; our solvers warmed up); "
-          "peer/ours = how many times faster ours is", file=out)
-    started = time.time()
-    env = ours_cases.environment(args, peers_needed=bool(mine))
-    for line in env["lines"]:
-        print("  " + line, file=out)
 
+def _run_all(args, env, mine, sim, sim_error, ours_cases, out):
+    """Run our selected cases and the simulator plug-in's, printing each
+    case's table as soon as it is measured; return (rows, verdicts)."""
     titles = dict(ours_cases.TITLES)
     if sim is not None:
         titles.update(getattr(sim, "TITLES", {}) or {})
@@ -266,6 +249,58 @@ def main(argv=None) -> int:
         show(sim_rows)
     elif sim_error:
         print(f"\n{sim_error}", file=out)
+    return rows, verdicts
+
+
+def _save_json(args, env, rows, verdicts, extra, out) -> None:
+    """``--json FILE``: the machine, the environment, every row and target."""
+    payload = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "platform": platform.platform(),
+        "repeat": args.repeat,
+        "environment": {k: v for k, v in env.items() if k != "lines" and not k.startswith("_")},
+        "environment_lines": env["lines"],
+        "rows": rows,
+        "targets": [{"case": c, "what": w, "target": t, "met": ok} for c, w, t, ok in verdicts],
+        "extras": extra,
+    }
+    with open(args.json, "w") as f:
+        json.dump(payload, f, indent=1, default=str)
+    print(f"saved {args.json}", file=out)
+
+
+def main(argv=None) -> int:
+    """Run the selected benchmark cases; 0, or 2 when ``-k`` selects none."""
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    out = sys.stdout
+    try:
+        out.reconfigure(line_buffering=True)   # progress visible through a pipe
+    except AttributeError:
+        pass
+    from . import cases as ours_cases
+
+    sim, sim_error = _load_sim()
+    all_ids = list(ours_cases.CASE_IDS) + (list(getattr(sim, "CASES", [])) if sim else [])
+    if args.list:
+        return _print_list(ours_cases, sim)
+
+    mine = _selected(ours_cases.CASE_IDS, args.case)
+    args.sim_cases = _selected(getattr(sim, "CASES", []), args.case) if sim else []
+    if args.case and not mine and not args.sim_cases:
+        print(f"no case id contains any of {args.case}; ids: {', '.join(all_ids)}", file=sys.stderr)
+        return 2
+
+    print(f"qmodels benchmarks  python {platform.python_version()}  {platform.machine()}  "
+          f"repeat={args.repeat}  peer budget={args.peer_budget:g} s/case", file=out)
+    print("times are medians of repeated solves (model already built; our solvers warmed up); "
+          "peer/ours = how many times faster ours is", file=out)
+    started = time.time()
+    env = ours_cases.environment(args, peers_needed=bool(mine))
+    for line in env["lines"]:
+        print("  " + line, file=out)
+
+    rows, verdicts = _run_all(args, env, mine, sim, sim_error, ours_cases, out)
 
     extra = ours_cases.extras(args, env, mine)
     for block in extra:
@@ -279,20 +314,7 @@ def main(argv=None) -> int:
           file=out)
 
     if args.json:
-        payload = {
-            "python": platform.python_version(),
-            "machine": platform.machine(),
-            "platform": platform.platform(),
-            "repeat": args.repeat,
-            "environment": {k: v for k, v in env.items() if k != "lines" and not k.startswith("_")},
-            "environment_lines": env["lines"],
-            "rows": rows,
-            "targets": [{"case": c, "what": w, "target": t, "met": ok} for c, w, t, ok in verdicts],
-            "extras": extra,
-        }
-        with open(args.json, "w") as f:
-            json.dump(payload, f, indent=1, default=str)
-        print(f"saved {args.json}", file=out)
+        _save_json(args, env, rows, verdicts, extra, out)
     return 0
 
 

@@ -7,14 +7,76 @@ broken numba install degrades speed, not correctness).
 function (no numba import, no compile or cache load: the ``qmodels solve``
 of a small model stays well under a second), large ones the compiled
 version, compiled on first use and cached on disk.  A lazily compiled kernel
-must not call other jitted functions (inline helpers instead).
+must not call other jitted functions: it calls ``jitable`` helpers instead.
+
+``jitable`` marks a plain Python function that compiled kernels call: from
+Python it is itself; when a kernel is compiled, numba compiles the helper
+into it (``numba.extending.register_jitable``).  Registration waits until
+something is compiled, so a module of helpers does not import numba.
+numba stamps a kernel's on-disk cache with the kernel's own source file
+only, so an edited helper in another file would leave the kernel stale;
+``stamp_helpers`` adds the helpers' files to the stamp.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import inspect
+import os
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+
+_PENDING: list = []  # jitable helpers not yet registered with numba
+_HELPERS: set = set()  # every jitable helper
+
+
+def jitable(func):
+    """Mark ``func`` (plain Python, numba-compatible) as callable from
+    compiled kernels; returns ``func`` itself."""
+    _PENDING.append(func)
+    _HELPERS.add(func)
+    return func
+
+
+def _helpers_of(func, found: set) -> set:
+    """The jitable helpers ``func`` calls, directly or through helpers."""
+    g = func.__globals__
+    for name in func.__code__.co_names:
+        h = g.get(name)
+        if callable(h) and h in _HELPERS and h not in found:
+            found.add(h)
+            _helpers_of(h, found)
+    return found
+
+
+def stamp_helpers(dispatcher):
+    """Make the on-disk cache of a numba ``dispatcher`` depend on the source
+    files of the jitable helpers it calls, as it does on its own file:
+    numba compares the stored (mtime, size) stamp of the kernel's file
+    only, and would load a kernel built with an older helper.  Returns the
+    dispatcher (unchanged if it has no helpers or no cache)."""
+    helpers = _helpers_of(dispatcher.py_func, set())
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if not helpers or not hasattr(cache_file, "_source_stamp"):
+        return dispatcher
+    files = sorted({inspect.getsourcefile(h) or "" for h in helpers} - {""})
+    extra = []
+    for f in files:
+        st = os.stat(f)
+        extra.append((os.path.basename(f), st.st_mtime, st.st_size))
+    cache_file._source_stamp = (cache_file._source_stamp, tuple(extra))
+    return dispatcher
+
+
+def register_jitables() -> None:
+    """Register the pending ``jitable`` helpers with numba (before any
+    kernel that may call them is compiled)."""
+    if not HAVE_NUMBA:
+        return
+    from numba.extending import register_jitable
+
+    while _PENDING:
+        register_jitable(_PENDING.pop())
 
 
 def njit(*args, **kwargs):
@@ -23,7 +85,11 @@ def njit(*args, **kwargs):
     if HAVE_NUMBA:
         from numba import njit as _njit
 
-        return _njit(*args, **kwargs)
+        register_jitables()
+        if args and callable(args[0]):
+            return stamp_helpers(_njit(args[0], **kwargs))
+        deco = _njit(*args, **kwargs)
+        return lambda f: stamp_helpers(deco(f))
     if args and callable(args[0]):
         return args[0]
     return lambda f: f
@@ -46,7 +112,8 @@ class _Lazy:
             else:
                 from numba import njit as _njit
 
-                self._compiled = _njit(cache=True)(self.py_func)
+                register_jitables()
+                self._compiled = stamp_helpers(_njit(cache=True)(self.py_func))
         return self._compiled
 
     def run(self, work, *args):

@@ -529,3 +529,35 @@ def test_rejects_class_with_no_work():
     net = _net([qm.Queue("a", 0.0)], [1, 2], [[0.5], [0.0]])
     with pytest.raises(InvalidValueError, match="class 'c1': all demands and the think time are zero"):
         convolution(net)
+
+
+def test_lattice_kernels_compiled_equal_python_bit_for_bit():
+    # The kernels run as Python below their threshold and compiled above it;
+    # both call the shared log-add (qmodels.analytic._kernels.log_add), so
+    # both must give the same bits.  Reference: Buzen's recursion by hand
+    # (W(n) = B(n) + d W(n-1)) on a one-class lattice, in plain floats.
+    pytest.importorskip("numba")
+    from qmodels.analytic import _logconv
+    from qmodels.analytic.convolution import _lat_geometric, _lat_shift
+
+    rng = np.random.default_rng(3)
+    dims = np.array([5, 4, 3], np.int64)
+    strides = np.array([12, 3, 1], np.int64)
+    T = np.log(rng.random(60))
+    T[::7] = -np.inf
+    logd = np.array([-0.4, 0.3, -np.inf])
+    for kern in (_lat_shift, _lat_geometric):
+        py = kern.py_func(T, logd, dims, strides)
+        jit = kern.compiled()(T, logd, dims, strides)
+        assert py.tobytes() == jit.tobytes()
+    lg = np.log(rng.random(40))
+    lg[2] = -np.inf
+    py = _logconv.log_g_add_fixed.py_func(lg, 0.7)
+    assert py.tobytes() == _logconv.log_g_add_fixed.compiled()(lg, 0.7).tobytes()
+    B = rng.random(9)
+    W = B.copy()
+    for n in range(1, 9):
+        W[n] = B[n] + 0.7 * W[n - 1]
+    one = _lat_geometric.compiled()(np.log(B), np.array([math.log(0.7)]),
+                                    np.array([9], np.int64), np.array([1], np.int64))
+    np.testing.assert_allclose(np.exp(one), W, rtol=1e-13)

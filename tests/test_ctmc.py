@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -458,6 +459,83 @@ def test_error_too_many_states():
                      [qm.Closed("c", 30, visits={f"s{i}": 1 for i in range(4)})])
     with pytest.raises(UnsupportedModelError, match="more than max_states = 1000 states"):
         ctmc(net, max_states=1000)
+
+
+def _no_build(monkeypatch):
+    """Make building any state fail the test: a refusal must come first."""
+    from qmodels.analytic import ctmc as ctmc_mod
+
+    def fail(*args, **kwargs):
+        raise AssertionError("a state was built before the size check refused")
+
+    monkeypatch.setattr(ctmc_mod._Chain, "setup", fail)
+    monkeypatch.setattr(ctmc_mod._Chain, "build", fail)
+
+
+def test_huge_state_space_refused_before_building(monkeypatch):
+    # 3 classes of 60 jobs over 8 FCFS queues: C(67, 7)^3 ~ 6.6e26 placements
+    # of the jobs alone; the builder would need hours.  The count is made
+    # first, so no state is ever built (setup/build patched to fail).
+    _no_build(monkeypatch)
+    net = qm.Network([qm.Queue(f"s{i}", 0.1) for i in range(8)],
+                     [qm.Closed(f"c{j}", 60, visits={f"s{i}": 1 for i in range(8)})
+                      for j in range(3)])
+    n = math.comb(67, 7) ** 3
+    with pytest.raises(UnsupportedModelError,
+                       match=rf"at least {re.escape(f'{n:.3g}')} .* c0=60, c1=60, c2=60 .*"
+                             r"more than max_states = 200000 states"):
+        ctmc(net)
+
+
+def test_refusal_names_the_exact_count_and_the_limit(monkeypatch):
+    # one class of 30 jobs over 4 stations: C(33, 3) = 5456 placements
+    _no_build(monkeypatch)
+    net = qm.Network([qm.Queue(f"s{i}", 0.1) for i in range(4)],
+                     [qm.Closed("c", 30, visits={f"s{i}": 1 for i in range(4)})])
+    with pytest.raises(UnsupportedModelError,
+                       match="at least 5456 states .*more than max_states = 5455 states"):
+        ctmc(net, max_states=5455)
+
+
+def test_placement_count_is_exact_for_ps_and_a_lower_bound_for_fcfs():
+    from qmodels.analytic.ctmc import _placement_lower_bound, _Spec
+
+    # PS stations keep no order: a state is exactly a placement.  Class a:
+    # 4 jobs over 3 stations + think stage, C(7, 3) = 35; class b: 3 jobs
+    # over 2 stations, C(4, 1) = 4; 35 * 4 = 140 states, built by the BFS.
+    st_ = [qm.Queue(f"s{i}", 0.1 * (i + 1), discipline="ps") for i in range(3)]
+    cl = [qm.Closed("a", 4, visits={f"s{i}": 1 for i in range(3)}, think_time=1.0),
+          qm.Closed("b", 3, visits={"s0": 1, "s1": 2})]
+    net = qm.Network(st_, cl)
+    assert _placement_lower_bound(_Spec(net, None)) == 140
+    assert ctmc(net, max_states=140).info["states"] == 140
+    # FCFS stations that keep the queue order have more states than placements
+    fc = qm.Network([qm.Queue(f"s{i}", 0.1 * (i + 1)) for i in range(3)], cl)
+    states = ctmc(fc).info["states"]
+    assert _placement_lower_bound(_Spec(fc, None)) == 140 < states
+    # explicit routing a -> b -> a, no think time, FCFS with one class (no
+    # order to keep): exactly the 3 placements of 2 jobs over {a, b}
+    cyc = qm.Network([qm.Queue("a", 0.2), qm.Queue("b", 0.3), qm.Queue("d", 0.1)],
+                     [qm.Closed("c", 2, routing={"a": {"b": 1}, "b": {"a": 1}}),
+                      qm.Closed("o", 0, visits={"d": 1})])
+    assert _placement_lower_bound(_Spec(cyc, None)) == 3 == ctmc(cyc).info["states"]
+
+
+def test_no_up_front_count_with_blocking_or_pools():
+    from qmodels.analytic.ctmc import _placement_lower_bound, _Spec
+
+    # a capacity that can bind or a pool on a closed class: the placement
+    # argument does not hold, the builder counts (its own message)
+    blk = qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 0.5, capacity=1)],
+                     [qm.Closed("c", 3, routing={"a": {"b": 1}, "b": {"a": 1}})])
+    assert _placement_lower_bound(_Spec(blk, None)) is None
+    with pytest.raises(UnsupportedModelError, match="reached 3 and still growing"):
+        ctmc(blk, max_states=2)
+    pool = qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 0.5), qm.Queue("d", 0.7)],
+                      [qm.Closed("c", 2, routing={"a": {"b": 1}, "b": {"d": 1},
+                                                  "d": {"a": 1}})],
+                      pools=[qm.TokenPool("port", 1, "b", "d")])
+    assert _placement_lower_bound(_Spec(pool, None)) is None
 
 
 def test_error_bad_max_states_and_open_limit():

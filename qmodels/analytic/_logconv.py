@@ -29,20 +29,9 @@ import math
 import numpy as np
 
 from .._jit import lazyjit
+from ._kernels import log_add
 
 __all__ = ["log_g_delay", "log_g_add_fixed", "log_g_add_ld", "log_ld_factors"]
-
-
-def _logaddexp(a, b):
-    """log(e^a + e^b) without overflow (reference version; the kernels
-    inline it so that they compile on their own)."""
-    if a == -np.inf:
-        return b
-    if b == -np.inf:
-        return a
-    if a > b:
-        return a + math.log1p(math.exp(b - a))
-    return b + math.log1p(math.exp(a - b))
 
 
 def log_g_delay(delta: float, N: int) -> np.ndarray:
@@ -73,16 +62,7 @@ def log_g_add_fixed(lg, d):
         return out
     ld = math.log(d)
     for n in range(1, out.shape[0]):
-        a = out[n]
-        b = ld + out[n - 1]
-        if a == -np.inf:
-            out[n] = b
-        elif b == -np.inf:
-            out[n] = a
-        elif a > b:
-            out[n] = a + math.log1p(math.exp(b - a))
-        else:
-            out[n] = b + math.log1p(math.exp(a - b))
+        out[n] = log_add(out[n], ld + out[n - 1])
     return out
 
 

@@ -29,6 +29,7 @@ from ._common import (
     _shape,
     _utilisation,
 )
+from ._kernels import amva_class_sweep
 
 
 @njit
@@ -69,31 +70,7 @@ def _core_kernel(D, is_delay, Z, n, F, Q, tol, max_iter):
         it += 1
         err = 0.0
         for c in range(C):
-            inv = 1.0 / n[c] if n[c] > 0 else 0.0
-            tot = Z[c]
-            for k in range(K):
-                d = D[c, k]
-                r = 0.0
-                if d != 0.0:
-                    if is_delay[k]:
-                        r = d
-                    else:
-                        a = Qt[k] - Q[c, k] * inv + G[c, k]
-                        if a < 0.0:
-                            a = 0.0
-                        r = d * (1.0 + a)
-                R[c, k] = r
-                tot += r
-            x = n[c] / tot if n[c] > 0 else 0.0
-            X[c] = x
-            scale = n[c] if n[c] > 1.0 else 1.0
-            for k in range(K):
-                q = x * R[c, k]
-                e = abs(q - Q[c, k])
-                if e > err * scale:
-                    err = e / scale
-                Qt[k] += q - Q[c, k]
-                Q[c, k] = q
+            X[c], err = amva_class_sweep(D[c], is_delay, Z[c], n[c], Q[c], Qt, G[c], R[c], err)
         if err <= tol:
             converged = True
             break

@@ -29,8 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from .._jit import HAVE_NUMBA
+from .._jit import HAVE_NUMBA, register_jitables, stamp_helpers
 from ..errors import ConvergenceWarning, InvalidValueError, PopulationError
+from ._common import _check_options
+from ._kernels import amva_class_sweep, mva_step
 
 __all__ = ["BatchResult", "mva_batch", "schweitzer_batch"]
 
@@ -255,12 +257,13 @@ def _compiled(func):
     if name not in _COMPILED:
         import numba
 
+        register_jitables()
         g = dict(func.__globals__)
         g["prange"] = numba.prange
         clone = types.FunctionType(func.__code__, g, name, func.__defaults__, func.__closure__)
         clone.__qualname__ = func.__qualname__
         clone.__module__ = func.__module__
-        _COMPILED[name] = numba.njit(parallel=True, cache=True)(clone)
+        _COMPILED[name] = stamp_helpers(numba.njit(parallel=True, cache=True)(clone))
     return _COMPILED[name]
 
 
@@ -277,8 +280,8 @@ def _mva_rows(D, is_delay, Z, nrun, pop, rows, want_curve, nmax,
     """Exact MVA for the listed rows (Reiser & Lavenberg 1980; Lazowska et
     al. 1984, Algorithm 6.1):  R_k(n) = D_k (1 + Q_k(n-1)) (delay: D_k),
     X(n) = n / (Z + sum_k R_k(n)),  Q_k(n) = X(n) R_k(n), for n = 1..nrun_b,
-    recording X and Q at n = pop_b.  The operations are those of
-    :func:`qmodels.analytic.mva._mva_fixed_kernel`, in the same order, so every row
+    recording X and Q at n = pop_b.  Each step is :func:`._kernels.mva_step`,
+    the step of :func:`qmodels.analytic.mva._mva_fixed_kernel`, so every row
     equals a one-by-one solve bit for bit.  Rows are independent: the
     outer loop runs in parallel."""
     K = D.shape[1]
@@ -291,16 +294,7 @@ def _mva_rows(D, is_delay, Z, nrun, pop, rows, want_curve, nmax,
             Qo[b, k] = 0.0
         Xo[b] = 0.0
         for n in range(1, nrun[b] + 1):
-            tot = Z[b]
-            for k in range(K):
-                if is_delay[b, k]:
-                    R[k] = D[b, k]
-                else:
-                    R[k] = D[b, k] * (1.0 + Q[k])
-                tot += R[k]
-            X = n / tot
-            for k in range(K):
-                Q[k] = X * R[k]
+            X = mva_step(D[b], is_delay[b], Z[b], n, Q, R)
             if n == pop[b]:
                 Xo[b] = X
                 for k in range(K):
@@ -315,11 +309,11 @@ def _schweitzer_rows(Dx, is_delay, Z, pop, Q0, tol, max_iter, Xo, Ro, Qo, its, c
     """Schweitzer-Bard fixed point for every row (Schweitzer 1979; Bard
     1979; Lazowska et al. 1984, sec. 7.4.2.2, Algorithm 7.2), single class:
     R_k = D_k (1 + (N-1)/N Q_k) (delay: D_k), X = N/(Z + sum_k R_k),
-    Q_k = X R_k, until no Q_k moves by more than tol max(N, 1).  The
-    operations are those of the single-class case of
-    :func:`qmodels.analytic.amva.schweitzer` (its ``_core_kernel``), in the
-    same order; columns of zero demand (which only ever add exact zeros)
-    are skipped.  Rows in parallel."""
+    Q_k = X R_k, until no Q_k moves by more than tol max(N, 1).  Each
+    sweep is :func:`._kernels.amva_class_sweep` with G = 0, the class
+    update of :func:`qmodels.analytic.amva.schweitzer` (its
+    ``_core_kernel``); columns of zero demand (which only ever add exact
+    zeros) are skipped.  Rows in parallel."""
     B, K = Dx.shape
     for b in prange(B):
         n = float(pop[b])
@@ -336,39 +330,19 @@ def _schweitzer_rows(Dx, is_delay, Z, pop, Q0, tol, max_iter, Xo, Ro, Qo, its, c
         Q = np.empty(m)
         Qt = np.empty(m)
         R = np.zeros(m)
+        G = np.zeros(m)  # Schweitzer-Bard: no Linearizer correction
         for j in range(m):
             k = cols[j]
             d[j] = Dx[b, k]
             dly[j] = is_delay[b, k]
             Q[j] = Q0[b, k]
             Qt[j] = Q0[b, k]
-        inv = 1.0 / n if n > 0 else 0.0
-        scale = n if n > 1.0 else 1.0
         it = 0
         done = False
         x = 0.0
         while it < max_iter:
             it += 1
-            err = 0.0
-            tot = Z[b]
-            for j in range(m):
-                if dly[j]:
-                    r = d[j]
-                else:
-                    a = Qt[j] - Q[j] * inv + 0.0
-                    if a < 0.0:
-                        a = 0.0
-                    r = d[j] * (1.0 + a)
-                R[j] = r
-                tot += r
-            x = n / tot if n > 0 else 0.0
-            for j in range(m):
-                q = x * R[j]
-                e = abs(q - Q[j])
-                if e > err * scale:
-                    err = e / scale
-                Qt[j] += q - Q[j]
-                Q[j] = q
+            x, err = amva_class_sweep(d, dly, Z[b], n, Q, Qt, G, R, 0.0)
             if err <= tol:
                 done = True
                 break
@@ -518,15 +492,6 @@ def _check_finite(X):
             f"row {int(bad[0])}: throughput overflows (demands and think time too small "
             "for floating point)"
         )
-
-
-def _check_options(tol, max_iter):
-    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not (
-        math.isfinite(tol) and tol > 0
-    ):
-        raise InvalidValueError(f"tol must be a finite positive number, got {tol!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise InvalidValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
 
 
 def schweitzer_batch(demands, think_times, population, *, servers=None, delay=None,

@@ -1,23 +1,15 @@
 """Normalising constants of closed product-form networks, in log space.
 
-For a single-class closed network the equilibrium probability of a state
-(n_1, ..., n_K) is prod_k f_k(n_k) / G(N) with (Buzen 1973; Bolch et al.,
-*Queueing Networks and Markov Chains*, 2nd ed. 2006, sec. 8.1, eq. 8.1-8.5):
-
-* fixed-rate queue:     f_k(j) = D_k^j
-* delay (and think time Z, itself a delay): f_k(j) = D_k^j / j!
-* load-dependent queue: f_k(j) = D_k^j / prod_{i=1}^{j} a_k(i)
-
-and G(N) = sum over states of prod_k f_k(n_k), computed by convolving the
-f_k one station at a time.  We keep log G(n) for n = 0..N (so N = 10^6
-neither overflows nor underflows) and scale all demands by a common alpha
-(G'(n) = G(n) / alpha^n), which leaves every ratio G(n-1)/G(n) exact up to
-the factor alpha.
-
-Every term is positive, so unlike the load-dependent MVA recursion for the
-marginal probabilities (Reiser & Lavenberg 1980), no subtraction can cancel:
-this is the stable route used by :func:`qmodels.analytic.mva` for multi-server and
-load-dependent stations (the kernels ``log_g_*``).
+A closed product-form network's state probabilities are
+prod_k f_k(n_k) / G(N), with f_k the station's factor (fixed rate D_k^j,
+delay D_k^j / j!, load-dependent D_k^j / prod_{i<=j} a_k(i)) and G(N) the
+normalising constant (Buzen 1973; Bolch et al., *Queueing Networks and
+Markov Chains*, 2nd ed. 2006, sec. 8.1, eq. 8.1-8.5).  The single-class
+kernels ``log_g_*`` (in :mod:`qmodels.analytic._logconv`, where the
+factors and the scaling are spelt out) keep log G, so every term stays
+positive and nothing overflows or cancels: the stable route that
+:func:`qmodels.analytic.mva` takes for multi-server and load-dependent
+stations.
 
 :func:`convolution` is the public solver (``method="convolution"``): the
 same idea over the population lattice of several closed classes (Reiser &
@@ -34,10 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from .._jit import lazyjit
+from .._jit import jitable, lazyjit
 from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Curve, Result
+from ._kernels import log_add
 
 # The single-class kernels (also behind exact MVA's multi-server route) live
 # in qmodels._logconv; they are re-exported as part of the convolution API.
@@ -69,33 +62,30 @@ __all__ = [
 # (fixed rate: A = 1, so F = 1/(1-y); delay: A(s) = s!, F = exp(y)), and
 # the network's G(x) is the product of the stations' F.  Multiplying a
 # lattice function by y is ``_lat_shift``; dividing by (1 - y) is the
-# Buzen recursion ``_lat_geometric``.  The kernels are self-contained (the
-# log-add is inlined) so that they run as Python for small lattices and
-# compile with numba for large ones (see :mod:`qmodels._jit`).
+# Buzen recursion ``_lat_geometric``.  They run as Python for small lattices
+# and compile with numba for large ones (see :mod:`qmodels._jit`); the
+# log-add is the shared :func:`._kernels.log_add`.
+
+
+@jitable
+def _lat_gather(T, i, acc, logd, dims, strides):
+    """log of e^acc + sum_r d_r T(n - e_r) at flat index i (terms with
+    n_r = 0 or d_r = 0 absent), added one class at a time."""
+    for r in range(dims.shape[0]):
+        if logd[r] == -np.inf:
+            continue
+        if (i // strides[r]) % dims[r] > 0:
+            acc = log_add(acc, logd[r] + T[i - strides[r]])
+    return acc
 
 
 @lazyjit()
 def _lat_shift(T, logd, dims, strides):
     """log of (y T)(n) = sum_r d_r T(n - e_r)  (terms with n_r = 0 absent)."""
     size = T.shape[0]
-    R = dims.shape[0]
     out = np.full(size, -np.inf)
     for i in range(size):
-        acc = -np.inf
-        for r in range(R):
-            if logd[r] == -np.inf:
-                continue
-            if (i // strides[r]) % dims[r] > 0:
-                v = logd[r] + T[i - strides[r]]
-                if v == -np.inf:
-                    continue
-                if acc == -np.inf:
-                    acc = v
-                elif acc > v:
-                    acc = acc + math.log1p(math.exp(v - acc))
-                else:
-                    acc = v + math.log1p(math.exp(acc - v))
-        out[i] = acc
+        out[i] = _lat_gather(T, i, -np.inf, logd, dims, strides)
     return out
 
 
@@ -108,24 +98,9 @@ def _lat_geometric(B, logd, dims, strides):
     sec. 8.1.2).  Flat C order visits n - e_r before n.
     """
     size = B.shape[0]
-    R = dims.shape[0]
     W = B.copy()
     for i in range(size):
-        acc = W[i]
-        for r in range(R):
-            if logd[r] == -np.inf:
-                continue
-            if (i // strides[r]) % dims[r] > 0:
-                v = logd[r] + W[i - strides[r]]
-                if v == -np.inf:
-                    continue
-                if acc == -np.inf:
-                    acc = v
-                elif acc > v:
-                    acc = acc + math.log1p(math.exp(v - acc))
-                else:
-                    acc = v + math.log1p(math.exp(acc - v))
-        W[i] = acc
+        W[i] = _lat_gather(W, i, W[i], logd, dims, strides)
     return W
 
 

@@ -101,7 +101,14 @@ _DELAY, _FCFS, _PS, _LD = 0, 1, 2, 3
 # ---------------------------------------------------------------------------
 
 class _Spec:
-    """Flat description of the network used by the state generator."""
+    """Flat description of the network used by the state generator.
+
+    Built in stages, each a method that checks one concern and fills its
+    attributes: stations (kind, servers, capacity, multipliers), classes
+    (populations, think times, rates, service rates), token pools, routing
+    (per class: rows of next places, source row, reference station), and
+    the open truncation.
+    """
 
     def __init__(self, net: Network, open_limit):
         if net.is_symbolic:
@@ -112,17 +119,27 @@ class _Spec:
         K, C = len(net.stations), len(net.classes)
         self.K, self.C = K, C
         self.THINK = K  # index of the think stage among the places
-        V = np.asarray(net.visits, dtype=float)
-        S = np.asarray(net.service_times, dtype=float)
-        self.V = V
-        self.S = S
+        self.V = np.asarray(net.visits, dtype=float)
+        self.S = np.asarray(net.service_times, dtype=float)
+        self._stations()
+        self._classes()
+        self._pools()
+        binding = self._binding()
+        self._routing(binding)
+        self._check_ld_blocking(binding)
+        self._truncation(open_limit)
+        # -- job types: (class, mask of held pools) -------------------------
+        self.types: list[tuple[int, int]] = []
+        self.tindex: dict[tuple[int, int], int] = {}
 
-        # -- stations ------------------------------------------------------
+    def _stations(self):
+        """Kind, servers, capacity and rate multipliers of every station;
+        only exponential service is accepted."""
         self.kind = []
         self.c = []
         self.cap = []
         self.mult: list[tuple[float, ...] | None] = []
-        for s in net.stations:
+        for s in self.net.stations:
             d = s.distribution
             if d is not None and not isinstance(d, Exponential):
                 raise UnsupportedModelError(
@@ -145,7 +162,11 @@ class _Spec:
                 raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
             self.cap.append(math.inf if s.capacity is None else int(s.capacity))
 
-        # -- classes -------------------------------------------------------
+    def _classes(self):
+        """Populations, think times, arrival rates (Poisson only) and the
+        service rates mu[r, k] = 1/S[r, k] at visited stations (positive
+        service times only)."""
+        net, V, S = self.net, self.V, self.S
         self.is_open = [isinstance(c, Open) for c in net.classes]
         self.pop = [int(c.population) if isinstance(c, Closed) else 0 for c in net.classes]
         self.Z = [float(c.think_time) if isinstance(c, Closed) else 0.0 for c in net.classes]
@@ -158,7 +179,7 @@ class _Spec:
                     f"class {c.name!r}: ctmc needs Poisson arrivals, got "
                     f"{type(c.interarrival).__name__} inter-arrival times; use method='sim'"
                 )
-        self.mu = np.zeros((C, K))
+        self.mu = np.zeros((self.C, self.K))
         for r, c in enumerate(net.classes):
             for k, s in enumerate(net.stations):
                 if V[r, k] > 0:
@@ -169,7 +190,11 @@ class _Spec:
                         )
                     self.mu[r, k] = 1.0 / S[r, k]
 
-        # -- pools ---------------------------------------------------------
+    def _pools(self):
+        """Token pools: the pool acquired at each station, which classes use
+        which pool, and per class the bit masks acquired / released at each
+        place (one pool per acquire station, acquire stations unbounded)."""
+        net, K, C = self.net, self.K, self.C
         names = net.station_names
         self.pools = net.pools
         P = len(net.pools)
@@ -200,82 +225,31 @@ class _Spec:
                     self.acqmask[r][a] |= 1 << j
                     self.relmask[r][rl] |= 1 << j
 
-        # -- routing -------------------------------------------------------
+    def _binding(self) -> list[bool]:
+        """Per station: can its finite capacity ever be reached?"""
         total_closed = sum(self.pop)
         any_open = any(self.is_open)
-        binding = [
+        return [
             self.cap[k] != math.inf and (any_open or self.cap[k] < total_closed)
-            for k in range(K)
+            for k in range(self.K)
         ]
+
+    def _routing(self, binding):
+        """Per class: ``route[r][place]`` the list of (next place, p),
+        ``source[r]`` the list of (first station, p) of an open arrival,
+        ``ref[r]`` the reference station."""
         self.route = []
         self.source = []
         self.ref = []
-        for r, c in enumerate(net.classes):
-            visited = [k for k in range(K) if V[r, k] > 0]
-            uses_pool = any(
-                self.uses[r, j] and (V[r, names.index(p.acquire)] > 0)
-                for j, p in enumerate(net.pools)
-            )
-            meets_cap = [names[k] for k in visited if binding[k]]
-            if c.routing is None and (uses_pool or meets_cap):
-                why = (f"finite capacity at {meets_cap[0]!r}" if meets_cap
-                       else "a token pool")
-                raise UnsupportedModelError(
-                    f"class {c.name!r}: meets {why}, so the order of visits matters; "
-                    "give it explicit routing (routing={station: {station: p}})"
-                )
-            # row K: from the think stage
-            rows: list[list[tuple[int, float]]] = [[] for _ in range(K + 1)]
-            src = []
+        for r, c in enumerate(self.net.classes):
+            visited = [k for k in range(self.K) if self.V[r, k] > 0]
+            self._check_needs_routing(r, c, visited, binding)
             if c.routing is not None:
-                first = None
-                for a, row in c.routing.items():
-                    if a != SOURCE and first is None:
-                        first = a
-                    for b, p in row.items():
-                        p = float(p)
-                        if p <= 0:
-                            continue
-                        d = _SINK if b == SINK else names.index(b)
-                        if a == SOURCE:
-                            src.append((d, p))
-                        else:
-                            rows[names.index(a)].append((d, p))
-                ref = names.index(c.reference) if (
-                    isinstance(c, Closed) and c.reference is not None) else names.index(first)
-                if self.Z[r] > 0:
-                    # the think stage sits just before the reference station
-                    for k in range(K):
-                        rows[k] = [(self.THINK if d == ref else d, p) for d, p in rows[k]]
-                    rows[self.THINK] = [(ref, 1.0)]
+                rows, src, ref = self._explicit_route(r, c)
+            elif isinstance(c, Closed):
+                rows, src, ref = self._random_route_closed(r, c, visited)
             else:
-                T = float(V[r].sum())
-                if isinstance(c, Closed):
-                    # the think stage is one more place, visited once per cycle
-                    w = [(j, V[r, j]) for j in visited]
-                    if self.Z[r] > 0:
-                        w.append((self.THINK, 1.0))
-                    tw = sum(x for _, x in w)
-                    row = [(j, x / tw) for j, x in w]
-                    for k in visited:
-                        rows[k] = row
-                    if self.Z[r] > 0:
-                        rows[self.THINK] = row
-                    if c.reference is not None and V[r, names.index(c.reference)] > 0:
-                        ref = names.index(c.reference)
-                    else:
-                        ref = visited[0] if visited else 0
-                elif T >= 1:
-                    src = [(j, V[r, j] / T) for j in visited]
-                    for k in visited:
-                        rows[k] = [(j, (1 - 1 / T) * V[r, j] / T) for j in visited]
-                        rows[k].append((_SINK, 1 / T))
-                    ref = visited[0] if visited else 0
-                else:
-                    src = [(j, V[r, j]) for j in visited] + [(_SINK, 1 - T)]
-                    for k in visited:
-                        rows[k] = [(_SINK, 1.0)]
-                    ref = visited[0] if visited else 0
+                rows, src, ref = self._random_route_open(r, visited)
             if isinstance(c, Closed) and c.population > 0 and not visited and self.Z[r] <= 0:
                 raise InvalidValueError(
                     f"class {c.name!r}: no station visited and no think time, so the "
@@ -285,40 +259,131 @@ class _Spec:
             self.source.append(src)
             self.ref.append(ref)
 
-        # a load-dependent station must never hold a blocked job
-        for r in range(C):
-            for k in range(K):
-                if self.kind[k] == _LD and V[r, k] > 0:
-                    for d, _ in self.route[r][k]:
-                        if 0 <= d < K and binding[d]:
-                            raise UnsupportedModelError(
-                                f"station {names[k]!r} is load-dependent and jobs of class "
-                                f"{net.class_names[r]!r} can be blocked there (next station "
-                                f"{names[d]!r} has capacity {self.cap[d]}); ctmc does not "
-                                "define blocking at a load-dependent station"
-                            )
+    def _check_needs_routing(self, r, c, visited, binding):
+        """A class that meets a binding capacity or a pool must give explicit
+        routing: there the order of visits changes the answer."""
+        names = self.net.station_names
+        uses_pool = any(
+            self.uses[r, j] and (self.V[r, names.index(p.acquire)] > 0)
+            for j, p in enumerate(self.net.pools)
+        )
+        meets_cap = [names[k] for k in visited if binding[k]]
+        if c.routing is None and (uses_pool or meets_cap):
+            why = (f"finite capacity at {meets_cap[0]!r}" if meets_cap
+                   else "a token pool")
+            raise UnsupportedModelError(
+                f"class {c.name!r}: meets {why}, so the order of visits matters; "
+                "give it explicit routing (routing={station: {station: p}})"
+            )
 
-        # -- open truncation -----------------------------------------------
+    def _explicit_route(self, r, c):
+        """Rows of a class given by ``routing``; a think stage (Z > 0) sits
+        just before the reference station."""
+        K = self.K
+        names = self.net.station_names
+        rows: list[list[tuple[int, float]]] = [[] for _ in range(K + 1)]  # row K: think
+        src = []
+        first = None
+        for a, row in c.routing.items():
+            if a != SOURCE and first is None:
+                first = a
+            for b, p in row.items():
+                p = float(p)
+                if p <= 0:
+                    continue
+                d = _SINK if b == SINK else names.index(b)
+                if a == SOURCE:
+                    src.append((d, p))
+                else:
+                    rows[names.index(a)].append((d, p))
+        ref = names.index(c.reference) if (
+            isinstance(c, Closed) and c.reference is not None) else names.index(first)
+        if self.Z[r] > 0:
+            # the think stage sits just before the reference station
+            for k in range(K):
+                rows[k] = [(self.THINK if d == ref else d, p) for d, p in rows[k]]
+            rows[self.THINK] = [(ref, 1.0)]
+        return rows, src, ref
+
+    def _random_route_closed(self, r, c, visited):
+        """Random routing of a closed class in proportion to its visit
+        ratios; the think stage is one more place, visited once per cycle."""
+        V = self.V
+        names = self.net.station_names
+        rows: list[list[tuple[int, float]]] = [[] for _ in range(self.K + 1)]
+        w = [(j, V[r, j]) for j in visited]
+        if self.Z[r] > 0:
+            w.append((self.THINK, 1.0))
+        tw = sum(x for _, x in w)
+        row = [(j, x / tw) for j, x in w]
+        for k in visited:
+            rows[k] = row
+        if self.Z[r] > 0:
+            rows[self.THINK] = row
+        if c.reference is not None and V[r, names.index(c.reference)] > 0:
+            ref = names.index(c.reference)
+        else:
+            ref = visited[0] if visited else 0
+        return rows, [], ref
+
+    def _random_route_open(self, r, visited):
+        """Random routing of an open class: next station j with probability
+        v_j / sum(v), departure with probability 1 / sum(v) (sum(v) >= 1),
+        else at most one visit."""
+        V = self.V
+        rows: list[list[tuple[int, float]]] = [[] for _ in range(self.K + 1)]
+        T = float(V[r].sum())
+        if T >= 1:
+            src = [(j, V[r, j] / T) for j in visited]
+            for k in visited:
+                rows[k] = [(j, (1 - 1 / T) * V[r, j] / T) for j in visited]
+                rows[k].append((_SINK, 1 / T))
+        else:
+            src = [(j, V[r, j]) for j in visited] + [(_SINK, 1 - T)]
+            for k in visited:
+                rows[k] = [(_SINK, 1.0)]
+        ref = visited[0] if visited else 0
+        return rows, src, ref
+
+    def _check_ld_blocking(self, binding):
+        """A load-dependent station must never hold a blocked job."""
+        names = self.net.station_names
+        for r in range(self.C):
+            for k in range(self.K):
+                if self.kind[k] != _LD or not self.V[r, k] > 0:
+                    continue
+                for d, _ in self.route[r][k]:
+                    if 0 <= d < self.K and binding[d]:
+                        raise UnsupportedModelError(
+                            f"station {names[k]!r} is load-dependent and jobs of class "
+                            f"{self.net.class_names[r]!r} can be blocked there (next station "
+                            f"{names[d]!r} has capacity {self.cap[d]}); ctmc does not "
+                            "define blocking at a load-dependent station"
+                        )
+
+    def _truncation(self, open_limit):
+        """Bound on the open jobs present, unless capacities already bound
+        them (then no truncation)."""
         self.open_limit = math.inf
         self.truncating = False
-        if any_open:
-            open_vis = [k for k in range(K) if any(
-                V[r, k] > 0 for r in range(C) if self.is_open[r])]
-            open_pools = any(
-                self.uses[r, j] for r in range(C) if self.is_open[r] for j in range(P))
-            natural = math.inf if open_pools else sum(self.cap[k] for k in open_vis)
-            limit = DEFAULT_OPEN_LIMIT if open_limit is None else open_limit
-            if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
-                raise InvalidValueError(f"open_limit must be an integer >= 1, got {limit!r}")
-            if limit < natural:
-                self.open_limit = int(limit)
-                self.truncating = True
-
-        # -- job types: (class, mask of held pools) -------------------------
-        self.types: list[tuple[int, int]] = []
-        self.tindex: dict[tuple[int, int], int] = {}
+        if not any(self.is_open):
+            return
+        K, C, V = self.K, self.C, self.V
+        open_vis = [k for k in range(K) if any(
+            V[r, k] > 0 for r in range(C) if self.is_open[r])]
+        open_pools = any(
+            self.uses[r, j] for r in range(C) if self.is_open[r] for j in range(self.P))
+        natural = math.inf if open_pools else sum(self.cap[k] for k in open_vis)
+        limit = DEFAULT_OPEN_LIMIT if open_limit is None else open_limit
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+            raise InvalidValueError(f"open_limit must be an integer >= 1, got {limit!r}")
+        if limit < natural:
+            self.open_limit = int(limit)
+            self.truncating = True
 
     def type_of(self, r: int, mask: int) -> int:
+        """Index of the job type (class r, held pools ``mask``), made on
+        first use."""
         key = (r, mask)
         t = self.tindex.get(key)
         if t is None:
@@ -344,6 +409,92 @@ class _Spec:
                     seen.add(nxt)
                     stack.append(nxt)
         return seen
+
+
+# ---------------------------------------------------------------------------
+# the size of the state space, before building it
+# ---------------------------------------------------------------------------
+
+def _terminal_component(route_r, start) -> int:
+    """Size of the largest terminal strongly connected set of places (no
+    edge leaving it) reachable from ``start`` in one class's routing graph
+    (``route_r[place]`` lists (next place, p); negative places are the sink)."""
+    succ = {}
+    stack, seen = [start], {start}
+    while stack:
+        u = stack.pop()
+        succ[u] = [d for d, _ in route_r[u] if d >= 0]
+        for d in succ[u]:
+            if d not in seen:
+                seen.add(d)
+                stack.append(d)
+    reach = {}  # place -> places reachable from it (itself included)
+    for u in seen:
+        got, todo = {u}, [u]
+        while todo:
+            for d in succ[todo.pop()]:
+                if d not in got:
+                    got.add(d)
+                    todo.append(d)
+        reach[u] = got
+    # u is in a terminal component iff everything it reaches reaches it back
+    terminal = [u for u in seen if all(u in reach[d] for d in reach[u])]
+    return max((len(reach[u]) for u in terminal), default=1)
+
+
+def _placement_lower_bound(spec: _Spec) -> int | None:
+    """A lower bound on the number of reachable states, counted without
+    building any, or None where no bound is proven.
+
+    Counts the ways to place each closed class's N_r jobs over the m_r
+    places (stations and think stage) of the largest terminal strongly
+    connected set of its routing reachable from where its jobs start:
+    prod_r C(N_r + m_r - 1, m_r - 1) (compositions of N_r into m_r parts).
+    Every such placement is reachable when no closed job can be blocked
+    (each capacity at least the closed population) or wait for a token (no
+    closed class uses a pool): from the start, without open arrivals, every
+    job can walk into that set and, service rates being positive, any job
+    can move to any place of the set.  Distinct placements are distinct
+    states (queue order, blocking and open jobs only split them further),
+    so the count is a lower bound and a refusal on it never refuses a chain
+    that would fit.  Returns None where that argument does not hold
+    (a binding capacity or a pool on a closed class).
+    """
+    total = sum(spec.pop)
+    if any(cap < total for cap in spec.cap):
+        return None
+    bound = 1
+    for r in range(spec.C):
+        if spec.is_open[r] or spec.pop[r] == 0:
+            continue
+        if any(spec.acqmask[r]):
+            return None
+        start = spec.THINK if spec.Z[r] > 0 else spec.ref[r]
+        m = _terminal_component(spec.route[r], start)
+        bound *= math.comb(spec.pop[r] + m - 1, m - 1)
+    return bound
+
+
+def _big(n: int) -> str:
+    """An integer in full up to 15 digits, else to 3 digits (1.23e+26)."""
+    if n < 10**15:
+        return str(n)
+    return f"{n:.3g}" if n < 10**300 else f"10^{len(str(n)) - 1}"
+
+
+def _check_size(spec: _Spec, max_states: int) -> None:
+    """Refuse, before building a single state, a chain proven to have more
+    than ``max_states`` states (see :func:`_placement_lower_bound`)."""
+    bound = _placement_lower_bound(spec)
+    if bound is not None and bound > max_states:
+        pops = ", ".join(f"{c.name}={n}" for c, n, o in
+                         zip(spec.net.classes, spec.pop, spec.is_open, strict=True) if not o)
+        raise UnsupportedModelError(
+            f"the state space has at least {_big(bound)} states (the ways to place the closed "
+            f"jobs {pops} over the places they cycle through, counted before building), "
+            f"more than max_states = {max_states} states; reduce the populations, "
+            "capacities or open_limit, or raise max_states"
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -520,47 +671,60 @@ class _Chain:
             if not p:
                 continue
             if k == s.THINK:
-                for t, d, n in p:
-                    if d == _FREE:
-                        out.append((k, t, None, n / s.Z[s.types[t][0]]))
-                continue
-            kind = s.kind[k]
-            if self.ordered[k]:  # FCFS with order
-                c = s.c[k]
-                for pos in range(min(len(p), c)):
-                    t, d = p[pos]
-                    if d == _FREE:
-                        out.append((k, t, pos, s.mu[s.types[t][0], k]))
-                continue
-            n = sum(x[2] for x in p)
-            b = sum(x[2] for x in p if x[1] != _FREE)
-            if kind == _DELAY:
+                self._think_completions(p, out)
+            elif self.ordered[k]:
+                self._ordered_completions(k, p, out)
+            else:
+                self._counted_completions(k, p, out)
+        return out
+
+    def _think_completions(self, p, out):
+        """Think stage: each of the n thinking jobs ends at rate 1/Z."""
+        s = self.s
+        for t, d, n in p:
+            if d == _FREE:
+                out.append((s.THINK, t, None, n / s.Z[s.types[t][0]]))
+
+    def _ordered_completions(self, k, p, out):
+        """Order-keeping FCFS station: the first c jobs are in service."""
+        s = self.s
+        for pos in range(min(len(p), s.c[k])):
+            t, d = p[pos]
+            if d == _FREE:
+                out.append((k, t, pos, s.mu[s.types[t][0], k]))
+
+    def _counted_completions(self, k, p, out):
+        """A station kept as counts per (type, dest): delay, FCFS with one
+        job type or never queueing, PS (blocked jobs keep one server each)
+        and load-dependent (never blocked there)."""
+        s = self.s
+        kind = s.kind[k]
+        n = sum(x[2] for x in p)
+        b = sum(x[2] for x in p if x[1] != _FREE)
+        if kind == _DELAY:
+            for t, d, m in p:
+                if d == _FREE:
+                    out.append((k, t, None, m * s.mu[s.types[t][0], k]))
+        elif kind == _FCFS:  # one job type, or never queueing
+            active = min(n, s.c[k]) - b
+            if active > 0:
+                free = n - b
                 for t, d, m in p:
                     if d == _FREE:
-                        out.append((k, t, None, m * s.mu[s.types[t][0], k]))
-            elif kind == _FCFS:  # one job type, or never queueing
-                c = s.c[k]
-                active = min(n, c) - b
-                if active > 0:
-                    free = n - b
-                    for t, d, m in p:
-                        if d == _FREE:
-                            out.append((k, t, None, active * m / free * s.mu[s.types[t][0], k]))
-            elif kind == _PS:
-                c = s.c[k]
-                free = n - b
-                if free > 0:
-                    share = min(1.0, (c - b) / free) if c > b else 0.0
-                    if share > 0:
-                        for t, d, m in p:
-                            if d == _FREE:
-                                out.append((k, t, None, m * share * s.mu[s.types[t][0], k]))
-            else:  # load-dependent (never blocked there)
-                mult = s.mult[k]
-                a = mult[min(n, len(mult)) - 1]
-                for t, _, m in p:
-                    out.append((k, t, None, a * m / n * s.mu[s.types[t][0], k]))
-        return out
+                        out.append((k, t, None, active * m / free * s.mu[s.types[t][0], k]))
+        elif kind == _PS:
+            c = s.c[k]
+            free = n - b
+            share = (min(1.0, (c - b) / free) if c > b else 0.0) if free > 0 else 0.0
+            if share > 0:
+                for t, d, m in p:
+                    if d == _FREE:
+                        out.append((k, t, None, m * share * s.mu[s.types[t][0], k]))
+        else:  # load-dependent (never blocked there)
+            mult = s.mult[k]
+            a = mult[min(n, len(mult)) - 1]
+            for t, _, m in p:
+                out.append((k, t, None, a * m / n * s.mu[s.types[t][0], k]))
 
     # -- initial state -----------------------------------------------------
     def initial(self):
@@ -802,6 +966,10 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     max_states : int
         Largest state space to build; a larger one raises
         :class:`~qmodels.errors.UnsupportedModelError` with the count.
+        Where no closed job can be blocked or wait for a token, a lower
+        bound on the count (the placements of the closed jobs) is checked
+        first, so a far too large chain is refused at once, before any
+        state is built.
     open_limit : int, optional
         Bound on the number of open jobs present (default
         :data:`DEFAULT_OPEN_LIMIT` = 40) when capacities do not already
@@ -859,6 +1027,7 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
             or max_states < 1:
         raise InvalidValueError(f"max_states must be an integer >= 1, got {max_states!r}")
     spec = _Spec(net, open_limit)
+    _check_size(spec, int(max_states))
     chain = _Chain(spec)
     states, rows, cols, vals = chain.build(int(max_states))
     n = len(states)
@@ -907,66 +1076,97 @@ def _held_servers(spec, chain, k, pk, n, p, out):
         out[types[t][0], k] += p * m * (1.0 if d != _FREE else share)
 
 
-def _figures(net, spec, chain, states, pi, resid) -> Result:
-    K, C = spec.K, spec.C
-    Q = np.zeros((C, K))
-    X = np.zeros((C, K))
-    blocked = np.zeros(K)
-    held_srv = np.zeros((C, K))  # servers held (serving or blocked), per class
-    p_empty = np.zeros(K)
-    waiting = np.zeros(max(spec.P, 1))
-    waiting_c = np.zeros(C)
-    held = np.zeros(max(spec.P, 1))
-    lost = np.zeros(C)
-    trunc = np.zeros(C)
-    trunc_mass = 0.0
-    marg: list[dict[int, float]] = [dict() for _ in range(K)]
+class _Sums:
+    """Expectations under pi accumulated state by state (see
+    :func:`_expectations`)."""
+
+    def __init__(self, spec):
+        K, C = spec.K, spec.C
+        self.Q = np.zeros((C, K))
+        self.X = np.zeros((C, K))
+        self.blocked = np.zeros(K)
+        self.held_srv = np.zeros((C, K))  # servers held (serving or blocked), per class
+        self.p_empty = np.zeros(K)
+        self.waiting = np.zeros(max(spec.P, 1))
+        self.waiting_c = np.zeros(C)
+        self.held = np.zeros(max(spec.P, 1))
+        self.lost = np.zeros(C)
+        self.trunc = np.zeros(C)
+        self.trunc_mass = 0.0
+        self.marg: list[dict[int, float]] = [dict() for _ in range(K)]
+
+
+def _add_places(spec, chain, places, p, acc):
+    """Add state probability ``p`` x (jobs, blocked jobs, servers held,
+    marginal counts) of every station of the state's ``places``."""
+    for k in range(spec.K):
+        pk = places[k]
+        ents = ((t, d, 1) for t, d in pk) if chain.ordered[k] else pk
+        tot = 0
+        for t, d, m in ents:
+            acc.Q[spec.types[t][0], k] += p * m
+            tot += m
+            if d != _FREE:
+                acc.blocked[k] += p * m
+        if tot:
+            _held_servers(spec, chain, k, pk, tot, p, acc.held_srv)
+        acc.marg[k][tot] = acc.marg[k].get(tot, 0.0) + p
+        if tot == 0:
+            acc.p_empty[k] += p
+
+
+def _expectations(spec, chain, states, pi) -> _Sums:
+    """E[.] under pi of queue lengths, completion rates, blocked jobs,
+    servers held, token waits and holdings, lost and turned-away arrivals
+    and the marginal distributions, in one pass over the states."""
+    acc = _Sums(spec)
+    K = spec.K
     for i, st in enumerate(states):
         p = pi[i]
-        places = st[0]
-        for k in range(K):
-            pk = places[k]
-            ents = ((t, d, 1) for t, d in pk) if chain.ordered[k] else pk
-            tot = 0
-            for t, d, m in ents:
-                Q[spec.types[t][0], k] += p * m
-                tot += m
-                if d != _FREE:
-                    blocked[k] += p * m
-            if tot:
-                _held_servers(spec, chain, k, pk, tot, p, held_srv)
-            marg[k][tot] = marg[k].get(tot, 0.0) + p
-            if tot == 0:
-                p_empty[k] += p
+        _add_places(spec, chain, st[0], p, acc)
         for place, t, _, rate in chain.rates[i]:
             if place < K:
-                X[spec.types[t][0], place] += p * rate
+                acc.X[spec.types[t][0], place] += p * rate
         for j in range(spec.P):
             q = st[1][j]
-            waiting[j] += p * len(q)
+            acc.waiting[j] += p * len(q)
             for t, _ in q:
-                waiting_c[spec.types[t][0]] += p
-            held[j] += p * (spec.tokens[j] - st[3][j])
-        lost += p * chain.lost[i]
-        trunc += p * chain.trunc[i]
+                acc.waiting_c[spec.types[t][0]] += p
+            acc.held[j] += p * (spec.tokens[j] - st[3][j])
+        acc.lost += p * chain.lost[i]
+        acc.trunc += p * chain.trunc[i]
         if spec.truncating and st[4] >= spec.open_limit:
-            trunc_mass += p
-    S = spec.S
+            acc.trunc_mass += p
+    return acc
+
+
+def _station_utilization(spec, acc) -> np.ndarray:
+    """U per server: servers held / c (delay and load-dependent: c = 1);
+    a load-dependent station is busy with probability 1 - P(empty), split
+    in proportion to the classes' queue lengths."""
+    K, C = spec.K, spec.C
     servers = np.array([1.0 if spec.kind[k] in (_DELAY, _LD) else float(spec.c[k])
                         for k in range(K)])
-    Ust = held_srv / servers[None, :]
+    Ust = acc.held_srv / servers[None, :]
     for k in range(K):
         if spec.kind[k] == _LD:
-            tot_q = Q[:, k].sum()
-            share = Q[:, k] / tot_q if tot_q > 0 else np.zeros(C)
-            Ust[:, k] = (1.0 - p_empty[k]) * share
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Rst = np.where(X > 0, Q / np.where(X > 0, X, 1.0), S)
+            tot_q = acc.Q[:, k].sum()
+            share = acc.Q[:, k] / tot_q if tot_q > 0 else np.zeros(C)
+            Ust[:, k] = (1.0 - acc.p_empty[k]) * share
+    return Ust
+
+
+def _class_figures(net, spec, acc):
+    """Class throughput (cycles, or accepted jobs, per second) and response
+    time: N/X - Z for a closed class, Little's law with token waits for an
+    open one; with no jobs or no throughput the no-contention value."""
+    C = spec.C
+    S = spec.S
     Xc = np.zeros(C)
     Rc = np.zeros(C)
     for r, c in enumerate(net.classes):
         v = spec.V[r].sum()
-        Xc[r] = X[r].sum() / v if v > 0 else 0.0
+        Xc[r] = acc.X[r].sum() / v if v > 0 else 0.0
         if isinstance(c, Closed):
             if spec.pop[r] == 0:
                 Rc[r] = float(np.sum(spec.V[r] * S[r]))
@@ -975,30 +1175,45 @@ def _figures(net, spec, chain, states, pi, resid) -> Result:
             else:
                 Rc[r] = math.inf
         else:
-            Rc[r] = (Q[r].sum() + waiting_c[r]) / Xc[r] if Xc[r] > 0 else float(
+            Rc[r] = (acc.Q[r].sum() + acc.waiting_c[r]) / Xc[r] if Xc[r] > 0 else float(
                 np.sum(spec.V[r] * S[r]))
-    names = net.station_names
+    return Xc, Rc
+
+
+def _marginal_arrays(net, acc) -> dict:
+    """Station -> read-only array P(n jobs present), n = 0..max."""
     marginals = {}
-    for k in range(K):
-        top = max(marg[k]) if marg[k] else 0
+    for k, name in enumerate(net.station_names):
+        top = max(acc.marg[k]) if acc.marg[k] else 0
         arr = np.zeros(top + 1)
-        for j, v in marg[k].items():
+        for j, v in acc.marg[k].items():
             arr[j] = v
         arr.flags.writeable = False
-        marginals[names[k]] = arr
-    info = {
+        marginals[name] = arr
+    return marginals
+
+
+def _info(net, spec, states, resid, acc) -> dict:
+    """The ``info`` mapping of a ctmc result (see :func:`ctmc`)."""
+    names = net.station_names
+    return {
         "states": len(states),
         "residual": resid,
-        "truncation_mass": trunc_mass,
+        "truncation_mass": acc.trunc_mass,
         "open_limit": spec.open_limit if spec.truncating else None,
-        "loss": {c.name: (lost[r] / spec.lam[r] if spec.lam[r] > 0 else 0.0)
+        "loss": {c.name: (acc.lost[r] / spec.lam[r] if spec.lam[r] > 0 else 0.0)
                  for r, c in enumerate(net.classes) if spec.is_open[r]},
-        "blocked": {names[k]: float(blocked[k]) for k in range(K)},
-        "pools": {p.name: {"waiting": float(waiting[j]), "held": float(held[j]),
-                           "utilization": float(held[j] / spec.tokens[j])}
+        "blocked": {names[k]: float(acc.blocked[k]) for k in range(spec.K)},
+        "pools": {p.name: {"waiting": float(acc.waiting[j]), "held": float(acc.held[j]),
+                           "utilization": float(acc.held[j] / spec.tokens[j])}
                   for j, p in enumerate(spec.pools)},
-        "marginals": marginals,
+        "marginals": _marginal_arrays(net, acc),
     }
+
+
+def _notes(net, spec, trunc_mass) -> list[str]:
+    """Notes of a ctmc result; warns when the truncation holds more than
+    1e-6 of the probability."""
     notes = []
     if spec.truncating:
         notes.append(
@@ -1010,10 +1225,24 @@ def _figures(net, spec, chain, states, pi, resid) -> Result:
                 f"ctmc: open population truncated at {spec.open_limit} holds probability "
                 f"{trunc_mass:.3g}; raise open_limit for an exact answer",
                 NumericalWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
     if any(c.routing is None for c in net.classes) and len(net.stations) > 1:
         notes.append("classes given by visits are routed at random in proportion to them")
+    return notes
+
+
+def _figures(net, spec, chain, states, pi, resid) -> Result:
+    """The Result of a solved chain: expectations under pi (see the Notes
+    of :func:`ctmc`)."""
+    acc = _expectations(spec, chain, states, pi)
+    Ust = _station_utilization(spec, acc)
+    X, Q = acc.X, acc.Q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Rst = np.where(X > 0, Q / np.where(X > 0, X, 1.0), spec.S)
+    Xc, Rc = _class_figures(net, spec, acc)
+    info = _info(net, spec, states, resid, acc)
+    notes = _notes(net, spec, acc.trunc_mass)
     return Result(
         method="ctmc",
         network=net,

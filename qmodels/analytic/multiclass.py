@@ -91,6 +91,133 @@ def _ld_resid(d, q_prev, p_prev, a, L):
     return r
 
 
+@njit(inline="always")
+def _residence(D, c, k, kind, ldpos, Qr, Pr, s, pc, mult, nmult):
+    """Residence time per cycle R_ck of class c at station k in subnetwork
+    ``s``, from the figures of the lattice point in slot ``pc``: D_ck at a
+    delay, D_ck (1 + Q_k) at a fixed-rate queue (Reiser & Lavenberg 1980;
+    Lazowska et al. 1984, Algorithm 7.1), :func:`_ld_resid` at a
+    load-dependent station present in ``s``, 0 where class c has no demand
+    or the station is not in ``s``."""
+    d = D[c, k]
+    r = 0.0
+    if d > 0.0:
+        kk = kind[k]
+        if kk == 0:
+            r = d
+        elif kk == 1:
+            r = d * (1.0 + Qr[s, pc, k])
+        else:
+            i = ldpos[k]
+            if (s >> i) & 1:
+                r = _ld_resid(d, Qr[s, pc, k], Pr[s, pc, i], mult[i], nmult[i])
+    return r
+
+
+@njit
+def _next_point(n, N):
+    """Step ``n`` to the next lattice point in C order (class C-1 fastest)."""
+    c = n.shape[0] - 1
+    while True:
+        n[c] += 1
+        if n[c] <= N[c]:
+            break
+        n[c] = 0
+        c -= 1
+
+
+@njit
+def _origin(s, slot, M, Qr, Pr, Xs):
+    """Figures of subnetwork ``s`` at n = 0: empty queues, P(0 jobs) = 1 at
+    each of the M load-dependent stations."""
+    K = Qr.shape[2]
+    for k in range(K):
+        Qr[s, slot, k] = 0.0
+    for i in range(M):
+        Pr[s, slot, i, 0] = 1.0
+        for j in range(1, Pr.shape[3]):
+            Pr[s, slot, i, j] = 0.0
+    for c in range(Xs.shape[1]):
+        Xs[s, c] = 0.0
+
+
+@njit
+def _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, Z, R, Xs):
+    """One MVA step of subnetwork ``s`` at lattice point n (slot ``slot``):
+    R_ck(n) from the point n - e_c (slot ``prev[c]``), then
+    X_c(n) = n_c / (Z_c + sum_k R_ck(n)) and Q_k(n) = sum_c X_c(n) R_ck(n)."""
+    C, K = D.shape
+    for c in range(C):
+        if n[c] == 0:
+            Xs[s, c] = 0.0
+            continue
+        pc = prev[c]
+        tot = Z[c]
+        for k in range(K):
+            r = _residence(D, c, k, kind, ldpos, Qr, Pr, s, pc, mult, nmult)
+            R[c, k] = r
+            tot += r
+        # tot = 0 only in a subnetwork where class c has nowhere to
+        # be: such states have G = 0 and are never used (see p0)
+        Xs[s, c] = n[c] / tot if tot > 0.0 else np.inf
+    for k in range(K):
+        q = 0.0
+        for c in range(C):
+            if n[c] > 0 and R[c, k] > 0.0:
+                q += Xs[s, c] * R[c, k]
+        Qr[s, slot, k] = q
+
+
+@njit
+def _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Xs, mult, nmult):
+    """Marginals p_i(j | n) of the load-dependent stations of subnetwork
+    ``s``: the positive-term recursion for j >= 1 (Bolch et al. 2006,
+    eq. 8.37) and p_i(0 | n) = p_i(0 | n - e_c) X_c(n) / X_c^{-i}(n)
+    (Casale 2008), with c = ``c0`` the first class present."""
+    C = D.shape[0]
+    for i in range(ld_st.shape[0]):
+        if not (s >> i) & 1:
+            continue
+        k = ld_st[i]
+        for j in range(1, nmult[i]):
+            acc = 0.0
+            for c in range(C):
+                if n[c] > 0 and D[c, k] > 0.0:
+                    acc += D[c, k] * Xs[s, c] * Pr[s, prev[c], i, j - 1]
+            Pr[s, slot, i, j] = acc / mult[i, j - 1]
+        sm = s & ~(1 << i)
+        # a class present at n with nowhere to go but station i:
+        # station i is never empty (G_{-i}(n) = 0)
+        trapped = False
+        for c in range(C):
+            if n[c] > 0 and Xs[sm, c] == np.inf:
+                trapped = True
+        if trapped:
+            Pr[s, slot, i, 0] = 0.0
+        else:
+            Pr[s, slot, i, 0] = Pr[s, prev[c0], i, 0] * Xs[s, c0] / Xs[sm, c0]
+
+
+@njit
+def _record(row, slot, M, n, D, kind, ldpos, Qr, Pr, mult, nmult, R, Xs, Xo, Ro, Po):
+    """Store the full network's figures at the current point in output row
+    ``row``; for a class absent at n, R is what one arriving job of that
+    class would see (arrival theorem at n)."""
+    C, K = D.shape
+    full = Xs.shape[0] - 1
+    for c in range(C):
+        if n[c] > 0:
+            continue
+        for k in range(K):
+            R[c, k] = _residence(D, c, k, kind, ldpos, Qr, Pr, full, slot, mult, nmult)
+    for c in range(C):
+        Xo[row, c] = Xs[full, c]
+        for k in range(K):
+            Ro[row, c, k] = R[c, k]
+    for i in range(M):
+        Po[row, i] = Pr[full, slot, i, 0]
+
+
 @njit
 def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     """Exact multi-class MVA over the population lattice 0 <= n <= N.
@@ -125,7 +252,6 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     L = stride[0] * (N[0] + 1)
     W = L if want_curve else min(L, stride[0] + 1)
     nm = 1 << M
-    full = nm - 1
     Qr = np.zeros((nm, W, K))
     Pr = np.zeros((nm, W, max(M, 1), Lmax))
     Xs = np.zeros((nm, C))
@@ -138,13 +264,7 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     prev = np.zeros(C, np.int64)
     for idx in range(L):
         if idx > 0:
-            c = C - 1
-            while True:
-                n[c] += 1
-                if n[c] <= N[c]:
-                    break
-                n[c] = 0
-                c -= 1
+            _next_point(n, N)
         slot = idx % W
         c0 = -1
         for c in range(C):
@@ -154,92 +274,13 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
                     c0 = c
         for s in range(nm):
             if idx == 0:
-                for k in range(K):
-                    Qr[s, slot, k] = 0.0
-                for i in range(M):
-                    Pr[s, slot, i, 0] = 1.0
-                    for j in range(1, Lmax):
-                        Pr[s, slot, i, j] = 0.0
-                for c in range(C):
-                    Xs[s, c] = 0.0
+                _origin(s, slot, M, Qr, Pr, Xs)
                 continue
-            for c in range(C):
-                if n[c] == 0:
-                    Xs[s, c] = 0.0
-                    continue
-                pc = prev[c]
-                tot = Z[c]
-                for k in range(K):
-                    d = D[c, k]
-                    r = 0.0
-                    if d > 0.0:
-                        kk = kind[k]
-                        if kk == 0:
-                            r = d
-                        elif kk == 1:
-                            r = d * (1.0 + Qr[s, pc, k])
-                        else:
-                            i = ldpos[k]
-                            if (s >> i) & 1:
-                                r = _ld_resid(d, Qr[s, pc, k], Pr[s, pc, i], mult[i], nmult[i])
-                    R[c, k] = r
-                    tot += r
-                # tot = 0 only in a subnetwork where class c has nowhere to
-                # be: such states have G = 0 and are never used (see p0)
-                Xs[s, c] = n[c] / tot if tot > 0.0 else np.inf
-            for k in range(K):
-                q = 0.0
-                for c in range(C):
-                    if n[c] > 0 and R[c, k] > 0.0:
-                        q += Xs[s, c] * R[c, k]
-                Qr[s, slot, k] = q
-            for i in range(M):
-                if not (s >> i) & 1:
-                    continue
-                k = ld_st[i]
-                for j in range(1, nmult[i]):
-                    acc = 0.0
-                    for c in range(C):
-                        if n[c] > 0 and D[c, k] > 0.0:
-                            acc += D[c, k] * Xs[s, c] * Pr[s, prev[c], i, j - 1]
-                    Pr[s, slot, i, j] = acc / mult[i, j - 1]
-                sm = s & ~(1 << i)
-                # a class present at n with nowhere to go but station i:
-                # station i is never empty (G_{-i}(n) = 0)
-                trapped = False
-                for c in range(C):
-                    if n[c] > 0 and Xs[sm, c] == np.inf:
-                        trapped = True
-                if trapped:
-                    Pr[s, slot, i, 0] = 0.0
-                else:
-                    Pr[s, slot, i, 0] = Pr[s, prev[c0], i, 0] * Xs[s, c0] / Xs[sm, c0]
+            _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, Z, R, Xs)
+            _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Xs, mult, nmult)
         if want_curve or idx == L - 1:
-            row = idx if want_curve else 0
-            # classes absent at n: what an arriving job would see
-            for c in range(C):
-                if n[c] > 0:
-                    continue
-                for k in range(K):
-                    d = D[c, k]
-                    r = 0.0
-                    if d > 0.0:
-                        kk = kind[k]
-                        if kk == 0:
-                            r = d
-                        elif kk == 1:
-                            r = d * (1.0 + Qr[full, slot, k])
-                        else:
-                            i = ldpos[k]
-                            r = _ld_resid(d, Qr[full, slot, k], Pr[full, slot, i], mult[i],
-                                          nmult[i])
-                    R[c, k] = r
-            for c in range(C):
-                Xo[row, c] = Xs[full, c]
-                for k in range(K):
-                    Ro[row, c, k] = R[c, k]
-            for i in range(M):
-                Po[row, i] = Pr[full, slot, i, 0]
+            _record(idx if want_curve else 0, slot, M, n, D, kind, ldpos, Qr, Pr, mult, nmult,
+                    R, Xs, Xo, Ro, Po)
     return Xo, Ro, Po
 
 

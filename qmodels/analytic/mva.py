@@ -22,6 +22,7 @@ from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelEr
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Curve, Result
 from ._common import _check_capacities, _require_numeric, _run, _station_shape
+from ._kernels import mva_step
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
 from .open import open_single
 
@@ -54,16 +55,7 @@ def _mva_fixed_kernel(D, is_delay, Z, N, want_curve):
     Qc = np.zeros((rows, K))
     X = 0.0
     for n in range(1, N + 1):
-        tot = Z
-        for k in range(K):
-            if is_delay[k]:
-                R[k] = D[k]
-            else:
-                R[k] = D[k] * (1.0 + Q[k])
-            tot += R[k]
-        X = n / tot
-        for k in range(K):
-            Q[k] = X * R[k]
+        X = mva_step(D, is_delay, Z, n, Q, R)
         if want_curve:
             Xc[n] = X
             for k in range(K):

@@ -208,6 +208,102 @@ def _div(a, b):
     return a / b
 
 
+def _energy_options(names, power, read_fraction, period, transactions, bytes_per_transaction):
+    """Checked options of :func:`energy`: (power, read_fraction, T, tx, bytes)."""
+    power = dict(power or {})
+    read_fraction = dict(read_fraction or {})
+    for label, mapping in (("power", power), ("read_fraction", read_fraction)):
+        for s in mapping:
+            if s not in names:
+                raise UnknownNameError(f"energy: {label} names unknown station {s!r}")
+    for s, p in power.items():
+        if not isinstance(p, Power):
+            raise InvalidValueError(f"energy: power for station {s!r} must be a Power, got {p!r}")
+    T = None if period is None else check_real(period, "period", allow_zero=False)
+    if transactions is not None and T is None:
+        raise InvalidValueError(
+            f"energy: transactions={transactions!r} needs the period they were completed in"
+        )
+    tx = None if transactions is None else check_real(transactions, "transactions",
+                                                        allow_zero=False)
+    nbytes = None if bytes_per_transaction is None else check_real(
+        bytes_per_transaction, "bytes_per_transaction", allow_zero=False)
+    return power, read_fraction, T, tx, nbytes
+
+
+def _transaction_rate(result, cnames, cls, notes):
+    """X in transactions per second: the named class, the only class, or
+    the sum over all classes (with a note)."""
+    if cls is not None:
+        if cls not in cnames:
+            raise UnknownNameError(f"energy: unknown class {cls!r}")
+        return _mean(result.throughput[cls])
+    if len(cnames) == 1:
+        return _mean(result.throughput[cnames[0]])
+    X = 0
+    for c in cnames:
+        X = X + _mean(result.throughput[c])
+    notes.append("transactions are the completions of all classes together "
+                 f"({', '.join(cnames)}); name cls= to count one class")
+    return X
+
+
+def _station_power(net, result, power, read_fraction, notes):
+    """Per station with a power: (names, servers, U, P_busy, P_idle, P) with
+    P_k = c_k [P_busy U + P_idle (1 - U)], or P_busy U at a delay."""
+    stations, servers, U, Pb, Pi, P = [], {}, {}, {}, {}, {}
+    for st in net.stations:
+        pw = power.get(st.name, st.power)
+        if pw is None:
+            if st.name in read_fraction:
+                raise InvalidValueError(
+                    f"energy: station {st.name!r} has a read_fraction but no power"
+                )
+            continue
+        f = read_fraction.get(st.name)
+        if f is not None and pw.read is None and pw.write is None:
+            raise InvalidValueError(
+                f"energy: station {st.name!r} has read_fraction {f!r} but its power gives "
+                "no read or write value"
+            )
+        u = _mean(result.utilization[st.name])
+        pb = busy_power(pw, f)
+        stations.append(st.name)
+        U[st.name] = u
+        Pb[st.name] = pb
+        if isinstance(st, Delay):
+            servers[st.name] = math.inf
+            Pi[st.name] = 0
+            P[st.name] = pb * u
+            if not (pw.idle == 0):
+                notes.append(f"delay station {st.name!r}: idle power ignored (infinite servers)")
+        else:
+            c = st.servers
+            servers[st.name] = c
+            Pi[st.name] = pw.idle
+            P[st.name] = c * (pb * u + pw.idle * (1 - u))
+    if not stations:
+        raise InvalidValueError(
+            "energy: no station has a power; give Power(...) on the stations or power={...}"
+        )
+    return stations, servers, U, Pb, Pi, P
+
+
+def _station_energy(stations, servers, U, Pb, Pi, T):
+    """Busy, idle and total energy per station over T: E = P x T per state."""
+    Eb, Ei, E = {}, {}, {}
+    for s in stations:
+        c = servers[s]
+        if c == math.inf:
+            Eb[s] = Pb[s] * U[s] * T
+            Ei[s] = 0
+        else:
+            Eb[s] = c * Pb[s] * U[s] * T
+            Ei[s] = c * Pi[s] * (1 - U[s]) * T
+        E[s] = Eb[s] + Ei[s]
+    return Eb, Ei, E
+
+
 def energy(result, *, period=None, transactions=None, bytes_per_transaction=None,
            read_fraction: Mapping | None = None, power: Mapping | None = None,
            cls: str | None = None) -> EnergyReport:
@@ -268,77 +364,11 @@ def energy(result, *, period=None, transactions=None, bytes_per_transaction=None
         raise InvalidValueError(
             f"energy needs a result with a .network (a solved model), got {type(result).__name__}"
         )
-    names = net.station_names
-    power = dict(power or {})
-    read_fraction = dict(read_fraction or {})
-    for label, mapping in (("power", power), ("read_fraction", read_fraction)):
-        for s in mapping:
-            if s not in names:
-                raise UnknownNameError(f"energy: {label} names unknown station {s!r}")
-    for s, p in power.items():
-        if not isinstance(p, Power):
-            raise InvalidValueError(f"energy: power for station {s!r} must be a Power, got {p!r}")
-    T = None if period is None else check_real(period, "period", allow_zero=False)
-    if transactions is not None and T is None:
-        raise InvalidValueError(
-            f"energy: transactions={transactions!r} needs the period they were completed in"
-        )
-    tx = None if transactions is None else check_real(transactions, "transactions",
-                                                        allow_zero=False)
-    nbytes = None if bytes_per_transaction is None else check_real(
-        bytes_per_transaction, "bytes_per_transaction", allow_zero=False)
-
-    # throughput (transactions per second)
-    notes = []
-    cnames = net.class_names
-    if cls is not None:
-        if cls not in cnames:
-            raise UnknownNameError(f"energy: unknown class {cls!r}")
-        X = _mean(result.throughput[cls])
-    elif len(cnames) == 1:
-        X = _mean(result.throughput[cnames[0]])
-    else:
-        X = 0
-        for c in cnames:
-            X = X + _mean(result.throughput[c])
-        notes.append("transactions are the completions of all classes together "
-                     f"({', '.join(cnames)}); name cls= to count one class")
-
-    stations, servers, U, Pb, Pi, P = [], {}, {}, {}, {}, {}
-    for st in net.stations:
-        pw = power.get(st.name, st.power)
-        if pw is None:
-            if st.name in read_fraction:
-                raise InvalidValueError(
-                    f"energy: station {st.name!r} has a read_fraction but no power"
-                )
-            continue
-        f = read_fraction.get(st.name)
-        if f is not None and pw.read is None and pw.write is None:
-            raise InvalidValueError(
-                f"energy: station {st.name!r} has read_fraction {f!r} but its power gives "
-                "no read or write value"
-            )
-        u = _mean(result.utilization[st.name])
-        pb = busy_power(pw, f)
-        stations.append(st.name)
-        U[st.name] = u
-        Pb[st.name] = pb
-        if isinstance(st, Delay):
-            servers[st.name] = math.inf
-            Pi[st.name] = 0
-            P[st.name] = pb * u
-            if not (pw.idle == 0):
-                notes.append(f"delay station {st.name!r}: idle power ignored (infinite servers)")
-        else:
-            c = st.servers
-            servers[st.name] = c
-            Pi[st.name] = pw.idle
-            P[st.name] = c * (pb * u + pw.idle * (1 - u))
-    if not stations:
-        raise InvalidValueError(
-            "energy: no station has a power; give Power(...) on the stations or power={...}"
-        )
+    power, read_fraction, T, tx, nbytes = _energy_options(
+        net.station_names, power, read_fraction, period, transactions, bytes_per_transaction)
+    notes: list[str] = []
+    X = _transaction_rate(result, net.class_names, cls, notes)
+    stations, servers, U, Pb, Pi, P = _station_power(net, result, power, read_fraction, notes)
     total_P = 0
     for s in stations:
         total_P = total_P + P[s]
@@ -347,16 +377,7 @@ def energy(result, *, period=None, transactions=None, bytes_per_transaction=None
     total_E = None
     n_tx = None
     if T is not None:
-        Eb, Ei, E = {}, {}, {}
-        for s in stations:
-            c = servers[s]
-            if c == math.inf:
-                Eb[s] = Pb[s] * U[s] * T
-                Ei[s] = 0
-            else:
-                Eb[s] = c * Pb[s] * U[s] * T
-                Ei[s] = c * Pi[s] * (1 - U[s]) * T
-            E[s] = Eb[s] + Ei[s]
+        Eb, Ei, E = _station_energy(stations, servers, U, Pb, Pi, T)
         total_E = total_P * T
         n_tx = tx if tx is not None else X * T
         per_tx = _div(total_E, n_tx)

@@ -507,6 +507,164 @@ def _rate_multipliers(s, N: int):
     raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
 
 
+def _check_mva_input(net, max_population: int):
+    """The one closed class of ``net`` and its integer population N, or a
+    typed error saying which assumption of symbolic MVA fails."""
+    if not isinstance(net, Network):
+        raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
+    if len(net.classes) != 1 or not isinstance(net.classes[0], Closed):
+        raise UnsupportedModelError(
+            "mva_symbolic needs exactly one closed class "
+            f"(got {', '.join(f'{c.name}:{c.kind}' for c in net.classes)})"
+        )
+    cls = net.classes[0]
+    if _is_sym(cls.population):
+        raise UnsupportedModelError(
+            f"class {cls.name!r}: population {cls.population} is a symbol; exact MVA "
+            "recurses over n = 1..N and needs an integer (symbolic_bounds accepts a symbol)"
+        )
+    N = int(cls.population)
+    if isinstance(max_population, bool) or not isinstance(max_population, numbers.Integral):
+        raise InvalidValueError(f"max_population must be an integer, got {max_population!r}")
+    if N > max_population:
+        raise UnsupportedModelError(
+            f"class {cls.name!r}: population {N} > max_population = {max_population}; "
+            "symbolic expressions grow quickly with N: raise max_population or use "
+            "qmodels.analytic.mva for numbers"
+        )
+    if net.pools:
+        raise UnsupportedModelError(
+            f"token pool {net.pools[0].name!r} breaks product form; mva_symbolic cannot "
+            "honour it (use qmodels.analytic.decomposition or the simulator)"
+        )
+    for s in net.stations:
+        if s.capacity is not None and s.capacity < N:
+            raise UnsupportedModelError(
+                f"station {s.name!r}: finite capacity {s.capacity} can bind (population "
+                f"{N}); mva_symbolic assumes product form"
+            )
+    return cls, N
+
+
+@dataclass
+class _Field:
+    """Where the recursion computes: ``to`` maps a sympy value in, ``back``
+    maps a result out; ``D``, ``V``, ``Z`` and ``mult`` are the parameters
+    already mapped in."""
+
+    back: Callable
+    D: list
+    V: list
+    Z: object
+    mult: list
+    zero: object
+    one: object
+    algorithm: str
+
+
+def _field(D, V, S, Z, mult) -> _Field:
+    """Work in the field of rational functions QQ(parameters): every value is
+    kept as one fraction p/q in lowest terms, far faster than cancelling
+    sympy expressions.  Parameters that are not rational functions over QQ
+    (sqrt(2) S, say) fall back to sympy expressions with cancel()."""
+    params: set = set()
+    for e in [*D, *V, *S, Z] + [a for m in mult if isinstance(m, list) for a in m]:
+        params |= e.free_symbols
+    gens = sorted(params, key=lambda x: x.name)
+    try:
+        dom = sp.QQ.frac_field(*gens) if gens else sp.QQ
+        to = dom.from_sympy
+        return _Field(
+            back=dom.to_sympy, D=[to(d) for d in D], V=[to(v) for v in V], Z=to(Z),
+            mult=[[to(a) for a in m] if isinstance(m, list) else m for m in mult],
+            zero=dom.zero, one=dom.one, algorithm="MVA recursion in QQ(parameters) (exact)",
+        )
+    except (ValueError, TypeError, sp.polys.polyerrors.CoercionFailed):
+        return _Field(
+            back=sp.cancel, D=D, V=V, Z=Z, mult=mult, zero=sp.Integer(0),
+            one=sp.Integer(1), algorithm="MVA recursion with sympy.cancel (exact)",
+        )
+
+
+def _finisher(f: _Field, simplify):
+    """The function that turns a value of the field into the answer's form."""
+
+    def fin(e):
+        e = f.back(e)
+        if simplify == "factor":
+            return sp.factor(e)
+        if simplify == "simplify":
+            return sp.simplify(e)
+        return e
+
+    return fin
+
+
+def _mva_rows(f: _Field, N: int) -> list:
+    """(X(n), Q_k(n), P_k(0 | n)) for n = 0..N by the exact recursion (see
+    the Notes of :func:`mva_symbolic`); P_k(0 | n) is None at a fixed-rate
+    station or a delay."""
+    K = len(f.D)
+    zero, one, md, Dd = f.zero, f.one, f.mult, f.D
+    Q = [zero] * K
+    P = [[one] if isinstance(m, list) else None for m in md]  # P_k(j | n-1)
+    X = zero
+    rows = [(X, [zero] * K, [one if p is not None else None for p in P])]
+    for n in range(1, N + 1):
+        R = []
+        for k in range(K):
+            m = md[k]
+            if m == "delay":
+                R.append(Dd[k])
+            elif m is None:
+                R.append(Dd[k] * (1 + Q[k]))
+            else:
+                R.append(sum((j * Dd[k] / m[j - 1] * P[k][j - 1] for j in range(1, n + 1)),
+                             zero))
+        X = n / (f.Z + sum(R, zero))
+        Q = [X * r for r in R]
+        for k in range(K):
+            m = md[k]
+            if isinstance(m, list):
+                new = [zero] + [Dd[k] / m[j - 1] * X * P[k][j - 1] for j in range(1, n + 1)]
+                new[0] = 1 - sum(new[1:], zero)
+                P[k] = new
+        rows.append((X, list(Q), [p[0] if p is not None else None for p in P]))
+    return rows
+
+
+def _mva_utilization(net, f: _Field, x, p0s) -> list:
+    """U_k: 1 - P_k(0) at a load-dependent station, X D_k / c per server
+    at a queue, X D_k (the mean number busy) at a delay."""
+    U = []
+    for k, s in enumerate(net.stations):
+        if isinstance(s, LoadDependent) and p0s[k] is not None:
+            U.append(1 - p0s[k])
+        elif isinstance(s, Queue):
+            U.append(x * f.D[k] / s.servers)
+        else:
+            U.append(x * f.D[k])
+    return U
+
+
+def _mva_curve(net, cls, f: _Field, rows, fin, Dsum) -> Curve:
+    """X(n), R(n), Q_k(n), U_k(n) for n = 0..N as object arrays."""
+    N = len(rows) - 1
+    K = len(net.stations)
+    pops = np.arange(N + 1)
+    xs = np.empty(N + 1, dtype=object)
+    rs = np.empty(N + 1, dtype=object)
+    qs = np.empty((N + 1, K), dtype=object)
+    us = np.empty((N + 1, K), dtype=object)
+    for n, (x, q, p0) in enumerate(rows):
+        xs[n] = fin(x)
+        rs[n] = fin(n / x - f.Z) if n > 0 else Dsum
+        qs[n, :] = [fin(e) for e in q]
+        us[n, :] = [fin(e) for e in _mva_utilization(net, f, x, p0)]
+    return Curve(population=pops, throughput=xs, response_time=rs, queue_length=qs,
+                 utilization=us, station_names=net.station_names, class_name=cls.name)
+
+
 def mva_symbolic(
     net: Network,
     *,
@@ -590,39 +748,7 @@ def mva_symbolic(
     >>> mva_symbolic(net).X["tx"]
     1/(D1 + D2 + Z)
     """
-    if not isinstance(net, Network):
-        raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
-    if len(net.classes) != 1 or not isinstance(net.classes[0], Closed):
-        raise UnsupportedModelError(
-            "mva_symbolic needs exactly one closed class "
-            f"(got {', '.join(f'{c.name}:{c.kind}' for c in net.classes)})"
-        )
-    cls = net.classes[0]
-    if _is_sym(cls.population):
-        raise UnsupportedModelError(
-            f"class {cls.name!r}: population {cls.population} is a symbol; exact MVA "
-            "recurses over n = 1..N and needs an integer (symbolic_bounds accepts a symbol)"
-        )
-    N = int(cls.population)
-    if isinstance(max_population, bool) or not isinstance(max_population, numbers.Integral):
-        raise InvalidValueError(f"max_population must be an integer, got {max_population!r}")
-    if N > max_population:
-        raise UnsupportedModelError(
-            f"class {cls.name!r}: population {N} > max_population = {max_population}; "
-            "symbolic expressions grow quickly with N: raise max_population or use "
-            "qmodels.analytic.mva for numbers"
-        )
-    if net.pools:
-        raise UnsupportedModelError(
-            f"token pool {net.pools[0].name!r} breaks product form; mva_symbolic cannot "
-            "honour it (use qmodels.analytic.decomposition or the simulator)"
-        )
-    for s in net.stations:
-        if s.capacity is not None and s.capacity < N:
-            raise UnsupportedModelError(
-                f"station {s.name!r}: finite capacity {s.capacity} can bind (population "
-                f"{N}); mva_symbolic assumes product form"
-            )
+    cls, N = _check_mva_input(net, max_population)
     _simplify(0, simplify)  # validate the option early
     K = len(net.stations)
     D = [exact(d) for d in net.demands[0]]
@@ -635,91 +761,17 @@ def mva_symbolic(
             "so the throughput is unbounded"
         )
     mult = [_rate_multipliers(s, max(N, 1)) for s in net.stations]
-    # Work in the field of rational functions QQ(parameters): every value is
-    # kept as one fraction p/q in lowest terms, far faster than cancelling
-    # sympy expressions.  Parameters that are not rational functions over QQ
-    # (sqrt(2) S, say) fall back to sympy expressions with cancel().
-    params: set = set()
-    for e in [*D, *V, *S, Z] + [a for m in mult if isinstance(m, list) for a in m]:
-        params |= e.free_symbols
-    gens = sorted(params, key=lambda x: x.name)
-    try:
-        dom = sp.QQ.frac_field(*gens) if gens else sp.QQ
-        to, back = dom.from_sympy, dom.to_sympy
-        Dd, Vd, Zd = [to(d) for d in D], [to(v) for v in V], to(Z)
-        md = [[to(a) for a in m] if isinstance(m, list) else m for m in mult]
-        zero, one = dom.zero, dom.one
-        algorithm = "MVA recursion in QQ(parameters) (exact)"
-    except (ValueError, TypeError, sp.polys.polyerrors.CoercionFailed):
-        to, back = sp.sympify, sp.cancel
-        Dd, Vd, Zd, md = D, V, Z, mult
-        zero, one = sp.Integer(0), sp.Integer(1)
-        algorithm = "MVA recursion with sympy.cancel (exact)"
-
-    def fin(e):
-        e = back(e)
-        if simplify == "factor":
-            return sp.factor(e)
-        if simplify == "simplify":
-            return sp.simplify(e)
-        return e
-
-    Q = [zero] * K
-    P = [[one] if isinstance(m, list) else None for m in md]  # P_k(j | n-1)
-    X = zero
-    rows = [(X, [zero] * K, [one if p is not None else None for p in P])]
-    for n in range(1, N + 1):
-        R = []
-        for k in range(K):
-            m = md[k]
-            if m == "delay":
-                R.append(Dd[k])
-            elif m is None:
-                R.append(Dd[k] * (1 + Q[k]))
-            else:
-                R.append(sum((j * Dd[k] / m[j - 1] * P[k][j - 1] for j in range(1, n + 1)),
-                             zero))
-        X = n / (Zd + sum(R, zero))
-        Q = [X * r for r in R]
-        for k in range(K):
-            m = md[k]
-            if isinstance(m, list):
-                new = [zero] + [Dd[k] / m[j - 1] * X * P[k][j - 1] for j in range(1, n + 1)]
-                new[0] = 1 - sum(new[1:], zero)
-                P[k] = new
-        rows.append((X, list(Q), [p[0] if p is not None else None for p in P]))
-
-    def utilization(x, p0s):
-        U = []
-        for k, s in enumerate(net.stations):
-            if isinstance(s, LoadDependent) and p0s[k] is not None:
-                U.append(1 - p0s[k])
-            elif isinstance(s, Queue):
-                U.append(x * Dd[k] / s.servers)
-            else:
-                U.append(x * Dd[k])
-        return U
+    f = _field(D, V, S, Z, mult)
+    fin = _finisher(f, simplify)
+    rows = _mva_rows(f, N)
 
     Dsum = sum(D, sp.Integer(0))
     Xn, Qn, P0 = rows[-1]
-    Un = utilization(Xn, P0)
-    Rc = fin(N / Xn - Zd) if N > 0 else Dsum
-    Xk = [Xn * v for v in Vd]
+    Un = _mva_utilization(net, f, Xn, P0)
+    Rc = fin(N / Xn - f.Z) if N > 0 else Dsum
+    Xk = [Xn * v for v in f.V]
     Rk = [fin(Qn[k] / Xk[k]) if Xk[k] != 0 else S[k] for k in range(K)]
-    cur = None
-    if curve:
-        pops = np.arange(N + 1)
-        xs = np.empty(N + 1, dtype=object)
-        rs = np.empty(N + 1, dtype=object)
-        qs = np.empty((N + 1, K), dtype=object)
-        us = np.empty((N + 1, K), dtype=object)
-        for n, (x, q, p0) in enumerate(rows):
-            xs[n] = fin(x)
-            rs[n] = fin(n / x - Zd) if n > 0 else Dsum
-            qs[n, :] = [fin(e) for e in q]
-            us[n, :] = [fin(e) for e in utilization(x, p0)]
-        cur = Curve(population=pops, throughput=xs, response_time=rs, queue_length=qs,
-                    utilization=us, station_names=net.station_names, class_name=cls.name)
+    cur = _mva_curve(net, cls, f, rows, fin, Dsum) if curve else None
     return SymbolicResult(
         method="exact-symbolic",
         network=net,
@@ -730,7 +782,7 @@ def mva_symbolic(
         station_response_time=[Rk],
         station_utilization=[[fin(u) for u in Un]],
         curve=cur,
-        info={"algorithm": algorithm, "population": N, "simplify": simplify},
+        info={"algorithm": f.algorithm, "population": N, "simplify": simplify},
     )
 
 

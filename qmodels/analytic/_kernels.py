@@ -1,0 +1,94 @@
+"""Inner steps shared by several compiled kernels of the analytic layer.
+
+Each is a plain Python function marked :func:`qmodels._jit.jitable`: called
+from Python (the small problems that ``lazyjit`` and the batch solvers run
+uncompiled) it is itself; called from a kernel that numba compiles, numba
+compiles it into that kernel (``numba.extending.register_jitable``).  One
+copy of each step therefore serves every solver that takes it, and the
+solvers that must agree bit for bit (``mva_batch`` with ``mva``,
+``schweitzer_batch`` with ``schweitzer``) run the very same operations.
+Importing this module does not import numba.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._jit import jitable
+
+__all__ = ["log_add", "mva_step", "amva_class_sweep"]
+
+
+@jitable
+def log_add(a, b):
+    """log(e^a + e^b) without overflow; -inf + -inf stays -inf:
+    max(a, b) + log1p(exp(-|a - b|))."""
+    if a == -math.inf:
+        return b
+    if b == -math.inf:
+        return a
+    if a > b:
+        return a + math.log1p(math.exp(b - a))
+    return b + math.log1p(math.exp(a - b))
+
+
+@jitable
+def mva_step(D, is_delay, Z, n, Q, R):
+    """One step n - 1 -> n of exact single-class MVA (Reiser & Lavenberg
+    1980; Lazowska et al. 1984, sec. 6.3, Algorithm 6.1):
+    R_k(n) = D_k (1 + Q_k(n-1)) (delay: D_k), X(n) = n / (Z + sum_k R_k(n)),
+    Q_k(n) = X(n) R_k(n).  ``Q`` (in: Q(n-1), out: Q(n)) and ``R`` are
+    updated in place; returns X(n)."""
+    K = D.shape[0]
+    tot = Z
+    for k in range(K):
+        if is_delay[k]:
+            R[k] = D[k]
+        else:
+            R[k] = D[k] * (1.0 + Q[k])
+        tot += R[k]
+    X = n / tot
+    for k in range(K):
+        Q[k] = X * R[k]
+    return X
+
+
+@jitable
+def amva_class_sweep(d, is_delay, z, n, Q, Qt, G, R, err):
+    """Update one class in a sweep of approximate MVA (Chandy & Neuse 1982;
+    with G = 0 Schweitzer 1979 and Bard 1979):
+    R_k = d_k (1 + max(0, Qt_k - Q_k / n + G_k)) (delay: d_k),
+    X = n / (z + sum_k R_k), Q_k = X R_k.
+
+    ``d``, ``is_delay``, ``Q``, ``G`` and ``R`` are the class's rows over the
+    stations, ``Qt`` the totals over all classes; ``Q``, ``Qt`` and ``R``
+    are updated in place.  ``err`` is the largest change so far in this
+    sweep, relative to max(n, 1) of its class; returns (X, err) with the
+    class's changes folded in.  A station of zero demand adds exact zeros.
+    """
+    K = d.shape[0]
+    inv = 1.0 / n if n > 0 else 0.0
+    tot = z
+    for k in range(K):
+        dk = d[k]
+        r = 0.0
+        if dk != 0.0:
+            if is_delay[k]:
+                r = dk
+            else:
+                a = Qt[k] - Q[k] * inv + G[k]
+                if a < 0.0:
+                    a = 0.0
+                r = dk * (1.0 + a)
+        R[k] = r
+        tot += r
+    x = n / tot if n > 0 else 0.0
+    scale = n if n > 1.0 else 1.0
+    for k in range(K):
+        q = x * R[k]
+        e = abs(q - Q[k])
+        if e > err * scale:
+            err = e / scale
+        Qt[k] += q - Q[k]
+        Q[k] = q
+    return x, err
