@@ -570,7 +570,7 @@ def _check_capacities(net: Network):
             )
 
 
-def _all_delay(net, ci, c, delay, D_any):
+def _all_delay(net, c, delay):
     """Class ci visits only delay stations: X = N/(Z + D), R = D exactly."""
     if isinstance(c, Closed):
         N = c.population
@@ -639,7 +639,7 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
     if net.pools:
         return pool_bounds(net, c.name)
     if not opt:
-        return _all_delay(net, ci, c, delay, None)
+        return _all_delay(net, c, delay)
     if len(net.classes) > 1:
         return multiclass_bounds(net, c.name)
     if isinstance(c, Closed):
@@ -714,34 +714,43 @@ def multiclass_bounds(net: Network, cls: str) -> Bounds:
     n_k(c) = sum_{closed j visiting k} N_j - 1 the most other closed jobs a
     class-c arrival can find at k.  By the arrival theorem (Reiser &
     Lavenberg, "Mean-value analysis of closed multichain queuing networks",
-    JACM 27(2), 1980; Lavenberg & Reiser 1980) a class-c job finds at k the
-    mean queue of the network with one class-c job less, so for a station
-    whose rate with n jobs is a(n)/S_k, a(n) >= a_min::
+    JACM 27(2), 1980) a class-c job finds at k the mean queue Q_k of the
+    network with one class-c job less, so for a station whose rate with n
+    jobs is a(n)/S_k, a(n) >= a_min::
 
-        R_ck <= D_ck / a_min (1 + n_k(c)) / (1 - U_k)            (pessimistic)
+        R_ck <= w_k (1 + Q_k),   w_k = D_ck / (a_min (1 - U_k))
 
     (U_k = 0 without open classes; with open load the station must be a
-    single server, the mixed-network MVA of QSP sec. 7.4.3).  Hence
-    X_c >= N_c / (Z_c + sum_k R_ck^+ + D_c,delay).  Optimistically, a
-    job's time per visit is at least S_k / sigma_k (:func:`job_speed`) and
-    the utilisation law bounds every station's work:
-    sum_j X_j D_jk <= a_max,k, so with the other classes' lower bounds::
+    single server: the mixed-network MVA, QSP sec. 7.4.3).  The Q_k are at
+    most n_k(c) each and at most |N| - 1 together, so the worst case puts
+    them at the largest w_k first (pessimistic)::
+
+        R_c <= D_c,delay + sum_k w_k + max { sum_k w_k Q_k :
+                                            0 <= Q_k <= n_k(c), sum Q_k <= |N| - 1 }
+
+    and X_c >= N_c / (Z_c + R_c^+).  This is at least as tight as both
+    published lower bounds that are valid: N_c / (Z_c + |N| D_c) (every
+    queue full) and Kerola's balanced-system bound N_c / (D_c + (|N| - 1)
+    D_max,c) (T. Kerola, "The composite bound method for computing
+    throughput bounds in multiple class environments", Purdue CSD-TR-475,
+    1984; Octave ``qncmbsb``).  Optimistically, a job's time per visit is
+    at least S_k / sigma_k (:func:`job_speed`) and the utilisation law
+    bounds every station's work, sum_j X_j D_jk <= a_max,k, so with the
+    other classes' lower bounds::
 
         X_c <= min(N_c / (Z_c + D_c / sigma),
                    min_k (a_max,k - U_k - sum_{closed j != c} X_j^- D_jk) / D_ck)
 
     This is the per-class ABA of Octave queueing's ``qncmaba`` (M.
-    Marzolla; after Lazowska et al. 1984 ch. 5) with two corrections that
-    make it a bound for every product-form network: its lower bound
-    N_c / (sum_j N_j D_j + Z_c) is not one when another class's demand
-    at a shared station is small (under processor sharing a class-c job
-    is slowed by every other job present, whatever its demand), so the
-    population count n_k(c) replaces it; and the utilisation of the other
-    classes tightens the upper bound.  For an open class c, the
-    same reasoning gives D_c / sigma <= R_c <= sum_k R_ck^+ (with
-    1 + n_k, n_k the closed population visiting k).  Balanced job bounds
-    are not given: the published multi-class form (Kerola 1984, Octave
-    ``qncmbsb``) is not a bound for the same reason.
+    Marzolla; Lazowska et al. 1984 ch. 5) with two corrections that make
+    it a bound for every product-form network: its lower bound
+    N_c / (sum_j N_j D_j + Z_c) is not one when another class's demand at a
+    shared station is small (under processor sharing a class-c job is
+    slowed by every other job present, whatever its demand; see the tests),
+    so the job count above replaces it; and the utilisation of the other
+    classes tightens the upper bound.  For an open class c the same
+    reasoning gives D_c / sigma <= R_c <= R_c^+ (all |N| closed jobs may be
+    found).  Kerola's upper bound is not given: it assumes no think time.
     """
     from .errors import UnstableError
 
@@ -767,9 +776,16 @@ def multiclass_bounds(net: Network, cls: str) -> Bounds:
                 f"{float(s.max_rate_multiplier):g} (open classes saturate it)",
                 station=s.name, rho=U[k] / float(s.max_rate_multiplier))
 
+    total_closed = sum(pops.values())
+
     def r_upper(j):
-        """Pessimistic response time of class j (delays included)."""
+        """Pessimistic response time of class j (delays included): each
+        visited queue contributes w_k (1 + Q_k) with w_k = D_jk / (a_min
+        (1 - U_k)); the Q_k (other closed jobs found there) are at most
+        n_k(j) each and at most |N| - 1 together, and the worst split puts
+        them at the largest w_k first."""
         tot = 0.0
+        w, cap = [], []
         for k, s in enumerate(net.stations):
             d = D[j, k]
             if d == 0:
@@ -786,7 +802,16 @@ def multiclass_bounds(net: Network, cls: str) -> Bounds:
                         "load-dependent station; no multi-class bound is proven there")
                 if U[k] >= 1:
                     return math.inf
-            tot += d / amin * (1 + others) / (1 - U[k])
+            w.append(d / amin / (1 - U[k]))
+            cap.append(others)
+        budget = total_closed - (1 if j in closed else 0)
+        tot += sum(w)
+        for wk, ck in sorted(zip(w, cap), reverse=True):
+            q = min(ck, budget)
+            tot += wk * q
+            budget -= q
+            if budget <= 0:
+                break
         return tot
 
     x_lo = {}

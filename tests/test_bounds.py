@@ -158,6 +158,33 @@ def test_multiclass_bounds_use_every_class():
     assert qm.bounds(net, "c0").bjb is None
 
 
+def test_multiclass_lower_bound_at_least_the_published_valid_ones():
+    # Kerola (1984) balanced-system lower bound N_c/(D_c + (|N|-1) D_max,c + Z_c)
+    # and the all-queues-full N_c/(Z_c + |N| D_c): ours is at least both
+    net = three_stations_two_classes()
+    D = net.demands
+    N = np.array([4, 6])
+    Z = np.array([10.0, 5.0])
+    for c in range(2):
+        kerola = N[c] / (D[c].sum() + (N.sum() - 1) * D[c].max() + Z[c])
+        full = N[c] / (Z[c] + N.sum() * D[c].sum())
+        lo = qm.bounds(net, f"c{c}").throughput_lower
+        assert lo >= max(kerola, full) * (1 - 1e-12)
+        assert lo <= qm.mva(net).X[f"c{c}"]
+
+
+def test_multiclass_refusals():
+    c2 = qm.Network([qm.Queue("a", 0.1, servers=2)],
+                    [qm.Closed("x", 2, visits={"a": 1}), qm.Open("o", 1.0, visits={"a": 1})])
+    with pytest.raises(UnsupportedModelError, match="station 'a': open and other classes"):
+        qm.bounds(c2, "x")
+    S = sp.Symbol("S", positive=True)
+    sym = qm.Network([qm.Queue("a", S)],
+                     [qm.Closed("x", 2, visits={"a": 1}), qm.Closed("y", 1, visits={"a": 1})])
+    with pytest.raises(UnsupportedModelError, match="multi-class bounds are numeric"):
+        qm.bounds(sym, "x")
+
+
 def test_multiclass_lower_bound_counts_jobs_not_their_demand():
     # Processor sharing: a class-c job at 'a' shares the server with every
     # class-y job there, whatever y's demand.  c: N=1, D=1 at a; y: N=8,
