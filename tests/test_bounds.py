@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import qmodels as qm
 from qmodels import queues
+from qmodels.distributions import Deterministic
 from qmodels.errors import UnsupportedModelError
 from qmodels.laws import geometric_bounds, job_speed, proportional_bounds
 
@@ -506,3 +507,24 @@ def test_mixed_bounds_bracket_exact(net):
     for c in net.classes:
         pop = getattr(c, "population", 1)
         inside(qm.bounds(net, c.name), r.X[c.name], r.R[c.name] if pop else None, tol=1e-7)
+
+
+def test_pool_bounds_hold_for_the_simulator_with_deterministic_service():
+    # The pool bounds are operational (Little's law on the tokens, the
+    # utilisation law): they hold for any service distribution.  Here the
+    # one-token pool over dma (deterministic 10 ms) and port (exponential
+    # 4 ms) saturates: X <= 1 / 0.014 = 71.43/s, and the simulator's
+    # interval must meet [lower, upper].
+    sts = [qm.Delay("think", 0.05),
+           qm.Queue("cpu", 0.002, distribution=Deterministic()),
+           qm.Queue("dma", 0.010, distribution=Deterministic()),
+           qm.Queue("port", 0.004),
+           qm.Queue("pci", 0.006, distribution=Deterministic())]
+    route = {"think": {"cpu": 1}, "cpu": {"dma": 1}, "dma": {"port": 1}, "port": {"pci": 1},
+             "pci": {"think": 1}}
+    net = qm.Network(sts, [qm.Closed("pkt", 12, routing=route)],
+                     pools=[qm.TokenPool("buf", 1, "dma", "port")])
+    b = qm.bounds(net)
+    assert b.throughput_upper == pytest.approx(1 / 0.014)
+    x = qm.simulate(net, seed=3, horizon=200.0, replications=4).X["pkt"]
+    assert x.low <= b.throughput_upper and x.high >= b.throughput_lower
