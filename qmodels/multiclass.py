@@ -177,10 +177,13 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     mask over the M load-dependent stations) needs s minus one bit, which
     has a smaller number, so masks are visited in increasing order.
 
-    Returns X (rows, C), R (rows, C, K) residence per cycle and P0
-    (rows, M) for the full network; rows = all lattice points with
-    ``want_curve``, else just N.  For a class with n_c = 0, R is what one
-    arriving job of that class would see (arrival theorem at n).
+    Returns X (rows, C), R (rows, C, K) residence per cycle, P0
+    (rows, M) for the full network and F (rows, C, K), the residence per
+    unit of demand a class-c job has at station k (the per-visit time over
+    the service time; defined also where class c never goes: the
+    arrival-theorem value); rows = all lattice points with ``want_curve``,
+    else just N.  For a class with n_c = 0, R is what one arriving job of
+    that class would see (arrival theorem at n).
     """
     C, K = D.shape
     M = ld_st.shape[0]
@@ -199,6 +202,7 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     rows = L if want_curve else 1
     Xo = np.zeros((rows, C))
     Ro = np.zeros((rows, C, K))
+    Fo = np.ones((rows, C, K))
     Po = np.ones((rows, max(M, 1)))
     n = np.zeros(C, np.int64)
     prev = np.zeros(C, np.int64)
@@ -306,7 +310,22 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
                     Ro[row, c, k] = R[c, k]
             for i in range(M):
                 Po[row, i] = Pr[full, slot, i, 0]
-    return Xo, Ro, Po
+            # residence per unit of demand a class-c job would have at every
+            # station, visited or not (arrival theorem at n - e_c, or at n
+            # for a class absent at n)
+            for c in range(C):
+                src = prev[c] if n[c] > 0 else slot
+                for k in range(K):
+                    kk = kind[k]
+                    f = 1.0
+                    if kk == 1:
+                        f = 1.0 + Qr[full, src, k]
+                    elif kk != 0:
+                        i = ldpos[k]
+                        f = _ld_resid(1.0, Qr[full, src, k], Pr[full, src, i], mult[i],
+                                      nmult[i])
+                    Fo[row, c, k] = f
+    return Xo, Ro, Po, Fo
 
 
 def _closed_arrays(net: Network, D, Z, N, solver: str):
@@ -376,10 +395,29 @@ def _closed_exact_arrays(net: Network, D, Z, N, curve: bool):
     if M == 0:
         mult = np.ones((0, 1))
         nmult = np.zeros(0, np.int64)
-    X, R, P0 = _exact_kernel(
+    X, R, P0, F = _exact_kernel(
         Dk, kind, ldpos, ld_st, mult, nmult, np.asarray(Z, dtype=float), Nv, bool(curve)
     )
-    return X, R, P0, kind, ld_st, Dk
+    return X, R, P0, kind, ld_st, Dk, F
+
+
+def _unit_scale(net: Network, D, N) -> np.ndarray:
+    """Per station: per-visit time = S_ck x F_ck x scale_k, F from the
+    lattice kernel.  1/a for a constant-rate station (its kernel demand is
+    D/a), 1/a(1) for a station no class visits (nobody is ever there), 1
+    otherwise."""
+    ntot = int(sum(N))
+    used = (np.asarray(D) > 0).any(axis=0)
+    out = np.ones(len(net.stations))
+    for k, s in enumerate(net.stations):
+        if not used[k]:
+            if isinstance(s, LoadDependent):
+                out[k] = 1.0 / float(s.rate_multipliers[0])
+            continue
+        kd, a = _shape(s, True, ntot + 1)
+        if kd == _KIND_FIXED:
+            out[k] = 1.0 / a[0]
+    return out
 
 
 def _divisors(net) -> np.ndarray:
@@ -409,15 +447,19 @@ def _utilisation(net, X, D, P0row, ld_st):
     return U
 
 
-def _result(net, method, X, Rres, U, notes, info, curve=None):
+def _result(net, method, X, Rres, U, notes, info, curve=None, visit_time=None):
     """Assemble a Result from class throughputs X (C,), residence times per
-    cycle Rres (C, K) and utilisations U (C, K)."""
+    cycle Rres (C, K) and utilisations U (C, K).  ``visit_time`` (C, K) is
+    the per-visit response time a class would have where it never goes
+    (the arrival-theorem value S_ck (1 + Q_k(N - e_c)) at a single server;
+    Reiser & Lavenberg 1980); without it, the service time."""
     V = np.asarray(net.visits, dtype=float)
     S = np.asarray(net.service_times, dtype=float)
     Q = X[:, None] * Rres
     Xk = X[:, None] * V
+    zero = S if visit_time is None else visit_time
     with np.errstate(divide="ignore", invalid="ignore"):
-        Rk = np.where(V > 0, Rres / np.where(V > 0, V, 1.0), S)
+        Rk = np.where(V > 0, Rres / np.where(V > 0, V, 1.0), zero)
     Rc = Rres.sum(axis=1)
     return Result(
         method=method,
@@ -463,6 +505,7 @@ class Lattice:
     residence_time: np.ndarray
     utilization: np.ndarray
     notes: tuple = ()
+    visit_time: np.ndarray | None = None
 
     X = property(lambda self: self.throughput)
     U = property(lambda self: self.utilization)
@@ -525,8 +568,11 @@ class Lattice:
         X = self.throughput[sl]
         Rr = self.residence_time[(slice(None), slice(None)) + idx]
         U = self.utilization[(slice(None), slice(None)) + idx]
+        T = None if self.visit_time is None else self.visit_time[
+            (slice(None), slice(None)) + idx]
         return _result(sub, "exact", X, Rr, U, self.notes,
-                       {"algorithm": "multi-class MVA lattice", "population": idx})
+                       {"algorithm": "multi-class MVA lattice", "population": idx},
+                       visit_time=T)
 
     def to_frame(self):
         """A pandas DataFrame with one row per lattice point: index the
@@ -569,7 +615,9 @@ def _closed_exact(net: Network, curve: bool) -> Result:
     _check_capacities(net, sum(N), "exact multi-class MVA")
     _check_classes(net, D, Z, N)
     notes = _ps_notes(net)
-    X, R, P0, kind, ld_st, _ = _closed_exact_arrays(net, D, Z, N, curve)
+    X, R, P0, kind, ld_st, _, F = _closed_exact_arrays(net, D, Z, N, curve)
+    S = np.asarray(net.service_times, dtype=float)
+    Tv = S[None, :, :] * F * _unit_scale(net, D, N)[None, None, :]
     info = {
         "algorithm": "multi-class MVA lattice"
         + (" with complement networks for load-dependent stations" if len(ld_st) else ""),
@@ -592,10 +640,12 @@ def _closed_exact(net: Network, curve: bool) -> Result:
             residence_time=np.moveaxis(R, 0, -1).reshape((C, K) + shape),
             utilization=np.moveaxis(Ul, 0, -1).reshape((C, K) + shape),
             notes=tuple(notes),
+            visit_time=np.moveaxis(Tv, 0, -1).reshape((C, K) + shape),
         )
-        for arr in (lat.throughput, lat.residence_time, lat.utilization):
+        for arr in (lat.throughput, lat.residence_time, lat.utilization, lat.visit_time):
             arr.flags.writeable = False
-    return _result(net, "exact", X[last], R[last], U, notes, info, curve=lat)
+    return _result(net, "exact", X[last], R[last], U, notes, info, curve=lat,
+                   visit_time=Tv[last])
 
 
 def _open_parts(net: Network, D, lam, ld_ok: bool, closed_D=None):
@@ -662,7 +712,9 @@ def _open_exact(net: Network) -> Result:
         elif isinstance(s, LoadDependent):
             U[:, k] = (1 - p0[k]) * U[:, k] / rho[k] if rho[k] > 0 else 0.0
     info = {"algorithm": "BCMP open product form"}
-    return _result(net, "exact", lam, Rres, U, notes, info)
+    S = np.asarray(net.service_times, dtype=float)
+    return _result(net, "exact", lam, Rres, U, notes, info,
+                   visit_time=S * factor[None, :])
 
 
 def _mixed_exact(net: Network) -> Result:
@@ -689,7 +741,7 @@ def _mixed_exact(net: Network) -> Result:
     Zc = np.array([float(net.classes[i].think_time) for i in ci])
     Nc = [int(net.classes[i].population) for i in ci]
     _check_classes(closed_net, Dc, Zc, Nc)
-    Xc_, Rc_, P0c, kind, ld_st, _ = _closed_exact_arrays(
+    Xc_, Rc_, P0c, kind, ld_st, _, Fc_ = _closed_exact_arrays(
         closed_net, Dc * inflate[None, :], Zc, Nc, False
     )
     Xcl, Rcl = Xc_[0], Rc_[0]
@@ -700,14 +752,20 @@ def _mixed_exact(net: Network) -> Result:
     Rres[ci] = Rcl
     X[oi] = lam[oi]
     # open classes: R_ok = D_ok (1 + Q_k^closed) / (1 - U_k^open) at
-    # single-server queues (QSP sec. 7.4.3), D_ok at delays.
+    # single-server queues (QSP sec. 7.4.3), D_ok at delays.  The same
+    # factors times S give the per-visit time where a class never goes.
+    S = np.asarray(net.service_times, dtype=float)
+    Tv = np.zeros((C, K))
+    Tv[ci] = S[ci] * Fc_[0] * _unit_scale(closed_net, Dc, Nc)[None, :] * inflate[None, :]
     for k, s in enumerate(net.stations):
         if isinstance(s, Delay):
-            Rres[oi, k] = D[oi, k]
+            f = 1.0
         elif np.any(Dc[:, k] > 0):
-            Rres[oi, k] = D[oi, k] * (1.0 + Qk_closed[k]) * inflate[k] / _single_rate(s)
+            f = (1.0 + Qk_closed[k]) * inflate[k] / _single_rate(s)
         else:
-            Rres[oi, k] = D[oi, k] * factor[k]
+            f = factor[k]
+        Rres[oi, k] = D[oi, k] * f
+        Tv[oi, k] = S[oi, k] * f
     U = X[:, None] * D
     Ucl = _utilisation(closed_net, Xcl, Dc, P0c[0], ld_st)
     for k, s in enumerate(net.stations):
@@ -718,7 +776,7 @@ def _mixed_exact(net: Network) -> Result:
     U[ci] = Ucl
     info = {"algorithm": "mixed MVA (open load inflates closed demands)",
             "population": tuple(Nc)}
-    return _result(net, "exact", X, Rres, U, notes, info)
+    return _result(net, "exact", X, Rres, U, notes, info, visit_time=Tv)
 
 
 def _single_rate(s) -> float:
@@ -941,7 +999,30 @@ def _amva_prepare(net: Network, solver: str):
             )
     owner = np.array(src, np.int64)
     Dx = D[:, owner] * np.array(scale)[None, :]
-    return Dx, np.array(is_delay, dtype=np.bool_), owner, Z, N, notes
+    return Dx, np.array(is_delay, dtype=np.bool_), owner, Z, N, notes, np.array(scale)
+
+
+def _amva_visit_time(net, Q, F, n, is_delay, owner, scale):
+    """Per-visit response time S_ck sum_x scale_x (1 + A_cx) over the
+    columns x of station k, with A_cx the estimate of sum_j Q_jx(N - e_c)
+    that :func:`_core_kernel` uses (0 at delay columns): defined for every
+    class and station, also where the class never goes (the arrival-theorem
+    convention of the exact solvers)."""
+    C, Kx = Q.shape
+    Qt = Q.sum(axis=0)
+    T = np.zeros((C, len(net.stations)))
+    S = np.asarray(net.service_times, dtype=float)
+    for c in range(C):
+        inv = 1.0 / n[c] if n[c] > 0 else 0.0
+        for x in range(Kx):
+            if is_delay[x]:
+                f = 1.0
+            else:
+                g = sum((n[j] - (1.0 if j == c else 0.0)) * F[j, c, x] for j in range(C)
+                        if n[j] > 0 and n[j] - (1.0 if j == c else 0.0) > 0)
+                f = 1.0 + max(Qt[x] - Q[c, x] * inv + g, 0.0)
+            T[c, owner[x]] += S[c, owner[x]] * scale[x] * f
+    return T
 
 
 
@@ -958,13 +1039,13 @@ def _amva_init(Dx, n):
     return Q
 
 
-def _amva_result(net, method, Dx, owner, X, R, notes, info):
+def _amva_result(net, method, Dx, owner, X, R, notes, info, visit_time=None):
     P = np.zeros((len(owner), len(net.stations)))
     P[np.arange(len(owner)), owner] = 1.0
     Rres = R @ P
     D = np.asarray(net.demands, dtype=float)
     U = _utilisation(net, X, D, np.ones(0), np.zeros(0, np.int64))
-    return _result(net, method, X, Rres, U, notes, info)
+    return _result(net, method, X, Rres, U, notes, info, visit_time=visit_time)
 
 
 def _warn_unconverged(solver, max_iter, info):
@@ -1026,7 +1107,7 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000) -> Res
     Scale Systems 12:91-107, 1987.
     """
     _check_options(tol, max_iter)
-    Dx, is_delay, owner, Z, N, notes = _amva_prepare(net, "Schweitzer MVA")
+    Dx, is_delay, owner, Z, N, notes, scale = _amva_prepare(net, "Schweitzer MVA")
     C, Kx = Dx.shape
     Q = _amva_init(Dx, N)
     F = np.zeros((C, C, Kx))
@@ -1035,7 +1116,8 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000) -> Res
             "converged": bool(conv), "tol": float(tol)}
     if not conv:
         _warn_unconverged("Schweitzer MVA", max_iter, info)
-    return _amva_result(net, "schweitzer", Dx, owner, X, R, notes, info)
+    T = _amva_visit_time(net, Q, F, N, is_delay, owner, scale)
+    return _amva_result(net, "schweitzer", Dx, owner, X, R, notes, info, visit_time=T)
 
 
 def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
@@ -1086,7 +1168,7 @@ def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     _check_options(tol, max_iter)
     if isinstance(passes, bool) or not isinstance(passes, (int, np.integer)) or passes < 1:
         raise InvalidValueError(f"passes must be an integer >= 1, got {passes!r}")
-    Dx, is_delay, owner, Z, N, notes = _amva_prepare(net, "Linearizer")
+    Dx, is_delay, owner, Z, N, notes, scale = _amva_prepare(net, "Linearizer")
     C, Kx = Dx.shape
     F = np.zeros((C, C, Kx))
     Q0 = _amva_init(Dx, N)
@@ -1121,7 +1203,8 @@ def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
             "converged": bool(conv_all), "tol": tol}
     if not conv_all:
         _warn_unconverged("Linearizer", max_iter, info)
-    return _amva_result(net, "linearizer", Dx, owner, X, R, notes, info)
+    T = _amva_visit_time(net, Q0, F, N, is_delay, owner, scale)
+    return _amva_result(net, "linearizer", Dx, owner, X, R, notes, info, visit_time=T)
 
 
 # ---------------------------------------------------------------------------
