@@ -101,3 +101,16 @@ def test_exact_equals_convolution_at_unvisited_stations(net):
     ex = qm.solve(net, method="exact").station_response_time
     cv = qm.solve(net, method="convolution").station_response_time
     np.testing.assert_allclose(ex, cv, rtol=1e-8, atol=1e-12)
+
+
+def test_simulator_reports_nan_with_a_note():
+    import math
+
+    net = qm.Network(
+        [qm.Queue("a", 0.5), qm.Queue("b", 0.3), qm.Delay("z", 1.0)],
+        [qm.Closed("x", 3, routing={"a": {"z": 1}, "z": {"a": 1}}),
+         qm.Closed("y", 2, routing={"a": {"b": 1}, "b": {"a": 1}})])
+    s = qm.simulate(net, seed=1, horizon=100.0, replications=3)
+    assert math.isnan(s.R["b", "x"].mean)
+    assert not math.isnan(s.R["b", "y"].mean)
+    assert any("never visits is NaN" in n and "'x' at 'b'" in n for n in s.notes)
