@@ -106,6 +106,11 @@ _LAZY = {
     "linearizer": ("qmodels.multiclass", "linearizer"),
     "Lattice": ("qmodels.multiclass", "Lattice"),
     "throughput_vs_tokens": ("qmodels.decomposition", "throughput_vs_tokens"),
+    # bounds beyond ABA/BJB
+    **{n: ("qmodels.laws", n) for n in (
+        "geometric_bounds", "proportional_bounds", "multiclass_bounds", "pool_bounds",
+        "job_speed")},
+    "exact_network": ("qmodels.symbolic", "exact_network"),
 }
 
 __all__ = [

@@ -296,6 +296,14 @@ def geometric_bounds(L, N: int, Z: float = 0.0) -> tuple:
     n / (Z + L + s (n-1-Z X_aba^+(n-1)))), s = sum L_k^2 / L (eq. 13) and
     4 Z L_max N under the root.  With Z = 0 these are the geometric bounds
     X = N / R.  Reproduces the paper's Tables IV (Z = 0) and V (Z = 1).
+
+    Examples
+    --------
+    Table IV of the paper, N = 10: 8.1521 <= X <= 8.2690.
+
+    >>> lo, hi = geometric_bounds([0.1, 0.1, 0.09, 0.08], 10)
+    >>> round(lo, 4), round(hi, 4)
+    (8.1521, 8.269)
     """
     L = np.asarray([float(x) for x in L if float(x) > 0])
     if N <= 0:
@@ -320,7 +328,7 @@ def geometric_bounds(L, N: int, Z: float = 0.0) -> tuple:
             r_hi -= (Lm - L[k]) * q_hi(N - 1, k)
     x_lo = 2 * N / (r_lo + math.sqrt(max(r_lo ** 2 - 4 * Z * Lm * (N - 1), 0.0)))
     x_hi = 2 * N / (r_hi + math.sqrt(max(r_hi ** 2 - 4 * Z * Lm * N, 0.0)))
-    return x_lo, min(x_hi, 1 / Lm)
+    return float(x_lo), float(min(x_hi, 1 / Lm))
 
 
 def proportional_bounds(D, N: int, Z: float = 0.0) -> tuple:
@@ -340,6 +348,12 @@ def proportional_bounds(D, N: int, Z: float = 0.0) -> tuple:
 
     The powers are taken of D_k / D_max (the ratio is the same) so that
     large N does not underflow.
+
+    Examples
+    --------
+    >>> lo, hi = proportional_bounds([0.1, 0.1, 0.09, 0.08], 10)
+    >>> round(lo, 4), round(hi, 4)
+    (8.0219, 8.27)
     """
     D = np.asarray([float(x) for x in D if float(x) > 0])
     if N <= 0:
@@ -348,7 +362,7 @@ def proportional_bounds(D, N: int, Z: float = 0.0) -> tuple:
     r = D / Dm
     lo = N / (Z + Dt + (N - 1) * Dm * float((r ** N).sum()) / float((r ** (N - 1)).sum()))
     hi = N / (Z + Dt + (N - 1 - Z / Dm) * float((D ** 2).sum()) / Dt)
-    return lo, min(hi, 1 / Dm)
+    return float(lo), float(min(hi, 1 / Dm))
 
 
 def _gb_pb(opt, pes, delay, Z, N):
@@ -621,6 +635,18 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
 
     (QSP Table 5.3, open models; the upper bound is infinite when the
     pessimistic network saturates).
+
+    Examples
+    --------
+    One token held over two 1-second stations serialises them: whatever
+    the population, X <= 1 token / 2 s, and the pessimistic bound meets it.
+
+    >>> import qmodels as qm
+    >>> net = qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 1.0)],
+    ...                  [qm.Closed("t", 20, routing={"a": {"b": 1}, "b": {"a": 1}})],
+    ...                  pools=[qm.TokenPool("tok", 1, "a", "b")])
+    >>> bounds(net).X
+    (0.5, 0.5)
 
     Raises
     ------
