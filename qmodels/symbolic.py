@@ -693,9 +693,11 @@ def mva_symbolic(
             )
     _simplify(0, simplify)  # validate the option early
     K = len(net.stations)
-    D = [exact(d) for d in net.demands[0]]
+    # inputs made exact first, then multiplied (a float product such as
+    # 0.27 * 0.1 would carry its rounding into the rational)
     V = [exact(v) for v in net.visits[0]]
     S = [exact(s) for s in net.service_times[0]]
+    D = [v * s for v, s in zip(V, S, strict=True)]
     Z = exact(cls.think_time)
     if N > 0 and all(d == 0 for d in D) and Z == 0:
         raise InvalidValueError(
