@@ -819,16 +819,19 @@ def multiclass_bounds(net: Network, cls: str) -> Bounds:
             if isinstance(s, Delay):
                 tot += d
                 continue
-            others = sum(pops[i] for i in closed if D[i, k] > 0) - (1 if j in closed else 0)
+            visitors = sum(pops[i] for i in closed if D[i, k] > 0)
+            others = visitors - (1 if j in closed else 0)
             amin = float(s.min_rate_multiplier)
             if U[k] > 0:
-                if not (isinstance(s, Queue) and s.servers == 1):
+                if visitors > 0 and not (isinstance(s, Queue) and s.servers == 1):
                     raise UnsupportedModelError(
-                        f"station {s.name!r}: open and other classes share a multi-server or "
+                        f"station {s.name!r}: open and closed classes share a multi-server or "
                         "load-dependent station; no multi-class bound is proven there")
-                if U[k] >= 1:
+                if U[k] >= amin:
                     return math.inf
-            w.append(d / amin / (1 - U[k]))
+            # open load alone at k: the station is never slower than one
+            # server of rate a_min (an M/M/1 of load U/a_min bounds it)
+            w.append(d / amin / (1 - U[k] / amin))
             cap.append(others)
         budget = total_closed - (1 if j in closed else 0)
         tot += sum(w)
@@ -847,7 +850,6 @@ def multiclass_bounds(net: Network, cls: str) -> Bounds:
     opt, _, nc, delay, _ = _bound_demands(net, ci)
     D_nc = sum(nc) + delay
     r_hi = r_upper(ci)
-    names = [net.stations[k].name for k in queues]
     notes = ("multi-class: asymptotic bounds given every class's population and demands "
              "(arrival theorem); BJB, GB and PB are single-class only",)
     bn = bottleneck(net, c.name)
@@ -869,7 +871,6 @@ def multiclass_bounds(net: Network, cls: str) -> Bounds:
         rl = max(D_nc, N / xh - Z) if xh > 0 else math.inf
         xl, xh, rl, r_hi = (float(v) for v in (xl, xh, rl, r_hi))
         aba = (xl, xh, rl, r_hi)
-        del names
         return Bounds(net, c.name, N, xl, xh, rl, r_hi, aba, None, 1 / max(opt), None, bn,
                       notes=notes)
     lc = lam[ci]

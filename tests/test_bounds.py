@@ -482,7 +482,7 @@ def test_pool_bounds_bracket_ctmc(net):
 @st.composite
 def mixed_networks(draw):
     K = draw(st.integers(1, 3))
-    kinds = [draw(st.sampled_from(["delay", "q1", "ps"])) for _ in range(K)]
+    kinds = [draw(st.sampled_from(["delay", "q1", "ps", "q2", "ld_fast"])) for _ in range(K)]
     stations = [_station(f"s{k}", kinds[k], 1.0) for k in range(K)]
     classes = []
     for c in range(draw(st.integers(1, 2))):
@@ -503,7 +503,10 @@ def mixed_networks(draw):
 @settings(deadline=None, max_examples=40, derandomize=True)
 @given(mixed_networks())
 def test_mixed_bounds_bracket_exact(net):
-    r = qm.mva(net)
+    try:
+        r = qm.mva(net)
+    except UnsupportedModelError:
+        return  # open and closed load on one multi-server station: no exact reference
     for c in net.classes:
         pop = getattr(c, "population", 1)
         inside(qm.bounds(net, c.name), r.X[c.name], r.R[c.name] if pop else None, tol=1e-7)
