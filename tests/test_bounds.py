@@ -177,7 +177,7 @@ def test_multiclass_lower_bound_at_least_the_published_valid_ones():
 def test_multiclass_refusals():
     c2 = qm.Network([qm.Queue("a", 0.1, servers=2)],
                     [qm.Closed("x", 2, visits={"a": 1}), qm.Open("o", 1.0, visits={"a": 1})])
-    with pytest.raises(UnsupportedModelError, match="station 'a': open and other classes"):
+    with pytest.raises(UnsupportedModelError, match="station 'a': open and closed classes"):
         qm.bounds(c2, "x")
     S = sp.Symbol("S", positive=True)
     sym = qm.Network([qm.Queue("a", S)],
