@@ -110,6 +110,11 @@ _LAZY = {
     "linearizer": ("qmodels.analytic.amva", "linearizer"),
     "Lattice": ("qmodels.analytic.multiclass", "Lattice"),
     "throughput_vs_tokens": ("qmodels.analytic.decomposition", "throughput_vs_tokens"),
+    # bounds beyond ABA/BJB
+    **{n: ("qmodels.analytic.laws", n) for n in (
+        "geometric_bounds", "proportional_bounds", "multiclass_bounds", "pool_bounds",
+        "job_speed")},
+    "exact_network": ("qmodels.symbolic.mva", "exact_network"),
 }
 
 __all__ = [

@@ -192,15 +192,19 @@ def _utilisation(net, X, D, P0row, ld_st):
     return U
 
 
-def _result(net, method, X, Rres, U, notes, info, curve=None):
+def _result(net, method, X, Rres, U, notes, info, curve=None, visit_time=None):
     """Assemble a Result from class throughputs X (C,), residence times per
-    cycle Rres (C, K) and utilisations U (C, K)."""
+    cycle Rres (C, K) and utilisations U (C, K).  ``visit_time`` (C, K) is
+    the per-visit response time a class would have where it never goes
+    (the arrival-theorem value S_ck (1 + Q_k(N - e_c)) at a single server;
+    Reiser & Lavenberg 1980); without it, the service time."""
     V = np.asarray(net.visits, dtype=float)
     S = np.asarray(net.service_times, dtype=float)
     Q = X[:, None] * Rres
     Xk = X[:, None] * V
     with np.errstate(divide="ignore", invalid="ignore"):
-        Rk = np.where(V > 0, Rres / np.where(V > 0, V, 1.0), S)
+        Rk = np.where(V > 0, Rres / np.where(V > 0, V, 1.0),
+                      S if visit_time is None else visit_time)
     Rc = Rres.sum(axis=1)
     return Result(
         method=method,

@@ -130,7 +130,30 @@ def _amva_prepare(net: Network, solver: str):
             )
     owner = np.array(src, np.int64)
     Dx = D[:, owner] * np.array(scale)[None, :]
-    return Dx, np.array(is_delay, dtype=np.bool_), owner, Z, N, notes
+    return Dx, np.array(is_delay, dtype=np.bool_), owner, Z, N, notes, np.array(scale)
+
+
+def _amva_visit_time(net, Q, F, n, is_delay, owner, scale):
+    """Per-visit response time S_ck sum_x scale_x (1 + A_cx) over the
+    columns x of station k, with A_cx the estimate of sum_j Q_jx(N - e_c)
+    that :func:`_core_kernel` uses (0 at delay columns): defined for every
+    class and station, also where the class never goes (the arrival-theorem
+    convention of the exact solvers)."""
+    C, Kx = Q.shape
+    Qt = Q.sum(axis=0)
+    T = np.zeros((C, len(net.stations)))
+    S = np.asarray(net.service_times, dtype=float)
+    for c in range(C):
+        inv = 1.0 / n[c] if n[c] > 0 else 0.0
+        for x in range(Kx):
+            if is_delay[x]:
+                f = 1.0
+            else:
+                g = sum((n[j] - (1.0 if j == c else 0.0)) * F[j, c, x] for j in range(C)
+                        if n[j] > 0 and n[j] - (1.0 if j == c else 0.0) > 0)
+                f = 1.0 + max(Qt[x] - Q[c, x] * inv + g, 0.0)
+            T[c, owner[x]] += S[c, owner[x]] * scale[x] * f
+    return T
 
 
 def _amva_init(Dx, n):
@@ -146,13 +169,13 @@ def _amva_init(Dx, n):
     return Q
 
 
-def _amva_result(net, method, Dx, owner, X, R, notes, info):
+def _amva_result(net, method, Dx, owner, X, R, notes, info, visit_time=None):
     P = np.zeros((len(owner), len(net.stations)))
     P[np.arange(len(owner)), owner] = 1.0
     Rres = R @ P
     D = np.asarray(net.demands, dtype=float)
     U = _utilisation(net, X, D, np.ones(0), np.zeros(0, np.int64))
-    return _result(net, method, X, Rres, U, notes, info)
+    return _result(net, method, X, Rres, U, notes, info, visit_time=visit_time)
 
 
 def _warn_unconverged(solver, max_iter, info):
@@ -214,7 +237,7 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000) -> Res
     Scale Systems 12:91-107, 1987.
     """
     _check_options(tol, max_iter)
-    Dx, is_delay, owner, Z, N, notes = _amva_prepare(net, "Schweitzer MVA")
+    Dx, is_delay, owner, Z, N, notes, scale = _amva_prepare(net, "Schweitzer MVA")
     C, Kx = Dx.shape
     Q = _amva_init(Dx, N)
     F = np.zeros((C, C, Kx))
@@ -223,7 +246,8 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000) -> Res
             "converged": bool(conv), "tol": float(tol)}
     if not conv:
         _warn_unconverged("Schweitzer MVA", max_iter, info)
-    return _amva_result(net, "schweitzer", Dx, owner, X, R, notes, info)
+    T = _amva_visit_time(net, Q, F, N, is_delay, owner, scale)
+    return _amva_result(net, "schweitzer", Dx, owner, X, R, notes, info, visit_time=T)
 
 
 def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
@@ -274,7 +298,7 @@ def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     _check_options(tol, max_iter)
     if isinstance(passes, bool) or not isinstance(passes, (int, np.integer)) or passes < 1:
         raise InvalidValueError(f"passes must be an integer >= 1, got {passes!r}")
-    Dx, is_delay, owner, Z, N, notes = _amva_prepare(net, "Linearizer")
+    Dx, is_delay, owner, Z, N, notes, scale = _amva_prepare(net, "Linearizer")
     C, Kx = Dx.shape
     F = np.zeros((C, C, Kx))
     Q0 = _amva_init(Dx, N)
@@ -309,4 +333,5 @@ def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
             "converged": bool(conv_all), "tol": tol}
     if not conv_all:
         _warn_unconverged("Linearizer", max_iter, info)
-    return _amva_result(net, "linearizer", Dx, owner, X, R, notes, info)
+    T = _amva_visit_time(net, Q0, F, N, is_delay, owner, scale)
+    return _amva_result(net, "linearizer", Dx, owner, X, R, notes, info, visit_time=T)

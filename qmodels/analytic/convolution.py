@@ -241,7 +241,7 @@ def _shape(s, total: int) -> _Station:
 
 
 def _check_closed(net: Network, solver: str):
-    from .mva import _check_capacities, _require_numeric
+    from ._common import _check_capacities, _require_numeric
 
     _require_numeric(net, solver)
     for c in net.classes:

@@ -1026,6 +1026,48 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)) \
             or max_states < 1:
         raise InvalidValueError(f"max_states must be an integer >= 1, got {max_states!r}")
+    res = _solve(net, max_states, open_limit)
+    return _unvisited(net, res, max_states, open_limit)
+
+
+def _unvisited(net: Network, res: Result, max_states, open_limit) -> Result:
+    """Station R per visit of a class at a queue it never visits: the
+    arrival-theorem value, the mean time a class-c job would spend there
+    on arrival, S_ck sum_{j>=1} j / a(j) P(n_k = j - 1), with the marginal of
+    the network with one class-c job less (closed class with N_c >= 1;
+    Reiser & Lavenberg 1980) or of the network itself (open class, PASTA;
+    a closed class of population 0).  This is what exact MVA, convolution,
+    Schweitzer and Linearizer report; in a network that is not product form
+    (blocking, token pools) it is a convention, not an observation."""
+    import dataclasses
+
+    V = np.asarray(net.visits, dtype=float)
+    S = np.asarray(net.service_times, dtype=float)
+    R = np.array(res.station_response_time, dtype=float)
+    changed = False
+    for ci, c in enumerate(net.classes):
+        ks = [k for k, st in enumerate(net.stations)
+              if V[ci, k] == 0 and not isinstance(st, Delay) and S[ci, k] > 0]
+        if not ks:
+            continue
+        base = res
+        if isinstance(c, Closed) and int(c.population) >= 1:
+            base = _solve(net.with_population(int(c.population) - 1, c.name), max_states,
+                          open_limit)
+        for k in ks:
+            st = net.stations[k]
+            p = np.asarray(base.info["marginals"][st.name], dtype=float)
+            j = np.arange(1, len(p) + 1)
+            a = np.array([float(st.rate_multiplier(int(x))) for x in j])
+            R[ci, k] = S[ci, k] * float(np.sum(j / a * p))
+            changed = True
+    if not changed:
+        return res
+    R.flags.writeable = False
+    return dataclasses.replace(res, station_response_time=R)
+
+
+def _solve(net: Network, max_states, open_limit) -> Result:
     spec = _Spec(net, open_limit)
     _check_size(spec, int(max_states))
     chain = _Chain(spec)

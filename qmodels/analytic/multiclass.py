@@ -199,12 +199,26 @@ def _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Xs, mult, nmult):
 
 
 @njit
-def _record(row, slot, M, n, D, kind, ldpos, Qr, Pr, mult, nmult, R, Xs, Xo, Ro, Po):
+def _record(row, slot, M, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, R, Xs, Xo, Ro, Po,
+            Fo):
     """Store the full network's figures at the current point in output row
     ``row``; for a class absent at n, R is what one arriving job of that
-    class would see (arrival theorem at n)."""
+    class would see (arrival theorem at n).  ``Fo`` gets the residence per
+    unit of demand of every class at every station, visited or not (arrival
+    theorem at n - e_c, or at n for a class absent at n)."""
     C, K = D.shape
     full = Xs.shape[0] - 1
+    for c in range(C):
+        src = prev[c] if n[c] > 0 else slot
+        for k in range(K):
+            kk = kind[k]
+            f = 1.0
+            if kk == 1:
+                f = 1.0 + Qr[full, src, k]
+            elif kk != 0:
+                i = ldpos[k]
+                f = _ld_resid(1.0, Qr[full, src, k], Pr[full, src, i], mult[i], nmult[i])
+            Fo[row, c, k] = f
     for c in range(C):
         if n[c] > 0:
             continue
@@ -238,10 +252,13 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     mask over the M load-dependent stations) needs s minus one bit, which
     has a smaller number, so masks are visited in increasing order.
 
-    Returns X (rows, C), R (rows, C, K) residence per cycle and P0
-    (rows, M) for the full network; rows = all lattice points with
-    ``want_curve``, else just N.  For a class with n_c = 0, R is what one
-    arriving job of that class would see (arrival theorem at n).
+    Returns X (rows, C), R (rows, C, K) residence per cycle, P0
+    (rows, M) for the full network and F (rows, C, K), the residence per
+    unit of demand a class-c job has at station k (the per-visit time over
+    the service time; defined also where class c never goes: the
+    arrival-theorem value); rows = all lattice points with ``want_curve``,
+    else just N.  For a class with n_c = 0, R is what one arriving job of
+    that class would see (arrival theorem at n).
     """
     C, K = D.shape
     M = ld_st.shape[0]
@@ -260,6 +277,7 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     Xo = np.zeros((rows, C))
     Ro = np.zeros((rows, C, K))
     Po = np.ones((rows, max(M, 1)))
+    Fo = np.ones((rows, C, K))
     n = np.zeros(C, np.int64)
     prev = np.zeros(C, np.int64)
     for idx in range(L):
@@ -279,9 +297,9 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
             _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, Z, R, Xs)
             _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Xs, mult, nmult)
         if want_curve or idx == L - 1:
-            _record(idx if want_curve else 0, slot, M, n, D, kind, ldpos, Qr, Pr, mult, nmult,
-                    R, Xs, Xo, Ro, Po)
-    return Xo, Ro, Po
+            _record(idx if want_curve else 0, slot, M, n, prev, D, kind, ldpos, Qr, Pr, mult,
+                    nmult, R, Xs, Xo, Ro, Po, Fo)
+    return Xo, Ro, Po, Fo
 
 
 def _closed_arrays(net: Network, D, Z, N, solver: str):
@@ -351,10 +369,29 @@ def _closed_exact_arrays(net: Network, D, Z, N, curve: bool):
     if M == 0:
         mult = np.ones((0, 1))
         nmult = np.zeros(0, np.int64)
-    X, R, P0 = _exact_kernel(
+    X, R, P0, F = _exact_kernel(
         Dk, kind, ldpos, ld_st, mult, nmult, np.asarray(Z, dtype=float), Nv, bool(curve)
     )
-    return X, R, P0, kind, ld_st, Dk
+    return X, R, P0, kind, ld_st, Dk, F
+
+
+def _unit_scale(net: Network, D, N) -> np.ndarray:
+    """Per station: per-visit time = S_ck x F_ck x scale_k, F from the
+    lattice kernel.  1/a for a constant-rate station (its kernel demand is
+    D/a), 1/a(1) for a station no class visits (nobody is ever there), 1
+    otherwise."""
+    ntot = int(sum(N))
+    used = (np.asarray(D) > 0).any(axis=0)
+    out = np.ones(len(net.stations))
+    for k, s in enumerate(net.stations):
+        if not used[k]:
+            if isinstance(s, LoadDependent):
+                out[k] = 1.0 / float(s.rate_multipliers[0])
+            continue
+        kd, a = _shape(s, True, ntot + 1)
+        if kd == _KIND_FIXED:
+            out[k] = 1.0 / a[0]
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -386,6 +423,7 @@ class Lattice:
     residence_time: np.ndarray
     utilization: np.ndarray
     notes: tuple = ()
+    visit_time: np.ndarray | None = None
 
     X = property(lambda self: self.throughput)
     U = property(lambda self: self.utilization)
@@ -448,8 +486,11 @@ class Lattice:
         X = self.throughput[sl]
         Rr = self.residence_time[(slice(None), slice(None)) + idx]
         U = self.utilization[(slice(None), slice(None)) + idx]
+        T = None if self.visit_time is None else self.visit_time[
+            (slice(None), slice(None)) + idx]
         return _result(sub, "exact", X, Rr, U, self.notes,
-                       {"algorithm": "multi-class MVA lattice", "population": idx})
+                       {"algorithm": "multi-class MVA lattice", "population": idx},
+                       visit_time=T)
 
     def to_frame(self):
         """A pandas DataFrame with one row per lattice point: index the
@@ -492,7 +533,9 @@ def _closed_exact(net: Network, curve: bool) -> Result:
     _check_capacities(net, sum(N), "exact multi-class MVA")
     _check_classes(net, D, Z, N)
     notes = _ps_notes(net)
-    X, R, P0, kind, ld_st, _ = _closed_exact_arrays(net, D, Z, N, curve)
+    X, R, P0, kind, ld_st, _, F = _closed_exact_arrays(net, D, Z, N, curve)
+    S = np.asarray(net.service_times, dtype=float)
+    Tv = S[None, :, :] * F * _unit_scale(net, D, N)[None, None, :]
     info = {
         "algorithm": "multi-class MVA lattice"
         + (" with complement networks for load-dependent stations" if len(ld_st) else ""),
@@ -515,10 +558,12 @@ def _closed_exact(net: Network, curve: bool) -> Result:
             residence_time=np.moveaxis(R, 0, -1).reshape((C, K) + shape),
             utilization=np.moveaxis(Ul, 0, -1).reshape((C, K) + shape),
             notes=tuple(notes),
+            visit_time=np.moveaxis(Tv, 0, -1).reshape((C, K) + shape),
         )
-        for arr in (lat.throughput, lat.residence_time, lat.utilization):
+        for arr in (lat.throughput, lat.residence_time, lat.utilization, lat.visit_time):
             arr.flags.writeable = False
-    return _result(net, "exact", X[last], R[last], U, notes, info, curve=lat)
+    return _result(net, "exact", X[last], R[last], U, notes, info, curve=lat,
+                   visit_time=Tv[last])
 
 
 def solve_exact(net: Network, *, curve: bool = False) -> Result:
@@ -705,7 +750,7 @@ def _mixed_exact(net: Network) -> Result:
     closed_net = Network(stations, tuple(net.classes[i] for i in ci), name=net.name)
     Zc = np.array([float(net.classes[i].think_time) for i in ci])
     _check_classes(closed_net, Dc, Zc, Nc)
-    Xc_, Rc_, P0c, kind, ld_st, _ = _closed_exact_arrays(
+    Xc_, Rc_, P0c, kind, ld_st, _, Fc_ = _closed_exact_arrays(
         closed_net, Dc * inflate[None, :], Zc, Nc, False
     )
     Xcl, Rcl = Xc_[0], Rc_[0]
@@ -716,16 +761,22 @@ def _mixed_exact(net: Network) -> Result:
     Rres[ci] = Rcl
     X[oi] = lam[oi]
     # open classes: R_ok = D_ok (1 + Q_k^closed) / (1 - U_k^open) at
-    # single-server queues (QSP sec. 7.4.3), D_ok at delays.
+    # single-server queues (QSP sec. 7.4.3), D_ok at delays.  The same
+    # factors times S give the per-visit time where a class never goes.
+    S = np.asarray(net.service_times, dtype=float)
+    Tv = np.zeros((C, K))
+    Tv[ci] = S[ci] * Fc_[0] * _unit_scale(closed_net, Dc, Nc)[None, :] * inflate[None, :]
     for k, s in enumerate(net.stations):
-        if isinstance(s, Delay):
-            Rres[oi, k] = D[oi, k]
-        elif s.name in shared:
+        if s.name in shared:
             continue
+        if isinstance(s, Delay):
+            f = 1.0
         elif np.any(Dc[:, k] > 0):
-            Rres[oi, k] = D[oi, k] * (1.0 + Qk_closed[k]) * inflate[k] / _single_rate(s)
+            f = (1.0 + Qk_closed[k]) * inflate[k] / _single_rate(s)
         else:
-            Rres[oi, k] = D[oi, k] * factor[k]
+            f = factor[k]
+        Rres[oi, k] = D[oi, k] * f
+        Tv[oi, k] = S[oi, k] * f
     U = X[:, None] * D
     Ucl = _utilisation(closed_net, Xcl, Dc, P0c[0], ld_st)
     for k, s in enumerate(net.stations):
@@ -736,17 +787,17 @@ def _mixed_exact(net: Network) -> Result:
     U[ci] = Ucl
     if shared:
         _shared_open_figures(net, closed_net, shared, lbeta, inflate, rho, lam, D, oi, X, Rres,
-                             U)
+                             U, Tv)
         notes.append("open load at the shared multi-server/load-dependent station(s) "
                      f"{', '.join(map(repr, shared))} summed out exactly (Bolch et al. 2006, "
                      "sec. 8.2.3)")
     info = {"algorithm": "mixed MVA (open load inflates closed demands)",
             "population": tuple(Nc)}
-    return _result(net, "exact", X, Rres, U, notes, info)
+    return _result(net, "exact", X, Rres, U, notes, info, visit_time=Tv)
 
 
 def _shared_open_figures(net, closed_net, shared, lbeta, inflate, rho, lam, D, oi, X, Rres,
-                         U):
+                         U, Tv):
     """Open-class residence times and every class's utilisation at the shared
     load-dependent stations, from the marginal p_k(j) of closed jobs there
     (normalising constants of the closed network with the open load summed
@@ -769,6 +820,12 @@ def _shared_open_figures(net, closed_net, shared, lbeta, inflate, rho, lam, D, o
         share = lam[oi] * D[oi, k] / rho[k]
         Rres[oi, k] = np.where(lam[oi] > 0, q_open * share / np.where(lam[oi] > 0, lam[oi], 1),
                                0.0)
+        # per-visit time of an open job there: (1 + E[jobs seen]) S / rate,
+        # from its residence where it visits; by PASTA the same for any
+        # open class, so one that never visits sees it too
+        S = np.asarray(net.service_times, dtype=float)
+        R_unit = q_open / rho[k]  # residence per unit of open demand
+        Tv[oi, k] = S[oi, k] * R_unit
         s = net.stations[k]
         if isinstance(s, LoadDependent):
             busy = 1.0 - float(p[0]) * math.exp(-lb[0])

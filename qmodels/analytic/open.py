@@ -145,6 +145,8 @@ def _open_exact(net: Network) -> Result:
         elif isinstance(s, LoadDependent):
             U[:, k] = (1 - p0[k]) * U[:, k] / rho[k] if rho[k] > 0 else 0.0
     info = {"algorithm": "BCMP open product form"}
-    return _result(net, "exact", lam, Rres, U, notes, info)
+    S = np.asarray(net.service_times, dtype=float)
+    return _result(net, "exact", lam, Rres, U, notes, info,
+                   visit_time=S * factor[None, :])
 
 

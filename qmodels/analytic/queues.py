@@ -136,6 +136,7 @@ _LABELS = {
     "queue_length": "queue length (Q = L)",
     "blocking_probability": "blocking probability",
     "wait_probability": "wait probability",
+    "empty_probability": "empty probability (P0)",
 }
 
 
@@ -193,6 +194,13 @@ class QueueMetrics:
         Allen-Cunneen).
     reference : str
         Where the formulas come from.
+    empty_probability : float or None
+        P0, the (time-average) probability that the station is empty: 1 - rho
+        for every stable single-server queue (M/M/1, M/G/1, M/D/1, G/G/1:
+        the server idles exactly when nobody is there), e^{-lambda S} for
+        M/M/inf (Poisson), the Erlang formula for M/M/c and the normalised
+        stationary distribution for M/M/c/K.  None where the model does not
+        give it (the G/G/c approximation).
 
     The short aliases ``X``, ``R``, ``U``, ``Q``, ``W``, ``L`` and ``Lq`` are
     read-only properties.  Note that ``W`` is the *waiting* time in queue
@@ -214,6 +222,7 @@ class QueueMetrics:
     wait_probability: Any = None
     approximate: bool = False
     reference: str = ""
+    empty_probability: Any = None
 
     # -- aliases ----------------------------------------------------------
     @property
@@ -251,6 +260,11 @@ class QueueMetrics:
         """Mean number waiting."""
         return self.number_waiting
 
+    @property
+    def P0(self):
+        """Probability that the station is empty (``empty_probability``)."""
+        return self.empty_probability
+
     # -- conversions ------------------------------------------------------
     def as_dict(self) -> dict:
         """All fields as a plain dict (in field order)."""
@@ -267,6 +281,8 @@ class QueueMetrics:
 
     def _rows(self):
         skip = {"model", "approximate", "reference"}
+        if self.empty_probability is None:
+            skip.add("empty_probability")
         for f in fields(self):
             if f.name in skip:
                 continue
@@ -583,6 +599,7 @@ def mm1(arrival_rate, service_time) -> QueueMetrics:
 
     .. math::
 
+        P_0 = 1 - \\rho, \\quad
         L = \\frac{\\rho}{1-\\rho}, \\quad
         R = \\frac{S}{1-\\rho}, \\quad
         W_q = \\frac{\\rho S}{1-\\rho}, \\quad
@@ -623,6 +640,7 @@ def mm1(arrival_rate, service_time) -> QueueMetrics:
         wait_probability=rho,
         approximate=False,
         reference=_REF_MM1,
+        empty_probability=1 - rho,
     )
 
 
@@ -662,7 +680,17 @@ def mmc(arrival_rate, service_time, servers) -> QueueMetrics:
         \\quad L = L_q + a, \\quad U = \\rho.
 
     C is computed from the Erlang B recursion, so c = 10^4 and beyond are
-    fine.
+    fine.  The probability that the station is empty (Kleinrock 1975,
+    eq. 3.37; Gross et al. 2008, eq. 2.34)
+
+    .. math::
+
+        P_0 = \\Big[\\sum_{n=0}^{c-1} \\frac{a^n}{n!}
+              + \\frac{a^c}{c!\\,(1-\\rho)}\\Big]^{-1}
+
+    is evaluated as e^{-a} / (Q(c+1, a) ((1 - B) + B/(1 - rho))), with
+    Q the regularised upper incomplete gamma function (sum_{n<=c} a^n/n! =
+    e^a Q(c+1, a)) and B = B(c, a) Erlang B, so no factorial is formed.
 
     References
     ----------
@@ -678,9 +706,11 @@ def mmc(arrival_rate, service_time, servers) -> QueueMetrics:
     a = lam * s
     rho = a / c
     _check_stable(name, rho, "arrival_rate * service_time / servers")
-    cw = _erlang_c_from_b(c, a, _erlang_b_unchecked(c, a))
+    b = _erlang_b_unchecked(c, a)
+    cw = _erlang_c_from_b(c, a, b)
     wq = cw * s / (c - a)
     lq = lam * wq
+    p0 = _mmc_p0(c, a, b)
     return QueueMetrics(
         model=name,
         arrival_rate=lam,
@@ -697,7 +727,19 @@ def mmc(arrival_rate, service_time, servers) -> QueueMetrics:
         wait_probability=cw,
         approximate=False,
         reference=_REF_MMC,
+        empty_probability=p0,
     )
+
+
+def _mmc_p0(c: int, a: float, b: float) -> float:
+    """P0 of M/M/c from Erlang B (see :func:`mmc`)."""
+    from scipy.special import gammaincc
+
+    if a == 0.0:
+        return 1.0
+    rho = a / c
+    q = float(gammaincc(c + 1, a))
+    return math.exp(-a - math.log(q) - math.log((1 - b) + b / (1 - rho)))
 
 
 def _finite_room(name, lam, s, c, k, reference) -> QueueMetrics:
@@ -728,6 +770,7 @@ def _finite_room(name, lam, s, c, k, reference) -> QueueMetrics:
             wait_probability=0.0,
             approximate=False,
             reference=reference,
+            empty_probability=1.0,
         )
     rho = a / c
     n_low = np.arange(c + 1, dtype=float)
@@ -762,6 +805,7 @@ def _finite_room(name, lam, s, c, k, reference) -> QueueMetrics:
         wait_probability=p_wait,
         approximate=False,
         reference=reference,
+        empty_probability=float(p[0]),
     )
 
 
@@ -891,7 +935,8 @@ def mminf(arrival_rate, service_time) -> QueueMetrics:
 
     .. math::
 
-        L = \\lambda S, \\quad R = S, \\quad W_q = L_q = 0.
+        L = \\lambda S, \\quad R = S, \\quad W_q = L_q = 0,
+        \\quad P_0 = e^{-\\lambda S}.
 
     The means hold for any service-time distribution (insensitivity).
 
@@ -904,8 +949,13 @@ def mminf(arrival_rate, service_time) -> QueueMetrics:
     lam = _check_nonneg("M/M/inf", "arrival_rate", arrival_rate, symbolic_ok=True)
     s = _check_nonneg("M/M/inf", "service_time", service_time, symbolic_ok=True)
     a = lam * s
-    if not sym:
+    if sym:
+        import sympy as sp
+
+        p0 = sp.exp(-a)
+    else:
         lam, s, a = float(lam), float(s), float(a)
+        p0 = math.exp(-a)
     return QueueMetrics(
         model="M/M/inf",
         arrival_rate=lam,
@@ -922,6 +972,7 @@ def mminf(arrival_rate, service_time) -> QueueMetrics:
         wait_probability=0.0,
         approximate=False,
         reference=_REF_MMINF,
+        empty_probability=p0,
     )
 
 
@@ -931,11 +982,16 @@ def mminf(arrival_rate, service_time) -> QueueMetrics:
 
 
 def _single_server(model, lam, s, wq, rho, sym, *, wait_probability, approximate, reference):
+    """Figures of a stable single-server queue from its Wq.  P0 = 1 - rho
+    is exact for every G/G/1 (the server is busy exactly when the station
+    is not empty, and busy a fraction rho of the time: the utilisation law;
+    Kleinrock 1975, sec. 5.5 for M/G/1), even where Wq is approximate."""
     lq = lam * wq
     r = wq + s
     l_ = lq + rho
+    p0 = 1 - rho
     if not sym:
-        lam, s, wq, rho, lq, r, l_ = map(float, (lam, s, wq, rho, lq, r, l_))
+        lam, s, wq, rho, lq, r, l_, p0 = map(float, (lam, s, wq, rho, lq, r, l_, p0))
         if wait_probability is not None:
             wait_probability = float(wait_probability)
     return QueueMetrics(
@@ -954,6 +1010,7 @@ def _single_server(model, lam, s, wq, rho, sym, *, wait_probability, approximate
         wait_probability=wait_probability,
         approximate=approximate,
         reference=reference,
+        empty_probability=p0,
     )
 
 

@@ -745,11 +745,16 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
         return estimate([o[key][idx] for o in obs], level)
 
     figs = {}
+    # R of a class at a station it never visits is not observed: NaN (the
+    # analytic solvers report the arrival-theorem value there)
+    V = np.asarray(net.visits, dtype=float)
+    never = [(s, c) for i, c in enumerate(cn) for k, s in enumerate(sn) if V[i, k] == 0]
     for metric, m in (("throughput", "X"), ("response_time", "R"), ("queue_length", "Q"),
                       ("utilization", "U")):
         station = {s: est(f"{m}_st", k) for k, s in enumerate(sn)}
-        pair = {(s, c): est(f"{m}_pair", i, k) for i, c in enumerate(cn)
-                for k, s in enumerate(sn)}
+        pair = {(s, c): (estimate([math.nan], level) if m == "R" and (s, c) in never
+                         else est(f"{m}_pair", i, k))
+                for i, c in enumerate(cn) for k, s in enumerate(sn)}
         klass = {c: est(f"{m}_cl", i) for i, c in enumerate(cn)} if m != "U" else {}
         figs[metric] = Figures(metric, station, klass, pair)
     parr = np.array(pct)  # (n, C, 3)
@@ -761,6 +766,13 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
              for i, p in enumerate(net.pools)}
     lost = {c.name: est("lost", i) for i, c in enumerate(net.classes) if isinstance(c, Open)}
     closed_note = []
+    if never:
+        shown = ", ".join(f"{c!r} at {s!r}" for s, c in never[:4]) + (
+            f" and {len(never) - 4} more" if len(never) > 4 else "")
+        closed_note.append(
+            f"R of a class at a station it never visits is NaN ({shown}): the simulator cannot "
+            "observe it; the analytic solvers report the arrival-theorem value "
+            "S (1 + Q_k(N - e_c)) there")
     if any(isinstance(c, Closed) and c.routing is None for c in net.classes) or any(
             isinstance(c, Open) and c.routing is None for c in net.classes):
         closed_note.append("classes given by visits or demands are routed at random with the "

@@ -47,6 +47,7 @@ from ..results import Curve, Result
 __all__ = [
     "symbols",
     "exact",
+    "exact_network",
     "free_symbols",
     "substitute",
     "mva_symbolic",
@@ -102,6 +103,73 @@ def exact(value):
     if e.has(sp.Float):
         e = sp.nsimplify(e, rational=True)
     return e
+
+
+def _exact_value(v):
+    """One model value with every float made exact (see :func:`exact`)."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, float):
+        return exact(v) if np.isfinite(v) else v
+    if isinstance(v, sp.Basic):
+        return exact(v) if v.has(sp.Float) else v
+    if isinstance(v, Power):
+        return Power(**{f.name: _exact_value(getattr(v, f.name))
+                        for f in dataclasses.fields(v)})
+    if isinstance(v, Mapping):
+        return {k: _exact_value(x) for k, x in v.items()}
+    if isinstance(v, tuple):
+        return tuple(_exact_value(x) for x in v)
+    return v
+
+
+def _exact_obj(obj):
+    changes = {}
+    for f in dataclasses.fields(obj):
+        if not f.init:
+            continue
+        v = getattr(obj, f.name)
+        nv = _exact_value(v)
+        if nv is not v:
+            changes[f.name] = nv
+    return dataclasses.replace(obj, **changes) if changes else obj
+
+
+def exact_network(net: Network) -> Network:
+    """A copy of ``net`` whose floats are the exact rationals they were
+    written as (:func:`exact`: ``0.045`` -> ``9/200``), in every station,
+    class and power field, so that symbolic results are exact.  (A network
+    without symbols stores these as exact sympy numbers too; the numeric
+    solvers want floats, so use this only for the symbolic ones.)
+
+    >>> import qmodels as qm
+    >>> S = symbols("S")
+    >>> net = qm.Network([qm.Queue("cpu", S), qm.Queue("disk", 0.045)],
+    ...                  [qm.Closed("tx", 2, visits={"cpu": 1, "disk": 0.5})])
+    >>> exact_network(net).demands.tolist()
+    [[S, 9/400]]
+    """
+    if not isinstance(net, Network):
+        raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
+    return Network(tuple(_exact_obj(s) for s in net.stations),
+                   tuple(_exact_obj(c) for c in net.classes), name=net.name, pools=net.pools)
+
+
+def _decimal(e, digits: int = 6):
+    """A decimal of ``e`` when it holds a long rational (numerator or
+    denominator of more than 4 digits), else None."""
+    try:
+        e = sp.sympify(e)
+    except (sp.SympifyError, TypeError):
+        return None
+    long = any(len(str(abs(r.p))) > 4 or len(str(r.q)) > 4 for r in e.atoms(sp.Rational))
+    return sp.N(e, digits) if long else None
+
+
+def _latex_with_decimal(e) -> str:
+    dec = _decimal(e)
+    out = sp.latex(e)
+    return out if dec is None else out + r" \approx " + sp.latex(dec)
 
 
 def _is_sym(x) -> bool:
@@ -751,9 +819,11 @@ def mva_symbolic(
     cls, N = _check_mva_input(net, max_population)
     _simplify(0, simplify)  # validate the option early
     K = len(net.stations)
-    D = [exact(d) for d in net.demands[0]]
+    # inputs made exact first, then multiplied (a float product such as
+    # 0.27 * 0.1 would carry its rounding into the rational)
     V = [exact(v) for v in net.visits[0]]
     S = [exact(s) for s in net.service_times[0]]
+    D = [v * s for v, s in zip(V, S, strict=True)]
     Z = exact(cls.think_time)
     if N > 0 and all(d == 0 for d in D) and Z == 0:
         raise InvalidValueError(
@@ -824,14 +894,15 @@ class SymbolicBounds(Bounds):
         return getattr(self, name)
 
     def latex_lines(self) -> list:
-        return [f"{sym} = {sp.latex(getattr(self, n))}" for n, sym in _BOUND_FIELDS]
+        return [f"{sym} = {_latex_with_decimal(getattr(self, n))}" for n, sym in _BOUND_FIELDS]
 
     def latex(self, name: str | None = None) -> str:
         """LaTeX of one bound (``b.latex("N*")``) or all in an ``aligned``
-        block."""
+        block; a long rational gets its decimal beside it
+        (``\\approx 0.19627 N``)."""
         if name is not None:
             sym = dict(_BOUND_FIELDS)[self._get_name(name)]
-            return f"{sym} = {sp.latex(self._get(name))}"
+            return f"{sym} = {_latex_with_decimal(self._get(name))}"
         return r"\begin{aligned}" + r" \\ ".join(
             line.replace(" = ", " &= ", 1) for line in self.latex_lines()) + r"\end{aligned}"
 
@@ -845,7 +916,10 @@ class SymbolicBounds(Bounds):
 
     def __repr__(self):
         lines = [f"symbolic bounds for class {self.class_name!r}, N = {self.population}"]
-        lines += [f"  {n} = {getattr(self, n)}" for n, _ in _BOUND_FIELDS]
+        for n, _ in _BOUND_FIELDS:
+            v = getattr(self, n)
+            dec = _decimal(v)
+            lines.append(f"  {n} = {v}" + (f"  (~ {dec})" if dec is not None else ""))
         return "\n".join(lines)
 
     def lambdify(self, name: str, args=None) -> Callable:
@@ -876,8 +950,11 @@ def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
     """Asymptotic and balanced job bounds and N* as formulas.
 
     The population, the demands and the think time may be symbols.  The
-    bounds are those of :func:`qmodels.laws.bounds` (QSP Table 5.3), with
-    floats turned into exact rationals and each expression simplified;
+    bounds are those of :func:`qmodels.laws.bounds` (QSP Table 5.3),
+    computed on :func:`exact_network` (every float of the model turned into
+    the rational it was written as *before* any arithmetic, so a think time
+    of 5 and demands 0.05 and 0.045 give X <= 200 N/1019, not a rational
+    approximation of a rounded float) and each expression simplified;
     ``max``/``min`` stay as ``Max``/``Min`` unless the symbols'
     assumptions decide them.
 
@@ -915,7 +992,8 @@ def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
             "symbolic_bounds needs a network with sympy symbols; for numbers use "
             "qmodels.laws.bounds"
         )
-    b = bounds(net, cls)
+    net_exact = exact_network(net)
+    b = bounds(net_exact, cls)
     if not isinstance(net.klass(b.class_name), Closed):
         raise UnsupportedModelError(
             f"class {b.class_name!r} is open: symbolic_bounds covers closed classes"
@@ -940,7 +1018,7 @@ def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
         for e in (v if isinstance(v, tuple) else (v,)):
             syms |= e.free_symbols
     return SymbolicBounds(
-        network=net, class_name=b.class_name, population=exact(b.population),
+        network=net_exact, class_name=b.class_name, population=exact(b.population),
         parameters=tuple(sorted(syms | set(free_symbols(net)), key=lambda s: s.name)),
         **vals,
     )

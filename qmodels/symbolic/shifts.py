@@ -477,7 +477,7 @@ def capacity_demands(net: Network, cls: str | None = None) -> dict:
     for k, s in enumerate(net.stations):
         if isinstance(s, Delay):
             continue
-        d = exact(net.demands[ci, k])
+        d = exact(net.visits[ci, k]) * exact(net.service_times[ci, k])
         if d == 0:
             continue
         out[s.name] = sp.cancel(d / _capacity(s))
@@ -664,7 +664,8 @@ def response_time_asymptote(
     if not dk:
         raise UnsupportedModelError("no queueing station with a demand: nothing saturates")
     N, Z = exact(c.population), exact(c.think_time)
-    D = sum((exact(d) for d in net.demands[ci]), sp.Integer(0))
+    D = sum((exact(v) * exact(x) for v, x in zip(net.visits[ci], net.service_times[ci],
+                                                  strict=True)), sp.Integer(0))
     funcs = {"no contention": sp.cancel(D)}
     funcs.update({k: sp.cancel(N * v - Z) for k, v in dk.items()})
     t = sp.Dummy("t", real=True)
