@@ -151,11 +151,13 @@ class _Run:
     def advance(self, t_stop: float, max_events: float) -> int:
         f = self.f
         while True:
-            st = E.run(f.STI, f.STF, f.RM, f.EMP, f.S, f.CLI, f.CLF, f.RN, f.RD, f.RC, f.PLI,
-                       f.ACQ, f.REL, self.JI, self.JF, self.HE, self.HT, self.POS, self.SS,
-                       self.NC, self.BS, self.SFL, self.PS, self.PFL, self.SI, self.SX,
-                       self.ACC, self.SNAP, self.EDGES, self.HIST, self.SEG, self.UB, self.U,
-                       self._umin(), float(t_stop), float(max_events), OPEN_LIMIT)
+            M = (f.STI, f.STF, f.RM, f.EMP, f.S, f.CLI, f.CLF, f.RN, f.RD, f.RC, f.PLI,
+                 f.ACQ, f.REL)
+            J = (self.JI, self.JF, self.HE, self.HT, self.POS, self.SS, self.NC, self.BS,
+                 self.SFL, self.PS, self.PFL, self.SI, self.SX, self.UB)
+            T = (self.ACC, self.SNAP, self.EDGES, self.HIST, self.SEG)
+            st = E.run(M, J, T, self.U, self._umin(), float(t_stop), float(max_events),
+                       OPEN_LIMIT)
             if st == E.NEED_ROOM:
                 self._grow()
                 continue
