@@ -82,6 +82,7 @@ _LAZY = {
     "simulate": ("qmodels.sim", "simulate"),
     "SimResult": ("qmodels.sim", "SimResult"),
     "Estimate": ("qmodels.sim", "Estimate"),
+    "SimulationWarning": ("qmodels.errors", "SimulationWarning"),
     # exact Markov chain of small networks (blocking, loss, token pools)
     "ctmc": ("qmodels.ctmc", "ctmc"),
     "marginal": ("qmodels.ctmc", "marginal"),
