@@ -40,6 +40,8 @@ CELLS_PER_SEG = 10
 BATCHES = 20
 #: default events per replication when no horizon is given (at least)
 DEFAULT_EVENTS = 200_000
+#: a given horizon shorter than this many relaxation times: a warning
+MIN_RELAXATIONS = 10
 #: a default horizon lets every closed job complete this many cycles ...
 CYCLES_PER_JOB = 20
 #: ... and spans this many relaxation times of the busiest open station
@@ -363,7 +365,7 @@ def _diagnose(net: Network, flat: Flat, obs, chk: _Checks, horizon: float, warm_
             out.append(("short", f"class {cls.name!r} completed no cycle in the observation "
                         "window: its throughput 0 and response time are not estimates; " + hint))
             continue
-        if isinstance(cls, Closed) and method == "replications":
+        if isinstance(cls, Closed):
             per_job = float(xs.mean()) * T_obs / cls.population
             if per_job < MIN_CYCLES:
                 out.append(("cycles", f"class {cls.name!r}: each of its {cls.population} jobs "
@@ -416,7 +418,9 @@ def _drift(net: Network, obs, chk: _Checks, method: str):
         found = []
         for i, name in enumerate(names):
             e = estimate(last[:, i] - first[:, i], CHECK_LEVEL)
-            level = float(np.nanmean(np.abs(first[:, i])))
+            col = np.abs(first[:, i])
+            col = col[np.isfinite(col)]
+            level = float(col.mean()) if col.size else 0.0
             if e.n >= 3 and (e.low > 0 or e.high < 0) and abs(e.mean) > 0.02 * level:
                 found.append((i, e.mean, f"{name} changes by {e.mean:.6g} (+- {e.half_width:.3g}) "
                               "from the first to the last quarter of the observation window"))
@@ -538,20 +542,10 @@ def _default_horizon(net: Network, flat: Flat):
         rate += x * max(2.0 * visits, 1.0)
     if not math.isfinite(rate) or rate <= 0:
         return 1.0, None
-    for k, s in enumerate(net.stations):
-        lam_s = sum(float(c.arrival_rate) * flat.visits[ci, k] * flat.S[ci, k]
-                    for ci, c in enumerate(net.classes) if isinstance(c, Open))
-        cap = limiting_capacity(s)
-        if lam_s <= 0 or not math.isfinite(cap):
-            continue
-        lam = sum(float(c.arrival_rate) * flat.visits[ci, k]
-                  for ci, c in enumerate(net.classes) if isinstance(c, Open))
-        rho = min(lam_s / cap, 1.0 - 1e-12)
-        relax = (lam_s / lam) / (cap * (1.0 - math.sqrt(rho)) ** 2)
-        if RELAXATIONS * relax > t_min:
-            t_min = RELAXATIONS * relax
-            why = (f"{RELAXATIONS} relaxation times of station {s.name!r} "
-                   f"(open load rho = {rho:.6g})")
+    relax, who = _relaxation_time(net, flat)
+    if RELAXATIONS * relax > t_min:
+        t_min = RELAXATIONS * relax
+        why = f"{RELAXATIONS} relaxation times of {who}"
     horizon = max(DEFAULT_EVENTS / rate, t_min)
     if horizon * rate > MAX_DEFAULT_EVENTS:
         need = horizon
@@ -561,6 +555,27 @@ def _default_horizon(net: Network, flat: Flat):
             f"replication) is shorter than the {need:.6g} the model needs for {why}; the "
             "figures may be biased: pass a longer horizon= to be sure")
     return horizon, None
+
+
+def _relaxation_time(net: Network, flat: Flat):
+    """(tau, description): the longest relaxation time of an open station,
+    ``tau = S / (c (1 - sqrt(rho))^2)`` (M/M/c: Whitt 1989, eq. 9; Morse
+    1955), S the mean service time of the open visits, c the limiting
+    rate, rho the open load at that rate.  (0, "") without open load."""
+    best, who = 0.0, ""
+    for k, s in enumerate(net.stations):
+        lam_s = sum(float(c.arrival_rate) * flat.visits[ci, k] * flat.S[ci, k]
+                    for ci, c in enumerate(net.classes) if isinstance(c, Open))
+        cap = limiting_capacity(s)
+        if lam_s <= 0 or not math.isfinite(cap):
+            continue
+        lam = sum(float(c.arrival_rate) * flat.visits[ci, k]
+                  for ci, c in enumerate(net.classes) if isinstance(c, Open))
+        rho = lam_s / cap
+        tau = (lam_s / lam) / (cap * (1.0 - math.sqrt(min(rho, 1.0 - 1e-12))) ** 2)
+        if tau > best:
+            best, who = tau, f"station {s.name!r} (open load rho = {rho:.6g})"
+    return best, who
 
 
 def _edges(horizon: float, warm: float | None, ncell: int):
@@ -637,8 +652,13 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
         gives the same numbers bit for bit.
     horizon : float, optional
         Simulated time per replication (of the single run for batch
-        means), warm-up included.  Default: about 200,000 events per
-        replication, from the asymptotic throughput bounds.
+        means), warm-up included.  Default: the longest of about 200,000
+        events, 20 cycles of every closed job (a cycle lasts at least
+        N D_max: a large population needs a long run) and 50 relaxation
+        times of every open station, from the asymptotic bounds; capped
+        at 2e7 events per replication (with a warning), and made 4x longer
+        (twice at most) when the run shows a transient left in its data or
+        too few cycles per job.
     replications : int
         Independent replications (>= 2), or for ``batch_means`` the
         horizon is ``replications x`` the default horizon when not given.
@@ -680,7 +700,26 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
         A model the simulator cannot honour (see :func:`qmodels.sim.flatten.flatten`),
         or a deadlock of blocked jobs during the run.
     UnstableError
-        Open load with no steady state.
+        Open load with no steady state (a load-dependent station counts at
+        its limiting rate, the last multiplier).
+    KeyboardInterrupt
+        Ctrl-C: the compiled loop runs in chunks of about 2e6 events and
+        Python sees the interrupt between them (within a fraction of a
+        second); nothing is returned.
+
+    Warns
+    -----
+    SimulationWarning
+        The figures may not describe the steady state (each message is also
+        in ``notes``): a horizon shorter than the model needs (10
+        relaxation times of an open station; the default horizon's cap); a
+        figure that still drifts between the first and the last quarter of
+        the observation window (warm-up deletion failed) or a number
+        present that keeps growing (instability); fewer than 100 events or
+        no completed cycle; fewer than 5 cycles per closed job; a class
+        throughput above its asymptotic bound or a station throughput per
+        visit away from the class throughput (laws checked with 99.9 %
+        intervals).
 
     Notes
     -----
@@ -752,6 +791,7 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     cap_events = math.inf if max_events is None else float(max_events)
 
+    extended = []
     for attempt in range(EXTENSIONS + 1):
         chk = _Checks()
         if method == "replications":
@@ -768,12 +808,22 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
         if not (default_horizon and capped is None and attempt < EXTENSIONS and any(
                 kind in ("warmup", "cycles") for kind, _ in problems)):
             break
+        extended.append(f"default horizon {horizon:.6g} made 4x longer: "
+                        + next(m for k, m in problems if k in ("warmup", "cycles")))
         horizon *= 4.0
     if capped:
         problems.insert(0, ("horizon", capped))
+    elif not default_horizon:
+        tau, who = _relaxation_time(network, flat)
+        if horizon < MIN_RELAXATIONS * tau:
+            problems.insert(0, ("horizon", (
+                f"the horizon {horizon:.6g} is shorter than {MIN_RELAXATIONS} relaxation times "
+                f"({MIN_RELAXATIONS * tau:.6g}) of {who}: the queue there has no time to "
+                "reach its steady state and the figures are likely biased low; pass a longer "
+                "horizon= (or leave it out)")))
     for _, msg in problems:
         warnings.warn(msg, SimulationWarning, stacklevel=2)
-    notes = tuple(notes) + tuple(msg for _, msg in problems)
+    notes = tuple(notes) + tuple(extended) + tuple(msg for _, msg in problems)
     if cold_start:
         notes = tuple(notes) + (
             "wall time includes numba's one-off compile or cache load of the event loop; "
