@@ -41,6 +41,10 @@ def _quiet(net, **kw):
 
 
 def _check_closed(net, r):
+    """Seven intervals against exact MVA and two laws.  The runs use 99 %
+    intervals: with seven 95 % intervals an honest run misses one a third
+    of the time (the nominal coverage itself is checked by the slow test
+    in test_sim_coverage.py)."""
     ref = qm.mva(net)
     dmax = max(d for d, s in zip(net.demands[0], net.stations) if s.kind != "delay")
     assert r.X["tx"].contains(ref.X["tx"]), (r.X["tx"], ref.X["tx"])
@@ -60,7 +64,7 @@ def _check_closed(net, r):
 def test_closed_network_n50000_default_run_is_right():
     # was X = 74.97 +- 0.39 (bound 50), R = 330 (exact 1000), U[cpu] = 1 (exact 0.5)
     net = _big_closed(50_000)
-    r = _quiet(net, seed=1, replications=5)  # 5 x 6e6 events
+    r = _quiet(net, seed=1, replications=5, level=0.99)  # 5 x 6e6 events
     _check_closed(net, r)
 
 
@@ -68,13 +72,13 @@ def test_closed_network_n50000_default_run_is_right():
 def test_closed_network_n3000_covers_exact_r(seed):
     # the R interval excluded the exact 60 for 3 of 3 seeds
     net = _big_closed(3000)
-    _check_closed(net, _quiet(net, seed=seed))
+    _check_closed(net, _quiet(net, seed=seed, level=0.99))
 
 
 def test_closed_network_n10000_covers_exact_r():
     # was R = 157 against 200
     net = _big_closed(10_000)
-    _check_closed(net, _quiet(net, seed=1))
+    _check_closed(net, _quiet(net, seed=1, level=0.99))
 
 
 def test_too_short_horizon_at_n50000_is_flagged_not_trusted():
@@ -180,7 +184,7 @@ def test_simulate_is_interruptible(monkeypatch):
     monkeypatch.setattr(sim_api, "CHUNK_EVENTS", 200_000)
     net = qm.Network([qm.Queue("q", 0.8)], [qm.Open("j", arrival_rate=1.0, routing={
         "source": {"q": 1.0}, "q": {"sink": 1.0}})])
-    simulate(net, seed=1, horizon=10.0, progress=False)  # compile first
+    simulate(net, seed=1, horizon=500.0, progress=False)  # compile first
     timer = threading.Timer(0.5, _thread.interrupt_main)
     t0 = time.perf_counter()
     timer.start()

@@ -561,18 +561,21 @@ def _relaxation_time(net: Network, flat: Flat):
     """(tau, description): the longest relaxation time of an open station,
     ``tau = S / (c (1 - sqrt(rho))^2)`` (M/M/c: Whitt 1989, eq. 9; Morse
     1955), S the mean service time of the open visits, c the limiting
-    rate, rho the open load at that rate.  (0, "") without open load."""
+    rate, rho the open load at that rate.  (0, "") without open load.
+    Stations with a finite capacity are left out (a bounded queue relaxes
+    fast, and rho >= 1 there, or behind it, is shed as loss or blocking:
+    the run's own growth check watches those)."""
     best, who = 0.0, ""
     for k, s in enumerate(net.stations):
         lam_s = sum(float(c.arrival_rate) * flat.visits[ci, k] * flat.S[ci, k]
                     for ci, c in enumerate(net.classes) if isinstance(c, Open))
         cap = limiting_capacity(s)
-        if lam_s <= 0 or not math.isfinite(cap):
+        if lam_s <= 0 or not math.isfinite(cap) or s.capacity is not None or lam_s >= cap:
             continue
         lam = sum(float(c.arrival_rate) * flat.visits[ci, k]
                   for ci, c in enumerate(net.classes) if isinstance(c, Open))
         rho = lam_s / cap
-        tau = (lam_s / lam) / (cap * (1.0 - math.sqrt(min(rho, 1.0 - 1e-12))) ** 2)
+        tau = (lam_s / lam) / (cap * (1.0 - math.sqrt(rho)) ** 2)
         if tau > best:
             best, who = tau, f"station {s.name!r} (open load rho = {rho:.6g})"
     return best, who
