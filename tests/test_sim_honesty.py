@@ -184,7 +184,7 @@ def test_simulate_is_interruptible(monkeypatch):
     monkeypatch.setattr(sim_api, "CHUNK_EVENTS", 200_000)
     net = qm.Network([qm.Queue("q", 0.8)], [qm.Open("j", arrival_rate=1.0, routing={
         "source": {"q": 1.0}, "q": {"sink": 1.0}})])
-    simulate(net, seed=1, horizon=500.0, progress=False)  # compile first
+    simulate(net, seed=1, horizon=1000.0, progress=False)  # compile first
     timer = threading.Timer(0.5, _thread.interrupt_main)
     t0 = time.perf_counter()
     timer.start()

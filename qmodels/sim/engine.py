@@ -671,11 +671,13 @@ def _arrive(j, s, now, M, J, T, rng):
     C = CLI.shape[0]
     o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
     cc = JI[j, J_CLS]
-    if (ACQ[cc, s] & ~JI[j, J_HELD]) != 0 and not _take_tokens(j, s, now, M, J, T):
+    if (ACQ[cc, s] & ~JI[j, J_HELD]) != 0 and not _take_tokens(
+            j, s, now, ACQ, PLI, JI, PS, PFL, ACC, o_ev - 2 * PLI.shape[0], K):
         return
     kind = STI[s, 0]
     if kind == 2:
-        _enter(j, s, now, M, J, T, rng)
+        _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT, POS, SI,
+               rng, C, K, o_ev)
         return
     # _enter for delay and FCFS stations, written out: the common path of
     # every event stays free of calls
@@ -825,7 +827,7 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit):
 # the rare paths: token pools, entering a sharing station
 # ---------------------------------------------------------------------------
 
-@njit(_nrt=False)
+@njit(inline="always", _nrt=False)
 def _give_back(j, mask, now, M, J, T, rng):
     """Job j gives back the tokens of the pools in ``mask``; each freed token
     goes to the jobs waiting at its pool, FIFO (a job that now has all it
@@ -833,8 +835,16 @@ def _give_back(j, mask, now, M, J, T, rng):
     STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
     JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
     ACC, SNAP, EDGES, HIST, SEG = T
+    _give_back_arrays(j, mask, now, STI, STF, EMP, S, RM, PLI, ACQ, JI, JF, SS, NC, BS, SFL,
+                      PS, PFL, ACC, HE, HT, POS, SI, rng, CLI.shape[0])
+
+
+@njit(_nrt=False)
+def _give_back_arrays(j, mask, now, STI, STF, EMP, S, RM, PLI, ACQ, JI, JF, SS, NC, BS, SFL,
+                      PS, PFL, ACC, HE, HT, POS, SI, rng, C):
+    """:func:`_give_back` with its arrays one by one (a rare path, compiled
+    once)."""
     K = STI.shape[0]
-    C = CLI.shape[0]
     P = PLI.shape[0]
     o_pool = 4 * C * K + 3 * C
     for p in range(P):
@@ -848,20 +858,15 @@ def _give_back(j, mask, now, M, J, T, rng):
                 PS[p, P_FREE] -= 1
                 JI[h, J_HELD] |= (1 << p)
                 dh = JI[h, J_DEST]
-                if _take_tokens(h, dh, now, M, J, T):
-                    _enter(h, dh, now, M, J, T, rng)
+                if _take_tokens(h, dh, now, ACQ, PLI, JI, PS, PFL, ACC, o_pool, K):
+                    _enter(h, dh, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC,
+                           HE, HT, POS, SI, rng, C, K, o_pool + 2 * P)
 
 
 @njit(_nrt=False)
-def _take_tokens(j, d, now, M, J, T):
+def _take_tokens(j, d, now, ACQ, PLI, JI, PS, PFL, ACC, o_pool, K):
     """Take the tokens job j needs to enter d, pool by pool; False (and j
     queued at the first pool without a free token) if one is missing."""
-    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
-    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
-    ACC, SNAP, EDGES, HIST, SEG = T
-    K = STI.shape[0]
-    C = CLI.shape[0]
-    o_pool = 4 * C * K + 3 * C
     c = JI[j, J_CLS]
     need = ACQ[c, d] & ~JI[j, J_HELD]
     if need == 0:
@@ -884,14 +889,11 @@ def _take_tokens(j, d, now, M, J, T):
 
 
 @njit(_nrt=False)
-def _enter(j, s, now, M, J, T, rng):
-    """Job j arrives at station s (room and tokens already secured)."""
-    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
-    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
-    ACC, SNAP, EDGES, HIST, SEG = T
-    K = STI.shape[0]
-    C = CLI.shape[0]
-    o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
+def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT, POS, SI, rng,
+           C, K, o_ev):
+    """Job j arrives at station s (room and tokens already secured).  (The
+    rare path: sharing stations and jobs granted a token; its arrays are
+    passed one by one, which keeps numba's compile time down.)"""
     c = JI[j, J_CLS]
     flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
     kind = STI[s, 0]
