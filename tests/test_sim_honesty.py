@@ -195,3 +195,19 @@ def test_simulate_is_interruptible(monkeypatch):
         timer.cancel()
         timer.join()
     assert time.perf_counter() - t0 < 10.0
+
+
+def test_default_horizon_is_extended_when_jobs_complete_too_few_cycles():
+    # one token held over five stations serialises the 5000 jobs: a cycle
+    # takes N sum(D) = 250 s, five times the bound N D_max the default
+    # horizon is sized from; the run sees too few cycles per job and is made
+    # 4x longer.  Exact: X = 1 / sum(D) = 20/s (the token is never idle),
+    # R = N / X = 250 s (Little's law, Z = 0).
+    names = list("abcde")
+    net = qm.Network([qm.Queue(n, 0.01) for n in names],
+                     [qm.Closed("tx", 5000, routing={
+                         n: {names[(i + 1) % 5]: 1.0} for i, n in enumerate(names)})],
+                     pools=[qm.TokenPool("lock", 1, acquire="a", release="e")])
+    r = _quiet(net, seed=1, level=0.99)
+    assert any("made 4x longer" in n and "cycles" in n for n in r.notes)
+    assert r.X["tx"].contains(20.0) and r.R["tx"].contains(250.0)

@@ -794,6 +794,24 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     cap_events = math.inf if max_events is None else float(max_events)
 
+    obs, pct, events, warm_mean, notes, horizon = _run_checked(
+        network, flat, ss, horizon, replications, warm, use_mser, precision, level, cap_events,
+        progress, method, default_horizon, capped)
+    if cold_start:
+        notes = tuple(notes) + (
+            "wall time includes numba's one-off compile or cache load of the event loop; "
+            "a later call in this process shows the steady events/s",)
+    res = _assemble(network, obs, pct, level, seed, horizon, warm_mean, events,
+                    time.perf_counter() - started, method, notes)
+    return res
+
+
+def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, precision, level,
+                 cap_events, progress, method, default_horizon, capped):
+    """Run, self-check (:func:`_diagnose`), make a default horizon 4x
+    longer while the run is too short (EXTENSIONS times at most), and warn
+    about what is left.  Returns the run's observations, notes and the
+    horizon used."""
     extended = []
     for attempt in range(EXTENSIONS + 1):
         chk = _Checks()
@@ -825,15 +843,9 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
                 "reach its steady state and the figures are likely biased low; pass a longer "
                 "horizon= (or leave it out)")))
     for _, msg in problems:
-        warnings.warn(msg, SimulationWarning, stacklevel=2)
+        warnings.warn(msg, SimulationWarning, stacklevel=3)
     notes = tuple(notes) + tuple(extended) + tuple(msg for _, msg in problems)
-    if cold_start:
-        notes = tuple(notes) + (
-            "wall time includes numba's one-off compile or cache load of the event loop; "
-            "a later call in this process shows the steady events/s",)
-    res = _assemble(network, obs, pct, level, seed, horizon, warm_mean, events,
-                    time.perf_counter() - started, method, notes)
-    return res
+    return obs, pct, events, warm_mean, notes, horizon
 
 
 def _run_one(network, flat, child, horizon, warm, use_mser, cap_events, ncell=CELLS_REP):
