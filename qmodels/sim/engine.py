@@ -25,6 +25,14 @@ destinations, ``RC`` their cumulative probabilities.  Pools: ``PLI[p]``
 tokens, acquire and release station; ``ACQ[c, k]`` / ``REL[c, k]`` bit
 masks of the pools class c takes on entering / gives back on leaving k.
 
+:func:`run` takes the arrays in three tuples, ``M`` (the model arrays
+above, read only), ``J`` (the state: job table, event heap, stations,
+pools, scalars) and ``T`` (the statistics: ``ACC``, its snapshots at cell
+edges, the cycle-time histograms), and hands each kind of event (open
+arrival, end of think time, service completion, blocking, departure,
+arrival at a station, end of route) to its own handler, inlined by numba
+(``inline="always"``) so that the common path of an event makes no call.
+
 Randomness: one ``numpy.random.Generator`` per replication fills a block
 of uniforms ``rng`` (``Generator.random``); the loop reads it in order
 (``SI[I_UPOS]``) and returns ``NEED_RANDOM`` before an event when fewer than

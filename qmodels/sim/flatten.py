@@ -48,7 +48,7 @@ from ..errors import InvalidValueError, PopulationError, UnstableError, Unsuppor
 from ..model import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
 from . import engine as E
 
-__all__ = ["Flat", "flatten", "acc_layout"]
+__all__ = ["Flat", "flatten", "acc_layout", "limiting_capacity"]
 
 #: histogram of cycle times: bins per class, and the span (decades) they cover
 HIST_BINS = 4096
