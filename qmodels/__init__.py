@@ -86,6 +86,7 @@ _LAZY = {
     "simulate": ("qmodels.sim", "simulate"),
     "SimResult": ("qmodels.sim", "SimResult"),
     "Estimate": ("qmodels.sim", "Estimate"),
+    "SimulationWarning": ("qmodels.errors", "SimulationWarning"),
     # exact Markov chain of small networks (blocking, loss, token pools)
     "ctmc": ("qmodels.analytic.ctmc", "ctmc"),
     "marginal": ("qmodels.analytic.ctmc", "marginal"),

@@ -24,6 +24,7 @@ __all__ = [
     "QModelsWarning",
     "ConvergenceWarning",
     "NumericalWarning",
+    "SimulationWarning",
 ]
 
 
@@ -119,3 +120,12 @@ class ConvergenceWarning(QModelsWarning):
 
 class NumericalWarning(QModelsWarning):
     """A numerical difficulty that may reduce accuracy."""
+
+
+class SimulationWarning(ConvergenceWarning):
+    """A simulation whose figures may not describe the steady state: a run
+    too short to leave its initial transient, to see enough completions or
+    cycles per job, a number present that keeps growing, or an estimate that
+    breaks a law (a throughput above its asymptotic bound).  The figures
+    are returned but should not be trusted; the message says what to change
+    (usually a longer ``horizon``)."""

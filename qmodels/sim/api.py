@@ -12,14 +12,21 @@ import numbers
 import sys
 import time
 import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ConvergenceWarning, InvalidValueError, UnstableError, UnsupportedModelError
+from ..errors import (
+    ConvergenceWarning,
+    InvalidValueError,
+    SimulationWarning,
+    UnstableError,
+    UnsupportedModelError,
+)
 from ..model.network import Closed, Network, Open
 from ..results import Figures
 from . import engine as E
-from .flatten import HIST_BINS, Flat, acc_layout, flatten
+from .flatten import HIST_BINS, Flat, acc_layout, flatten, limiting_capacity
 from .result import SimResult
 from .stats import Estimate, check_level, estimate, histogram_percentile, mser5
 
@@ -31,8 +38,26 @@ CELLS_REP = 200
 CELLS_BATCH = 1000
 CELLS_PER_SEG = 10
 BATCHES = 20
-#: default events per replication when no horizon is given
+#: default events per replication when no horizon is given (at least)
 DEFAULT_EVENTS = 200_000
+#: a given horizon shorter than this many relaxation times: a warning
+MIN_RELAXATIONS = 10
+#: a default horizon lets every closed job complete this many cycles ...
+CYCLES_PER_JOB = 20
+#: ... and spans this many relaxation times of the busiest open station
+RELAXATIONS = 50
+#: but never asks for more events per replication than this (a warning says so)
+MAX_DEFAULT_EVENTS = 20_000_000
+#: events per call of the compiled loop: Ctrl-C is seen between calls
+CHUNK_EVENTS = 2_000_000
+#: fewer events than this in a replication (or batch-means run): a warning
+MIN_EVENTS = 100
+#: fewer cycles per closed job than this in the observation window: a warning
+MIN_CYCLES = 5
+#: confidence level of the self-checks (a law broken, a growing number present)
+CHECK_LEVEL = 0.999
+#: times a default horizon is made 4x longer when the run is too short
+EXTENSIONS = 2
 #: more open jobs present than this: the run is declared unstable
 OPEN_LIMIT = 2_000_000
 PERCENTILES = (50, 95, 99)
@@ -149,13 +174,21 @@ class _Run:
         self.SI[E.I_UPOS] = 0
 
     def advance(self, t_stop: float, max_events: float) -> int:
+        """Run to ``t_stop`` (or ``max_events``) in calls of at most
+        CHUNK_EVENTS events, so that a KeyboardInterrupt (raised by Python
+        between calls) stops a long run within a fraction of a second; the
+        loop is resumable, so the chunking changes no number."""
         f = self.f
         while True:
-            st = E.run(f.STI, f.STF, f.RM, f.EMP, f.S, f.CLI, f.CLF, f.RN, f.RD, f.RC, f.PLI,
-                       f.ACQ, f.REL, self.JI, self.JF, self.HE, self.HT, self.POS, self.SS,
-                       self.NC, self.BS, self.SFL, self.PS, self.PFL, self.SI, self.SX,
-                       self.ACC, self.SNAP, self.EDGES, self.HIST, self.SEG, self.UB, self.U,
-                       self._umin(), float(t_stop), float(max_events), OPEN_LIMIT)
+            chunk_end = min(float(max_events), self.ACC[self.lay["events"]] + CHUNK_EVENTS)
+            M = (f.STI, f.STF, f.RM, f.EMP, f.S, f.CLI, f.CLF, f.RN, f.RD, f.RC, f.PLI,
+                 f.ACQ, f.REL)
+            J = (self.JI, self.JF, self.HE, self.HT, self.POS, self.SS, self.NC, self.BS,
+                 self.SFL, self.PS, self.PFL, self.SI, self.SX, self.UB)
+            T = (self.ACC, self.SNAP, self.EDGES, self.HIST, self.SEG)
+            st = E.run(M, J, T, self.U, self._umin(), float(t_stop), chunk_end, OPEN_LIMIT)
+            if st == E.MAX_EVENTS and chunk_end < max_events:
+                continue
             if st == E.NEED_ROOM:
                 self._grow()
                 continue
@@ -229,8 +262,11 @@ def _percentiles(run: _Run, segs) -> np.ndarray:
 
 
 def _cell_series(run: _Run, n: int) -> np.ndarray:
-    """(n, stations + classes) time averages per cell: the queue length of
-    every station and the throughput of every class."""
+    """(n, stations + 2 classes) averages per cell: the queue length of
+    every station, the throughput of every class and its mean cycle time
+    (NaN in a cell without a cycle; the first
+    cycles of a closed network are biased short or long, so the transient
+    of R counts in the choice of the warm-up)."""
     f, lay = run.f, run.lay
     C, K = f.C, f.K
     snap = run.SNAP[:n]
@@ -239,16 +275,182 @@ def _cell_series(run: _Run, n: int) -> np.ndarray:
     cells = (snap - prev) / width[:, None]
     q = cells[:, lay["area_n"]: lay["area_n"] + C * K].reshape(n, C, K).sum(1)
     x = cells[:, lay["cyc"]: lay["cyc"] + C]
-    return np.hstack([q, x])
+    ncyc = (snap - prev)[:, lay["cyc"]: lay["cyc"] + C]
+    tcyc = (snap - prev)[:, lay["cyct"]: lay["cyct"] + C]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(ncyc > 0, tcyc / np.where(ncyc > 0, ncyc, 1.0), np.nan)
+    return np.hstack([q, x, r])
 
 
 def _truncation(series: np.ndarray) -> int:
-    """MSER-5 truncation (in cells): the largest over the columns."""
+    """MSER-5 truncation (in cells): the largest over the columns (a
+    column with a NaN, a cell without a cycle, is skipped)."""
     d = 0
     for col in series.T:
-        if np.ptp(col) > 0:
+        if np.all(np.isfinite(col)) and np.ptp(col) > 0:
             d = max(d, mser5(col))
     return d
+
+
+# ---------------------------------------------------------------------------
+# self-checks: the simulator must never be confidently wrong
+# ---------------------------------------------------------------------------
+
+@dataclass
+class _Checks:
+    """What the self-checks need, collected during the runs."""
+
+    events: list = field(default_factory=list)  # events of each replication (or the run)
+    trend: list = field(default_factory=list)  # per replication: (last, first) quarter
+
+
+def _trend_series(w) -> np.ndarray:
+    """The figures whose drift betrays a transient: the number present
+    (all stations), then X and R of every class."""
+    return np.concatenate([[w["Q_st"].sum()], w["X_cl"], w["R_cl"]])
+
+
+def _quarters(run: _Run, a: int | None):
+    """(last, first) quarter of the observation window of one replication,
+    each as :func:`_trend_series`."""
+    n = run.cells_done
+    a = min(a or 0, n - 1)
+    L = (n - a) // 4
+    if L < 1:
+        return None
+    return (_trend_series(_window(run, n - L, n)), _trend_series(_window(run, a, a + L)))
+
+
+def _throughput_bound(net: Network, ci: int) -> float:
+    """Asymptotic upper bound of the throughput of class ci (Lazowska et
+    al. 1984, sec. 5.2): lambda for an open class; for a closed one
+    min(N / (D + Z), min_k c_k / D_k), c_k the servers (the largest rate
+    multiplier of a load-dependent station); delays bound nothing."""
+    cls = net.classes[ci]
+    if isinstance(cls, Open):
+        return float(cls.arrival_rate)
+    D = net.demands.astype(float)[ci]
+    tot = float(D.sum()) + float(cls.think_time)
+    x = cls.population / tot if tot > 0 else math.inf
+    for k, s in enumerate(net.stations):
+        if D[k] > 0 and s.kind != "delay":
+            cap = float(s.max_rate_multiplier) if s.kind == "ld" else float(s.servers)
+            x = min(x, cap / D[k])
+    return x
+
+
+def _diagnose(net: Network, flat: Flat, obs, chk: _Checks, horizon: float, warm_mean: float,
+              method: str):
+    """Problems found in a finished run, as (kind, message): a transient
+    not removed, too few events, cycles or completions, a number present
+    that grows, a law broken (throughput above its asymptotic bound,
+    unequal throughputs per visit).  Laws are tested with intervals at
+    CHECK_LEVEL, so a warning means the run, not chance, is at fault."""
+    out = []
+    hint = "pass a longer horizon="
+    drift = _drift(net, obs, chk, method)
+    if drift is not None:
+        out.append(drift)
+    ev = min(chk.events) if chk.events else 0
+    if ev < MIN_EVENTS:
+        out.append(("short", f"a run saw only {ev} events (fewer than {MIN_EVENTS}): its figures "
+                    "are not estimates; " + hint))
+    T_obs = horizon - warm_mean
+    for ci, cls in enumerate(net.classes):
+        xs = np.array([o["X_cl"][ci] for o in obs])
+        active = cls.population > 0 if isinstance(cls, Closed) else cls.arrival_rate > 0
+        if not active:
+            continue
+        if not np.any(xs > 0):
+            out.append(("short", f"class {cls.name!r} completed no cycle in the observation "
+                        "window: its throughput 0 and response time are not estimates; " + hint))
+            continue
+        if isinstance(cls, Closed):
+            per_job = float(xs.mean()) * T_obs / cls.population
+            if per_job < MIN_CYCLES:
+                out.append(("cycles", f"class {cls.name!r}: each of its {cls.population} jobs "
+                            f"completes only {per_job:.3g} cycles in the observation window "
+                            f"(fewer than {MIN_CYCLES}); " + hint))
+        x_est = estimate(xs, CHECK_LEVEL)
+        bound = _throughput_bound(net, ci)
+        if x_est.n >= 3 and x_est.low > bound * (1.0 + 1e-9):
+            out.append(("law", f"class {cls.name!r}: simulated throughput {x_est.mean:.6g} "
+                        f"(lower {CHECK_LEVEL:g} bound {x_est.low:.6g}) exceeds its asymptotic "
+                        f"bound {bound:.6g}: the run is not in steady state; " + hint))
+        for k, st in enumerate(net.stations):
+            v = flat.visits[ci, k]
+            if v <= 0:
+                continue
+            # a window cuts the cycles of the jobs present at its ends: up to
+            # about n_c (1 + 1/v) / T_obs of difference is no law broken
+            n_c = cls.population if isinstance(cls, Closed) else max(
+                float(o["Q_cl"][ci]) for o in obs) + 1.0
+            tol = max(0.02 * float(xs.mean()), 2.0 * n_c * (1.0 + 1.0 / v) / T_obs)
+            diff = estimate([o["X_pair"][ci, k] / v - o["X_cl"][ci] for o in obs], CHECK_LEVEL)
+            if diff.n >= 3 and (diff.low > 0 or diff.high < 0) and abs(diff.mean) > tol:
+                out.append(("law", f"class {cls.name!r}: throughput per visit at station "
+                            f"{st.name!r} differs from the class throughput by {diff.mean:.6g} "
+                            f"(visit ratio {v:g}): the run is not in steady state; " + hint))
+    return out
+
+
+def _drift(net: Network, obs, chk: _Checks, method: str):
+    """(kind, message) if a figure drifts during the observation window
+    (at CHECK_LEVEL and by more than 2 % of its level), else None.
+
+    Replications compare the last quarter of each window with its first
+    (independent replications, a paired t interval; at least 3, as two
+    replications of a discrete count can agree exactly); batch means test the
+    slope of the batch means (Law 2015, sec. 9.5: a transient left in the
+    data shows as a trend).  A number present that grows in a network with
+    open classes is reported as instability ("growth"); any other drift as
+    a warm-up that failed ("warmup")."""
+    from scipy.special import stdtrit
+
+    names = ["the number present"] + [f"X[{c}]" for c in net.class_names] + \
+        [f"R[{c}]" for c in net.class_names]
+    if method == "replications":
+        pairs = [p for p in chk.trend if p is not None]
+        if len(pairs) < 3:
+            return None
+        last = np.array([p[0] for p in pairs])
+        first = np.array([p[1] for p in pairs])
+        found = []
+        for i, name in enumerate(names):
+            e = estimate(last[:, i] - first[:, i], CHECK_LEVEL)
+            col = np.abs(first[:, i])
+            col = col[np.isfinite(col)]
+            level = float(col.mean()) if col.size else 0.0
+            if e.n >= 3 and (e.low > 0 or e.high < 0) and abs(e.mean) > 0.02 * level:
+                found.append((i, e.mean, f"{name} changes by {e.mean:.6g} (+- {e.half_width:.3g}) "
+                              "from the first to the last quarter of the observation window"))
+    else:
+        Y = np.array([_trend_series(o) for o in obs])
+        B = Y.shape[0]
+        if B < 4:
+            return None
+        xc = np.arange(B, dtype=float) - (B - 1) / 2.0
+        tq = float(stdtrit(B - 2, 0.5 * (1.0 + CHECK_LEVEL)))
+        found = []
+        for i, name in enumerate(names):
+            y = Y[:, i]
+            if not np.all(np.isfinite(y)):
+                continue
+            b = float(xc @ (y - y.mean()) / (xc @ xc))
+            resid = y - y.mean() - b * xc
+            se = math.sqrt(float(resid @ resid) / (B - 2) / float(xc @ xc))
+            if abs(b) * B > 0.02 * abs(y.mean()) and (se == 0 or abs(b) / se > tq):
+                found.append((i, b, f"{name} drifts by {b * B:.6g} over the {B} batches"))
+    if not found:
+        return None
+    open_net = any(isinstance(c, Open) for c in net.classes)
+    i, change, what = found[0]
+    hint = "pass a longer horizon="
+    if open_net and i == 0 and change > 0:
+        return ("growth", f"{what}: the number present keeps growing, an unstable model or one "
+                "far from its steady state; " + hint)
+    return ("warmup", f"warm-up deletion failed: {what}, so the initial transient lasts "
+            "into the observation window; " + hint)
 
 
 # ---------------------------------------------------------------------------
@@ -300,12 +502,26 @@ def _check_args(network, seed, horizon, replications, warmup, precision, level, 
     return level
 
 
-def _default_horizon(net: Network, flat: Flat) -> float:
-    """Simulated time for about DEFAULT_EVENTS events: from the asymptotic
+def _default_horizon(net: Network, flat: Flat):
+    """(horizon, note): simulated time per replication when none is given.
+
+    The longest of: about DEFAULT_EVENTS events, from the asymptotic
     throughput bound of each class, X_c <= min(N_c / (D_c + Z_c),
-    c_k / D_ck) (Lazowska et al. 1984, sec. 5.2), or its arrival rate."""
+    c_k / D_ck) (Lazowska et al. 1984, sec. 5.2), or its arrival rate;
+    CYCLES_PER_JOB cycles of every closed job, a cycle lasting at least
+    N_c / X_c+ (the same bound: N D_max once the population saturates the
+    bottleneck, so a large population needs a long run); and RELAXATIONS
+    relaxation times of every open station, ``S / (c (1 - sqrt(rho))^2)``
+    (the M/M/c relaxation time, Whitt 1989, "Planning queueing
+    simulations", Management Science 35(11), eq. 9; Morse 1955), rho from
+    the open load at the limiting rate.  Capped at MAX_DEFAULT_EVENTS
+    events; the note says so when the cap bites (the run is then shorter
+    than the model needs).
+    """
     D = net.demands.astype(float)
     rate = 0.0
+    t_min = 0.0
+    why = ""
     for ci, cls in enumerate(net.classes):
         visits = float(flat.visits[ci].sum())
         if isinstance(cls, Open):
@@ -320,10 +536,49 @@ def _default_horizon(net: Network, flat: Flat) -> float:
                 if D[ci, k] > 0 and s.kind != "delay":
                     cap = float(s.max_rate_multiplier) if s.kind == "ld" else float(s.servers)
                     x = min(x, cap / D[ci, k])
+            if 0 < x < math.inf and CYCLES_PER_JOB * N / x > t_min:
+                t_min = CYCLES_PER_JOB * N / x
+                why = f"{CYCLES_PER_JOB} cycles of each of the {N} jobs of class {cls.name!r}"
         rate += x * max(2.0 * visits, 1.0)
     if not math.isfinite(rate) or rate <= 0:
-        return 1.0
-    return DEFAULT_EVENTS / rate
+        return 1.0, None
+    relax, who = _relaxation_time(net, flat)
+    if RELAXATIONS * relax > t_min:
+        t_min = RELAXATIONS * relax
+        why = f"{RELAXATIONS} relaxation times of {who}"
+    horizon = max(DEFAULT_EVENTS / rate, t_min)
+    if horizon * rate > MAX_DEFAULT_EVENTS:
+        need = horizon
+        horizon = MAX_DEFAULT_EVENTS / rate
+        return horizon, (
+            f"the default horizon {horizon:.6g} (about {MAX_DEFAULT_EVENTS:.3g} events per "
+            f"replication) is shorter than the {need:.6g} the model needs for {why}; the "
+            "figures may be biased: pass a longer horizon= to be sure")
+    return horizon, None
+
+
+def _relaxation_time(net: Network, flat: Flat):
+    """(tau, description): the longest relaxation time of an open station,
+    ``tau = S / (c (1 - sqrt(rho))^2)`` (M/M/c: Whitt 1989, eq. 9; Morse
+    1955), S the mean service time of the open visits, c the limiting
+    rate, rho the open load at that rate.  (0, "") without open load.
+    Stations with a finite capacity are left out (a bounded queue relaxes
+    fast, and rho >= 1 there, or behind it, is shed as loss or blocking:
+    the run's own growth check watches those)."""
+    best, who = 0.0, ""
+    for k, s in enumerate(net.stations):
+        lam_s = sum(float(c.arrival_rate) * flat.visits[ci, k] * flat.S[ci, k]
+                    for ci, c in enumerate(net.classes) if isinstance(c, Open))
+        cap = limiting_capacity(s)
+        if lam_s <= 0 or not math.isfinite(cap) or s.capacity is not None or lam_s >= cap:
+            continue
+        lam = sum(float(c.arrival_rate) * flat.visits[ci, k]
+                  for ci, c in enumerate(net.classes) if isinstance(c, Open))
+        rho = lam_s / cap
+        tau = (lam_s / lam) / (cap * (1.0 - math.sqrt(rho)) ** 2)
+        if tau > best:
+            best, who = tau, f"station {s.name!r} (open load rho = {rho:.6g})"
+    return best, who
 
 
 def _edges(horizon: float, warm: float | None, ncell: int):
@@ -400,8 +655,13 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
         gives the same numbers bit for bit.
     horizon : float, optional
         Simulated time per replication (of the single run for batch
-        means), warm-up included.  Default: about 200,000 events per
-        replication, from the asymptotic throughput bounds.
+        means), warm-up included.  Default: the longest of about 200,000
+        events, 20 cycles of every closed job (a cycle lasts at least
+        N D_max: a large population needs a long run) and 50 relaxation
+        times of every open station, from the asymptotic bounds; capped
+        at 2e7 events per replication (with a warning), and made 4x longer
+        (twice at most) when the run shows a transient left in its data or
+        too few cycles per job.
     replications : int
         Independent replications (>= 2), or for ``batch_means`` the
         horizon is ``replications x`` the default horizon when not given.
@@ -443,7 +703,26 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
         A model the simulator cannot honour (see :func:`qmodels.sim.flatten.flatten`),
         or a deadlock of blocked jobs during the run.
     UnstableError
-        Open load with no steady state.
+        Open load with no steady state (a load-dependent station counts at
+        its limiting rate, the last multiplier).
+    KeyboardInterrupt
+        Ctrl-C: the compiled loop runs in chunks of about 2e6 events and
+        Python sees the interrupt between them (within a fraction of a
+        second); nothing is returned.
+
+    Warns
+    -----
+    SimulationWarning
+        The figures may not describe the steady state (each message is also
+        in ``notes``): a horizon shorter than the model needs (10
+        relaxation times of an open station; the default horizon's cap); a
+        figure that still drifts between the first and the last quarter of
+        the observation window (warm-up deletion failed) or a number
+        present that keeps growing (instability); fewer than 100 events or
+        no completed cycle; fewer than 5 cycles per closed job; a class
+        throughput above its asymptotic bound or a station throughput per
+        visit away from the class throughput (laws checked with 99.9 %
+        intervals).
 
     Notes
     -----
@@ -499,8 +778,10 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     level = _check_args(network, seed, horizon, replications, warmup, precision, level,
                         method, max_events)
     flat = flatten(network)
-    if horizon is None:
-        horizon = _default_horizon(network, flat)
+    default_horizon = horizon is None
+    capped = None
+    if default_horizon:
+        horizon, capped = _default_horizon(network, flat)
         if method == "batch_means":
             horizon *= replications if isinstance(replications, int) and replications > 0 else 10
     horizon = float(horizon)
@@ -513,13 +794,9 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     cap_events = math.inf if max_events is None else float(max_events)
 
-    if method == "replications":
-        obs, pct, events, warm_mean, notes = _replications(
-            network, flat, ss, horizon, replications, warm, use_mser, precision, level,
-            cap_events, progress)
-    else:
-        obs, pct, events, warm_mean, notes = _batch_means(
-            network, flat, ss, horizon, warm, use_mser, precision, level, cap_events, progress)
+    obs, pct, events, warm_mean, notes, horizon = _run_checked(
+        network, flat, ss, horizon, replications, warm, use_mser, precision, level, cap_events,
+        progress, method, default_horizon, capped)
     if cold_start:
         notes = tuple(notes) + (
             "wall time includes numba's one-off compile or cache load of the event loop; "
@@ -527,6 +804,48 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     res = _assemble(network, obs, pct, level, seed, horizon, warm_mean, events,
                     time.perf_counter() - started, method, notes)
     return res
+
+
+def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, precision, level,
+                 cap_events, progress, method, default_horizon, capped):
+    """Run, self-check (:func:`_diagnose`), make a default horizon 4x
+    longer while the run is too short (EXTENSIONS times at most), and warn
+    about what is left.  Returns the run's observations, notes and the
+    horizon used."""
+    extended = []
+    for attempt in range(EXTENSIONS + 1):
+        chk = _Checks()
+        if method == "replications":
+            obs, pct, events, warm_mean, notes = _replications(
+                network, flat, ss, horizon, replications, warm, use_mser, precision, level,
+                cap_events, progress, chk)
+        else:
+            obs, pct, events, warm_mean, notes = _batch_means(
+                network, flat, ss, horizon, warm, use_mser, precision, level, cap_events,
+                progress, chk)
+        problems = _diagnose(network, flat, obs, chk, horizon, warm_mean, method)
+        # a default horizon too short for the transient or for the cycles of
+        # each job: run again, 4x longer (the same seed, so the same streams)
+        if not (default_horizon and capped is None and attempt < EXTENSIONS and any(
+                kind in ("warmup", "cycles") for kind, _ in problems)):
+            break
+        extended.append(f"default horizon {horizon:.6g} made 4x longer: "
+                        + next(m for k, m in problems if k in ("warmup", "cycles")))
+        horizon *= 4.0
+    if capped:
+        problems.insert(0, ("horizon", capped))
+    elif not default_horizon:
+        tau, who = _relaxation_time(network, flat)
+        if horizon < MIN_RELAXATIONS * tau:
+            problems.insert(0, ("horizon", (
+                f"the horizon {horizon:.6g} is shorter than {MIN_RELAXATIONS} relaxation times "
+                f"({MIN_RELAXATIONS * tau:.6g}) of {who}: the queue there has no time to "
+                "reach its steady state and the figures are likely biased low; pass a longer "
+                "horizon= (or leave it out)")))
+    for _, msg in problems:
+        warnings.warn(msg, SimulationWarning, stacklevel=3)
+    notes = tuple(notes) + tuple(extended) + tuple(msg for _, msg in problems)
+    return obs, pct, events, warm_mean, notes, horizon
 
 
 def _run_one(network, flat, child, horizon, warm, use_mser, cap_events, ncell=CELLS_REP):
@@ -591,13 +910,14 @@ PILOT = 20
 
 
 def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, level,
-                  cap_events, progress):
+                  cap_events, progress, chk):
     """Independent replications.  With MSER-5 the warm-up is chosen once,
     on the cell series averaged over the first ``min(n0, PILOT)``
     replications (Welch's procedure, Law 2015, sec. 9.5.1, with MSER-5 in
     place of the eye), and the same number of cells is deleted from every
     replication: a truncation point chosen per replication from its own
-    data would bias its mean."""
+    data would bias its mean.  ``chk`` (a :class:`_Checks`) collects what
+    the self-checks need."""
     obs, pct, events, trunc = [], [], 0, []
     cap = max(20 * n0, 200) if precision is not None else n0
     bar = _progress(progress, n0, "simulating")
@@ -611,6 +931,8 @@ def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, lev
         obs.append(w)
         pct.append(p)
         trunc.append(t)
+        chk.events.append(run.events)
+        chk.trend.append(_quarters(run, a))
 
     try:
         while True:
@@ -655,7 +977,7 @@ def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, lev
 
 
 def _batch_means(network, flat, ss, horizon, warm, use_mser, precision, level, cap_events,
-                 progress):
+                 progress, chk):
     child = ss.spawn(1)[0]
     rng = np.random.Generator(np.random.PCG64(child))
     ncell = CELLS_BATCH
@@ -673,7 +995,7 @@ def _batch_means(network, flat, ss, horizon, warm, use_mser, precision, level, c
             done = len(edges)
             if st == E.MAX_EVENTS:
                 notes.append(f"max_events stopped the run at t = {run.SX[0]:.6g}")
-            obs, pct, t_trunc = _batches(run, seg, warm, use_mser)
+            obs, pct, t_trunc = _batches(run, seg, warm, use_mser, chk)
             if precision is None or st == E.MAX_EVENTS or _relative_ok(obs, level, precision):
                 break
             if extensions >= 6:
@@ -697,10 +1019,11 @@ def _batch_means(network, flat, ss, horizon, warm, use_mser, precision, level, c
     finally:
         if bar is not None:
             bar.close()
+    chk.events.append(run.events)
     return obs, pct, run.events, t_trunc, tuple(notes)
 
 
-def _batches(run, seg, warm, use_mser):
+def _batches(run, seg, warm, use_mser, chk=None):
     """Cut the run after its warm-up into BATCHES batches of whole segments."""
     n = run.cells_done
     if warm:

@@ -25,6 +25,14 @@ destinations, ``RC`` their cumulative probabilities.  Pools: ``PLI[p]``
 tokens, acquire and release station; ``ACQ[c, k]`` / ``REL[c, k]`` bit
 masks of the pools class c takes on entering / gives back on leaving k.
 
+:func:`run` takes the arrays in three tuples, ``M`` (the model arrays
+above, read only), ``J`` (the state: job table, event heap, stations,
+pools, scalars) and ``T`` (the statistics: ``ACC``, its snapshots at cell
+edges, the cycle-time histograms), and hands each kind of event (open
+arrival, end of think time, service completion, blocking, departure,
+arrival at a station, end of route) to its own handler, inlined by numba
+(``inline="always"``) so that the common path of an event makes no call.
+
 Randomness: one ``numpy.random.Generator`` per replication fills a block
 of uniforms ``rng`` (``Generator.random``); the loop reads it in order
 (``SI[I_UPOS]``) and returns ``NEED_RANDOM`` before an event when fewer than
@@ -396,129 +404,404 @@ def fifo_pop(A, r, ch, ct, JI):
     return j
 
 
+# the loop: three groups of arrays and one handler per kind of event
 # ---------------------------------------------------------------------------
-# the loop
-# ---------------------------------------------------------------------------
+# M (model, read only): STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL
+# J (state):            JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB
+# T (statistics):       ACC, SNAP, EDGES, HIST, SEG
+# The handlers are inlined into ``run`` (numba ``inline="always"``), so the
+# common path of an event stays free of calls; the rare ones (token pools,
+# sharing stations) are ordinary calls.
+
+@njit(inline="always", _nrt=False)
+def _offsets(C, K, P):
+    """Offsets in ``ACC`` (see :func:`qmodels.sim.flatten.acc_layout`):
+    completions, sojourn times, cycles, lost arrivals, pools, events."""
+    CK = C * K
+    o_pool = 4 * CK + 3 * C
+    return 2 * CK, 3 * CK, 4 * CK, 4 * CK + 2 * C, o_pool, o_pool + 2 * P
+
 
 @njit(_nrt=False)
-def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
-        JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, ACC,
-        SNAP, EDGES, HIST, SEG, UB, rng, umin, t_stop, max_events, open_limit):
-    """Advance the simulation until the next event is later than ``t_stop``.
+def _start(now, M, J, rng):
+    """First call: schedule the first open arrivals; closed jobs 0..NCLOSED-1
+    start a cycle at ``now`` (think first if Z > 0)."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    SI[I_INIT] = 1
+    for c in range(C):
+        if CLI[c, 0] == 1 and CLF[c, 1] < np.inf:
+            heap_set(c, now + draw(CLI[c, 2], CLF[c, 2], CLF[c, 3], CLI[c, 3], CLI[c, 4],
+                                   EMP, CLF[c, 1], rng, SI), HE, HT, POS, SI)
+    for j in range(SI[I_NCLOSED]):
+        c = JI[j, J_CLS]
+        JF[j, F_TCYC] = now
+        JI[j, J_LOC] = K  # the think stage
+        JI[j, J_STATE] = S_THINK
+        if CLF[c, 0] > 0.0:
+            heap_set(C + K + j, now + CLF[c, 0] * _exp1(rng, SI), HE, HT, POS, SI)
+        else:
+            # fake an end of think at time 0 (handled like any other)
+            heap_set(C + K + j, now, HE, HT, POS, SI)
 
-    Returns a status code (OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY).
-    ``ACC`` holds cumulative sums (layout in :mod:`qmodels.sim.flatten`);
-    at every cell edge ``EDGES[i]`` a copy goes to ``SNAP[i]``.
-    """
+
+@njit(inline="always", _nrt=False)
+def _pass_edges(now, tnext, t_stop, M, J, T):
+    """Copy the statistics to ``SNAP`` at every cell edge passed before the
+    next event (at ``tnext``); returns the new clock."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
     K = STI.shape[0]
     C = CLI.shape[0]
     P = PLI.shape[0]
-    CK = C * K
-    o_comp = 2 * CK
-    o_soj = 3 * CK
-    o_cyc = 4 * CK
-    o_lost = 4 * CK + 2 * C
-    o_pool = 4 * CK + 3 * C
-    o_ev = o_pool + 2 * P
+    o_pool = 4 * C * K + 3 * C
     ncell = EDGES.shape[0]
-    END = K
-    THINK = K
-    POOL = K + 1
+    while SI[I_CELL] < ncell and EDGES[SI[I_CELL]] <= tnext and EDGES[SI[I_CELL]] <= t_stop:
+        te = EDGES[SI[I_CELL]]
+        for k in range(K):
+            flush_station(k, te, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+        for p in range(P):
+            flush_pool(p, te, PLI, PS, PFL, ACC, o_pool)
+        cell = SI[I_CELL]
+        for i in range(ACC.shape[0]):
+            SNAP[cell, i] = ACC[i]
+        SI[I_CELL] += 1
+        now = te
+    return now
+
+
+@njit(inline="always", _nrt=False)
+def _open_arrival(c, now, seg, M, J, T, rng):
+    """Arrival of open class c: schedule the next one and route this one.
+    Returns (job, destination); job -1 if nothing enters a station."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    o_comp, o_soj, o_cyc, o_lost, o_pool, o_ev = _offsets(C, K, PLI.shape[0])
+    if CLI[c, 2] == D_EXP:
+        x = CLF[c, 1] * _exp1(rng, SI)
+    else:
+        x = draw(CLI[c, 2], CLF[c, 2], CLF[c, 3], CLI[c, 3], CLI[c, 4], EMP, CLF[c, 1],
+                 rng, SI)
+    heap_set(c, now + x, HE, HT, POS, SI)
+    d = next_dest(c, K, RN, RD, RC, rng, SI)
+    if d == K:
+        record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
+        return -1, d
+    if SS[d, K_N] >= STI[d, 3]:
+        ACC[o_lost + c] += 1.0
+        ACC[o_ev] += 1.0
+        return -1, d
+    j = SI[I_FREE]
+    SI[I_FREE] = JI[j, J_NXT]
+    JI[j, J_CLS] = c
+    JI[j, J_LOC] = -1
+    JI[j, J_NXT] = -1
+    JI[j, J_PRV] = -1
+    JI[j, J_HELD] = 0
+    JI[j, J_CYEND] = 0
+    JF[j, F_TCYC] = now
+    SI[I_OPEN] += 1
+    return j, d
+
+
+@njit(inline="always", _nrt=False)
+def _end_think(j, e, now, seg, M, J, T, rng):
+    """End of think time of closed job j (heap entity e): a new cycle starts.
+    Returns the first station, or -1 if the job thinks again at once."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    o_cyc = 4 * C * K
+    c = JI[j, J_CLS]
+    JF[j, F_TCYC] = now
+    d = next_dest(c, K, RN, RD, RC, rng, SI)
+    if d == K:
+        record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
+        if CLF[c, 0] > 0.0:
+            heap_set(e, now + CLF[c, 0] * _exp1(rng, SI), HE, HT, POS, SI)
+            return -1
+        while d == K:
+            d = next_dest(c, K, RN, RD, RC, rng, SI)
+            if d == K:
+                record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
+    return d
+
+
+@njit(inline="always", _nrt=False)
+def _end_service(j, src, now, seg, M, J, T, rng):
+    """Service completion of job j at station src: its next destination
+    (K = the end of its route; a closed job with Z = 0 starts its next
+    cycle at once)."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    o_cyc = 4 * C * K
+    c = JI[j, J_CLS]
+    d = next_dest(c, src, RN, RD, RC, rng, SI)
+    if d == K:
+        record_cycle(c, now - JF[j, F_TCYC], ACC, o_cyc, C, HIST, seg, CLF)
+        JI[j, J_CYEND] = 1
+        if CLI[c, 0] == 0 and CLF[c, 0] <= 0.0:
+            JF[j, F_TCYC] = now
+            d = next_dest(c, K, RN, RD, RC, rng, SI)
+            while d == K:
+                record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
+                d = next_dest(c, K, RN, RD, RC, rng, SI)
+    return d
+
+
+@njit(inline="always", _nrt=False)
+def _block_if_full(j, src, d, own, now, M, J):
+    """Blocking after service: if station d has no room, j stays at src,
+    queued FIFO among the jobs blocked on d.  True if j was blocked."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    occ = SS[d, K_N]
+    if d == src:
+        occ -= 1
+    if occ < STI[d, 3]:
+        return False
+    if src < K and STI[src, 0] == 2:
+        # a blocked job stops sharing the processor
+        share_advance(src, now, STI, RM, SS, SFL)
+        share_unlink(j, src, SS, JI)
+        share_resched(src, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
+    JI[j, J_STATE] = S_BLOCKED
+    JI[j, J_DEST] = d
+    fifo_push(j, SS, d, K_BLH, K_BLT, JI)
+    if own >= 0:
+        heap_remove(own, HE, HT, POS, SI)
+    return True
+
+
+@njit(inline="always", _nrt=False)
+def _depart(j, k, now, ub_n, M, J, T, rng):
+    """Job j leaves station k: statistics, the next job in service, tokens
+    given back; a station with jobs blocked on it goes on the ``UB`` list.
+    Returns the new length of that list."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    o_comp, o_soj, o_cyc, o_lost, o_pool, o_ev = _offsets(C, K, PLI.shape[0])
+    cc = JI[j, J_CLS]
+    flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+    kind = STI[k, 0]
+    if kind == 2:
+        share_advance(k, now, STI, RM, SS, SFL)
+    NC[cc, k] -= 1
+    SS[k, K_N] -= 1
+    ACC[o_comp + cc * K + k] += 1.0
+    ACC[o_soj + cc * K + k] += now - JF[j, F_TARR]
+    ACC[o_ev] += 1.0
+    if kind == 0:
+        BS[cc, k] -= 1
+    elif kind == 1:
+        BS[cc, k] -= 1
+        if SS[k, K_WQH] >= 0:
+            h = fifo_pop(SS, k, K_WQH, K_WQT, JI)
+            ch = JI[h, J_CLS]
+            BS[ch, k] += 1
+            JI[h, J_STATE] = S_SERV
+            if STI[k, 4] == D_EXP:
+                x = S[ch, k] * _exp1(rng, SI)
+            else:
+                x = draw(STI[k, 4], STF[k, 0], STF[k, 1], STI[k, 5], STI[k, 6], EMP,
+                         S[ch, k], rng, SI)
+            heap_set(C + K + h, now + x, HE, HT, POS, SI)
+        else:
+            SS[k, K_BUSY] -= 1
+    else:
+        if JI[j, J_STATE] == S_SERV:
+            share_unlink(j, k, SS, JI)
+        share_resched(k, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
+    # tokens given back on leaving k (all of them at the end of a cycle)
+    held = JI[j, J_HELD]
+    if held != 0:
+        mask = REL[cc, k]
+        if JI[j, J_CYEND] == 1:
+            mask = held
+        mask &= held
+        if mask != 0:
+            _give_back(j, mask, now, M, J, T, rng)
+    if STI[k, 3] < INF_CAP and SS[k, K_BLH] >= 0:
+        UB[ub_n] = k
+        ub_n += 1
+    return ub_n
+
+
+@njit(inline="always", _nrt=False)
+def _leave_route(j, now, M, J, T, rng):
+    """Job j reaches the end of its route: it gives back every token it
+    still holds, then leaves the network (open) or thinks (closed)."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    cc = JI[j, J_CLS]
+    held = JI[j, J_HELD]
+    if held != 0:
+        _give_back(j, held, now, M, J, T, rng)
+    if CLI[cc, 0] == 1:
+        # leaves the network: back to the free list
+        JI[j, J_STATE] = S_FREE
+        JI[j, J_LOC] = -1
+        JI[j, J_NXT] = SI[I_FREE]
+        SI[I_FREE] = j
+        SI[I_OPEN] -= 1
+    else:
+        JI[j, J_LOC] = K
+        JI[j, J_STATE] = S_THINK
+        heap_set(C + K + j, now + CLF[cc, 0] * _exp1(rng, SI), HE, HT, POS, SI)
+
+
+@njit(inline="always", _nrt=False)
+def _arrive(j, s, now, M, J, T, rng):
+    """Job j arrives at station s (room secured): it takes the tokens it
+    needs (or queues at a pool), then starts service or waits."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
+    cc = JI[j, J_CLS]
+    if (ACQ[cc, s] & ~JI[j, J_HELD]) != 0 and not _take_tokens(
+            j, s, now, ACQ, PLI, JI, PS, PFL, ACC, o_ev - 2 * PLI.shape[0], K):
+        return
+    kind = STI[s, 0]
+    if kind == 2:
+        _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT, POS, SI,
+               rng, C, K, o_ev)
+        return
+    # _enter for delay and FCFS stations, written out: the common path of
+    # every event stays free of calls
+    flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+    NC[cc, s] += 1
+    SS[s, K_N] += 1
+    JF[j, F_TARR] = now
+    JI[j, J_LOC] = s
+    ACC[o_ev] += 1.0
+    if kind == 0 or SS[s, K_BUSY] < STI[s, 2]:
+        if kind == 1:
+            SS[s, K_BUSY] += 1
+        BS[cc, s] += 1
+        JI[j, J_STATE] = S_SERV
+        if STI[s, 4] == D_EXP:
+            x = S[cc, s] * _exp1(rng, SI)
+        else:
+            x = draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6], EMP, S[cc, s],
+                     rng, SI)
+        heap_set(C + K + j, now + x, HE, HT, POS, SI)
+    else:
+        JI[j, J_STATE] = S_WAIT
+        fifo_push(j, SS, s, K_WQH, K_WQT, JI)
+
+
+@njit(inline="always", _nrt=False)
+def _move(j, src, d, now, M, J, T, rng):
+    """j leaves src (a station, the think stage or outside) and enters d (a
+    station or K, the end of its route).  The moves run as a small work list
+    so that unblocking cascades (a departure frees room for a blocked job,
+    whose departure frees room for another, ...) need no recursion."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    K = STI.shape[0]
+    ub_n = 0
+    while True:
+        if src >= 0 and src < K:
+            ub_n = _depart(j, src, now, ub_n, M, J, T, rng)
+        JI[j, J_CYEND] = 0
+        if d == K:
+            _leave_route(j, now, M, J, T, rng)
+        else:
+            _arrive(j, d, now, M, J, T, rng)
+        # ---- next blocked job that can move now
+        found = False
+        while ub_n > 0:
+            s = UB[ub_n - 1]
+            if SS[s, K_BLH] >= 0 and SS[s, K_N] < STI[s, 3]:
+                b = fifo_pop(SS, s, K_BLH, K_BLT, JI)
+                j = b
+                src = JI[b, J_LOC]
+                d = s
+                found = True
+                break
+            ub_n -= 1
+        if not found:
+            return
+
+
+@njit(_nrt=False)
+def run(M, J, T, rng, umin, t_stop, max_events, open_limit):
+    """Advance the simulation until the next event is later than ``t_stop``.
+
+    ``M``, ``J`` and ``T`` are the tuples of model, state and statistics
+    arrays (see above); ``rng`` the block of uniforms, of which at least
+    ``umin`` must remain before each event.  Returns a status code (OK,
+    NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM).  ``ACC`` holds
+    cumulative sums (layout in :mod:`qmodels.sim.flatten`); at every cell
+    edge ``EDGES[i]`` a copy goes to ``SNAP[i]``.
+    """
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
     CKE = C + K  # first job entity
     now = SX[0]
-    ub_n = 0
 
     if SI[I_INIT] == 0:
         if rng.shape[0] - SI[I_UPOS] < umin:
             return NEED_RANDOM
-        SI[I_INIT] = 1
-        for c in range(C):
-            if CLI[c, 0] == 1 and CLF[c, 1] < np.inf:
-                heap_set(c, now + draw(CLI[c, 2], CLF[c, 2], CLF[c, 3], CLI[c, 3], CLI[c, 4],
-                                       EMP, CLF[c, 1], rng, SI), HE, HT, POS, SI)
-        # closed jobs 0..NCLOSED-1 start a cycle at time 0 (think first if Z > 0)
-        for j in range(SI[I_NCLOSED]):
-            c = JI[j, J_CLS]
-            JF[j, F_TCYC] = now
-            JI[j, J_LOC] = THINK
-            JI[j, J_STATE] = S_THINK
-            if CLF[c, 0] > 0.0:
-                heap_set(CKE + j, now + CLF[c, 0] * _exp1(rng, SI), HE, HT, POS, SI)
-            else:
-                # fake an end of think at time 0 (handled below like any other)
-                heap_set(CKE + j, now, HE, HT, POS, SI)
+        _start(now, M, J, rng)
 
     while True:
         hs = SI[I_HSIZE]
         tnext = HT[0] if hs > 0 else np.inf
-        # cell edges passed before the next event
-        while SI[I_CELL] < ncell and EDGES[SI[I_CELL]] <= tnext and EDGES[SI[I_CELL]] <= t_stop:
-            te = EDGES[SI[I_CELL]]
-            for k in range(K):
-                flush_station(k, te, STI, RM, SS, NC, BS, SFL, ACC, C, K)
-            for p in range(P):
-                flush_pool(p, te, PLI, PS, PFL, ACC, o_pool)
-            cell = SI[I_CELL]
-            for i in range(ACC.shape[0]):
-                SNAP[cell, i] = ACC[i]
-            SI[I_CELL] += 1
-            now = te
+        now = _pass_edges(now, tnext, t_stop, M, J, T)
         if tnext > t_stop:
             if hs == 0 and (SI[I_NCLOSED] > 0 or SI[I_OPEN] > 0):
                 SX[0] = now
                 return DEADLOCK
-            if now < t_stop:
-                now = t_stop
-            SX[0] = now
+            SX[0] = now if now >= t_stop else t_stop
             return OK
+        status = OK
         if ACC[o_ev] >= max_events:
+            status = MAX_EVENTS
+        elif rng.shape[0] - SI[I_UPOS] < umin:
+            status = NEED_RANDOM
+        elif HE[0] < C and SI[I_FREE] < 0:
+            status = NEED_ROOM
+        elif SI[I_OPEN] > open_limit:
+            status = TOO_MANY
+        if status != OK:
             SX[0] = now
-            return MAX_EVENTS
-        if rng.shape[0] - SI[I_UPOS] < umin:
-            SX[0] = now
-            return NEED_RANDOM
+            return status
         e = HE[0]
-        if e < C and SI[I_FREE] < 0:
-            SX[0] = now
-            return NEED_ROOM
-        if SI[I_OPEN] > open_limit:
-            SX[0] = now
-            return TOO_MANY
         now = tnext
         seg = SEG[SI[I_CELL]]
 
-        # ---- what happens: j moves from src (station, THINK or -1 = outside) to d
+        # ---- what happens: j moves from src (station, K = think, -1 = outside) to d
         own = -1
-        j = -1
-        src = -1
-        d = -1
         if e < C:
-            # open arrival of class c
-            c = e
-            if CLI[c, 2] == D_EXP:
-                x = CLF[c, 1] * _exp1(rng, SI)
-            else:
-                x = draw(CLI[c, 2], CLF[c, 2], CLF[c, 3], CLI[c, 3], CLI[c, 4], EMP, CLF[c, 1],
-                         rng, SI)
-            heap_set(c, now + x, HE, HT, POS, SI)
-            d = next_dest(c, K, RN, RD, RC, rng, SI)
-            if d == END:
-                record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
+            j, d = _open_arrival(e, now, seg, M, J, T, rng)
+            if j < 0:
                 continue
-            if SS[d, K_N] >= STI[d, 3]:
-                ACC[o_lost + c] += 1.0
-                ACC[o_ev] += 1.0
-                continue
-            j = SI[I_FREE]
-            SI[I_FREE] = JI[j, J_NXT]
-            JI[j, J_CLS] = c
-            JI[j, J_LOC] = -1
-            JI[j, J_NXT] = -1
-            JI[j, J_PRV] = -1
-            JI[j, J_HELD] = 0
-            JI[j, J_CYEND] = 0
-            JF[j, F_TCYC] = now
-            SI[I_OPEN] += 1
             src = -1
         else:
             if e < CKE:
@@ -531,202 +814,16 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
                 # (one sift instead of two); else it is removed after the move
                 j = e - CKE
                 own = e
-            c = JI[j, J_CLS]
             src = JI[j, J_LOC]
-            if src == THINK:
-                # end of think time: a new cycle starts
-                JF[j, F_TCYC] = now
-                d = next_dest(c, K, RN, RD, RC, rng, SI)
-                if d == END:
-                    record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
-                    if CLF[c, 0] > 0.0:
-                        heap_set(e, now + CLF[c, 0] * _exp1(rng, SI),
-                                 HE, HT, POS, SI)
-                        continue
-                    while d == END:
-                        d = next_dest(c, K, RN, RD, RC, rng, SI)
-                        if d == END:
-                            record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
-            else:
-                # service completion of j at station src
-                d = next_dest(c, src, RN, RD, RC, rng, SI)
-                if d == END:
-                    record_cycle(c, now - JF[j, F_TCYC], ACC, o_cyc, C, HIST, seg, CLF)
-                    JI[j, J_CYEND] = 1
-                    if CLI[c, 0] == 0 and CLF[c, 0] <= 0.0:
-                        JF[j, F_TCYC] = now
-                        d = next_dest(c, K, RN, RD, RC, rng, SI)
-                        while d == END:
-                            record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
-                            d = next_dest(c, K, RN, RD, RC, rng, SI)
-            # room at d? (blocking after service)
-            if d != END:
-                occ = SS[d, K_N]
-                if d == src:
-                    occ -= 1
-                if occ >= STI[d, 3]:
-                    if src < K and STI[src, 0] == 2:
-                        # a blocked job stops sharing the processor
-                        share_advance(src, now, STI, RM, SS, SFL)
-                        share_unlink(j, src, SS, JI)
-                        share_resched(src, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
-                    JI[j, J_STATE] = S_BLOCKED
-                    JI[j, J_DEST] = d
-                    fifo_push(j, SS, d, K_BLH, K_BLT, JI)
-                    if own >= 0:
-                        heap_remove(own, HE, HT, POS, SI)
+            if src == K:
+                d = _end_think(j, e, now, seg, M, J, T, rng)
+                if d < 0:
                     continue
-
-        # ---- j leaves src (a station), then enters d (or the think stage / sink)
-        # the moves below run as a small work list so that unblocking
-        # cascades (a departure frees room for a blocked job, whose
-        # departure frees room for another, ...) need no recursion
-        mv_j = j
-        mv_src = src
-        mv_d = d
-        while True:
-            if mv_src >= 0 and mv_src < K:
-                # ---- depart(mv_j, mv_src)
-                jj = mv_j
-                k = mv_src
-                cc = JI[jj, J_CLS]
-                flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
-                kind = STI[k, 0]
-                if kind == 2:
-                    share_advance(k, now, STI, RM, SS, SFL)
-                NC[cc, k] -= 1
-                SS[k, K_N] -= 1
-                ACC[o_comp + cc * K + k] += 1.0
-                ACC[o_soj + cc * K + k] += now - JF[jj, F_TARR]
-                ACC[o_ev] += 1.0
-                if kind == 0:
-                    BS[cc, k] -= 1
-                elif kind == 1:
-                    BS[cc, k] -= 1
-                    if SS[k, K_WQH] >= 0:
-                        h = fifo_pop(SS, k, K_WQH, K_WQT, JI)
-                        ch = JI[h, J_CLS]
-                        BS[ch, k] += 1
-                        JI[h, J_STATE] = S_SERV
-                        if STI[k, 4] == D_EXP:
-                            x = S[ch, k] * _exp1(rng, SI)
-                        else:
-                            x = draw(STI[k, 4], STF[k, 0], STF[k, 1], STI[k, 5], STI[k, 6], EMP,
-                                     S[ch, k], rng, SI)
-                        heap_set(CKE + h, now + x, HE, HT, POS, SI)
-                    else:
-                        SS[k, K_BUSY] -= 1
-                else:
-                    if JI[jj, J_STATE] == S_SERV:
-                        share_unlink(jj, k, SS, JI)
-                    share_resched(k, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
-                # tokens given back on leaving k (all of them at the end of a cycle)
-                held = JI[jj, J_HELD]
-                if held != 0:
-                    mask = REL[cc, k]
-                    if JI[jj, J_CYEND] == 1:
-                        mask = held
-                    mask &= held
-                    if mask != 0:
-                        for p in range(P):
-                            if (mask >> p) & 1:
-                                flush_pool(p, now, PLI, PS, PFL, ACC, o_pool)
-                                JI[jj, J_HELD] &= ~(1 << p)
-                                PS[p, P_FREE] += 1
-                                # grant freed tokens to waiting jobs, FIFO
-                                while PS[p, P_FREE] > 0 and PS[p, P_QH] >= 0:
-                                    h = fifo_pop(PS, p, P_QH, P_QT, JI)
-                                    PS[p, P_QLEN] -= 1
-                                    PS[p, P_FREE] -= 1
-                                    JI[h, J_HELD] |= (1 << p)
-                                    dh = JI[h, J_DEST]
-                                    if _take_tokens(h, dh, ACQ, JI, PS, PFL, PLI, ACC, o_pool,
-                                                    now, POOL):
-                                        _enter(h, dh, now, STI, STF, EMP, S, RM, JI, JF, SS, NC,
-                                               BS, SFL, ACC, HE, HT, POS, SI, rng, C, K, o_ev)
-                if STI[k, 3] < INF_CAP and SS[k, K_BLH] >= 0:
-                    UB[ub_n] = k
-                    ub_n += 1
-            JI[mv_j, J_CYEND] = 0
-            # ---- enter mv_d
-            if mv_d == END:
-                cc = JI[mv_j, J_CLS]
-                held = JI[mv_j, J_HELD]
-                if held != 0:
-                    # tokens still held at the end of the route are given back
-                    for p in range(P):
-                        if (held >> p) & 1:
-                            flush_pool(p, now, PLI, PS, PFL, ACC, o_pool)
-                            PS[p, P_FREE] += 1
-                            JI[mv_j, J_HELD] &= ~(1 << p)
-                            while PS[p, P_FREE] > 0 and PS[p, P_QH] >= 0:
-                                h = fifo_pop(PS, p, P_QH, P_QT, JI)
-                                PS[p, P_QLEN] -= 1
-                                PS[p, P_FREE] -= 1
-                                JI[h, J_HELD] |= (1 << p)
-                                dh = JI[h, J_DEST]
-                                if _take_tokens(h, dh, ACQ, JI, PS, PFL, PLI, ACC, o_pool,
-                                                now, POOL):
-                                    _enter(h, dh, now, STI, STF, EMP, S, RM, JI, JF, SS, NC,
-                                           BS, SFL, ACC, HE, HT, POS, SI, rng, C, K, o_ev)
-                if CLI[cc, 0] == 1:
-                    # leaves the network: back to the free list
-                    JI[mv_j, J_STATE] = S_FREE
-                    JI[mv_j, J_LOC] = -1
-                    JI[mv_j, J_NXT] = SI[I_FREE]
-                    SI[I_FREE] = mv_j
-                    SI[I_OPEN] -= 1
-                else:
-                    JI[mv_j, J_LOC] = THINK
-                    JI[mv_j, J_STATE] = S_THINK
-                    heap_set(CKE + mv_j, now + CLF[cc, 0] * _exp1(rng, SI),
-                             HE, HT, POS, SI)
             else:
-                cc = JI[mv_j, J_CLS]
-                if (ACQ[cc, mv_d] & ~JI[mv_j, J_HELD]) == 0 or _take_tokens(
-                        mv_j, mv_d, ACQ, JI, PS, PFL, PLI, ACC, o_pool, now, POOL):
-                    s = mv_d
-                    kind = STI[s, 0]
-                    if kind == 2:
-                        _enter(mv_j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL,
-                               ACC, HE, HT, POS, SI, rng, C, K, o_ev)
-                    else:
-                        # _enter for delay and FCFS stations, written out: the
-                        # common path of every event stays free of calls
-                        flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
-                        NC[cc, s] += 1
-                        SS[s, K_N] += 1
-                        JF[mv_j, F_TARR] = now
-                        JI[mv_j, J_LOC] = s
-                        ACC[o_ev] += 1.0
-                        if kind == 0 or SS[s, K_BUSY] < STI[s, 2]:
-                            if kind == 1:
-                                SS[s, K_BUSY] += 1
-                            BS[cc, s] += 1
-                            JI[mv_j, J_STATE] = S_SERV
-                            if STI[s, 4] == D_EXP:
-                                x = S[cc, s] * _exp1(rng, SI)
-                            else:
-                                x = draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6],
-                                         EMP, S[cc, s], rng, SI)
-                            heap_set(CKE + mv_j, now + x, HE, HT, POS, SI)
-                        else:
-                            JI[mv_j, J_STATE] = S_WAIT
-                            fifo_push(mv_j, SS, s, K_WQH, K_WQT, JI)
-            # ---- next blocked job that can move now
-            found = False
-            while ub_n > 0:
-                s = UB[ub_n - 1]
-                if SS[s, K_BLH] >= 0 and SS[s, K_N] < STI[s, 3]:
-                    b = fifo_pop(SS, s, K_BLH, K_BLT, JI)
-                    mv_j = b
-                    mv_src = JI[b, J_LOC]
-                    mv_d = s
-                    found = True
-                    break
-                ub_n -= 1
-            if not found:
-                break
+                d = _end_service(j, src, now, seg, M, J, T, rng)
+            if d != K and _block_if_full(j, src, d, own, now, M, J):
+                continue
+        _move(j, src, d, now, M, J, T, rng)
         if own >= 0:
             st = JI[j, J_STATE]
             lc = JI[j, J_LOC]
@@ -734,8 +831,48 @@ def run(STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL,
                 heap_remove(own, HE, HT, POS, SI)
 
 
+# ---------------------------------------------------------------------------
+# the rare paths: token pools, entering a sharing station
+# ---------------------------------------------------------------------------
+
+@njit(inline="always", _nrt=False)
+def _give_back(j, mask, now, M, J, T, rng):
+    """Job j gives back the tokens of the pools in ``mask``; each freed token
+    goes to the jobs waiting at its pool, FIFO (a job that now has all it
+    needs enters its station)."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    _give_back_arrays(j, mask, now, STI, STF, EMP, S, RM, PLI, ACQ, JI, JF, SS, NC, BS, SFL,
+                      PS, PFL, ACC, HE, HT, POS, SI, rng, CLI.shape[0])
+
+
 @njit(_nrt=False)
-def _take_tokens(j, d, ACQ, JI, PS, PFL, PLI, ACC, o_pool, now, POOL):
+def _give_back_arrays(j, mask, now, STI, STF, EMP, S, RM, PLI, ACQ, JI, JF, SS, NC, BS, SFL,
+                      PS, PFL, ACC, HE, HT, POS, SI, rng, C):
+    """:func:`_give_back` with its arrays one by one (a rare path, compiled
+    once)."""
+    K = STI.shape[0]
+    P = PLI.shape[0]
+    o_pool = 4 * C * K + 3 * C
+    for p in range(P):
+        if (mask >> p) & 1:
+            flush_pool(p, now, PLI, PS, PFL, ACC, o_pool)
+            JI[j, J_HELD] &= ~(1 << p)
+            PS[p, P_FREE] += 1
+            while PS[p, P_FREE] > 0 and PS[p, P_QH] >= 0:
+                h = fifo_pop(PS, p, P_QH, P_QT, JI)
+                PS[p, P_QLEN] -= 1
+                PS[p, P_FREE] -= 1
+                JI[h, J_HELD] |= (1 << p)
+                dh = JI[h, J_DEST]
+                if _take_tokens(h, dh, now, ACQ, PLI, JI, PS, PFL, ACC, o_pool, K):
+                    _enter(h, dh, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC,
+                           HE, HT, POS, SI, rng, C, K, o_pool + 2 * P)
+
+
+@njit(_nrt=False)
+def _take_tokens(j, d, now, ACQ, PLI, JI, PS, PFL, ACC, o_pool, K):
     """Take the tokens job j needs to enter d, pool by pool; False (and j
     queued at the first pool without a free token) if one is missing."""
     c = JI[j, J_CLS]
@@ -750,7 +887,7 @@ def _take_tokens(j, d, ACQ, JI, PS, PFL, PLI, ACC, o_pool, now, POOL):
                 PS[p, P_FREE] -= 1
                 JI[j, J_HELD] |= (1 << p)
             else:
-                JI[j, J_LOC] = POOL
+                JI[j, J_LOC] = K + 1  # waiting at a pool
                 JI[j, J_STATE] = S_POOL
                 JI[j, J_DEST] = d
                 fifo_push(j, PS, p, P_QH, P_QT, JI)
@@ -760,9 +897,11 @@ def _take_tokens(j, d, ACQ, JI, PS, PFL, PLI, ACC, o_pool, now, POOL):
 
 
 @njit(_nrt=False)
-def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC,
-           HE, HT, POS, SI, rng, C, K, o_ev):
-    """Job j arrives at station s (room and tokens already secured)."""
+def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT, POS, SI, rng,
+           C, K, o_ev):
+    """Job j arrives at station s (room and tokens already secured).  (The
+    rare path: sharing stations and jobs granted a token; its arrays are
+    passed one by one, which keeps numba's compile time down.)"""
     c = JI[j, J_CLS]
     flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
     kind = STI[s, 0]

@@ -48,7 +48,7 @@ from ..model.distributions import (
 from ..model.network import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
 from . import engine as E
 
-__all__ = ["Flat", "flatten", "acc_layout"]
+__all__ = ["Flat", "flatten", "acc_layout", "limiting_capacity"]
 
 #: histogram of cycle times: bins per class, and the span (decades) they cover
 HIST_BINS = 4096
@@ -195,25 +195,41 @@ def flatten(net: Network) -> Flat:
         no open class with a positive arrival rate.
     InvalidValueError
         A distribution parameter out of range; a token pool with fewer than
-        one token; a closed class that visits no station and has no think
-        time.
+        one token; a closed class with jobs whose cycle takes no time (it
+        visits no station, or every service time it meets is zero, and it
+        has no think time: the throughput would be unbounded).
     UnstableError
         An open workload that loads a station without finite room to
-        rho >= 1 on its own.
+        rho >= 1 on its own (a load-dependent station counts at its
+        limiting rate, the last multiplier).
     """
     if net.is_symbolic:
         raise UnsupportedModelError(
             "the simulator is numeric; this network has sympy symbols: substitute numbers first"
         )
     K, C = len(net.stations), len(net.classes)
-    names = net.station_names
-    index = {n: k for k, n in enumerate(names)}
     V = np.asarray(net.visits, dtype=float)
     Sm = np.array(net.service_times, dtype=float)
-
-    # -- workload -----------------------------------------------------------
     pops = [int(getattr(c, "population", 0)) for c in net.classes]
     rates = [float(c.arrival_rate) if isinstance(c, Open) else 0.0 for c in net.classes]
+    _check_workload(net, pops, rates, V, Sm)
+    PLI, ACQ, REL = _encode_pools(net)
+    emp: list[float] = []
+    STI, STF, RM = _encode_stations(net, V, emp)
+    CLI, CLF, rows_all = _encode_classes(net, V, Sm, pops, rates, emp)
+    RN, RD, RC = _routing_arrays(rows_all, C, K)
+    _check_open_stability(net, rates, V, Sm)
+
+    n_closed = sum(pops)
+    cls_of_job = np.repeat(np.arange(C), pops).astype(np.int64)
+    ucap_all = STF[:, 2].copy()
+    return Flat(STI, STF, RM, np.asarray(emp if emp else [1.0], dtype=float), Sm, CLI, CLF,
+                RN, RD, RC, PLI, ACQ, REL, n_closed, cls_of_job, K, C, int(PLI.shape[0]),
+                ucap_all, V, CLF[:, 4].copy(), math.log(10.0) * HIST_DECADES / HIST_BINS)
+
+
+def _check_workload(net: Network, pops, rates, V, Sm) -> None:
+    """Something to simulate, and no closed cycle that takes zero time."""
     if sum(pops) == 0 and not any(r > 0 for r in rates):
         desc = ", ".join(
             f"{c.name!r} (population {c.population})" if isinstance(c, Closed)
@@ -223,8 +239,28 @@ def flatten(net: Network) -> Flat:
             f"nothing to simulate: every closed population is zero and no open class has a "
             f"positive arrival rate ({desc})"
         )
+    for ci, cls in enumerate(net.classes):
+        if not isinstance(cls, Closed) or pops[ci] == 0 or float(cls.think_time) > 0:
+            continue
+        if V[ci].sum() <= 0:
+            raise InvalidValueError(
+                f"class {cls.name!r}: visits no station and has no think time: its jobs would "
+                "cycle in zero time"
+            )
+        if float(np.sum(V[ci] * Sm[ci])) <= 0:
+            # the error qm.mva raises for the same class
+            raise InvalidValueError(
+                f"class {cls.name!r}: all demands and the think time are zero, so the "
+                "throughput is unbounded (the simulator would never advance its clock)"
+            )
 
-    # -- pools ----------------------------------------------------------------
+
+def _encode_pools(net: Network):
+    """(PLI, ACQ, REL): tokens, acquire and release station of each pool;
+    bit masks of the pools class c takes on entering / gives back on
+    leaving station k."""
+    K, C = len(net.stations), len(net.classes)
+    index = {n: k for k, n in enumerate(net.station_names)}
     P = len(net.pools)
     if P > 62:
         raise UnsupportedModelError(f"the simulator handles at most 62 token pools, got {P}")
@@ -256,12 +292,15 @@ def flatten(net: Network) -> Flat:
                 )
             ACQ[ci, ka] |= 1 << p
             REL[ci, kr] |= 1 << p
+    return PLI, ACQ, REL
 
-    # -- stations -------------------------------------------------------------
+
+def _encode_stations(net: Network, V: np.ndarray, emp: list):
+    """(STI, STF, RM) of the stations (layout in :mod:`qmodels.sim.engine`)."""
+    K = len(net.stations)
     STI = np.zeros((K, 8), dtype=np.int64)
     STF = np.zeros((K, 3), dtype=float)
     rm_rows = []
-    emp: list[float] = []
     for k, s in enumerate(net.stations):
         who = f"station {s.name!r}"
         cap = E.INF_CAP if s.capacity is None else int(s.capacity)
@@ -295,8 +334,13 @@ def flatten(net: Network) -> Flat:
     for k, r in enumerate(rm_rows):
         RM[k, : len(r)] = r
         RM[k, len(r):] = r[-1]
+    return STI, STF, RM
 
-    # -- classes --------------------------------------------------------------
+
+def _encode_classes(net: Network, V, Sm, pops, rates, emp: list):
+    """(CLI, CLF, routing rows of each class)."""
+    K, C = len(net.stations), len(net.classes)
+    index = {n: k for k, n in enumerate(net.station_names)}
     CLI = np.zeros((C, 5), dtype=np.int64)
     CLF = np.zeros((C, 6), dtype=float)
     rows_all = []
@@ -304,17 +348,10 @@ def flatten(net: Network) -> Flat:
         who = f"class {cls.name!r}"
         if cls.routing is not None:
             rows = _explicit_routing(cls, index, K)
+        elif V[ci].sum() <= 0:
+            rows = {K: [(K, 1.0)]}
         else:
-            v = V[ci]
-            if v.sum() <= 0:
-                if isinstance(cls, Closed) and cls.population > 0 and float(cls.think_time) <= 0:
-                    raise InvalidValueError(
-                        f"{who}: visits no station and has no think time: its jobs would "
-                        "cycle in zero time"
-                    )
-                rows = {K: [(K, 1.0)]}
-            else:
-                rows = _visit_routing(v, K)
+            rows = _visit_routing(V[ci], K)
         rows_all.append(rows)
         if isinstance(cls, Open):
             lam = rates[ci]
@@ -334,6 +371,12 @@ def flatten(net: Network) -> Flat:
         step = math.log(10.0) * HIST_DECADES / HIST_BINS
         CLF[ci, 4] = math.log(scale * 1e-4)
         CLF[ci, 5] = 1.0 / step
+    return CLI, CLF, rows_all
+
+
+def _routing_arrays(rows_all, C: int, K: int):
+    """(RN, RD, RC): per class and row, the number of destinations, the
+    destinations and their cumulative probabilities."""
     M = max(len(r) for rows in rows_all for r in rows.values())
     RN = np.zeros((C, K + 1), dtype=np.int64)
     RD = np.zeros((C, K + 1, M), dtype=np.int64)
@@ -348,24 +391,39 @@ def flatten(net: Network) -> Flat:
                 RD[ci, r, i] = d
                 RC[ci, r, i] = cum
             RC[ci, r, len(row) - 1] = 1.0
+    return RN, RD, RC
 
-    # -- open stability (only where no finite room can shed load) ----------
-    if not any(s.capacity is not None for s in net.stations):
-        for k, s in enumerate(net.stations):
-            if isinstance(s, Delay):
-                continue
-            load = sum(rates[ci] * V[ci, k] * Sm[ci, k] for ci in range(C))
-            cmax = float(s.max_rate_multiplier) if isinstance(s, LoadDependent) else s.servers
-            rho = load / cmax
-            if rho >= 1.0:
-                raise UnstableError(
-                    f"station {s.name!r}: the open classes alone load it to rho = {rho:.6g} "
-                    ">= 1; it has no steady state to simulate", station=s.name, rho=rho
-                )
 
-    n_closed = sum(pops)
-    cls_of_job = np.repeat(np.arange(C), pops).astype(np.int64)
-    ucap_all = STF[:, 2].copy()
-    return Flat(STI, STF, RM, np.asarray(emp if emp else [1.0], dtype=float), Sm, CLI, CLF,
-                RN, RD, RC, PLI, ACQ, REL, n_closed, cls_of_job, K, C, P, ucap_all, V,
-                CLF[:, 4].copy(), math.log(10.0) * HIST_DECADES / HIST_BINS)
+def limiting_capacity(s) -> float:
+    """Service capacity of station ``s`` with many jobs present, in
+    servers: c for a queue, the last rate multiplier for a load-dependent
+    station (beyond the list the last value holds, so a(n) -> a_last),
+    infinity for a delay."""
+    if isinstance(s, Delay):
+        return math.inf
+    if isinstance(s, LoadDependent):
+        return float(s.rate_multipliers[-1])
+    return float(s.servers)
+
+
+def _check_open_stability(net: Network, rates, V, Sm) -> None:
+    """Open load rho = sum_c lambda_c V_ck S_ck / a_k(inf) < 1 at every
+    station (Lazowska et al. 1984, sec. 8.4; for a load-dependent station
+    a_k(inf) is the limiting rate, the last multiplier: with (2, 0.5) and
+    lambda S = 1 the queue grows without bound although a_max = 2).
+    Checked only where no finite room can shed load."""
+    if any(s.capacity is not None for s in net.stations):
+        return
+    C = len(net.classes)
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Delay):
+            continue
+        load = sum(rates[ci] * V[ci, k] * Sm[ci, k] for ci in range(C))
+        rho = load / limiting_capacity(s)
+        if rho >= 1.0:
+            extra = (f" (limiting rate multiplier {limiting_capacity(s):g})"
+                     if isinstance(s, LoadDependent) else "")
+            raise UnstableError(
+                f"station {s.name!r}: the open classes alone load it to rho = {rho:.6g} "
+                f">= 1{extra}; it has no steady state to simulate", station=s.name, rho=rho
+            )
