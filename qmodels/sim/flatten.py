@@ -45,7 +45,17 @@ from ..distributions import (
     Uniform,
 )
 from ..errors import InvalidValueError, PopulationError, UnstableError, UnsupportedModelError
-from ..model import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
+from ..model import (
+    SINK,
+    SOURCE,
+    Closed,
+    Delay,
+    LoadDependent,
+    Network,
+    Open,
+    Queue,
+    pool_chains,
+)
 from . import engine as E
 
 __all__ = ["Flat", "flatten", "acc_layout"]
@@ -148,8 +158,28 @@ def _encode_distribution(dist, who: str, emp: list):
     raise UnsupportedModelError(f"{who}: the simulator cannot draw from {type(dist).__name__}")
 
 
-def _visit_routing(v: np.ndarray, K: int):
-    """Rows (list of (dest, p)) of the random routing with visit ratios v."""
+def _visit_routing(v: np.ndarray, K: int, chains=()):
+    """Rows (list of (dest, p)) of the random routing with visit ratios v.
+
+    ``chains`` (tuples of station indices, from :func:`qmodels.model.pool_chains`)
+    are traversed as one unit: the random routing picks a chain's first
+    station with its visit ratio, the chain is followed in order, and the
+    row after its last station is the row any visit ends with.  The visit
+    ratios are unchanged (every chain station has the first one's ratio).
+    """
+    v = np.array(v, dtype=float)
+    for ch in chains:
+        v[list(ch[1:])] = 0.0
+    rows = _visit_routing_plain(v, K)
+    for ch in chains:
+        after = rows.pop(ch[0])
+        for a, b in zip(ch[:-1], ch[1:]):
+            rows[a] = [(b, 1.0)]
+        rows[ch[-1]] = after
+    return rows
+
+
+def _visit_routing_plain(v: np.ndarray, K: int):
     T = float(v.sum())
     ks = [k for k in range(K) if v[k] > 0]
     rows = {}
@@ -249,10 +279,11 @@ def flatten(net: Network) -> Flat:
         for cn in users:
             ci = net.class_index(cn)
             cls = net.classes[ci]
-            if cls.routing is None:
+            if cls.routing is None and pool.path is None and pool.acquire != pool.release:
                 raise UnsupportedModelError(
                     f"class {cls.name!r} uses token pool {pool.name!r} but has no explicit "
-                    "routing; give it routing= so that the pool is held along a known route"
+                    "routing; give it routing=, or give the pool a path=, so that the pool "
+                    "is held along a known route"
                 )
             ACQ[ci, ka] |= 1 << p
             REL[ci, kr] |= 1 << p
@@ -314,7 +345,8 @@ def flatten(net: Network) -> Flat:
                     )
                 rows = {K: [(K, 1.0)]}
             else:
-                rows = _visit_routing(v, K)
+                chains = [tuple(index[x] for x in ch) for ch in pool_chains(net, ci)]
+                rows = _visit_routing(v, K, chains)
         rows_all.append(rows)
         if isinstance(cls, Open):
             lam = rates[ci]
