@@ -169,16 +169,22 @@ def _applies(pool, cls):
     return pool.classes is None or cls.name in pool.classes
 
 
+def _lower(n1: int):
+    """Index matrix n - j (n rows, j columns) and the mask j <= n."""
+    n = np.arange(n1)
+    d = n[:, None] - n[None, :]
+    return np.maximum(d, 0), d >= 0
+
+
 def _lconv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """log of the convolution h(n) = sum_j e^a(j) e^b(n - j), n = 0..len - 1."""
-    n1 = len(a)
-    out = np.full(n1, -np.inf)
-    for n in range(n1):
-        t = a[: n + 1] + b[n::-1]
-        m = np.max(t)
-        if m > -np.inf:
-            out[n] = m + math.log(np.sum(np.exp(t - m)))
-    return out
+    idx, mask = _lower(len(a))
+    T = np.where(mask, a[None, :] + b[idx], -np.inf)
+    m = np.max(T, axis=1)
+    safe = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.where(np.isfinite(m),
+                        safe + np.log(np.sum(np.exp(T - safe[:, None]), axis=1)), -np.inf)
 
 
 def _station_logf(st, D: float, N: int) -> np.ndarray:
@@ -408,9 +414,9 @@ class _Decomposer:
                 continue
             lgc = _lconv(pre[i], suf[i + 1])
             # P[n, j] = f(j) G_c(n - j) / G(n)   ([Bolch] eq. 8.13)
-            P = np.zeros((N + 1, N + 1))
-            for nn in range(N + 1):
-                P[nn, : nn + 1] = np.exp(lf[: nn + 1] + lgc[nn::-1] - lg[nn])
+            idx, mask = _lower(N + 1)
+            with np.errstate(invalid="ignore"):
+                P = np.where(mask, np.exp(lf[None, :] + lgc[idx] - lg[:, None]), 0.0)
             if kind == "st":
                 k = payload
                 st = net.stations[k]
@@ -474,18 +480,29 @@ class _Decomposer:
         for n in range(1, g.cap + 1):
             sub = Network(stations, [Closed(self.cls.name, n, routing=routing, service=service,
                                             reference=g.entry)], pools=pools)
-            r = ctmc(sub)
-            out.X[n] = float(r.class_throughput[0])
+            key = (tuple(stations), tuple((a, tuple(sorted(b.items())))
+                                          for a, b in sorted(routing.items())),
+                   tuple(sorted(service.items())), tuple(pools), n)
+            hit = _SUB_CACHE.get(key)
+            if hit is None:
+                r = ctmc(sub)
+                hit = (float(r.class_throughput[0]),
+                       np.array(r.station_queue_length[0], dtype=float),
+                       np.array(r.station_utilization[0], dtype=float),
+                       {p.name: dict(r.info["pools"][p.name]) for p in pools})
+                if len(_SUB_CACHE) > 4096:
+                    _SUB_CACHE.clear()
+                _SUB_CACHE[key] = hit
+            out.X[n] = hit[0]
             for i, s in enumerate(g.span):
                 k = net.station_index(s)
-                out.Q[n, k] = float(r.station_queue_length[0, i])
-                out.U[n, k] = float(r.station_utilization[0, i])
+                out.Q[n, k] = hit[1][i]
+                out.U[n, k] = hit[2][i]
             for j in g.pools:
-                d = r.info["pools"][net.pools[j].name]
+                d = hit[3][net.pools[j].name]
                 out.waiting[n, j] = d["waiting"]
                 out.held[n, j] = d["held"]
-                tok = int(net.pools[j].tokens)
-                out.full[n, j] = _prob_all_held(r, net.pools[j], tok)
+                out.full[n, j] = float(d.get("p_all_held", float("nan")))
         del v_e
         g.sub = out
         self._check_rates(g)
@@ -529,10 +546,9 @@ class _Decomposer:
         return self._product_level(outer, self.groups, self.V, self.Z, self.N)
 
 
-def _prob_all_held(r, pool, tokens) -> float:
-    """P(every token of ``pool`` held) from a CTMC result, when it reports it."""
-    d = r.info["pools"][pool.name]
-    return float(d.get("p_all_held", float("nan")))
+#: CTMC solutions of groups' sub-networks (pure functions of their key), shared
+#: across calls so that sweeps which leave a group unchanged solve it once
+_SUB_CACHE: dict = {}
 
 
 def _decompose(net: Network, *, curve: bool = False, inner: str = "fes"):
@@ -567,7 +583,8 @@ def _decompose(net: Network, *, curve: bool = False, inner: str = "fes"):
                 "holding_time": held / x_acq if x_acq > 0 else 0.0,
                 "span": list(dec.spans[j]),
                 "group": list(g.span),
-                "fes_throughput": [float(x) for x in g.sub.X[1:]] if j == g.entry_pool else [],
+                "fes_throughput": ([float(x) for x in g.sub.X[1:]]
+                                   if j == g.entry_pool and g.sub is not None else []),
                 "p_all_held": float(lv.full[N, j]),
             }
             if curve:
@@ -583,7 +600,8 @@ def _decompose(net: Network, *, curve: bool = False, inner: str = "fes"):
     notes = [
         "flow-equivalent server per group of token pools (hierarchical decomposition, "
         "Lazowska et al. 1984 ch. 9; Chandy, Herzog & Woo 1975), nested pools innermost "
-        f"first ({'exact CTMC' if inner == 'ctmc' else 'product-form FES'} inside a group): "
+        f"first ({'exact CTMC' if inner == 'ctmc' else 'product-form FES'} inside a group; "
+        "the CTMC for pools that overlap without nesting): "
         "approximate where a pool can bind (tokens < population), exact where none can",
         "jobs waiting for a token are in no station: see info['pools'][name]['waiting']",
     ]
