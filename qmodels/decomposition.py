@@ -20,16 +20,26 @@ replaces the sub-path by one load-dependent *flow-equivalent server* (FES):
 
 Assumptions
 -----------
-* One closed class, numeric parameters, routing given (the sub-path a pool
-  spans is read from the routing graph).
+* One closed class, numeric parameters.  The class is given by routing
+  (the sub-path a pool spans is read from the routing graph) or by visits
+  with every pool it uses given a ``path`` (the stations held, in order).
 * Each pool is entered only through ``acquire`` and left only from
-  ``release``; pools do not overlap (no station in two pools' spans).
-* The sub-network and the outer network are product form (exponential
-  FCFS, PS, delay, multi-server and load-dependent stations, no binding
-  finite capacity).
+  ``release``.  Pools may share stations: pools whose spans nest (a switch
+  port slot taken while a buffer slot is held over the port and beyond)
+  are solved innermost first, each group an FES inside the next; pools
+  that overlap without nesting (a buffer slot held over DMA and port, a
+  port slot over port and link) form one group whose closed sub-network is
+  solved exactly by the CTMC (:mod:`qmodels.ctmc`) for n = 1..cap jobs.
+  ``inner="ctmc"`` uses the CTMC for every group.
+* Outside the groups, and inside them for ``inner="fes"``, the network is
+  product form (exponential FCFS, PS, delay, multi-server and
+  load-dependent stations, no binding finite capacity).
 * A job waiting for a token is in no station (as in :mod:`qmodels.ctmc` and
   the simulator): it counts in the class response time and in
   ``result.info["pools"][name]["waiting"]``, not in any station's Q.
+* A pool's utilisation is tokens held / tokens = X_acq H / B (Little's
+  law, H the mean holding time); it competes with the stations for
+  :attr:`~qmodels.results.Result.bottleneck`.
 
 Accuracy
 --------
@@ -46,8 +56,11 @@ the place in service).  On the SPAX-like buffer network of the tests
 throughput error against the exact CTMC is at most 2.5 % (N = 3..8, B = 1
 or 2) and below 0.4 % for N = 16, B = 1..16; it is largest where the pool
 binds part of the time, and the FES underestimated the throughput in every
-case measured.  Compare with ``method="ctmc"`` or ``method="sim"`` for your
-own network.
+case measured.  With a buffer pool and a one-slot port pool sharing the
+port (N = 4..8, B = 1..4, ``tests/test_case_spax.py``) the error against
+the CTMC is -1 % to -5 % for nested FES and -1 % to -3.5 % with the CTMC
+inside the group.  Compare with ``method="ctmc"`` or ``method="sim"`` for
+your own network.
 
 References
 ----------
@@ -89,7 +102,8 @@ __all__ = ["decompose", "throughput_vs_tokens", "pool_span", "TokenCurve"]
 def pool_span(net: Network, pool: TokenPool | str) -> tuple:
     """Stations a job visits while it holds a token of ``pool``.
 
-    For a class given by visits, the pool's ``path``.  For routing: from ``acquire``, every station reachable in the class routing without
+    For a class given by visits, the pool's ``path``.  For routing: from
+    ``acquire``, every station reachable in the class routing without
     going on from ``release``; ``release`` is included.  Raises
     :class:`UnsupportedModelError` when the routing lets a job into the span
     other than through ``acquire`` (it would be inside without a token) and
@@ -280,7 +294,6 @@ class _Decomposer:
                 )
 
     def _build_groups(self) -> list:
-        net = self.net
         # connected components of pools whose spans share a station
         comp: list[set] = []
         for j in self.pools:

@@ -105,7 +105,6 @@ Notation: TPS = transactions per second = the class throughput X.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from dataclasses import dataclass
 
@@ -113,7 +112,7 @@ import numpy as np
 
 from .. import elements as el
 from ..errors import InvalidValueError
-from ..model import Closed, Delay, Network, Queue, TokenPool
+from ..model import Closed, Delay, Network, Queue
 from ._base import CaseReport, Row, fit_parameters, param
 
 __all__ = ["Params", "PROFILES", "network", "solve", "simulate", "tps", "report", "calibrate",
@@ -613,3 +612,198 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
         "path are than the assumed hardware; their ratio, not their scale, is assumed",
     ]
     return CaseReport("spax", "SPAX under TPC-C: paper vs model", rows, p, fitted, extra, notes)
+
+
+# ---------------------------------------------------------------------------
+# the demo: README and plots
+# ---------------------------------------------------------------------------
+
+#: configurations simulated by the demo (label, overrides)
+DEMO_SIM_CONFIGS = (
+    ("default (p_io 30 %, 4 slots)", {}),
+    ("p_io 20 %", {"p_io": 0.20}),
+    ("p_io 40 %", {"p_io": 0.40}),
+    ("2 slots", {"xnif_slots": 2}),
+    ("16 slots", {"xnif_slots": 16}),
+    ("base spec, 2 disks, m 90 %", {"miss_rate": 0.90, "disks_per_ion": 2}),
+)
+
+
+def compare_sim(p: Params | None = None, configs=DEMO_SIM_CONFIGS, *, seed: int = 1,
+                horizon: float = SIM_HORIZON, replications: int = SIM_REPLICATIONS) -> list:
+    """Analytic vs simulated TPS, bottleneck and XNIF waiting at ``configs``:
+    one dict per configuration with ``analytic``, ``sim`` (mean, half_width)
+    and the relative difference (analytic - sim) / sim."""
+    p = Params() if p is None else p
+    out = []
+    for i, (label, kw) in enumerate(configs):
+        q = _with(p, **kw)
+        a = solve(q)
+        s = simulate(q, seed=seed + i, horizon=horizon, replications=replications)
+        xs = s.X["tx"]
+        wa = _pool_q(a, "xnif")
+        ws = s.pools["xnif"]["Q"]
+        out.append({
+            "config": label, "overrides": dict(kw),
+            "analytic": float(a.X["tx"]),
+            "sim": {"mean": float(xs.mean), "half_width": float(xs.half_width)},
+            "rel_diff": float(a.X["tx"]) / float(xs.mean) - 1.0,
+            "bottleneck": {"analytic": ", ".join(a.bottleneck), "sim": ", ".join(s.bottleneck)},
+            "xnif_waiting": {"analytic": wa, "sim": float(ws.mean),
+                             "half_width": float(ws.half_width)},
+        })
+    return out
+
+
+def _md_table(head, rows) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def demo_report(outdir, params: Params | None = None, *, sim: bool = True, seed: int = 1) -> str:
+    """Write ``outdir/README.md`` and PNG plots of the SPAX case; return the
+    README's path and print the paper-vs-model table.
+
+    Plots: TPS and XNIF buffer queue vs p_io; TPS and the buffer, DMA, port
+    and PCI queues vs buffer count with the switch point; TPS vs disks per
+    ION for the three load profiles; analytic vs simulated TPS with 95 %
+    intervals (``sim=True``).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    p = Params() if params is None else params
+    os.makedirs(outdir, exist_ok=True)
+    rep = report(p, sim=sim, seed=seed)
+    print(rep.table())
+    figs = []
+
+    # 1. TPS and buffer queue vs p_io (m = 0, unlimited disks)
+    pios = np.round(np.arange(0.1, 0.91, 0.1), 2)
+    res = [solve(_with(p, p_io=float(x), miss_rate=0.0, disks_per_ion=0)) for x in pios]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(pios, [r.X["tx"] for r in res], "o-", label="TPS")
+    ax.scatter([0.3, 0.4], [PAPER["tps_pio30"], PAPER["tps_pio40"]], marker="x", color="k",
+               zorder=3, label="paper")
+    ax.set_xlabel("I/O probability p_io (m = 0, unlimited disks)")
+    ax.set_ylabel("TPS")
+    ax2 = ax.twinx()
+    ax2.plot(pios, [_pool_q(r, "xnif") for r in res], "s--", color="C3",
+             label="packets waiting for an XNIF slot")
+    ax2.set_ylabel("XNIF buffer queue")
+    for s in rep.extra["switch_points"]["p_io"]:
+        ax.axvline(s["value"], ls=":", color="grey")
+    fig.legend(loc="center right", fontsize=8)
+    fig.tight_layout()
+    figs.append(("tps_vs_pio.png", "TPS and XNIF buffer queue vs I/O probability "
+                                   "(dotted: symbolic switch point)"))
+    fig.savefig(os.path.join(outdir, figs[-1][0]), dpi=100)
+    plt.close(fig)
+
+    # 2. buffer count 1..16
+    bs = np.arange(1, 17)
+    rb = [solve(_with(p, xnif_slots=int(b))) for b in bs]
+    fig, (ax, axq) = plt.subplots(2, 1, figsize=(6, 6), sharex=True)
+    ax.plot(bs, [r.X["tx"] for r in rb], "o-")
+    ax.set_ylabel("TPS")
+    pci = [s for s in rb[0].network.station_names if s.startswith("pci")][0]
+    axq.plot(bs, [_pool_q(r, "xnif") for r in rb], "o-", label="XNIF buffer (waiting)")
+    axq.plot(bs, [r.Q["dma"] for r in rb], "s-", label="DMA")
+    axq.plot(bs, [r.Q["port"] + _pool_q(r, "swport") for r in rb], "^-",
+             label="switch port (at + waiting)")
+    axq.plot(bs, [r.Q[pci] for r in rb], "v-", label=f"PCI ({pci})")
+    axq.set_yscale("symlog", linthresh=0.01)
+    axq.set_xlabel("XNIF buffer slots")
+    axq.set_ylabel("mean queue")
+    b_star = rep.extra["switch_points"]["buffers"]
+    if b_star:
+        for a_ in (ax, axq):
+            a_.axvline(b_star - 0.5, ls="--", color="grey")
+        ax.text(b_star - 0.4, ax.get_ylim()[0], f" bottleneck -> switch port from {b_star}",
+                fontsize=8, va="bottom")
+    axq.legend(fontsize=8)
+    fig.tight_layout()
+    figs.append(("buffers.png", "TPS and queues vs XNIF buffer slots (dashed: switch point)"))
+    fig.savefig(os.path.join(outdir, figs[-1][0]), dpi=100)
+    plt.close(fig)
+
+    # 3. disks per ION for the three profiles
+    fig, ax = plt.subplots(figsize=(6, 4))
+    counts = (1, 2, 3, 4, 6, 8, 12, 16)
+    for prof, (pio, m) in PROFILES.items():
+        base = _profile(p, prof)
+        ax.plot(counts, [tps(_with(base, disks_per_ion=n)) for n in counts], "o-",
+                label=f"p_io {pio:.0%}, m {m:.0%} (paper knee "
+                      f"{PAPER['knee_' + {'cpu': 'cpu', 'normal': 'normal', 'io': 'io'}[prof]]})")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("disks per ION")
+    ax.set_ylabel("TPS")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    figs.append(("disks.png", "TPS vs disks per ION for the three load profiles"))
+    fig.savefig(os.path.join(outdir, figs[-1][0]), dpi=100)
+    plt.close(fig)
+
+    comp = []
+    if sim:
+        comp = compare_sim(p, seed=seed)
+        fig, ax = plt.subplots(figsize=(7, 4))
+        xs = np.arange(len(comp))
+        ax.bar(xs - 0.2, [c["analytic"] for c in comp], 0.4, label="analytic (decomposition)")
+        ax.bar(xs + 0.2, [c["sim"]["mean"] for c in comp], 0.4,
+               yerr=[c["sim"]["half_width"] for c in comp], capsize=4,
+               label="simulated (95 % interval)")
+        ax.set_xticks(xs)
+        ax.set_xticklabels([c["config"] for c in comp], rotation=20, ha="right", fontsize=8)
+        ax.set_ylabel("TPS")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        figs.append(("analytic_vs_sim.png", "Analytic vs simulated TPS"))
+        fig.savefig(os.path.join(outdir, figs[-1][0]), dpi=100)
+        plt.close(fig)
+
+    md = ["# SPAX under TPC-C: paper vs model", "",
+          "Generated by `qmodels.cases.spax.demo_report`.", "",
+          _md_table(["quantity", "paper", "model", "rel. error", "role"],
+                    [[r.quantity + (f" [{r.unit}]" if r.unit else ""), f"{r.paper:.6g}",
+                      f"{r.model:.6g}", f"{100 * r.rel_error:+.1f} %",
+                      r.role + (" (miss)" if r.miss else "")] for r in rep.rows]), ""]
+    md.append("Fitted: " + ", ".join(f"`{k}` = {v:.6g}" for k, v in rep.fitted.items()))
+    md.append("")
+    for r in rep.rows:
+        if r.miss:
+            md.append(f"* not reproduced: {r.quantity}: {r.miss}")
+    md += ["", "## Bottleneck", "",
+           _md_table(["configuration", "analytic", "simulated"],
+                     [[k, v["analytic"], v["sim"] or "(not simulated)"]
+                      for k, v in rep.extra["bottleneck"].items()]), ""]
+    sp_ = rep.extra["switch_points"]
+    md.append("Switch points: " + "; ".join(
+        f"p_io = {s['value']:.4f} (exact {s['exact']}): {', '.join(s['before'])} -> "
+        f"{', '.join(s['after'])}" for s in sp_["p_io"])
+        + f"; XNIF buffer -> switch port from {sp_['buffers']} slots (decomposition).")
+    md.append("")
+    if comp:
+        md += ["## Analytic vs simulated", "",
+               _md_table(["configuration", "TPS analytic", "TPS simulated (95 %)", "difference",
+                          "bottleneck analytic / sim", "XNIF waiting analytic / sim"],
+                         [[c["config"], f"{c['analytic']:.2f}",
+                           f"{c['sim']['mean']:.2f} ± {c['sim']['half_width']:.2f}",
+                           f"{100 * c['rel_diff']:+.2f} %",
+                           f"{c['bottleneck']['analytic']} / {c['bottleneck']['sim']}",
+                           f"{c['xnif_waiting']['analytic']:.3g} / "
+                           f"{c['xnif_waiting']['sim']:.3g} ± "
+                           f"{c['xnif_waiting']['half_width']:.2g}"] for c in comp]), "",
+               f"Simulation: {SIM_REPLICATIONS} replications x {SIM_HORIZON:g} s, seeds "
+               f"{seed}..{seed + len(comp) - 1}.", ""]
+    md += ["## Plots", ""]
+    for f, title in figs:
+        md += [f"### {title}", "", f"![{title}]({f})", ""]
+    md += ["## Notes", ""] + [f"* {n}" for n in rep.notes]
+    path = os.path.join(outdir, "README.md")
+    with open(path, "w") as fh:
+        fh.write("\n".join(md) + "\n")
+    return path
