@@ -58,7 +58,7 @@ or 2) and below 0.4 % for N = 16, B = 1..16; it is largest where the pool
 binds part of the time, and the FES underestimated the throughput in every
 case measured.  With a buffer pool and a one-slot port pool sharing the
 port (N = 4..8, B = 1..4, ``tests/test_case_spax.py``) the error against
-the CTMC is -1 % to -5 % for nested FES and -1 % to -3.5 % with the CTMC
+the CTMC is -0.9 % to -4.7 % for nested FES and -0.9 % to -3.6 % with the CTMC
 inside the group.  Compare with ``method="ctmc"`` or ``method="sim"`` for
 your own network.
 
