@@ -106,6 +106,7 @@ _LAZY = {
     "linearizer": ("qmodels.multiclass", "linearizer"),
     "Lattice": ("qmodels.multiclass", "Lattice"),
     "throughput_vs_tokens": ("qmodels.decomposition", "throughput_vs_tokens"),
+    "pool_chains": ("qmodels.model", "pool_chains"),
 }
 
 __all__ = [

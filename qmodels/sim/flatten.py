@@ -20,6 +20,14 @@ with ``T = sum_k V_k``,
 * ``T < 1``: a cycle makes one visit with probability T (to k with
   probability ``V_k / T``) and none otherwise.
 
+A class given by visits that uses token pools with a ``path``
+(:class:`~qmodels.model.TokenPool`) follows each chain of held stations
+(:func:`~qmodels.model.pool_chains`: nested or overlapping paths merged) as
+one unit: the random routing above picks the chain's first station with its
+visit ratio, the job then visits the chain's stations in order, and after
+the last one the routing goes on as after any visit.  Every chain station
+has the first one's visit ratio, so the visit ratios are unchanged.
+
 Closed classes with routing end a cycle each time a job is routed to the
 reference station (``Closed(reference=...)``, default the first station of
 the routing); the think time Z is spent between cycles, outside the
@@ -217,8 +225,8 @@ def flatten(net: Network) -> Flat:
     Raises
     ------
     UnsupportedModelError
-        Symbolic parameters; a class with a token pool or a finite-capacity
-        station but no explicit routing; a finite capacity at a pool's
+        Symbolic parameters; a class with a token pool (without a path) or
+        a finite-capacity station but no explicit routing; a finite capacity at a pool's
         acquire station; more than 62 pools.
     PopulationError
         Nothing to simulate: every closed population is zero and there is
