@@ -278,8 +278,11 @@ def _errors():
     for nested in (True, False):
         for N, B in CASES:
             ex = ctmc(_path_net(N, B, nested=nested, visits=False))
-            fes = qm.decompose(_path_net(N, B, nested=nested))
+            fes = qm.decompose(_path_net(N, B, nested=nested), inner="fes")
             inn = qm.decompose(_path_net(N, B, nested=nested), inner="ctmc")
+            # the default picks the CTMC inside small groups of several pools
+            auto = qm.decompose(_path_net(N, B, nested=nested))
+            assert auto.X["io"] == pytest.approx(inn.X["io"], rel=1e-12)
             rows.append((nested, N, B, ex, fes, inn))
     return rows
 
@@ -306,6 +309,11 @@ def test_nested_and_overlapping_pools_against_ctmc():
             assert d["held"] <= d["tokens"] + 1e-9
             assert d["utilization"] == pytest.approx(d["held"] / d["tokens"])
     print("\n".join(lines))
+
+
+def test_inner_option_checked():
+    with pytest.raises(InvalidValueError, match="inner must be 'auto', 'fes' or 'ctmc'"):
+        qm.decompose(_path_net(2, 1), inner="exact")
 
 
 def test_nested_pools_exact_when_nothing_binds():
