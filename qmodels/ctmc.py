@@ -45,7 +45,10 @@ Semantics (shared with the simulator, :mod:`qmodels.sim`)
   ``v_j / sum(v)``; an open class then leaves with probability
   ``1/sum(v)``); any Markov routing with the same visit ratios gives the
   same answer in product form, but not with blocking or pools, so classes
-  that meet a binding capacity or a pool must give ``routing``.
+  that meet a binding capacity must give ``routing``, and classes that use
+  a pool must give ``routing`` or use pools with a ``path``: each chain of
+  held stations (:func:`qmodels.model.pool_chains`) is then one place of
+  the random routing, traversed in order (as in the simulator).
 * **Open classes**: the state space is truncated at ``open_limit`` open jobs
   in the network (arrivals beyond it are turned away); the probability of
   being at the bound, which is the fraction of arrivals turned away
@@ -81,7 +84,17 @@ import numpy as np
 
 from .distributions import Exponential
 from .errors import InvalidValueError, NumericalWarning, UnsupportedModelError
-from .model import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
+from .model import (
+    SINK,
+    SOURCE,
+    Closed,
+    Delay,
+    LoadDependent,
+    Network,
+    Open,
+    Queue,
+    pool_chains,
+)
 from .results import Result
 
 __all__ = ["ctmc", "marginal", "DEFAULT_OPEN_LIMIT"]
@@ -217,13 +230,32 @@ class _Spec:
                 for j, p in enumerate(net.pools)
             )
             meets_cap = [names[k] for k in visited if binding[k]]
+            chains: tuple = ()
+            if c.routing is None and uses_pool and not meets_cap:
+                # pools with a path: each chain of held stations is one unit
+                # of the random routing, traversed in order (as in the
+                # simulator, qmodels.sim.flatten)
+                try:
+                    chains = tuple(tuple(names.index(x) for x in ch)
+                                   for ch in pool_chains(net, r))
+                except UnsupportedModelError:
+                    chains = ()
+                covered = {k for ch in chains for k in ch}
+                if all(names.index(p.acquire) in covered
+                       for j, p in enumerate(net.pools)
+                       if self.uses[r, j] and V[r, names.index(p.acquire)] > 0):
+                    uses_pool = False
             if c.routing is None and (uses_pool or meets_cap):
                 why = (f"finite capacity at {meets_cap[0]!r}" if meets_cap
                        else "a token pool")
                 raise UnsupportedModelError(
                     f"class {c.name!r}: meets {why}, so the order of visits matters; "
-                    "give it explicit routing (routing={station: {station: p}})"
+                    "give it explicit routing (routing={station: {station: p}}), or "
+                    "give the pools a path"
                 )
+            if chains:
+                inner_st = {k for ch in chains for k in ch[1:]}
+                visited = [k for k in visited if k not in inner_st]
             # row K: from the think stage
             rows: list[list[tuple[int, float]]] = [[] for _ in range(K + 1)]
             src = []
@@ -249,7 +281,7 @@ class _Spec:
                         rows[k] = [(self.THINK if d == ref else d, p) for d, p in rows[k]]
                     rows[self.THINK] = [(ref, 1.0)]
             else:
-                T = float(V[r].sum())
+                T = float(sum(V[r, k] for k in visited))
                 if isinstance(c, Closed):
                     # the think stage is one more place, visited once per cycle
                     w = [(j, V[r, j]) for j in visited]
@@ -276,6 +308,11 @@ class _Spec:
                     for k in visited:
                         rows[k] = [(_SINK, 1.0)]
                     ref = visited[0] if visited else 0
+            for ch in chains:
+                after = rows[ch[0]]
+                for a, b in zip(ch[:-1], ch[1:]):
+                    rows[a] = [(b, 1.0)]
+                rows[ch[-1]] = after
             if isinstance(c, Closed) and c.population > 0 and not visited and self.Z[r] <= 0:
                 raise InvalidValueError(
                     f"class {c.name!r}: no station visited and no think time, so the "
