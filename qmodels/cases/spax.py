@@ -391,9 +391,7 @@ def calibrate(p: Params | None = None) -> dict:
     pts = _fit_points(p)
 
     def res(v):
-        q = _with(p, **v)
-        return [tps(dataclasses.replace(cfg, **v)) / paper - 1.0
-                for paper, cfg in pts.values()] if q else []
+        return [tps(dataclasses.replace(cfg, **v)) / paper - 1.0 for paper, cfg in pts.values()]
 
     start = {"cpu_seconds": p.cpu_seconds, "disk_slowdown": p.disk_slowdown,
              "path_slowdown": p.path_slowdown}
@@ -411,8 +409,6 @@ def demand_network(p: Params, theta=None):
     as a station whose "servers" are its tokens and whose demand is its
     holding time without waiting (XNIF slot: DMA + port; port slot: port +
     link).  ``theta`` (a sympy symbol) replaces ``p_io`` when given."""
-    import sympy as sp
-
     e = path_elements(p)
     pio = p.p_io if theta is None else theta
     k = p.packets_per_io
@@ -433,7 +429,6 @@ def demand_network(p: Params, theta=None):
     if p.disks_per_ion > 0 and p.miss_rate > 0:
         st.append(Queue("disk", e["disk"].media_time * p.disk_slowdown))
         vis["disk"] = pio * p.miss_rate / (p.ions * p.disks_per_ion)
-    del sp
     return Network(st, [Closed("tx", p.terminals, visits=vis)], name="SPAX demands")
 
 
