@@ -116,6 +116,7 @@ _LAZY = {
         "geometric_bounds", "proportional_bounds", "multiclass_bounds", "pool_bounds",
         "job_speed")},
     "exact_network": ("qmodels.symbolic.mva", "exact_network"),
+    "pool_chains": ("qmodels.model", "pool_chains"),
 }
 
 __all__ = [

@@ -275,9 +275,23 @@ class Result:
     U = utilization
 
     @property
+    def pool_utilization(self) -> dict:
+        """Token pool name -> utilisation, tokens held / tokens = X_acq H / B
+        (Little's law with H the mean holding time), for solvers that report
+        it in ``info["pools"]`` (decomposition, CTMC); empty otherwise."""
+        pools = self.info.get("pools") if isinstance(self.info, Mapping) else None
+        if not pools:
+            return {}
+        return {name: float(d["utilization"]) for name, d in pools.items()
+                if isinstance(d, Mapping) and "utilization" in d}
+
+    @property
     def bottleneck(self) -> tuple:
-        """The most utilised station(s), ties (relative 1e-9) reported
-        together.  Delay stations never count as bottlenecks."""
+        """The most utilised station(s) or token pool(s), ties (relative
+        1e-9) reported together.  Delay stations never count as
+        bottlenecks; a held resource counts with its utilisation (tokens
+        held / tokens, :attr:`pool_utilization`), so a buffer pool that is
+        held nearly all the time is named even when no station is busy."""
         net = self.network
         if net.is_symbolic:
             return ()
@@ -285,6 +299,7 @@ class Result:
         cand = [
             (float(U[k]), s.name) for k, s in enumerate(net.stations) if s.kind != "delay"
         ]
+        cand += [(u, name) for name, u in self.pool_utilization.items()]
         if not cand:
             return ()
         top = max(u for u, _ in cand)
@@ -319,6 +334,15 @@ class Result:
                     "Q": _num(Q[k]),
                     "R": _num(R[k]),
                     "bottleneck": s.name in bn,
+                })
+            for name, u in self.pool_utilization.items():
+                d = self.info["pools"][name]
+                rows.append({
+                    "station": name, "kind": "pool", "servers": d.get("tokens"),
+                    "D": float("nan"), "X": float("nan"), "U": u,
+                    "Q": float(d.get("waiting", float("nan"))),
+                    "R": float(d.get("holding_time", float("nan"))),
+                    "bottleneck": name in bn,
                 })
             return pd.DataFrame(rows).set_index("station")
         if kind == "classes":
@@ -382,12 +406,20 @@ class Result:
                     for i, c in enumerate(net.classes)
                 },
             }
-        return {
+        out = {
             "method": self.method,
             "classes": classes,
             "stations": stations,
             "bottleneck": list(self.bottleneck),
         }
+        pu = self.pool_utilization
+        if pu:
+            out["pools"] = {
+                name: {"U": u, "held": float(self.info["pools"][name].get("held", u)),
+                       "waiting": float(self.info["pools"][name].get("waiting", 0.0)),
+                       "tokens": self.info["pools"][name].get("tokens")}
+                for name, u in pu.items()}
+        return out
 
     # -- display ------------------------------------------------------------
     def table(self) -> str:
@@ -412,8 +444,14 @@ class Result:
             ["station", "kind", "c", "D [s]", "X [1/s]", "U", "Q", "R [s]"], srow
         )
         lines = [head, "", ctab, "", stab, ""]
+        pu = self.pool_utilization
+        for name, u in pu.items():
+            d = self.info["pools"][name]
+            lines.append(f"pool {name}{' *' if name in bn else ''}: tokens {d.get('tokens')}, "
+                         f"held {fmt(d.get('held', 0.0))}, U = {fmt(u)}, "
+                         f"waiting {fmt(d.get('waiting', 0.0))}")
         if self.bottleneck:
-            us = ", ".join(f"{b} (U = {fmt(U[net.station_names.index(b)])})"
+            us = ", ".join(f"{b} (U = {fmt(pu[b] if b in pu else U[net.station_names.index(b)])})"
                            for b in self.bottleneck)
             tie = " (tie)" if len(self.bottleneck) > 1 else ""
             lines.append(f"bottleneck{tie}: {us}")

@@ -298,7 +298,8 @@ CATALOG: tuple[Case, ...] = (
          "non-product-form", _spax,
          (("X", "tx"), ("R", "tx")) + _station_figs(["dma", "port", "link"], ("U", "Q")),
          exact="ctmc", analytic={"MVA (no pools)": lambda n, f: mva_ignoring(
-             qm.Network(n.stations, n.classes), f)}, ctmc=True, horizon=200),
+             qm.Network(n.stations, n.classes), f),
+             "decomposition": decomposition_route}, ctmc=True, horizon=200),
     Case("memory-pool", "terminals and a CPU/disk subsystem under a memory pool of 2 "
          "partitions, N = 8", "non-product-form", _memory,
          (("X", "tx"), ("R", "tx"), ("U", "cpu"), ("U", "disk"), ("Q", "cpu")), exact="ctmc",

@@ -45,7 +45,10 @@ Semantics (shared with the simulator, :mod:`qmodels.sim`)
   ``v_j / sum(v)``; an open class then leaves with probability
   ``1/sum(v)``); any Markov routing with the same visit ratios gives the
   same answer in product form, but not with blocking or pools, so classes
-  that meet a binding capacity or a pool must give ``routing``.
+  that meet a binding capacity must give ``routing``, and classes that use
+  a pool must give ``routing`` or use pools with a ``path``: each chain of
+  held stations (:func:`qmodels.model.pool_chains`) is then one place of
+  the random routing, traversed in order (as in the simulator).
 * **Open classes**: the state space is truncated at ``open_limit`` open jobs
   in the network (arrivals beyond it are turned away); the probability of
   being at the bound, which is the fraction of arrivals turned away
@@ -81,7 +84,17 @@ import numpy as np
 
 from ..errors import InvalidValueError, NumericalWarning, UnsupportedModelError
 from ..model.distributions import Exponential
-from ..model.network import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
+from ..model.network import (
+    SINK,
+    SOURCE,
+    Closed,
+    Delay,
+    LoadDependent,
+    Network,
+    Open,
+    Queue,
+    pool_chains,
+)
 from ..results import Result
 
 __all__ = ["ctmc", "marginal", "DEFAULT_OPEN_LIMIT"]
@@ -243,13 +256,23 @@ class _Spec:
         self.ref = []
         for r, c in enumerate(self.net.classes):
             visited = [k for k in range(self.K) if self.V[r, k] > 0]
-            self._check_needs_routing(r, c, visited, binding)
+            chains = self._check_needs_routing(r, c, visited, binding)
+            if chains:
+                # a chain of held stations is one unit of the random routing:
+                # only its first station is drawn, the rest follow in order
+                inner_st = {k for ch in chains for k in ch[1:]}
+                visited = [k for k in visited if k not in inner_st]
             if c.routing is not None:
                 rows, src, ref = self._explicit_route(r, c)
             elif isinstance(c, Closed):
                 rows, src, ref = self._random_route_closed(r, c, visited)
             else:
                 rows, src, ref = self._random_route_open(r, visited)
+            for ch in chains:
+                after = rows[ch[0]]
+                for a, b in zip(ch[:-1], ch[1:]):
+                    rows[a] = [(b, 1.0)]
+                rows[ch[-1]] = after
             if isinstance(c, Closed) and c.population > 0 and not visited and self.Z[r] <= 0:
                 raise InvalidValueError(
                     f"class {c.name!r}: no station visited and no think time, so the "
@@ -259,22 +282,35 @@ class _Spec:
             self.source.append(src)
             self.ref.append(ref)
 
-    def _check_needs_routing(self, r, c, visited, binding):
-        """A class that meets a binding capacity or a pool must give explicit
-        routing: there the order of visits changes the answer."""
-        names = self.net.station_names
-        uses_pool = any(
-            self.uses[r, j] and (self.V[r, names.index(p.acquire)] > 0)
-            for j, p in enumerate(self.net.pools)
-        )
+    def _check_needs_routing(self, r, c, visited, binding) -> tuple:
+        """A class that meets a binding capacity, or a pool without a path,
+        must give explicit routing: there the order of visits changes the
+        answer.  Returns the chains of held stations (station indices) a
+        class given by visits follows in order (pools with a ``path``, as
+        in the simulator: :func:`qmodels.model.pool_chains`)."""
+        net, V = self.net, self.V
+        names = net.station_names
+        held = [p for j, p in enumerate(net.pools)
+                if self.uses[r, j] and V[r, names.index(p.acquire)] > 0]
         meets_cap = [names[k] for k in visited if binding[k]]
+        chains: tuple = ()
+        uses_pool = bool(held)
+        if c.routing is None and uses_pool and not meets_cap:
+            try:
+                chains = tuple(tuple(names.index(x) for x in ch) for ch in pool_chains(net, r))
+            except UnsupportedModelError:
+                chains = ()
+            covered = {k for ch in chains for k in ch}
+            uses_pool = not all(names.index(p.acquire) in covered for p in held)
         if c.routing is None and (uses_pool or meets_cap):
             why = (f"finite capacity at {meets_cap[0]!r}" if meets_cap
                    else "a token pool")
             raise UnsupportedModelError(
                 f"class {c.name!r}: meets {why}, so the order of visits matters; "
-                "give it explicit routing (routing={station: {station: p}})"
+                "give it explicit routing (routing={station: {station: p}}), or "
+                "give the pools a path"
             )
+        return chains
 
     def _explicit_route(self, r, c):
         """Rows of a class given by ``routing``; a think stage (Z > 0) sits
@@ -332,7 +368,7 @@ class _Spec:
         else at most one visit."""
         V = self.V
         rows: list[list[tuple[int, float]]] = [[] for _ in range(self.K + 1)]
-        T = float(V[r].sum())
+        T = float(sum(V[r, k] for k in visited))
         if T >= 1:
             src = [(j, V[r, j] / T) for j in visited]
             for k in visited:

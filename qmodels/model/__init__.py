@@ -27,7 +27,8 @@ from .network import (
     Queue,
     Station,
     TokenPool,
+    pool_chains,
 )
 
 __all__ = ["Power", "Station", "Delay", "Queue", "LoadDependent", "Closed", "Open", "Network",
-           "TokenPool", "FrozenMap", "ROUTING_TOLERANCE", "SOURCE", "SINK"]
+           "TokenPool", "pool_chains", "FrozenMap", "ROUTING_TOLERANCE", "SOURCE", "SINK"]

@@ -20,6 +20,14 @@ with ``T = sum_k V_k``,
 * ``T < 1``: a cycle makes one visit with probability T (to k with
   probability ``V_k / T``) and none otherwise.
 
+A class given by visits that uses token pools with a ``path``
+(:class:`~qmodels.model.TokenPool`) follows each chain of held stations
+(:func:`~qmodels.model.pool_chains`: nested or overlapping paths merged) as
+one unit: the random routing above picks the chain's first station with its
+visit ratio, the job then visits the chain's stations in order, and after
+the last one the routing goes on as after any visit.  Every chain station
+has the first one's visit ratio, so the visit ratios are unchanged.
+
 Closed classes with routing end a cycle each time a job is routed to the
 reference station (``Closed(reference=...)``, default the first station of
 the routing); the think time Z is spent between cycles, outside the
@@ -45,7 +53,17 @@ from ..model.distributions import (
     Lognormal,
     Uniform,
 )
-from ..model.network import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
+from ..model.network import (
+    SINK,
+    SOURCE,
+    Closed,
+    Delay,
+    LoadDependent,
+    Network,
+    Open,
+    Queue,
+    pool_chains,
+)
 from . import engine as E
 
 __all__ = ["Flat", "flatten", "acc_layout", "limiting_capacity"]
@@ -148,8 +166,28 @@ def _encode_distribution(dist, who: str, emp: list):
     raise UnsupportedModelError(f"{who}: the simulator cannot draw from {type(dist).__name__}")
 
 
-def _visit_routing(v: np.ndarray, K: int):
-    """Rows (list of (dest, p)) of the random routing with visit ratios v."""
+def _visit_routing(v: np.ndarray, K: int, chains=()):
+    """Rows (list of (dest, p)) of the random routing with visit ratios v.
+
+    ``chains`` (tuples of station indices, from :func:`qmodels.model.pool_chains`)
+    are traversed as one unit: the random routing picks a chain's first
+    station with its visit ratio, the chain is followed in order, and the
+    row after its last station is the row any visit ends with.  The visit
+    ratios are unchanged (every chain station has the first one's ratio).
+    """
+    v = np.array(v, dtype=float)
+    for ch in chains:
+        v[list(ch[1:])] = 0.0
+    rows = _visit_routing_plain(v, K)
+    for ch in chains:
+        after = rows.pop(ch[0])
+        for a, b in zip(ch[:-1], ch[1:]):
+            rows[a] = [(b, 1.0)]
+        rows[ch[-1]] = after
+    return rows
+
+
+def _visit_routing_plain(v: np.ndarray, K: int):
     T = float(v.sum())
     ks = [k for k in range(K) if v[k] > 0]
     rows = {}
@@ -187,8 +225,8 @@ def flatten(net: Network) -> Flat:
     Raises
     ------
     UnsupportedModelError
-        Symbolic parameters; a class with a token pool or a finite-capacity
-        station but no explicit routing; a finite capacity at a pool's
+        Symbolic parameters; a class with a token pool (without a path) or
+        a finite-capacity station but no explicit routing; a finite capacity at a pool's
         acquire station; more than 62 pools.
     PopulationError
         Nothing to simulate: every closed population is zero and there is
@@ -285,10 +323,11 @@ def _encode_pools(net: Network):
         for cn in users:
             ci = net.class_index(cn)
             cls = net.classes[ci]
-            if cls.routing is None:
+            if cls.routing is None and pool.path is None and pool.acquire != pool.release:
                 raise UnsupportedModelError(
                     f"class {cls.name!r} uses token pool {pool.name!r} but has no explicit "
-                    "routing; give it routing= so that the pool is held along a known route"
+                    "routing; give it routing=, or give the pool a path=, so that the pool "
+                    "is held along a known route"
                 )
             ACQ[ci, ka] |= 1 << p
             REL[ci, kr] |= 1 << p
@@ -351,7 +390,8 @@ def _encode_classes(net: Network, V, Sm, pops, rates, emp: list):
         elif V[ci].sum() <= 0:
             rows = {K: [(K, 1.0)]}
         else:
-            rows = _visit_routing(V[ci], K)
+            chains = [tuple(index[x] for x in ch) for ch in pool_chains(net, ci)]
+            rows = _visit_routing(V[ci], K, chains)
         rows_all.append(rows)
         if isinstance(cls, Open):
             lam = rates[ci]

@@ -120,11 +120,19 @@ class SimResult:
         return self.events / self.wall_time if self.wall_time > 0 else math.inf
 
     @property
+    def pool_utilization(self) -> dict:
+        """Token pool name -> mean utilisation (tokens in use / tokens, the
+        time average; equal to X_acq H / B by Little's law)."""
+        return {name: float(d["U"].mean) for name, d in self.pools.items()}
+
+    @property
     def bottleneck(self) -> tuple:
-        """The station(s) with the largest mean utilisation (delay stations
-        excluded), ties within relative 1e-9 reported together."""
+        """The station(s) or token pool(s) with the largest mean utilisation
+        (delay stations excluded; a pool counts with tokens in use /
+        tokens), ties within relative 1e-9 reported together."""
         cand = [(self.utilization[s.name].mean, s.name) for s in self.network.stations
                 if s.kind != "delay"]
+        cand += [(u, n) for n, u in self.pool_utilization.items()]
         cand = [(u, n) for u, n in cand if not math.isnan(u)]
         if not cand:
             return ()
@@ -167,6 +175,17 @@ class SimResult:
         else:
             idx = pd.Index(list(keys), name=index)
         df = pd.DataFrame(data, index=idx)
+        if kind == "stations" and self.pools:
+            # pools as rows: U = tokens in use / tokens, Q = jobs waiting for a token
+            nan = float("nan")
+            extra = {}
+            for m in metrics:
+                for part in ("mean", "low", "high"):
+                    extra[(m, part)] = [
+                        getattr(self.pools[p][m], part) if m in ("U", "Q") else nan
+                        for p in self.pools]
+            df = pd.concat([df, pd.DataFrame(extra, index=pd.Index(list(self.pools),
+                                                                   name=index))])
         df.columns = pd.MultiIndex.from_tuples(df.columns)
         return df
 
@@ -207,6 +226,7 @@ class SimResult:
             "classes": classes,
             "stations": stations,
             "bottleneck": list(self.bottleneck),
+            "pools": {p: block([("U", d["U"]), ("Q", d["Q"])]) for p, d in self.pools.items()},
             "percentiles": {
                 c: {str(q): _f(e.mean) for q, e in p.items()} for c, p in self.percentiles.items()
             },

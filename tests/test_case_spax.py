@@ -1,0 +1,440 @@
+"""The SPAX case study (qmodels.cases.spax) and the toolkit pieces it needs:
+pools held along a path by classes given by visits, nested/overlapping pools
+in the decomposition, and held resources in the bottleneck.
+
+Reference values come from the paper (Kim, Shin & Lee: the numbers are
+quoted in qmodels/cases/spax.py's PAPER), from the exact CTMC
+(qmodels.analytic.ctmc) and from the simulator; no expected output is hard-coded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+
+import numpy as np
+import pytest
+
+import qmodels as qm
+from qmodels.analytic.ctmc import ctmc
+from qmodels.cases import spax
+from qmodels.errors import InvalidValueError, UnsupportedModelError
+from qmodels.model import Closed, Delay, Network, Queue, TokenPool, pool_chains
+
+
+@pytest.fixture(scope="module")
+def rep():
+    return spax.report()
+
+
+# ---------------------------------------------------------------------------
+# the paper-vs-model table
+# ---------------------------------------------------------------------------
+
+def test_predicted_rows_within_tolerance(rep):
+    # Bar: 20 %.  The paper's figures come from one CSIM run per point with
+    # 100 transactions per terminal (a few % of sampling noise on TPS), and
+    # the model's hardware ratios are assumptions; a row outside 20 % must
+    # carry a ``miss`` sentence saying why no such model can reproduce it.
+    for r in rep.predicted:
+        if r.miss:
+            continue
+        assert abs(r.rel_error) <= 0.20, (r.quantity, r.paper, r.model)
+    # the one absolute TPS prediction is much closer: both 204.1 (30 %) and
+    # the fitted 148.6 (40 %) lie near the I/O path's saturation, which the
+    # calibration pins down
+    (t30,) = [r for r in rep.rows if r.quantity.startswith("TPS at p_io = 30 %")]
+    assert abs(t30.rel_error) <= 0.05
+
+
+def test_fitted_rows_reproduced_and_at_most_a_third(rep):
+    fitted = [r for r in rep.rows if r.role == "fitted"]
+    assert 3 * len(fitted) <= len(rep.rows)
+    # the stored calibrated defaults reproduce their three points
+    for r in fitted:
+        assert abs(r.rel_error) < 1e-4, r.quantity
+    assert set(rep.fitted) == {"cpu_seconds", "disk_slowdown", "path_slowdown"}
+
+
+def test_misses_are_the_disk_knees_and_explained(rep):
+    misses = [r for r in rep.rows if r.miss]
+    assert all("disks per ION" in r.quantity for r in misses)
+    for r in misses:
+        assert "107.417" in r.miss and "fixed-rate disks" in r.miss
+    # the argument of the miss, checked: with the fitted disk, 2 disks per ION
+    # at p_io 30 %, m 90 % carry >= 14.5 accesses/s each
+    p = spax.Params()
+    base = dataclasses.replace(p, p_io=0.3, miss_rate=0.9, disks_per_ion=2)
+    assert spax.tps(base) * 0.3 * 0.9 / 2 >= 14.5
+
+
+def test_report_extra_and_json(rep):
+    b = rep.extra["bottleneck"]
+    assert b["default"]["analytic"] == "xnif"
+    assert b["default"]["sim"] is None and b["buffers_16"]["sim"] is None
+    d = rep.to_dict()
+    import json
+
+    json.dumps(d)
+    assert d["bottleneck"]["buffers_16"]["analytic"] in ("swport", "port", "dma")
+    assert "figures" not in d          # defaults: no figures without sim
+    for f in ("cpu_seconds", "p_io", "xnif_slots", "mix_new_order"):
+        assert d["parameters"][f]["kind"] in ("paper", "tpcc", "calibrated")
+
+
+def test_figures_when_a_parameter_differs():
+    r = spax.report(spax.Params(xnif_slots=8))
+    fig = r.extra["figures"]["analytic"]
+    assert fig["TPS"] > 0 and fig["U"]["xnif"] <= 1 and "swport" in fig["Q"]
+    for s in ("dma", "port", "link", "cpu", "pci1"):
+        assert s in fig["U"] and s in fig["Q"]
+    assert r.extra["figures"]["sim"] is None
+
+
+def test_params_validation_and_provenance():
+    with pytest.raises(InvalidValueError, match="xnif_slots must be an integer >= 1, got 0"):
+        spax.Params(xnif_slots=0)
+    with pytest.raises(InvalidValueError, match="p_io must be in"):
+        spax.Params(p_io=1.5)
+    with pytest.raises(InvalidValueError, match="not a whole number of 64-byte packets"):
+        spax.Params(block_bytes=100)
+    for f in dataclasses.fields(spax.Params):
+        assert f.metadata["source"] and f.metadata["kind"]
+
+
+def test_remote_messages_from_the_tpcc_mix():
+    # 0.45 (1 - 0.99^10) + 0.43 x 0.15, by hand: 0.45 x 0.095618 + 0.0645
+    p = spax.Params()
+    assert spax.remote_per_transaction(p) == pytest.approx(0.45 * 0.0956179 + 0.0645, rel=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# the buffer finding, analytically and in simulation
+# ---------------------------------------------------------------------------
+
+def test_bottleneck_buffer_then_port_analytic():
+    p = spax.Params()
+    a4 = spax.solve(p)
+    a16 = spax.solve(dataclasses.replace(p, xnif_slots=16))
+    assert a4.bottleneck == ("xnif",)
+    assert a4.pool_utilization["xnif"] > 0.98            # held nearly all the time
+    assert a16.bottleneck[0] in ("swport", "port", "dma")
+    # TPS almost flat from 2 to 16 slots: stated tolerance 10 % (the paper:
+    # "almost unchanged"; a 4-packet buffer already keeps the port busy)
+    t = [spax.tps(dataclasses.replace(p, xnif_slots=b)) for b in (2, 4, 8, 16)]
+    assert max(t) / min(t) - 1 < 0.10
+    # buffer queue shrinks, the switch port's grows
+    q2 = spax.solve(dataclasses.replace(p, xnif_slots=2))
+    assert a16.info["pools"]["xnif"]["waiting"] < q2.info["pools"]["xnif"]["waiting"]
+    assert (a16.Q["port"] + a16.info["pools"]["swport"]["waiting"]
+            > q2.Q["port"] + q2.info["pools"]["swport"]["waiting"])
+
+
+def test_bottleneck_buffer_then_port_simulated():
+    p = spax.Params()
+    s4 = spax.simulate(p, seed=3, horizon=60, replications=4)
+    s16 = spax.simulate(dataclasses.replace(p, xnif_slots=16), seed=4, horizon=60,
+                        replications=4)
+    assert s4.bottleneck == ("xnif",)
+    assert s16.bottleneck[0] in ("swport", "port", "dma")
+    assert "pools" in s4.to_dict() and "xnif" in s4.to_frame().index
+
+
+@pytest.mark.parametrize("kw", [{}, {"p_io": 0.40}, {"xnif_slots": 16}])
+def test_analytic_vs_simulated_tps(kw):
+    # Stated error: the decomposition (CTMC inside the I/O group, FES
+    # outside) within 2 % of the simulator's mean plus its 95 % half-width
+    # (measured: |diff| <= 0.6 % at these points).
+    q = dataclasses.replace(spax.Params(), **kw)
+    a = spax.tps(q)
+    s = spax.simulate(q, seed=11, horizon=100, replications=4).X["tx"]
+    assert abs(a - s.mean) <= 0.02 * s.mean + s.half_width
+
+
+def test_switch_point_in_p_io_matches_hand_crossing():
+    # Demand level: CPU D/c = cpu_seconds / 16; switch-port place holds a
+    # packet for port + link, p k (S_port + S_link) per transaction.  The
+    # crossing p* = (D_cpu / 16) / (k (S_port + S_link)), by hand.
+    p = spax.Params()
+    e = spax.path_elements(p)
+    hold = (e["port"].service_time + e["link"].service_time) * p.path_slowdown
+    p_star = (p.cpu_seconds / 16) / (p.packets_per_io * hold)
+    sw = spax.switch_points(p, buffers=(1, 4, 8))
+    (pt,) = sw["p_io"]
+    assert pt["before"] == ["cpu"] and pt["after"] == ["swport"]
+    assert pt["value"] == pytest.approx(p_star, rel=1e-9)
+    # and it explains the paper's drop between 30 % and 40 %
+    assert 0.25 < pt["value"] < 0.40
+    assert sw["buffers"] == 8 or sw["buffers"] is None or sw["buffers"] > 4
+
+
+def test_demo_report_without_sim(tmp_path, capsys):
+    path = spax.demo_report(str(tmp_path), sim=False)
+    text = open(path).read()
+    assert "| quantity |" in text and "204.1" in text and "## Bottleneck" in text
+    for f in ("tps_vs_pio.png", "buffers.png", "disks.png"):
+        assert os.path.getsize(tmp_path / f) > 1000
+    assert "paper vs model" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_demo_report_with_sim(tmp_path):
+    path = spax.demo_report(str(tmp_path), sim=True)
+    text = open(path).read()
+    assert "## Analytic vs simulated" in text
+    assert os.path.getsize(tmp_path / "analytic_vs_sim.png") > 1000
+
+
+@pytest.mark.slow
+def test_calibration_reproduces_the_stored_defaults():
+    v = spax.calibrate()
+    p = spax.Params()
+    for k, x in v.items():
+        assert x == pytest.approx(getattr(p, k), rel=2e-3), k
+
+
+@pytest.mark.slow
+def test_report_with_sim_agrees():
+    r = spax.report(sim=True, seed=5)
+    b = r.extra["bottleneck"]
+    assert b["default"]["sim"] == "xnif"
+    assert b["buffers_16"]["sim"] in ("swport", "port", "dma")
+    t = r.extra["tps"]
+    assert abs(t["analytic"] - t["sim"]["mean"]) <= 0.02 * t["sim"]["mean"] + \
+        t["sim"]["half_width"]
+    assert "half_width" in r.extra["figures"]["sim"]["U"]["xnif"]
+
+
+# ---------------------------------------------------------------------------
+# pools held along a path by a class given by visits
+# ---------------------------------------------------------------------------
+
+def _path_net(N, B, *, nested=False, visits=True, Z=0.05):
+    st = [Delay("think", Z), Queue("cpu", 0.004), Queue("dma", 0.010), Queue("port", 0.012),
+          Queue("link", 0.006), Queue("pci", 0.003)]
+    if nested:
+        pools = [TokenPool("buf", B, "dma", "link", path=("dma", "port", "link")),
+                 TokenPool("sw", 1, "port", "link", path=("port", "link"))]
+    else:
+        pools = [TokenPool("buf", B, "dma", "port", path=("dma", "port")),
+                 TokenPool("sw", 1, "port", "link", path=("port", "link"))]
+    if visits:
+        cls = Closed("io", N, visits={s.name: 1 for s in st})
+    else:
+        cls = Closed("io", N, routing={"think": {"cpu": 1}, "cpu": {"dma": 1},
+                                       "dma": {"port": 1}, "port": {"link": 1},
+                                       "link": {"pci": 1}, "pci": {"think": 1}})
+        pools = [dataclasses.replace(p, path=None) for p in pools]
+    return Network(st, [cls], pools=pools)
+
+
+def test_pool_chains_merge_and_validate():
+    assert pool_chains(_path_net(3, 2), 0) == (("dma", "port", "link"),)
+    assert pool_chains(_path_net(3, 2, nested=True), 0) == (("dma", "port", "link"),)
+    assert pool_chains(_path_net(3, 2, visits=False), 0) == ()
+    st = [Queue("a", 0.1), Queue("b", 0.1), Queue("c", 0.1)]
+    with pytest.raises(InvalidValueError, match="station 'b' lies on the held path"):
+        pool_chains(Network(st, [Closed("x", 2, visits={"a": 1, "b": 2, "c": 1})],
+                            pools=[TokenPool("p", 1, "a", "b", path=("a", "b"))]), 0)
+    with pytest.raises(UnsupportedModelError, match="has no path"):
+        pool_chains(Network(st, [Closed("x", 2, visits={"a": 1, "b": 1, "c": 1})],
+                            pools=[TokenPool("p", 1, "a", "b")]), 0)
+    with pytest.raises(InvalidValueError, match="share stations but not as one contiguous"):
+        pool_chains(Network(st, [Closed("x", 2, visits={"a": 1, "b": 1, "c": 1})],
+                            pools=[TokenPool("p", 1, "a", "c", path=("a", "b", "c")),
+                                   TokenPool("q", 1, "c", "a", path=("c", "a"))]), 0)
+    with pytest.raises(InvalidValueError, match="must start at acquire 'a'"):
+        TokenPool("p", 1, "a", "b", path=("b", "a"))
+
+
+def test_visits_with_path_simulates_product_form_when_no_pool_binds():
+    # With tokens >= N no pool ever binds, so the network is product form
+    # and the simulated throughput must match exact MVA (any routing with
+    # the same visit ratios gives the same means: BCMP 1975).
+    N = 3
+    st = [Delay("think", 0.05), Queue("dma", 0.010), Queue("port", 0.012), Queue("link", 0.006)]
+    net = Network(st, [Closed("io", N, visits={"think": 1, "dma": 2, "port": 2, "link": 2})],
+                  pools=[TokenPool("buf", N, "dma", "port", path=("dma", "port")),
+                         TokenPool("sw", N, "port", "link", path=("port", "link"))])
+    exact = qm.mva(dataclasses.replace(net, pools=())).X["io"]
+    s = qm.simulate(net, seed=2, horizon=2000, replications=4)
+    assert s.X["io"].contains(exact) or abs(s.X["io"].mean / exact - 1) < 0.01
+    # visit ratios honoured along the chain
+    for k in ("dma", "port", "link"):
+        assert s.X[k].mean / s.X["io"].mean == pytest.approx(2, rel=0.02)
+    assert qm.decompose(net).X["io"] == pytest.approx(exact, rel=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# nested and overlapping pools: decomposition vs the exact CTMC
+# ---------------------------------------------------------------------------
+
+CASES = [(4, 1), (6, 2), (8, 4)]
+
+
+def _errors():
+    rows = []
+    for nested in (True, False):
+        for N, B in CASES:
+            ex = ctmc(_path_net(N, B, nested=nested, visits=False))
+            fes = qm.decompose(_path_net(N, B, nested=nested), inner="fes")
+            inn = qm.decompose(_path_net(N, B, nested=nested), inner="ctmc")
+            # the default picks the CTMC inside small groups of several pools
+            auto = qm.decompose(_path_net(N, B, nested=nested))
+            assert auto.X["io"] == pytest.approx(inn.X["io"], rel=1e-12)
+            rows.append((nested, N, B, ex, fes, inn))
+    return rows
+
+
+def test_nested_and_overlapping_pools_against_ctmc():
+    lines = ["decomposition vs exact CTMC, buffer pool B + one-slot port pool",
+             "layout       N   B   X ctmc   err fes  err ctmc-inside  waiting ctmc  fes"]
+    for nested, N, B, ex, fes, inn in _errors():
+        xe = ex.X["io"]
+        e1 = fes.X["io"] / xe - 1
+        e2 = inn.X["io"] / xe - 1
+        lines.append(f"{'nested' if nested else 'overlap':8s} {N:4d} {B:3d} {xe:8.3f} "
+                     f"{100 * e1:+8.2f}% {100 * e2:+8.2f}%        "
+                     f"{ex.info['pools']['buf']['waiting']:8.3f} "
+                     f"{fes.info['pools']['buf']['waiting']:8.3f}")
+        # stated error: within 5 % (measured -0.9 % .. -4.7 %); the FES of a
+        # binding pool underestimates the throughput
+        assert -0.05 <= e1 <= 0.0
+        # the CTMC inside the group leaves only the outer FES: never worse
+        assert abs(e2) <= abs(e1) + 1e-12 and abs(e2) <= 0.04
+        assert fes.bottleneck == ex.bottleneck
+        # the held tokens never exceed the tokens, utilisation = held / tokens
+        for d in fes.info["pools"].values():
+            assert d["held"] <= d["tokens"] + 1e-9
+            assert d["utilization"] == pytest.approx(d["held"] / d["tokens"])
+    print("\n".join(lines))
+
+
+def test_inner_option_checked():
+    with pytest.raises(InvalidValueError, match="inner must be 'auto', 'fes' or 'ctmc'"):
+        qm.decompose(_path_net(2, 1), inner="exact")
+
+
+def test_ctmc_follows_pool_paths_of_a_visits_class():
+    # The CTMC routes a class given by visits along its pools' chains as the
+    # simulator does: the two must agree (the simulator's interval), and the
+    # decomposition of the same model stays within 2.5 % of the CTMC
+    # (measured -0.5 % .. -1.9 %; the random order of visits mixes more than
+    # the fixed cycle, so the FES does better than against the routed CTMC).
+    ex = ctmc(_path_net(6, 2))
+    s = qm.simulate(_path_net(6, 2), seed=3, horizon=5000, replications=4)
+    assert s.X["io"].contains(ex.X["io"]) or abs(s.X["io"].mean / ex.X["io"] - 1) < 0.005
+    for nested in (True, False):
+        for N, B in CASES:
+            ex = ctmc(_path_net(N, B, nested=nested))
+            d = qm.decompose(_path_net(N, B, nested=nested))
+            assert -0.025 <= d.X["io"] / ex.X["io"] - 1 <= 0.0
+            assert d.bottleneck == ex.bottleneck
+
+
+def test_nested_pools_exact_when_nothing_binds():
+    # N = 1: no pool can bind, the decomposition is exact
+    for nested in (True, False):
+        ex = ctmc(_path_net(1, 1, nested=nested, visits=False))
+        assert qm.decompose(_path_net(1, 1, nested=nested)).X["io"] == pytest.approx(
+            ex.X["io"], rel=1e-9)
+
+
+def test_routing_and_visits_decompose_alike():
+    for nested in (True, False):
+        a = qm.decompose(_path_net(6, 2, nested=nested))
+        b = qm.decompose(_path_net(6, 2, nested=nested, visits=False))
+        assert a.X["io"] == pytest.approx(b.X["io"], rel=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# a held resource counts in the bottleneck
+# ---------------------------------------------------------------------------
+
+def _hold_net():
+    # one token held over two stations, each 45 % busy: the token is held
+    # about 90 % of the time and is the bottleneck, though no station is
+    return Network([Delay("think", 0.02), Queue("a", 0.01), Queue("b", 0.01)],
+                   [Closed("x", 6, routing={"think": {"a": 1}, "a": {"b": 1},
+                                            "b": {"think": 1}})],
+                   pools=[TokenPool("tok", 1, "a", "b")])
+
+
+def test_pool_in_bottleneck_analytic_ctmc_and_sim():
+    net = _hold_net()
+    for r in (qm.decompose(net), ctmc(net)):
+        u = r.pool_utilization["tok"]
+        # Little: held = X H; with a single token H = S_a + S_b (no waiting
+        # inside the span): U = X (S_a + S_b)
+        assert u == pytest.approx(r.X["x"] * 0.02, rel=1e-6)
+        assert u > max(r.U["a"], r.U["b"])
+        assert r.bottleneck == ("tok",)
+        assert "tok" in r.to_frame().index and r.to_frame().loc["tok", "kind"] == "pool"
+        assert r.to_dict()["pools"]["tok"]["U"] == pytest.approx(u)
+        assert "pool tok *" in r.table()
+    s = qm.simulate(net, seed=5, horizon=2000, replications=4)
+    assert s.bottleneck == ("tok",)
+    assert s.pool_utilization["tok"] == pytest.approx(s.X["x"].mean * 0.02, rel=0.02)
+    assert not math.isnan(s.to_frame().loc["tok", ("U", "mean")])
+
+
+def test_results_without_pools_unchanged():
+    net = Network([Queue("a", 0.01), Queue("b", 0.02)],
+                  [Closed("x", 4, visits={"a": 1, "b": 1})])
+    r = qm.mva(net)
+    assert r.pool_utilization == {} and r.bottleneck == ("b",)
+    assert "pools" not in r.to_dict()
+    assert list(r.to_frame().index) == ["a", "b"]
+
+
+# ---------------------------------------------------------------------------
+# the notebook
+# ---------------------------------------------------------------------------
+
+def test_notebook_runs():
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    path = os.path.join(root, "notebooks", "spax.ipynb")
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert not cell.get("outputs"), "commit the notebook without outputs"
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": root}}).execute()
+    assert np.all([c.get("outputs") is not None for c in nb.cells if c.cell_type == "code"])
+
+
+@pytest.mark.slow
+def test_p_io_30_error_table_nested_fes_vs_ctmc_inside():
+    # The SPAX cluster at p_io = 30 % with the buffer slot held until the
+    # link has carried the packet (nested in it: the port's place), so
+    # that nested FES applies.  Measured (seed 31, 6 x 600 s):
+    #   nested FES:      X -1.8 %, packets waiting for a slot +6.7 %
+    #   CTMC inside:     X +0.2 %, waiting -0.6 %   (the default, "auto")
+    # Stated: CTMC inside within 1 % (X) and 5 % (waiting) of the simulator
+    # plus its half-width, and closer than nested FES on both.
+    p = spax.Params()
+    net = spax.network(p)
+    xn, sw = net.pools
+    nest = dataclasses.replace(net, pools=(
+        dataclasses.replace(xn, release="link", path=("dma", "port", "link")), sw))
+    s = qm.simulate(nest, seed=31, horizon=600, replications=6)
+    xs, ws = s.X["tx"], s.pools["xnif"]["Q"]
+    lines = ["p_io = 30 %, nested pools: decomposition vs simulator",
+             f"sim: X {xs.mean:.3f} +- {xs.half_width:.3f}, waiting {ws.mean:.3f} +- "
+             f"{ws.half_width:.3f}"]
+    err = {}
+    for inner in ("fes", "ctmc"):
+        r = qm.decompose(nest, inner=inner)
+        ex = r.X["tx"] / xs.mean - 1
+        ew = r.info["pools"]["xnif"]["waiting"] / ws.mean - 1
+        err[inner] = (ex, ew)
+        lines.append(f"{inner:5s} X {100 * ex:+.2f} %  waiting {100 * ew:+.1f} %")
+    print("\n".join(lines))
+    ex, ew = err["ctmc"]
+    assert abs(ex) <= 0.01 + xs.half_width / xs.mean
+    assert abs(ew) <= 0.05 + ws.half_width / ws.mean
+    assert abs(err["ctmc"][0]) < abs(err["fes"][0])
+    assert abs(err["ctmc"][1]) < abs(err["fes"][1])
