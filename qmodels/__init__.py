@@ -69,6 +69,9 @@ _LAZY = {
     # model files
     "modelfile": ("qmodels.modelfile", None),
     "load": ("qmodels.modelfile", "load"),
+    "save": ("qmodels.modelfile", "save"),
+    # hypothesis strategies and law assertions for property-based tests
+    "testing": ("qmodels.testing", None),
     # path elements, energy, held resources
     "elements": ("qmodels.elements", None),
     **{n: ("qmodels.elements", n) for n in (

@@ -626,23 +626,34 @@ def from_dict(data: Any, *, source: str = "model") -> Network:
 # from text to plain data: sizes, encodings, duplicate keys, depth
 # ---------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=1)
-def _yaml_loader():
+def _with_yaml12_floats(base):
+    """A subclass of a PyYAML loader or dumper that also reads ``1e-3``
+    (no dot: a string in YAML 1.1) as a number, as YAML 1.2 and JSON do; the
+    dumper then quotes a string such as ``"0E0"`` so that it reads back as
+    a string."""
     import re
 
-    import yaml
-
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    # YAML 1.2 floats (1e-3 without a dot) as numbers, not strings
-    _Loader.yaml_implicit_resolvers = {
-        k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-    _Loader.add_implicit_resolver(
+    cls = type(f"_{base.__name__}12", (base,), {})
+    cls.yaml_implicit_resolvers = {k: list(v) for k, v in base.yaml_implicit_resolvers.items()}
+    cls.add_implicit_resolver(
         "tag:yaml.org,2002:float",
         re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
         list("-+0123456789"))
-    return _Loader
+    return cls
+
+
+@functools.lru_cache(maxsize=1)
+def _yaml_loader():
+    import yaml
+
+    return _with_yaml12_floats(yaml.SafeLoader)
+
+
+@functools.lru_cache(maxsize=1)
+def _yaml_dumper():
+    import yaml
+
+    return _with_yaml12_floats(yaml.SafeDumper)
 
 
 class _Budget:
@@ -867,6 +878,15 @@ def to_dict(net: Network) -> dict:
     def o(v):
         return _out(v, symbols)
 
+    for what, items in (("station", net.stations), ("class", net.classes),
+                        ("pool", net.pools)):
+        for item in items:
+            errs = _Errors()
+            if _check_text(item.name, "", errs) != item.name or errs.items:
+                why = errs.items[0][1] if errs.items else "it is not in Unicode NFC form"
+                raise ValueError(f"{what} name {item.name!r} cannot be written to a model file "
+                                 f"that reads back the same: {why}")
+
     stations = []
     for s in net.stations:
         d: dict[str, Any] = {"name": s.name}
@@ -933,8 +953,8 @@ def dumps(net: Network, format: str = "yaml") -> str:
     import yaml
 
     buf = io.StringIO()
-    yaml.safe_dump(data, buf, sort_keys=False, allow_unicode=True, default_flow_style=None,
-                   width=100)
+    yaml.dump(data, buf, Dumper=_yaml_dumper(), sort_keys=False, allow_unicode=True,
+              default_flow_style=None, width=100)
     return buf.getvalue()
 
 
