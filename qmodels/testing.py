@@ -224,12 +224,12 @@ def _stabilise(draw, net: Network, stable: bool) -> Network:
     return Network(net.stations, classes, name=net.name, pools=net.pools)
 
 
-@st.composite
-def networks(draw, *, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
+def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
              max_stations: int = 4, max_population: int = 4, multi_server: bool = True,
              load_dependent: bool = True, distributions: bool = False,
              capacities: bool = False, power: bool = False, pools: bool = False,
-             symbolic: bool = False, unicode_names: bool = False, stable: bool = True):
+             symbolic: bool = False, unicode_names: bool = False,
+             stable: bool = True) -> st.SearchStrategy:
     """Valid :class:`~qmodels.model.Network` objects.
 
     Parameters
@@ -259,7 +259,9 @@ def networks(draw, *, kind: str = "any", min_classes: int = 1, max_classes: int 
         its stations, used by every class or by a drawn subset.
     symbolic : bool
         Station 0's service time, and maybe others, is a positive sympy
-        symbol (``S0``, ``S1``, ...): ``net.is_symbolic`` holds.
+        symbol (``S0``, ``S1``, ...); if every class overrides those, class
+        0's first time becomes one (``T0`` or ``D0``): ``net.is_symbolic``
+        holds.
     unicode_names : bool
         Station and class names are drawn from letters and digits of any
         script (NFC-normalised, distinct); else ``s0, s1, ...`` and
@@ -272,6 +274,18 @@ def networks(draw, *, kind: str = "any", min_classes: int = 1, max_classes: int 
     """
     if kind not in ("any", "closed", "open", "mixed"):
         raise ValueError(f"kind must be 'any', 'closed', 'open' or 'mixed', got {kind!r}")
+    if not 1 <= min_classes <= max_classes or max_stations < 1 or max_population < 0:
+        raise ValueError("need 1 <= min_classes <= max_classes, max_stations >= 1 and "
+                         "max_population >= 0")
+    return _networks(kind, min_classes, max_classes, max_stations, max_population,
+                     multi_server, load_dependent, distributions, capacities, power, pools,
+                     symbolic, unicode_names, stable)
+
+
+@st.composite
+def _networks(draw, kind, min_classes, max_classes, max_stations, max_population,
+              multi_server, load_dependent, distributions, capacities, power, pools,
+              symbolic, unicode_names, stable):
     opts = dict(multi_server=multi_server, load_dependent=load_dependent,
                 distributions=distributions, capacities=capacities, power=power,
                 max_population=max_population)
@@ -313,7 +327,29 @@ def networks(draw, *, kind: str = "any", min_classes: int = 1, max_classes: int 
         pool_list.append(TokenPool(pname, draw(st.integers(1, 3)), a, b, users))
     net = Network(stations, classes, name=draw(st.sampled_from(["", "generated"])),
                   pools=pool_list)
+    if symbolic and not net.is_symbolic:
+        net = _make_symbolic(net)
     return _stabilise(draw, net, stable)
+
+
+def _make_symbolic(net: Network) -> Network:
+    """Every class gave its own times where the symbols were: make class 0's
+    first time symbolic (``D0`` for a demand, ``T0`` for a service time)."""
+    import dataclasses
+
+    import sympy as sp
+
+    c = net.classes[0]
+    if c.demands is not None:
+        k = next(iter(c.demands))
+        new = dataclasses.replace(c, demands={**c.demands, k: sp.Symbol("D0", positive=True)})
+    else:
+        visited = list(c.visits) if c.visits is not None else [
+            n for n in c.routing if n != "source"]
+        new = dataclasses.replace(c, service={**(c.service or {}),
+                                              visited[0]: sp.Symbol("T0", positive=True)})
+    return Network(net.stations, (new,) + tuple(net.classes[1:]), name=net.name,
+                   pools=net.pools)
 
 
 def closed_networks(**options) -> st.SearchStrategy:
