@@ -127,7 +127,7 @@ def _station(draw, name, opts, symbol):
             rm.append(rm[-1] + s)
         return LoadDependent(name, service, rate_multipliers=tuple(rm), **kw)
     return Queue(name, service, servers=servers,
-                 discipline=draw(st.sampled_from(["fcfs", "ps"])), **kw)
+                 discipline=draw(st.sampled_from(opts["disciplines"])), **kw)
 
 
 def _closed_routing(draw, nodes):
@@ -229,7 +229,7 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
              load_dependent: bool = True, distributions: bool = False,
              capacities: bool = False, power: bool = False, pools: bool = False,
              symbolic: bool = False, unicode_names: bool = False,
-             stable: bool = True) -> st.SearchStrategy:
+             disciplines: tuple = ("fcfs", "ps"), stable: bool = True) -> st.SearchStrategy:
     """Valid :class:`~qmodels.model.Network` objects.
 
     Parameters
@@ -262,6 +262,8 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
         symbol (``S0``, ``S1``, ...); if every class overrides those, class
         0's first time becomes one (``T0`` or ``D0``): ``net.is_symbolic``
         holds.
+    disciplines : tuple of str
+        Queueing disciplines queues may have (``"fcfs"``, ``"ps"``).
     unicode_names : bool
         Station and class names are drawn from letters and digits of any
         script (NFC-normalised, distinct); else ``s0, s1, ...`` and
@@ -274,21 +276,24 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
     """
     if kind not in ("any", "closed", "open", "mixed"):
         raise ValueError(f"kind must be 'any', 'closed', 'open' or 'mixed', got {kind!r}")
+    if not disciplines or not set(disciplines) <= {"fcfs", "ps"}:
+        raise ValueError(f"disciplines must be a non-empty subset of ('fcfs', 'ps'), got "
+                         f"{disciplines!r}")
     if not 1 <= min_classes <= max_classes or max_stations < 1 or max_population < 0:
         raise ValueError("need 1 <= min_classes <= max_classes, max_stations >= 1 and "
                          "max_population >= 0")
     return _networks(kind, min_classes, max_classes, max_stations, max_population,
                      multi_server, load_dependent, distributions, capacities, power, pools,
-                     symbolic, unicode_names, stable)
+                     symbolic, unicode_names, tuple(disciplines), stable)
 
 
 @st.composite
 def _networks(draw, kind, min_classes, max_classes, max_stations, max_population,
               multi_server, load_dependent, distributions, capacities, power, pools,
-              symbolic, unicode_names, stable):
+              symbolic, unicode_names, disciplines, stable):
     opts = dict(multi_server=multi_server, load_dependent=load_dependent,
                 distributions=distributions, capacities=capacities, power=power,
-                max_population=max_population)
+                max_population=max_population, disciplines=disciplines)
     taken: set = set()
     K = draw(st.integers(1, max_stations))
     station_names = _names(draw, "s", K, unicode_names, taken)

@@ -55,10 +55,11 @@ def test_mixed_networks_are_mixed(net):
 
 
 @settings(deadline=None, max_examples=40)
-@given(networks(multi_server=False, load_dependent=False))
+@given(networks(multi_server=False, load_dependent=False, disciplines=("fcfs",)))
 def test_options_exclude_features(net):
     assert all(s.kind in ("delay", "queue") for s in net.stations)
-    assert all(s.servers == 1 for s in net.stations if s.kind == "queue")
+    assert all(s.servers == 1 and s.discipline == "fcfs"
+               for s in net.stations if s.kind == "queue")
     assert all(s.distribution is None and s.capacity is None and s.power is None
                for s in net.stations)
 
@@ -111,6 +112,8 @@ def test_bad_kind():
         networks(kind="half-open")
     with pytest.raises(ValueError, match="min_classes"):
         networks(min_classes=3, max_classes=2)
+    with pytest.raises(ValueError, match="disciplines"):
+        networks(disciplines=("lifo",))
 
 
 # ---------------------------------------------------------------------------
