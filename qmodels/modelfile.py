@@ -84,7 +84,8 @@ from .model import (
     TokenPool,
 )
 
-__all__ = ["load", "loads", "save", "dumps", "from_dict", "to_dict", "MAX_BYTES", "MAX_DEPTH"]
+__all__ = ["load", "loads", "save", "dumps", "from_dict", "to_dict", "parse",
+           "parse_expression", "register_cli", "MAX_BYTES", "MAX_DEPTH"]
 
 #: Largest model file read, in bytes (10 MiB); a larger file is refused.
 MAX_BYTES = 10 * 1024 * 1024
@@ -566,7 +567,8 @@ def from_dict(data: Any, *, source: str = "model") -> Network:
         class_paths.append(path)
 
     pools, pool_paths = [], []
-    class_names = {c.get("name") for c in classes_raw if isinstance(c, dict)}
+    class_names = {c.get("name") for c in classes_raw
+                   if isinstance(c, dict) and isinstance(c.get("name"), str)}
     for i, p in enumerate(pools_raw):
         path = f"pools[{i}]"
         if broken(path):
@@ -808,9 +810,19 @@ def _read(path) -> tuple[str, str]:
 
 
 def load(path) -> Network:
-    """Read a model file: ``.json`` as JSON, anything else (``.yaml``,
-    ``.yml``) as YAML; ``"-"`` reads standard input (YAML, which accepts
-    JSON too)."""
+    """Read a model file: ``.json`` as JSON, ``.jmva`` as JMT's JMVA XML
+    (:func:`qmodels.jmt.load_jmva`), anything else (``.yaml``, ``.yml``) as
+    YAML; ``"-"`` reads standard input (YAML, which accepts JSON too).
+
+    Raises
+    ------
+    ModelFileError
+        Every error of the file, each with its path, at once.
+    """
+    if str(path).lower().endswith(".jmva"):
+        from .jmt import load_jmva
+
+        return load_jmva(path)
     text, source = _read(path)
     fmt = "json" if str(path).lower().endswith(".json") else "yaml"
     return from_dict(parse(text, fmt=fmt, source=source), source=source)
@@ -958,15 +970,97 @@ def dumps(net: Network, format: str = "yaml") -> str:
     return buf.getvalue()
 
 
-def save(net: Network, path) -> None:
-    """Write ``net`` to a model file: JSON if ``path`` ends in ``.json``,
-    else YAML; ``"-"`` writes to standard output.  ``load(path)`` gives back
-    an equal network."""
+_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jmva": "jmva",
+             ".jsimg": "jsimg"}
+
+
+def _format_of(path, default=None) -> str:
+    if str(path) == "-":
+        return default or "yaml"
+    fmt = _SUFFIXES.get(Path(str(path)).suffix.lower())
+    if fmt is None:
+        raise ValueError(f"cannot tell the format of {str(path)!r} from its suffix: use "
+                         f"{', '.join(_SUFFIXES)}")
+    return fmt
+
+
+def save(net: Network, path, *, format: str | None = None) -> None:
+    """Write ``net`` to a file whose format its suffix names: ``.yaml`` /
+    ``.yml`` or ``.json`` model files (``load(path) == net``), or JMT's
+    ``.jmva`` / ``.jsimg`` (:mod:`qmodels.jmt`, which refuses what JMT cannot
+    express).  ``"-"`` writes to standard output (YAML unless ``format``
+    says otherwise)."""
     if not isinstance(net, Network):
         raise TypeError(f"save() needs a qmodels Network, got {type(net).__name__}")
-    fmt = "json" if str(path).lower().endswith(".json") else "yaml"
-    text = dumps(net, fmt)
+    fmt = format or _format_of(path)
+    if fmt in ("jmva", "jsimg"):
+        from . import jmt
+
+        text = jmt.to_jmva(net) if fmt == "jmva" else jmt.to_jsimg(net)
+    else:
+        text = dumps(net, fmt)
     if str(path) == "-":
         sys.stdout.write(text)
         return
     Path(path).write_text(text, encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------
+# command line: qmodels check / qmodels convert
+# ---------------------------------------------------------------------------
+
+def _report(e) -> int:
+    from .errors import QModelsError
+
+    if isinstance(e, ModelFileError):
+        print(f"error: {e}", file=sys.stderr)
+    elif isinstance(e, QModelsError):
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+    else:
+        print(f"error: {e}", file=sys.stderr)
+    return 2
+
+
+def _cmd_check(args) -> int:
+    status = 0
+    for path in args.models:
+        try:
+            net = load(path)
+        except ModelFileError as e:
+            status = _report(e)
+            continue
+        kinds = "closed" if net.is_closed else "open" if net.is_open else "mixed"
+        print(f"{path}: ok ({len(net.stations)} stations, {len(net.classes)} {kinds} "
+              f"class{'es' if len(net.classes) != 1 else ''}"
+              + (f", {len(net.pools)} pools" if net.pools else "") + ")")
+    return status
+
+
+def _cmd_convert(args) -> int:
+    from .errors import QModelsError
+
+    try:
+        net = load(args.source)
+        save(net, args.target, format=args.to)
+    except (QModelsError, ValueError, OSError) as e:
+        return _report(e)
+    return 0
+
+
+def register_cli(sub) -> None:
+    """Add ``qmodels check`` (validate model files) and ``qmodels convert``
+    (between YAML, JSON, JMVA and JSIMg) to an argparse subparsers object."""
+    c = sub.add_parser("check", help="validate model files, reporting every error",
+                       description="Load each model file and report every error with its path "
+                                   "(exit status 2 if any file has errors).")
+    c.add_argument("models", nargs="+", metavar="MODEL", help="model file, or - for stdin")
+    c.set_defaults(func=_cmd_check)
+    v = sub.add_parser("convert", help="convert a model between YAML, JSON, JMVA and JSIMg",
+                       description="Read SOURCE (.yaml, .yml, .json, .jmva, or - for stdin) "
+                                   "and write TARGET in the format its suffix names (.yaml, "
+                                   ".yml, .json, .jmva, .jsimg; - for stdout).")
+    v.add_argument("source", metavar="SOURCE")
+    v.add_argument("target", metavar="TARGET")
+    v.add_argument("--to", choices=["yaml", "json", "jmva", "jsimg"],
+                   help="output format (default: from TARGET's suffix; YAML for -)")
+    v.set_defaults(func=_cmd_convert)

@@ -336,3 +336,16 @@ def test_line_solver_reads_the_exports(tmp_path):
     for f in ("m.jmva", "m.jsimg"):
         model = reader(str(tmp_path / f))
         assert model is not None
+
+
+def test_some_example_exports_to_each_format():
+    ok = {"jmva": [], "jsimg": []}
+    for name in EXAMPLES:
+        net = example(name)
+        for fmt, to in (("jmva", jmt.to_jmva), ("jsimg", jmt.to_jsimg)):
+            try:
+                to(net)
+            except UnsupportedModelError:
+                continue
+            ok[fmt].append(name)
+    assert ok["jmva"] and ok["jsimg"], ok

@@ -409,3 +409,109 @@ def test_cli_exit_2_with_paths_and_no_traceback(tmp_path, capsys):
     assert code == 2 and "Traceback" not in err
     assert "stations[0].name: expected a string" in err
     assert "classes: expected a non-empty list of classes" in err
+
+
+# ---------------------------------------------------------------------------
+# qmodels check / convert, save by suffix
+# ---------------------------------------------------------------------------
+
+def _cli():
+    parser = argparse.ArgumentParser(prog="qmodels")
+    sub = parser.add_subparsers()
+    modelfile.register_cli(sub)
+    return parser
+
+
+def run_cli(argv, capsys):
+    args = _cli().parse_args(argv)
+    code = args.func(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_reports_ok_and_errors(tmp_path, capsys):
+    good = _file(tmp_path, GOOD.encode(), "good.yaml")
+    bad = _file(tmp_path, b"stations:\n  - {name: cpu, kind: queue, service: 1, servers: 2, "
+                          b"rate_multipliers: [1, 2]}\nclasses: []\n", "bad.yaml")
+    code, out, err = run_cli(["check", str(good)], capsys)
+    assert code == 0 and "good.yaml: ok (1 stations, 1 closed class)" in out
+    code, out, err = run_cli(["check", str(good), str(bad)], capsys)
+    assert code == 2 and "good.yaml: ok" in out
+    assert err.startswith("error: ") and "Traceback" not in err
+    assert "stations[0].rate_multipliers" in err and "classes: expected a non-empty" in err
+
+
+def test_convert_between_formats(tmp_path, capsys):
+    src = _file(tmp_path, GOOD.encode(), "m.yaml")
+    net = qm.load(src)
+    for suffix in (".json", ".yml", ".jmva", ".jsimg"):
+        target = tmp_path / f"out{suffix}"
+        code, _, err = run_cli(["convert", str(src), str(target)], capsys)
+        assert code == 0, err
+        if suffix in (".json", ".yml"):
+            assert qm.load(target) == net
+        elif suffix == ".jmva":
+            assert qm.mva(qm.load(target)).X["tx"] == pytest.approx(qm.mva(net).X["tx"])
+        else:
+            from qmodels import jmt
+
+            assert jmt.validate_jsimg(target.read_text()) == []
+    code, out, _ = run_cli(["convert", str(src), "-", "--to", "json"], capsys)
+    assert code == 0 and qm.Network.from_dict(json.loads(out)) == net
+    code, _, err = run_cli(["convert", str(src), str(tmp_path / "out.txt")], capsys)
+    assert code == 2 and "cannot tell the format" in err
+    ld = qm.Network([qm.LoadDependent("raid", 1.0, rate_multipliers=(1, 2))],
+                    [qm.Closed("c", 2, visits={"raid": 1})])
+    qm.save(ld, tmp_path / "ld.yaml")
+    code, _, err = run_cli(["convert", str(tmp_path / "ld.yaml"), str(tmp_path / "x.jsimg")],
+                           capsys)
+    assert code == 2 and err.startswith("error: UnsupportedModelError: station 'raid'")
+
+
+def test_save_suffixes(tmp_path):
+    net = qm.load(_file(tmp_path, GOOD.encode()))
+    with pytest.raises(ValueError, match="cannot tell the format"):
+        qm.save(net, tmp_path / "m.txt")
+    with pytest.raises(TypeError, match="needs a qmodels Network"):
+        qm.save(net.to_dict(), tmp_path / "m.yaml")
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=True)
+    | st.text(max_size=5) | st.sampled_from(["s0", "c0", "source", "sink", "1/0", "x**99"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                                max_size=3),
+    max_leaves=6)
+
+
+def _nodes(x, prefix=()):
+    yield prefix
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from _nodes(v, prefix + (k,))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from _nodes(v, prefix + (i,))
+
+
+@settings(deadline=None, max_examples=150)
+@given(networks(distributions=True, capacities=True, power=True, pools=True, symbolic=True),
+       st.data())
+def test_any_mutation_gives_a_network_or_a_model_file_error(net, data):
+    """Replace or delete any part of a valid file with arbitrary JSON: the
+    result is a Network or a ModelFileError, never another exception."""
+    d = net.to_dict()
+    path = data.draw(st.sampled_from([p for p in _nodes(d) if p]))
+    if data.draw(st.booleans()):
+        _set(d, path, data.draw(_JSON))
+    else:
+        parent = d
+        for p in path[:-1]:
+            parent = parent[p]
+        del parent[path[-1]]
+    try:
+        out = modelfile.from_dict(d)
+    except ModelFileError as e:
+        assert e.errors and all(isinstance(p, str) and m for p, m in e.errors)
+    else:
+        assert isinstance(out, qm.Network)
