@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from . import distributions as dist
-from .errors import ModelError, ModelFileError
+from .errors import ModelError, ModelFileError, RoutingError
 from .model import (
     SINK,
     SOURCE,
@@ -367,6 +367,17 @@ def _symbols(spec, errs):
     return out
 
 
+def _probe(errs, path, make) -> bool:
+    """Build one part of a model alone (``make()``) so that a constructor's
+    error is reported at the path of the value it is about."""
+    try:
+        make()
+    except ModelError as e:
+        errs.add(path, str(e))
+        return False
+    return True
+
+
 def _station(s, path, errs, ctx):
     explicit = s.get("kind")
     kind = explicit or ("ld" if "rate_multipliers" in s else "queue")
@@ -395,30 +406,40 @@ def _station(s, path, errs, ctx):
     if "power" in s:
         pv = {k: _value(v, f"{path}.power.{k}", errs, ctx) for k, v in s["power"].items()}
         if None not in pv.values():
-            try:
-                kw["power"] = Power(**pv)
-            except ModelError as e:
-                errs.add(f"{path}.power", str(e))
+            if all(_probe(errs, f"{path}.power.{k}", lambda k=k, v=v: Power(**{"busy": 0, k: v}))
+                   for k, v in pv.items()):
+                try:
+                    kw["power"] = Power(**pv)
+                except ModelError as e:
+                    errs.add(f"{path}.power", str(e))
     if "distribution" in s:
         kw["distribution"] = _distribution(s["distribution"], f"{path}.distribution", errs, ctx)
         if kw["distribution"] is None:
             return None
+    name = s["name"]
     if len(errs) > n0:
         return None
+    ok = _probe(errs, f"{path}.service", lambda: Delay(name, service))
+    if kw.get("capacity") is not None:
+        ok &= _probe(errs, f"{path}.capacity", lambda: Delay(name, 0.0, capacity=kw["capacity"]))
     try:
         if kind == "delay":
-            return Delay(s["name"], service, **kw)
+            return Delay(name, service, **kw) if ok else None
         if kind == "ld":
             vals = [_value(v, f"{path}.rate_multipliers[{j}]", errs, ctx)
                     for j, v in enumerate(s["rate_multipliers"])]
-            if any(v is None for v in vals):
+            if any(v is None for v in vals) or not ok:
                 return None
-            return LoadDependent(s["name"], service, rate_multipliers=tuple(vals), **kw)
+            for j, v in enumerate(vals):
+                if not _probe(errs, f"{path}.rate_multipliers[{j}]",
+                              lambda v=v: LoadDependent(name, 0.0, rate_multipliers=(v,))):
+                    return None
+            return LoadDependent(name, service, rate_multipliers=tuple(vals), **kw)
         servers = _value(s.get("servers", 1), f"{path}.servers", errs, ctx, integer=True)
-        if servers is None:
+        if servers is None or not _probe(errs, f"{path}.servers",
+                                         lambda: Queue(name, 0.0, servers=servers)) or not ok:
             return None
-        return Queue(s["name"], service, servers=servers,
-                     discipline=s.get("discipline", "fcfs"), **kw)
+        return Queue(name, service, servers=servers, discipline=s.get("discipline", "fcfs"), **kw)
     except ModelError as e:
         errs.add(path, str(e))
         return None
@@ -473,14 +494,34 @@ def _class(c, path, station_names, errs, ctx):
                                                errs, ctx)
     if len(errs) > n0:
         return None
+    name = c["name"]
+    make = Closed if ctype == "closed" else Open
+    ok = True
+    if ctype == "closed":
+        if "population" in kw:
+            ok &= _probe(errs, f"{path}.population",
+                         lambda: Closed(name, kw["population"], visits={}))
+        if "think_time" in kw:
+            ok &= _probe(errs, f"{path}.think_time",
+                         lambda: Closed(name, 0, think_time=kw["think_time"], visits={}))
+    elif "arrival_rate" in kw:
+        ok &= _probe(errs, f"{path}.arrival_rate", lambda: Open(name, kw["arrival_rate"],
+                                                                 visits={}))
+    for key in ("visits", "demands", "service"):
+        for st, v in (kw.get(key) or {}).items():
+            spec = {key: {st: v}} if key != "service" else {"visits": {}, "service": {st: v}}
+            ok &= _probe(errs, _join(f"{path}.{key}", st),
+                         lambda spec=spec: make(name, **spec))
+    for src, row in (kw.get("routing") or {}).items():
+        for dst, p in row.items():
+            ok &= _probe(errs, _join(_join(f"{path}.routing", src), dst),
+                         lambda src=src, dst=dst, p=p: make(name, routing={src: {dst: p}}))
+    if not ok:
+        return None
     try:
-        if ctype == "closed":
-            return Closed(c["name"], **kw)
-        return Open(c["name"], **kw)
+        return make(name, **kw)
     except ModelError as e:
-        field_ = next((f for f in ("population", "think_time", "arrival_rate")
-                       if f"{f.replace('_', ' ')}" in str(e) and f in c), None)
-        errs.add(f"{path}.{field_}" if field_ else path, str(e))
+        errs.add(path, str(e))
         return None
 
 
@@ -607,8 +648,7 @@ def from_dict(data: Any, *, source: str = "model") -> Network:
         try:
             Network(stations, [cl])
         except ModelError as e:
-            where = ".routing" if cl.routing is not None and type(e).__name__ in (
-                "RoutingError", "UnreachableStationError") else ""
+            where = ".routing" if cl.routing is not None and isinstance(e, RoutingError) else ""
             errs.add(path + where, str(e))
     if not errs.items:
         for pool, path in zip(pools, pool_paths):

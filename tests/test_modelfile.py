@@ -354,8 +354,40 @@ classes:
   - {name: w, type: open, arrival_rate: 1, visits: {a: 1}, population: 3}
 """)
     paths = {p for p, _ in errs}
-    assert {"stations[0]", "stations[1].kind", "classes[0].visits.zz",
+    assert {"stations[0].service", "stations[1].kind", "classes[0].visits.zz",
             "classes[1].population"} <= paths
+    assert has(errs, "stations[0].service", "station 'a': service time must be a finite "
+                                            "non-negative number, got -1")
+
+
+def test_value_errors_point_at_the_value():
+    errs = errors_of("""stations:
+  - {name: a, kind: queue, service: 0.1, servers: 0, capacity: 0}
+  - {name: b, kind: ld, service: 0.1, rate_multipliers: [1, -2]}
+  - {name: c, kind: delay, service: 0.1, power: {busy: 1, idle: -3}}
+classes:
+  - {name: tx, population: 2.5, think_time: -1, visits: {a: -1}}
+  - {name: w, type: open, arrival_rate: -2, routing: {source: {a: 1.5}, a: {sink: 1}}}
+  - {name: v, type: closed, population: 1, demands: {a: 1}, service: {a: 2}}
+""")
+    for path, fragment in [
+        ("stations[0].servers", "servers must be an integer >= 1, got 0"),
+        ("stations[0].capacity", "capacity must be an integer >= 1, got 0"),
+        ("stations[1].rate_multipliers[1]", "must be a finite positive number, got -2"),
+        ("stations[2].power.idle", "power.idle must be"),
+        ("classes[0].population", "population must be a non-negative integer, got 2.5"),
+        ("classes[0].think_time", "think time must be"),
+        ("classes[0].visits.a", "visit ratio at station 'a'"),
+        ("classes[1].arrival_rate", "arrival rate must be"),
+        ("classes[2]", "give either demands or service times, not both"),
+    ]:
+        assert has(errs, path, fragment), (path, errs)
+    errs = errors_of("""stations:
+  - {name: a, service: 0.1}
+classes:
+  - {name: w, type: open, arrival_rate: 1, routing: {source: {a: 1}, a: {sink: 0.5}}}
+""")
+    assert has(errs, "classes[0].routing", "routing row 'a' sums to 0.5")
 
 
 def _file(tmp_path, data: bytes, name="m.yaml"):
