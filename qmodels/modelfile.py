@@ -53,6 +53,15 @@ control or invisible format characters in names; names are compared after
 Unicode NFC normalisation (``"e\\u0301"`` and ``"\\u00e9"`` are one name).
 Expressions are parsed by a small arithmetic grammar (numbers, declared
 symbols, ``+ - * / **``, ``sqrt exp log Min Max``), never evaluated as code.
+YAML is read with YAML 1.2 floats (``1e-3`` is a number, as in JSON) and
+written so that it reads back the same.
+
+``save`` and ``load`` choose the format by suffix: ``.yaml``/``.yml``,
+``.json``, and JMT's ``.jmva`` (both ways) and ``.jsimg`` (write only), see
+:mod:`qmodels.jmt`; ``"-"`` is standard input or output.  On the command
+line, ``qmodels check MODEL...`` reports every error of each file and
+``qmodels convert SOURCE TARGET`` converts between the formats (see
+:func:`register_cli`).
 """
 
 from __future__ import annotations
