@@ -70,6 +70,7 @@ import ast
 import functools
 import io
 import json
+import keyword
 import math
 import numbers
 import sys
@@ -369,6 +370,10 @@ def _symbols(spec, errs):
 
     out = {}
     for name, assumptions in (spec or {}).items():
+        if keyword.iskeyword(name):
+            errs.add(f"symbols.{name}", f"{name!r} is a Python keyword and cannot appear in an "
+                                        f"expression: use {name + '_'!r}")
+            continue
         try:
             out[name] = sp.Symbol(name, **assumptions)
         except (ValueError, TypeError, AttributeError) as e:
@@ -568,7 +573,11 @@ def from_dict(data: Any, *, source: str = "model") -> Network:
         return any(p == prefix or p.startswith(prefix + ".") or p.startswith(prefix + "[")
                    for p in bad)
 
-    ctx = _Ctx(_symbols(data.get("symbols") if not broken("symbols") else None, errs))
+    spec = data.get("symbols")
+    spec = {k: v for k, v in spec.items() if not broken(_join("symbols", k))
+            and isinstance(v, dict) and all(isinstance(b, bool) for b in v.values())
+            and k.isidentifier()} if isinstance(spec, dict) else None
+    ctx = _Ctx(_symbols(spec, errs))
     stations_raw = data.get("stations") if isinstance(data.get("stations"), list) else []
     classes_raw = data.get("classes") if isinstance(data.get("classes"), list) else []
     pools_raw = data.get("pools") if isinstance(data.get("pools"), list) else []
@@ -897,7 +906,7 @@ def _out(v, symbols: dict):
         return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else v.numerator
     if _is_sympy(v):
         for s in v.free_symbols:
-            if not s.name.isidentifier():
+            if not s.name.isidentifier() or keyword.iskeyword(s.name):
                 raise ValueError(f"symbol {s.name!r} cannot be written to a model file: its "
                                  "name must be letters, digits and _")
             symbols[s.name] = s

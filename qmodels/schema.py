@@ -139,6 +139,15 @@ def validate(data: Any) -> list[tuple[str, str]]:
     errors = []
     seen = set()
     for err in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.path))):
+        if err.validator == "pattern" and "propertyNames" in err.schema_path:
+            # a mapping key that fails its pattern: the path names the key
+            item = (format_path(list(err.absolute_path) + [err.instance]),
+                    f"{err.instance!r} is not a valid symbol name (letters, digits and _, "
+                    "not starting with a digit)")
+            if item not in seen:
+                seen.add(item)
+                errors.append(item)
+            continue
         if err.validator == "propertyNames":
             # the name that failed is the instance of the nested error
             for sub in err.context or [err]:

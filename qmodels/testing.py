@@ -33,7 +33,7 @@ Assertions (on an analytic :class:`~qmodels.results.Result`):
 * :func:`assert_within_bounds` -- throughput and response time inside
   asymptotic/balanced job bounds (QSP ch. 5).
 
-Requires ``hypothesis`` (``pip install qmodels-toolkit[test]``).
+Requires ``hypothesis`` (``pip install qmodels-toolkit[testing]``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ try:
     from hypothesis import strategies as st
 except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "qmodels.testing needs hypothesis: pip install 'qmodels-toolkit[test]' "
+        "qmodels.testing needs hypothesis: pip install 'qmodels-toolkit[testing]' "
         "(or pip install hypothesis)"
     ) from e
 

@@ -171,6 +171,16 @@ def test_expressions_are_parsed_not_evaluated():
     assert net.station("cpu").service == sp.sqrt(S) / 2 + sp.Float(1e-3)
 
 
+def test_symbol_names_must_be_usable_in_expressions():
+    errs = errors_of("symbols: {lambda: {positive: true}, 2x: {}}\n" + GOOD)
+    assert has(errs, "symbols.lambda", "Python keyword")
+    assert has(errs, "symbols.2x", "not a valid symbol name")
+    lam = sp.Symbol("lambda", positive=True)
+    net = qm.Network([qm.Queue("cpu", 0.1)], [qm.Open("w", lam, visits={"cpu": 1})])
+    with pytest.raises(ValueError, match="symbol 'lambda' cannot be written"):
+        modelfile.to_dict(net)
+
+
 def test_save_refuses_names_that_would_not_read_back(tmp_path):
     net = qm.Network([qm.Queue("e\u0301", 1.0)], [qm.Closed("c", 1, visits={"e\u0301": 1})])
     with pytest.raises(ValueError, match="not in Unicode NFC form"):
