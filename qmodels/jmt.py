@@ -27,9 +27,10 @@ What maps, and what is refused
 ------------------------------
 Everything that cannot be expressed raises
 :class:`~qmodels.errors.UnsupportedModelError` naming the station, class or
-pool and the feature; nothing is silently dropped except what a JMVA file
-states in its ``description`` (service-time shapes, which JMVA, like every
-product-form solver, does not use).
+pool and the feature.  Nothing that changes a solution is dropped silently:
+JMVA, like every product-form solver, uses only mean service times, and the
+exported file's ``description`` lists the shapes (and never-binding
+capacities) it leaves out; power, which no JMT solver uses, is not written.
 
 ==============================  =================  =========================
 qmodels                         JMVA               JSIMg
@@ -45,7 +46,8 @@ routing                         visits (traffic    Router, empirical
                                 equations)         probabilities
 per-class service               servicetime        per-class ServiceStrategy
 Delay                           delaystation       Delay section
-Queue, 1 server, FCFS or PS     listation          FCFS: Server; PS: refused
+Queue, 1 server, FCFS or PS     listation          Server (FCFS), PSServer
+                                                   (egalitarian PS)
 Queue, c servers                ldstation, single  Server maxJobs = c
                                 closed class only
 LoadDependent                   ldstation, single  refused
@@ -679,6 +681,10 @@ def _distribution_el(parent, shape, mean: float, who: str):
         _sub(par, "p", _D, _num(p))
         _sub(par, "lambda1", _D, _num(2.0 * p / m))
         _sub(par, "lambda2", _D, _num(2.0 * (1.0 - p) / m))
+    elif isinstance(shape, dist.Uniform) and shape.spread == 0:
+        _sub(strat, "Deterministic", "jmt.engine.random.DeterministicDistr")
+        par = _sub(strat, "distrPar", "jmt.engine.random.DeterministicDistrPar")
+        _sub(par, "t", _D, _num(m))
     elif isinstance(shape, dist.Uniform):
         _sub(strat, "Uniform", "jmt.engine.random.Uniform")
         par = _sub(strat, "distrPar", "jmt.engine.random.UniformPar")
@@ -789,9 +795,9 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
     Raises
     ------
     UnsupportedModelError
-        Symbolic values, load-dependent or processor-sharing stations,
-        empirical distributions, a finite capacity fed by an open class from
-        another station, token pools JMT regions cannot express.
+        Symbolic values, load-dependent stations, empirical distributions,
+        a finite capacity fed by an open class from another station, token
+        pools JMT regions cannot express.
     """
     _numeric(net, "JSIMg")
     for s in net.stations:
@@ -799,9 +805,6 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
             raise UnsupportedModelError(
                 f"station {s.name!r}: load-dependent service is not exported to JSIMg (a "
                 "c-server queue is Queue(servers=c))")
-        if isinstance(s, Queue) and s.discipline == "ps":
-            raise UnsupportedModelError(
-                f"station {s.name!r}: processor sharing is not exported to JSIMg (FCFS only)")
     classes = list(net.classes)
     cnames = [c.name for c in classes]
     taken = set(net.station_names) | set(cnames) | {SOURCE, SINK}
@@ -919,10 +922,11 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
         node = ET.SubElement(sim, "node", name=s.name)
         queue_section(node, s.capacity)
         who = f"station {s.name!r}"
+        ps = isinstance(s, Queue) and s.discipline == "ps"
         if isinstance(s, Delay):
             sec = ET.SubElement(node, "section", className="Delay")
         else:
-            sec = ET.SubElement(node, "section", className="Server")
+            sec = ET.SubElement(node, "section", className="PSServer" if ps else "Server")
             _param(sec, "maxJobs", "java.lang.Integer", str(int(s.servers)))
             nv = _param(sec, "numberOfVisits", "java.lang.Integer", array=True)
             for c in classes:
@@ -930,6 +934,15 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
                 _sub(nv, "numberOfVisits", "java.lang.Integer", "1")
         par = _param(sec, "ServiceStrategy", f"{_NS}.ServiceStrategy", array=True)
         service(par, S[:, k], s.distribution, who)
+        if ps:
+            # egalitarian processor sharing, equal weights (as JMT writes PS)
+            strat = _param(sec, "PSStrategy", f"{_NS}.PSStrategy", array=True)
+            weights = _param(sec, "serviceWeights", _D, array=True)
+            for c in classes:
+                ET.SubElement(strat, "refClass").text = c.name
+                _sub(strat, "EPSStrategy", f"{_NS}.PSStrategies.EPSStrategy")
+                ET.SubElement(weights, "refClass").text = c.name
+                _sub(weights, "serviceWeight", _D, "1.0")
         router(node, s.name)
     for cname, tnode in think.items():
         node = ET.SubElement(sim, "node", name=tnode)

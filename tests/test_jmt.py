@@ -180,7 +180,7 @@ def test_jmva_import_ldstation():
 # ---------------------------------------------------------------------------
 
 SIM_FEATURES = dict(load_dependent=False, distributions=True, capacities=True, power=True,
-                    max_classes=3, disciplines=("fcfs",))
+                    max_classes=3)
 
 
 @settings(deadline=None, max_examples=80)
@@ -189,8 +189,7 @@ def test_jsimg_exports_are_structurally_valid(net):
     try:
         xml = jmt.to_jsimg(net, seed=7)
     except UnsupportedModelError as e:
-        assert any(w in str(e) for w in ("processor sharing", "empirical",
-                                         "finite capacity from station"))
+        assert any(w in str(e) for w in ("empirical", "finite capacity from station"))
         return
     assert jmt.validate_jsimg(xml) == []
     root = ET.fromstring(xml)
@@ -266,6 +265,22 @@ def test_jsimg_think_time_pools_and_capacity():
     assert pre.find("classPopulation").get("population") == "3"
 
 
+def test_jsimg_processor_sharing_and_uniform():
+    net = qm.Network([qm.Queue("cpu", 0.5, discipline="ps", distribution=qm.Uniform(0.0))],
+                     [qm.Closed("a", 2, visits={"cpu": 1}), qm.Closed("b", 1, visits={"cpu": 1})])
+    xml = jmt.to_jsimg(net)
+    assert jmt.validate_jsimg(xml) == []
+    node = next(n for n in ET.fromstring(xml).find("sim").findall("node")
+                if n.get("name") == "cpu")
+    server = node.findall("section")[1]
+    assert server.get("className") == "PSServer"
+    assert [p.get("name") for p in server.findall("parameter")] == [
+        "maxJobs", "numberOfVisits", "ServiceStrategy", "PSStrategy", "serviceWeights"]
+    # a uniform with no spread is a constant
+    assert "jmt.engine.random.DeterministicDistr" in {
+        e.get("classPath") for e in server.iter("subParameter")}
+
+
 def test_jsimg_refusals_are_typed_and_named():
     S = __import__("sympy").Symbol("S", positive=True)
     cases = [
@@ -273,8 +288,6 @@ def test_jsimg_refusals_are_typed_and_named():
          "sympy symbols"),
         (qm.Network([qm.LoadDependent("raid", 1.0, rate_multipliers=(1, 2))],
                     [qm.Closed("c", 2, visits={"raid": 1})]), "station 'raid': load-dependent"),
-        (qm.Network([qm.Queue("cpu", 1.0, discipline="ps")],
-                    [qm.Closed("c", 2, visits={"cpu": 1})]), "station 'cpu': processor sharing"),
         (qm.Network([qm.Queue("cpu", 1.0, distribution=qm.Empirical((1.0, 2.0)))],
                     [qm.Closed("c", 2, visits={"cpu": 1})]), "station 'cpu', class 'c'"),
         (qm.Network([qm.Queue("a", 0.1), qm.Queue("b", 0.1, capacity=2)],
