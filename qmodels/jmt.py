@@ -740,7 +740,7 @@ def _routing_rows(net: Network, i: int, c, think: str | None, ref: str | None):
         rows[SOURCE] = {**{n: v for n, v in visited}, SINK: 1 - T}
         for n, _ in visited:
             rows[n] = {SINK: 1.0}
-    return rows
+    return {src: {dst: p for dst, p in row.items() if p > 0} for src, row in rows.items()}
 
 
 def _pool_span(rows_by_class: dict, pool) -> list:

@@ -362,3 +362,28 @@ def test_some_example_exports_to_each_format():
                 continue
             ok[fmt].append(name)
     assert ok["jmva"] and ok["jsimg"], ok
+
+
+def test_jsimg_finite_capacity_means_what_jmt_means():
+    """JMT's own example ``open_1class_1stat_mm1k.jsimg`` (JMT source tree,
+    examples/jsim/qn_models) is an M/M/1/11 queue, lambda = 9, mu = 10,
+    written as Queue size = 11, drop, Server maxJobs = 1, exponential
+    lambdas 9.0 and 10.0; JMT's stored simulation result for its mean number
+    of customers is 4.2899 with 99% interval [4.2465, 4.3333].  Our export of
+    the same model has the same structure, and the M/M/1/K closed form
+    (K jobs in all, the one in service included) falls in JMT's interval, so
+    qmodels' capacity is JMT's size."""
+    net = qm.Network([qm.Queue("M/M/1/11", 0.1, capacity=11)],
+                     [qm.Open("Class0", 9.0, visits={"M/M/1/11": 1})])
+    sim = ET.fromstring(jmt.to_jsimg(net)).find("sim")
+    node = next(n for n in sim.findall("node") if n.get("name") == "M/M/1/11")
+    queue, server = node.findall("section")[:2]
+    assert queue.find("parameter[@name='size']/value").text == "11"
+    assert queue.find("parameter[@name='dropStrategies']/subParameter/value").text == "drop"
+    assert server.get("className") == "Server"
+    assert server.find("parameter[@name='maxJobs']/value").text == "1"
+    lambdas = [float(e.find("value").text) for e in sim.iter("subParameter")
+               if e.get("name") == "lambda"]
+    assert sorted(lambdas) == [9.0, 10.0]
+    L = qm.mm1k(9.0, 0.1, 11).L
+    assert 4.2465 <= L <= 4.3333
