@@ -73,6 +73,9 @@ _LAZY = {
     # model files
     "modelfile": ("qmodels.io.modelfile", None),
     "load": ("qmodels.io.modelfile", "load"),
+    "save": ("qmodels.io.modelfile", "save"),
+    # hypothesis strategies and law assertions for property-based tests
+    "testing": ("qmodels.testing", None),
     # path elements, energy, held resources
     "elements": ("qmodels.physical.elements", None),
     **{n: ("qmodels.physical.elements", n) for n in (

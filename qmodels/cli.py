@@ -4,6 +4,9 @@
     qmodels demo                                  the built-in example, explained
     qmodels methods                               list solver methods
     qmodels case NAME [--json] [--set K=V] [--sim]  a source paper's paper-vs-model table
+    qmodels schema                                the JSON Schema of model files
+    qmodels check MODEL...                        validate model files
+    qmodels convert SRC DST                       YAML <-> JSON <-> JMT (JMVA, JSIMg)
     qmodels --version
 
 Errors in the model file are reported with their path in the file and exit
@@ -147,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_demo)
     m = sub.add_parser("methods", help="list solver methods")
     m.set_defaults(func=cmd_methods)
+    from .io import modelfile, schema
+
+    schema.register_cli(sub)      # qmodels schema
+    modelfile.register_cli(sub)   # qmodels check, qmodels convert
     from .cases import CASES
 
     c = sub.add_parser("case", help="a source paper as a model: the paper-vs-model table",

@@ -166,7 +166,7 @@ classes:
     with pytest.raises(ModelFileError) as e:
         modelfile.loads(text)
     paths = [p for p, _ in e.value.errors]
-    assert "stations[0]" in paths and "stations[1]" in paths
+    assert "stations[0].service" in paths and "stations[1].servers" in paths
     assert "classes[0].visits.zz" in paths
 
 

@@ -41,7 +41,9 @@ ALLOWED = {("cases", "__init__")}
 #: ``.plot()`` conveniences of result objects reach the plotting layer when
 #: called, so the results layer never loads it (or matplotlib) on import
 LAZY_ALLOWED = {("results", "plot"), ("sim", "plot"), ("analytic", "plot"),
-                ("symbolic", "plot"), ("physical", "plot")}
+                ("symbolic", "plot"), ("physical", "plot"),
+                # Network.to_dict / from_dict: the model-file form, one call away
+                ("model", "io")}
 
 
 def _modules():

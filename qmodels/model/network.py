@@ -126,7 +126,9 @@ class Closed(_Class):
         Z, a delay outside the stations (an infinite-server terminal stage).
     reference : str, optional
         The station whose visit ratio is 1 when routing is given (default:
-        the first station of the routing).
+        the first station of the routing, resolved here so that the model
+        never depends on the order of a mapping once built: a model file
+        written with sorted keys keeps its reference station).
     """
 
     population: int = 0
@@ -145,6 +147,8 @@ class Closed(_Class):
                          error=PopulationError),
         )
         object.__setattr__(self, "think_time", check_real(self.think_time, f"{who}: think time"))
+        if self.reference is None and self.routing is not None and len(self.routing):
+            object.__setattr__(self, "reference", next(iter(self.routing)))
 
 
 @dataclass(frozen=True)
@@ -725,6 +729,24 @@ class Network:
             for c in self.classes
         )
         return Network(self.stations, new, name=self.name, pools=self.pools)
+
+    def to_dict(self) -> dict:
+        """The model-file form of this network: plain data (str, int, float,
+        lists, dicts) that :meth:`from_dict` turns back into an equal
+        network, whatever the order of its keys.  See
+        :func:`qmodels.io.modelfile.to_dict`."""
+        from ..io.modelfile import to_dict
+
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data) -> "Network":
+        """A network from its model-file form (a parsed YAML/JSON model file);
+        raises :class:`~qmodels.errors.ModelFileError` listing every error
+        with its path.  See :func:`qmodels.io.modelfile.from_dict`."""
+        from ..io.modelfile import from_dict
+
+        return from_dict(data)
 
     def graph(self):
         """The routing as a ``networkx.DiGraph``.
