@@ -106,6 +106,9 @@ _LAZY = {
     "linearizer": ("qmodels.multiclass", "linearizer"),
     "Lattice": ("qmodels.multiclass", "Lattice"),
     "throughput_vs_tokens": ("qmodels.decomposition", "throughput_vs_tokens"),
+    # what-if sweeps and plots
+    "sweep": ("qmodels.sweep", "sweep"),
+    "plot": ("qmodels.plot", None),
 }
 
 __all__ = [
