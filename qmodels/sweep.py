@@ -298,6 +298,7 @@ class _Spec:
     method: str
     options: Mapping
     seed: Any                # (entropy, spawn_key) or None
+    report: Any = None       # station names to tabulate (None: all)
 
     def network(self, params: Mapping) -> Network:
         if callable(self.model) and not isinstance(self.model, Network):
@@ -440,7 +441,9 @@ def _result_rows(net: Network, res) -> list[dict]:
 def _point_rows(spec: _Spec, index: int, params: Mapping) -> list[dict]:
     net, res = _solve_point(spec, index, params)
     base = {"point": index, **{k: params[k] for k in spec.names}, "method": spec.method}
-    return [{**base, **r} for r in _result_rows(net, res)]
+    keep = spec.report
+    return [{**base, **r} for r in _result_rows(net, res)
+            if keep is None or r["scope"] == "class" or r["name"] in keep]
 
 
 def _solve_chunk(spec: _Spec, indices: Sequence[int], points: Sequence[Mapping]):
@@ -562,7 +565,7 @@ def _batch_chunk(D, Z, N, c, delay):
     return np.array(r.throughput), np.array(r.queue_length)
 
 
-def _batch_frame(plan, lo, hi, X, Q, points, names, method):
+def _batch_frame(plan, lo, hi, X, Q, points, names, method, report=None):
     """Tidy rows of points lo..hi-1 from batched X, Q, with the formulas of
     :func:`qmodels.mva.mva_single` and :class:`qmodels.results.Result` so the
     numbers equal the one-by-one solve bit for bit."""
@@ -592,21 +595,29 @@ def _batch_frame(plan, lo, hi, X, Q, points, names, method):
     top = Uq.max(axis=1) if K else np.zeros(B)
     bottleneck = (Uq >= (top * (1 - 1e-9))[:, None]) & (top > 0)[:, None] & queue[None, :]
 
-    E = 1 + K
+    sel = np.arange(K) if report is None else np.array(
+        [plan["stations"].index(s) for s in report], dtype=np.int64)
+    E = 1 + len(sel)
     n = B * E
 
     def interleave(cls_col, st_cols):
         out = np.empty((B, E), dtype=np.result_type(cls_col, st_cols))
         out[:, 0] = cls_col
-        out[:, 1:] = st_cols
+        out[:, 1:] = st_cols[:, sel]
         return out.reshape(n)
+
+    def categorical(values):
+        cats = list(dict.fromkeys(values))
+        codes = np.array([cats.index(v) for v in values], dtype=np.int8 if len(cats) < 127
+                         else np.int32)
+        return pd.Categorical.from_codes(np.tile(codes, B), categories=cats)
 
     data: dict[str, Any] = {"point": np.repeat(np.arange(lo, hi, dtype=np.int64), E)}
     for name in names:
         data[name] = np.repeat(np.array([p[name] for p in points[lo:hi]]), E)
-    data["method"] = np.full(n, method, dtype=object)
-    data["scope"] = np.tile(np.array(["class"] + ["station"] * K, dtype=object), B)
-    data["name"] = np.tile(np.array([plan["class"], *plan["stations"]], dtype=object), B)
+    data["method"] = categorical([method] * E)
+    data["scope"] = categorical(["class"] + ["station"] * len(sel))
+    data["name"] = categorical([plan["class"], *(plan["stations"][k] for k in sel)])
     data["X"] = interleave(X, Xk)
     data["R"] = interleave(R, Rtot)
     data["Q"] = interleave(Qc, Q)
@@ -632,7 +643,7 @@ def _fingerprint(spec: _Spec, points: list[dict]) -> str:
         except (OSError, TypeError):
             pass
     h.update(repr((spec.names, spec.method, sorted(spec.options.items(), key=str),
-                   spec.seed)).encode())
+                   spec.seed, spec.report)).encode())
     h.update(repr(points).encode())
     return h.hexdigest()
 
@@ -744,8 +755,8 @@ def _workers(client) -> int:
 
 def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] | None = None,
           *, rows=None, method: str = "exact", options: Mapping | None = None, seed=None,
-          client=None, parallel: bool = False, chunksize: int | None = None,
-          store=None, progress: bool | None = None):
+          stations: bool | Sequence[str] = True, client=None, parallel: bool = False,
+          chunksize: int | None = None, store=None, progress: bool | None = None):
     """Solve ``model`` at every point of a parameter grid; a tidy DataFrame.
 
     Parameters
@@ -766,6 +777,9 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         Keyword options of the method (``{"replications": 5}`` for sim).
     seed : int or numpy.random.SeedSequence
         Required for ``sim``: point i uses ``SeedSequence(seed).spawn(P)[i]``.
+    stations : bool or sequence of str
+        Station rows to include: all (default), none (``False``: class rows
+        only, the smallest table for a large sweep) or the ones named.
     client : distributed.Client, optional
         Run the chunks on this dask cluster.
     parallel : bool
@@ -808,6 +822,15 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     points = grid(vary, rows)
     names = list(points[0])
     spec = _make_spec(model, names, method, options, seed)
+    if stations is not True:
+        if stations is False:
+            report: tuple = ()
+        elif isinstance(stations, str) or not isinstance(stations, Iterable):
+            raise InvalidValueError(
+                f"stations must be True, False or a list of station names, got {stations!r}")
+        else:
+            report = tuple(stations)
+        spec = dataclasses.replace(spec, report=report)
     P = len(points)
     if chunksize is not None and (isinstance(chunksize, bool)
                                   or not isinstance(chunksize, numbers.Integral)
@@ -826,10 +849,16 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
 
     plan = _batch_plan(spec, points) if len(todo) else None
     route = "batch" if plan is not None else "one-by-one"
-    if plan is None and isinstance(spec.model, Network) and len(todo):
-        # build the base network once with every first value, so that a bad
-        # path fails before any work is sent anywhere
-        spec.network(points[int(todo[0])])
+    if len(todo) and (plan is None or spec.report) and (
+            isinstance(spec.model, Network) or spec.report):
+        # build the first point's network once, so that a bad path or a bad
+        # station name fails before any work is sent anywhere
+        first = spec.network(points[int(todo[0])])
+        unknown = [s for s in spec.report or () if s not in first.station_names]
+        if unknown:
+            raise UnknownNameError(
+                f"stations: no station {unknown[0]!r} (the network has "
+                f"{', '.join(first.station_names)})")
 
     own_cluster = None
     if parallel and client is None and len(todo):
@@ -857,7 +886,8 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     def finish(chunk, out):
         if route == "batch":
             lo, hi = int(chunk[0]), int(chunk[-1]) + 1
-            frame = _batch_frame(plan, lo, hi, out[0], out[1], points, names, method)
+            frame = _batch_frame(plan, lo, hi, out[0], out[1], points, names, method,
+                                 spec.report)
         else:
             frame = out
         if st is not None:
@@ -899,9 +929,16 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     if not frames:
         raise InvalidValueError("nothing to sweep")
     out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    out = out.sort_values("point", kind="stable", ignore_index=True)
+    if not out["point"].is_monotonic_increasing:
+        out = out.sort_values("point", kind="stable", ignore_index=True)
     for col in ("method", "scope", "name"):
-        out[col] = out[col].astype("category")
+        # categories in order of first appearance, whichever route or store
+        # the rows came from
+        first = [str(v) for v in pd.unique(out[col])]
+        if isinstance(out[col].dtype, pd.CategoricalDtype):
+            out[col] = out[col].cat.set_categories(first)
+        else:
+            out[col] = pd.Categorical(out[col], categories=first)
     out.attrs.update({"method": method, "points": P, "computed": int(len(todo)),
                       "stored": int(P - len(todo)), "route": route, "parameters": names})
     if method == "sim":

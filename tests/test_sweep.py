@@ -293,6 +293,24 @@ def test_store_refuses_another_sweep(tmp_path):
     (store / ".tmp-part-x.parquet").write_bytes(b"half a file")
     df = qm.sweep(BASE, {"tx.population": [1, 2]}, store=store, progress=False)
     assert df.attrs["computed"] == 0
+    pd.testing.assert_frame_equal(df, qm.sweep(BASE, {"tx.population": [1, 2]},
+                                               progress=False), check_exact=True)
+    # half stored (batched route), half computed: the same table as in memory
+    vary = {"tx.population": [1, 2, 3, 4], "disk.service": [0.01, 0.02]}
+    half = tmp_path / "half"
+    qm.sweep(BASE, vary, store=half, chunksize=2, progress=False)
+    for part in sorted(half.glob("part-*.parquet"))[2:]:
+        part.unlink()
+    df = qm.sweep(BASE, vary, store=half, progress=False)
+    assert df.attrs["stored"] == 4 and df.attrs["computed"] == 4
+    pd.testing.assert_frame_equal(df, qm.sweep(BASE, vary, progress=False), check_exact=True)
+    # class rows only
+    small = qm.sweep(BASE, vary, stations=False, progress=False)
+    assert (small["scope"] == "class").all() and len(small) == 8
+    two = qm.sweep(BASE, vary, stations=["disk"], method="schweitzer", progress=False)
+    assert two["name"].tolist()[:2] == ["tx", "disk"]
+    with pytest.raises(qm.UnknownNameError, match="no station 'dsk'"):
+        qm.sweep(BASE, vary, stations=["dsk"], progress=False)
     assert not list(store.glob(".tmp-*"))
 
 
