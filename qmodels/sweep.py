@@ -12,11 +12,14 @@ seaborn or matplotlib (``frame.pipe(qm.plot.sweep, x=..., y=...)``).
 >>> df = qm.sweep(net, {"disk.service": [0.01, 0.02], "tx.population": [1, 5]},
 ...               progress=False)
 >>> df.query("scope == 'class'")[["disk.service", "tx.population", "X"]].round(3)
-    disk.service  tx.population       X
-0           0.01              1  50.000
-3           0.01              5  88.278
-6           0.02              1  33.333
-9           0.02              5  49.017
+   disk.service  tx.population       X
+0          0.01              1  50.000
+3          0.01              5  83.333
+6          0.02              1  33.333
+9          0.02              5  49.206
+
+(By hand: one job sees no queue, X = 1/(D_cpu + D_disk); two balanced
+stations of demand D give X(N) = N / (D (N + 1)) = 5/0.06.)
 
 Parameter paths
 ---------------
@@ -105,12 +108,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import inspect
-import itertools
 import json
 import math
 import numbers
 import os
 import sys
+import types
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -244,6 +247,79 @@ def _plain(v):
 # the grid
 # ---------------------------------------------------------------------------
 
+def _column(values) -> np.ndarray:
+    """Values as an array: int64 or float64 for plain numbers, else objects
+    (kept as given, never broadcast: tuples of rate multipliers stay
+    tuples)."""
+    if values and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                      and not hasattr(v, "free_symbols") for v in values):
+        if all(isinstance(v, numbers.Integral) for v in values):
+            return np.array(values, dtype=np.int64)
+        return np.array(values, dtype=float)
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
+class _Grid:
+    """The points of a sweep held as columns (a million points are a
+    million-row array per parameter, not a million dicts)."""
+
+    def __init__(self, vary=None, rows=None):
+        if (vary is None) == (rows is None):
+            raise InvalidValueError(
+                "give the grid as vary={param: values} or rows=[{...}, ...]")
+        if vary is not None:
+            if not isinstance(vary, Mapping) or not vary:
+                raise InvalidValueError(
+                    f"vary must be a non-empty mapping parameter -> values, got {vary!r}")
+            axes = {}
+            for name, values in vary.items():
+                if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+                    raise InvalidValueError(
+                        f"vary[{name!r}] must be a sequence of values, got {values!r}")
+                vals = [_plain(v) for v in values]
+                if not vals:
+                    raise InvalidValueError(f"vary[{name!r}] has no values")
+                axes[name] = vals
+            self.names = list(axes)
+            sizes = [len(v) for v in axes.values()]
+            self.P = int(np.prod(sizes, dtype=np.int64))
+            self.cols = {}
+            stride = self.P
+            at = np.arange(self.P, dtype=np.int64)
+            for name, size in zip(self.names, sizes):
+                stride //= size
+                self.cols[name] = _column(axes[name])[(at // stride) % size]
+            self.desc = ("product", [(n, axes[n]) for n in self.names])
+            return
+        if hasattr(rows, "to_dict") and hasattr(rows, "columns"):
+            rows = rows.to_dict("records")
+        rows = [{k: _plain(v) for k, v in dict(r).items()} for r in rows]
+        if not rows:
+            raise InvalidValueError("rows is empty: nothing to sweep")
+        keys = list(rows[0])
+        for i, r in enumerate(rows):
+            if list(r) != keys:
+                raise InvalidValueError(
+                    f"rows[{i}] has parameters {list(r)}, rows[0] has {keys}: every row must "
+                    "name the same parameters")
+        self.names = keys
+        self.P = len(rows)
+        self.cols = {k: _column([r[k] for r in rows]) for k in keys}
+        self.desc = ("rows", rows)
+
+    def __len__(self):
+        return self.P
+
+    def __getitem__(self, i) -> dict:
+        return {n: _plain(self.cols[n][i]) for n in self.names}
+
+    def __iter__(self):
+        return (self[i] for i in range(self.P))
+
+
 def grid(vary: Mapping[str, Iterable] | None = None, rows=None) -> list[dict]:
     """The points of a sweep, in order.
 
@@ -255,35 +331,7 @@ def grid(vary: Mapping[str, Iterable] | None = None, rows=None) -> list[dict]:
     >>> grid({"a": [1, 2], "b": [0.1, 0.2]})
     [{'a': 1, 'b': 0.1}, {'a': 1, 'b': 0.2}, {'a': 2, 'b': 0.1}, {'a': 2, 'b': 0.2}]
     """
-    if (vary is None) == (rows is None):
-        raise InvalidValueError("give the grid as vary={param: values} or rows=[{...}, ...]")
-    if vary is not None:
-        if not isinstance(vary, Mapping) or not vary:
-            raise InvalidValueError(
-                f"vary must be a non-empty mapping parameter -> values, got {vary!r}")
-        axes = {}
-        for name, values in vary.items():
-            if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-                raise InvalidValueError(
-                    f"vary[{name!r}] must be a sequence of values, got {values!r}")
-            vals = [_plain(v) for v in values]
-            if not vals:
-                raise InvalidValueError(f"vary[{name!r}] has no values")
-            axes[name] = vals
-        names = list(axes)
-        return [dict(zip(names, combo)) for combo in itertools.product(*axes.values())]
-    if hasattr(rows, "to_dict") and hasattr(rows, "columns"):
-        rows = rows.to_dict("records")
-    out = [{k: _plain(v) for k, v in dict(r).items()} for r in rows]
-    if not out:
-        raise InvalidValueError("rows is empty: nothing to sweep")
-    keys = list(out[0])
-    for i, r in enumerate(out):
-        if list(r) != keys:
-            raise InvalidValueError(
-                f"rows[{i}] has parameters {list(r)}, rows[0] has {keys}: every row must "
-                "name the same parameters")
-    return out
+    return list(_Grid(vary, rows))
 
 
 # ---------------------------------------------------------------------------
@@ -475,7 +523,7 @@ def _batchable_net(net: Network) -> bool:
     return all(isinstance(s, (Delay, Queue)) and s.capacity is None for s in net.stations)
 
 
-def _batch_plan(spec: _Spec, points: list[dict]):
+def _batch_plan(spec: _Spec, points: _Grid):
     """Arrays (V, S, c, N, Z per point) when the batched route applies, else
     None.  Each axis value is applied to the base network once (so it is
     validated by the model) and its effect on the arrays recorded; a point
@@ -512,22 +560,17 @@ def _batch_plan(spec: _Spec, points: list[dict]):
     tN = np.zeros(P, bool)
     tZ = np.zeros(P, bool)
     for name in spec.names:
-        col = [p[name] for p in points]
+        col = points.cols[name]
+        if col.dtype == object:
+            return None
+        uniq, idx = np.unique(col, return_inverse=True)
+        idx = idx.reshape(P)
         effect: dict = {}
-        idx = np.empty(P, dtype=np.int64)
-        keys: list = []
-        for i, v in enumerate(col):
-            key = (type(v), v)
-            try:
-                j = keys.index(key)
-            except ValueError:
-                j = len(keys)
-                keys.append(key)
-                net = apply(base, {name: v})
-                if not _batchable_net(net) or net.classes[0].name != cls.name:
-                    return None
-                effect[j] = arrays(net)
-            idx[i] = j
+        for j, v in enumerate(uniq):
+            net = apply(base, {name: v})
+            if not _batchable_net(net) or net.classes[0].name != cls.name:
+                return None
+            effect[j] = arrays(net)
         for j, (Vj, Sj, cj, Nj, Zj) in effect.items():
             rows = idx == j
             for arr, new, old, t in ((V, Vj, V0, touched[0]), (S, Sj, S0, touched[1]),
@@ -614,7 +657,7 @@ def _batch_frame(plan, lo, hi, X, Q, points, names, method, report=None):
 
     data: dict[str, Any] = {"point": np.repeat(np.arange(lo, hi, dtype=np.int64), E)}
     for name in names:
-        data[name] = np.repeat(np.array([p[name] for p in points[lo:hi]]), E)
+        data[name] = np.repeat(points.cols[name][lo:hi], E)
     data["method"] = categorical([method] * E)
     data["scope"] = categorical(["class"] + ["station"] * len(sel))
     data["name"] = categorical([plan["class"], *(plan["stations"][k] for k in sel)])
@@ -631,7 +674,7 @@ def _batch_frame(plan, lo, hi, X, Q, points, names, method, report=None):
 # storage
 # ---------------------------------------------------------------------------
 
-def _fingerprint(spec: _Spec, points: list[dict]) -> str:
+def _fingerprint(spec: _Spec, points: _Grid) -> str:
     h = hashlib.sha256()
     m = spec.model
     if isinstance(m, Network):
@@ -644,7 +687,7 @@ def _fingerprint(spec: _Spec, points: list[dict]) -> str:
             pass
     h.update(repr((spec.names, spec.method, sorted(spec.options.items(), key=str),
                    spec.seed, spec.report)).encode())
-    h.update(repr(points).encode())
+    h.update(repr(points.desc).encode())
     return h.hexdigest()
 
 
@@ -819,8 +862,8 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     """
     import pandas as pd
 
-    points = grid(vary, rows)
-    names = list(points[0])
+    points = _Grid(vary, rows)
+    names = points.names
     spec = _make_spec(model, names, method, options, seed)
     if stations is not True:
         if stations is False:
@@ -1104,3 +1147,17 @@ def register_cli(sub) -> None:
                    help="dask scheduler address, e.g. tcp://host:8786")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
     p.set_defaults(func=cmd_sweep)
+
+
+class _CallableModule(types.ModuleType):
+    """``import qmodels.sweep`` binds the package attribute ``qmodels.sweep``
+    to this module, shadowing the function ``qm.sweep``; calling the module
+    calls the function, so ``qm.sweep(...)`` works whatever the import
+    order (the package keeps the function itself once ``"sweep"`` is in its
+    ``_FUNCTION_NAMED_MODULES``)."""
+
+    def __call__(self, *args, **kwargs):
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

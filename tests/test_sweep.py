@@ -386,3 +386,13 @@ def test_cli_sweep_parquet_and_csv(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "populaton" in err and err.count("\n") == 1
     assert _cli(["sweep", str(tmp_path / "missing.yaml"), "--vary", "tx.population=1"]) == 2
+
+
+def test_qm_sweep_callable_whatever_the_import_order():
+    code = ("import qmodels.sweep\nimport qmodels as qm\n"
+            "net = qm.Network([qm.Queue('d', 0.1)], [qm.Closed('t', 2, visits={'d': 1})])\n"
+            "print(len(qm.sweep(net, {'t.population': [1, 2]}, progress=False)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.getcwd()), timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "4"
