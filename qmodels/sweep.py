@@ -604,6 +604,8 @@ def _batch_chunk(D, Z, N, c, delay):
     """Worker task of the batched route: X and Q of the rows."""
     from .batch import mva_batch
 
+    if len(N) and (N == N[0]).all():
+        N = int(N[0])   # one population: mva_batch skips its per-row check
     r = mva_batch(D, Z, N, servers=c, delay=np.broadcast_to(delay, D.shape))
     return np.array(r.throughput), np.array(r.queue_length)
 
