@@ -83,6 +83,8 @@ the workers, the figures come back.  Points travel in chunks (``chunksize``;
 by default about eight chunks per worker) so the scheduler's overhead per
 task (about a millisecond) stays small.  The numbers are the same bit for
 bit whatever the number of workers: each point is solved on its own.
+A script that starts worker processes (``parallel=True``) must do so under
+``if __name__ == "__main__":``, as any program using multiprocessing.
 
 Resumable sweeps
 ----------------
@@ -309,6 +311,18 @@ class _Grid:
         self.P = len(rows)
         self.cols = {k: _column([r[k] for r in rows]) for k in keys}
         self.desc = ("rows", rows)
+
+    @classmethod
+    def of_columns(cls, names, cols):
+        g = cls.__new__(cls)
+        g.names, g.cols = list(names), dict(cols)
+        g.P = len(next(iter(cols.values()))) if cols else 0
+        g.desc = None
+        return g
+
+    def columns(self, lo: int, hi: int) -> dict:
+        """The parameter columns of points lo..hi-1."""
+        return {n: self.cols[n][lo:hi] for n in self.names}
 
     def __len__(self):
         return self.P
@@ -610,14 +624,26 @@ def _batch_chunk(D, Z, N, c, delay):
     return np.array(r.throughput), np.array(r.queue_length)
 
 
-def _batch_frame(plan, lo, hi, X, Q, points, names, method, report=None):
-    """Tidy rows of points lo..hi-1 from batched X, Q, with the formulas of
+def _batch_task(spec: _Spec, cols: Mapping, first: int):
+    """Worker task of the batched route: the points whose parameters are
+    ``cols`` (numbered from ``first``) solved by :func:`mva_batch` and
+    tabulated."""
+    sub = _Grid.of_columns(spec.names, cols)
+    plan = _batch_plan(spec, sub)
+    if plan is None:  # pragma: no cover - the caller checked the whole grid
+        raise UnsupportedModelError("internal: a chunk of a batched sweep is not batchable")
+    X, Q = _batch_chunk(plan["V"] * plan["S"], plan["Z"], plan["N"], plan["c"], plan["delay"])
+    return _batch_frame(plan, X, Q, sub, spec.method, spec.report, first)
+
+
+def _batch_frame(plan, X, Q, points, method, report, first):
+    """Tidy rows of the plan's points from batched X, Q, with the formulas of
     :func:`qmodels.mva.mva_single` and :class:`qmodels.results.Result` so the
     numbers equal the one-by-one solve bit for bit."""
     import pandas as pd
 
-    V, S, c = plan["V"][lo:hi], plan["S"][lo:hi], plan["c"][lo:hi]
-    N, Z = plan["N"][lo:hi], plan["Z"][lo:hi]
+    V, S, c = plan["V"], plan["S"], plan["c"]
+    N, Z = plan["N"], plan["Z"]
     delay = plan["delay"]
     D = V * S
     B, K = D.shape
@@ -657,9 +683,9 @@ def _batch_frame(plan, lo, hi, X, Q, points, names, method, report=None):
                          else np.int32)
         return pd.Categorical.from_codes(np.tile(codes, B), categories=cats)
 
-    data: dict[str, Any] = {"point": np.repeat(np.arange(lo, hi, dtype=np.int64), E)}
-    for name in names:
-        data[name] = np.repeat(points.cols[name][lo:hi], E)
+    data: dict[str, Any] = {"point": np.repeat(np.arange(first, first + B, dtype=np.int64), E)}
+    for name in points.names:
+        data[name] = np.repeat(points.cols[name], E)
     data["method"] = categorical([method] * E)
     data["scope"] = categorical(["class"] + ["station"] * len(sel))
     data["name"] = categorical([plan["class"], *(plan["stations"][k] for k in sel)])
@@ -920,7 +946,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         else:
             chunksize = max(1, min(64, math.ceil(len(todo) / (8 * workers))))
     if route == "batch":
-        D = plan["V"] * plan["S"]
+        del plan  # each task builds the plan of its own points
         tasks = [c for run in _runs(todo) for c in _chunks(run, chunksize)]
     else:
         tasks = list(_chunks(todo, chunksize))
@@ -928,13 +954,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     bar = _progress_bar(progress, len(todo), f"sweep ({method})")
     parts: list = []
 
-    def finish(chunk, out):
-        if route == "batch":
-            lo, hi = int(chunk[0]), int(chunk[-1]) + 1
-            frame = _batch_frame(plan, lo, hi, out[0], out[1], points, names, method,
-                                 spec.report)
-        else:
-            frame = out
+    def finish(chunk, frame):
         if st is not None:
             st.write(frame)
         parts.append(frame)
@@ -944,8 +964,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     try:
         if client is None:
             for chunk in tasks:
-                finish(chunk, _run_task(spec, plan, D if route == "batch" else None,
-                                        chunk, points))
+                finish(chunk, _run_task(spec, route, chunk, points))
         else:
             from distributed import as_completed
 
@@ -954,8 +973,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
             for chunk in tasks:
                 if route == "batch":
                     lo, hi = int(chunk[0]), int(chunk[-1]) + 1
-                    f = client.submit(_batch_chunk, D[lo:hi], plan["Z"][lo:hi],
-                                      plan["N"][lo:hi], plan["c"][lo:hi], plan["delay"],
+                    f = client.submit(_batch_task, spec_f, points.columns(lo, hi), lo,
                                       pure=False)
                 else:
                     f = client.submit(_solve_chunk_safe, spec_f, chunk.tolist(),
@@ -991,11 +1009,10 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     return out
 
 
-def _run_task(spec, plan, D, chunk, points):
-    if plan is not None:
+def _run_task(spec, route, chunk, points):
+    if route == "batch":
         lo, hi = int(chunk[0]), int(chunk[-1]) + 1
-        return _batch_chunk(D[lo:hi], plan["Z"][lo:hi], plan["N"][lo:hi], plan["c"][lo:hi],
-                            plan["delay"])
+        return _batch_task(spec, points.columns(lo, hi), lo)
     return _solve_chunk_safe(spec, chunk.tolist(), [points[i] for i in chunk])
 
 

@@ -208,6 +208,19 @@ def test_distributed_equals_local_bit_for_bit():
         pd.testing.assert_frame_equal(local_sch, sch, check_exact=True)
 
 
+def test_parallel_local_cluster_and_store(tmp_path):
+    pytest.importorskip("distributed")
+    vary = {"disk.service": [0.01, 0.03, 0.05], "tx.population": [3, 10]}
+    local = qm.sweep(BASE, vary, method="schweitzer", progress=False)
+    par = qm.sweep(BASE, vary, method="schweitzer", parallel=True, chunksize=1,
+                   store=tmp_path / "st", progress=False)
+    pd.testing.assert_frame_equal(local, par, check_exact=True)
+    assert len(list((tmp_path / "st").glob("part-*.parquet"))) == 6
+    again = qm.sweep(BASE, vary, method="schweitzer", store=tmp_path / "st", progress=False)
+    assert again.attrs["computed"] == 0
+    pd.testing.assert_frame_equal(local, again, check_exact=True)
+
+
 SLOW_MODEL = '''
 import time
 import qmodels as qm
