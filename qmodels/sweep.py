@@ -361,6 +361,7 @@ class _Spec:
     options: Mapping
     seed: Any                # (entropy, spawn_key) or None
     report: Any = None       # station names to tabulate (None: all)
+    on_error: str = "raise"  # or "record"
 
     def network(self, params: Mapping) -> Network:
         if callable(self.model) and not isinstance(self.model, Network):
@@ -514,8 +515,25 @@ def _solve_chunk(spec: _Spec, indices: Sequence[int], points: Sequence[Mapping])
 
     rows: list[dict] = []
     for i, p in zip(indices, points):
-        rows.extend(_point_rows(spec, int(i), p))
+        try:
+            rows.extend(_point_rows(spec, int(i), p))
+        except QModelsError as e:
+            if spec.on_error != "record":
+                raise _at_point(e, int(i), p) from e
+            rows.append({"point": int(i), **{k: p[k] for k in spec.names},
+                         "method": spec.method, "scope": "error", "name": type(e).__name__,
+                         "error": str(e)})
     return pd.DataFrame(rows)
+
+
+def _at_point(e: Exception, index: int, params: Mapping) -> Exception:
+    """The same error, its message prefixed with the point it happened at."""
+    try:
+        new = type(e)(f"sweep point {index} {dict(params)}: {e}")
+    except TypeError:  # an error class with another signature: keep it as is
+        return e
+    new.__dict__.update(e.__dict__)
+    return new
 
 
 # ---------------------------------------------------------------------------
@@ -632,7 +650,13 @@ def _batch_task(spec: _Spec, cols: Mapping, first: int):
     plan = _batch_plan(spec, sub)
     if plan is None:  # pragma: no cover - the caller checked the whole grid
         raise UnsupportedModelError("internal: a chunk of a batched sweep is not batchable")
-    X, Q = _batch_chunk(plan["V"] * plan["S"], plan["Z"], plan["N"], plan["c"], plan["delay"])
+    try:
+        X, Q = _batch_chunk(plan["V"] * plan["S"], plan["Z"], plan["N"], plan["c"],
+                            plan["delay"])
+    except QModelsError:
+        # a row the kernel refuses: solve the chunk point by point, which
+        # names the point (or records it with on_error="record")
+        return _solve_chunk(spec, range(first, first + len(sub)), list(sub))
     return _batch_frame(plan, X, Q, sub, spec.method, spec.report, first)
 
 
@@ -827,7 +851,8 @@ def _workers(client) -> int:
 def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] | None = None,
           *, rows=None, method: str = "exact", options: Mapping | None = None, seed=None,
           stations: bool | Sequence[str] = True, client=None, parallel: bool = False,
-          chunksize: int | None = None, store=None, progress: bool | None = None):
+          chunksize: int | None = None, store=None, progress: bool | None = None,
+          on_error: str = "raise"):
     """Solve ``model`` at every point of a parameter grid; a tidy DataFrame.
 
     Parameters
@@ -862,6 +887,12 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     progress : bool, optional
         tqdm.auto bar; default on in a terminal or Jupyter; off with
         ``False`` or when the environment variable ``CI`` is set.
+    on_error : "raise" or "record"
+        A point the method cannot solve (an open station pushed past
+        saturation, a value the model rejects): ``"raise"`` its error, the
+        message prefixed with the point; ``"record"`` one row for it with
+        ``scope == "error"``, the error's class in ``name`` and its message
+        in an ``error`` column, and go on (``attrs["failed"]`` counts them).
 
     Returns
     -------
@@ -902,6 +933,9 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         else:
             report = tuple(stations)
         spec = dataclasses.replace(spec, report=report)
+    if on_error not in ("raise", "record"):
+        raise InvalidValueError(f"on_error must be 'raise' or 'record', got {on_error!r}")
+    spec = dataclasses.replace(spec, on_error=on_error)
     P = len(points)
     if chunksize is not None and (isinstance(chunksize, bool)
                                   or not isinstance(chunksize, numbers.Integral)
@@ -924,8 +958,17 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
             isinstance(spec.model, Network) or spec.report):
         # build the first point's network once, so that a bad path or a bad
         # station name fails before any work is sent anywhere
-        first = spec.network(points[int(todo[0])])
-        unknown = [s for s in spec.report or () if s not in first.station_names]
+        i0 = int(todo[0])
+        try:
+            first = spec.network(points[i0])
+        except UnknownNameError:
+            raise
+        except QModelsError as e:
+            if spec.on_error == "raise":
+                raise _at_point(e, i0, points[i0]) from e
+            first = None   # recorded with its point later
+        unknown = [s for s in spec.report or ()
+                   if first is not None and s not in first.station_names]
         if unknown:
             raise UnknownNameError(
                 f"stations: no station {unknown[0]!r} (the network has "
@@ -976,7 +1019,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
                     f = client.submit(_batch_task, spec_f, points.columns(lo, hi), lo,
                                       pure=False)
                 else:
-                    f = client.submit(_solve_chunk_safe, spec_f, chunk.tolist(),
+                    f = client.submit(_solve_chunk, spec_f, chunk.tolist(),
                                       [points[i] for i in chunk], pure=False)
                 futs[f] = chunk
             for f in as_completed(futs):
@@ -1003,7 +1046,8 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         else:
             out[col] = pd.Categorical(out[col], categories=first)
     out.attrs.update({"method": method, "points": P, "computed": int(len(todo)),
-                      "stored": int(P - len(todo)), "route": route, "parameters": names})
+                      "stored": int(P - len(todo)), "route": route, "parameters": names,
+                      "failed": int((out["scope"] == "error").sum())})
     if method == "sim":
         out.attrs["level"] = float(dict(spec.options).get("level", 0.95))
     return out
@@ -1013,21 +1057,7 @@ def _run_task(spec, route, chunk, points):
     if route == "batch":
         lo, hi = int(chunk[0]), int(chunk[-1]) + 1
         return _batch_task(spec, points.columns(lo, hi), lo)
-    return _solve_chunk_safe(spec, chunk.tolist(), [points[i] for i in chunk])
-
-
-def _solve_chunk_safe(spec, indices, pts):
-    """:func:`_solve_chunk`, with an error naming the point that failed."""
-    try:
-        return _solve_chunk(spec, indices, pts)
-    except QModelsError as e:
-        # find the point: re-solve one by one (errors are rare, clarity matters)
-        for i, p in zip(indices, pts):
-            try:
-                _point_rows(spec, int(i), p)
-            except QModelsError as e2:
-                raise type(e2)(f"sweep point {i} {p}: {e2}") from e2
-        raise e
+    return _solve_chunk(spec, chunk.tolist(), [points[i] for i in chunk])
 
 
 # ---------------------------------------------------------------------------

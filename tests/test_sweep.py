@@ -161,6 +161,28 @@ def test_methods_one_by_one_and_function_model():
     assert x[0] > x[1] > x[2]
 
 
+def test_open_sweep_past_saturation_raises_or_records():
+    net = qm.Network([qm.Queue("cpu", 0.02), qm.Queue("disk", 0.04)],
+                     [qm.Open("web", arrival_rate=1.0, visits={"cpu": 1, "disk": 1})])
+    rates = [5.0, 20.0, 30.0]     # the disk saturates at 1/0.04 = 25 per second
+    with pytest.raises(qm.UnstableError, match=r"sweep point 2 \{'web.arrival_rate': 30.0\}"):
+        qm.sweep(net, {"web.arrival_rate": rates}, progress=False)
+    df = qm.sweep(net, {"web.arrival_rate": rates}, on_error="record", progress=False)
+    assert df.attrs["failed"] == 1
+    err = df[df.scope == "error"]
+    assert err["point"].tolist() == [2] and err["name"].tolist() == ["UnstableError"]
+    assert "disk" in err["error"].iloc[0]
+    # the stable points: M/M/1 by hand, R_disk = S/(1 - lambda S)
+    disk = df[(df.name == "disk") & (df.point == 1)].iloc[0]
+    assert disk["R"] == pytest.approx(0.04 / (1 - 20.0 * 0.04), rel=1e-12)
+    # the batched route records a refused row too
+    zero = qm.Network([qm.Queue("d", 0.0)], [qm.Closed("t", 1, visits={"d": 1})])
+    with pytest.raises(qm.InvalidValueError, match="sweep point 0"):
+        qm.sweep(zero, {"t.population": [1, 2]}, progress=False)
+    df = qm.sweep(zero, {"t.population": [0, 1]}, on_error="record", progress=False)
+    assert df["scope"].tolist() == ["class", "station", "error"]
+
+
 def test_bounds_sweep_columns():
     df = qm.sweep(BASE, {"disk.service": [0.01, 0.05]}, method="bounds", progress=False)
     cls = df[df.scope == "class"].reset_index()
