@@ -56,7 +56,12 @@ and the figures, in the vocabulary of :mod:`qmodels.results`:
 * ``sim``: the same means plus their confidence half-widths ``X_hw``,
   ``R_hw``, ``Q_hw``, ``U_hw`` (level in ``frame.attrs["level"]``);
 * ``bounds``: ``X_lower``, ``X_upper``, ``R_lower``, ``R_upper``, ``N_star``,
-  ``X_max`` per class; ``D`` and ``bottleneck`` per station.
+  ``X_max`` per class; ``D`` and ``bottleneck`` per station;
+* with ``on_error="record"``, a point that failed has one row, ``scope ==
+  "error"``, with the error's class in ``name`` and its message in ``error``.
+
+``stations=False`` keeps the class rows only (the compact table of a very
+large sweep); ``stations=["disk"]`` keeps the stations named.
 
 Single-class product-form sweeps with ``method="exact"`` are solved all at
 once by :func:`qmodels.batch.mva_batch` (compiled, parallel over points);
@@ -80,8 +85,9 @@ and workers there (``dask scheduler`` on one host, ``dask worker
 tcp://HOST:8786`` on each node, each with qmodels installed) and pass
 ``client=Client("tcp://HOST:8786")``; the model and the grid are shipped to
 the workers, the figures come back.  Points travel in chunks (``chunksize``;
-by default about eight chunks per worker) so the scheduler's overhead per
-task (about a millisecond) stays small.  The numbers are the same bit for
+by default a few chunks per worker, at most 64 points per chunk for
+one-by-one solves and 20,000 for the batched route) so the scheduler's
+overhead per task (about a millisecond) stays small.  The numbers are the same bit for
 bit whatever the number of workers: each point is solved on its own.
 A script that starts worker processes (``parallel=True``) must do so under
 ``if __name__ == "__main__":``, as any program using multiprocessing.
@@ -165,10 +171,9 @@ def _set_in(obj, parts: Sequence[str], value, path: str):
             return dataclasses.replace(obj, **{head: value})
         cur = getattr(obj, head)
         if cur is None:
-            raise UnknownNameError(
-                f"parameter {path!r}: {type(obj).__name__}.{head} is not set, so it has no "
-                f"{rest[0]!r}"
-            )
+            # an unset mapping or nested object (a class's own service
+            # times, a station's power) starts empty; the model validates it
+            cur = {}
         return dataclasses.replace(obj, **{head: _set_in(cur, rest, value, path)})
     raise UnknownNameError(f"parameter {path!r}: cannot look up {head!r} in {obj!r}")
 
@@ -555,11 +560,17 @@ def _batchable_net(net: Network) -> bool:
     return all(isinstance(s, (Delay, Queue)) and s.capacity is None for s in net.stations)
 
 
-def _batch_plan(spec: _Spec, points: _Grid):
-    """Arrays (V, S, c, N, Z per point) when the batched route applies, else
-    None.  Each axis value is applied to the base network once (so it is
-    validated by the model) and its effect on the arrays recorded; a point
-    combines the effects of its axis values."""
+def _arrays(net: Network):
+    """(V, S, c, N, Z) of a single-class network, as the batched kernel takes them."""
+    s = net.stations
+    return (np.asarray(net.visits[0], dtype=float), np.asarray(net.service_times[0], dtype=float),
+            np.array([1 if isinstance(x, Delay) else x.servers for x in s], dtype=np.int64),
+            int(net.classes[0].population), float(net.classes[0].think_time))
+
+
+def _batch_base(spec: _Spec):
+    """The base network when the sweep's method, model and paths fit the
+    batched route, else None."""
     if spec.method != "exact" or not isinstance(spec.model, Network) or spec.fn_args:
         return None
     base = spec.model
@@ -572,16 +583,55 @@ def _batch_plan(spec: _Spec, points: _Grid):
         what = kinds.get(parts[0])
         if what is None or (what, parts[1]) not in _BATCH_FIELDS:
             return None
+    return base
+
+
+def _batch_ok(spec: _Spec, points: _Grid) -> bool:
+    """Whether the batched route applies to the whole grid: every axis value
+    keeps the network single-class product form, and no two axes change the
+    same entry of V, S, c, N or Z (checked over each axis's distinct values,
+    so the cost does not grow with the number of points)."""
+    base = _batch_base(spec)
+    if base is None:
+        return False
+    V0, S0, c0, N0, Z0 = _arrays(base)
+    seen = [np.zeros(len(V0), bool) for _ in range(3)] + [False, False]
+    for name in spec.names:
+        col = points.cols[name]
+        if col.dtype == object:
+            return False
+        mine = [np.zeros(len(V0), bool) for _ in range(3)] + [False, False]
+        for v in np.unique(col):
+            net = apply(base, {name: v})
+            if not _batchable_net(net) or net.classes[0].name != base.classes[0].name:
+                return False
+            Vj, Sj, cj, Nj, Zj = _arrays(net)
+            for t, new, old in zip(mine, (Vj, Sj, cj), (V0, S0, c0)):
+                t |= new != old
+            mine[3] = mine[3] or Nj != N0
+            mine[4] = mine[4] or Zj != Z0
+        for i in range(3):
+            if (seen[i] & mine[i]).any():
+                return False
+            seen[i] |= mine[i]
+        for i in (3, 4):
+            if seen[i] and mine[i]:
+                return False
+            seen[i] = seen[i] or mine[i]
+    return True
+
+
+def _batch_plan(spec: _Spec, points: _Grid):
+    """Arrays (V, S, c, N, Z per point) when the batched route applies, else
+    None.  Each axis value is applied to the base network once (so it is
+    validated by the model) and its effect on the arrays recorded; a point
+    combines the effects of its axis values."""
+    base = _batch_base(spec)
+    if base is None:
+        return None
     P, K = len(points), len(base.stations)
     cls = base.classes[0]
-
-    def arrays(net):
-        s = net.stations
-        return (np.asarray(net.visits[0], dtype=float), np.asarray(net.service_times[0],
-                                                                   dtype=float),
-                np.array([1 if isinstance(x, Delay) else x.servers for x in s], dtype=np.int64),
-                int(net.classes[0].population), float(net.classes[0].think_time))
-
+    arrays = _arrays
     V0, S0, c0, N0, Z0 = arrays(base)
     V = np.broadcast_to(V0, (P, K)).copy()
     S = np.broadcast_to(S0, (P, K)).copy()
@@ -899,8 +949,9 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     pandas.DataFrame
         One row per point x class and point x station (see the module
         docstring for the columns), sorted by ``point``.  ``attrs`` holds
-        ``method``, ``points``, ``computed``, ``stored``, ``route``
-        (``"batch"`` or ``"one-by-one"``) and for sim ``level``.
+        ``method``, ``points``, ``computed``, ``stored``, ``failed``,
+        ``route`` (``"batch"``, ``"one-by-one"``, or ``"stored"`` when
+        nothing was left to compute) and for sim ``level``.
 
     Raises
     ------
@@ -952,9 +1003,9 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         have[np.unique(done["point"].to_numpy())] = True
     todo = np.flatnonzero(~have)
 
-    plan = _batch_plan(spec, points) if len(todo) else None
-    route = "batch" if plan is not None else "one-by-one"
-    if len(todo) and (plan is None or spec.report) and (
+    route = ("stored" if not len(todo) else
+             "batch" if _batch_ok(spec, points) else "one-by-one")
+    if len(todo) and (route != "batch" or spec.report) and (
             isinstance(spec.model, Network) or spec.report):
         # build the first point's network once, so that a bad path or a bad
         # station name fails before any work is sent anywhere
@@ -989,7 +1040,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         else:
             chunksize = max(1, min(64, math.ceil(len(todo) / (8 * workers))))
     if route == "batch":
-        del plan  # each task builds the plan of its own points
+        # each task builds the plan of its own points
         tasks = [c for run in _runs(todo) for c in _chunks(run, chunksize)]
     else:
         tasks = list(_chunks(todo, chunksize))

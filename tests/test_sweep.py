@@ -77,6 +77,9 @@ def test_apply_paths_equal_hand_built():
     pw = qm.Network([qm.Queue("disk", 0.02, power=qm.Power(busy=6.8, idle=4.0))],
                     [qm.Closed("tx", 2, visits={"disk": 1})])
     assert sweep_mod.apply(pw, {"disk.power.busy": 9.0}).stations[0].power.busy == 9.0
+    # an unset nested object or mapping starts empty and is validated as usual
+    assert sweep_mod.apply(BASE, {"disk.power.busy": 5.0}).station("disk").power.busy == 5.0
+    assert sweep_mod.apply(BASE, {"tx.service.disk": 0.5}).service_times[0, 2] == 0.5
 
 
 def test_path_errors_name_the_path():
@@ -127,13 +130,25 @@ def test_batched_route_k20_equals_one_by_one():
 
 
 def test_two_axes_on_one_entry_fall_back_and_agree():
-    # service and visits of the same station combine into one demand: the
-    # batched plan declines, the one-by-one route solves it; same numbers
+    # service and visits of one station combine into its demand D = V S on
+    # the batched route; two axes that set the same entry (the station's
+    # service time and the class's own service time there, which overrides
+    # it) make the sweep decline the batched route; both agree with
+    # hand-built networks
     vary = {"disk.service": [0.01, 0.05], "tx.visits.disk": [0.5, 2.0]}
     df = qm.sweep(BASE, vary, progress=False)
+    assert df.attrs["route"] == "batch"
     for i, p in enumerate(sweep_mod.grid(vary)):
         _check_point(df, i, qm.mva(two_tier(s_disk=p["disk.service"],
                                             v_disk=p["tx.visits.disk"])))
+    vary = {"disk.service": [0.01, 0.05], "tx.service.disk": [0.02, 0.03]}
+    df = qm.sweep(BASE, vary, progress=False)
+    assert df.attrs["route"] == "one-by-one"
+    for i, p in enumerate(sweep_mod.grid(vary)):
+        ref = qm.Network(two_tier(s_disk=p["disk.service"]).stations, [qm.Closed(
+            "tx", 10, think_time=0.5, visits={"users": 1, "cpu": 1, "disk": 0.8},
+            service={"disk": p["tx.service.disk"]})])
+        _check_point(df, i, qm.mva(ref))
 
 
 def test_methods_one_by_one_and_function_model():
