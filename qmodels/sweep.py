@@ -103,7 +103,8 @@ the same sweep again loads what is stored, solves only the missing points
 and returns the whole table; ``frame.attrs["computed"]`` and
 ``frame.attrs["stored"]`` count the points of each kind.  A store that
 holds a different sweep (another model, grid, method, options or seed) is
-refused with an error rather than mixed in.
+refused with an error rather than mixed in.  One sweep writes to a store
+at a time (the process that runs :func:`sweep`; workers never touch it).
 
 Progress
 --------
@@ -809,6 +810,10 @@ class _Store:
                     f"store {str(self.dir)!r} holds a different sweep (model, grid, method, "
                     "options or seed changed): give another store or delete it")
         else:
+            if self.parts():
+                raise InvalidValueError(
+                    f"store {str(self.dir)!r} holds Parquet parts but no {STORE_META}: not a "
+                    "sweep store; give another directory")
             _atomic_write(meta, json.dumps({"fingerprint": fingerprint, "points": npoints,
                                             "format": 1}).encode())
 
