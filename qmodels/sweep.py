@@ -975,29 +975,11 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     Lazowska et al., QSP 1984, Algorithm 6.1), equal to :func:`qmodels.mva`
     row for row.
     """
-    import pandas as pd
 
     points = _Grid(vary, rows)
-    names = points.names
-    spec = _make_spec(model, names, method, options, seed)
-    if stations is not True:
-        if stations is False:
-            report: tuple = ()
-        elif isinstance(stations, str) or not isinstance(stations, Iterable):
-            raise InvalidValueError(
-                f"stations must be True, False or a list of station names, got {stations!r}")
-        else:
-            report = tuple(stations)
-        spec = dataclasses.replace(spec, report=report)
-    if on_error not in ("raise", "record"):
-        raise InvalidValueError(f"on_error must be 'raise' or 'record', got {on_error!r}")
-    spec = dataclasses.replace(spec, on_error=on_error)
+    spec = _options(_make_spec(model, points.names, method, options, seed), stations,
+                    on_error, chunksize)
     P = len(points)
-    if chunksize is not None and (isinstance(chunksize, bool)
-                                  or not isinstance(chunksize, numbers.Integral)
-                                  or chunksize < 1):
-        raise InvalidValueError(f"chunksize must be an integer >= 1, got {chunksize!r}")
-
     st = None
     done: Any = None
     if store is not None:
@@ -1012,23 +994,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
              "batch" if _batch_ok(spec, points) else "one-by-one")
     if len(todo) and (route != "batch" or spec.report) and (
             isinstance(spec.model, Network) or spec.report):
-        # build the first point's network once, so that a bad path or a bad
-        # station name fails before any work is sent anywhere
-        i0 = int(todo[0])
-        try:
-            first = spec.network(points[i0])
-        except UnknownNameError:
-            raise
-        except QModelsError as e:
-            if spec.on_error == "raise":
-                raise _at_point(e, i0, points[i0]) from e
-            first = None   # recorded with its point later
-        unknown = [s for s in spec.report or ()
-                   if first is not None and s not in first.station_names]
-        if unknown:
-            raise UnknownNameError(
-                f"stations: no station {unknown[0]!r} (the network has "
-                f"{', '.join(first.station_names)})")
+        _check_first(spec, points, int(todo[0]))
 
     own_cluster = None
     if parallel and client is None and len(todo):
@@ -1037,20 +1003,75 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         own_cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
                                    processes=True, dashboard_address=None)
         client = Client(own_cluster)
-    workers = _workers(client) if client is not None else 1
+    try:
+        parts = _execute(spec, points, route, todo, client, chunksize, st,
+                         _progress_bar(progress, len(todo), f"sweep ({method})"))
+    finally:
+        if own_cluster is not None:
+            client.close()
+            own_cluster.close()
+    out = _assemble(([done] if done is not None else []) + parts)
+    out.attrs.update({"method": method, "points": P, "computed": int(len(todo)),
+                      "stored": int(P - len(todo)), "route": route,
+                      "parameters": points.names,
+                      "failed": int((out["scope"] == "error").sum())})
+    if method == "sim":
+        out.attrs["level"] = float(dict(spec.options).get("level", 0.95))
+    return out
 
+
+def _options(spec: _Spec, stations, on_error, chunksize) -> _Spec:
+    """The spec with the station rows to keep and the error policy, checked."""
+    if stations is not True:
+        if stations is False:
+            report: tuple = ()
+        elif isinstance(stations, str) or not isinstance(stations, Iterable):
+            raise InvalidValueError(
+                f"stations must be True, False or a list of station names, got {stations!r}")
+        else:
+            report = tuple(stations)
+        spec = dataclasses.replace(spec, report=report)
+    if on_error not in ("raise", "record"):
+        raise InvalidValueError(f"on_error must be 'raise' or 'record', got {on_error!r}")
+    if chunksize is not None and (isinstance(chunksize, bool)
+                                  or not isinstance(chunksize, numbers.Integral)
+                                  or chunksize < 1):
+        raise InvalidValueError(f"chunksize must be an integer >= 1, got {chunksize!r}")
+    return dataclasses.replace(spec, on_error=on_error)
+
+
+def _check_first(spec: _Spec, points: _Grid, i0: int) -> None:
+    """Build the first point's network once, so that a bad path or a bad
+    station name fails before any work is sent anywhere."""
+    try:
+        first = spec.network(points[i0])
+    except UnknownNameError:
+        raise
+    except QModelsError as e:
+        if spec.on_error == "raise":
+            raise _at_point(e, i0, points[i0]) from e
+        return   # recorded with its point later
+    unknown = [s for s in spec.report or () if s not in first.station_names]
+    if unknown:
+        raise UnknownNameError(
+            f"stations: no station {unknown[0]!r} (the network has "
+            f"{', '.join(first.station_names)})")
+
+
+def _execute(spec, points, route, todo, client, chunksize, st, bar) -> list:
+    """Solve the points ``todo`` in chunks, here or on the dask cluster;
+    each chunk's table is stored (if a store is given) as it arrives."""
+    workers = _workers(client) if client is not None else 1
     if chunksize is None:
         if route == "batch":
             chunksize = min(BATCH_CHUNK, max(1, math.ceil(len(todo) / (4 * workers))))
         else:
             chunksize = max(1, min(64, math.ceil(len(todo) / (8 * workers))))
     if route == "batch":
-        # each task builds the plan of its own points
+        # contiguous runs: each task builds the plan of its own points
         tasks = [c for run in _runs(todo) for c in _chunks(run, chunksize)]
     else:
         tasks = list(_chunks(todo, chunksize))
-
-    bar = _progress_bar(progress, len(todo), f"sweep ({method})")
     parts: list = []
 
     def finish(chunk, frame):
@@ -1064,48 +1085,43 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         if client is None:
             for chunk in tasks:
                 finish(chunk, _run_task(spec, route, chunk, points))
-        else:
-            from distributed import as_completed
+            return parts
+        from distributed import as_completed
 
-            [spec_f] = client.scatter([spec], broadcast=True)
-            futs = {}
-            for chunk in tasks:
-                if route == "batch":
-                    lo, hi = int(chunk[0]), int(chunk[-1]) + 1
-                    f = client.submit(_batch_task, spec_f, points.columns(lo, hi), lo,
-                                      pure=False)
-                else:
-                    f = client.submit(_solve_chunk, spec_f, chunk.tolist(),
-                                      [points[i] for i in chunk], pure=False)
-                futs[f] = chunk
-            for f in as_completed(futs):
-                finish(futs[f], f.result())
+        [spec_f] = client.scatter([spec], broadcast=True)
+        futs = {}
+        for chunk in tasks:
+            if route == "batch":
+                lo, hi = int(chunk[0]), int(chunk[-1]) + 1
+                f = client.submit(_batch_task, spec_f, points.columns(lo, hi), lo, pure=False)
+            else:
+                f = client.submit(_solve_chunk, spec_f, chunk.tolist(),
+                                  [points[i] for i in chunk], pure=False)
+            futs[f] = chunk
+        for f in as_completed(futs):
+            finish(futs[f], f.result())
+        return parts
     finally:
         if bar is not None:
             bar.close()
-        if own_cluster is not None:
-            client.close()
-            own_cluster.close()
 
-    frames = ([done] if done is not None else []) + parts
+
+def _assemble(frames: list):
+    """One table from the stored and the new parts, sorted by point, with
+    the same categories whichever route or store the rows came from."""
+    import pandas as pd
+
     if not frames:
         raise InvalidValueError("nothing to sweep")
     out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if not out["point"].is_monotonic_increasing:
         out = out.sort_values("point", kind="stable", ignore_index=True)
     for col in ("method", "scope", "name"):
-        # categories in order of first appearance, whichever route or store
-        # the rows came from
         first = [str(v) for v in pd.unique(out[col])]
         if isinstance(out[col].dtype, pd.CategoricalDtype):
             out[col] = out[col].cat.set_categories(first)
         else:
             out[col] = pd.Categorical(out[col], categories=first)
-    out.attrs.update({"method": method, "points": P, "computed": int(len(todo)),
-                      "stored": int(P - len(todo)), "route": route, "parameters": names,
-                      "failed": int((out["scope"] == "error").sum())})
-    if method == "sim":
-        out.attrs["level"] = float(dict(spec.options).get("level", 0.95))
     return out
 
 
