@@ -120,6 +120,9 @@ _LAZY = {
         "job_speed")},
     "exact_network": ("qmodels.symbolic.mva", "exact_network"),
     "pool_chains": ("qmodels.model", "pool_chains"),
+    # what-if sweeps and plots
+    "sweep": ("qmodels.whatif", "sweep"),
+    "plot": ("qmodels.plot", None),
 }
 
 __all__ = [

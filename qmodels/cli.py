@@ -7,6 +7,7 @@
     qmodels schema                                the JSON Schema of model files
     qmodels check MODEL...                        validate model files
     qmodels convert SRC DST                       YAML <-> JSON <-> JMT (JMVA, JSIMg)
+    qmodels sweep MODEL --vary P=A:B:N ...        what-if sweep to Parquet/CSV
     qmodels --version
 
 Errors in the model file are reported with their path in the file and exit
@@ -154,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     schema.register_cli(sub)      # qmodels schema
     modelfile.register_cli(sub)   # qmodels check, qmodels convert
+    from .whatif import register_cli as register_sweep
+
+    register_sweep(sub)           # qmodels sweep
     from .cases import CASES
 
     c = sub.add_parser("case", help="a source paper as a model: the paper-vs-model table",

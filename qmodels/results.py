@@ -422,6 +422,17 @@ class Result:
         return out
 
     # -- display ------------------------------------------------------------
+    def plot(self, ax=None, **kwargs):
+        """One-call plot: the throughput curve with its bounds and N* for a
+        single closed class (:func:`qmodels.plot.throughput_curve`), else
+        the utilisation of each station (:func:`qmodels.plot.stations`)."""
+        from . import plot
+
+        if len(self.network.classes) == 1 and self.network.classes[0].kind == "closed" \
+                and not self.network.is_symbolic:
+            return plot.throughput_curve(self, ax=ax, **kwargs)
+        return plot.stations(self, ax=ax, **kwargs)
+
     def table(self) -> str:
         """A readable text table (what ``qmodels solve`` prints)."""
         net = self.network

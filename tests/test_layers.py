@@ -27,7 +27,7 @@ LAYER = {
     "analytic": 4, "sim": 4, "physical": 4,
     "symbolic": 5,
     "dispatch": 6,
-    "plot": 7, "sweep": 7, "testing": 7,
+    "plot": 7, "whatif": 7, "testing": 7,
     "cases": 8,
     "cli": 9, "__init__": 10, "__main__": 10,
 }

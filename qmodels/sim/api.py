@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import sys
 import time
 import warnings
@@ -607,8 +608,10 @@ def _seg_first_cell(seg: np.ndarray) -> dict[int, int]:
 
 
 def _progress(progress, total, desc):
+    if os.environ.get("CI"):
+        return None  # never a bar in CI logs
     if progress is None:
-        progress = sys.stderr.isatty()
+        progress = sys.stderr.isatty() or "ipykernel" in sys.modules
     if not progress:
         return None
     try:
@@ -685,8 +688,9 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
         Stop a run after this many events (its statistics then end at the
         last full cell).
     progress : bool, optional
-        tqdm progress bar; default: on when stderr is a terminal, shown
-        only for runs longer than 2 s.
+        :mod:`tqdm.auto` progress bar; default: on in a terminal or a
+        Jupyter kernel, shown only for runs longer than 2 s; never when the
+        environment variable ``CI`` is set.
 
     Returns
     -------

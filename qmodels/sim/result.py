@@ -141,6 +141,17 @@ class SimResult:
             return ()
         return tuple(n for u, n in cand if u >= top * (1 - 1e-9))
 
+    # -- display ------------------------------------------------------------
+    def plot(self, ax=None, *, analytic=None, metric: str = "U"):
+        """One-call plot: each station's ``metric`` with its confidence
+        interval (:func:`qmodels.plot.stations`), or against an analytic
+        result of the same network (:func:`qmodels.plot.compare`)."""
+        from .. import plot
+
+        if analytic is not None:
+            return plot.compare(analytic, self, ax=ax, metric=metric)
+        return plot.stations(self, ax=ax, metric=metric)
+
     # -- export -------------------------------------------------------------
     def to_frame(self, kind: str = "stations"):
         """A pandas DataFrame with ``mean``/``low``/``high`` columns under

@@ -1,0 +1,157 @@
+"""How fast ``qm.sweep`` goes, on one core and with two dask workers.
+
+Run from the repository root (not part of the test suite)::
+
+    python -m benchmarks.bench_sweep            # the full measurement
+    python -m benchmarks.bench_sweep --quick    # 10^5 analytic, 40 simulated points
+
+Analytic: 10^6 points of a single-class closed network with K = 20
+stations and N = 200 (six stations' service times, ten values each), exact
+MVA by the batched route (:func:`qmodels.batch.mva_batch`); the table holds
+the class rows (``stations=False``) so that memory stays small, and a
+10^5-point run with every station row shows the cost of the full table.
+One core: the sweep in this process with numba limited to one thread.
+Two workers: a dask ``LocalCluster`` of two single-threaded processes.
+
+Simulated: 200 points of a three-station closed network (each a short
+``qm.simulate`` run), on a LocalCluster of one worker and of two; the
+speed-up is the ratio of the wall times.  The tables are checked equal bit
+for bit between the runs (the point of the seed scheme).
+
+The machine the numbers come from is printed with them (cores, load); on
+a shared machine they are noisy.
+"""
+
+from __future__ import annotations
+
+import os
+
+# one compiled thread per process: "one core" means one core
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import qmodels as qm  # noqa: E402
+
+
+def analytic_model(K: int = 20, N: int = 200) -> qm.Network:
+    stations = [qm.Delay("think", 1.0)] + [
+        qm.Queue(f"s{k}", 0.002 + 0.0005 * k) for k in range(K - 1)]
+    visits = {s.name: 1 for s in stations}
+    return qm.Network(stations, [qm.Closed("tx", N, visits=visits)])
+
+
+def analytic_grid(points: int) -> dict:
+    axes = int(round(np.log10(points)))
+    return {f"s{k}.service": list(np.linspace(0.002, 0.02, 10)) for k in range(axes)}
+
+
+def sim_model() -> qm.Network:
+    return qm.Network([qm.Delay("users", 0.5), qm.Queue("cpu", 0.01, servers=2),
+                       qm.Queue("disk", 0.02)],
+                      [qm.Closed("tx", 8, visits={"users": 1, "cpu": 1, "disk": 0.7})])
+
+
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def timed(fn, client=None):
+    """Wall seconds, CPU seconds (this process, plus the workers' when a
+    client is given) and the value of ``fn()``."""
+    w0 = sum(client.run(_cpu).values()) if client is not None else 0.0
+    c0 = _cpu()
+    t0 = time.perf_counter()
+    out = fn()
+    wall = time.perf_counter() - t0
+    cpu = _cpu() - c0
+    if client is not None:
+        cpu += sum(client.run(_cpu).values()) - w0
+    return wall, cpu, out
+
+
+def cluster(n):
+    from distributed import Client, LocalCluster
+
+    c = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                     dashboard_address=None)
+    return c, Client(c)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_sweep")
+    ap.add_argument("--quick", action="store_true", help="10^5 analytic, 40 simulated points")
+    args = ap.parse_args(argv)
+    P = 10**5 if args.quick else 10**6
+    S = 40 if args.quick else 200
+    print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}, "
+          f"NUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']}")
+
+    net = analytic_model()
+    g = analytic_grid(P)
+    # warm-up: numba compiles (or loads its cache) once
+    qm.sweep(net, analytic_grid(1000), stations=False, progress=False)
+    t1, c1, a1 = timed(lambda: qm.sweep(net, g, stations=False, progress=False))
+    print(f"analytic, {P:,} points, K=20, N=200, one core:   {t1:7.2f} s wall "
+          f"{c1:7.2f} s CPU  {P / t1:10,.0f} points/s  (route {a1.attrs['route']})")
+    g5 = analytic_grid(10**5)
+    t5, c5, full = timed(lambda: qm.sweep(net, g5, progress=False))
+    print(f"analytic, {10**5:,} points, every station row, one core: {t5:7.2f} s wall "
+          f"{c5:7.2f} s CPU  {10**5 / t5:10,.0f} points/s  ({len(full):,} rows)")
+    del full
+
+    c, client = cluster(2)
+    try:
+        qm.sweep(net, analytic_grid(1000), stations=False, client=client, progress=False)
+        t2, c2, a2 = timed(lambda: qm.sweep(net, g, stations=False, client=client,
+                                            progress=False), client)
+    finally:
+        client.close()
+        c.close()
+    same = a1.equals(a2)
+    print(f"analytic, {P:,} points, two workers:          {t2:7.2f} s wall "
+          f"{c2:7.2f} s CPU  {P / t2:10,.0f} points/s  speed-up {t1 / t2:.2f}  "
+          f"(equal bit for bit: {same})")
+    del a1, a2
+
+    snet = sim_model()
+    opts = {"horizon": 400.0, "replications": 2}
+    svary = {"tx.population": list(range(1, S // 10 + 1)),
+             "disk.service": list(np.linspace(0.01, 0.04, 10))}
+    qm.simulate(snet, seed=0, horizon=50.0, replications=2)  # compile in this process
+    times, cpus, frames = {}, {}, {}
+    for n in (1, 2):
+        c, client = cluster(n)
+        try:
+            qm.sweep(snet, {"tx.population": [1, 2]}, method="sim", seed=1, options=opts,
+                     client=client, chunksize=1, progress=False)   # workers compile
+            times[n], cpus[n], frames[n] = timed(lambda cl=client: qm.sweep(
+                snet, svary, method="sim", seed=2024, options=opts, client=cl,
+                progress=False), client)
+        finally:
+            client.close()
+            c.close()
+    ev = None
+    try:
+        ev = qm.simulate(snet, seed=3, **opts).events
+    except Exception:  # pragma: no cover - informative only
+        pass
+    same = frames[1].equals(frames[2])
+    pd.testing.assert_frame_equal(frames[1], frames[2], check_exact=True)
+    print(f"simulated, {S} points ({ev} events each), 1 worker:  {times[1]:7.2f} s wall "
+          f"{cpus[1]:7.2f} s CPU  {S / times[1]:8.1f} points/s")
+    print(f"simulated, {S} points, 2 workers:                 {times[2]:7.2f} s wall "
+          f"{cpus[2]:7.2f} s CPU  {S / times[2]:8.1f} points/s  speed-up "
+          f"{times[1] / times[2]:.2f}  (equal bit for bit: {same})")
+    print(f"load average after: {os.getloadavg()} (other users' processes share the cores: "
+          "wall-clock speed-ups are only meaningful on an idle machine)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,192 @@
+"""qm.plot, headless: the artists drawn (lines, patches, labels), not pixels."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+mpl = pytest.importorskip("matplotlib")
+mpl.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+import qmodels as qm  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def central(n=20, z=2.0):
+    return qm.Network(
+        [qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08), qm.Queue("disk2", 0.02)],
+        [qm.Closed("tx", n, think_time=z, visits={"cpu": 1, "disk": 1, "disk2": 1})])
+
+
+def _labels(ax):
+    return [ln.get_label() for ln in ax.get_lines()]
+
+
+def test_plot_is_lazily_the_module_and_matplotlib_lazy():
+    import importlib
+
+    mod = importlib.import_module("qmodels.plot")
+    assert qm.plot is mod
+    src = open(mod.__file__).read()
+    top = src[: src.index("def _axes")]
+    assert "import matplotlib" not in top  # imported inside the functions only
+
+
+def test_throughput_curve_exact_bounds_and_n_star():
+    net = central()
+    ax = qm.plot.throughput_curve(net)
+    labels = _labels(ax)
+    for want in ("exact MVA", "ABA upper", "ABA lower", "BJB upper", "BJB lower"):
+        assert want in labels
+    b = qm.bounds(net)
+    nstar = [ln for ln in ax.get_lines() if ln.get_label().startswith("N* = ")]
+    assert len(nstar) == 1
+    assert nstar[0].get_xdata()[0] == pytest.approx(float(b.saturation_population))
+    # N* = (D + Z)/Dmax = (0.15 + 2)/0.08 by hand
+    assert float(b.saturation_population) == pytest.approx(2.15 / 0.08)
+    exact = next(ln for ln in ax.get_lines() if ln.get_label() == "exact MVA")
+    r = qm.mva(net, curve=True).curve
+    assert np.array_equal(exact.get_ydata(), r.throughput)
+    # the exact curve lies inside the ABA band at every n >= 1
+    up = next(ln for ln in ax.get_lines() if ln.get_label() == "ABA upper").get_ydata()
+    lo = next(ln for ln in ax.get_lines() if ln.get_label() == "ABA lower").get_ydata()
+    assert np.all(r.throughput[1:] <= up + 1e-12) and np.all(r.throughput[1:] >= lo - 1e-12)
+    assert ax.get_xlabel() == "population N"
+
+
+def test_curve_plot_result_plot_response_time():
+    net = central()
+    # Curve.plot: no network, so no bounds unless given
+    ax = qm.mva(net, curve=True).curve.plot()
+    assert _labels(ax) == ["exact MVA"]
+    ax = qm.mva(net, curve=True).curve.plot(bounds=qm.bounds(net))
+    assert "ABA upper" in _labels(ax)
+    ax = qm.mva(net).plot(metric="response_time")
+    assert ax.get_ylabel().startswith("response time")
+    assert "BJB lower" in _labels(ax)
+    # multi-class result: one bar per station
+    mc = qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08)],
+                    [qm.Closed("a", 2, visits={"cpu": 1, "disk": 1}),
+                     qm.Closed("b", 3, visits={"cpu": 1, "disk": 2})])
+    ax = qm.mva(mc).plot()
+    assert len(ax.patches) == 2
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["cpu", "disk"]
+
+
+def test_utilization_regions_and_switch_point():
+    # disk2's service time grows past disk's (0.08): the bottleneck moves
+    # from disk to disk2 between 0.07 and 0.09, where the utilisations cross
+    net = central(n=30)
+    frame = qm.sweep(net, {"disk2.service": [0.02, 0.05, 0.07, 0.09, 0.12]}, progress=False)
+    ax = qm.plot.utilization(frame, x="disk2.service")
+    assert _labels(ax)[:3] == ["cpu", "disk", "disk2"]
+    assert len(ax.switch_points) == 1
+    v, before, after = ax.switch_points[0]
+    assert (before, after) == ("disk", "disk2")
+    assert 0.07 < v < 0.09
+    # two shaded regions (patches), one dashed switch line, one annotation
+    assert len(ax.patches) == 2
+    assert any(t.get_text() == "disk \u2192 disk2" for t in ax.texts)
+    # with exact regions from the symbolic solver, the switch is at D = 0.08
+    import sympy as sp
+
+    s = sp.Symbol("s", positive=True)
+    sym = qm.Network([qm.Queue("cpu", sp.Rational(5, 100)), qm.Queue("disk", sp.Rational(8, 100)),
+                      qm.Queue("disk2", s)],
+                     [qm.Closed("tx", 30, think_time=2, visits={"cpu": 1, "disk": 1,
+                                                                "disk2": 1})])
+    regions = qm.bottleneck_regions(sym, s, domain=(0, 1))
+    ax = qm.plot.utilization(frame, x="disk2.service", regions=regions)
+    assert ax.switch_points[0][0] == pytest.approx(0.08)
+
+
+def test_utilization_refuses_ambiguous_table():
+    frame = qm.sweep(central(), {"disk2.service": [0.02, 0.1], "tx.population": [2, 5]},
+                     progress=False)
+    with pytest.raises(qm.InvalidValueError, match="tx.population also vary"):
+        qm.plot.utilization(frame, x="disk2.service")
+
+
+def test_sweep_plot_hue_and_pipe():
+    frame = qm.sweep(central(), {"disk2.service": [0.02, 0.1],
+                                 "tx.population": [1, 5, 10, 20]}, progress=False)
+    ax = frame.pipe(qm.plot.sweep, x="tx.population", y="X", hue="disk2.service")
+    assert len(ax.get_lines()) == 2
+    assert ax.get_legend().get_title().get_text() == "disk2.service"
+    line = ax.get_lines()[0]
+    ref = frame[(frame.scope == "class") & (frame["disk2.service"] == 0.02)]
+    assert np.array_equal(line.get_xdata(), ref["tx.population"].to_numpy())
+    assert np.array_equal(line.get_ydata(), ref["X"].to_numpy())
+    # U: station rows, one line per station
+    ax = qm.plot.sweep(frame[frame["disk2.service"] == 0.1], x="tx.population", y="U")
+    assert sorted(_labels(ax)) == ["cpu", "disk", "disk2"]
+
+
+def test_sweep_plot_sim_has_error_bars_and_compare():
+    net = central(n=5)
+    vary = {"tx.population": [2, 5]}
+    sim = qm.sweep(net, vary, method="sim", seed=3,
+                   options={"horizon": 300.0, "replications": 3}, progress=False)
+    ax = qm.plot.sweep(sim, x="tx.population", y="X")
+    assert len(ax.containers) == 1  # one ErrorbarContainer
+    ana = qm.sweep(net, vary, progress=False)
+    ax = qm.plot.compare(ana, sim, x="tx.population", metric="X")
+    assert "tx analytic" in _labels(ax)
+    assert len(ax.containers) == 1
+    # Result vs SimResult of one network: classes and stations, with intervals
+    r = qm.mva(net)
+    s = qm.simulate(net, seed=1, horizon=300.0, replications=3)
+    ax = s.plot(analytic=r, metric="X")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["tx", "cpu", "disk", "disk2"]
+    eb = ax.containers[0]
+    assert len(eb.lines[0].get_ydata()) == 4
+    ax = s.plot()
+    assert len(ax.patches) == 3   # one bar per station, with error bars
+    assert len(ax.containers) >= 1
+
+
+def test_response_time_breakdown_adds_up():
+    net = central()
+    r = qm.mva(net)
+    ax = qm.plot.response_time_breakdown(r)
+    heights = [p.get_height() for p in ax.patches]
+    assert len(heights) == 3
+    assert sum(heights) == pytest.approx(r.R["tx"], rel=1e-12)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["cpu", "disk", "disk2"]
+    ax = qm.plot.response_time_breakdown(qm.mva(net, curve=True).curve)
+    assert len(ax.collections) == 3
+    frame = qm.sweep(net, {"disk2.service": [0.02, 0.05, 0.1]}, progress=False)
+    ax = qm.plot.response_time_breakdown(frame, x="disk2.service")
+    assert len(ax.collections) == 3
+
+
+def test_energy_bars_sum_to_energy_per_transaction():
+    net = qm.Network([qm.Queue("disk", 0.025, power=qm.Power(busy=6.8, idle=4.0)),
+                      qm.Queue("cpu", 0.010, power=qm.Power(busy=95, idle=40))],
+                     [qm.Closed("tx", 10, visits={"disk": 1, "cpu": 1})])
+    rep = qm.energy(qm.mva(net))
+    ax = qm.plot.energy(rep)
+    widths = [p.get_width() for p in ax.patches]
+    assert len(widths) == 4   # busy and idle share per device
+    assert sum(widths) == pytest.approx(float(rep.energy_per_transaction), rel=1e-12)
+    # busy part of the disk = P_busy D = 6.8 x 0.025 (E = P x T per transaction)
+    assert widths[0] == pytest.approx(6.8 * 0.025, rel=1e-9)
+    reps = {n: qm.energy(qm.mva(net.with_population(n))) for n in (1, 2, 5, 10)}
+    ax = qm.plot.energy(reps, xlabel="N")
+    y = ax.get_lines()[0].get_ydata()
+    assert list(y) == [float(v.energy_per_transaction) for v in reps.values()]
+    assert y[0] > y[-1]   # idle power is shared by more transactions
+
+
+def test_plots_draw_on_given_axes():
+    fig, ax = plt.subplots()
+    assert qm.plot.throughput_curve(central(), ax=ax) is ax
+    assert "matplotlib" in sys.modules
