@@ -19,8 +19,10 @@ $(STAMP): $(BIN)/python setup.cfg pyproject.toml
 
 venv: $(STAMP)
 
+# The SPAX case study: paper-vs-model table on the terminal, report and
+# plots (analytic and simulated) in build/demo/
 demo: $(STAMP)
-	$(BIN)/qmodels demo
+	$(BIN)/qmodels demo --out build/demo
 
 # The default run: lint (ruff with the complexity limit; the import-rule
 # test is part of the suite), then unit, property, reference-value, doctest,

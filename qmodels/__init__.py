@@ -120,6 +120,8 @@ _LAZY = {
         "job_speed")},
     "exact_network": ("qmodels.symbolic.mva", "exact_network"),
     "pool_chains": ("qmodels.model", "pool_chains"),
+    # the five source systems as models
+    "cases": ("qmodels.cases", None),
     # what-if sweeps and plots
     "sweep": ("qmodels.whatif", "sweep"),
     "plot": ("qmodels.plot", None),

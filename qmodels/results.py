@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from ._format import fmt, format_table
 from ._validate import FrozenMap
 from .model.network import Network
 
-__all__ = ["Figures", "Result", "Curve", "format_table"]
+__all__ = ["Figures", "Result", "Curve", "format_table", "Report", "NetworkReport", "FrameReport"]
 
 _METRIC_NAMES = {
     "throughput": "X",
@@ -46,6 +46,61 @@ def _num(x):
     if isinstance(x, (float, int, np.floating, np.integer)):
         return float(x)
     return x
+
+
+@runtime_checkable
+class Report(Protocol):
+    """What every result object offers, whichever solver made it.
+
+    ``table()`` the plain-text table (also the ``repr``), ``to_dict()``
+    plain data for JSON, ``to_frame()`` a pandas DataFrame, and
+    ``_repr_html_()`` the notebook display.  :class:`Result`,
+    ``SimResult``, ``SymbolicResult``, ``Bounds``, ``QueueMetrics``,
+    ``EnergyReport``, the decomposition's token curve, the batch and lattice
+    results, ``BottleneckRegions`` and the case studies' ``CaseReport`` all
+    satisfy it (``isinstance(r, qmodels.results.Report)``; a test holds
+    every one of them to it).
+    """
+
+    def table(self) -> str: ...
+
+    def to_dict(self) -> dict: ...
+
+    def to_frame(self): ...
+
+    def _repr_html_(self) -> str: ...
+
+
+@runtime_checkable
+class NetworkReport(Report, Protocol):
+    """A :class:`Report` about a whole network, which also names its
+    ``bottleneck`` (stations or pools, ties together)."""
+
+    @property
+    def bottleneck(self) -> tuple: ...
+
+
+def _plain(x):
+    """JSON-friendly scalars: numpy numbers to Python, the rest unchanged."""
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+class FrameReport:
+    """``table()``, ``to_dict()`` and ``_repr_html_()`` for a result whose
+    natural form is one table: all three derive from its ``to_frame()``."""
+
+    def table(self) -> str:
+        return self.to_frame().to_string()
+
+    def to_dict(self) -> dict:
+        frame = self.to_frame().reset_index()
+        return {"columns": [str(c) for c in frame.columns],
+                "rows": [[_plain(v) for v in row] for row in frame.itertuples(index=False)]}
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().to_html()
 
 
 class Figures(Mapping):
@@ -109,7 +164,7 @@ class Figures(Mapping):
 
 
 @dataclass(frozen=True)
-class Curve:
+class Curve(FrameReport):
     """Figures for every population n = 0..N of a single-class closed model:
     what a throughput (TPS) curve plots.
 

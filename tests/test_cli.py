@@ -78,9 +78,19 @@ def test_no_model_solves_builtin_and_says_so(capsys):
     assert "built-in example" in out and "bottleneck" in out
 
 
-def test_demo_runs(capsys):
-    code, out, _ = run(["demo"], capsys)
+def test_demo_two_tier_runs(capsys):
+    code, out, _ = run(["demo", "--two-tier"], capsys)
     assert code == 0 and "N*" in out and "The bottleneck is" in out
+
+
+def test_demo_writes_the_spax_report(tmp_path, capsys):
+    out_dir = tmp_path / "demo"
+    code, out, _ = run(["demo", "--out", str(out_dir), "--no-sim"], capsys)
+    assert code == 0
+    assert "TPS" in out and "paper" in out and "report:" in out
+    assert (out_dir / "README.md").exists()
+    pngs = sorted(p.name for p in out_dir.glob("*.png"))
+    assert len(pngs) >= 3, pngs
 
 
 def test_methods_and_version(capsys):

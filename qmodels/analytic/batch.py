@@ -31,6 +31,7 @@ import numpy as np
 
 from .._jit import HAVE_NUMBA, register_jitables, stamp_helpers
 from ..errors import ConvergenceWarning, InvalidValueError, PopulationError
+from ..results import FrameReport
 from ._common import _check_options
 from ._kernels import amva_class_sweep, mva_step
 
@@ -48,7 +49,7 @@ prange = range  # numba.prange when compiled (see _compiled)
 # ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class BatchResult:
+class BatchResult(FrameReport):
     """Figures of a batch of single-class closed networks.
 
     Attributes

@@ -97,7 +97,7 @@ import numpy as np
 from .._format import fmt, format_table
 from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, Network, TokenPool, pool_chains
-from ..results import Curve, Result
+from ..results import Curve, FrameReport, Result
 
 __all__ = ["decompose", "throughput_vs_tokens", "pool_span", "TokenCurve"]
 
@@ -729,7 +729,7 @@ def decompose(net: Network, *, curve: bool = False, inner: str = "auto") -> Resu
 # ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class TokenCurve:
+class TokenCurve(FrameReport):
     """Figures of a network as one pool's token count B varies.
 
     Arrays: ``tokens`` (m,), ``throughput`` X(B) (class, cycles/s),

@@ -38,7 +38,7 @@ from ..errors import (
     UnsupportedModelError,
 )
 from ..model.network import Delay, LoadDependent, Network, Open, Queue
-from ..results import Result
+from ..results import FrameReport, Result
 from ._common import (
     _KIND_FIXED,
     _KIND_LD,
@@ -399,7 +399,7 @@ def _unit_scale(net: Network, D, N) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Lattice:
+class Lattice(FrameReport):
     """Exact figures at every population vector 0 <= n <= N of a closed
     multi-class network (``solve_exact(net, curve=True).curve``).
 

@@ -56,6 +56,7 @@ from .._format import fmt, format_table
 from .._validate import check_fraction, check_real, is_symbolic
 from ..errors import InvalidValueError, UnknownNameError
 from ..model.network import Delay, Power
+from ..results import FrameReport
 
 __all__ = ["energy", "EnergyReport", "energy_law", "device_energy", "busy_power"]
 
@@ -113,7 +114,7 @@ def device_energy(power: Power, busy_time, idle_time=0.0, *, read_fraction=None)
 
 
 @dataclass(frozen=True)
-class EnergyReport:
+class EnergyReport(FrameReport):
     """Energy figures of one solved network.
 
     Per device (dicts keyed by station name): ``servers``, ``utilization``

@@ -39,6 +39,7 @@ import sympy as sp
 from .._format import format_table
 from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+from ..results import FrameReport
 from .mva import _latex_name, _resolve, exact, free_symbols
 
 __all__ = [
@@ -237,6 +238,20 @@ class Envelope:
             {"lower": float(r.lower), "upper": float(r.upper), "winner": ", ".join(r.labels),
              "value": str(r.value)} for r in self.regions
         ])
+
+    def to_dict(self) -> dict:
+        """Regions and switch points as plain data (bounds and values as
+        strings sympy parses back, with a float beside each bound)."""
+        return {
+            "parameter": str(self.parameter),
+            "regions": [{"lower": str(r.lower), "upper": str(r.upper),
+                         "lower_float": float(r.lower), "upper_float": float(r.upper),
+                         "winner": list(r.labels), "value": str(r.value)}
+                        for r in self.regions],
+        }
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().to_html()
 
     def lambdify(self, label: str | None = None) -> Callable:
         """A numpy function of the parameter: the envelope itself
@@ -683,7 +698,7 @@ def response_time_asymptote(
 # ---------------------------------------------------------------------------
 
 @dataclass(frozen=True, repr=False)
-class BottleneckSweep:
+class BottleneckSweep(FrameReport):
     """Bottleneck at each grid value of a parameter, and the switch points.
 
     Attributes
