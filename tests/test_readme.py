@@ -43,3 +43,13 @@ def test_readme_examples_print_what_readme_shows():
 def test_readme_names_the_two_commands():
     text = README.read_text()
     assert "make demo" in text and "make test" in text
+
+
+def test_readme_spax_table_is_what_the_case_prints():
+    # the table in the README is the live output of `qmodels case spax`
+    from qmodels.cases import report
+
+    text = README.read_text()
+    shown = re.search(r"```console\n(.*?)```", text, re.S).group(1).strip()
+    live = report("spax").table()
+    assert live.startswith(shown)
