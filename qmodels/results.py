@@ -103,6 +103,10 @@ class FrameReport:
         return self.to_frame().to_html()
 
 
+#: ties named one by one in a table's bottleneck line; the rest are counted
+_MAX_NAMED_TIES = 20
+
+
 class Figures(Mapping):
     """One metric, per station, per class and per (station, class).
 
@@ -516,10 +520,14 @@ class Result:
             lines.append(f"pool {name}{' *' if name in bn else ''}: tokens {d.get('tokens')}, "
                          f"held {fmt(d.get('held', 0.0))}, U = {fmt(u)}, "
                          f"waiting {fmt(d.get('waiting', 0.0))}")
-        if self.bottleneck:
-            us = ", ".join(f"{b} (U = {fmt(pu[b] if b in pu else U[net.station_names.index(b)])})"
-                           for b in self.bottleneck)
-            tie = " (tie)" if len(self.bottleneck) > 1 else ""
+        names = self.bottleneck
+        if names:
+            at = {s.name: k for k, s in enumerate(net.stations)}
+            shown = names[:_MAX_NAMED_TIES]
+            us = ", ".join(f"{b} (U = {fmt(pu[b] if b in pu else U[at[b]])})" for b in shown)
+            if len(names) > len(shown):
+                us += f", ... ({len(names)} tied)"
+            tie = " (tie)" if len(names) > 1 else ""
             lines.append(f"bottleneck{tie}: {us}")
         for note in self.notes:
             lines.append(f"note: {note}")

@@ -69,3 +69,16 @@ def test_solve_dispatch(result):
     r2 = qm.solve(result.network, method="exact")
     assert r2.X["tx"] == result.X["tx"]
     assert "exact" in qm.methods() and "bounds" in qm.methods()
+
+
+def test_table_with_many_tied_bottlenecks_names_twenty_and_counts_the_rest():
+    # 2,000 identical stations all tie as the bottleneck: the line stays short
+    # (the audit's 20k-station table took 24 s when every tie was looked up by name)
+    K = 2000
+    net = qm.Network([qm.Queue(f"s{i}", 0.01) for i in range(K)],
+                     [qm.Closed("c", 3, visits={f"s{i}": 1 for i in range(K)})])
+    r = qm.mva(net)
+    assert len(r.bottleneck) == K
+    last = r.table().splitlines()[-1]
+    assert last.startswith("bottleneck (tie): s0 (U = ")
+    assert last.endswith(f", ... ({K} tied)") and last.count("(U = ") == 20
