@@ -254,7 +254,15 @@ def test_single_class_equals_exact_mva(spec, N, Z):
         Z = 1.0
     net = qm.Network(stations, [qm.Closed("c", N, think_time=Z,
                                           visits={s.name: 1.0 for s in stations})])
-    a, b = convolution(net), mva(net)
+    try:
+        a = convolution(net)
+    except InvalidValueError as e:
+        # a cycle too short for a float throughput is refused, by both alike
+        assert "overflows a float" in str(e)
+        with pytest.raises(InvalidValueError, match="overflows a float"):
+            mva(net)
+        return
+    b = mva(net)
     assert a.X["c"] == pytest.approx(b.X["c"], rel=1e-9, abs=1e-12)
     for s in stations:
         assert a.Q[s.name] == pytest.approx(b.Q[s.name], rel=1e-8, abs=1e-11)

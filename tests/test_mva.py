@@ -503,3 +503,23 @@ def test_multi_server_population_that_would_not_fit_in_memory_is_refused():
                      [qm.Closed("c", 10**9, visits={"a": 1, "b": 1})])
     with pytest.raises(qm.ProblemTooLargeError, match="GiB"):
         qm.mva(net)
+
+
+@pytest.mark.parametrize("d,N", [(5e-324, 2), (1.1e-308, 2), (3e-308, 100)])
+def test_demands_beyond_the_float_range_are_refused_not_inf(d, N):
+    # subnormal demands (and tiny ones whose N/D overflows) used to give X = inf
+    net = qm.Network([qm.Delay("z", d)], [qm.Closed("c", N, visits={"z": 1})])
+    for solver in (qm.mva, qm.convolution):
+        with pytest.raises(InvalidValueError, match=r"class 'c'.*'z'"):
+            solver(net)
+
+
+def test_normalising_constant_out_of_range_names_the_stations():
+    net = qm.Network([qm.Queue("fast", 1e-300, servers=2), qm.Queue("slow", 1e300)],
+                     [qm.Closed("c", 5, visits={"fast": 1, "slow": 1})])
+    try:
+        r = qm.mva(net)
+    except InvalidValueError as e:
+        assert "'fast'" in str(e) and "'slow'" in str(e)
+    else:  # or it is answered, with finite figures
+        assert np.isfinite(r.X["c"]) and np.isfinite(r.Q["slow"])

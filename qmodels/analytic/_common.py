@@ -25,10 +25,25 @@ def _run(kernel, work, *args):
 
 
 def _require_numeric(net: Network, solver: str):
+    """Numbers only, and closed classes whose throughput a float can hold:
+    a cycle of total demand plus think time T carries at most N/T jobs per
+    second, so a T so small that N/T overflows (subnormal times, say) is
+    refused here, naming the class and its stations, instead of giving inf."""
     if net.is_symbolic:
         raise UnsupportedModelError(
             f"{solver} is numeric; this network has sympy symbols: use qmodels.symbolic"
         )
+    D = np.asarray(net.demands, dtype=float)
+    big = np.finfo(float).max
+    for c, cls in enumerate(net.classes):
+        N = getattr(cls, "population", 0)
+        T = float(D[c].sum()) + float(getattr(cls, "think_time", 0.0))
+        if N and 0 < T and N / big >= T:
+            where = ", ".join(repr(net.stations[k].name) for k in np.flatnonzero(D[c] > 0))
+            raise InvalidValueError(
+                f"class {cls.name!r}: its cycle takes {T:.3g} s (demands at {where or '-'} plus "
+                f"think time), so N / T = {N} / {T:.3g} jobs per second overflows a float; "
+                f"{solver} cannot represent it: rescale the time unit")
 
 
 def _check_capacities(net: Network, population: int | None, solver: str):
@@ -88,7 +103,9 @@ def _open_ld_station(lam_k, S, mult, name):
     r = lam_k * S / a[-1]
     if r >= 1:
         raise UnstableError(
-            f"station {name!r} is unstable: rho = lambda * S / a_max = {r:.6g} >= 1",
+            f"station {name!r} is unstable: rho = lambda * S / a_L = {r:.6g} >= 1, with a_L = "
+            f"{a[-1]:.6g} its limiting rate multiplier (the last one, which holds for every "
+            "larger number present)",
             station=name,
             rho=r,
         )
@@ -233,3 +250,20 @@ def _divisors(net) -> np.ndarray:
             if all(x == a[0] for x in a):
                 out[k] = float(a[0])
     return out
+
+
+def _not_finite(net: Network, what: str = "normalising constant") -> InvalidValueError:
+    """The error for a normalising constant that left the floating-point
+    range: it names, per class, the stations with the largest and the
+    smallest positive demand (their ratio to the power N is what overflowed)."""
+    D = np.asarray(net.demands, dtype=float)
+    parts = []
+    for c, cls in enumerate(net.classes):
+        pos = [(D[c, k], s.name) for k, s in enumerate(net.stations) if D[c, k] > 0]
+        if pos:
+            hi, lo = max(pos), min(pos)
+            parts.append(f"class {cls.name!r}: demand {hi[0]:.3g} s at {hi[1]!r} and "
+                         f"{lo[0]:.3g} s at {lo[1]!r}")
+    return InvalidValueError(
+        f"{what} is not finite: " + "; ".join(parts)
+        + " (demands that far apart, or subnormal ones, leave the floating-point range)")

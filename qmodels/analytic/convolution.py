@@ -30,10 +30,11 @@ from .._jit import jitable, lazyjit
 from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Curve, Result
-from ._kernels import log_add
 
 # The single-class kernels (also behind exact MVA's multi-server route) live
 # in qmodels._logconv; they are re-exported as part of the convolution API.
+from ._common import _check_capacities, _not_finite, _require_numeric
+from ._kernels import log_add
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
 
 __all__ = [
@@ -241,7 +242,6 @@ def _shape(s, total: int) -> _Station:
 
 
 def _check_closed(net: Network, solver: str):
-    from ._common import _check_capacities, _require_numeric
 
     _require_numeric(net, solver)
     for c in net.classes:
@@ -261,6 +261,10 @@ def _check_closed(net: Network, solver: str):
                 "so the throughput is unbounded"
             )
     return pops, D, Z
+
+
+#: log of the largest float: a throughput past it is not representable
+_LOG_MAX = math.log(np.finfo(float).max)
 
 
 class _Solution:
@@ -293,7 +297,7 @@ class _Solution:
         self.cnt = lat.counts()
         self.G = self._build(skip=None)
         if not np.all(np.isfinite(self.G)):
-            raise InvalidValueError("normalising constant is not finite: check demands")
+            raise _not_finite(self.net)
 
     # -- building G --------------------------------------------------------
     def _delay_base(self, skip):
@@ -525,7 +529,10 @@ def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -
     X = np.zeros(R)
     for r in range(R):
         if pops[r] > 0:
-            X[r] = math.exp(G[top - lat.strides[r]] - G[top] - sol.log_alpha[r])
+            lx = G[top - lat.strides[r]] - G[top] - sol.log_alpha[r]
+            if lx > _LOG_MAX:
+                raise _not_finite(net, "throughput")
+            X[r] = math.exp(lx)
     lh = [sol.log_h(k) for k in range(K)]
     h = np.empty((R, K))
     for r in range(R):

@@ -21,7 +21,7 @@ from .._jit import lazyjit
 from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Curve, Result
-from ._common import _check_capacities, _require_numeric, _run, _station_shape
+from ._common import _check_capacities, _not_finite, _require_numeric, _run, _station_shape
 from ._kernels import mva_step
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
 from .open import open_single
@@ -152,7 +152,7 @@ def _log_convolve(a, b):
     return out
 
 
-def _ld_solution(D, shapes, Z, N):
+def _ld_solution(D, shapes, Z, N, net=None):
     """X(n), Q_k(n), P_k(empty | n) for n = 0..N by log-space convolution."""
     K = len(D)
     # common scale: the largest per-server demand of a queueing station
@@ -205,7 +205,9 @@ def _ld_solution(D, shapes, Z, N):
         complements = None
         lg = conv(None)
     if not np.all(np.isfinite(lg)):
-        raise InvalidValueError("normalising constant is not finite: check demands")
+        if net is not None:
+            raise _not_finite(net)
+        raise InvalidValueError("normalising constant is not finite: check the demands")
     lX = np.full(N + 1, -np.inf)
     lX[1:] = lg[:-1] - lg[1:] - math.log(alpha)
     X = np.exp(lX)
@@ -383,7 +385,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
         )
     notes: list[str] = []
     if has_ld:
-        Xc, Qc, P0 = _ld_solution(D, shapes, Z, N)
+        Xc, Qc, P0 = _ld_solution(D, shapes, Z, N, net)
         algo = "log-space convolution (multi-server / load-dependent)"
         if not curve:
             Xc, Qc, P0 = Xc[-1:], Qc[-1:], P0[-1:]
@@ -399,6 +401,8 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
             # queue: its U = X D = 1 - P(empty) is already right)
             if isinstance(s, LoadDependent) and shapes[k][0] == "ld":
                 Uc[:, k] = 1.0 - P0[:, k]
+    if not np.all(np.isfinite(Xc)):
+        raise _not_finite(net, "throughput")
     # class response time per cycle, R(n) = n/X(n) - Z, and at n = 0 what
     # a lone job sees, sum_k V_k S_k / a_k(1) (the limit n -> 0)
     pops = np.arange(N + 1) if curve else np.array([N])
