@@ -1,0 +1,154 @@
+"""Model files, writing side: :class:`~qmodels.model.Network` -> plain data.
+
+:func:`to_dict` gives the model-file form of a network, which
+:func:`qmodels.io.decode.from_dict` reads back into an equal one; symbolic
+values become expression strings (:mod:`qmodels.io.expressions`) with
+their symbols listed under ``symbols``.
+"""
+
+from __future__ import annotations
+
+import keyword
+import numbers
+from fractions import Fraction
+from typing import Any
+
+from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+from .decode import _DIST_ATTR, _DISTS, _check_text, _Errors
+from .expressions import _expr_printer
+
+__all__ = ["to_dict"]
+
+
+def _is_sympy(v) -> bool:
+    return hasattr(v, "free_symbols") and hasattr(v, "is_number")
+
+
+def _out(v, symbols: dict):
+    """A file value: int, float or expression string."""
+    if isinstance(v, bool):
+        raise TypeError(f"not a model value: {v!r}")
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, float):
+        return v
+    if isinstance(v, Fraction):
+        return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else v.numerator
+    if _is_sympy(v):
+        for s in v.free_symbols:
+            if not s.name.isidentifier() or keyword.iskeyword(s.name):
+                raise ValueError(f"symbol {s.name!r} cannot be written to a model file: its "
+                                 "name must be letters, digits and _")
+            symbols[s.name] = s
+        if v.is_Integer:
+            return int(v)
+        if v.is_Float and getattr(v, "_prec", 53) == 53:
+            return float(v)
+        return _expr_printer().doprint(v)
+    if isinstance(v, numbers.Real):
+        return float(v)
+    raise TypeError(f"not a model value: {v!r}")
+
+
+def _dist_out(d, symbols):
+    if d is None:
+        return None
+    out: dict[str, Any] = {"type": d.name}
+    for p in _DISTS[d.name][1]:
+        v = getattr(d, _DIST_ATTR[p])
+        out[p] = list(v) if p == "samples" else _out(v, symbols)
+    return out
+
+
+def _assumptions(sym) -> dict:
+    orig = getattr(sym, "_assumptions_orig", None)
+    if orig is None:
+        orig = {k: v for k, v in sym.assumptions0.items() if k != "commutative"}
+    return {k: bool(v) for k, v in orig.items() if v is not None}
+
+
+def _check_names(net: Network) -> None:
+    """Refuse a name that would not read back the same (not NFC, or with
+    invisible or control characters)."""
+    for what, items in (("station", net.stations), ("class", net.classes),
+                        ("pool", net.pools)):
+        for item in items:
+            errs = _Errors()
+            if _check_text(item.name, "", errs) != item.name or errs.items:
+                why = errs.items[0][1] if errs.items else "it is not in Unicode NFC form"
+                raise ValueError(f"{what} name {item.name!r} cannot be written to a model file "
+                                 f"that reads back the same: {why}")
+
+
+def _station_out(s, symbols: dict) -> dict:
+    def o(v):
+        return _out(v, symbols)
+
+    d: dict[str, Any] = {"name": s.name}
+    if isinstance(s, Delay):
+        d["kind"] = "delay"
+    elif isinstance(s, LoadDependent):
+        d["kind"] = "ld"
+    else:
+        d["kind"] = "queue"
+    d["service"] = o(s.service)
+    if isinstance(s, LoadDependent):
+        d["rate_multipliers"] = [o(a) for a in s.rate_multipliers]
+    elif isinstance(s, Queue):
+        d["servers"] = o(s.servers)
+        d["discipline"] = s.discipline
+    if s.capacity is not None:
+        d["capacity"] = o(s.capacity)
+    if s.power is not None:
+        d["power"] = {k: o(getattr(s.power, k)) for k in ("busy", "idle", "read", "write")
+                      if getattr(s.power, k) is not None}
+    if s.distribution is not None:
+        d["distribution"] = _dist_out(s.distribution, symbols)
+    return d
+
+
+def _class_out(c, symbols: dict) -> dict:
+    def o(v):
+        return _out(v, symbols)
+
+    d: dict[str, Any] = {"name": c.name, "type": c.kind}
+    if isinstance(c, Closed):
+        d["population"] = o(c.population)
+        d["think_time"] = o(c.think_time)
+        if c.reference is not None:
+            d["reference"] = c.reference
+    else:
+        d["arrival_rate"] = o(c.arrival_rate)
+        if c.interarrival is not None:
+            d["interarrival"] = _dist_out(c.interarrival, symbols)
+    for key in ("visits", "demands", "service"):
+        m = getattr(c, key)
+        if m is not None:
+            d[key] = {k: o(v) for k, v in m.items()}
+    if c.routing is not None:
+        d["routing"] = {s: {t: o(p) for t, p in row.items()}
+                        for s, row in c.routing.items()}
+    return d
+
+
+def to_dict(net: Network) -> dict:
+    """The model-file form of ``net``: plain data that :func:`~qmodels.io.decode.from_dict`
+    turns back into an equal network (``from_dict(to_dict(net)) == net``),
+    whatever the order of its keys.  Symbolic values become expression
+    strings and their symbols are listed, with assumptions, under
+    ``symbols``."""
+    symbols: dict = {}
+    _check_names(net)
+    stations = [_station_out(s, symbols) for s in net.stations]
+    classes = [_class_out(c, symbols) for c in net.classes]
+    out: dict[str, Any] = {"name": net.name}
+    if symbols:
+        out["symbols"] = {n: _assumptions(symbols[n]) for n in sorted(symbols)}
+    out["stations"] = stations
+    out["classes"] = classes
+    if net.pools:
+        out["pools"] = [{"name": p.name, "tokens": _out(p.tokens, symbols),
+                         "acquire": p.acquire, "release": p.release,
+                         **({"classes": list(p.classes)} if p.classes is not None else {})}
+                        for p in net.pools]
+    return out

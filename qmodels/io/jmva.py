@@ -1,0 +1,281 @@
+"""JMVA files (JMT's mean-value-analysis solver): Network <-> XML.
+
+:func:`to_jmva` writes a product-form :class:`~qmodels.model.Network` as the
+JMVA XML of JMT's ``JMTmodel.xsd`` and :func:`from_jmva` reads one back (it
+solves to the same numbers: the tests check it).  What maps and what is
+refused is tabled in :mod:`qmodels.io.jmt`.
+
+The load-dependent service times of an ``ldstation`` are written, as LINE's
+JMT writer does (Casale et al., LINE solver, ``writeJMVA``), as the service
+time with n = 1, 2, ..., N jobs present, ``S / a(n)``, separated by ``;``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from ..errors import ModelError, ModelFileError, UnsupportedModelError
+from ..model import distributions as dist
+from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
+from ._xml import _XSI, _num, _numeric, _parse_xml, _steps, _unique, validate_jmva
+
+__all__ = ["to_jmva", "from_jmva", "save_jmva", "load_jmva"]
+
+
+def to_jmva(net: Network, *, description: str | None = None) -> str:
+    """The JMVA XML of a product-form network (see :mod:`qmodels.io.jmt` for
+    what maps and what is refused).
+
+    Raises
+    ------
+    UnsupportedModelError
+        Symbolic values, token pools, a finite capacity that can bind,
+        multi-server or load-dependent stations with more than one class or
+        an open class (JMVA's load-dependent stations are single-class
+        closed).
+    """
+    _numeric(net, "JMVA")
+    if net.pools:
+        raise UnsupportedModelError(
+            f"token pool {net.pools[0].name!r}: JMVA (product form) has no held resources; "
+            "use to_jsimg (finite capacity regions)")
+    total = sum(c.population for c in net.closed_classes)
+    notes = []
+    for s in net.stations:
+        if s.capacity is not None:
+            if net.open_classes or s.capacity < total:
+                raise UnsupportedModelError(
+                    f"station {s.name!r}: capacity {s.capacity} can bind, and JMVA has no finite "
+                    "capacity; use to_jsimg")
+            notes.append(f"capacity of {s.name!r} dropped (never binds)")
+        if s.distribution is not None and not isinstance(s.distribution, dist.Exponential):
+            notes.append(f"service-time shape of {s.name!r} ({s.distribution.name}) dropped: "
+                         "JMVA uses means")
+        multi = isinstance(s, LoadDependent) or (isinstance(s, Queue) and s.servers > 1)
+        if multi and (len(net.classes) != 1 or not net.is_closed):
+            what = "load-dependent" if isinstance(s, LoadDependent) else f"{s.servers}-server"
+            raise UnsupportedModelError(
+                f"station {s.name!r}: a {what} station is a JMVA ldstation, which JMVA solves "
+                "for a single closed class only")
+    for c in net.open_classes:
+        if c.interarrival is not None and not isinstance(c.interarrival, dist.Exponential):
+            notes.append(f"inter-arrival shape of {c.name!r} dropped: JMVA uses the rate")
+
+    root = ET.Element("model", {f"{{{_XSI}}}noNamespaceSchemaLocation": "JMTmodel.xsd"})
+    text = description if description is not None else (
+        f"{net.name or 'qmodels network'} (exported by qmodels)"
+        + ("; " + "; ".join(notes) if notes else ""))
+    ET.SubElement(root, "description").text = text
+    params = ET.SubElement(root, "parameters")
+    classes = ET.SubElement(params, "classes", number=str(len(net.classes)))
+    for c in net.classes:
+        if isinstance(c, Closed):
+            ET.SubElement(classes, "closedclass", name=c.name, population=_num(c.population))
+        else:
+            ET.SubElement(classes, "openclass", name=c.name, rate=_num(c.arrival_rate))
+    taken = set(net.station_names) | set(net.class_names)
+    think = [(i, c) for i, c in enumerate(net.classes)
+             if isinstance(c, Closed) and float(c.think_time) > 0]
+    stations = ET.SubElement(params, "stations", number=str(len(net.stations) + len(think)))
+    V = np.asarray(net.visits, dtype=float)
+    S = np.asarray(net.service_times, dtype=float)
+
+    def per_class(st_el, times, visits):
+        sts = ET.SubElement(st_el, "servicetimes")
+        for c, t in zip(net.classes, times, strict=False):
+            if isinstance(t, str):
+                ET.SubElement(sts, "servicetimes", customerclass=c.name).text = t
+            else:
+                ET.SubElement(sts, "servicetime", customerclass=c.name).text = _num(t)
+        vis = ET.SubElement(st_el, "visits")
+        for c, v in zip(net.classes, visits, strict=False):
+            ET.SubElement(vis, "visit", customerclass=c.name).text = _num(v)
+
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Delay):
+            el = ET.SubElement(stations, "delaystation", name=s.name)
+            per_class(el, S[:, k], V[:, k])
+        elif isinstance(s, Queue) and s.servers == 1:
+            el = ET.SubElement(stations, "listation", name=s.name, servers="1")
+            per_class(el, S[:, k], V[:, k])
+        else:
+            el = ET.SubElement(stations, "ldstation", name=s.name, servers="1")
+            N = max(int(total), 1)
+            ld = ";".join(_num(S[0, k] / float(s.rate_multiplier(n))) for n in range(1, N + 1))
+            per_class(el, [ld], V[:, k])
+    for i, c in think:
+        el = ET.SubElement(stations, "delaystation", name=_unique(f"Z.{c.name}", taken))
+        per_class(el, [float(c.think_time) if j == i else 0.0 for j in range(len(net.classes))],
+                  [1.0 if j == i else 0.0 for j in range(len(net.classes))])
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + ET.tostring(
+        root, encoding="unicode") + "\n"
+
+
+def save_jmva(net: Network, path, **options) -> None:
+    """Write :func:`to_jmva` of ``net`` to ``path`` (``.jmva``)."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(to_jmva(net, **options))
+
+
+def _float(text, path, errors):
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        errors.append((path, f"expected a number, got {text!r}"))
+        return None
+    return v
+
+
+def _read_stations(st_els, V, S, errors):
+    """Visits and service times of every station into ``V`` and ``S``
+    (class -> station -> value); (element, name, load-dependent times,
+    path) of each station, to build once every number is known good."""
+    pending = []
+    for el, step in zip(st_els, _steps(st_els), strict=False):
+        path = f"model/parameters/stations/{step}"
+        sname = el.get("name")
+        for j, v in enumerate(el.find("visits"), 1):
+            x = _float(v.text, f"{path}/visits/visit[{j}]", errors)
+            if x is not None and x > 0:
+                V[v.get("customerclass")][sname] = x
+        ld = None
+        for j, t in enumerate(el.find("servicetimes"), 1):
+            cn = t.get("customerclass")
+            if el.tag == "ldstation":
+                vals = [_float(x, f"{path}/servicetimes/servicetimes[{j}]", errors)
+                        for x in (t.text or "").split(";") if x.strip()]
+                if sname in V[cn]:
+                    if ld is not None:
+                        raise UnsupportedModelError(
+                            f"station {sname!r}: a load-dependent station visited by several "
+                            "classes cannot be imported (one rate shape per station)")
+                    ld = (cn, vals)
+            else:
+                x = _float(t.text, f"{path}/servicetimes/servicetime[{j}]", errors)
+                if x is not None:
+                    S[cn][sname] = x
+        pending.append((el, sname, ld, path))
+    return pending
+
+
+def _ld_station(el, sname, ld, path, cls_els, S, errors):
+    """An ``ldstation`` as a :class:`LoadDependent` with rate multipliers
+    ``a(n) = S(1) / S(n)``."""
+    if ld is None:  # no class visits it: any class's times give its shape
+        first = el.find("servicetimes")[0]
+        ld = (first.get("customerclass"),
+              [_float(x, path, errors) for x in (first.text or "").split(";")
+               if x.strip()])
+    if not ld[1] or any(v is None or v <= 0 for v in ld[1]):
+        raise UnsupportedModelError(
+            f"station {sname!r}: ldstation without positive service times for the "
+            "class that visits it")
+    cn, vals = ld
+    if any(c.tag == "openclass" for c in cls_els):
+        raise UnsupportedModelError(f"station {sname!r}: an ldstation with an open "
+                                    "class cannot be imported")
+    S[cn][sname] = vals[0]
+    return LoadDependent(sname, vals[0], rate_multipliers=tuple(vals[0] / v for v in vals))
+
+
+def _build_stations(pending, cls_els, names, V, S, errors):
+    stations = []
+    for el, sname, ld, path in pending:
+        try:
+            if el.tag == "ldstation":
+                stations.append(_ld_station(el, sname, ld, path, cls_els, S, errors))
+                continue
+            own = [S[c][sname] for c in names if sname in V[c]]
+            base = own[0] if own else next(iter(S[c][sname] for c in names), 0.0)
+            if el.tag == "delaystation":
+                stations.append(Delay(sname, base))
+            else:
+                stations.append(Queue(sname, base, servers=int(el.get("servers", "1"))))
+        except ModelError as e:
+            errors.append((path, str(e)))
+    return stations
+
+
+def _build_classes(cls_els, stations, V, S, errors):
+    classes = []
+    for c, step in zip(cls_els, _steps(cls_els), strict=False):
+        cn = c.get("name")
+        path = f"model/parameters/classes/{step}"
+        st_service = {s.name: s.service for s in stations}
+        own = {k: t for k, t in S[cn].items() if k in V[cn] and t != st_service.get(k)}
+        kw = {"visits": V[cn]}
+        if own:
+            kw["service"] = own
+        try:
+            if c.tag == "closedclass":
+                pop = float(c.get("population"))
+                classes.append(Closed(cn, int(pop) if pop.is_integer() else pop, **kw))
+            else:
+                classes.append(Open(cn, float(c.get("rate")), **kw))
+        except ModelError as e:
+            errors.append((path, str(e)))
+    return classes
+
+
+def _exported_name(root) -> str:
+    """The network name :func:`to_jmva` put in the description, or ''."""
+    desc = root.find("description")
+    name = ""
+    if desc is not None and desc.text and " (exported by qmodels)" in desc.text:
+        name = desc.text.split(" (exported by qmodels)")[0]
+        name = "" if name == "qmodels network" else name
+    return name
+
+
+def from_jmva(xml: str, *, source: str = "jmva") -> Network:
+    """A :class:`~qmodels.model.Network` from JMVA XML text.
+
+    Each class gets ``visits`` and, where its service time differs from the
+    station's, its own ``service``.  ``delaystation`` becomes
+    :class:`~qmodels.model.Delay`, ``listation`` a
+    :class:`~qmodels.model.Queue` (``servers`` as given), ``ldstation`` a
+    :class:`~qmodels.model.LoadDependent` with rate multipliers
+    ``a(n) = S(1) / S(n)`` (single closed class).  A think-time station
+    written by :func:`to_jmva` comes back as a delay station (same
+    solution; the class's R then includes it).
+
+    Raises
+    ------
+    ModelFileError
+        Not well-formed, not valid against the JMVA structure, or values
+        that are not numbers; every error with its XML path.
+    UnsupportedModelError
+        An ``ldstation`` with several classes or an open class.
+    """
+    root = _parse_xml(xml, source)
+    errors = validate_jmva(root)
+    if errors:
+        raise ModelFileError(errors, source)
+    params = root.find("parameters")
+    cls_els = list(params.find("classes"))
+    names = [c.get("name") for c in cls_els]
+    st_els = list(params.find("stations"))
+    V: dict[str, dict[str, float]] = {n: {} for n in names}
+    S: dict[str, dict[str, float]] = {n: {} for n in names}
+    pending = _read_stations(st_els, V, S, errors)
+    if errors:
+        raise ModelFileError(errors, source)
+    stations = _build_stations(pending, cls_els, names, V, S, errors)
+    classes = _build_classes(cls_els, stations, V, S, errors)
+    if errors:
+        raise ModelFileError(errors, source)
+    try:
+        return Network(stations, classes, name=_exported_name(root))
+    except ModelError as e:
+        raise ModelFileError([("model/parameters", str(e))], source) from None
+
+
+def load_jmva(path) -> Network:
+    """Read a ``.jmva`` file (size-limited, UTF-8) with :func:`from_jmva`."""
+    from .modelfile import _read
+
+    text, source = _read(path)
+    return from_jmva(text, source=source)

@@ -1,0 +1,463 @@
+"""JSIMg files (JMT's discrete-event simulator): Network -> XML.
+
+:func:`to_jsimg` writes a :class:`~qmodels.model.Network` as an ``archive``
+with a ``sim`` model of nodes made of sections (queue, server, router), user
+classes, connections, measures and finite capacity regions, as defined by
+JMT's ``Archive.xsd`` and ``SIMmodeldefinition.xsd``.  What maps and what is
+refused is tabled in :mod:`qmodels.io.jmt`.
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from ..errors import UnsupportedModelError
+from ..model import distributions as dist
+from ..model.network import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
+from ._xml import _XSI, _num, _numeric, _unique
+
+__all__ = ["to_jsimg", "save_jsimg"]
+
+_D = "java.lang.Double"
+_NS = "jmt.engine.NetStrategies"
+
+
+def _sub(parent, name, class_path, value=None, array=False):
+    attrs = {"classPath": class_path, "name": name}
+    if array:
+        attrs["array"] = "true"
+    el = ET.SubElement(parent, "subParameter", attrs)
+    if value is not None:
+        ET.SubElement(el, "value").text = value
+    return el
+
+
+def _param(parent, name, class_path, value=None, array=False):
+    attrs = {"classPath": class_path, "name": name}
+    if array:
+        attrs["array"] = "true"
+    el = ET.SubElement(parent, "parameter", attrs)
+    if value is not None:
+        ET.SubElement(el, "value").text = value
+    return el
+
+
+def _distribution_el(parent, shape, mean: float, who: str):
+    """A ServiceTimeStrategy with a JMT distribution of the given mean and
+    the shape of a qmodels distribution (JMT's ``jmt.engine.random``)."""
+    strat = _sub(parent, "ServiceTimeStrategy", f"{_NS}.ServiceStrategies.ServiceTimeStrategy")
+    shape = shape if shape is not None else dist.Exponential()
+    m = float(mean)
+    if m <= 0 or isinstance(shape, dist.Deterministic):
+        _sub(strat, "Deterministic", "jmt.engine.random.DeterministicDistr")
+        par = _sub(strat, "distrPar", "jmt.engine.random.DeterministicDistrPar")
+        _sub(par, "t", _D, _num(max(m, 0.0)))
+        return
+    if isinstance(shape, dist.Exponential):
+        _sub(strat, "Exponential", "jmt.engine.random.Exponential")
+        par = _sub(strat, "distrPar", "jmt.engine.random.ExponentialPar")
+        _sub(par, "lambda", _D, _num(1.0 / m))
+    elif isinstance(shape, dist.Erlang):
+        _sub(strat, "Erlang", "jmt.engine.random.Erlang")
+        par = _sub(strat, "distrPar", "jmt.engine.random.ErlangPar")
+        _sub(par, "alpha", _D, _num(shape.k / m))
+        _sub(par, "r", "java.lang.Long", str(int(shape.k)))
+    elif isinstance(shape, dist.HyperExponential):
+        # balanced means (Whitt 1982), as qmodels.distributions.HyperExponential
+        c2 = shape.scv
+        p = 0.5 * (1.0 + math.sqrt((c2 - 1.0) / (c2 + 1.0)))
+        _sub(strat, "Hyperexponential", "jmt.engine.random.HyperExp")
+        par = _sub(strat, "distrPar", "jmt.engine.random.HyperExpPar")
+        _sub(par, "p", _D, _num(p))
+        _sub(par, "lambda1", _D, _num(2.0 * p / m))
+        _sub(par, "lambda2", _D, _num(2.0 * (1.0 - p) / m))
+    elif isinstance(shape, dist.Uniform) and shape.spread == 0:
+        _sub(strat, "Deterministic", "jmt.engine.random.DeterministicDistr")
+        par = _sub(strat, "distrPar", "jmt.engine.random.DeterministicDistrPar")
+        _sub(par, "t", _D, _num(m))
+    elif isinstance(shape, dist.Uniform):
+        _sub(strat, "Uniform", "jmt.engine.random.Uniform")
+        par = _sub(strat, "distrPar", "jmt.engine.random.UniformPar")
+        _sub(par, "min", _D, _num(m * (1.0 - shape.spread)))
+        _sub(par, "max", _D, _num(m * (1.0 + shape.spread)))
+    elif isinstance(shape, dist.Lognormal):
+        s2 = math.log1p(shape.scv)
+        _sub(strat, "Lognormal", "jmt.engine.random.Lognormal")
+        par = _sub(strat, "distrPar", "jmt.engine.random.LognormalPar")
+        _sub(par, "mu", _D, _num(math.log(m) - s2 / 2.0))
+        _sub(par, "sigma", _D, _num(math.sqrt(s2)))
+    else:
+        raise UnsupportedModelError(
+            f"{who}: an {shape.name} distribution has no JSIMg equivalent here (JMT replays "
+            "empirical data from trace files); use a parametric shape")
+
+
+def _routing_rows(net: Network, i: int, c, think: str | None, ref: str | None):
+    """{node: {node: p}} of class i, with "source"/"sink" and the think
+    node; classes given by visits or demands are routed at random with
+    their visit ratios (as qmodels.sim: see qmodels/sim/flatten.py)."""
+    rows: dict[str, dict[str, float]] = {}
+    if c.routing is not None:
+        for src, row in c.routing.items():
+            out = {}
+            for dst, p in row.items():
+                p = float(p)
+                if p <= 0:
+                    continue
+                tgt = think if (think is not None and dst == ref) else dst
+                out[tgt] = out.get(tgt, 0.0) + p
+            rows[src] = out
+        if think is not None:
+            rows[think] = {ref: 1.0}
+        return rows
+    V = np.asarray(net.visits[i], dtype=float)
+    visited = [(net.station_names[k], float(V[k])) for k in range(len(V)) if V[k] > 0]
+    if not visited:
+        raise UnsupportedModelError(f"class {c.name!r} visits no station")
+    T = sum(v for _, v in visited)
+    if isinstance(c, Closed):
+        w = list(visited) + ([(think, 1.0)] if think is not None else [])
+        tw = sum(v for _, v in w)
+        row = {n: v / tw for n, v in w}
+        for n, _ in w:
+            rows[n] = dict(row)
+        return rows
+    if T >= 1:
+        rows[SOURCE] = {n: v / T for n, v in visited}
+        for n, _ in visited:
+            rows[n] = {**{m: (1 - 1 / T) * v / T for m, v in visited}, SINK: 1 / T}
+    else:
+        rows[SOURCE] = {**{n: v for n, v in visited}, SINK: 1 - T}
+        for n, _ in visited:
+            rows[n] = {SINK: 1.0}
+    return {src: {dst: p for dst, p in row.items() if p > 0} for src, row in rows.items()}
+
+
+def _pool_span(rows_by_class: dict, pool) -> list:
+    span = [pool.acquire]
+    seen = {pool.acquire}
+    frontier = [pool.acquire]
+    while frontier:
+        s = frontier.pop()
+        if s == pool.release:
+            continue
+        for rows in rows_by_class.values():
+            for d in rows.get(s, {}):
+                if d not in seen and d not in (SINK,):
+                    seen.add(d)
+                    span.append(d)
+                    frontier.append(d)
+    if pool.release not in seen:
+        raise UnsupportedModelError(
+            f"token pool {pool.name!r}: station {pool.release!r} (release) cannot be reached "
+            f"from {pool.acquire!r} (acquire)")
+    for cname, rows in rows_by_class.items():
+        for src, row in rows.items():
+            for d in row:
+                inside_src = src in seen and src != pool.release
+                if d in seen and not inside_src and not (d == pool.acquire and src not in seen):
+                    raise UnsupportedModelError(
+                        f"token pool {pool.name!r}: class {cname!r} routes {src!r} -> {d!r} into "
+                        "the pool's stations other than through its acquire station, or from "
+                        "its release station back in; a JMT finite capacity region would hold "
+                        "the token differently")
+    return span
+
+
+def _refuse_load_dependent(net: Network) -> None:
+    for s in net.stations:
+        if isinstance(s, LoadDependent):
+            raise UnsupportedModelError(
+                f"station {s.name!r}: load-dependent service is not exported to JSIMg (a "
+                "c-server queue is Queue(servers=c))")
+
+
+def _references(net: Network, classes, taken):
+    """Think-time node names and reference stations of the closed classes
+    ({class: node}, {class: station}); a class's reference is its own if it
+    visits it, else the first station it visits."""
+    think = {}
+    refs = {}
+    for i, c in enumerate(classes):
+        if isinstance(c, Closed):
+            ref = c.reference
+            V = np.asarray(net.visits[i], dtype=float)
+            if ref is None or V[net.station_names.index(ref)] <= 0:
+                ref = next((net.station_names[k] for k in range(len(V)) if V[k] > 0), None)
+            refs[c.name] = ref
+            if float(c.think_time) > 0:
+                think[c.name] = _unique(f"think.{c.name}", taken)
+    return think, refs
+
+
+def _check_capacities(net: Network, rows) -> None:
+    """Refuse a finite capacity that an open class reaches from another
+    station (qmodels blocks such a job, JMT would drop it)."""
+    for s in net.stations:
+        if s.capacity is None:
+            continue
+        for c in net.open_classes:
+            feeders = [src for src, row in rows[c.name].items() if s.name in row and src != SOURCE]
+            if feeders:
+                raise UnsupportedModelError(
+                    f"station {s.name!r}: open class {c.name!r} reaches its finite capacity from "
+                    f"station {feeders[0]!r}; qmodels blocks such a job, JMT would drop it")
+
+
+def _pool_spans(net: Network, classes, cnames, rows) -> dict:
+    """{pool: stations of its finite capacity region}, refusing pools that
+    a JMT region cannot express and regions that overlap."""
+    spans = {}
+    for p in net.pools:
+        if p.classes is not None and set(p.classes) != set(cnames):
+            raise UnsupportedModelError(
+                f"token pool {p.name!r}: used by classes {list(p.classes)} only, but a JMT finite "
+                "capacity region counts every class")
+        if any(c.routing is None for c in classes):
+            raise UnsupportedModelError(
+                f"token pool {p.name!r}: every class needs routing for the stations the pool "
+                "spans to be known")
+        spans[p.name] = _pool_span(rows, p)
+    owner = {}
+    for pname, span in spans.items():
+        for s in span:
+            if s in owner:
+                raise UnsupportedModelError(
+                    f"token pools {owner[s]!r} and {pname!r} overlap at station {s!r}: JMT "
+                    "regions cannot overlap")
+            owner[s] = pname
+    return spans
+
+
+class _SimWriter:
+    """Writes the parts of a JSIMg ``sim`` element for the given classes
+    and routing rows ({class: {node: {node: p}}})."""
+
+    def __init__(self, sim, classes, rows):
+        self.sim = sim
+        self.classes = classes
+        self.rows = rows
+
+    def user_classes(self, net: Network, refs) -> None:
+        for c in self.classes:
+            attrs = {"name": c.name, "priority": "0"}
+            if isinstance(c, Closed):
+                attrs.update(type="closed", customers=str(int(c.population)),
+                             referenceSource=refs[c.name] or net.station_names[0])
+            else:
+                attrs.update(type="open", referenceSource=SOURCE)
+            ET.SubElement(self.sim, "userClass", attrs)
+
+    def router(self, node_el, node_name) -> None:
+        sec = ET.SubElement(node_el, "section", className="Router")
+        par = _param(sec, "RoutingStrategy", f"{_NS}.RoutingStrategy", array=True)
+        for c in self.classes:
+            ET.SubElement(par, "refClass").text = c.name
+            row = self.rows[c.name].get(node_name)
+            if not row:
+                _sub(par, "Random", f"{_NS}.RoutingStrategies.RandomStrategy")
+                continue
+            emp = _sub(par, "Probabilities", f"{_NS}.RoutingStrategies.EmpiricalStrategy")
+            arr = _sub(emp, "EmpiricalEntryArray", "jmt.engine.random.EmpiricalEntry", array=True)
+            for dst, p in row.items():
+                entry = _sub(arr, "EmpiricalEntry", "jmt.engine.random.EmpiricalEntry")
+                _sub(entry, "stationName", "java.lang.String", dst)
+                _sub(entry, "probability", _D, _num(p))
+
+    def queue_section(self, node_el, capacity) -> None:
+        sec = ET.SubElement(node_el, "section", className="Queue")
+        _param(sec, "size", "java.lang.Integer", str(int(capacity)) if capacity else "-1")
+        drops = _param(sec, "dropStrategies", "java.lang.String", array=True)
+        for c in self.classes:
+            ET.SubElement(drops, "refClass").text = c.name
+            _sub(drops, "dropStrategy", "java.lang.String",
+                 "BAS blocking" if isinstance(c, Closed) else "drop")
+        _param(sec, "FCFSstrategy", f"{_NS}.QueueGetStrategies.FCFSstrategy")
+        put = _param(sec, "QueuePutStrategy", f"{_NS}.QueuePutStrategy", array=True)
+        for c in self.classes:
+            ET.SubElement(put, "refClass").text = c.name
+            _sub(put, "TailStrategy", f"{_NS}.QueuePutStrategies.TailStrategy")
+
+    def service(self, par, means, shape, who) -> None:
+        for c, m in zip(self.classes, means, strict=False):
+            ET.SubElement(par, "refClass").text = c.name
+            _distribution_el(par, shape, m, f"{who}, class {c.name!r}")
+
+    def source_node(self) -> None:
+        src = ET.SubElement(self.sim, "node", name=SOURCE)
+        sec = ET.SubElement(src, "section", className="RandomSource")
+        par = _param(sec, "ServiceStrategy", f"{_NS}.ServiceStrategy", array=True)
+        for c in self.classes:
+            ET.SubElement(par, "refClass").text = c.name
+            if isinstance(c, Open) and float(c.arrival_rate) > 0:
+                _distribution_el(par, c.interarrival, 1.0 / float(c.arrival_rate),
+                                 f"class {c.name!r}: interarrival")
+            else:
+                _sub(par, "ServiceStrategy", f"{_NS}.ServiceStrategy", "null")
+        ET.SubElement(src, "section", className="ServiceTunnel")
+        self.router(src, SOURCE)
+
+    def station_node(self, s, means) -> None:
+        node = ET.SubElement(self.sim, "node", name=s.name)
+        self.queue_section(node, s.capacity)
+        who = f"station {s.name!r}"
+        ps = isinstance(s, Queue) and s.discipline == "ps"
+        if isinstance(s, Delay):
+            sec = ET.SubElement(node, "section", className="Delay")
+        else:
+            sec = ET.SubElement(node, "section", className="PSServer" if ps else "Server")
+            _param(sec, "maxJobs", "java.lang.Integer", str(int(s.servers)))
+            nv = _param(sec, "numberOfVisits", "java.lang.Integer", array=True)
+            for c in self.classes:
+                ET.SubElement(nv, "refClass").text = c.name
+                _sub(nv, "numberOfVisits", "java.lang.Integer", "1")
+        par = _param(sec, "ServiceStrategy", f"{_NS}.ServiceStrategy", array=True)
+        self.service(par, means, s.distribution, who)
+        if ps:
+            # egalitarian processor sharing, equal weights (as JMT writes PS)
+            strat = _param(sec, "PSStrategy", f"{_NS}.PSStrategy", array=True)
+            weights = _param(sec, "serviceWeights", _D, array=True)
+            for c in self.classes:
+                ET.SubElement(strat, "refClass").text = c.name
+                _sub(strat, "EPSStrategy", f"{_NS}.PSStrategies.EPSStrategy")
+                ET.SubElement(weights, "refClass").text = c.name
+                _sub(weights, "serviceWeight", _D, "1.0")
+        self.router(node, s.name)
+
+    def think_node(self, cname, tnode) -> None:
+        node = ET.SubElement(self.sim, "node", name=tnode)
+        self.queue_section(node, None)
+        sec = ET.SubElement(node, "section", className="Delay")
+        par = _param(sec, "ServiceStrategy", f"{_NS}.ServiceStrategy", array=True)
+        self.service(par, [float(c.think_time) if c.name == cname else 0.0
+                           for c in self.classes], None, f"think time of class {cname!r}")
+        self.router(node, tnode)
+
+    def measures(self, net: Network, confidence, precision) -> None:
+        alpha = _num(1.0 - confidence)
+        prec = _num(precision)
+
+        def measure(mtype, node, cname, node_type):
+            ET.SubElement(self.sim, "measure", {
+                "alpha": alpha, "name": f"{node}_{cname}_{mtype}" if node else f"{cname}_{mtype}",
+                "nodeType": node_type, "precision": prec, "referenceNode": node,
+                "referenceUserClass": cname, "type": mtype, "verbose": "false"})
+
+        for c in self.classes:
+            measure("System Throughput", "", c.name, "")
+            measure("System Response Time", "", c.name, "")
+        V = np.asarray(net.visits, dtype=float)
+        for k, s in enumerate(net.stations):
+            for i, c in enumerate(self.classes):
+                if V[i, k] > 0:
+                    for mtype in ("Throughput", "Number of Customers", "Response Time",
+                                  "Utilization"):
+                        measure(mtype, s.name, c.name, "station")
+
+    def connections(self) -> None:
+        edges = []
+        for crow in self.rows.values():
+            for src, row in crow.items():
+                for dst in row:
+                    if (src, dst) not in edges:
+                        edges.append((src, dst))
+        for src, dst in edges:
+            ET.SubElement(self.sim, "connection", source=src, target=dst)
+
+    def regions(self, net: Network, spans) -> None:
+        for p in net.pools:
+            reg = ET.SubElement(self.sim, "blockingRegion", name=p.name, type="default")
+            for s in spans[p.name]:
+                ET.SubElement(reg, "regionNode", nodeName=s)
+            ET.SubElement(reg, "globalConstraint", maxJobs=_num(p.tokens))
+            for c in self.classes:
+                ET.SubElement(reg, "dropRules", jobClass=c.name, dropThisClass="false")
+
+    def preload(self, refs) -> None:
+        closed = [c for c in self.classes if isinstance(c, Closed) and int(c.population) > 0]
+        if not closed:
+            return
+        pre = ET.SubElement(self.sim, "preload")
+        at: dict[str, list] = {}
+        for c in closed:
+            at.setdefault(refs[c.name], []).append(c)
+        for st_name, cs in at.items():
+            sp_el = ET.SubElement(pre, "stationPopulations", stationName=st_name)
+            for c in cs:
+                ET.SubElement(sp_el, "classPopulation", refClass=c.name,
+                              population=str(int(c.population)))
+
+
+def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_000,
+             confidence: float = 0.99, precision: float = 0.03, timestamp: str = "") -> str:
+    """The JSIMg (JMT simulator) XML of ``net`` (see :mod:`qmodels.io.jmt`
+    for what maps and what is refused).
+
+    Parameters
+    ----------
+    seed : int, optional
+        JMT's random seed (``sim seed``); omitted, JMT draws one.
+    max_samples : int
+        JMT's ``maxSamples``.
+    confidence, precision : float
+        Of every measure: confidence level (``alpha = 1 - confidence``) and
+        relative half-width JMT stops at.
+    timestamp : str
+        The archive's ``timestamp`` attribute (default empty: the output is
+        a function of the model only).
+
+    Raises
+    ------
+    UnsupportedModelError
+        Symbolic values, load-dependent stations, empirical distributions,
+        a finite capacity fed by an open class from another station, token
+        pools JMT regions cannot express.
+    """
+    _numeric(net, "JSIMg")
+    _refuse_load_dependent(net)
+    classes = list(net.classes)
+    cnames = [c.name for c in classes]
+    taken = set(net.station_names) | set(cnames) | {SOURCE, SINK}
+    think, refs = _references(net, classes, taken)
+    rows = {c.name: _routing_rows(net, i, c, think.get(c.name), refs.get(c.name))
+            for i, c in enumerate(classes)}
+    _check_capacities(net, rows)
+    spans = _pool_spans(net, classes, cnames, rows)
+
+    archive = ET.Element("archive", {
+        "name": (net.name or "qmodels") + ".jsimg", "timestamp": timestamp,
+        f"{{{_XSI}}}noNamespaceSchemaLocation": "Archive.xsd"})
+    sim_attrs = {"name": net.name or "qmodels", "disableStatisticStop": "false",
+                 "maxSamples": str(int(max_samples)),
+                 f"{{{_XSI}}}noNamespaceSchemaLocation": "SIMmodeldefinition.xsd"}
+    if seed is not None:
+        sim_attrs["seed"] = str(int(seed))
+    sim = ET.SubElement(archive, "sim", sim_attrs)
+    w = _SimWriter(sim, classes, rows)
+    w.user_classes(net, refs)
+    S = np.asarray(net.service_times, dtype=float)
+    if net.open_classes:
+        w.source_node()
+    for k, s in enumerate(net.stations):
+        w.station_node(s, S[:, k])
+    for cname, tnode in think.items():
+        w.think_node(cname, tnode)
+    if net.open_classes:
+        sink = ET.SubElement(sim, "node", name=SINK)
+        ET.SubElement(sink, "section", className="JobSink")
+    w.measures(net, confidence, precision)
+    w.connections()
+    w.regions(net, spans)
+    w.preload(refs)
+    ET.indent(archive)
+    return ("<?xml version='1.0' encoding='UTF-8' standalone='no'?>\n"
+            + ET.tostring(archive, encoding="unicode") + "\n")
+
+
+def save_jsimg(net: Network, path, **options) -> None:
+    """Write :func:`to_jsimg` of ``net`` to ``path`` (``.jsimg``)."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(to_jsimg(net, **options))
