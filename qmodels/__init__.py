@@ -118,7 +118,7 @@ _LAZY = {
     **{n: ("qmodels.analytic.laws", n) for n in (
         "geometric_bounds", "proportional_bounds", "multiclass_bounds", "pool_bounds",
         "job_speed")},
-    "exact_network": ("qmodels.symbolic.mva", "exact_network"),
+    "exact_network": ("qmodels.symbolic.exact", "exact_network"),
     "pool_chains": ("qmodels.model", "pool_chains"),
     # the five source systems as models
     "cases": ("qmodels.cases", None),

@@ -1,61 +1,44 @@
-"""Symbolic solvers: the same :class:`~qmodels.model.Network`, with sympy
-symbols as service times, visit ratios, think times, server rates or
-populations, solved as exact formulas.
+"""Exact single-class MVA with sympy: :func:`mva_symbolic` and its result,
+:class:`SymbolicResult`.
 
-What is here
-------------
-:func:`mva_symbolic`
-    Exact single-class MVA as rational functions of the parameters, for a
-    small integer population N (X(n), R(n), Q_k(n), U_k(n), n = 1..N).
-:func:`symbolic_bounds`
-    Asymptotic and balanced job bounds and the saturation population N* as
-    formulas (the population may itself be a symbol).
-:class:`SymbolicResult`, :class:`SymbolicBounds`
-    Frozen results with the usual names (``X``, ``R``, ``Q``, ``U``), LaTeX
-    output for notebooks (``_repr_latex_``, :meth:`SymbolicResult.latex`),
-    ``lambdify`` back to fast numpy functions, and ``evaluate`` at a point,
-    which gives the numbers the numeric solvers give.
-:func:`substitute`, :func:`free_symbols`, :func:`symbols`
-    Helpers: put numbers into a symbolic network, list its parameters,
-    make positive symbols.
-
-Bottleneck shifts (where the bottleneck moves as a parameter varies) are in
-:mod:`qmodels.symbolic.shifts`.
+The recursion of Reiser & Lavenberg runs in the field of rational functions
+of the model's symbols (service times, visit ratios, think time, server
+rates), for a small integer population N: X(n), R(n), Q_k(n), U_k(n),
+n = 1..N.  The result keeps the usual names (``X``, ``R``, ``Q``, ``U``),
+gives LaTeX for notebooks (``_repr_latex_``, :meth:`SymbolicResult.latex`),
+``lambdify`` back to fast numpy functions, and ``evaluate`` at a point,
+which gives the numbers the numeric solvers give.
 
 Exactness: the model layer stores plain numbers as floats (``1`` becomes
 ``1.0``); the symbolic solvers turn every float back into the rational it
-was written as (``0.27`` -> ``27/100``, :func:`sympy.nsimplify` with
-``rational=True``), so that results are exact rational expressions.
+was written as (``0.27`` -> ``27/100``, :func:`~qmodels.symbolic.exact.exact`),
+so that results are exact rational expressions.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import sympy as sp
 
-from ..analytic.laws import Bounds
 from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
-from ..model.network import Closed, Delay, FrozenMap, LoadDependent, Network, Power, Queue
+from ..model.network import Closed, Delay, FrozenMap, LoadDependent, Network, Queue
 from ..results import Curve, Result
+from .bounds import symbolic_bounds
+from .exact import (
+    _lambdify,
+    _latex_name,
+    _resolve,
+    exact,
+    substitute,
+    symbols,  # noqa: F401  (the examples in the docstrings use it)
+)
 
-__all__ = [
-    "symbols",
-    "exact",
-    "exact_network",
-    "free_symbols",
-    "substitute",
-    "mva_symbolic",
-    "symbolic_bounds",
-    "SymbolicResult",
-    "SymbolicBounds",
-    "METRICS",
-]
+__all__ = ["mva_symbolic", "SymbolicResult", "METRICS"]
 
 #: Metric names accepted by ``expr``/``latex``/``lambdify``, alias -> name.
 METRICS = {
@@ -75,224 +58,8 @@ DEFAULT_MAX_POPULATION = 8
 # helpers
 # ---------------------------------------------------------------------------
 
-def symbols(names: str, **assumptions):
-    """Sympy symbols, positive unless told otherwise.
-
-    ``symbols("S_cpu S_disk Z")`` is ``sympy.symbols("S_cpu S_disk Z",
-    positive=True)``: the model layer accepts positive symbols as times
-    (it raises only when a condition is provably false).
-
-    >>> S, Z = symbols("S Z")
-    >>> S.is_positive
-    True
-    """
-    assumptions.setdefault("positive", True)
-    return sp.symbols(names, **assumptions)
-
-
-def exact(value):
-    """``value`` as an exact sympy expression: floats become the rational
-    they print as (``0.1`` -> ``1/10``), infinities ``oo``.
-
-    >>> exact(0.27)
-    27/100
-    """
-    if isinstance(value, bool) or value is None:
-        raise InvalidValueError(f"not a number: {value!r}")
-    e = sp.sympify(value)
-    if e.has(sp.Float):
-        e = sp.nsimplify(e, rational=True)
-    return e
-
-
-def _exact_value(v):
-    """One model value with every float made exact (see :func:`exact`)."""
-    if isinstance(v, bool) or v is None or isinstance(v, str):
-        return v
-    if isinstance(v, float):
-        return exact(v) if np.isfinite(v) else v
-    if isinstance(v, sp.Basic):
-        return exact(v) if v.has(sp.Float) else v
-    if isinstance(v, Power):
-        return Power(**{f.name: _exact_value(getattr(v, f.name))
-                        for f in dataclasses.fields(v)})
-    if isinstance(v, Mapping):
-        return {k: _exact_value(x) for k, x in v.items()}
-    if isinstance(v, tuple):
-        return tuple(_exact_value(x) for x in v)
-    return v
-
-
-def _exact_obj(obj):
-    changes = {}
-    for f in dataclasses.fields(obj):
-        if not f.init:
-            continue
-        v = getattr(obj, f.name)
-        nv = _exact_value(v)
-        if nv is not v:
-            changes[f.name] = nv
-    return dataclasses.replace(obj, **changes) if changes else obj
-
-
-def exact_network(net: Network) -> Network:
-    """A copy of ``net`` whose floats are the exact rationals they were
-    written as (:func:`exact`: ``0.045`` -> ``9/200``), in every station,
-    class and power field, so that symbolic results are exact.  (A network
-    without symbols stores these as exact sympy numbers too; the numeric
-    solvers want floats, so use this only for the symbolic ones.)
-
-    >>> import qmodels as qm
-    >>> S = symbols("S")
-    >>> net = qm.Network([qm.Queue("cpu", S), qm.Queue("disk", 0.045)],
-    ...                  [qm.Closed("tx", 2, visits={"cpu": 1, "disk": 0.5})])
-    >>> exact_network(net).demands.tolist()
-    [[S, 9/400]]
-    """
-    if not isinstance(net, Network):
-        raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
-    return Network(tuple(_exact_obj(s) for s in net.stations),
-                   tuple(_exact_obj(c) for c in net.classes), name=net.name, pools=net.pools)
-
-
-def _decimal(e, digits: int = 6):
-    """A decimal of ``e`` when it holds a long rational (numerator or
-    denominator of more than 4 digits), else None."""
-    try:
-        e = sp.sympify(e)
-    except (sp.SympifyError, TypeError):
-        return None
-    long = any(len(str(abs(r.p))) > 4 or len(str(r.q)) > 4 for r in e.atoms(sp.Rational))
-    return sp.N(e, digits) if long else None
-
-
-def _latex_with_decimal(e) -> str:
-    dec = _decimal(e)
-    out = sp.latex(e)
-    return out if dec is None else out + r" \approx " + sp.latex(dec)
-
-
 def _is_sym(x) -> bool:
     return isinstance(x, sp.Basic) and bool(x.free_symbols)
-
-
-def _station_values(s):
-    vals = [s.service, getattr(s, "servers", 1)]
-    vals += list(getattr(s, "rate_multipliers", ()))
-    if s.power is not None:
-        vals += [s.power.busy, s.power.idle, s.power.read, s.power.write]
-    return vals
-
-
-def _class_values(c):
-    vals = [getattr(c, a, 0) for a in ("population", "think_time", "arrival_rate")]
-    for attr in ("visits", "demands", "service"):
-        m = getattr(c, attr)
-        if m is not None:
-            vals += list(m.values())
-    if c.routing is not None:
-        vals += [p for row in c.routing.values() for p in row.values()]
-    return vals
-
-
-def free_symbols(net: Network) -> tuple:
-    """Every sympy symbol in ``net`` (stations, classes, power), sorted by
-    name.
-
-    >>> import qmodels as qm
-    >>> S, Z = symbols("S Z")
-    >>> net = qm.Network([qm.Queue("cpu", S)],
-    ...                  [qm.Closed("tx", 2, think_time=Z, visits={"cpu": 1})])
-    >>> free_symbols(net)
-    (S, Z)
-    """
-    if not isinstance(net, Network):
-        raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
-    out: set = set()
-    vals = [v for s in net.stations for v in _station_values(s)]
-    vals += [v for c in net.classes for v in _class_values(c)]
-    for v in vals:
-        if isinstance(v, sp.Basic):
-            out |= v.free_symbols
-    return tuple(sorted(out, key=lambda s: s.name))
-
-
-def _resolve(values: Mapping, known) -> dict:
-    """Map symbol-or-name keys to the symbols in ``known``."""
-    if not isinstance(values, Mapping):
-        raise InvalidValueError(
-            f"values must be a mapping symbol -> value, got {type(values).__name__}"
-        )
-    by_name = {s.name: s for s in known}
-    out = {}
-    for k, v in values.items():
-        if isinstance(k, str):
-            if k not in by_name:
-                raise UnknownNameError(
-                    f"values name unknown symbol {k!r}; parameters are "
-                    f"{', '.join(sorted(by_name)) or 'none'}"
-                )
-            k = by_name[k]
-        elif not isinstance(k, sp.Symbol):
-            raise InvalidValueError(f"values keys must be sympy symbols or names, got {k!r}")
-        if isinstance(v, bool) or not (isinstance(v, (numbers.Number, sp.Basic))):
-            raise InvalidValueError(f"value of {k} must be a number or expression, got {v!r}")
-        out[k] = v
-    return out
-
-
-def _sub_value(v, values):
-    """Substitute into one model value; fully numeric results become
-    Python numbers (int when integral and exact)."""
-    if isinstance(v, sp.Basic):
-        e = v.subs(values)
-        if e.free_symbols:
-            return e
-        if e.is_Integer:
-            return int(e)
-        try:
-            return float(e)
-        except TypeError:
-            raise InvalidValueError(f"{v} evaluates to {e}, which is not a real number") from None
-    if isinstance(v, Power):
-        return Power(**{f.name: _sub_value(getattr(v, f.name), values)
-                        for f in dataclasses.fields(v)})
-    if isinstance(v, Mapping):
-        return {k: _sub_value(x, values) for k, x in v.items()}
-    if isinstance(v, tuple):
-        return tuple(_sub_value(x, values) for x in v)
-    return v
-
-
-def _replace(obj, values):
-    changes = {}
-    for f in dataclasses.fields(obj):
-        if not f.init:
-            continue
-        v = getattr(obj, f.name)
-        nv = _sub_value(v, values)
-        if nv is not v:
-            changes[f.name] = nv
-    return dataclasses.replace(obj, **changes) if changes else obj
-
-
-def substitute(net: Network, values: Mapping) -> Network:
-    """A copy of ``net`` with ``values`` ({symbol or name: value}) put in.
-
-    Values are validated again by the model constructors (a negative
-    service time raises :class:`~qmodels.errors.InvalidValueError`).
-    Symbols left out stay symbols.
-
-    >>> import qmodels as qm
-    >>> S = symbols("S")
-    >>> net = qm.Network([qm.Queue("cpu", S)], [qm.Closed("tx", 2, visits={"cpu": 1})])
-    >>> substitute(net, {"S": 0.5}).demands.tolist()
-    [[0.5]]
-    """
-    vals = _resolve(values, free_symbols(net))
-    stations = tuple(_replace(s, vals) for s in net.stations)
-    classes = tuple(_replace(c, vals) for c in net.classes)
-    return Network(stations, classes, name=net.name, pools=net.pools)
 
 
 def _metric(name: str) -> str:
@@ -301,30 +68,6 @@ def _metric(name: str) -> str:
             f"metric must be one of {', '.join(sorted(METRICS))}, got {name!r}"
         )
     return METRICS[name]
-
-
-def _latex_name(name: str) -> str:
-    return r"\mathrm{" + name.replace("_", r"\_") + "}"
-
-
-def _lambdify(args, expr) -> Callable:
-    """A numpy function of ``args``; constants broadcast to the arguments'
-    shape."""
-    f = sp.lambdify(args, expr, modules="numpy")
-
-    def func(*xs):
-        if len(xs) != len(args):
-            raise InvalidValueError(
-                f"expected {len(args)} argument(s) ({', '.join(map(str, args))}), got {len(xs)}"
-            )
-        out = f(*xs)
-        shape = np.broadcast_shapes(*[np.shape(x) for x in xs]) if xs else ()
-        return np.broadcast_to(np.asarray(out, dtype=float), shape).copy() if shape else float(out)
-
-    func.__doc__ = f"{expr} as a function of ({', '.join(map(str, args))})"
-    func.args = tuple(args)  # type: ignore[attr-defined]
-    func.expr = expr  # type: ignore[attr-defined]
-    return func
 
 
 def _simplify(e, how):
@@ -339,6 +82,7 @@ def _simplify(e, how):
     raise InvalidValueError(
         f"simplify must be None, 'cancel', 'factor' or 'simplify', got {how!r}"
     )
+
 
 
 # ---------------------------------------------------------------------------
@@ -856,173 +600,6 @@ def mva_symbolic(
     )
 
 
-# ---------------------------------------------------------------------------
-# bounds
-# ---------------------------------------------------------------------------
-
-_BOUND_FIELDS = (
-    ("throughput_lower", r"X^{-}"),
-    ("throughput_upper", r"X^{+}"),
-    ("response_time_lower", r"R^{-}"),
-    ("response_time_upper", r"R^{+}"),
-    ("max_throughput", r"X_{\max}"),
-    ("saturation_population", r"N^{*}"),
-)
-
-
-@dataclass(frozen=True, repr=False)
-class SymbolicBounds(Bounds):
-    """ABA/BJB bounds and N* as sympy expressions (see
-    :func:`symbolic_bounds`): a :class:`qmodels.laws.Bounds` whose figures
-    are expressions, with ``parameters`` (the free symbols), LaTeX,
-    ``lambdify`` and ``evaluate``.
-    """
-
-    bottleneck: tuple = ()
-    parameters: tuple = field(default=())
-    method: str = "bounds-symbolic"
-
-    def _get(self, name: str):
-        aliases = {"N*": "saturation_population", "n_star": "saturation_population",
-                   "X_max": "max_throughput"}
-        name = aliases.get(name, name)
-        if name not in dict(_BOUND_FIELDS):
-            raise InvalidValueError(
-                f"bound must be one of {', '.join(n for n, _ in _BOUND_FIELDS)}, "
-                f"'N*' or 'X_max', got {name!r}"
-            )
-        return getattr(self, name)
-
-    def latex_lines(self) -> list:
-        return [f"{sym} = {_latex_with_decimal(getattr(self, n))}" for n, sym in _BOUND_FIELDS]
-
-    def latex(self, name: str | None = None) -> str:
-        """LaTeX of one bound (``b.latex("N*")``) or all in an ``aligned``
-        block; a long rational gets its decimal beside it
-        (``\\approx 0.19627 N``)."""
-        if name is not None:
-            sym = dict(_BOUND_FIELDS)[self._get_name(name)]
-            return f"{sym} = {_latex_with_decimal(self._get(name))}"
-        return r"\begin{aligned}" + r" \\ ".join(
-            line.replace(" = ", " &= ", 1) for line in self.latex_lines()) + r"\end{aligned}"
-
-    def _get_name(self, name):
-        self._get(name)
-        return {"N*": "saturation_population", "n_star": "saturation_population",
-                "X_max": "max_throughput"}.get(name, name)
-
-    def _repr_latex_(self):
-        return "$$" + self.latex() + "$$"
-
-    def __repr__(self):
-        lines = [f"symbolic bounds for class {self.class_name!r}, N = {self.population}"]
-        for n, _ in _BOUND_FIELDS:
-            v = getattr(self, n)
-            dec = _decimal(v)
-            lines.append(f"  {n} = {v}" + (f"  (~ {dec})" if dec is not None else ""))
-        return "\n".join(lines)
-
-    def lambdify(self, name: str, args=None) -> Callable:
-        """A numpy function of the parameters for one bound (names as the
-        attributes, or ``"N*"``, ``"X_max"``)."""
-        e = sp.sympify(self._get(name))
-        args = self.parameters if args is None else tuple(
-            _resolve({a: 0 for a in args}, self.parameters))
-        cache = self.__dict__.setdefault("_lambdified", {})
-        if (name, args) not in cache:
-            cache[name, args] = _lambdify(tuple(args), e)
-        return cache[name, args]
-
-    def evaluate(self, values: Mapping):
-        """The numeric :class:`qmodels.laws.Bounds` at ``values``."""
-        from ..analytic.laws import bounds
-
-        vals = _resolve(values, self.parameters)
-        missing = set(self.parameters) - set(vals)
-        if missing:
-            raise InvalidValueError(
-                f"evaluate: no value for {', '.join(sorted(map(str, missing)))}"
-            )
-        return bounds(substitute(self.network, vals), self.class_name)
-
-
-def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
-    """Asymptotic and balanced job bounds and N* as formulas.
-
-    The population, the demands and the think time may be symbols.  The
-    bounds are those of :func:`qmodels.laws.bounds` (QSP Table 5.3),
-    computed on :func:`exact_network` (every float of the model turned into
-    the rational it was written as *before* any arithmetic, so a think time
-    of 5 and demands 0.05 and 0.045 give X <= 200 N/1019, not a rational
-    approximation of a rounded float) and each expression simplified;
-    ``max``/``min`` stay as ``Max``/``Min`` unless the symbols'
-    assumptions decide them.
-
-    Notes
-    -----
-    Closed class, demands D = sum_k D_k, D_max = max_k D_k / c_k, think
-    time Z (Lazowska et al. 1984, sec. 5.2-5.3, Table 5.3)::
-
-        N/(N D + Z) <= X(N) <= min(1/D_max, N/(D + Z))
-        max(D, N D_max - Z) <= R(N) <= N D
-        N* = (D + Z) / D_max
-
-    plus the balanced job bounds of the same table.
-
-    References
-    ----------
-    Lazowska, Zahorjan, Graham & Sevcik, *Quantitative System Performance*,
-    Prentice-Hall 1984, ch. 5, eq. 5.3 and Table 5.3.
-
-    Examples
-    --------
-    >>> import qmodels as qm
-    >>> Da, Db, Z, N = symbols("D_a D_b Z N")
-    >>> net = qm.Network([qm.Queue("a", Da), qm.Queue("b", Db)],
-    ...                  [qm.Closed("tx", N, think_time=Z, visits={"a": 1, "b": 1})])
-    >>> symbolic_bounds(net).saturation_population
-    (D_a + D_b + Z)/Max(D_a, D_b)
-    """
-    from ..analytic.laws import bounds
-
-    if not isinstance(net, Network):
-        raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
-    if not net.is_symbolic:
-        raise UnsupportedModelError(
-            "symbolic_bounds needs a network with sympy symbols; for numbers use "
-            "qmodels.laws.bounds"
-        )
-    net_exact = exact_network(net)
-    b = bounds(net_exact, cls)
-    if not isinstance(net.klass(b.class_name), Closed):
-        raise UnsupportedModelError(
-            f"class {b.class_name!r} is open: symbolic_bounds covers closed classes"
-        )
-
-    def ex(v):
-        e = exact(v)
-        return e if e.has(sp.Max, sp.Min) else sp.cancel(e)
-
-    vals = dict(
-        throughput_lower=ex(b.throughput_lower),
-        throughput_upper=ex(b.throughput_upper),
-        response_time_lower=ex(b.response_time_lower),
-        response_time_upper=ex(b.response_time_upper),
-        aba=tuple(ex(v) for v in b.aba),
-        bjb=tuple(ex(v) for v in b.bjb),
-        max_throughput=ex(b.max_throughput),
-        saturation_population=ex(b.saturation_population),
-    )
-    syms: set = set()
-    for v in vals.values():
-        for e in (v if isinstance(v, tuple) else (v,)):
-            syms |= e.free_symbols
-    return SymbolicBounds(
-        network=net_exact, class_name=b.class_name, population=exact(b.population),
-        parameters=tuple(sorted(syms | set(free_symbols(net)), key=lambda s: s.name)),
-        **vals,
-    )
-
 
 def solve_symbolic(net, **options):
     """``solve(net, method="exact-symbolic")``: MVA for symbolic networks;
@@ -1030,4 +607,3 @@ def solve_symbolic(net, **options):
     if options.pop("bounds", False):
         return symbolic_bounds(net, **options)
     return mva_symbolic(net, **options)
-

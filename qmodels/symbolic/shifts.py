@@ -40,7 +40,7 @@ from .._format import format_table
 from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import FrameReport
-from .mva import _latex_name, _resolve, exact, free_symbols
+from .exact import _latex_name, _resolve, exact, free_symbols
 
 __all__ = [
     "Region",
@@ -335,7 +335,7 @@ class BottleneckRegions(Envelope):
         import matplotlib.pyplot as plt
 
         from ..analytic.mva import mva
-        from .mva import substitute
+        from .exact import substitute
 
         if ax is None:
             _, ax = plt.subplots()
@@ -511,7 +511,7 @@ def _prepare(net, theta, values, cls):
             f"{', '.join(map(str, syms)) or 'none'})"
         )
     if values:
-        from .mva import substitute
+        from .exact import substitute
 
         vals = _resolve(values, syms)
         if theta in vals:

@@ -1,0 +1,130 @@
+"""Parameter paths: ``"disk.service"``, ``"tx.visits.disk"``, ``"buf.tokens"``.
+
+A path names a model object (station, class or token pool), then an
+attribute, then (for mappings) a key; :func:`apply` puts values into a
+network along such paths, every change going through
+:func:`dataclasses.replace` on the frozen model objects so that it is
+validated exactly as the model itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidValueError, UnknownNameError
+from ..model import Network
+
+__all__ = ["apply"]
+
+
+# ---------------------------------------------------------------------------
+# parameter paths
+# ---------------------------------------------------------------------------
+
+def _set_in(obj, parts: Sequence[str], value, path: str):
+    """``obj`` with the attribute/key chain ``parts`` set to ``value``
+    (frozen dataclasses through :func:`dataclasses.replace`, mappings
+    copied with the key set)."""
+    head, rest = parts[0], parts[1:]
+    if isinstance(obj, Mapping):
+        if not rest:
+            new = dict(obj)
+            new[head] = value
+            return new
+        if head not in obj:
+            raise UnknownNameError(f"parameter {path!r}: no key {head!r} in {dict(obj)!r}")
+        new = dict(obj)
+        new[head] = _set_in(obj[head], rest, value, path)
+        return new
+    if dataclasses.is_dataclass(obj):
+        names = [f.name for f in dataclasses.fields(obj) if f.init]
+        if head not in names:
+            raise UnknownNameError(
+                f"parameter {path!r}: {type(obj).__name__} has no parameter {head!r} "
+                f"(it has {', '.join(names)})"
+            )
+        if not rest:
+            return dataclasses.replace(obj, **{head: value})
+        cur = getattr(obj, head)
+        if cur is None:
+            # an unset mapping or nested object (a class's own service
+            # times, a station's power) starts empty; the model validates it
+            cur = {}
+        return dataclasses.replace(obj, **{head: _set_in(cur, rest, value, path)})
+    raise UnknownNameError(f"parameter {path!r}: cannot look up {head!r} in {obj!r}")
+
+
+def _split(path: str) -> list[str]:
+    if not isinstance(path, str) or "." not in path:
+        raise InvalidValueError(
+            f"parameter path must look like 'station.attribute' (e.g. 'disk.service', "
+            f"'tx.population', 'buf.tokens', 'tx.visits.disk'), got {path!r}"
+        )
+    parts = path.split(".")
+    if any(not p for p in parts):
+        raise InvalidValueError(f"parameter path {path!r} has an empty part")
+    return parts
+
+
+def apply(net: Network, changes: Mapping[str, Any]) -> Network:
+    """The network ``net`` with each parameter path in ``changes`` set.
+
+    Parameters
+    ----------
+    net : Network
+    changes : mapping path -> value
+        Paths as in the module docstring (``"disk.service"``,
+        ``"tx.visits.disk"``, ``"buf.tokens"``).
+
+    Returns
+    -------
+    Network
+        A new, validated network (the model objects are frozen).
+
+    Raises
+    ------
+    UnknownNameError
+        A path naming no station, class or pool, or no attribute of it.
+    ModelError
+        A value the model rejects (the model's own message).
+
+    Examples
+    --------
+    >>> import qmodels as qm
+    >>> net = qm.Network([qm.Queue("disk", 0.02)], [qm.Closed("tx", 3, visits={"disk": 1})])
+    >>> apply(net, {"disk.service": 0.03, "tx.population": 5}).demands.tolist()
+    [[0.03]]
+    """
+    if not changes:
+        return net
+    stations = list(net.stations)
+    classes = list(net.classes)
+    pools = list(net.pools)
+    where = {s.name: (stations, i) for i, s in enumerate(stations)}
+    where.update({c.name: (classes, i) for i, c in enumerate(classes)})
+    where.update({p.name: (pools, i) for i, p in enumerate(pools)})
+    for path, value in changes.items():
+        parts = _split(path)
+        if parts[0] not in where:
+            raise UnknownNameError(
+                f"parameter {path!r}: the network has no station, class or pool "
+                f"{parts[0]!r} (it has {', '.join(where)})"
+            )
+        seq, i = where[parts[0]]
+        seq[i] = _set_in(seq[i], parts[1:], _plain(value), path)
+    return Network(stations, classes, name=net.name, pools=pools)
+
+
+def _plain(v):
+    """numpy scalars as Python numbers (the model keeps ints exact)."""
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v
