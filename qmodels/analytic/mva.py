@@ -152,10 +152,11 @@ def _log_convolve(a, b):
     return out
 
 
-def _ld_solution(D, shapes, Z, N, net=None):
-    """X(n), Q_k(n), P_k(empty | n) for n = 0..N by log-space convolution."""
+def _scaled_demands(D, shapes, Z):
+    """(alpha, scaled demands d = D/alpha, scaled total delay): alpha is the
+    largest per-server demand of a queueing station, so the log-space
+    constants stay near 0 whatever the time unit."""
     K = len(D)
-    # common scale: the largest per-server demand of a queueing station
     alpha = 0.0
     for k, (kind, a) in enumerate(shapes):
         if kind == "fixed":
@@ -165,45 +166,65 @@ def _ld_solution(D, shapes, Z, N, net=None):
     delta = Z + sum(D[k] for k in range(K) if shapes[k][0] == "delay")
     if alpha <= 0:
         alpha = delta if delta > 0 else 1.0
-    d = [D[k] / alpha for k in range(K)]
+    return alpha, [D[k] / alpha for k in range(K)], delta / alpha
 
-    base = log_g_delay(delta / alpha, N)
+
+class _LDConvolution:
+    """log G of the network and of its complement networks G_{-k} (each
+    load-dependent station k left out), built from the fixed-rate and delay
+    part ``base`` by adding the load-dependent stations in log space."""
+
+    def __init__(self, base, ld, factors, ratios, N):
+        self.base, self.ld, self.factors, self.ratios, self.N = base, ld, factors, ratios, N
+        direct, split = _complement_costs(N, [len(factors[k]) - 1 for k in ld])
+        self.complements = self._split() if len(ld) > 2 and split < direct else None
+        self.lg = self.prefix_all if self.complements is not None else self.without(None)
+
+    def add(self, lg, k):
+        return _run(log_g_add_ld, self.N * len(self.factors[k]), lg, self.factors[k],
+                    self.ratios[k])
+
+    def without(self, skip):
+        lg = self.base
+        for k in self.ld:
+            if k != skip:
+                lg = self.add(lg, k)
+        return lg
+
+    def _split(self):
+        """G_{-k} = (base * ld[:i]) (*) (ld[i+1:]): prefix and suffix
+        products joined by one log-space convolution each, instead of
+        convolving M - 1 stations per k."""
+        N = self.N
+        ident = np.full(N + 1, -np.inf)
+        ident[0] = 0.0
+        prefix = [self.base]
+        for k in self.ld:
+            prefix.append(self.add(prefix[-1], k))
+        suffix = [ident]
+        for k in reversed(self.ld):
+            suffix.append(self.add(suffix[-1], k))
+        suffix.reverse()  # suffix[i] = stations ld[i:]
+        self.prefix_all = prefix[-1]
+        return {k: _run(_log_convolve, N * N, prefix[i], suffix[i + 1])
+                for i, k in enumerate(self.ld)}
+
+    def complement(self, k):
+        return self.complements[k] if self.complements is not None else self.without(k)
+
+
+def _ld_solution(D, shapes, Z, N, net=None):
+    """X(n), Q_k(n), P_k(empty | n) for n = 0..N by log-space convolution."""
+    K = len(D)
+    alpha, d, delta = _scaled_demands(D, shapes, Z)
+    base = log_g_delay(delta, N)
     for k, (kind, _) in enumerate(shapes):
         if kind == "fixed":
             base = _run(log_g_add_fixed, N, base, d[k])
     ld = [k for k, (kind, _) in enumerate(shapes) if kind == "ld"]
     factors = {k: log_ld_factors(d[k], shapes[k][1], N) for k in ld}
-    ratios = {k: d[k] / shapes[k][1][-1] for k in ld}
-
-    def add(lg, k):
-        return _run(log_g_add_ld, N * len(factors[k]), lg, factors[k], ratios[k])
-
-    def conv(skip):
-        lg = base
-        for k in ld:
-            if k != skip:
-                lg = add(lg, k)
-        return lg
-
-    direct, split = _complement_costs(N, [len(factors[k]) - 1 for k in ld])
-    if len(ld) > 2 and split < direct:
-        # G_{-k} = (base * ld[:i]) (*) (ld[i+1:]): prefix and suffix products,
-        # one log-space convolution each, instead of M - 1 stations per k
-        ident = np.full(N + 1, -np.inf)
-        ident[0] = 0.0
-        prefix = [base]
-        for k in ld:
-            prefix.append(add(prefix[-1], k))
-        suffix = [ident]
-        for k in reversed(ld):
-            suffix.append(add(suffix[-1], k))
-        suffix.reverse()  # suffix[i] = stations ld[i:]
-        complements = {k: _run(_log_convolve, N * N, prefix[i], suffix[i + 1])
-                       for i, k in enumerate(ld)}
-        lg = prefix[-1]
-    else:
-        complements = None
-        lg = conv(None)
+    conv = _LDConvolution(base, ld, factors, {k: d[k] / shapes[k][1][-1] for k in ld}, N)
+    lg = conv.lg
     if not np.all(np.isfinite(lg)):
         if net is not None:
             raise _not_finite(net)
@@ -222,13 +243,10 @@ def _ld_solution(D, shapes, Z, N, net=None):
                 q = D[k] * X[n] * (1.0 + q)
                 Q[n, k] = q
     for k in ld:
-        lg_minus = complements[k] if complements is not None else conv(k)
         # multipliers beyond N are never used (lf has the same truncation)
         mult = np.asarray(shapes[k][1][: max(1, min(len(shapes[k][1]), N))], dtype=float)
-        q, p0 = _run(_ld_queue_kernel, N * len(mult), lX, factors[k], lg_minus, lg, mult,
-                     float(D[k]))
-        Q[:, k] = q
-        P0[:, k] = p0
+        Q[:, k], P0[:, k] = _run(_ld_queue_kernel, N * len(mult), lX, factors[k],
+                                 conv.complement(k), lg, mult, float(D[k]))
     return X, Q, P0
 
 
