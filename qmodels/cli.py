@@ -79,7 +79,7 @@ def cmd_solve(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .analytic.laws import bounds
+    from .analytic.bounds import bounds
     from .analytic.mva import mva
 
     net, _ = _load(None)

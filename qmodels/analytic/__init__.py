@@ -3,8 +3,10 @@ decomposition and the exact CTMC.  Each module states its assumptions and
 refuses, with a typed error, a model it cannot honour.
 
 ===================  ========================================================
-:mod:`.laws`         operational laws, asymptotic and balanced job bounds,
-                     N*, the bottleneck law
+:mod:`.laws`         operational laws, N*, the bottleneck law
+:mod:`.bounds`       asymptotic, balanced job, geometric and proportional
+                     bounds of one class; the ``Bounds`` result
+:mod:`.bounds_multiclass`  bounds with several classes or token pools
 :mod:`.queues`       single-station closed forms (M/M/1 ... G/G/c)
 :mod:`.mva`          exact single-class MVA; ``mva`` dispatches every
                      product-form network to its exact solver

@@ -39,7 +39,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
-from ..analytic.laws import Bounds
+from ..analytic.bounds import Bounds
 from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
 from ..model.network import Closed, Delay, FrozenMap, LoadDependent, Network, Power, Queue
 from ..results import Curve, Result
@@ -873,7 +873,7 @@ _BOUND_FIELDS = (
 @dataclass(frozen=True, repr=False)
 class SymbolicBounds(Bounds):
     """ABA/BJB bounds and N* as sympy expressions (see
-    :func:`symbolic_bounds`): a :class:`qmodels.laws.Bounds` whose figures
+    :func:`symbolic_bounds`): a :class:`qmodels.analytic.bounds.Bounds` whose figures
     are expressions, with ``parameters`` (the free symbols), LaTeX,
     ``lambdify`` and ``evaluate``.
     """
@@ -934,8 +934,8 @@ class SymbolicBounds(Bounds):
         return cache[name, args]
 
     def evaluate(self, values: Mapping):
-        """The numeric :class:`qmodels.laws.Bounds` at ``values``."""
-        from ..analytic.laws import bounds
+        """The numeric :class:`qmodels.analytic.bounds.Bounds` at ``values``."""
+        from ..analytic.bounds import bounds
 
         vals = _resolve(values, self.parameters)
         missing = set(self.parameters) - set(vals)
@@ -950,7 +950,7 @@ def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
     """Asymptotic and balanced job bounds and N* as formulas.
 
     The population, the demands and the think time may be symbols.  The
-    bounds are those of :func:`qmodels.laws.bounds` (QSP Table 5.3),
+    bounds are those of :func:`qmodels.analytic.bounds.bounds` (QSP Table 5.3),
     computed on :func:`exact_network` (every float of the model turned into
     the rational it was written as *before* any arithmetic, so a think time
     of 5 and demands 0.05 and 0.045 give X <= 200 N/1019, not a rational
@@ -983,7 +983,7 @@ def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
     >>> symbolic_bounds(net).saturation_population
     (D_a + D_b + Z)/Max(D_a, D_b)
     """
-    from ..analytic.laws import bounds
+    from ..analytic.bounds import bounds
 
     if not isinstance(net, Network):
         raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")
