@@ -7,7 +7,8 @@ refuses, with a typed error, a model it cannot honour.
 :mod:`.bounds`       asymptotic, balanced job, geometric and proportional
                      bounds of one class; the ``Bounds`` result
 :mod:`.bounds_multiclass`  bounds with several classes or token pools
-:mod:`.queues`       single-station closed forms (M/M/1 ... G/G/c)
+:mod:`.queues`       single-station closed forms (M/M/1 ... G/G/c): the
+                     ``QueueMetrics`` result, Markovian and general queues
 :mod:`.mva`          exact single-class MVA; ``mva`` dispatches every
                      product-form network to its exact solver
 :mod:`.open`         open (Jackson, BCMP) networks
