@@ -9,10 +9,9 @@ the ``qmodels`` command start quickly.
 """
 
 from ._version import __version__
+from .analytic.bounds import Bounds, bounds
 from .analytic.laws import (
-    Bounds,
     bottleneck,
-    bounds,
     forced_flow_law,
     interactive_response_time_law,
     littles_law,
@@ -115,9 +114,9 @@ _LAZY = {
     "Lattice": ("qmodels.analytic.multiclass", "Lattice"),
     "throughput_vs_tokens": ("qmodels.analytic.decomposition", "throughput_vs_tokens"),
     # bounds beyond ABA/BJB
-    **{n: ("qmodels.analytic.laws", n) for n in (
-        "geometric_bounds", "proportional_bounds", "multiclass_bounds", "pool_bounds",
-        "job_speed")},
+    **{n: ("qmodels.analytic.bounds", n) for n in ("geometric_bounds", "proportional_bounds")},
+    **{n: ("qmodels.analytic.bounds_multiclass", n) for n in ("multiclass_bounds", "pool_bounds")},
+    "job_speed": ("qmodels.analytic.laws", "job_speed"),
     "exact_network": ("qmodels.symbolic.exact", "exact_network"),
     "pool_chains": ("qmodels.model", "pool_chains"),
     # the five source systems as models

@@ -92,7 +92,7 @@ def cmd_demo(args) -> int:
 
 
 def _demo_two_tier() -> int:
-    from .analytic.laws import bounds
+    from .analytic.bounds import bounds
     from .analytic.mva import mva
 
     net, _ = _load(None)

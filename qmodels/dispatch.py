@@ -32,7 +32,7 @@ METHODS: dict[str, Method] = {
         "product form (BCMP): exact MVA for closed classes, Jackson/BCMP for open, "
         "exact mixed solution"),
     "bounds": Method(
-        "qmodels.analytic.laws", "bounds",
+        "qmodels.analytic.bounds", "bounds",
         "asymptotic and balanced job bounds, N*, bottleneck (single closed or open class)"),
     "schweitzer": Method(
         "qmodels.analytic.amva", "schweitzer",

@@ -97,8 +97,8 @@ def throughput_curve(model, ax=None, *, metric: str = "throughput", bounds=True,
         Lines labelled ``exact MVA``, ``ABA upper``/``ABA lower``,
         ``BJB upper``/``BJB lower`` and ``N* = ...``.
     """
-    from .analytic.laws import Bounds
-    from .analytic.laws import bounds as solve_bounds
+    from .analytic.bounds import Bounds
+    from .analytic.bounds import bounds as solve_bounds
     from .model import Network
     from .results import Curve, Result
 

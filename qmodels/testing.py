@@ -477,7 +477,7 @@ def assert_operational_laws(result, *, rtol: float = 1e-6, atol: float = 1e-9) -
 
 def assert_within_bounds(result, bounds, *, rtol: float = 1e-9, atol: float = 1e-12) -> None:
     """Check that each class's throughput and response time in ``result``
-    lie within ``bounds`` (a :class:`~qmodels.laws.Bounds` or several):
+    lie within ``bounds`` (a :class:`~qmodels.analytic.bounds.Bounds` or several):
     ``X_lower <= X <= X_upper`` and ``R_lower <= R <= R_upper``
     (asymptotic and balanced job bounds, Lazowska et al. 1984, ch. 5, Table
     5.3).  Raises ``AssertionError`` naming the class, the bound and the

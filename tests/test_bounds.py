@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 import qmodels as qm
 from qmodels.analytic import queues
-from qmodels.analytic.laws import geometric_bounds, job_speed, proportional_bounds
+from qmodels.analytic.bounds import geometric_bounds, proportional_bounds
+from qmodels.analytic.laws import job_speed
 from qmodels.errors import UnsupportedModelError
 from qmodels.model.distributions import Deterministic
 

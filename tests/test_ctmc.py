@@ -463,7 +463,7 @@ def test_error_too_many_states():
 
 def _no_build(monkeypatch):
     """Make building any state fail the test: a refusal must come first."""
-    from qmodels.analytic import ctmc as ctmc_mod
+    from qmodels.analytic import _ctmc_chain as ctmc_mod
 
     def fail(*args, **kwargs):
         raise AssertionError("a state was built before the size check refused")
@@ -498,7 +498,7 @@ def test_refusal_names_the_exact_count_and_the_limit(monkeypatch):
 
 
 def test_placement_count_is_exact_for_ps_and_a_lower_bound_for_fcfs():
-    from qmodels.analytic.ctmc import _placement_lower_bound, _Spec
+    from qmodels.analytic._ctmc_spec import _placement_lower_bound, _Spec
 
     # PS stations keep no order: a state is exactly a placement.  Class a:
     # 4 jobs over 3 stations + think stage, C(7, 3) = 35; class b: 3 jobs
@@ -522,7 +522,7 @@ def test_placement_count_is_exact_for_ps_and_a_lower_bound_for_fcfs():
 
 
 def test_no_up_front_count_with_blocking_or_pools():
-    from qmodels.analytic.ctmc import _placement_lower_bound, _Spec
+    from qmodels.analytic._ctmc_spec import _placement_lower_bound, _Spec
 
     # a capacity that can bind or a pool on a closed class: the placement
     # argument does not hold, the builder counts (its own message)

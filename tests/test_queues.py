@@ -718,7 +718,7 @@ def test_queue_metrics_aliases_and_conversions():
     )
     with pytest.raises(dataclasses.FrozenInstanceError):
         m.throughput = 1.0
-    d = m.as_dict()
+    d = m.to_dict()
     assert list(d)[:3] == ["model", "arrival_rate", "service_time"]
     assert d["capacity"] is None and d["approximate"] is False
     assert all(

@@ -45,7 +45,7 @@ from fractions import Fraction as F
 import pytest
 
 import qmodels as qm
-from qmodels.analytic.laws import bounds
+from qmodels.analytic.bounds import bounds
 from qmodels.analytic.mva import mva
 
 

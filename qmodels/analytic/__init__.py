@@ -3,9 +3,12 @@ decomposition and the exact CTMC.  Each module states its assumptions and
 refuses, with a typed error, a model it cannot honour.
 
 ===================  ========================================================
-:mod:`.laws`         operational laws, asymptotic and balanced job bounds,
-                     N*, the bottleneck law
-:mod:`.queues`       single-station closed forms (M/M/1 ... G/G/c)
+:mod:`.laws`         operational laws, N*, the bottleneck law
+:mod:`.bounds`       asymptotic, balanced job, geometric and proportional
+                     bounds of one class; the ``Bounds`` result
+:mod:`.bounds_multiclass`  bounds with several classes or token pools
+:mod:`.queues`       single-station closed forms (M/M/1 ... G/G/c): the
+                     ``QueueMetrics`` result, Markovian and general queues
 :mod:`.mva`          exact single-class MVA; ``mva`` dispatches every
                      product-form network to its exact solver
 :mod:`.open`         open (Jackson, BCMP) networks
@@ -15,7 +18,9 @@ refuses, with a typed error, a model it cannot honour.
 :mod:`.convolution`  normalising constants (Buzen) in log space
 :mod:`.batch`        exact and approximate MVA over many networks at once
 :mod:`.decomposition`  flow-equivalent servers for held resources
-:mod:`.ctmc`         the exact Markov chain of small networks
+:mod:`.ctmc`         the exact Markov chain of small networks (its network
+                     description in ``_ctmc_spec``, its state generator in
+                     ``_ctmc_chain``)
 ===================  ========================================================
 
 Nothing here imports the simulator (:mod:`qmodels.sim`), and the simulator

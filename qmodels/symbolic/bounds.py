@@ -13,7 +13,7 @@ from typing import Callable
 
 import sympy as sp
 
-from ..analytic.laws import Bounds
+from ..analytic.bounds import Bounds
 from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, Network
 from .exact import (
@@ -106,7 +106,7 @@ class SymbolicBounds(Bounds):
 
     def evaluate(self, values: Mapping):
         """The numeric :class:`qmodels.laws.Bounds` at ``values``."""
-        from ..analytic.laws import bounds
+        from ..analytic.bounds import bounds
 
         vals = _resolve(values, self.parameters)
         missing = set(self.parameters) - set(vals)
@@ -154,7 +154,7 @@ def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
     >>> symbolic_bounds(net).saturation_population
     (D_a + D_b + Z)/Max(D_a, D_b)
     """
-    from ..analytic.laws import bounds
+    from ..analytic.bounds import bounds
 
     if not isinstance(net, Network):
         raise InvalidValueError(f"expected a qmodels Network, got {type(net).__name__}")

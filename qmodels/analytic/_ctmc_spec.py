@@ -1,0 +1,461 @@
+"""The flat description of a network that the exact CTMC
+(:mod:`qmodels.analytic.ctmc`) is built from: :class:`_Spec` compiles the
+stations (kind, servers, capacity, rate multipliers), classes, token pools,
+per-class routing (explicit, or random in proportion to the visit ratios)
+and the open truncation, refusing with a typed error what the chain cannot
+model; :func:`_check_size` counts the state space before any state is built
+and refuses one larger than ``max_states``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InvalidValueError, UnsupportedModelError
+from ..model.distributions import Exponential
+from ..model.network import (
+    SINK,
+    SOURCE,
+    Closed,
+    Delay,
+    LoadDependent,
+    Network,
+    Open,
+    Queue,
+    pool_chains,
+)
+
+#: Default bound on the number of open jobs in the network (truncation).
+DEFAULT_OPEN_LIMIT = 40
+
+_SINK = -1
+_FREE = -1  # "dest" of an entry that is not blocked
+
+# station kinds
+_DELAY, _FCFS, _PS, _LD = 0, 1, 2, 3
+
+
+# ---------------------------------------------------------------------------
+# the compiled network
+# ---------------------------------------------------------------------------
+
+class _Spec:
+    """Flat description of the network used by the state generator.
+
+    Built in stages, each a method that checks one concern and fills its
+    attributes: stations (kind, servers, capacity, multipliers), classes
+    (populations, think times, rates, service rates), token pools, routing
+    (per class: rows of next places, source row, reference station), and
+    the open truncation.
+    """
+
+    def __init__(self, net: Network, open_limit):
+        if net.is_symbolic:
+            raise UnsupportedModelError(
+                "ctmc is numeric; this network has sympy symbols: substitute values first"
+            )
+        self.net = net
+        K, C = len(net.stations), len(net.classes)
+        self.K, self.C = K, C
+        self.THINK = K  # index of the think stage among the places
+        self.V = np.asarray(net.visits, dtype=float)
+        self.S = np.asarray(net.service_times, dtype=float)
+        self._stations()
+        self._classes()
+        self._pools()
+        binding = self._binding()
+        self._routing(binding)
+        self._check_ld_blocking(binding)
+        self._truncation(open_limit)
+        # -- job types: (class, mask of held pools) -------------------------
+        self.types: list[tuple[int, int]] = []
+        self.tindex: dict[tuple[int, int], int] = {}
+
+    def _stations(self):
+        """Kind, servers, capacity and rate multipliers of every station;
+        only exponential service is accepted."""
+        self.kind = []
+        self.c = []
+        self.cap = []
+        self.mult: list[tuple[float, ...] | None] = []
+        for s in self.net.stations:
+            d = s.distribution
+            if d is not None and not isinstance(d, Exponential):
+                raise UnsupportedModelError(
+                    f"station {s.name!r}: ctmc needs exponential service, got "
+                    f"{type(d).__name__} (scv {d.scv:g}); use method='sim'"
+                )
+            if isinstance(s, Delay):
+                self.kind.append(_DELAY)
+                self.c.append(math.inf)
+                self.mult.append(None)
+            elif isinstance(s, Queue):
+                self.kind.append(_FCFS if s.discipline == "fcfs" else _PS)
+                self.c.append(int(s.servers))
+                self.mult.append(None)
+            elif isinstance(s, LoadDependent):
+                self.kind.append(_LD)
+                self.c.append(1)
+                self.mult.append(tuple(float(a) for a in s.rate_multipliers))
+            else:  # pragma: no cover - the model admits only these kinds
+                raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
+            self.cap.append(math.inf if s.capacity is None else int(s.capacity))
+
+    def _classes(self):
+        """Populations, think times, arrival rates (Poisson only) and the
+        service rates mu[r, k] = 1/S[r, k] at visited stations (positive
+        service times only)."""
+        net, V, S = self.net, self.V, self.S
+        self.is_open = [isinstance(c, Open) for c in net.classes]
+        self.pop = [int(c.population) if isinstance(c, Closed) else 0 for c in net.classes]
+        self.Z = [float(c.think_time) if isinstance(c, Closed) else 0.0 for c in net.classes]
+        self.lam = [float(c.arrival_rate) if isinstance(c, Open) else 0.0 for c in net.classes]
+        for c in net.classes:
+            if isinstance(c, Open) and c.interarrival is not None and not isinstance(
+                c.interarrival, Exponential
+            ):
+                raise UnsupportedModelError(
+                    f"class {c.name!r}: ctmc needs Poisson arrivals, got "
+                    f"{type(c.interarrival).__name__} inter-arrival times; use method='sim'"
+                )
+        self.mu = np.zeros((self.C, self.K))
+        for r, c in enumerate(net.classes):
+            for k, s in enumerate(net.stations):
+                if V[r, k] > 0:
+                    if not S[r, k] > 0:
+                        raise UnsupportedModelError(
+                            f"class {c.name!r} at station {s.name!r}: service time "
+                            f"{float(S[r, k])!r} is zero; ctmc needs positive service times"
+                        )
+                    self.mu[r, k] = 1.0 / S[r, k]
+
+    def _pools(self):
+        """Token pools: the pool acquired at each station, which classes use
+        which pool, and per class the bit masks acquired / released at each
+        place (one pool per acquire station, acquire stations unbounded)."""
+        net, K, C = self.net, self.K, self.C
+        names = net.station_names
+        self.pools = net.pools
+        P = len(net.pools)
+        self.P = P
+        self.tokens = [int(p.tokens) for p in net.pools]
+        self.acq = [-1] * K
+        self.uses = np.zeros((C, max(P, 1)), dtype=bool)
+        self.relmask = [[0] * (K + 1) for _ in range(C)]  # place K: the think stage
+        self.acqmask = [[0] * (K + 1) for _ in range(C)]
+        for j, p in enumerate(net.pools):
+            a, rl = names.index(p.acquire), names.index(p.release)
+            if self.acq[a] >= 0:
+                raise UnsupportedModelError(
+                    f"station {p.acquire!r} acquires two pools "
+                    f"({net.pools[self.acq[a]].name!r} and {p.name!r}); ctmc supports one "
+                    "pool per acquire station"
+                )
+            if self.cap[a] != math.inf:
+                raise UnsupportedModelError(
+                    f"token pool {p.name!r}: its acquire station {p.acquire!r} has a finite "
+                    f"capacity {self.cap[a]}; ctmc needs the acquire station unbounded "
+                    "(let the pool be the limit)"
+                )
+            self.acq[a] = j
+            for r, c in enumerate(net.classes):
+                if p.classes is None or c.name in p.classes:
+                    self.uses[r, j] = True
+                    self.acqmask[r][a] |= 1 << j
+                    self.relmask[r][rl] |= 1 << j
+
+    def _binding(self) -> list[bool]:
+        """Per station: can its finite capacity ever be reached?"""
+        total_closed = sum(self.pop)
+        any_open = any(self.is_open)
+        return [
+            self.cap[k] != math.inf and (any_open or self.cap[k] < total_closed)
+            for k in range(self.K)
+        ]
+
+    def _routing(self, binding):
+        """Per class: ``route[r][place]`` the list of (next place, p),
+        ``source[r]`` the list of (first station, p) of an open arrival,
+        ``ref[r]`` the reference station."""
+        self.route = []
+        self.source = []
+        self.ref = []
+        for r, c in enumerate(self.net.classes):
+            visited = [k for k in range(self.K) if self.V[r, k] > 0]
+            chains = self._check_needs_routing(r, c, visited, binding)
+            if chains:
+                # a chain of held stations is one unit of the random routing:
+                # only its first station is drawn, the rest follow in order
+                inner_st = {k for ch in chains for k in ch[1:]}
+                visited = [k for k in visited if k not in inner_st]
+            if c.routing is not None:
+                rows, src, ref = self._explicit_route(r, c)
+            elif isinstance(c, Closed):
+                rows, src, ref = self._random_route_closed(r, c, visited)
+            else:
+                rows, src, ref = self._random_route_open(r, visited)
+            for ch in chains:
+                after = rows[ch[0]]
+                for a, b in zip(ch[:-1], ch[1:]):
+                    rows[a] = [(b, 1.0)]
+                rows[ch[-1]] = after
+            if isinstance(c, Closed) and c.population > 0 and not visited and self.Z[r] <= 0:
+                raise InvalidValueError(
+                    f"class {c.name!r}: no station visited and no think time, so the "
+                    "throughput is unbounded"
+                )
+            self.route.append(rows)
+            self.source.append(src)
+            self.ref.append(ref)
+
+    def _check_needs_routing(self, r, c, visited, binding) -> tuple:
+        """A class that meets a binding capacity, or a pool without a path,
+        must give explicit routing: there the order of visits changes the
+        answer.  Returns the chains of held stations (station indices) a
+        class given by visits follows in order (pools with a ``path``, as
+        in the simulator: :func:`qmodels.model.pool_chains`)."""
+        net, V = self.net, self.V
+        names = net.station_names
+        held = [p for j, p in enumerate(net.pools)
+                if self.uses[r, j] and V[r, names.index(p.acquire)] > 0]
+        meets_cap = [names[k] for k in visited if binding[k]]
+        chains: tuple = ()
+        uses_pool = bool(held)
+        if c.routing is None and uses_pool and not meets_cap:
+            try:
+                chains = tuple(tuple(names.index(x) for x in ch) for ch in pool_chains(net, r))
+            except UnsupportedModelError:
+                chains = ()
+            covered = {k for ch in chains for k in ch}
+            uses_pool = not all(names.index(p.acquire) in covered for p in held)
+        if c.routing is None and (uses_pool or meets_cap):
+            why = (f"finite capacity at {meets_cap[0]!r}" if meets_cap
+                   else "a token pool")
+            raise UnsupportedModelError(
+                f"class {c.name!r}: meets {why}, so the order of visits matters; "
+                "give it explicit routing (routing={station: {station: p}}), or "
+                "give the pools a path"
+            )
+        return chains
+
+    def _explicit_route(self, r, c):
+        """Rows of a class given by ``routing``; a think stage (Z > 0) sits
+        just before the reference station."""
+        K = self.K
+        names = self.net.station_names
+        rows: list[list[tuple[int, float]]] = [[] for _ in range(K + 1)]  # row K: think
+        src = []
+        first = None
+        for a, row in c.routing.items():
+            if a != SOURCE and first is None:
+                first = a
+            for b, p in row.items():
+                p = float(p)
+                if p <= 0:
+                    continue
+                d = _SINK if b == SINK else names.index(b)
+                if a == SOURCE:
+                    src.append((d, p))
+                else:
+                    rows[names.index(a)].append((d, p))
+        ref = names.index(c.reference) if (
+            isinstance(c, Closed) and c.reference is not None) else names.index(first)
+        if self.Z[r] > 0:
+            # the think stage sits just before the reference station
+            for k in range(K):
+                rows[k] = [(self.THINK if d == ref else d, p) for d, p in rows[k]]
+            rows[self.THINK] = [(ref, 1.0)]
+        return rows, src, ref
+
+    def _random_route_closed(self, r, c, visited):
+        """Random routing of a closed class in proportion to its visit
+        ratios; the think stage is one more place, visited once per cycle."""
+        V = self.V
+        names = self.net.station_names
+        rows: list[list[tuple[int, float]]] = [[] for _ in range(self.K + 1)]
+        w = [(j, V[r, j]) for j in visited]
+        if self.Z[r] > 0:
+            w.append((self.THINK, 1.0))
+        tw = sum(x for _, x in w)
+        row = [(j, x / tw) for j, x in w]
+        for k in visited:
+            rows[k] = row
+        if self.Z[r] > 0:
+            rows[self.THINK] = row
+        if c.reference is not None and V[r, names.index(c.reference)] > 0:
+            ref = names.index(c.reference)
+        else:
+            ref = visited[0] if visited else 0
+        return rows, [], ref
+
+    def _random_route_open(self, r, visited):
+        """Random routing of an open class: next station j with probability
+        v_j / sum(v), departure with probability 1 / sum(v) (sum(v) >= 1),
+        else at most one visit."""
+        V = self.V
+        rows: list[list[tuple[int, float]]] = [[] for _ in range(self.K + 1)]
+        T = float(sum(V[r, k] for k in visited))
+        if T >= 1:
+            src = [(j, V[r, j] / T) for j in visited]
+            for k in visited:
+                rows[k] = [(j, (1 - 1 / T) * V[r, j] / T) for j in visited]
+                rows[k].append((_SINK, 1 / T))
+        else:
+            src = [(j, V[r, j]) for j in visited] + [(_SINK, 1 - T)]
+            for k in visited:
+                rows[k] = [(_SINK, 1.0)]
+        ref = visited[0] if visited else 0
+        return rows, src, ref
+
+    def _check_ld_blocking(self, binding):
+        """A load-dependent station must never hold a blocked job."""
+        names = self.net.station_names
+        for r in range(self.C):
+            for k in range(self.K):
+                if self.kind[k] != _LD or not self.V[r, k] > 0:
+                    continue
+                for d, _ in self.route[r][k]:
+                    if 0 <= d < self.K and binding[d]:
+                        raise UnsupportedModelError(
+                            f"station {names[k]!r} is load-dependent and jobs of class "
+                            f"{self.net.class_names[r]!r} can be blocked there (next station "
+                            f"{names[d]!r} has capacity {self.cap[d]}); ctmc does not "
+                            "define blocking at a load-dependent station"
+                        )
+
+    def _truncation(self, open_limit):
+        """Bound on the open jobs present, unless capacities already bound
+        them (then no truncation)."""
+        self.open_limit = math.inf
+        self.truncating = False
+        if not any(self.is_open):
+            return
+        K, C, V = self.K, self.C, self.V
+        open_vis = [k for k in range(K) if any(
+            V[r, k] > 0 for r in range(C) if self.is_open[r])]
+        open_pools = any(
+            self.uses[r, j] for r in range(C) if self.is_open[r] for j in range(self.P))
+        natural = math.inf if open_pools else sum(self.cap[k] for k in open_vis)
+        limit = DEFAULT_OPEN_LIMIT if open_limit is None else open_limit
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+            raise InvalidValueError(f"open_limit must be an integer >= 1, got {limit!r}")
+        if limit < natural:
+            self.open_limit = int(limit)
+            self.truncating = True
+
+    def type_of(self, r: int, mask: int) -> int:
+        """Index of the job type (class r, held pools ``mask``), made on
+        first use."""
+        key = (r, mask)
+        t = self.tindex.get(key)
+        if t is None:
+            t = len(self.types)
+            self.types.append(key)
+            self.tindex[key] = t
+        return t
+
+    def positions(self, starts):
+        """Every (station, class, mask) a job can reach from ``starts``
+        (a forward closure on the class routing, masks updated on acquire
+        and release)."""
+        seen = set(starts)
+        stack = list(starts)
+        while stack:
+            k, r, m = stack.pop()
+            m2 = m & ~self.relmask[r][k]
+            for d, _ in self.route[r][k]:
+                if d < 0:
+                    continue
+                nxt = (d, r, m2 | self.acqmask[r][d])
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return seen
+
+
+# ---------------------------------------------------------------------------
+# the size of the state space, before building it
+# ---------------------------------------------------------------------------
+
+def _terminal_component(route_r, start) -> int:
+    """Size of the largest terminal strongly connected set of places (no
+    edge leaving it) reachable from ``start`` in one class's routing graph
+    (``route_r[place]`` lists (next place, p); negative places are the sink)."""
+    succ = {}
+    stack, seen = [start], {start}
+    while stack:
+        u = stack.pop()
+        succ[u] = [d for d, _ in route_r[u] if d >= 0]
+        for d in succ[u]:
+            if d not in seen:
+                seen.add(d)
+                stack.append(d)
+    reach = {}  # place -> places reachable from it (itself included)
+    for u in seen:
+        got, todo = {u}, [u]
+        while todo:
+            for d in succ[todo.pop()]:
+                if d not in got:
+                    got.add(d)
+                    todo.append(d)
+        reach[u] = got
+    # u is in a terminal component iff everything it reaches reaches it back
+    terminal = [u for u in seen if all(u in reach[d] for d in reach[u])]
+    return max((len(reach[u]) for u in terminal), default=1)
+
+
+def _placement_lower_bound(spec: _Spec) -> int | None:
+    """A lower bound on the number of reachable states, counted without
+    building any, or None where no bound is proven.
+
+    Counts the ways to place each closed class's N_r jobs over the m_r
+    places (stations and think stage) of the largest terminal strongly
+    connected set of its routing reachable from where its jobs start:
+    prod_r C(N_r + m_r - 1, m_r - 1) (compositions of N_r into m_r parts).
+    Every such placement is reachable when no closed job can be blocked
+    (each capacity at least the closed population) or wait for a token (no
+    closed class uses a pool): from the start, without open arrivals, every
+    job can walk into that set and, service rates being positive, any job
+    can move to any place of the set.  Distinct placements are distinct
+    states (queue order, blocking and open jobs only split them further),
+    so the count is a lower bound and a refusal on it never refuses a chain
+    that would fit.  Returns None where that argument does not hold
+    (a binding capacity or a pool on a closed class).
+    """
+    total = sum(spec.pop)
+    if any(cap < total for cap in spec.cap):
+        return None
+    bound = 1
+    for r in range(spec.C):
+        if spec.is_open[r] or spec.pop[r] == 0:
+            continue
+        if any(spec.acqmask[r]):
+            return None
+        start = spec.THINK if spec.Z[r] > 0 else spec.ref[r]
+        m = _terminal_component(spec.route[r], start)
+        bound *= math.comb(spec.pop[r] + m - 1, m - 1)
+    return bound
+
+
+def _big(n: int) -> str:
+    """An integer in full up to 15 digits, else to 3 digits (1.23e+26)."""
+    if n < 10**15:
+        return str(n)
+    return f"{n:.3g}" if n < 10**300 else f"10^{len(str(n)) - 1}"
+
+
+def _check_size(spec: _Spec, max_states: int) -> None:
+    """Refuse, before building a single state, a chain proven to have more
+    than ``max_states`` states (see :func:`_placement_lower_bound`)."""
+    bound = _placement_lower_bound(spec)
+    if bound is not None and bound > max_states:
+        pops = ", ".join(f"{c.name}={n}" for c, n, o in
+                         zip(spec.net.classes, spec.pop, spec.is_open, strict=True) if not o)
+        raise UnsupportedModelError(
+            f"the state space has at least {_big(bound)} states (the ways to place the closed "
+            f"jobs {pops} over the places they cycle through, counted before building), "
+            f"more than max_states = {max_states} states; reduce the populations, "
+            "capacities or open_limit, or raise max_states"
+        )
