@@ -48,6 +48,7 @@ MAKERS = {
         qm.Network([qm.Queue("buf", sp.Rational(1, 100), servers=B), qm.Queue("dma", 0.002)],
                    [qm.Closed("p", 4, visits={"buf": 1, "dma": 1})]), B, domain=(1, sp.oo)),
     "CaseReport": lambda: qm.cases.report("nic"),
+    "QueueMetrics": lambda: qm.mmc(3.0, 0.5, 2),
 }
 
 

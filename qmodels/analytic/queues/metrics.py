@@ -202,6 +202,10 @@ class QueueMetrics:
             t += "  (APPROXIMATION)"
         return t
 
+    def table(self) -> str:
+        """The figures as plain text (also the ``repr``)."""
+        return repr(self)
+
     def __repr__(self) -> str:
         rows = list(self._rows())
         width = max(len(k) for k, _ in rows)
