@@ -55,17 +55,39 @@ def _jsonable(obj):
     return obj
 
 
+def _options(items) -> dict:
+    """``--option KEY=VALUE`` pairs as keyword arguments of the solver:
+    integers, floats, true/false and JSON lists are parsed, anything else is
+    a string (``--option cls=tx --option max_population=12``)."""
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"--option {item!r}: expected KEY=VALUE")
+        key, text = (x.strip() for x in item.split("=", 1))
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        out[key] = value
+    return out
+
+
 def cmd_solve(args) -> int:
     from .dispatch import solve
 
     net, builtin = _load(args.model)
-    options = {}
+    options = _options(args.option or ())
     if args.method == "sim":
         options["seed"] = 1 if args.seed is None else args.seed
     elif args.seed is not None:
         raise UsageError(f"--seed applies to --method sim only, not {args.method!r}")
     t0 = time.perf_counter()
-    result = solve(net, method=args.method, **options)
+    try:
+        result = solve(net, method=args.method, **options)
+    except TypeError as e:
+        if options and "unexpected keyword argument" in str(e):
+            raise UsageError(f"method {args.method!r} has no option: {e}") from None
+        raise
     elapsed = time.perf_counter() - t0
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=str))
@@ -157,6 +179,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exact (default), bounds, schweitzer, linearizer, convolution, sim, ... "
                         "(`qmodels methods` lists them)")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
+    s.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="a keyword argument of the solver, repeatable: --option cls=tx "
+                        "(bounds of one class), --option max_population=12 (exact-symbolic), "
+                        "--option curve=true, --option tol=1e-10")
     s.add_argument("--seed", type=int, default=None,
                    help="random seed, method sim only (default 1: the same run every time)")
     s.set_defaults(func=cmd_solve)

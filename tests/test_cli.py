@@ -227,3 +227,22 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
     assert cli.main(["methods"]) == 130
     err = capsys.readouterr().err
     assert err.strip() == "interrupted"
+
+
+def test_options_the_messages_suggest_exist_on_the_command_line(tmp_path, capsys):
+    # a multi-class model: bounds ask for a class, and --option cls=... gives it
+    path = tmp_path / "two.yaml"
+    path.write_text("""stations:
+  - {name: a, kind: queue, service: 0.1}
+  - {name: b, kind: queue, service: 0.2}
+classes:
+  - {name: x, type: closed, population: 2, visits: {a: 1, b: 1}}
+  - {name: y, type: closed, population: 1, visits: {a: 1}}
+""")
+    assert main(["solve", str(path), "--method", "bounds"]) == 2
+    err = capsys.readouterr().err
+    assert "--option cls=NAME" in err
+    assert main(["solve", str(path), "--method", "bounds", "--option", "cls=x"]) == 0
+    assert "bounds" in capsys.readouterr().out.lower()
+    assert main(["solve", str(path), "--method", "exact", "--option", "nope=1"]) == 2
+    assert "has no option" in capsys.readouterr().err

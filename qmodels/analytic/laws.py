@@ -113,7 +113,8 @@ def _class_of(net: Network, cls: str | None):
         return net.class_index(cls)
     if len(net.classes) != 1:
         raise UnsupportedModelError(
-            "bounds and bottleneck analysis are per class: name the class (cls=...); "
+            "bounds and bottleneck analysis are per class: name the class (cls=...; on the "
+            "command line --option cls=NAME); "
             "with several classes the bounds of one class use every class's "
             "population and demands"
         )

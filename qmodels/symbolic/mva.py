@@ -341,7 +341,8 @@ def _check_mva_input(net, max_population: int):
     if N > max_population:
         raise UnsupportedModelError(
             f"class {cls.name!r}: population {N} > max_population = {max_population}; "
-            "symbolic expressions grow quickly with N: raise max_population or use "
+            "symbolic expressions grow quickly with N: raise max_population (on the "
+            "command line --option max_population=N) or use "
             "qmodels.analytic.mva for numbers"
         )
     if net.pools:

@@ -461,7 +461,8 @@ def _class_index(net: Network, cls):
         return net.class_index(cls)
     if len(net.classes) != 1:
         raise UnsupportedModelError(
-            "bottleneck analysis is single-class: name the class (cls=...)"
+            "bottleneck analysis is single-class: name the class (cls=...; on the command "
+            "line --option cls=NAME)"
         )
     return 0
 
