@@ -569,3 +569,11 @@ def test_lattice_kernels_compiled_equal_python_bit_for_bit():
     one = _lat_geometric.compiled()(np.log(B), np.array([math.log(0.7)]),
                                     np.array([9], np.int64), np.array([1], np.int64))
     np.testing.assert_allclose(np.exp(one), W, rtol=1e-13)
+
+
+def test_a_lattice_too_large_for_memory_is_refused_before_allocating():
+    # the audit's 5e8-state multi-class lattice died allocating 15.5 GiB
+    net = qm.Network([qm.Queue("a", 0.1), qm.Queue("b", 0.2)],
+                     [qm.Closed(f"c{i}", 90, visits={"a": 1, "b": 1}) for i in range(4)])
+    with pytest.raises(qm.ProblemTooLargeError, match=r"GiB.*schweitzer"):
+        convolution(net)

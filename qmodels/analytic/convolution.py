@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._jit import jitable, lazyjit
-from ..errors import InvalidValueError, UnsupportedModelError
+from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Curve, Result
 
@@ -263,6 +263,31 @@ def _check_closed(net: Network, solver: str):
     return pops, D, Z
 
 
+#: Largest stored floats (1.6 GB) and log-space steps (about a minute) the
+#: lattice may take; beyond, it refuses before allocating anything.
+MAX_FLOATS = 2e8
+MAX_STEPS = 2e9
+
+
+def _check_lattice_budget(net: Network, pops) -> None:
+    """Refuse, before allocating, a population lattice too large: prod_r
+    (N_r + 1) points, each holding a log G per class plus work arrays
+    (about R + 4 floats), and one log-space step per point, class and
+    station (more for load-dependent stations)."""
+    size = 1
+    for n in pops:
+        size *= int(n) + 1
+    R, K = len(pops), len(net.stations)
+    floats = size * (R + 4)
+    steps = size * R * K
+    if floats > MAX_FLOATS or steps > MAX_STEPS:
+        raise ProblemTooLargeError(
+            f"convolution over the population lattice of {tuple(int(n) for n in pops)} has "
+            f"{size:.3g} points: about {floats * 8 / 2**30:.3g} GiB and {steps:.3g} steps "
+            f"(limits {MAX_FLOATS * 8 / 2**30:.3g} GiB, {MAX_STEPS:.0e} steps): use "
+            "method='bounds', 'schweitzer' or 'linearizer' (approximate MVA) or 'sim'")
+
+
 #: log of the largest float: a throughput past it is not representable
 _LOG_MAX = math.log(np.finfo(float).max)
 
@@ -272,6 +297,7 @@ class _Solution:
 
     def __init__(self, net: Network):
         pops, D, Z = _check_closed(net, "convolution")
+        _check_lattice_budget(net, pops)
         self.net = net
         self.lat = lat = _Lattice(pops)
         self.D, self.Z = D, Z
