@@ -50,15 +50,6 @@ def _nonneg(value, what):
     return _keep_exact(value, check_real(value, what))
 
 
-def _fraction(value, what):
-    """A number in [0, 1] (symbolic: unless provably outside)."""
-    v = _nonneg(value, what)
-    if is_symbolic(v):
-        if (v - 1).is_positive is True:
-            raise InvalidValueError(f"{what} must be in [0, 1], got {v}")
-    elif v > 1:
-        raise InvalidValueError(f"{what} must be in [0, 1], got {value!r}")
-    return v
 
 
 def _any_sym(*xs) -> bool:

@@ -43,9 +43,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from .._validate import Number, check_count, is_symbolic
+from .._validate import Number, check_count, check_fraction, is_symbolic
 from ..errors import InvalidValueError
-from ._common import Element, _any_sym, _ceil, _fraction, _max, _min, _nonneg, _pos, _Transfer
+from ._common import Element, _any_sym, _ceil, _max, _min, _nonneg, _pos, _Transfer
 
 __all__ = [
     "PCIBus",
@@ -252,7 +252,7 @@ class PCIBus(_Transfer, Element):
             object.__setattr__(self, "size", _nonneg(self.size, "PCIBus: size"))
         object.__setattr__(self, "transfers_per_clock",
                            _pos(self.transfers_per_clock, "PCIBus: transfers_per_clock"))
-        eff = _fraction(self.efficiency, "PCIBus: efficiency")
+        eff = check_fraction(self.efficiency, "PCIBus: efficiency")
         object.__setattr__(self, "efficiency", _pos(eff, "PCIBus: efficiency"))
         object.__setattr__(self, "overhead", _nonneg(self.overhead, "PCIBus: overhead"))
 

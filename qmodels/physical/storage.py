@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._validate import Number
-from ._common import Element, _fraction, _nonneg, _pos, _Transfer, effective_bandwidth
+from .._validate import Number, check_fraction
+from ._common import Element, _nonneg, _pos, _Transfer, effective_bandwidth
 
 __all__ = ["Disk", "Flash", "DMAEngine"]
 
@@ -71,7 +71,7 @@ class Disk(Element):
         object.__setattr__(self, "rpm", _pos(self.rpm, "Disk: rpm"))
         object.__setattr__(self, "transfer_rate", _pos(self.transfer_rate, "Disk: transfer_rate"))
         object.__setattr__(self, "size", _nonneg(self.size, "Disk: size"))
-        object.__setattr__(self, "miss_rate", _fraction(self.miss_rate, "Disk: miss_rate"))
+        object.__setattr__(self, "miss_rate", check_fraction(self.miss_rate, "Disk: miss_rate"))
         object.__setattr__(self, "hit_time", _nonneg(self.hit_time, "Disk: hit_time"))
         object.__setattr__(self, "controller", _nonneg(self.controller, "Disk: controller"))
 
