@@ -541,7 +541,7 @@ class Result:
         :meth:`table` (same units), a table of the token pools when the
         solver reports them (tokens, mean tokens held, utilisation, holding
         time, jobs waiting), the bottleneck and the notes."""
-        from . import _html as h
+        from . import _format as h
 
         net = self.network
         X, Q, U, R = self._station_totals()
@@ -551,13 +551,13 @@ class Result:
             load = f"N={c.population}" if c.kind == "closed" else f"lambda={fmt(c.arrival_rate)}"
             crow.append([c.name, load, _num(self.class_throughput[i]),
                          _num(self.class_response_time[i])])
-        out.append(h.table(["class", "workload", "X [1/s]", "R [s]"], crow, caption="classes"))
+        out.append(h.html_table(["class", "workload", "X [1/s]", "R [s]"], crow, caption="classes"))
         bn = set(self.bottleneck)
         srow = [[s.name + (" *" if s.name in bn else ""), s.kind,
                  "inf" if s.kind == "delay" else str(s.servers),
                  _num(net.demands[:, k].sum()), _num(X[k]), _num(U[k]), _num(Q[k]), _num(R[k])]
                 for k, s in enumerate(net.stations)]
-        out.append(h.table(["station", "kind", "c", "D [s]", "X [1/s]", "U", "Q", "R [s]"],
+        out.append(h.html_table(["station", "kind", "c", "D [s]", "X [1/s]", "U", "Q", "R [s]"],
                            srow, caption="stations (* bottleneck)"))
         pu = self.pool_utilization
         if pu:
@@ -573,7 +573,7 @@ class Result:
                     hold = float(d["held"]) / x_acq if x_acq > 0 else None
                 prow.append([name + (" *" if name in bn else ""), tokens,
                              d.get("held"), u, hold, d.get("waiting")])
-            out.append(h.table(
+            out.append(h.html_table(
                 ["pool", "tokens", "tokens held (mean count)",
                  "U = X H / tokens (fraction)", "H [s]", "jobs waiting (mean count)"],
                 prow, caption="token pools (* bottleneck)"))

@@ -5,7 +5,7 @@ second, as everywhere in the package."""
 
 from __future__ import annotations
 
-from .. import _html as h
+from .. import _format as h
 from .._format import fmt
 
 __all__ = ["network_html"]
@@ -31,22 +31,22 @@ def network_html(net) -> str:
     (workload), the demands table D [s] (class x station) and the token
     pools (tokens, acquire, release, held path, classes) of ``net``."""
     out = [h.title("Network", net.name)]
-    out.append(h.table(
+    out.append(h.html_table(
         ["station", "kind", "servers", "S [s]", "capacity"],
         [[s.name, s.kind, _servers(s), s.service,
           "-" if s.capacity is None else str(s.capacity)] for s in net.stations],
         caption="stations"))
-    out.append(h.table(
+    out.append(h.html_table(
         ["class", "type", "workload"],
         [[c.name, c.kind, _workload(c)] for c in net.classes],
         caption="classes"))
-    out.append(h.table(
+    out.append(h.html_table(
         ["D [s]"] + list(net.station_names),
         [[c.name] + [net.demands[i, k] for k in range(len(net.stations))]
          for i, c in enumerate(net.classes)],
         caption="demands D = V S (visits x service time), class x station"))
     if net.pools:
-        out.append(h.table(
+        out.append(h.html_table(
             ["pool", "tokens", "acquire", "release", "held path", "classes"],
             [[p.name, str(p.tokens), p.acquire, p.release,
               " -> ".join(p.path) if p.path else "(from the routing)",

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .. import _html as h
+from .. import _format as h
 from .._format import format_table
 from ..model.network import FrozenMap, Network
 from ..results import Figures
@@ -304,13 +304,13 @@ class SimResult:
             p = self.percentiles.get(c.name, {})
             crow.append([c.name, load, _pm(self.X[c.name]), _pm(self.R[c.name])]
                         + [_pm(p[q]) if q in p else None for q in qs])
-        out.append(h.table(["class", "workload", "X [1/s]", "R [s]"]
+        out.append(h.html_table(["class", "workload", "X [1/s]", "R [s]"]
                            + [f"R p{q} [s]" for q in qs], crow, caption="classes"))
         bn = set(self.bottleneck)
         srow = [[s.name + (" *" if s.name in bn else ""), s.kind]
                 + [_pm(getattr(self, m)[s.name]) for m in ("X", "U", "Q", "R")]
                 for s in net.stations]
-        out.append(h.table(["station", "kind", "X [1/s]", "U", "Q", "R [s]"], srow,
+        out.append(h.html_table(["station", "kind", "X [1/s]", "U", "Q", "R [s]"], srow,
                            caption="stations (* bottleneck)"))
         if self.pools:
             tokens = {p.name: p.tokens for p in net.pools}
@@ -319,12 +319,12 @@ class SimResult:
                 b = tokens.get(name)
                 prow.append([name + (" *" if name in bn else ""), b,
                              None if b is None else _pm(d["U"], b), _pm(d["U"]), _pm(d["Q"])])
-            out.append(h.table(["pool", "tokens", "tokens in use (mean count)",
+            out.append(h.html_table(["pool", "tokens", "tokens in use (mean count)",
                                 "U = in use / tokens (fraction)", "jobs waiting (mean count)"],
                                prow, caption="token pools (* bottleneck)"))
         lost = [[name, _pm(e)] for name, e in self.lost.items() if e.mean > 0]
         if lost:
-            out.append(h.table(["class", "lost [arrivals/s]"], lost, caption="lost arrivals"))
+            out.append(h.html_table(["class", "lost [arrivals/s]"], lost, caption="lost arrivals"))
         if self.bottleneck:
             out.append(h.para("bottleneck: ", bold=", ".join(self.bottleneck)))
         out.append(h.para(f"{self.events:,} events in {self.wall_time:.3g} s "

@@ -270,13 +270,13 @@ class Envelope:
         """The notebook display: one row per region with its bounds and the
         winning function in LaTeX (MathJax renders ``$...$``), a decimal
         beside every bound that is not an integer, then the switch points."""
-        from .. import _html as h
+        from .. import _format as h
 
         t = sp.latex(self.parameter)
         rows = [[h.Raw(_html_bound(r.lower)), h.Raw(_html_bound(r.upper)), ", ".join(r.labels),
                  h.Raw(f"${h.esc(sp.latex(r.value))}$")] for r in self.regions]
         out = [f"<p><b>{h.esc(self.title)}</b> in ${h.esc(t)}$</p>",
-               h.table([f"{self.parameter} from", f"{self.parameter} to", "winner",
+               h.html_table([f"{self.parameter} from", f"{self.parameter} to", "winner",
                         f"${self.quantity}$"], rows)]
         for sw in self.switch_points:
             out.append(f"<p>switch at {_html_bound(sw.value, f'{t}^* = ')}: "
