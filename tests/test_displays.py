@@ -203,6 +203,8 @@ def test_sim_display_shows_intervals_percentiles_and_pools(sim):
     assert 0 <= u.mean <= 1 and 0 <= held_mean <= 2
     assert row["jobs waiting (mean count)"] == repr(sim.pools["buf"]["Q"]).split(" (")[0]
     assert "events in" in doc.all_text and "bottleneck: " in doc.all_text
+    # the text form says the same: the share of tokens in use is a fraction
+    assert "pool buf: tokens in use (fraction) " + repr(u).split(" (")[0] in repr(sim)
 
 
 def test_sim_display_escapes_names(sim):

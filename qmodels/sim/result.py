@@ -274,7 +274,7 @@ class SimResult:
         stab = format_table(["station", "kind", "X [1/s]", "U", "Q", "R [s]"], srow)
         lines = [self._head(), "", ctab, "", stab, ""]
         for name, d in self.pools.items():
-            lines.append(f"pool {name}: tokens in use {repr(d['U']).split(' (')[0]}, "
+            lines.append(f"pool {name}: tokens in use (fraction) {repr(d['U']).split(' (')[0]}, "
                          f"waiting {repr(d['Q']).split(' (')[0]}")
         for name, e in self.lost.items():
             if e.mean > 0:
