@@ -537,15 +537,50 @@ class Result:
         return self.table()
 
     def _repr_html_(self):
-        html = [f"<p><b>{self.method}</b> solution"
-                + (f" of <i>{self.network.name}</i>" if self.network.name else "") + "</p>"]
-        html.append(self.to_frame("classes").to_html())
-        html.append(self.to_frame("stations").to_html())
+        """The notebook display: the class and station tables of
+        :meth:`table` (same units), a table of the token pools when the
+        solver reports them (tokens, mean tokens held, utilisation, holding
+        time, jobs waiting), the bottleneck and the notes."""
+        from . import _format as h
+
+        net = self.network
+        X, Q, U, R = self._station_totals()
+        out = [h.title(f"{self.method} solution", net.name)]
+        crow = []
+        for i, c in enumerate(net.classes):
+            load = f"N={c.population}" if c.kind == "closed" else f"lambda={fmt(c.arrival_rate)}"
+            crow.append([c.name, load, _num(self.class_throughput[i]),
+                         _num(self.class_response_time[i])])
+        out.append(h.html_table(["class", "workload", "X [1/s]", "R [s]"], crow, caption="classes"))
+        bn = set(self.bottleneck)
+        srow = [[s.name + (" *" if s.name in bn else ""), s.kind,
+                 "inf" if s.kind == "delay" else str(s.servers),
+                 _num(net.demands[:, k].sum()), _num(X[k]), _num(U[k]), _num(Q[k]), _num(R[k])]
+                for k, s in enumerate(net.stations)]
+        out.append(h.html_table(["station", "kind", "c", "D [s]", "X [1/s]", "U", "Q", "R [s]"],
+                           srow, caption="stations (* bottleneck)"))
+        pu = self.pool_utilization
+        if pu:
+            prow = []
+            pools = {p.name: p for p in net.pools}
+            for name, u in pu.items():
+                d = self.info["pools"][name]
+                p = pools.get(name)
+                tokens = d.get("tokens", p.tokens if p is not None else None)
+                hold = d.get("holding_time")
+                if hold is None and p is not None and "held" in d:  # Little: H = held / X_acq
+                    x_acq = float(X[net.station_index(p.acquire)])
+                    hold = float(d["held"]) / x_acq if x_acq > 0 else None
+                prow.append([name + (" *" if name in bn else ""), tokens,
+                             d.get("held"), u, hold, d.get("waiting")])
+            out.append(h.html_table(
+                ["pool", "tokens", "tokens held (mean count)",
+                 "U = X H / tokens (fraction)", "H [s]", "jobs waiting (mean count)"],
+                prow, caption="token pools (* bottleneck)"))
         if self.bottleneck:
-            html.append(f"<p>bottleneck: <b>{', '.join(self.bottleneck)}</b></p>")
-        for note in self.notes:
-            html.append(f"<p><i>note: {note}</i></p>")
-        return "\n".join(html)
+            out.append(h.para("bottleneck: ", bold=", ".join(self.bottleneck)))
+        out += h.notes(self.notes)
+        return "\n".join(out)
 
     def _repr_latex_(self):
         if not self.network.is_symbolic:

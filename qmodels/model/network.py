@@ -771,6 +771,13 @@ class Network:
                     g.edges[src, dst]["p"][c.name] = p
         return g
 
+    def _repr_html_(self) -> str:
+        """The notebook display: stations, classes, demands and pools
+        (:func:`qmodels.model.display.network_html`)."""
+        from .display import network_html
+
+        return network_html(self)
+
     def __repr__(self):
         st = ", ".join(f"{s.name}:{s.kind}" for s in self.stations)
         cl = ", ".join(

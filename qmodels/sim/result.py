@@ -12,14 +12,15 @@ honesty check.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .. import _format as h
 from .._format import format_table
 from ..model.network import FrozenMap, Network
 from ..results import Figures
+from .stats import _g
 
 __all__ = ["SimResult"]
 
@@ -273,7 +274,7 @@ class SimResult:
         stab = format_table(["station", "kind", "X [1/s]", "U", "Q", "R [s]"], srow)
         lines = [self._head(), "", ctab, "", stab, ""]
         for name, d in self.pools.items():
-            lines.append(f"pool {name}: tokens in use {repr(d['U']).split(' (')[0]}, "
+            lines.append(f"pool {name}: tokens in use (fraction) {repr(d['U']).split(' (')[0]}, "
                          f"waiting {repr(d['Q']).split(' (')[0]}")
         for name, e in self.lost.items():
             if e.mean > 0:
@@ -290,12 +291,51 @@ class SimResult:
         return self.table()
 
     def _repr_html_(self) -> str:
-        out = [f"<p><b>{html.escape(self._head())}</b></p>",
-               self.to_frame("classes").to_html(float_format=lambda x: f"{x:.6g}"),
-               self.to_frame("stations").to_html(float_format=lambda x: f"{x:.6g}")]
+        """The notebook display: every figure as mean ± half-width, the
+        class response-time percentiles, the token pools (tokens, mean
+        tokens held as a count, utilisation as a fraction, jobs waiting),
+        lost arrivals, the bottleneck, the event count and the notes."""
+        net = self.network
+        out = [f"<p><b>{h.esc(self._head())}</b></p>"]
+        qs = sorted({q for p in self.percentiles.values() for q in p})
+        crow = []
+        for c in net.classes:
+            load = f"N={c.population}" if c.kind == "closed" else f"lambda={c.arrival_rate:g}"
+            p = self.percentiles.get(c.name, {})
+            crow.append([c.name, load, _pm(self.X[c.name]), _pm(self.R[c.name])]
+                        + [_pm(p[q]) if q in p else None for q in qs])
+        out.append(h.html_table(["class", "workload", "X [1/s]", "R [s]"]
+                           + [f"R p{q} [s]" for q in qs], crow, caption="classes"))
+        bn = set(self.bottleneck)
+        srow = [[s.name + (" *" if s.name in bn else ""), s.kind]
+                + [_pm(getattr(self, m)[s.name]) for m in ("X", "U", "Q", "R")]
+                for s in net.stations]
+        out.append(h.html_table(["station", "kind", "X [1/s]", "U", "Q", "R [s]"], srow,
+                           caption="stations (* bottleneck)"))
+        if self.pools:
+            tokens = {p.name: p.tokens for p in net.pools}
+            prow = []
+            for name, d in self.pools.items():
+                b = tokens.get(name)
+                prow.append([name + (" *" if name in bn else ""), b,
+                             None if b is None else _pm(d["U"], b), _pm(d["U"]), _pm(d["Q"])])
+            out.append(h.html_table(["pool", "tokens", "tokens in use (mean count)",
+                                "U = in use / tokens (fraction)", "jobs waiting (mean count)"],
+                               prow, caption="token pools (* bottleneck)"))
+        lost = [[name, _pm(e)] for name, e in self.lost.items() if e.mean > 0]
+        if lost:
+            out.append(h.html_table(["class", "lost [arrivals/s]"], lost, caption="lost arrivals"))
         if self.bottleneck:
-            out.append(f"<p>bottleneck: <b>{html.escape(', '.join(self.bottleneck))}</b></p>")
-        out.append(f"<p>{self.events:,} events in {self.wall_time:.3g} s</p>")
-        for note in self.notes:
-            out.append(f"<p><i>note: {html.escape(note)}</i></p>")
+            out.append(h.para("bottleneck: ", bold=", ".join(self.bottleneck)))
+        out.append(h.para(f"{self.events:,} events in {self.wall_time:.3g} s "
+                          f"({self.events_per_second:.3g} events/s)"))
+        out += h.notes(self.notes)
         return "\n".join(out)
+
+
+def _pm(e, scale: float = 1.0) -> str:
+    """``mean ± half-width`` of an Estimate (as its repr shows it), both
+    multiplied by ``scale``."""
+    if scale == 1.0:
+        return repr(e).split(" (")[0]
+    return f"{_g(scale * e.mean)} ± {_g(scale * e.half_width)}"

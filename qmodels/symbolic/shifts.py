@@ -119,6 +119,22 @@ def _tex_bound(v) -> str:
     return sp.latex(v)
 
 
+def _html_bound(v, lead: str = "") -> str:
+    """A bound as HTML: its LaTeX in ``$...$`` (``lead`` LaTeX before it),
+    and ``&asymp;`` a 6-digit decimal beside it unless it is an integer or
+    infinite (what :func:`_fmt_val` does in the text table)."""
+    import html
+
+    v = sp.sympify(v)
+    tex = f"${html.escape(lead + sp.latex(v))}$"
+    if v.is_infinite or v.is_Integer:
+        return tex
+    try:
+        return f"{tex} &asymp; {float(v):.6g}"
+    except TypeError:  # still has a symbol in it
+        return tex
+
+
 @dataclass(frozen=True, repr=False)
 class Envelope:
     """The upper envelope max_l f_l(theta) of labelled functions of one
@@ -251,7 +267,21 @@ class Envelope:
         }
 
     def _repr_html_(self) -> str:
-        return self.to_frame().to_html()
+        """The notebook display: one row per region with its bounds and the
+        winning function in LaTeX (MathJax renders ``$...$``), a decimal
+        beside every bound that is not an integer, then the switch points."""
+        from .. import _format as h
+
+        t = sp.latex(self.parameter)
+        rows = [[h.Raw(_html_bound(r.lower)), h.Raw(_html_bound(r.upper)), ", ".join(r.labels),
+                 h.Raw(f"${h.esc(sp.latex(r.value))}$")] for r in self.regions]
+        out = [f"<p><b>{h.esc(self.title)}</b> in ${h.esc(t)}$</p>",
+               h.html_table([f"{self.parameter} from", f"{self.parameter} to", "winner",
+                        f"${self.quantity}$"], rows)]
+        for sw in self.switch_points:
+            out.append(f"<p>switch at {_html_bound(sw.value, f'{t}^* = ')}: "
+                       f"{h.esc(', '.join(sw.before))} &rarr; {h.esc(', '.join(sw.after))}</p>")
+        return "\n".join(out)
 
     def lambdify(self, label: str | None = None) -> Callable:
         """A numpy function of the parameter: the envelope itself

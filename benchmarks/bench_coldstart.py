@@ -1,0 +1,160 @@
+"""Cold start: how long the *first* call takes, with and without numba's cache.
+
+Run from the repository root (not part of the test suite)::
+
+    python -m benchmarks.bench_coldstart              # every case, cold then warm
+    python -m benchmarks.bench_coldstart -k simulate  # cases whose id contains a word
+
+numba compiles the kernels on their first call and caches the machine code
+on disk (``njit(cache=True)``, in ``NUMBA_CACHE_DIR`` when set).  A user's
+first call in a fresh environment pays the compilation; later processes load
+the cache.  For each case this script starts a fresh Python process twice
+with ``NUMBA_CACHE_DIR`` set to a new, empty temporary directory:
+
+* **cold**: the first run, the cache directory empty;
+* **warm**: a second process with the same directory, now filled.
+
+Each process imports qmodels, builds a small model and times the one call.
+The table gives the import time, the first call's time and the whole
+process's wall time, and the goal of the "what-if at scale" issue next to
+the first call (``qm.simulate`` <= 5 s, an exact multi-class solve <= 2 s).
+
+Cases:
+
+``simulate``
+    ``qm.simulate`` of a three-station closed network (a delay, a
+    two-server queue, a queue; N = 8), 3 replications of 200 s.
+``multiclass``
+    ``qm.mva`` of two closed classes (N = 10 and 5) over three queues: the
+    exact multi-class recursion.
+``multiserver``, ``multiserver-big``
+    ``qm.mva`` of one closed class with a three-server station (the exact
+    single-class solve by log-space convolution), N = 20 and N = 10000.
+    Small problems run the kernels as plain Python (below
+    ``lazyjit``'s threshold of 20,000 loop trips), so only the big one
+    compiles.
+
+The machine is printed with the numbers (cores, load average): on a shared
+machine they are noisy, the cold/warm difference is the figure to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+#: case id -> (title, goal in seconds for the first call or None, the code
+#: that builds ``net`` and the call to time as ``call()``)
+CASES = {
+    "simulate": (
+        "first qm.simulate, small closed network", 5.0,
+        """
+net = qm.Network([qm.Delay("users", 0.5), qm.Queue("cpu", 0.01, servers=2),
+                  qm.Queue("disk", 0.02)],
+                 [qm.Closed("tx", 8, visits={"users": 1, "cpu": 1, "disk": 0.7})])
+call = lambda: qm.simulate(net, seed=1, horizon=200.0, replications=3)
+"""),
+    "multiclass": (
+        "first exact multi-class solve, 2 classes", 2.0,
+        """
+net = qm.Network([qm.Queue("cpu", 0.01), qm.Queue("disk", 0.03), qm.Queue("net", 0.02)],
+                 [qm.Closed("a", 10, think_time=1.0, visits={"cpu": 1, "disk": 1, "net": 1}),
+                  qm.Closed("b", 5, think_time=0.5, visits={"cpu": 2, "disk": 0.5})])
+call = lambda: qm.mva(net)
+"""),
+    "multiserver": (
+        "first exact single-class solve, a 3-server station, N = 20", None,
+        """
+net = qm.Network([qm.Delay("users", 1.0), qm.Queue("cpu", 0.05, servers=3),
+                  qm.Queue("disk", 0.02)],
+                 [qm.Closed("tx", 20, visits={"users": 1, "cpu": 1, "disk": 1})])
+call = lambda: qm.mva(net)
+"""),
+    "multiserver-big": (
+        "first exact single-class solve, a 3-server station, N = 10000", None,
+        """
+net = qm.Network([qm.Delay("users", 1.0), qm.Queue("cpu", 0.05, servers=3),
+                  qm.Queue("disk", 0.02)],
+                 [qm.Closed("tx", 10000, visits={"users": 1, "cpu": 1, "disk": 1})])
+call = lambda: qm.mva(net)
+"""),
+}
+
+#: what the child process runs: prints one JSON line of timings
+_CHILD = """
+import json, time
+t0 = time.perf_counter()
+import qmodels as qm
+t1 = time.perf_counter()
+{setup}
+t2 = time.perf_counter()
+call()
+t3 = time.perf_counter()
+print(json.dumps({{"import": t1 - t0, "call": t3 - t2}}))
+"""
+
+
+def run_case(case: str, cache_dir: str) -> dict:
+    """Run one case in a fresh interpreter with ``NUMBA_CACHE_DIR=cache_dir``;
+    its import and first-call seconds, and the process's wall seconds."""
+    _, _, setup = CASES[case]
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    code = _CHILD.format(setup=setup)
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=False)
+    wall = time.perf_counter() - t0
+    if out.returncode != 0:
+        raise RuntimeError(f"case {case!r} failed:\n{out.stderr}")
+    times = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"import": times["import"], "call": times["call"], "process": wall}
+
+
+def _machine() -> str:
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return (f"python {platform.python_version()}, {platform.machine()}, "
+            f"{os.cpu_count()} cores, load average {load}")
+
+
+def main(argv=None) -> list[dict]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-k", action="append", default=[],
+                    help="run only the cases whose id contains this word (repeatable)")
+    ap.add_argument("--json", help="also write the rows to this file")
+    args = ap.parse_args(argv)
+    cases = [c for c in CASES if not args.k or any(k in c for k in args.k)]
+    print(f"cold start ({_machine()})")
+    rows = []
+    for case in cases:
+        with tempfile.TemporaryDirectory(prefix="qmodels-numba-") as cache:
+            for state in ("cold", "warm"):
+                r = run_case(case, cache)
+                rows.append({"case": case, "cache": state, **r, "goal": CASES[case][1]})
+    head = f"{'case':<16} {'cache':<5} {'import [s]':>10} {'first call [s]':>14} " \
+           f"{'process [s]':>11}  goal (first call)"
+    print()
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        goal = r["goal"]
+        verdict = "-" if goal is None else \
+            f"<= {goal:g} s: {'met' if r['call'] <= goal else 'MISSED'}"
+        print(f"{r['case']:<16} {r['cache']:<5} {r['import']:>10.3f} {r['call']:>14.3f} "
+              f"{r['process']:>11.3f}  {verdict}")
+    print()
+    for case in cases:
+        print(f"{case}: {CASES[case][0]}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": _machine(), "rows": rows}, f, indent=1)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
