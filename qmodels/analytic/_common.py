@@ -9,7 +9,12 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidValueError, UnstableError, UnsupportedModelError
+from ..errors import (
+    InvalidValueError,
+    ProblemTooLargeError,
+    UnstableError,
+    UnsupportedModelError,
+)
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Result
 
@@ -267,3 +272,16 @@ def _not_finite(net: Network, what: str = "normalising constant") -> InvalidValu
     return InvalidValueError(
         f"{what} is not finite: " + "; ".join(parts)
         + " (demands that far apart, or subnormal ones, leave the floating-point range)")
+
+
+def _check_size(what: str, steps: float, floats: float, max_steps: float,
+                max_floats: float) -> None:
+    """Refuse, before any allocation, a solve whose estimated work or memory
+    passes the solver's limits: a :class:`ProblemTooLargeError` stating the
+    estimate, the limits and the methods that can answer."""
+    if steps > max_steps or floats > max_floats:
+        raise ProblemTooLargeError(
+            f"{what} needs about {steps:.3g} steps and {floats * 8 / 2**30:.3g} GiB "
+            f"(limits {max_steps:.0e} steps, {max_floats * 8 / 2**30:.3g} GiB): use "
+            "method='bounds' (independent of N), 'schweitzer' or 'linearizer' "
+            "(approximate MVA) or 'sim'")

@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 
 from .._jit import jitable, lazyjit
-from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
+from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Curve, Result
 
 # The single-class kernels (also behind exact MVA's multi-server route) live
 # in qmodels._logconv; they are re-exported as part of the convolution API.
-from ._common import _check_capacities, _not_finite, _require_numeric
+from ._common import _check_capacities, _check_size, _not_finite, _require_numeric
 from ._kernels import log_add
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
 
@@ -280,12 +280,8 @@ def _check_lattice_budget(net: Network, pops) -> None:
     R, K = len(pops), len(net.stations)
     floats = size * (R + 4)
     steps = size * R * K
-    if floats > MAX_FLOATS or steps > MAX_STEPS:
-        raise ProblemTooLargeError(
-            f"convolution over the population lattice of {tuple(int(n) for n in pops)} has "
-            f"{size:.3g} points: about {floats * 8 / 2**30:.3g} GiB and {steps:.3g} steps "
-            f"(limits {MAX_FLOATS * 8 / 2**30:.3g} GiB, {MAX_STEPS:.0e} steps): use "
-            "method='bounds', 'schweitzer' or 'linearizer' (approximate MVA) or 'sim'")
+    _check_size(f"convolution over the population lattice of {tuple(int(n) for n in pops)} "
+                f"({size:.3g} points)", steps, floats, MAX_STEPS, MAX_FLOATS)
 
 
 #: log of the largest float: a throughput past it is not representable

@@ -18,10 +18,17 @@ import weakref
 import numpy as np
 
 from .._jit import lazyjit
-from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
+from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Curve, Result
-from ._common import _check_capacities, _not_finite, _require_numeric, _run, _station_shape
+from ._common import (
+    _check_capacities,
+    _check_size,
+    _not_finite,
+    _require_numeric,
+    _run,
+    _station_shape,
+)
 from ._kernels import mva_step
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
 from .open import open_single
@@ -292,13 +299,8 @@ def _check_budget(net: Network, N: int, curve: bool) -> None:
     K, M = len(net.stations), len(L)
     work = float(N) * K + (_LOG_STEP * min(_complement_costs(N, L)) if M else 0.0)
     floats = float(N + 1) * (4 + 3 * M + (3 * K if curve else 0))
-    if work > MAX_WORK or floats > MAX_FLOATS:
-        cls = net.classes[0].name
-        raise ProblemTooLargeError(
-            f"class {cls!r}: exact MVA at N = {N} needs about {work:.3g} steps and "
-            f"{floats * 8 / 2**30:.3g} GiB (limits {MAX_WORK:.0e} steps, "
-            f"{MAX_FLOATS * 8 / 2**30:.3g} GiB): use method='bounds' (N-independent), "
-            "'schweitzer' (approximate MVA) or 'sim'")
+    _check_size(f"class {net.classes[0].name!r}: exact MVA at N = {N}", work, floats,
+                MAX_WORK, MAX_FLOATS)
 
 
 # ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._format import fmt, format_table
 from ..errors import InvalidValueError, UnknownNameError
 
 __all__ = [
@@ -189,13 +190,6 @@ class Row:
         return d
 
 
-def _fmt(v: float) -> str:
-    if v == 0:
-        return "0"
-    if 1e-3 <= abs(v) < 1e6:
-        return f"{v:.6g}"
-    return f"{v:.4e}"
-
 
 @dataclass(frozen=True)
 class CaseReport:
@@ -235,19 +229,13 @@ class CaseReport:
 
     def table(self) -> str:
         head = ["quantity", "paper", "model", "rel.err", "role"]
-        body = [[r.quantity + (f" [{r.unit}]" if r.unit else ""), _fmt(r.paper), _fmt(r.model),
+        body = [[r.quantity + (f" [{r.unit}]" if r.unit else ""), fmt(r.paper), fmt(r.model),
                  f"{100 * r.rel_error:+.1f}%", r.role + (" (miss)" if r.miss else "")]
                 for r in self.rows]
-        widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
-        lines = [f"{self.title}", ""]
-        for j, r in enumerate([head] + body):
-            lines.append("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                                   for i, (c, w) in enumerate(zip(r, widths))).rstrip())
-            if j == 0:
-                lines.append("  ".join("-" * w for w in widths))
+        lines = [f"{self.title}", "", format_table(head, body)]
         if self.fitted:
             lines.append("")
-            lines.append("fitted: " + ", ".join(f"{k} = {_fmt(v)}" for k, v in self.fitted.items()))
+            lines.append("fitted: " + ", ".join(f"{k} = {fmt(v)}" for k, v in self.fitted.items()))
         misses = [r for r in self.rows if r.miss]
         for r in misses:
             lines.append(f"not reproduced: {r.quantity}: {r.miss}")
@@ -265,8 +253,8 @@ class CaseReport:
         import html
 
         rows = "".join(
-            f"<tr><td>{html.escape(r.quantity)}</td><td>{_fmt(r.paper)}</td>"
-            f"<td>{_fmt(r.model)}</td><td>{100 * r.rel_error:+.1f}%</td>"
+            f"<tr><td>{html.escape(r.quantity)}</td><td>{fmt(r.paper)}</td>"
+            f"<td>{fmt(r.model)}</td><td>{100 * r.rel_error:+.1f}%</td>"
             f"<td>{r.role}</td><td>{html.escape(r.miss or r.note)}</td></tr>"
             for r in self.rows)
         return (f"<b>{html.escape(self.title)}</b><table><tr><th>quantity</th><th>paper</th>"
