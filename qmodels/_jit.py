@@ -16,6 +16,14 @@ something is compiled, so a module of helpers does not import numba.
 numba stamps a kernel's on-disk cache with the kernel's own source file
 only, so an edited helper in another file would leave the kernel stale;
 ``stamp_helpers`` adds the helpers' files to the stamp.
+
+``Resumable`` is for the simulator's event loop, whose state lives in the
+caller's arrays so that a run may be split into calls: on a first call with
+numba's cache empty (a fresh install) it runs the loop's Python twin while a
+child process compiles the machine code, and switches to it when it is
+ready, so the first ``qm.simulate`` does not wait ~20 s for numba.  The
+switch changes no number.  ``QMODELS_JIT`` (``background``, ``sync``,
+``python``) chooses the policy.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import os
+import types
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
@@ -133,3 +142,150 @@ def lazyjit(threshold: int = 20_000):
         return _Lazy(func, threshold)
 
     return deco
+
+
+# ---------------------------------------------------------------------------
+# the first call: a Python twin while a child process compiles
+# ---------------------------------------------------------------------------
+
+#: ``QMODELS_JIT`` chooses how a resumable kernel (the simulator's event loop)
+#: gets its machine code when numba's on-disk cache does not have it:
+#: ``background`` (default) runs the kernel's Python twin while a child
+#: process compiles it, ``sync`` compiles in this process on the first call,
+#: ``python`` never compiles.
+JIT_MODES = ("background", "sync", "python")
+
+
+def jit_mode() -> str:
+    """The ``QMODELS_JIT`` setting (``background`` when unset or unknown)."""
+    mode = os.environ.get("QMODELS_JIT", "background").strip().lower()
+    return mode if mode in JIT_MODES else "background"
+
+
+def python_twin(dispatcher):
+    """The plain-Python twin of a compiled kernel: ``dispatcher.py_func``
+    with every compiled function of the same module that it reaches through
+    the module's globals replaced by its own Python original, so that
+    calling it runs no machine code and compiles nothing.
+
+    The twin does what the kernel does, operation by operation, in the same
+    IEEE-754 double arithmetic (numba compiles without fast-math, and both
+    call the C library's ``log``/``exp``/``cos``), so the numbers agree bit
+    for bit; ``tests/test_jit_twin.py`` pins this on the simulator."""
+    func = getattr(dispatcher, "py_func", dispatcher)
+    module = inspect.getmodule(func)
+    glob = dict(vars(module))
+    for name, value in list(glob.items()):
+        pf = getattr(value, "py_func", None)
+        if pf is not None and getattr(pf, "__module__", None) == module.__name__:
+            glob[name] = types.FunctionType(pf.__code__, glob, pf.__name__, pf.__defaults__,
+                                            pf.__closure__)
+    return glob[func.__name__]
+
+
+def _signature(dispatcher, args):
+    return tuple(dispatcher.typeof_pyval(a) for a in args)
+
+
+def machine_code_at_hand(dispatcher, args) -> bool | None:
+    """Whether calling ``dispatcher(*args)`` would run without compiling:
+    compiled in this process already, or in numba's on-disk cache (valid for
+    this source and machine).  None when it cannot tell (another numba
+    version, no cache)."""
+    try:
+        sig = _signature(dispatcher, args)
+        if sig in dispatcher.overloads:
+            return True
+        cache = dispatcher._cache
+        key = cache._index_key(sig, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:  # numba internals differ: cannot tell
+        return None
+
+
+def _compile_in_child(dispatcher, args):
+    """Start a Python process compiling ``dispatcher`` for the
+    types of ``args`` into numba's on-disk cache; the child process (or None
+    if it could not be started)."""
+    import pickle
+    import subprocess
+    import sys
+
+    func = dispatcher.py_func
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    payload = pickle.dumps((func.__module__, func.__name__, _signature(dispatcher, args)))
+    env = dict(os.environ, QMODELS_JIT="sync")
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(
+        os.pathsep) if p])
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", "from qmodels._jit import _child_main; "
+                                 "_child_main()"], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        proc.stdin.write(payload)
+        proc.stdin.close()
+    except (OSError, ValueError):
+        return None
+    return proc
+
+
+class Resumable:
+    """How a *resumable* compiled kernel gets called: a kernel whose state
+    lives in arrays owned by the caller, so that a run may be split into
+    calls and each call may run either the machine code or the Python twin
+    (:func:`python_twin`) without changing a number.
+
+    The first time, :meth:`pick` looks for the machine code (this process,
+    then numba's on-disk cache).  If it is missing and ``QMODELS_JIT`` is
+    ``background``, a child process compiles the kernel into the cache
+    while the caller runs the twin; once the child is done, the next call
+    loads the machine code (a fraction of a second).  If the child fails,
+    the kernel is compiled here, as numba would anyway.  ``sync`` compiles
+    here on the first call; ``python`` always runs the twin.  Without numba
+    the kernel is plain Python already."""
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        self._twin = None
+        self._child = None
+        self._state = "new" if HAVE_NUMBA else "compiled"
+
+    @property
+    def twin(self):
+        if self._twin is None:
+            self._twin = python_twin(self.dispatcher)
+        return self._twin
+
+    def pick(self, args):
+        """(function to call with ``args``, whether it is the machine code)."""
+        if self._state == "new":
+            self._state = self._first(args)
+        if self._state == "child":
+            rc = self._child.poll()
+            if rc is None:
+                return self.twin, False
+            self._child = None
+            self._state = "compiled"  # loads the child's cache, or compiles here if it failed
+        if self._state == "python":
+            return self.twin, False
+        return self.dispatcher, True
+
+    def _first(self, args) -> str:
+        mode = jit_mode()
+        if mode == "python":
+            return "python"
+        if mode == "sync" or machine_code_at_hand(self.dispatcher, args) is not False:
+            return "compiled"
+        self._child = _compile_in_child(self.dispatcher, args)
+        return "compiled" if self._child is None else "child"
+
+
+def _child_main() -> None:  # pragma: no cover - runs in the child process
+    """The child of :func:`_compile_in_child`: compile the kernel named on
+    stdin (module, function, argument types) into numba's on-disk cache."""
+    import importlib
+    import pickle
+    import sys
+
+    module, name, sig = pickle.loads(sys.stdin.buffer.read())
+    dispatcher = getattr(importlib.import_module(module), name)
+    dispatcher.compile(sig)

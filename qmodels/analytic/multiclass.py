@@ -31,7 +31,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from .._jit import njit
+from .._jit import jitable, lazyjit
 from ..errors import (
     PopulationError,
     UnstableError,
@@ -73,7 +73,7 @@ _MAX_FLOATS = 2e8
 # exact closed multi-class MVA: the lattice kernel
 # ---------------------------------------------------------------------------
 
-@njit
+@jitable
 def _ld_resid(d, q_prev, p_prev, a, L):
     """Residence time per cycle at a load-dependent station (arrival
     theorem; Reiser & Lavenberg 1980; Bolch et al. 2006, eq. 8.35 and, for
@@ -91,7 +91,7 @@ def _ld_resid(d, q_prev, p_prev, a, L):
     return r
 
 
-@njit(inline="always")
+@jitable
 def _residence(D, c, k, kind, ldpos, Qr, Pr, s, pc, mult, nmult):
     """Residence time per cycle R_ck of class c at station k in subnetwork
     ``s``, from the figures of the lattice point in slot ``pc``: D_ck at a
@@ -114,7 +114,7 @@ def _residence(D, c, k, kind, ldpos, Qr, Pr, s, pc, mult, nmult):
     return r
 
 
-@njit
+@jitable
 def _next_point(n, N):
     """Step ``n`` to the next lattice point in C order (class C-1 fastest)."""
     c = n.shape[0] - 1
@@ -126,7 +126,7 @@ def _next_point(n, N):
         c -= 1
 
 
-@njit
+@jitable
 def _origin(s, slot, M, Qr, Pr, Xs):
     """Figures of subnetwork ``s`` at n = 0: empty queues, P(0 jobs) = 1 at
     each of the M load-dependent stations."""
@@ -141,7 +141,7 @@ def _origin(s, slot, M, Qr, Pr, Xs):
         Xs[s, c] = 0.0
 
 
-@njit
+@jitable
 def _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, Z, R, Xs):
     """One MVA step of subnetwork ``s`` at lattice point n (slot ``slot``):
     R_ck(n) from the point n - e_c (slot ``prev[c]``), then
@@ -168,7 +168,7 @@ def _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, Z, R, Xs):
         Qr[s, slot, k] = q
 
 
-@njit
+@jitable
 def _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Xs, mult, nmult):
     """Marginals p_i(j | n) of the load-dependent stations of subnetwork
     ``s``: the positive-term recursion for j >= 1 (Bolch et al. 2006,
@@ -198,7 +198,7 @@ def _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Xs, mult, nmult):
             Pr[s, slot, i, 0] = Pr[s, prev[c0], i, 0] * Xs[s, c0] / Xs[sm, c0]
 
 
-@njit
+@jitable
 def _record(row, slot, M, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, R, Xs, Xo, Ro, Po,
             Fo):
     """Store the full network's figures at the current point in output row
@@ -232,7 +232,7 @@ def _record(row, slot, M, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, R, Xs, X
         Po[row, i] = Pr[full, slot, i, 0]
 
 
-@njit
+@lazyjit()
 def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     """Exact multi-class MVA over the population lattice 0 <= n <= N.
 
@@ -369,8 +369,10 @@ def _closed_exact_arrays(net: Network, D, Z, N, curve: bool):
     if M == 0:
         mult = np.ones((0, 1))
         nmult = np.zeros(0, np.int64)
-    X, R, P0, F = _exact_kernel(
-        Dk, kind, ldpos, ld_st, mult, nmult, np.asarray(Z, dtype=float), Nv, bool(curve)
+    # loop trips: lattice points x complement networks x classes x stations
+    work = Lsize * (2 ** M) * max(C, 1) * max(K, 1)
+    X, R, P0, F = _exact_kernel.run(
+        work, Dk, kind, ldpos, ld_st, mult, nmult, np.asarray(Z, dtype=float), Nv, bool(curve)
     )
     return X, R, P0, kind, ld_st, Dk, F
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._jit import Resumable
 from ..errors import (
     ConvergenceWarning,
     InvalidValueError,
@@ -51,6 +52,13 @@ RELAXATIONS = 50
 MAX_DEFAULT_EVENTS = 20_000_000
 #: events per call of the compiled loop: Ctrl-C is seen between calls
 CHUNK_EVENTS = 2_000_000
+#: events per call while the loop runs as Python (its machine code is being
+#: compiled in the background): about a quarter of a second, so the switch to
+#: the machine code, Ctrl-C and the progress bar stay prompt
+TWIN_CHUNK_EVENTS = 20_000
+#: the event loop: its machine code when at hand, else its Python twin while a
+#: child process compiles it (:class:`qmodels._jit.Resumable`)
+ENGINE = Resumable(E.run)
 #: fewer events than this in a replication (or batch-means run): a warning
 MIN_EVENTS = 100
 #: fewer cycles per closed job than this in the observation window: a warning
@@ -181,13 +189,16 @@ class _Run:
         loop is resumable, so the chunking changes no number."""
         f = self.f
         while True:
-            chunk_end = min(float(max_events), self.ACC[self.lay["events"]] + CHUNK_EVENTS)
             M = (f.STI, f.STF, f.RM, f.EMP, f.S, f.CLI, f.CLF, f.RN, f.RD, f.RC, f.PLI,
                  f.ACQ, f.REL)
             J = (self.JI, self.JF, self.HE, self.HT, self.POS, self.SS, self.NC, self.BS,
                  self.SFL, self.PS, self.PFL, self.SI, self.SX, self.UB)
             T = (self.ACC, self.SNAP, self.EDGES, self.HIST, self.SEG)
-            st = E.run(M, J, T, self.U, self._umin(), float(t_stop), chunk_end, OPEN_LIMIT)
+            args = (M, J, T, self.U, self._umin(), float(t_stop), 0.0, OPEN_LIMIT)
+            loop, machine = ENGINE.pick(args)
+            chunk = CHUNK_EVENTS if machine else TWIN_CHUNK_EVENTS
+            chunk_end = min(float(max_events), self.ACC[self.lay["events"]] + chunk)
+            st = loop(*args[:6], chunk_end, OPEN_LIMIT)
             if st == E.MAX_EVENTS and chunk_end < max_events:
                 continue
             if st == E.NEED_ROOM:
@@ -803,8 +814,10 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
         progress, method, default_horizon, capped)
     if cold_start:
         notes = tuple(notes) + (
-            "wall time includes numba's one-off compile or cache load of the event loop; "
-            "a later call in this process shows the steady events/s",)
+            "wall time includes the event loop's first-call set-up (numba's cache load, or "
+            "running as Python while its machine code compiles in the background; the numbers "
+            "are the same either way); a later call in this process shows the steady "
+            "events/s",)
     res = _assemble(network, obs, pct, level, seed, horizon, warm_mean, events,
                     time.perf_counter() - started, method, notes)
     return res

@@ -1,0 +1,148 @@
+"""The first call without numba's compile wait (qmodels._jit.Resumable).
+
+On a fresh install the simulator's event loop runs as its Python twin while a
+child process compiles its machine code, then switches.  These tests pin that
+the twin is the loop bit for bit (the pinned simulator runs of
+test_sim_pins, computed by the compiled loop), that switching between twin and
+machine code in the middle of a run changes no number, and, end to end in
+fresh processes with an empty numba cache, that the child really fills the
+cache the next process loads.  The multi-class lattice kernel runs as Python
+below its size threshold; its Python and compiled forms must agree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import qmodels as qm
+from qmodels._jit import Resumable, jit_mode, python_twin
+from qmodels.analytic import multiclass
+from qmodels.sim import api as sim_api
+from qmodels.sim import engine as E
+from tests.test_sim_pins import PINNED, _figures, cases
+
+ROOT = pathlib.Path(qm.__file__).parent.parent
+
+
+class _Alternate:
+    """Twin and machine code on alternate calls (with tiny chunks: many
+    switches per run)."""
+
+    def __init__(self):
+        self.calls = 0
+        self.twin = python_twin(E.run)
+
+    def pick(self, args):
+        self.calls += 1
+        return (self.twin, False) if self.calls % 2 else (E.run, True)
+
+
+@pytest.mark.parametrize("name", list(PINNED))
+def test_the_python_twin_reproduces_the_compiled_loop_bit_for_bit(name, monkeypatch):
+    monkeypatch.setenv("QMODELS_JIT", "python")
+    monkeypatch.setattr(sim_api, "ENGINE", Resumable(E.run))
+    net, kw = {n: (net, kw) for n, net, kw in cases()}[name]
+    assert _figures(net, kw) == PINNED[name]
+    assert sim_api.ENGINE._state == "python"
+
+
+def test_switching_between_twin_and_machine_code_mid_run_changes_no_number(monkeypatch):
+    alt = _Alternate()
+    monkeypatch.setattr(sim_api, "ENGINE", alt)
+    monkeypatch.setattr(sim_api, "CHUNK_EVENTS", 1499)
+    monkeypatch.setattr(sim_api, "TWIN_CHUNK_EVENTS", 1013)
+    for name, net, kw in cases():
+        if name in ("tandem_block", "pool", "mixed_ps_ld"):
+            assert _figures(net, kw) == PINNED[name], name
+    assert alt.calls > 20
+
+
+def test_the_twin_runs_no_machine_code():
+    twin = python_twin(E.run)
+    assert twin.__code__ is E.run.py_func.__code__
+    g = twin.__globals__
+    compiled = [n for n, v in g.items() if hasattr(v, "py_func") and hasattr(v, "overloads")]
+    assert compiled == []
+    assert g is not vars(E)  # the module itself keeps its compiled kernels
+
+
+def test_jit_mode_reads_the_environment(monkeypatch):
+    monkeypatch.setenv("QMODELS_JIT", "SYNC")
+    assert jit_mode() == "sync"
+    monkeypatch.setenv("QMODELS_JIT", "nonsense")
+    assert jit_mode() == "background"
+    monkeypatch.delenv("QMODELS_JIT")
+    assert jit_mode() == "background"
+
+
+_FIRST = textwrap.dedent("""
+    import json, sys, time
+    import qmodels as qm
+    import qmodels._jit as J
+    from qmodels.sim import api
+    seen = []
+    look = J.machine_code_at_hand
+    J.machine_code_at_hand = lambda d, a: seen.append(look(d, a)) or seen[-1]
+    net = qm.Network([qm.Delay("users", 0.5), qm.Queue("cpu", 0.01, servers=2),
+                      qm.Queue("disk", 0.02)],
+                     [qm.Closed("tx", 8, visits={"users": 1, "cpu": 1, "disk": 0.7})])
+    t = time.perf_counter()
+    r = qm.simulate(net, seed=3, horizon=100.0, replications=2, progress=False)
+    out = {"state": api.ENGINE._state, "seconds": time.perf_counter() - t,
+           "X": r.X["tx"].mean, "R": r.R["tx"].mean, "events": r.events, "at_hand": seen}
+    if api.ENGINE._child is not None:
+        out["child_rc"] = api.ENGINE._child.wait(timeout=900)
+    print(json.dumps(out))
+""")
+
+
+def _fresh(tmp_path, mode):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), QMODELS_JIT=mode,
+               PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", _FIRST], env=env, capture_output=True,
+                         text=True, timeout=1200, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_fresh_process_runs_the_twin_while_a_child_fills_the_cache(tmp_path):
+    pytest.importorskip("numba")
+    first = _fresh(tmp_path, "background")
+    # the cache was empty: the run went on as Python, the child compiled
+    assert first["at_hand"] == [False]
+    assert first["state"] == "child" and first["child_rc"] == 0
+    assert list((tmp_path / "cache").rglob("engine.run-*.nbi"))
+    second = _fresh(tmp_path, "background")  # the cache is full now
+    assert second["at_hand"] == [True]
+    assert second["state"] == "compiled" and "child_rc" not in second
+    for key in ("X", "R", "events"):
+        assert first[key] == second[key]
+
+
+def test_the_multiclass_lattice_kernel_agrees_in_python_and_compiled():
+    pytest.importorskip("numba")
+    net = qm.Network(
+        [qm.Queue("cpu", 0.02, servers=2), qm.Queue("disk", 0.03),
+         qm.LoadDependent("net", 0.05, rate_multipliers=(1.0, 1.5, 1.8))],
+        [qm.Closed("a", 6, think_time=1.0, visits={"cpu": 1, "disk": 1, "net": 1}),
+         qm.Closed("b", 4, think_time=0.5, visits={"cpu": 2, "disk": 0.5, "net": 0.3})])
+    kernel = multiclass._exact_kernel
+    saved = kernel.threshold
+    try:
+        kernel.threshold = 10**12
+        py = qm.mva(net)
+        kernel.threshold = 0
+        nb = qm.mva(net)
+    finally:
+        kernel.threshold = saved
+    for name in net.class_names:
+        assert py.X[name] == pytest.approx(nb.X[name], rel=1e-13)
+    for k in net.station_names:
+        assert py.Q[k] == pytest.approx(nb.Q[k], rel=1e-13)
