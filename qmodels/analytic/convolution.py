@@ -515,6 +515,19 @@ def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -
     1000 already (Octave's ``qncsconv`` does).  A class of population 0 has
     X = 0 and, as its response times, what one arriving job would see.
 
+    Accuracy: nothing cancels, but every step of a log-space recursion
+    rounds log G to the precision of its size, about 1e-16 |log G| (1e-11
+    when log G ~ 1e5), and the recursions chain up to |N| steps (a
+    fixed-rate station) or L steps (a station with L distinct rates, e.g.
+    c servers).  The errors largely cancel in X = G(N - e)/G(N) (both carry
+    them) but not in queue lengths and marginals.  Measured against a
+    40-digit mpmath enumeration (tests/test_convolution.py): with c = 10^4
+    servers and N = 2 10^4 jobs balanced against a single server, X is
+    right to 4e-12 and Q to 3e-9 (the marginals sum to 1 - 6e-9); exact
+    MVA (``method="exact"``, the default for one class) gets Q to 6e-11
+    there.  With a few distinct rates (single servers, c <= 100), both are
+    right to 1e-12 or better.
+
     Convolution and MVA (:func:`qmodels.analytic.mva.mva`) are two routes to the
     same answers; the tests hold them against each other.  The cost is
     O(|lattice| R (K + sum_k L_k)) plus, per load-dependent station, one
