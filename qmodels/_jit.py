@@ -244,10 +244,13 @@ class Resumable:
     the kernel is plain Python already."""
 
     def __init__(self, dispatcher):
+        import threading
+
         self.dispatcher = dispatcher
         self._twin = None
         self._child = None
         self._state = "new" if HAVE_NUMBA else "compiled"
+        self._lock = threading.Lock()  # one child, whatever the threads
 
     @property
     def twin(self):
@@ -257,14 +260,16 @@ class Resumable:
 
     def pick(self, args):
         """(function to call with ``args``, whether it is the machine code)."""
-        if self._state == "new":
-            self._state = self._first(args)
-        if self._state == "child":
-            rc = self._child.poll()
-            if rc is None:
-                return self.twin, False
-            self._child = None
-            self._state = "compiled"  # loads the child's cache, or compiles here if it failed
+        if self._state != "compiled":
+            with self._lock:
+                if self._state == "new":
+                    self._state = self._first(args)
+                if self._state == "child":
+                    if self._child.poll() is None:
+                        return self.twin, False
+                    self._child = None
+                    # loads the child's cache, or compiles here if it failed
+                    self._state = "compiled"
         if self._state == "python":
             return self.twin, False
         return self.dispatcher, True
