@@ -773,3 +773,63 @@ def test_schweitzer_treats_c_equal_N_as_a_delay_like_the_batch_solver():
     assert approx.R["pool"] == pytest.approx(0.8, rel=1e-12)
     assert approx.Q["pool"] == pytest.approx(approx.X["c"] * 0.8, rel=1e-12)
     assert approx.X["c"] == pytest.approx(batch.X[0], rel=1e-12)
+
+
+def _two_station_product_form_mp(mult, D_ld, D_q, N, dps=50):
+    """(X per class, Q at the load-dependent station) of a closed two-class
+    network of a load-dependent station (rate multipliers ``mult``, a(j) =
+    mult[-1] beyond) and a single server, by enumerating the multi-class
+    product form (Bolch et al. 2006, eq. 8.29; Reiser & Kobayashi 1975):
+    F_ld(n) = |n|!/A(|n|) prod_r D_r^n_r/n_r!, F_q(m) = |m|! prod_r
+    D_r^m_r/m_r!, in ``dps``-digit mpmath."""
+    import mpmath as mp
+
+    mp.mp.dps = dps
+
+    def A(s):
+        out = mp.mpf(1)
+        for i in range(1, s + 1):
+            out *= mp.mpf(mult[min(i, len(mult)) - 1])
+        return out
+
+    def G(pop):
+        tot, q = mp.mpf(0), mp.mpf(0)
+        for n in itertools.product(*[range(p + 1) for p in pop]):
+            m = [p - x for p, x in zip(pop, n, strict=True)]
+            f_ld = mp.factorial(sum(n)) / A(sum(n))
+            f_q = mp.factorial(sum(m))
+            for r in range(len(pop)):
+                f_ld *= mp.mpf(D_ld[r]) ** n[r] / mp.factorial(n[r])
+                f_q *= mp.mpf(D_q[r]) ** m[r] / mp.factorial(m[r])
+            tot += f_ld * f_q
+            q += sum(n) * f_ld * f_q
+        return tot, q
+
+    g, q = G(N)
+    X = []
+    for r in range(len(N)):
+        lower = [p - (i == r) for i, p in enumerate(N)]
+        X.append(float(G(lower)[0] / g))
+    return X, float(q / g)
+
+
+@pytest.mark.parametrize("mult", [(1.0, 1e-6, 1e-12), (1.0, 2.0, 3.0, 1e-200), (1.0, 1e-300),
+                                  (0.5, 3.0, 1e-3, 40.0)])
+def test_extreme_load_dependent_rates_stay_exact_with_two_classes(mult):
+    # Regression (audit): the textbook residence form d/a_L (1 + Q) + d
+    # sum (i+1)(1/a(i+1) - 1/a_L) p(i) cancels when the rates span hundreds
+    # of orders of magnitude: rates (1, 2, 3, 1e-200) with classes of 15 and
+    # 10 jobs gave Q = -inf and X = inf, rates (1, 1e-300) Q = 0 at a station
+    # holding every job.  The positive-term form must match the enumerated
+    # product form.
+    N = (15, 10)
+    D_ld, D_q = (1.0, 0.7), (0.5, 0.2)
+    net = qm.Network(
+        [qm.LoadDependent("ld", 1.0, rate_multipliers=mult), qm.Queue("q", 1.0)],
+        [qm.Closed("a", N[0], demands={"ld": D_ld[0], "q": D_q[0]}),
+         qm.Closed("b", N[1], demands={"ld": D_ld[1], "q": D_q[1]})])
+    X, Q = _two_station_product_form_mp(mult, D_ld, D_q, N)
+    r = solve_exact(net)
+    np.testing.assert_allclose(r.class_throughput, X, rtol=1e-10)
+    assert r.Q["ld"] == pytest.approx(Q, rel=1e-10)
+    assert 0.0 <= r.Q["q"] <= sum(N) and 0.0 <= r.Q["ld"] <= sum(N)

@@ -74,25 +74,32 @@ _MAX_FLOATS = 2e8
 # ---------------------------------------------------------------------------
 
 @jitable
-def _ld_resid(d, q_prev, p_prev, a, L):
+def _ld_resid(d, p_prev, t_prev, a, L):
     """Residence time per cycle at a load-dependent station (arrival
     theorem; Reiser & Lavenberg 1980; Bolch et al. 2006, eq. 8.35 and, for
-    c servers, eq. 8.43):
+    c servers, eq. 8.43), as a sum of positive terms only:
 
         R = sum_{j>=1} j d / a(j) p(j-1 | n - e_c)
-          = d / a_L (1 + Q(n - e_c))
-            + d sum_{i=0}^{L-1} (i+1) (1/a(i+1) - 1/a_L) p(i | n - e_c)
+          = d sum_{j=1}^{L-1} j / a(j) p(j-1 | n - e_c)
+            + d / a_L (L p(L-1 | n - e_c) + tau1 + tau0)
 
-    with a(j) = a_L for j >= L; ``a[i]`` is a(i+1)."""
+    with a(j) = a_L for j >= L, ``a[i]`` = a(i+1), ``p_prev[j]`` =
+    p(j | n - e_c) for j < L and ``t_prev`` = (tau0, tau1) =
+    (sum_{j>=L} p(j), sum_{j>=L} j p(j)) at n - e_c (see
+    :func:`_ld_marginals`).  The textbook form d/a_L (1 + Q) + d sum_i
+    (i+1)(1/a(i+1) - 1/a_L) p(i) is the same number but cancels when the
+    rates span many orders of magnitude (a_L = 1e-200 after 1, 2, 3 gave
+    R < 0 and X = inf)."""
     aL = a[L - 1]
-    r = d / aL * (1.0 + q_prev)
-    for i in range(L - 1):
-        r += d * (i + 1) * (1.0 / a[i] - 1.0 / aL) * p_prev[i]
-    return r
+    r = 0.0
+    for j in range(1, L):
+        r += j / a[j - 1] * p_prev[j - 1]
+    r += (L * p_prev[L - 1] + t_prev[1] + t_prev[0]) / aL
+    return d * r
 
 
 @jitable
-def _residence(D, c, k, kind, ldpos, Qr, Pr, s, pc, mult, nmult):
+def _residence(D, c, k, kind, ldpos, Qr, Pr, Tr, s, pc, mult, nmult):
     """Residence time per cycle R_ck of class c at station k in subnetwork
     ``s``, from the figures of the lattice point in slot ``pc``: D_ck at a
     delay, D_ck (1 + Q_k) at a fixed-rate queue (Reiser & Lavenberg 1980;
@@ -110,7 +117,7 @@ def _residence(D, c, k, kind, ldpos, Qr, Pr, s, pc, mult, nmult):
         else:
             i = ldpos[k]
             if (s >> i) & 1:
-                r = _ld_resid(d, Qr[s, pc, k], Pr[s, pc, i], mult[i], nmult[i])
+                r = _ld_resid(d, Pr[s, pc, i], Tr[s, pc, i], mult[i], nmult[i])
     return r
 
 
@@ -127,9 +134,9 @@ def _next_point(n, N):
 
 
 @jitable
-def _origin(s, slot, M, Qr, Pr, Xs):
+def _origin(s, slot, M, Qr, Pr, Tr, Xs):
     """Figures of subnetwork ``s`` at n = 0: empty queues, P(0 jobs) = 1 at
-    each of the M load-dependent stations."""
+    each of the M load-dependent stations (and empty tails)."""
     K = Qr.shape[2]
     for k in range(K):
         Qr[s, slot, k] = 0.0
@@ -137,12 +144,14 @@ def _origin(s, slot, M, Qr, Pr, Xs):
         Pr[s, slot, i, 0] = 1.0
         for j in range(1, Pr.shape[3]):
             Pr[s, slot, i, j] = 0.0
+        Tr[s, slot, i, 0] = 0.0
+        Tr[s, slot, i, 1] = 0.0
     for c in range(Xs.shape[1]):
         Xs[s, c] = 0.0
 
 
 @jitable
-def _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, Z, R, Xs):
+def _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, Tr, mult, nmult, Z, R, Xs):
     """One MVA step of subnetwork ``s`` at lattice point n (slot ``slot``):
     R_ck(n) from the point n - e_c (slot ``prev[c]``), then
     X_c(n) = n_c / (Z_c + sum_k R_ck(n)) and Q_k(n) = sum_c X_c(n) R_ck(n)."""
@@ -154,7 +163,7 @@ def _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, Z, R, Xs):
         pc = prev[c]
         tot = Z[c]
         for k in range(K):
-            r = _residence(D, c, k, kind, ldpos, Qr, Pr, s, pc, mult, nmult)
+            r = _residence(D, c, k, kind, ldpos, Qr, Pr, Tr, s, pc, mult, nmult)
             R[c, k] = r
             tot += r
         # tot = 0 only in a subnetwork where class c has nowhere to
@@ -169,22 +178,41 @@ def _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, Z, R, Xs):
 
 
 @jitable
-def _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Xs, mult, nmult):
-    """Marginals p_i(j | n) of the load-dependent stations of subnetwork
-    ``s``: the positive-term recursion for j >= 1 (Bolch et al. 2006,
-    eq. 8.37) and p_i(0 | n) = p_i(0 | n - e_c) X_c(n) / X_c^{-i}(n)
-    (Casale 2008), with c = ``c0`` the first class present."""
+def _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Tr, Xs, mult, nmult):
+    """Marginals p_i(j | n), j < L, of the load-dependent stations of
+    subnetwork ``s``: the positive-term recursion for j >= 1 (Bolch et al.
+    2006, eq. 8.37), p(j | n) = (1/a(j)) sum_c D_ci X_c(n) p(j-1 | n - e_c),
+    and p_i(0 | n) = p_i(0 | n - e_c) X_c(n) / X_c^{-i}(n) (Casale 2008),
+    with c = ``c0`` the first class present.  The tail beyond L, where
+    a(j) = a_L, is kept as tau0 = sum_{j>=L} p(j) and tau1 = sum_{j>=L} j p(j);
+    summing the same recursion over j >= L gives, in positive terms,
+
+        tau0(n) = (1/a_L) sum_c D_ci X_c(n) (p(L-1) + tau0)(n - e_c)
+        tau1(n) = (1/a_L) sum_c D_ci X_c(n) (L p(L-1) + tau1 + tau0)(n - e_c)
+    """
     C = D.shape[0]
     for i in range(ld_st.shape[0]):
         if not (s >> i) & 1:
             continue
         k = ld_st[i]
-        for j in range(1, nmult[i]):
+        L = nmult[i]
+        for j in range(1, L):
             acc = 0.0
             for c in range(C):
                 if n[c] > 0 and D[c, k] > 0.0:
                     acc += D[c, k] * Xs[s, c] * Pr[s, prev[c], i, j - 1]
             Pr[s, slot, i, j] = acc / mult[i, j - 1]
+        t0 = 0.0
+        t1 = 0.0
+        for c in range(C):
+            if n[c] > 0 and D[c, k] > 0.0:
+                w = D[c, k] * Xs[s, c]
+                pl = Pr[s, prev[c], i, L - 1]
+                u0 = Tr[s, prev[c], i, 0]
+                t0 += w * (pl + u0)
+                t1 += w * (L * pl + Tr[s, prev[c], i, 1] + u0)
+        Tr[s, slot, i, 0] = t0 / mult[i, L - 1]
+        Tr[s, slot, i, 1] = t1 / mult[i, L - 1]
         sm = s & ~(1 << i)
         # a class present at n with nowhere to go but station i:
         # station i is never empty (G_{-i}(n) = 0)
@@ -199,8 +227,8 @@ def _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Xs, mult, nmult):
 
 
 @jitable
-def _record(row, slot, M, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, R, Xs, Xo, Ro, Po,
-            Fo):
+def _record(row, slot, M, n, prev, D, kind, ldpos, Qr, Pr, Tr, mult, nmult, R, Xs, Xo, Ro,
+            Po, Fo):
     """Store the full network's figures at the current point in output row
     ``row``; for a class absent at n, R is what one arriving job of that
     class would see (arrival theorem at n).  ``Fo`` gets the residence per
@@ -217,13 +245,13 @@ def _record(row, slot, M, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, R, Xs, X
                 f = 1.0 + Qr[full, src, k]
             elif kk != 0:
                 i = ldpos[k]
-                f = _ld_resid(1.0, Qr[full, src, k], Pr[full, src, i], mult[i], nmult[i])
+                f = _ld_resid(1.0, Pr[full, src, i], Tr[full, src, i], mult[i], nmult[i])
             Fo[row, c, k] = f
     for c in range(C):
         if n[c] > 0:
             continue
         for k in range(K):
-            R[c, k] = _residence(D, c, k, kind, ldpos, Qr, Pr, full, slot, mult, nmult)
+            R[c, k] = _residence(D, c, k, kind, ldpos, Qr, Pr, Tr, full, slot, mult, nmult)
     for c in range(C):
         Xo[row, c] = Xs[full, c]
         for k in range(K):
@@ -271,6 +299,7 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     nm = 1 << M
     Qr = np.zeros((nm, W, K))
     Pr = np.zeros((nm, W, max(M, 1), Lmax))
+    Tr = np.zeros((nm, W, max(M, 1), 2))
     Xs = np.zeros((nm, C))
     R = np.zeros((C, K))
     rows = L if want_curve else 1
@@ -292,13 +321,13 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
                     c0 = c
         for s in range(nm):
             if idx == 0:
-                _origin(s, slot, M, Qr, Pr, Xs)
+                _origin(s, slot, M, Qr, Pr, Tr, Xs)
                 continue
-            _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, mult, nmult, Z, R, Xs)
-            _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Xs, mult, nmult)
+            _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, Tr, mult, nmult, Z, R, Xs)
+            _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Tr, Xs, mult, nmult)
         if want_curve or idx == L - 1:
-            _record(idx if want_curve else 0, slot, M, n, prev, D, kind, ldpos, Qr, Pr, mult,
-                    nmult, R, Xs, Xo, Ro, Po, Fo)
+            _record(idx if want_curve else 0, slot, M, n, prev, D, kind, ldpos, Qr, Pr, Tr,
+                    mult, nmult, R, Xs, Xo, Ro, Po, Fo)
     return Xo, Ro, Po, Fo
 
 
@@ -354,7 +383,7 @@ def _closed_exact_arrays(net: Network, D, Z, N, curve: bool):
         )
     C, K = Dk.shape
     window = Lsize if curve else min(Lsize, Lsize // (N[0] + 1) + 1) if C else 1
-    floats = (2 ** M) * window * (K + M * mult.shape[1] if M else K)
+    floats = (2 ** M) * window * (K + M * (mult.shape[1] + 2) if M else K)
     if curve:
         floats += Lsize * C * (2 * K + 1)
     if Lsize > _MAX_POINTS or floats > _MAX_FLOATS:
