@@ -133,7 +133,7 @@ def test_the_multiclass_lattice_kernel_agrees_in_python_and_compiled():
          qm.LoadDependent("net", 0.05, rate_multipliers=(1.0, 1.5, 1.8))],
         [qm.Closed("a", 6, think_time=1.0, visits={"cpu": 1, "disk": 1, "net": 1}),
          qm.Closed("b", 4, think_time=0.5, visits={"cpu": 2, "disk": 0.5, "net": 0.3})])
-    kernel = multiclass._exact_kernel
+    kernel = multiclass._lattice_run
     saved = kernel.threshold
     try:
         kernel.threshold = 10**12

@@ -365,7 +365,7 @@ def test_store_refuses_another_sweep(tmp_path):
 def test_progress_silent_in_ci_and_when_off(monkeypatch, capfd):
     pytest.importorskip("tqdm")
     vary = {"tx.population": [1, 2, 3]}
-    from qmodels.sim.api import _progress
+    from qmodels._progress import bar as _progress  # qm.simulate's bar too
 
     monkeypatch.setenv("CI", "true")
     qm.sweep(BASE, vary, progress=True)
@@ -375,6 +375,7 @@ def test_progress_silent_in_ci_and_when_off(monkeypatch, capfd):
     bar = _progress(True, 10, "simulating")
     assert bar is not None
     bar.close()
+    assert "simulating" in capfd.readouterr().err  # shown at once when asked for
     qm.sweep(BASE, vary, progress=False)
     assert capfd.readouterr().err == ""
     qm.sweep(BASE, vary, progress=True)

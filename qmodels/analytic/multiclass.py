@@ -32,6 +32,7 @@ from typing import Any, cast
 import numpy as np
 
 from .._jit import jitable, lazyjit
+from .._progress import bar as progress_bar
 from ..errors import (
     PopulationError,
     UnstableError,
@@ -261,13 +262,51 @@ def _record(row, slot, M, n, prev, D, kind, ldpos, Qr, Pr, Tr, mult, nmult, R, X
 
 
 @lazyjit()
-def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
+def _lattice_run(D, kind, ldpos, ld_st, mult, nmult, Z, N, stride, want_curve, Qr, Pr, Tr, Xs,
+                 R, Xo, Ro, Po, Fo, n, prev, i0, i1):
+    """Lattice points i0 <= idx < i1 of :func:`_exact_kernel` (its state in
+    the arrays passed: a run split into calls computes the same numbers)."""
+    C, K = D.shape
+    M = ld_st.shape[0]
+    L = stride[0] * (N[0] + 1)
+    W = Qr.shape[1]
+    nm = 1 << M
+    for idx in range(i0, i1):
+        if idx > 0:
+            _next_point(n, N)
+        slot = idx % W
+        c0 = -1
+        for c in range(C):
+            if n[c] > 0:
+                prev[c] = (idx - stride[c]) % W
+                if c0 < 0:
+                    c0 = c
+        for s in range(nm):
+            if idx == 0:
+                _origin(s, slot, M, Qr, Pr, Tr, Xs)
+                continue
+            _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, Tr, mult, nmult, Z, R, Xs)
+            _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Tr, Xs, mult, nmult)
+        if want_curve or idx == L - 1:
+            _record(idx if want_curve else 0, slot, M, n, prev, D, kind, ldpos, Qr, Pr, Tr,
+                    mult, nmult, R, Xs, Xo, Ro, Po, Fo)
+
+
+#: loop trips (lattice points x complement networks x classes x stations)
+#: per call of the lattice kernel: a fraction of a second compiled, so a
+#: large lattice shows progress and stops promptly on Ctrl-C
+LATTICE_CHUNK_WORK = 20_000_000
+
+
+def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve, progress=False):
     """Exact multi-class MVA over the population lattice 0 <= n <= N.
 
     Lattice points are numbered in C order (class C-1 fastest); n - e_c is
     ``idx - stride[c]``, so a single pass visits every point after all its
     predecessors.  Without ``want_curve`` only a window of ``stride[0] + 1``
-    points is kept (a ring buffer).
+    points is kept (a ring buffer).  The pass runs in calls of
+    :func:`_lattice_run` (plain Python for a small lattice, compiled for a
+    large one), with a progress bar for a large one (:mod:`qmodels._progress`).
 
     Load-dependent stations: the marginals p_k(j | n), j >= 1, follow the
     positive-term recursion p_k(j|n) = (1/a(j)) sum_c D_ck X_c(n)
@@ -294,8 +333,8 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     stride = np.ones(C, np.int64)
     for c in range(C - 2, -1, -1):
         stride[c] = stride[c + 1] * (N[c + 1] + 1)
-    L = stride[0] * (N[0] + 1)
-    W = L if want_curve else min(L, stride[0] + 1)
+    L = int(stride[0] * (N[0] + 1))
+    W = L if want_curve else min(L, int(stride[0]) + 1)
     nm = 1 << M
     Qr = np.zeros((nm, W, K))
     Pr = np.zeros((nm, W, max(M, 1), Lmax))
@@ -309,25 +348,22 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve):
     Fo = np.ones((rows, C, K))
     n = np.zeros(C, np.int64)
     prev = np.zeros(C, np.int64)
-    for idx in range(L):
-        if idx > 0:
-            _next_point(n, N)
-        slot = idx % W
-        c0 = -1
-        for c in range(C):
-            if n[c] > 0:
-                prev[c] = (idx - stride[c]) % W
-                if c0 < 0:
-                    c0 = c
-        for s in range(nm):
-            if idx == 0:
-                _origin(s, slot, M, Qr, Pr, Tr, Xs)
-                continue
-            _mva_step(s, slot, n, prev, D, kind, ldpos, Qr, Pr, Tr, mult, nmult, Z, R, Xs)
-            _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Tr, Xs, mult, nmult)
-        if want_curve or idx == L - 1:
-            _record(idx if want_curve else 0, slot, M, n, prev, D, kind, ldpos, Qr, Pr, Tr,
-                    mult, nmult, R, Xs, Xo, Ro, Po, Fo)
+    per_point = nm * max(C, 1) * max(K, 1)
+    # one form for the whole pass: the split into calls changes no number
+    run = _lattice_run.py_func if L * per_point < _lattice_run.threshold \
+        else _lattice_run.compiled()
+    step = max(1, LATTICE_CHUNK_WORK // per_point)
+    bar = progress_bar(progress, L, "exact MVA lattice", unit="pt") if L > step else None
+    try:
+        for i0 in range(0, L, step):
+            i1 = min(L, i0 + step)
+            run(D, kind, ldpos, ld_st, mult, nmult, Z, N, stride, want_curve, Qr, Pr, Tr, Xs,
+                R, Xo, Ro, Po, Fo, n, prev, i0, i1)
+            if bar is not None:
+                bar.update(i1 - i0)
+    finally:
+        if bar is not None:
+            bar.close()
     return Xo, Ro, Po, Fo
 
 
@@ -369,7 +405,7 @@ def _lattice_size(N) -> int:
     return out
 
 
-def _closed_exact_arrays(net: Network, D, Z, N, curve: bool):
+def _closed_exact_arrays(net: Network, D, Z, N, curve: bool, progress=None):
     """Run the lattice kernel; return (X, R, P0, kind, ld_st, Dk)."""
     Dk, kind, ldpos, ld_st, mult, nmult = _closed_arrays(net, D, Z, N, "exact MVA")
     M = len(ld_st)
@@ -398,11 +434,9 @@ def _closed_exact_arrays(net: Network, D, Z, N, curve: bool):
     if M == 0:
         mult = np.ones((0, 1))
         nmult = np.zeros(0, np.int64)
-    # loop trips: lattice points x complement networks x classes x stations
-    work = Lsize * (2 ** M) * max(C, 1) * max(K, 1)
-    X, R, P0, F = _exact_kernel.run(
-        work, Dk, kind, ldpos, ld_st, mult, nmult, np.asarray(Z, dtype=float), Nv, bool(curve)
-    )
+    X, R, P0, F = _exact_kernel(
+        Dk, kind, ldpos, ld_st, mult, nmult, np.asarray(Z, dtype=float), Nv, bool(curve),
+        progress)
     return X, R, P0, kind, ld_st, Dk, F
 
 
@@ -556,7 +590,7 @@ class Lattice(FrameReport):
 # closed, open and mixed exact solutions
 # ---------------------------------------------------------------------------
 
-def _closed_exact(net: Network, curve: bool) -> Result:
+def _closed_exact(net: Network, curve: bool, progress=None) -> Result:
     C = len(net.classes)
     D = np.asarray(net.demands, dtype=float)
     Z = np.array([float(c.think_time) for c in net.classes])
@@ -564,7 +598,7 @@ def _closed_exact(net: Network, curve: bool) -> Result:
     _check_capacities(net, sum(N), "exact multi-class MVA")
     _check_classes(net, D, Z, N)
     notes = _ps_notes(net)
-    X, R, P0, kind, ld_st, _, F = _closed_exact_arrays(net, D, Z, N, curve)
+    X, R, P0, kind, ld_st, _, F = _closed_exact_arrays(net, D, Z, N, curve, progress)
     S = np.asarray(net.service_times, dtype=float)
     Tv = S[None, :, :] * F * _unit_scale(net, D, N)[None, None, :]
     info = {
@@ -597,7 +631,7 @@ def _closed_exact(net: Network, curve: bool) -> Result:
                    visit_time=Tv[last])
 
 
-def solve_exact(net: Network, *, curve: bool = False) -> Result:
+def solve_exact(net: Network, *, curve: bool = False, progress: bool | None = None) -> Result:
     """Exact product-form solution of a multi-class network
     (``method="exact"``; :func:`qmodels.analytic.mva.mva` sends every network with
     more than one class here).
@@ -610,6 +644,10 @@ def solve_exact(net: Network, *, curve: bool = False) -> Result:
     curve : bool
         Closed networks only: also return the figures at every population
         vector 0 <= n <= N as a :class:`Lattice` in ``result.curve``.
+    progress : bool or None
+        A progress bar over a large lattice (some 10^6 points or more):
+        ``None`` shows one in a terminal or Jupyter, not in CI
+        (:mod:`qmodels._progress`).
 
     Returns
     -------
@@ -675,14 +713,14 @@ def solve_exact(net: Network, *, curve: bool = False) -> Result:
     """
     _require_numeric(net, "exact MVA")
     if net.is_closed:
-        return _closed_exact(net, curve)
+        return _closed_exact(net, curve, progress)
     if curve:
         raise UnsupportedModelError(
             "curve=True needs a closed network (the lattice is over closed populations)"
         )
     if net.is_open:
         return _open_exact(net)
-    return _mixed_exact(net)
+    return _mixed_exact(net, progress)
 
 
 # ---------------------------------------------------------------------------
@@ -746,7 +784,7 @@ def _shared_ld_stations(net: Network, D, rho, is_open) -> dict:
     return out
 
 
-def _mixed_exact(net: Network) -> Result:
+def _mixed_exact(net: Network, progress=None) -> Result:
     _check_capacities(net, None, "the mixed product-form solver")
     D = np.asarray(net.demands, dtype=float)
     C, K = D.shape
@@ -782,7 +820,7 @@ def _mixed_exact(net: Network) -> Result:
     Zc = np.array([float(net.classes[i].think_time) for i in ci])
     _check_classes(closed_net, Dc, Zc, Nc)
     Xc_, Rc_, P0c, kind, ld_st, _, Fc_ = _closed_exact_arrays(
-        closed_net, Dc * inflate[None, :], Zc, Nc, False
+        closed_net, Dc * inflate[None, :], Zc, Nc, False, progress
     )
     Xcl, Rcl = Xc_[0], Rc_[0]
     Qk_closed = (Xcl[:, None] * Rcl).sum(axis=0)

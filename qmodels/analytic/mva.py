@@ -459,13 +459,14 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
     )
 
 
-def mva(net: Network, *, curve: bool = False) -> Result:
+def mva(net: Network, *, curve: bool = False, progress: bool | None = None) -> Result:
     """Exact product-form solution of ``net`` (``method="exact"``).
 
     Dispatches on the workload: one closed class -> :func:`mva_single`; one
     open class -> :func:`~qmodels.analytic.open.open_single`; several
     classes -> :func:`~qmodels.analytic.multiclass.solve_exact` (closed, open
-    or mixed).
+    or mixed), whose population lattice can be large: ``progress`` (None:
+    in a terminal or Jupyter, not in CI) shows a bar over it.
     """
     if len(net.classes) == 1:
         if isinstance(net.classes[0], Closed):
@@ -473,4 +474,4 @@ def mva(net: Network, *, curve: bool = False) -> Result:
         return open_single(net)
     from .multiclass import solve_exact  # first multi-class solve: loads numba
 
-    return solve_exact(net, curve=curve)
+    return solve_exact(net, curve=curve, progress=progress)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._format import fmt, format_table
+from .._progress import bar as progress_bar
 from ..errors import InvalidValueError, UnknownNameError
 
 __all__ = [
@@ -293,14 +294,15 @@ def _jsonable(x):
 
 def fit_parameters(residuals: Callable[[Mapping[str, float]], Sequence[float]],
                    start: Mapping[str, float], bounds: Mapping[str, tuple] | None = None,
-                   *, log: bool = True) -> dict[str, float]:
+                   *, log: bool = True, progress: bool | None = None) -> dict[str, float]:
     """Least-squares calibration of named positive parameters.
 
     ``residuals(values)`` returns the relative errors of the fitted rows for
     the parameter values ``values``; :func:`scipy.optimize.least_squares`
     (trust-region reflective) minimises their sum of squares.  With
     ``log=True`` it searches over log-parameters, which keeps them positive
-    and copes with values spanning decades.
+    and copes with values spanning decades.  ``progress`` (None: in a
+    terminal or Jupyter, not in CI) counts the model evaluations on a bar.
     """
     import numpy as np
     from scipy.optimize import least_squares
@@ -315,10 +317,19 @@ def fit_parameters(residuals: Callable[[Mapping[str, float]], Sequence[float]],
             raise InvalidValueError("fit_parameters(log=True) needs positive start values")
         x0, lo, hi = np.log(x0), np.log(np.maximum(lo, 1e-300)), np.log(hi)
 
+    bar = progress_bar(progress, None, "calibrating", unit="eval")
+
     def f(x):
         vals = np.exp(x) if log else x
-        return np.asarray(residuals(dict(zip(names, vals.tolist()))), dtype=float)
+        out = np.asarray(residuals(dict(zip(names, vals.tolist()))), dtype=float)
+        if bar is not None:
+            bar.update(1)
+        return out
 
-    sol = least_squares(f, x0, bounds=(lo, hi), x_scale="jac")
+    try:
+        sol = least_squares(f, x0, bounds=(lo, hi), x_scale="jac")
+    finally:
+        if bar is not None:
+            bar.close()
     vals = np.exp(sol.x) if log else sol.x
     return dict(zip(names, (float(v) for v in vals)))

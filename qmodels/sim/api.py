@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
-import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -18,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._jit import Resumable
+from .._progress import bar as progress_bar
 from ..errors import (
     ConvergenceWarning,
     InvalidValueError,
@@ -618,20 +617,6 @@ def _seg_first_cell(seg: np.ndarray) -> dict[int, int]:
     return first
 
 
-def _progress(progress, total, desc):
-    if os.environ.get("CI"):
-        return None  # never a bar in CI logs
-    if progress is None:
-        progress = sys.stderr.isatty() or "ipykernel" in sys.modules
-    if not progress:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # tqdm is optional (extra "sim"): no bar without it
-        return None
-    return tqdm(total=total, desc=desc, delay=2.0, leave=False, unit="run")
-
-
 def _raise_status(status, run: _Run, net: Network, where: str):
     if status == E.DEADLOCK:
         full = [net.stations[k].name for k in range(run.f.K)
@@ -937,7 +922,7 @@ def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, lev
     the self-checks need."""
     obs, pct, events, trunc = [], [], 0, []
     cap = max(20 * n0, 200) if precision is not None else n0
-    bar = _progress(progress, n0, "simulating")
+    bar = progress_bar(progress, n0, "simulating", unit="run")
     target = n0
     notes = []
     a = 1 if warm else (None if use_mser else 0)
@@ -1001,7 +986,7 @@ def _batch_means(network, flat, ss, horizon, warm, use_mser, precision, level, c
     edges, seg, nseg = _edges(horizon, warm, ncell)
     run = _Run(flat, rng, edges, seg, nseg)
     notes = []
-    bar = _progress(progress, len(edges), "simulating")
+    bar = progress_bar(progress, len(edges), "simulating", unit="cell")
     done = 0
     extensions = 0
     try:

@@ -9,12 +9,12 @@ import dataclasses
 import math
 import numbers
 import os
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from .._progress import bar as progress_bar
 from ..errors import InvalidValueError, QModelsError, UnknownNameError
 from ..model import Network
 from .batched import _batch_ok, _batch_task
@@ -26,38 +26,6 @@ __all__ = ["sweep"]
 
 #: default points per chunk for the batched exact route
 BATCH_CHUNK = 20_000
-
-
-# ---------------------------------------------------------------------------
-# progress
-# ---------------------------------------------------------------------------
-
-def _in_notebook() -> bool:
-    ip = sys.modules.get("IPython")
-    if ip is None:
-        return False
-    try:
-        shell = ip.get_ipython()
-    except Exception:  # pragma: no cover - IPython internals
-        return False
-    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
-
-
-def _progress_bar(progress, total: int, desc: str):
-    """A :mod:`tqdm.auto` bar, or None when silenced.
-
-    ``progress=False`` or the environment variable ``CI`` (any non-empty
-    value): no bar.  ``True``: a bar.  ``None`` (default): a bar in a
-    terminal or a Jupyter kernel."""
-    if os.environ.get("CI") or progress is False:
-        return None
-    if progress is None and not (_in_notebook() or sys.stderr.isatty()):
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # tqdm is optional (extras "sim"/"dist"): no bar without it
-        return None
-    return tqdm(total=total, desc=desc, unit="pt", leave=False)
 
 
 # ---------------------------------------------------------------------------
@@ -186,7 +154,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         client = Client(own_cluster)
     try:
         parts = _execute(spec, points, route, todo, client, chunksize, st,
-                         _progress_bar(progress, len(todo), f"sweep ({method})"))
+                         progress_bar(progress, len(todo), f"sweep ({method})", unit="pt"))
     finally:
         if own_cluster is not None:
             client.close()
