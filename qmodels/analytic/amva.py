@@ -14,6 +14,7 @@ from typing import cast
 import numpy as np
 
 from .._jit import njit
+from .._validate import is_symbolic
 from ..errors import ConvergenceWarning, InvalidValueError, UnsupportedModelError
 from ..model.network import LoadDependent, Network, Queue
 from ..results import Result
@@ -105,6 +106,10 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal"):
         raise InvalidValueError(
             f"multiserver must be one of {', '.join(map(repr, _MULTISERVER))}, "
             f"got {multiserver!r}")
+    if net.is_symbolic:
+        raise UnsupportedModelError(
+            f"{solver} is numeric; {_symbolic_where(net)} is a sympy expression: "
+            "substitute numbers, or use qmodels.symbolic")
     _require_numeric(net, solver)
     if not net.is_closed:
         raise UnsupportedModelError(
@@ -164,6 +169,23 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal"):
     mult, nmult = ld_table(lds)
     return (Dx, np.array(kind, dtype=np.int64), owner, Z, N, notes, np.array(scale), mult,
             nmult)
+
+
+def _symbolic_where(net: Network) -> str:
+    """The first symbolic input of ``net``, named for an error message."""
+    for cls in net.classes:
+        for a in ("population", "think_time"):
+            if is_symbolic(getattr(cls, a, 0.0)):
+                return f"class {cls.name!r}: {a}"
+    for k, s in enumerate(net.stations):
+        if is_symbolic(getattr(s, "servers", 1)) or any(
+                is_symbolic(a) for a in getattr(s, "rate_multipliers", ())):
+            return f"station {s.name!r}: servers or rate multipliers"
+        for c, cls in enumerate(net.classes):
+            for what, M in (("service time", net.service_times), ("visits", net.visits)):
+                if is_symbolic(M[c][k]):
+                    return f"station {s.name!r}: {what} of class {cls.name!r}"
+    return "an input"
 
 
 def _core(Dx, kind, mult, nmult, Z, n, F, Q, tol, max_iter):

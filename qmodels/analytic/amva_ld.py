@@ -89,9 +89,12 @@ def ld_factor(A, mult, L, amax):
 
 
 @jitable
-def _ld_class_sweep(d, kind, z, n, Q, Qt, G, R, err, mult, nmult, amax):
+def _ld_class_sweep(d, kind, z, n, Q, Qt, G, R, err, mult, nmult, amax, omega):
     """One class's update in a Gauss-Seidel sweep (see :func:`ld_core_kernel`);
-    as ``_kernels.amva_class_sweep`` with load-dependent columns added."""
+    as ``_kernels.amva_class_sweep`` with load-dependent columns added and
+    the step damped by ``omega`` (Q += omega (Q_new - Q); ``err`` measures
+    the undamped change, so the fixed point and the stopping rule are those
+    of the undamped iteration)."""
     K = d.shape[0]
     inv = 1.0 / n if n > 0 else 0.0
     tot = z
@@ -118,6 +121,7 @@ def _ld_class_sweep(d, kind, z, n, Q, Qt, G, R, err, mult, nmult, amax):
         e = abs(q - Q[k]) / scale
         if e > err:
             err = e
+        q = Q[k] + omega * (q - Q[k])
         Qt[k] += q - Q[k]
         Q[k] = q
     return x, err
@@ -133,8 +137,12 @@ def ld_core_kernel(D, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
     load-dependent column turns it into R_ck by eq. (3) of this module,
     the others as before (delay D, single server D (1 + A)).  Classes are
     updated one after the other (Gauss-Seidel); stops when a sweep changes
-    no Q_ck by more than tol max(n_c, 1).  ``Q`` is updated in place.
-    Returns (X, R, sweeps, converged)."""
+    no Q_ck by more than tol max(n_c, 1).  A load-dependent station whose
+    phi(j) = j / a(j) falls steeply can make the plain iteration oscillate:
+    each sweep whose largest change does not shrink halves the step
+    (Q += omega (Q_new - Q), omega down to 1/64; the fixed point is the
+    same), and a converged damped run is confirmed by one undamped sweep.
+    ``Q`` is updated in place.  Returns (X, R, sweeps, converged)."""
     C, K = D.shape
     ntot = 0.0
     for c in range(C):
@@ -159,15 +167,22 @@ def ld_core_kernel(D, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
         Qt[k] = t
     it = 0
     converged = False
+    omega = 1.0
+    last = math.inf
     while it < max_iter:
         it += 1
         err = 0.0
         for c in range(C):
             X[c], err = _ld_class_sweep(D[c], kind, Z[c], n[c], Q[c], Qt, G[c], R[c], err,
-                                        mult, nmult, amax)
+                                        mult, nmult, amax, omega)
         if err <= tol:
-            converged = True
-            break
+            if omega == 1.0:
+                converged = True
+                break
+            omega = 1.0  # confirm with one undamped sweep (X, R of the fixed point)
+        elif err >= last and omega > 1.0 / 64.0:
+            omega *= 0.5  # a sweep that did not shrink the change: damp
+        last = err
     return X, R, it, converged
 
 
