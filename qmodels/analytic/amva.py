@@ -3,7 +3,11 @@ Linearizer (Chandy & Neuse).
 
 Assumptions: those of :mod:`.multiclass` (BCMP product form); the fixed
 point replaces the exact lattice recursion, so the cost is independent of
-the populations.  Multi-server stations use Seidmann's approximation.
+the populations.  Multi-server and load-dependent stations: the
+load-dependent MVA residence time with the marginal probabilities at
+N - e_c estimated around the approximate mean (Akyildiz & Bolch 1988; see
+:mod:`.amva_ld`), or, for c-server queues with ``multiserver="seidmann"``,
+Seidmann's transformation.
 """
 
 from __future__ import annotations
