@@ -17,7 +17,7 @@ from typing import cast
 
 import numpy as np
 
-from .._jit import njit
+from .._jit import lazyjit
 from .._validate import is_symbolic
 from ..errors import ConvergenceWarning, InvalidValueError, UnsupportedModelError
 from ..model.network import LoadDependent, Network, Queue
@@ -25,6 +25,7 @@ from ..results import Result
 from ._common import (
     _KIND_DELAY,
     _KIND_FIXED,
+    _KIND_LD,
     _check_capacities,
     _check_classes,
     _check_options,
@@ -47,7 +48,7 @@ from .amva_ld import (
 )
 
 
-@njit
+@lazyjit()
 def _core_kernel(D, is_delay, Z, n, F, Q, tol, max_iter):
     """Fixed point of approximate MVA at population n (floats).
 
@@ -136,6 +137,10 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal"):
         # qmodels.analytic.batch (the exact lattice above looks one job further for
         # population-0 classes)
         kd, a = _shape(s, bool(used[k]), max(ntot, 1))
+        if kd == _KIND_DELAY and used[k] and isinstance(s, LoadDependent):
+            # a(j) = j up to |N|: a delay, which eq. (3) of amva_ld reproduces
+            # exactly, but its utilisation is 1 - P(empty), as in exact MVA
+            kd, a = _KIND_LD, tuple(float(x) for x in s.rate_multipliers[: max(ntot, 1)])
         if kd == _KIND_DELAY:
             src.append(k)
             scale.append(1.0)
@@ -193,12 +198,13 @@ def _symbolic_where(net: Network) -> str:
 
 
 def _core(Dx, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
-    """The fixed point at population n: the compiled single-server kernel
-    when no column is load-dependent (unchanged numbers), else
-    :func:`.amva_ld.ld_core_kernel`."""
-    if not (kind == 2).any():
-        return _core_kernel(Dx, kind == 0, Z, n, F, Q, tol, max_iter)
+    """The fixed point at population n: the single-server kernel when no
+    column is load-dependent (unchanged numbers), else
+    :func:`.amva_ld.ld_core_kernel`; both run as plain Python below
+    lazyjit's threshold (no compile for a small network), compiled above."""
     C, K = Dx.shape
+    if not (kind == 2).any():
+        return _run(_core_kernel, ld_work(C, K), Dx, kind == 0, Z, n, F, Q, tol, max_iter)
     return _run(ld_core_kernel, ld_work(C, K), Dx, kind, mult, nmult, Z, n, F, Q, tol, max_iter)
 
 
