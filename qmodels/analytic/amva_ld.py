@@ -207,8 +207,12 @@ def ld_p_empty(X, d, A, mult, L, amax) -> float:
 
 
 def _inv_rate(A, mult, L, amax):
-    """E[1 / a(J + 1)] under the two-point distribution (2) of mean A."""
-    A = min(max(A, 0.0), amax)
+    """E[1 / a(J + 1)] under the two-point distribution (2) of mean A
+    (A clipped to [0, amax] as in :func:`ld_factor`)."""
+    if not A > 0.0:
+        A = 0.0
+    if A > amax:
+        A = amax
     m = math.floor(A)
     f = A - m
     j1 = int(m) + 1
