@@ -187,7 +187,7 @@ def ld_core_kernel(D, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
 
 
 def ld_work(C: int, K: int) -> int:
-    """Loop-trip estimate for :func:`ld_core_kernel` (lazyjit picks plain
+    """Loop-trip estimate for the approximate MVA kernels (lazyjit picks plain
     Python below its threshold): C K per sweep, a few hundred sweeps."""
     return int(C) * int(K) * 200
 
