@@ -36,10 +36,13 @@ METHODS: dict[str, Method] = {
         "asymptotic and balanced job bounds, N*, bottleneck (single closed or open class)"),
     "schweitzer": Method(
         "qmodels.analytic.amva", "schweitzer",
-        "Schweitzer-Bard approximate MVA (closed, multi-class; Seidmann multi-server)"),
+        "Schweitzer-Bard approximate MVA (closed product-form classes, any population; "
+        "multi-server and load-dependent stations by marginals estimated around the "
+        "approximate mean, Akyildiz & Bolch 1988, or multiserver='seidmann')"),
     "linearizer": Method(
         "qmodels.analytic.amva", "linearizer",
-        "Linearizer (Chandy-Neuse) approximate MVA (closed, multi-class)"),
+        "Linearizer (Chandy-Neuse) approximate MVA (closed, multi-class; stations as "
+        "schweitzer, closer to exact)"),
     "convolution": Method(
         "qmodels.analytic.convolution", "convolution",
         "normalising constants (Buzen's convolution), single- and multi-class closed"),

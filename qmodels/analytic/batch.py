@@ -527,7 +527,9 @@ def schweitzer_batch(demands, think_times, population, *, servers=None, delay=No
     demand D/c plus a delay of demand D (c-1)/c (Seidmann, Schweitzer &
     Shalev-Oren, Large Scale Systems 12, 1987); its Q is the sum of both
     parts.  Each row follows exactly the single-class case of
-    :func:`qmodels.analytic.amva.schweitzer`.  Rows run in parallel.
+    :func:`qmodels.analytic.amva.schweitzer` with ``multiserver="seidmann"``
+    (whose default for c-server stations is the marginal treatment of
+    :mod:`qmodels.analytic.amva_ld`).  Rows run in parallel.
 
     Examples
     --------
