@@ -38,7 +38,8 @@ METHODS: dict[str, Method] = {
         "qmodels.analytic.amva", "schweitzer",
         "Schweitzer-Bard approximate MVA (closed product-form classes, any population; "
         "multi-server and load-dependent stations by marginals estimated around the "
-        "approximate mean, Akyildiz & Bolch 1988, or multiserver='seidmann')"),
+        "approximate mean, Akyildiz & Bolch 1988, or multiserver='seidmann'; a rate that "
+        "falls with load only with falling_rates=True)"),
     "linearizer": Method(
         "qmodels.analytic.amva", "linearizer",
         "Linearizer (Chandy-Neuse) approximate MVA (closed, multi-class; stations as "

@@ -248,11 +248,16 @@ def test_unvisited_station_uses_the_arrival_theorem_estimate():
             assert r.R["raid", "b"] > 0.2 / 2.8
 
 
-def test_falling_rates_are_flagged():
+def test_falling_rates_are_refused_unless_accepted():
+    # measured throughput errors up to 5x (validation/amva_ld_accuracy.py,
+    # ld-falling): refused by default, naming the station and the drop
     net = qm.Network([qm.LoadDependent("x", 0.1, rate_multipliers=(1, 2, 0.5))],
                      [qm.Closed("a", 4, think_time=0.5, visits={"x": 1})])
-    r = schweitzer(net)
-    assert any("'x': its rate falls with load" in n for n in r.notes)
+    for f in (schweitzer, linearizer):
+        with pytest.raises(UnsupportedModelError, match=r"station 'x'.*a\(3\) = 0.5 < a\(2\) = 2"):
+            f(net)
+        r = f(net, falling_rates=True)
+        assert any("'x': its rate falls with load" in n for n in r.notes)
 
 
 # ---------------------------------------------------------------------------
@@ -314,7 +319,7 @@ def test_chaotic_rates_warn_not_nan():
          qm.Closed("b", 4, think_time=1e-3, visits={"x": 3, "q": 1e3})])
     for f in APPROX:
         with pytest.warns(ConvergenceWarning, match="stopped at max_iter=200"):
-            r = f(net, max_iter=200)
+            r = f(net, max_iter=200, falling_rates=True)
         assert r.info["converged"] is False
         assert np.all(np.isfinite(r.station_response_time))
         np.testing.assert_allclose(r.station_queue_length.sum(axis=1)

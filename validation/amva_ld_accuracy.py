@@ -91,7 +91,8 @@ def measure(networks: int = 200, seed: int = 1) -> dict:
                 for t in treatments:
                     with warnings.catch_warnings():
                         warnings.simplefilter("error")  # an unconverged answer is a failure
-                        X = qm.solve(net, method=method, multiserver=t).class_throughput
+                        X = qm.solve(net, method=method, multiserver=t,
+                                     falling_rates=scenario == "ld-falling").class_throughput
                     out.setdefault((scenario, method, t), []).append(_err(X, ref))
     return {k: np.array(v) for k, v in out.items()}
 

@@ -96,7 +96,8 @@ def _core_kernel(D, is_delay, Z, n, F, Q, tol, max_iter):
 _MULTISERVER = ("marginal", "seidmann")
 
 
-def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal"):
+def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal",
+                  falling_rates: bool = False):
     """Expanded demand matrix for the approximations.
 
     A c-server queue becomes, with ``multiserver="seidmann"``, a single
@@ -171,7 +172,15 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal"):
         kind.append(2)
         lds.append(tuple(a))
         notes.append(ld_note(s.name, a, c if multi else None))
-        if any(a[i + 1] < a[i] for i in range(c - 1)):
+        drop = next((i for i in range(c - 1) if a[i + 1] < a[i]), None)
+        if drop is not None:
+            if not falling_rates:
+                raise UnsupportedModelError(
+                    f"station {s.name!r}: its rate falls with load (a({drop + 2}) = "
+                    f"{a[drop + 1]:g} < a({drop + 1}) = {a[drop]:g}); {solver}'s two-point "
+                    "estimate of the marginals is unreliable there (throughput errors up to "
+                    "5x measured by validation/amva_ld_accuracy.py): use method='exact' or "
+                    "'sim', or pass falling_rates=True to accept the approximation")
             notes.append(ld_falling_note(s.name))
     owner = np.array(src, np.int64)
     Dx = D[:, owner] * np.array(scale)[None, :]
@@ -287,6 +296,15 @@ def _warn_unconverged(solver, max_iter, info):
     info["converged"] = False
 
 
+_FALLING_DOC = """falling_rates : bool
+        Accept a load-dependent station whose rate falls with load
+        (a(j+1) < a(j), e.g. thrashing).  Its exact marginals can be
+        bimodal, which the two-point estimate cannot follow: over 600 random
+        such networks the throughput was off by up to 2.6x (Schweitzer) and
+        5.5x (Linearizer), so by default the solver refuses with
+        :class:`~qmodels.errors.UnsupportedModelError` naming the station;
+        with ``True`` it answers and says so in ``notes``."""
+
 _MULTISERVER_DOC = """multiserver : {"marginal", "seidmann"}
         How a c-server queue is treated: ``"marginal"`` (default) as a
         load-dependent station, its marginal probabilities estimated after
@@ -302,7 +320,7 @@ _MULTISERVER_DOC = """multiserver : {"marginal", "seidmann"}
 
 
 def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
-               multiserver: str = "marginal") -> Result:
+               multiserver: str = "marginal", falling_rates: bool = False) -> Result:
     """Schweitzer-Bard approximate MVA for closed multi-class networks
     (``method="schweitzer"``).
 
@@ -318,6 +336,7 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
         :class:`~qmodels.errors.ConvergenceWarning` and sets
         ``info["converged"] = False``.
     MULTISERVER
+    FALLING
 
     Returns
     -------
@@ -360,11 +379,11 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     Scale Systems 12:91-107, 1987.
     I. F. Akyildiz, G. Bolch, "Mean value analysis approximation for
     multiple server queueing networks", Performance Evaluation
-    8(2):77-91, 1988.
+    8, 1988 (zbMATH 0636.90032).
     """
     _check_options(tol, max_iter)
     Dx, kind, owner, Z, N, notes, scale, mult, nmult = _amva_prepare(
-        net, "Schweitzer MVA", multiserver)
+        net, "Schweitzer MVA", multiserver, falling_rates)
     C, Kx = Dx.shape
     Q = _amva_init(Dx, N)
     F = np.zeros((C, C, Kx))
@@ -378,7 +397,8 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
 
 
 def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
-               passes: int = 3, multiserver: str = "marginal") -> Result:
+               passes: int = 3, multiserver: str = "marginal",
+               falling_rates: bool = False) -> Result:
     """Linearizer approximate MVA for closed multi-class networks
     (``method="linearizer"``).
 
@@ -397,6 +417,7 @@ def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
         Number of refinements of the fractional deviations F (Chandy &
         Neuse use a small fixed number; 3 by default).
     MULTISERVER
+    FALLING
 
     Returns
     -------
@@ -428,13 +449,13 @@ def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     network models of computing systems", CACM 25(2):126-134, 1982.
     I. F. Akyildiz, G. Bolch, "Mean value analysis approximation for
     multiple server queueing networks", Performance Evaluation
-    8(2):77-91, 1988.
+    8, 1988 (zbMATH 0636.90032).
     """
     _check_options(tol, max_iter)
     if isinstance(passes, bool) or not isinstance(passes, (int, np.integer)) or passes < 1:
         raise InvalidValueError(f"passes must be an integer >= 1, got {passes!r}")
     Dx, kind, owner, Z, N, notes, scale, mult, nmult = _amva_prepare(
-        net, "Linearizer", multiserver)
+        net, "Linearizer", multiserver, falling_rates)
     C, Kx = Dx.shape
     F = np.zeros((C, C, Kx))
     Q0 = _amva_init(Dx, N)
@@ -475,4 +496,5 @@ def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
 
 for _f in (schweitzer, linearizer):
     if _f.__doc__:  # None under python -OO
-        _f.__doc__ = _f.__doc__.replace("MULTISERVER", _MULTISERVER_DOC)
+        _f.__doc__ = _f.__doc__.replace("MULTISERVER", _MULTISERVER_DOC).replace(
+            "FALLING", _FALLING_DOC)

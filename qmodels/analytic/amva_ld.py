@@ -48,7 +48,7 @@ References
 M. Reiser, S. S. Lavenberg, "Mean-value analysis of closed multichain
 queuing networks", JACM 27(2):313-322, 1980.
 I. F. Akyildiz, G. Bolch, "Mean value analysis approximation for multiple
-server queueing networks", Performance Evaluation 8(2):77-91, 1988.
+server queueing networks", Performance Evaluation 8, 1988 (zbMATH 0636.90032).
 G. Bolch, S. Greiner, H. de Meer, K. S. Trivedi, "Queueing Networks and
 Markov Chains", 2nd ed., Wiley 2006, sec. 8.2 (load-dependent MVA) and
 sec. 9.1 (Bard-Schweitzer and SCAT; multiple-server nodes).
