@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._jit import jitable
 
-__all__ = ["log_add", "mva_step", "amva_class_sweep"]
+__all__ = ["log_add", "mva_step", "amva_class_sweep", "amva_start"]
 
 
 @jitable
@@ -92,3 +94,28 @@ def amva_class_sweep(d, is_delay, z, n, Q, Qt, G, R, err):
         Qt[k] += q - Q[k]
         Q[k] = q
     return x, err
+
+
+@jitable
+def amva_start(n, F, Q):
+    """(G, Qt) for an approximate-MVA fixed point at population n:
+    G_ck = sum_j (n_j - [j = c]) F_jck over the classes present (the
+    Linearizer correction of Chandy & Neuse 1982; 0 for Schweitzer's F = 0)
+    and Qt_k = sum_c Q_ck."""
+    C, K = Q.shape
+    G = np.zeros((C, K))
+    for c in range(C):
+        for k in range(K):
+            g = 0.0
+            for j in range(C):
+                m = n[j] - (1.0 if j == c else 0.0)
+                if n[j] > 0 and m > 0:
+                    g += m * F[j, c, k]
+            G[c, k] = g
+    Qt = np.zeros(K)
+    for k in range(K):
+        t = 0.0
+        for c in range(C):
+            t += Q[c, k]
+        Qt[k] = t
+    return G, Qt

@@ -36,7 +36,7 @@ from ._common import (
     _shape,
     _utilisation,
 )
-from ._kernels import amva_class_sweep
+from ._kernels import amva_class_sweep, amva_start
 from .amva_ld import (
     ld_core_kernel,
     ld_factor,
@@ -63,23 +63,9 @@ def _core_kernel(D, is_delay, Z, n, F, Q, tol, max_iter):
     sweeps, converged).
     """
     C, K = D.shape
-    G = np.zeros((C, K))
-    for c in range(C):
-        for k in range(K):
-            g = 0.0
-            for j in range(C):
-                m = n[j] - (1.0 if j == c else 0.0)
-                if n[j] > 0 and m > 0:
-                    g += m * F[j, c, k]
-            G[c, k] = g
+    G, Qt = amva_start(n, F, Q)
     X = np.zeros(C)
     R = np.zeros((C, K))
-    Qt = np.zeros(K)
-    for k in range(K):
-        t = 0.0
-        for c in range(C):
-            t += Q[c, k]
-        Qt[k] = t
     it = 0
     converged = False
     while it < max_iter:

@@ -61,6 +61,7 @@ import math
 import numpy as np
 
 from .._jit import jitable, lazyjit
+from ._kernels import amva_start
 
 __all__ = ["ld_factor", "ld_core_kernel"]
 
@@ -148,23 +149,9 @@ def ld_core_kernel(D, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
     for c in range(C):
         ntot += n[c]
     amax = ntot - 1.0 if ntot > 1.0 else 0.0
-    G = np.zeros((C, K))
-    for c in range(C):
-        for k in range(K):
-            g = 0.0
-            for j in range(C):
-                m = n[j] - (1.0 if j == c else 0.0)
-                if n[j] > 0 and m > 0:
-                    g += m * F[j, c, k]
-            G[c, k] = g
+    G, Qt = amva_start(n, F, Q)
     X = np.zeros(C)
     R = np.zeros((C, K))
-    Qt = np.zeros(K)
-    for k in range(K):
-        t = 0.0
-        for c in range(C):
-            t += Q[c, k]
-        Qt[k] = t
     it = 0
     converged = False
     omega = 1.0
