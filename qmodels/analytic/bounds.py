@@ -474,9 +474,9 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
     proportional (PB, Hsieh & Lam 1987) bounds, N*, 1/D_max and the
     bottleneck.  Multi-class: the multi-class asymptotic bounds of class
     ``cls`` given every class's population, demands and arrival rates (see
-    :func:`~.bounds_multiclass.multiclass_bounds`).  Token pools: the
-    asymptotic bounds with each pool as a station (see
-    :func:`~.bounds_multiclass.pool_bounds`).  A class that visits only
+    :func:`~.bounds_multiclass.multiclass_bounds`).  Token pools (closed
+    classes, one or several; nested pools): the asymptotic bounds with each
+    pool as a station (see :func:`~.bounds_multiclass.pool_bounds`).  A class that visits only
     delay stations has X = N / (Z + D) exactly.
 
     Open class (alone): X = lambda must stay below 1/Dmax (else
@@ -503,9 +503,10 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
     Raises
     ------
     UnsupportedModelError
-        A finite capacity that can bind, a token pool whose span is unknown
-        or that several classes use, a symbolic multi-class network: no bound
-        is proven there, and the message names the station or pool.
+        A finite capacity that can bind, a token pool whose span is unknown,
+        pools with open classes or that can wait on each other in a cycle, a
+        symbolic multi-class network: no bound is proven there, and the
+        message names the station or pool.
     """
     from ..errors import UnstableError
     from .bounds_multiclass import multiclass_bounds, pool_bounds

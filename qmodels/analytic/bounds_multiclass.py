@@ -181,90 +181,181 @@ def multiclass_bounds(net: Network, cls: str) -> Bounds:
 # ---------------------------------------------------------------------------
 
 def pool_bounds(net: Network, cls: str | None = None) -> Bounds:
-    """Asymptotic bounds of a closed class in a network with token pools.
+    """Asymptotic bounds of a closed class in a network of closed classes
+    with token pools.
 
     Notes
     -----
     A :class:`~qmodels.model.TokenPool` of B tokens held over the stations
-    of its span (from ``acquire`` to ``release``) is a station for the
-    bounds.  Let H = sum_{k in span} D_k / sigma_k be the least time a job
-    holds a token per cycle (its own service in the span).  Operational
-    arguments (Denning & Buzen 1978), valid for any service distribution:
+    of its span (from ``acquire`` to ``release``, read per class from its
+    routing or from the pool's ``path``) is a station for the bounds.  Let
+    H_jp = sum_{k in span_j(p)} D_jk / sigma_k be the least time a class-j
+    job holds a token of p per cycle (its own service in the span).
+    Operational arguments (Denning & Buzen 1978), valid for any service
+    distribution:
 
-    * Little's law on the tokens: X H <= mean tokens held <= B, so
-      X <= B / H;
-    * the utilisation law and a job's own service: X <= 1 / D_max and
-      X <= N / (D + Z) (QSP Table 5.3);
-    * pessimistic: whenever a job is in the system outside the delay
-      stations, some station is working: a job waiting for a token finds
-      all B tokens held by jobs in the span, each at a queue (busy) or at a
-      delay station of the span.  Counting span delays as stations, the
-      probability that any job is there is at most X (D_p + D_span-delay),
-      with D_p = sum D_k / a_min,k over the queues, and at most N jobs are
-      there, so R <= N (D_p + D_span-delay) + D_other-delay.
+    * Little's law on the tokens: sum_j X_j H_jp <= mean tokens held <= B;
+    * the utilisation law, sum_j X_j D_jk <= a_max,k, and a job's own
+      service, X_c <= N_c / (Z_c + D_c) (QSP Table 5.3);
+    * pessimistic: call a job *active* when it is neither thinking nor at a
+      delay station outside every span.  An active job is at a queue (which
+      is then busy), at a delay inside a span, or waiting for a token; the
+      holders of that token are in its span, each again at a queue, at a
+      span delay, or waiting for another pool's token.  If no cycle of
+      "holds p while waiting for q" is possible (checked on the spans:
+      otherwise the pools can deadlock and the bounds refuse), every such
+      chain ends at a busy queue or a span delay, so
+      P(some job active) <= sum_k P(queue k busy) + sum_d P(span delay d
+      occupied) <= sum_j X_j E_j with E_j = sum_k D_jk / a_min,k +
+      sum_{span delays} D_jd.  A class-c job is active for R_c - D_c,out of
+      its cycle (D_c,out its demand at the other delays), and at most N_c are
+      active at a time, so N_c - X_c (Z_c + D_c,out) <= N_c sum_j X_j E_j:
+
+          X_c >= N_c (1 - sum_{j != c} X_j^+ E_j) / (Z_c + D_c,out + N_c E_c)
+
+      (for one class, R <= N E + D_out).  The other classes' upper bounds
+      X_j^+ enter the lower bound and their lower bounds tighten the upper
+      ones (utilisation and token laws): one pass each way.
 
     BJB, GB and PB need product form, which a pool that can bind breaks:
-    they are not given.  The span is read from the routing
-    (:func:`qmodels.decomposition.pool_span`): a class given by visits, a
-    pool used by several classes, or spans that overlap (possible deadlock)
-    are refused with :class:`~qmodels.errors.UnsupportedModelError` naming
-    the pool.
+    they are not given.  Refused with :class:`~qmodels.errors.UnsupportedModelError`
+    naming the pool: open classes, a class given by visits when the pool has
+    no ``path`` (its span is unknown), routing that enters a span other than
+    through ``acquire``, and pools that can wait on each other in a cycle.
+    Finite capacities that can bind are refused before (blocking).
     """
-    from .decomposition import pool_span
+    import networkx as nx
+
+    from .decomposition import class_pool_span
 
     ci = _class_of(net, cls)
-    c = net.classes[ci]
-    if len(net.classes) > 1 or not isinstance(c, Closed):
+    if not all(isinstance(k, Closed) for k in net.classes):
         p = net.pools[0]
         raise UnsupportedModelError(
-            f"token pool {p.name!r}: bounds with token pools are for one closed class; "
-            "no bound is proven here: use method='ctmc' or 'sim'")
+            f"token pool {p.name!r}: bounds with token pools are for closed classes; "
+            "no bound is proven with open classes here: use method='ctmc' or 'sim'")
     if net.is_symbolic:
         raise UnsupportedModelError(
             f"token pool {net.pools[0].name!r}: bounds with token pools are numeric")
-    spans = {}
+    spans = _pool_spans(net, class_pool_span)
+    order = {p.name: i for i, p in enumerate(net.pools)}
+    waits = nx.DiGraph()
     for p in net.pools:
-        try:
-            spans[p.name] = pool_span(net, p)
-        except UnsupportedModelError as e:
-            raise UnsupportedModelError(
-                f"token pool {p.name!r}: its span is needed to bound the model ({e})") from None
-    seen: dict = {}
+        for q in net.pools:
+            if p is q:
+                continue
+            for j, span in spans[p.name].items():
+                same = q.acquire == p.acquire
+                if j in spans[q.name] and q.acquire in span and (
+                        not same or order[p.name] < order[q.name]):
+                    waits.add_edge(p.name, q.name)
+    if not nx.is_directed_acyclic_graph(waits):
+        cycle = " -> ".join(u for u, _ in nx.find_cycle(waits))
+        raise UnsupportedModelError(
+            f"token pools {cycle}: a job can hold one while waiting for the next, round a "
+            "cycle (the pools can deadlock); no bound is proven: use method='ctmc' or 'sim'")
+    return _pool_bounds_of(net, ci, spans)
+
+
+def _pool_spans(net: Network, class_pool_span) -> dict:
+    """{pool name: {class index: span}} over the classes that take a token
+    (the pool's ``classes``, and visiting its ``acquire`` station)."""
+    out: dict = {}
     for p in net.pools:
-        for st in spans[p.name]:
-            if st in seen:
+        k = net.station_index(p.acquire)
+        out[p.name] = {}
+        for j, c in enumerate(net.classes):
+            if (p.classes is not None and c.name not in p.classes) or net.visits[j, k] <= 0:
+                continue
+            try:
+                out[p.name][j] = class_pool_span(net, p, c)
+            except UnsupportedModelError as e:
                 raise UnsupportedModelError(
-                    f"token pools {seen[st]!r} and {p.name!r} both span station {st!r}: "
-                    "overlapping pools can deadlock; no bound is proven")
-            seen[st] = p.name
-    N = int(c.population)
-    Z = float(c.think_time)
-    opt, pes, nc, delay, _ = _bound_demands(net, ci)
-    D = np.asarray(net.demands[ci], dtype=float)
-    span_delay = sum(D[k] for k, s in enumerate(net.stations)
-                     if isinstance(s, Delay) and s.name in seen)
-    other_delay = float(delay) - span_delay
-    D_nc = sum(nc) + float(delay)
-    xmax = 1 / max(opt) if opt else math.inf
-    xh = min(xmax, N / (D_nc + Z)) if (D_nc + Z) > 0 else xmax
-    limits = []
-    for p in net.pools:
-        H = sum(D[net.station_index(st)] / float(job_speed(net.station(st)))
-                for st in spans[p.name])
-        if H > 0:
-            limits.append(f"pool {p.name!r}: X <= {p.tokens}/{fmt(H)} = {fmt(p.tokens / H)}")
-            xh = min(xh, p.tokens / H)
-    r_hi = N * (sum(pes) + span_delay) + other_delay
-    if N == 0:
+                    f"token pool {p.name!r}: its span is needed to bound the model ({e})"
+                ) from None
+    return out
+
+
+def _pool_bounds_of(net: Network, ci: int, spans: dict) -> Bounds:
+    """The bounds of :func:`pool_bounds` for class ``ci``."""
+    C = len(net.classes)
+    D = np.asarray(net.demands, dtype=float)
+    N = np.array([float(k.population) for k in net.classes])
+    Z = np.array([float(k.think_time) for k in net.classes])
+    in_span = {st for per in spans.values() for span in per.values() for st in span}
+    E, out, nc = np.zeros(C), np.zeros(C), np.zeros(C)
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Delay):
+            (E if s.name in in_span else out)[:] += D[:, k]
+            nc += D[:, k]
+        else:
+            E += D[:, k] / float(s.min_rate_multiplier)
+            nc += D[:, k] / float(job_speed(s))
+    speed = np.array([float(job_speed(s)) for s in net.stations])
+    H = {p.name: np.array([sum(D[j, net.station_index(st)] / speed[net.station_index(st)]
+                               for st in spans[p.name].get(j, ())) for j in range(C)])
+         for p in net.pools}
+    queues = [k for k, s in enumerate(net.stations) if not isinstance(s, Delay)]
+    amax = {k: float(net.stations[k].max_rate_multiplier) for k in queues}
+
+    def upper(j, lo):
+        """X_j^+ given the other classes' lower bounds ``lo``."""
+        if N[j] == 0:
+            return 0.0
+        x = N[j] / (Z[j] + nc[j]) if Z[j] + nc[j] > 0 else math.inf
+        for k in queues:
+            if D[j, k] > 0:
+                room = amax[k] - sum(lo[i] * D[i, k] for i in range(C) if i != j)
+                x = min(x, max(room, 0.0) / D[j, k])
+        for p in net.pools:
+            if H[p.name][j] > 0:
+                room = p.tokens - sum(lo[i] * H[p.name][i] for i in range(C) if i != j)
+                x = min(x, max(room, 0.0) / H[p.name][j])
+        return x
+
+    zero = np.zeros(C)
+    xu0 = np.array([upper(j, zero) for j in range(C)])
+    lo = np.zeros(C)
+    for j in range(C):
+        den = Z[j] + out[j] + N[j] * E[j]
+        if N[j] > 0 and den > 0:
+            others = sum(xu0[i] * E[i] for i in range(C) if i != j)
+            lo[j] = max(0.0, N[j] * (1.0 - others)) / den
+    xh = min(xu0[ci], upper(ci, lo))
+    xl = min(lo[ci], xh)
+    c = net.classes[ci]
+    n = int(c.population)
+    if n == 0:
         xl = xh = 0.0
-        r_hi = sum(pes) + float(delay)
+        rl, r_hi = float(nc[ci]), float(E[ci] + out[ci])
     else:
-        xl = float(N / (r_hi + Z))
-    rl = max(D_nc, N / xh - Z) if N > 0 else D_nc
-    xl, xh, rl, r_hi = (float(v) for v in (xl, xh, rl, r_hi))
-    aba = (xl, xh, rl, r_hi)
+        rl = max(float(nc[ci]), n / xh - Z[ci]) if xh > 0 else math.inf
+        r_hi = n / xl - Z[ci] if xl > 0 else math.inf
+    limits = [f"pool {p.name!r}: X <= {p.tokens}/{fmt(H[p.name][ci])} = "
+              f"{fmt(p.tokens / H[p.name][ci])}" for p in net.pools if H[p.name][ci] > 0]
     pn = ", ".join(repr(p.name) for p in net.pools)
     notes = (*limits,
              f"token pool(s) {pn}: BJB, GB and PB need product form and are not given")
-    return Bounds(net, c.name, N, xl, xh, rl, r_hi, aba, None, xmax,
-                  saturation_population(net, c.name), bottleneck(net, c.name), notes=notes)
+    if C > 1:
+        notes += ("several classes: every class's population, demands and token holding "
+                  "enter the bounds (one pass of the others' bounds each way)",)
+    opt = [D[ci, k] / amax[k] for k in queues if D[ci, k] > 0]
+    xmax = 1 / max(opt) if opt else math.inf
+    xl, xh, rl, r_hi = (float(v) for v in (xl, xh, rl, r_hi))
+    aba = (xl, xh, rl, r_hi)
+    nstar = saturation_population(net, c.name) if C == 1 else None
+    return Bounds(net, c.name, n, xl, xh, rl, r_hi, aba, None, xmax, nstar,
+                  _tightest(net, ci, D, amax, H), notes=notes)
+
+
+def _tightest(net: Network, ci: int, D, amax: dict, H: dict) -> tuple:
+    """The station(s) or pool(s) whose own limit on class ci's throughput
+    is lowest: a_max,k / D_k for a station (QSP sec. 5.2), B / H for a pool
+    (Little's law on its tokens).  A pool competes for the bottleneck like
+    any station."""
+    lim = {net.stations[k].name: amax[k] / D[ci, k] for k in amax if D[ci, k] > 0}
+    lim.update({p.name: p.tokens / H[p.name][ci] for p in net.pools if H[p.name][ci] > 0})
+    if not lim:
+        return ()
+    top = min(lim.values())
+    return tuple(name for name, x in lim.items() if x <= top * (1 + 1e-9))

@@ -107,7 +107,8 @@ __all__ = ["decompose", "throughput_vs_tokens", "pool_span", "TokenCurve"]
 # ---------------------------------------------------------------------------
 
 def pool_span(net: Network, pool: TokenPool | str) -> tuple:
-    """Stations a job visits while it holds a token of ``pool``.
+    """Stations a job visits while it holds a token of ``pool`` (a network
+    of one closed class; :func:`class_pool_span` for one class of several).
 
     For a class given by visits, the pool's ``path``.  For routing: from
     ``acquire``, every station reachable in the class routing without
@@ -116,8 +117,13 @@ def pool_span(net: Network, pool: TokenPool | str) -> tuple:
     other than through ``acquire`` (it would be inside without a token) and
     when the class has no routing.
     """
+    return class_pool_span(net, pool, _the_class(net))
+
+
+def class_pool_span(net: Network, pool: TokenPool | str, cls) -> tuple:
+    """:func:`pool_span` for the class ``cls`` of ``net`` (any number of
+    classes)."""
     pool = _get_pool(net, pool)
-    cls = _the_class(net)
     if cls.routing is None:
         if pool.path is not None:
             return tuple(pool.path)
