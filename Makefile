@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet ".[bench]"
 	bash benchmarks/setup_peers.sh $(BIN)/python
 	$(BIN)/python -m benchmarks
+	$(BIN)/python -m benchmarks.bench_coldstart
 
 # Analysis against simulation and the CTMC over the validation catalog;
 # the report lands in build/validation/report.md.
