@@ -326,8 +326,11 @@ def _pool_bounds_of(net: Network, ci: int, spans: dict) -> Bounds:
     c = net.classes[ci]
     n = int(c.population)
     if n == 0:
+        # a job of an empty class: alone it is served at the slowest rates
+        # at worst; beside other classes' jobs no bound on its wait is proven
         xl = xh = 0.0
-        rl, r_hi = float(nc[ci]), float(E[ci] + out[ci])
+        rl = float(nc[ci])
+        r_hi = float(E[ci] + out[ci]) if N.sum() == 0 else math.inf
     else:
         rl = max(float(nc[ci]), n / xh - Z[ci]) if xh > 0 else math.inf
         r_hi = n / xl - Z[ci] if xl > 0 else math.inf
