@@ -204,6 +204,13 @@ def test_report_with_sim_agrees():
     assert abs(t["analytic"] - t["sim"]["mean"]) <= 0.02 * t["sim"]["mean"] + \
         t["sim"]["half_width"]
     assert "half_width" in r.extra["figures"]["sim"]["U"]["xnif"]
+    # the proven bounds (pools as stations) hold the analytic TPS and meet
+    # the simulator's interval
+    lo, hi = r.extra["bounds"]["throughput"]
+    assert lo <= t["analytic"] <= hi
+    assert t["sim"]["mean"] - t["sim"]["half_width"] <= hi
+    assert t["sim"]["mean"] + t["sim"]["half_width"] >= lo
+    assert r.extra["bounds"]["bottleneck"] == ["swport"]
 
 
 # ---------------------------------------------------------------------------
@@ -304,6 +311,12 @@ def test_nested_and_overlapping_pools_against_ctmc():
         # the CTMC inside the group leaves only the outer FES: never worse
         assert abs(e2) <= abs(e1) + 1e-12 and abs(e2) <= 0.04
         assert fes.bottleneck == ex.bottleneck
+        # nested (a port taken while a buffer slot is held) and overlapping
+        # pools: no cycle of waits, so the bounds are proven; both for the
+        # visits class with paths and the routing class
+        for vis in (True, False):
+            b = qm.bounds(_path_net(N, B, nested=nested, visits=vis))
+            assert b.throughput_lower <= xe <= b.throughput_upper * (1 + 1e-12)
         # the held tokens never exceed the tokens, utilisation = held / tokens
         for d in fes.info["pools"].values():
             assert d["held"] <= d["tokens"] + 1e-9

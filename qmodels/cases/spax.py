@@ -110,6 +110,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import qmodels as qm
+
 from ..errors import InvalidValueError
 from ..model import Closed, Delay, Network, Queue
 from ..physical import elements as el
@@ -588,6 +590,9 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
                                                        s_def.X["tx"].half_width)}},
         "details": details,
     }
+    b = qm.bounds(network(p))
+    extra["bounds"] = {"throughput": (float(b.throughput_lower), float(b.throughput_upper)),
+                       "bottleneck": list(b.bottleneck)}
     sp_ = switch_points(p, buffers=(1, 2, 3, 4, 5, 6, 8, 12, 16))
     extra["switch_points"] = {"p_io": sp_["p_io"], "buffers": sp_["buffers"],
                               "buffer_bottlenecks": sp_["buffer_bottlenecks"]}
@@ -601,6 +606,10 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
         f"model: {p.terminals} terminals, {p.pns} PNs x {p.cpus_per_pn} CPUs, {p.ions} ION(s), "
         f"{p.packets_per_io} packets of {p.packet_bytes} B per I/O; XNIF buffer and switch "
         "port held as token pools, solved by decomposition (CTMC inside the I/O group)",
+        f"proven bounds (each pool a station, Little's law on its tokens): "
+        f"{b.throughput_lower:.4g} <= TPS <= {b.throughput_upper:.4g}, the tightest limit "
+        f"{', '.join(b.bottleneck)}; the decomposition's {float(a_def.X['tx']):.4g} lies "
+        f"{'inside' if b.throughput_lower <= a_def.X['tx'] <= b.throughput_upper else 'OUTSIDE'}",
         "system size: clusters are modelled as independent, so TPS per cluster does not "
         "depend on their number (the paper: 'barely changes')",
         "the calibrated slowdowns say how much slower the paper's simulated disk and packet "
