@@ -223,7 +223,7 @@ def _compile_in_child(dispatcher, args):
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         proc.stdin.write(payload)
         proc.stdin.close()
-    except (OSError, ValueError):
+    except Exception:  # no interpreter to start (embedded Python), no fork, ...
         return None
     return proc
 
