@@ -146,3 +146,32 @@ def test_the_multiclass_lattice_kernel_agrees_in_python_and_compiled():
         assert py.X[name] == pytest.approx(nb.X[name], rel=1e-13)
     for k in net.station_names:
         assert py.Q[k] == pytest.approx(nb.Q[k], rel=1e-13)
+
+
+def test_without_a_child_the_kernel_compiles_here(monkeypatch):
+    # no child could be started (embedded Python, no fork): compile in this
+    # process, as numba would; a child that fails: the same at its end
+    import qmodels._jit as J
+
+    monkeypatch.setenv("QMODELS_JIT", "background")
+    monkeypatch.setattr(J, "machine_code_at_hand", lambda d, a: False)
+    monkeypatch.setattr(J, "_compile_in_child", lambda d, a: None)
+    r = Resumable(E.run)
+    fn, machine = r.pick(())
+    assert fn is E.run and machine and r._state == "compiled"
+
+    class Failed:
+        def __init__(self):
+            self.polls = 0
+
+        def poll(self):
+            self.polls += 1
+            return None if self.polls == 1 else 1
+
+    child = Failed()
+    monkeypatch.setattr(J, "_compile_in_child", lambda d, a: child)
+    r = Resumable(E.run)
+    fn, machine = r.pick(())
+    assert not machine and r._state == "child"   # the twin while it runs
+    fn, machine = r.pick(())
+    assert fn is E.run and machine and r._state == "compiled"   # it failed: compile here
