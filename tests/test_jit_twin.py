@@ -23,7 +23,7 @@ import pytest
 
 import qmodels as qm
 from qmodels._jit import Resumable, jit_mode, python_twin
-from qmodels.analytic import multiclass
+from qmodels.analytic import _lattice
 from qmodels.sim import api as sim_api
 from qmodels.sim import engine as E
 from tests.test_sim_pins import PINNED, _figures, cases
@@ -133,7 +133,7 @@ def test_the_multiclass_lattice_kernel_agrees_in_python_and_compiled():
          qm.LoadDependent("net", 0.05, rate_multipliers=(1.0, 1.5, 1.8))],
         [qm.Closed("a", 6, think_time=1.0, visits={"cpu": 1, "disk": 1, "net": 1}),
          qm.Closed("b", 4, think_time=0.5, visits={"cpu": 2, "disk": 0.5, "net": 0.3})])
-    kernel = multiclass._lattice_run
+    kernel = _lattice._lattice_run
     saved = kernel.threshold
     try:
         kernel.threshold = 10**12

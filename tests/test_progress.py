@@ -10,7 +10,7 @@ import pytest
 
 import qmodels as qm
 from qmodels import _progress
-from qmodels.analytic import multiclass
+from qmodels.analytic import _lattice
 
 
 def test_the_bar_follows_one_rule(monkeypatch):
@@ -56,7 +56,7 @@ def test_a_lattice_run_in_many_calls_equals_one_call(monkeypatch, compiled):
     if compiled:
         pytest.importorskip("numba")
     net = _two_class_ld()
-    kernel = multiclass._lattice_run
+    kernel = _lattice._lattice_run
     monkeypatch.setattr(kernel, "threshold", 0 if compiled else 10**12)
     whole = qm.mva(net, curve=True)
     bars = []
@@ -65,10 +65,10 @@ def test_a_lattice_run_in_many_calls_equals_one_call(monkeypatch, compiled):
         bars.append(_Recorder(total))
         return bars[-1]
 
-    monkeypatch.setattr(multiclass, "progress_bar", recorder)
+    monkeypatch.setattr(_lattice, "progress_bar", recorder)
     # 13 x 10 = 130 lattice points, 4 complement networks, 2 classes, 3
     # stations: 24 trips a point, so 7 points a call
-    monkeypatch.setattr(multiclass, "LATTICE_CHUNK_WORK", 7 * 24)
+    monkeypatch.setattr(_lattice, "LATTICE_CHUNK_WORK", 7 * 24)
     split = qm.mva(net, curve=True, progress=True)
     assert len(bars) == 1 and bars[0].total == 130 and bars[0].done == 130 and bars[0].closed
     for name in net.class_names:
