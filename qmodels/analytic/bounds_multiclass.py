@@ -14,6 +14,7 @@ import numpy as np
 from .._format import fmt
 from ..errors import UnsupportedModelError
 from ..model.network import Closed, Delay, Network, Queue
+from ..model.pools import class_pool_span
 from .bounds import Bounds
 from .laws import (
     _bound_demands,
@@ -226,8 +227,6 @@ def pool_bounds(net: Network, cls: str | None = None) -> Bounds:
     """
     import networkx as nx
 
-    from .decomposition import class_pool_span
-
     ci = _class_of(net, cls)
     if not all(isinstance(k, Closed) for k in net.classes):
         p = net.pools[0]
@@ -237,7 +236,7 @@ def pool_bounds(net: Network, cls: str | None = None) -> Bounds:
     if net.is_symbolic:
         raise UnsupportedModelError(
             f"token pool {net.pools[0].name!r}: bounds with token pools are numeric")
-    spans = _pool_spans(net, class_pool_span)
+    spans = _pool_spans(net)
     order = {p.name: i for i, p in enumerate(net.pools)}
     waits = nx.DiGraph()
     for p in net.pools:
@@ -257,7 +256,7 @@ def pool_bounds(net: Network, cls: str | None = None) -> Bounds:
     return _pool_bounds_of(net, ci, spans)
 
 
-def _pool_spans(net: Network, class_pool_span) -> dict:
+def _pool_spans(net: Network) -> dict:
     """{pool name: {class index: span}} over the classes that take a token
     (the pool's ``classes``, and visiting its ``acquire`` station)."""
     out: dict = {}

@@ -97,6 +97,7 @@ import numpy as np
 from .._format import fmt, format_table
 from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, Network, TokenPool, pool_chains
+from ..model.pools import _get_pool, class_pool_span
 from ..results import Curve, FrameReport, Result
 
 __all__ = ["decompose", "throughput_vs_tokens", "pool_span", "TokenCurve"]
@@ -118,65 +119,6 @@ def pool_span(net: Network, pool: TokenPool | str) -> tuple:
     when the class has no routing.
     """
     return class_pool_span(net, pool, _the_class(net))
-
-
-def class_pool_span(net: Network, pool: TokenPool | str, cls) -> tuple:
-    """:func:`pool_span` for the class ``cls`` of ``net`` (any number of
-    classes)."""
-    pool = _get_pool(net, pool)
-    if cls.routing is None:
-        if pool.path is not None:
-            return tuple(pool.path)
-        if pool.acquire == pool.release:
-            return (pool.acquire,)
-        raise UnsupportedModelError(
-            f"token pool {pool.name!r}: class {cls.name!r} gives visits or demands, not "
-            "routing, so the stations the pool spans are unknown; give the pool a path "
-            "(TokenPool(..., path=(acquire, ..., release))) or the class routing"
-        )
-    succ: dict[str, list[str]] = {}
-    for src, row in cls.routing.items():
-        succ[src] = [dst for dst, p in row.items() if float(p) > 0]
-    span = [pool.acquire]
-    seen = {pool.acquire}
-    frontier = [pool.acquire]
-    while frontier:
-        s = frontier.pop()
-        if s == pool.release:
-            continue
-        for d in succ.get(s, ()):
-            if d not in seen:
-                seen.add(d)
-                span.append(d)
-                frontier.append(d)
-    if pool.release not in seen:
-        raise UnsupportedModelError(
-            f"token pool {pool.name!r}: station {pool.release!r} (release) cannot be reached "
-            f"from {pool.acquire!r} (acquire) in class {cls.name!r}'s routing"
-        )
-    for src, dests in succ.items():
-        for d in dests:
-            if d in seen and d != pool.acquire and (src not in seen or src == pool.release):
-                raise UnsupportedModelError(
-                    f"token pool {pool.name!r}: routing {src!r} -> {d!r} enters the pool's "
-                    f"sub-path other than through {pool.acquire!r} (acquire); decomposition "
-                    "needs a single entry point"
-                )
-    order = [s for s in net.station_names if s in seen]
-    return tuple(order)
-
-
-def _get_pool(net: Network, pool: TokenPool | str) -> TokenPool:
-    if isinstance(pool, TokenPool):
-        if pool not in net.pools:
-            raise UnsupportedModelError(f"token pool {pool.name!r} is not one of the network's")
-        return pool
-    for p in net.pools:
-        if p.name == pool:
-            return p
-    from ..errors import UnknownNameError
-
-    raise UnknownNameError(f"unknown token pool {pool!r}")
 
 
 def _the_class(net) -> Closed:
