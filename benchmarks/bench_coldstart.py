@@ -130,9 +130,9 @@ call()
 t3 = time.perf_counter()
 out = {{"import": t1 - t0, "call": t3 - t2, "background": None}}
 import sys
-api = sys.modules.get("qmodels.sim.api")
-if api is not None and api.ENGINE._child is not None:  # still compiling: wait
-    api.ENGINE._child.wait()
+run = sys.modules.get("qmodels.sim.run")
+if run is not None and run.ENGINE._child is not None:  # still compiling: wait
+    run.ENGINE._child.wait()
     out["background"] = time.perf_counter() - t3
 print(json.dumps(out))
 """

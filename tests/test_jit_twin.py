@@ -24,8 +24,8 @@ import pytest
 import qmodels as qm
 from qmodels._jit import Resumable, jit_mode, python_twin
 from qmodels.analytic import _lattice
-from qmodels.sim import api as sim_api
 from qmodels.sim import engine as E
+from qmodels.sim import run as sim_run
 from tests.test_sim_pins import PINNED, _figures, cases
 
 ROOT = pathlib.Path(qm.__file__).parent.parent
@@ -47,17 +47,17 @@ class _Alternate:
 @pytest.mark.parametrize("name", list(PINNED))
 def test_the_python_twin_reproduces_the_compiled_loop_bit_for_bit(name, monkeypatch):
     monkeypatch.setenv("QMODELS_JIT", "python")
-    monkeypatch.setattr(sim_api, "ENGINE", Resumable(E.run))
+    monkeypatch.setattr(sim_run, "ENGINE", Resumable(E.run))
     net, kw = {n: (net, kw) for n, net, kw in cases()}[name]
     assert _figures(net, kw) == PINNED[name]
-    assert sim_api.ENGINE._state == "python"
+    assert sim_run.ENGINE._state == "python"
 
 
 def test_switching_between_twin_and_machine_code_mid_run_changes_no_number(monkeypatch):
     alt = _Alternate()
-    monkeypatch.setattr(sim_api, "ENGINE", alt)
-    monkeypatch.setattr(sim_api, "CHUNK_EVENTS", 1499)
-    monkeypatch.setattr(sim_api, "TWIN_CHUNK_EVENTS", 1013)
+    monkeypatch.setattr(sim_run, "ENGINE", alt)
+    monkeypatch.setattr(sim_run, "CHUNK_EVENTS", 1499)
+    monkeypatch.setattr(sim_run, "TWIN_CHUNK_EVENTS", 1013)
     for name, net, kw in cases():
         if name in ("tandem_block", "pool", "mixed_ps_ld"):
             assert _figures(net, kw) == PINNED[name], name
@@ -86,7 +86,7 @@ _FIRST = textwrap.dedent("""
     import json, sys, time
     import qmodels as qm
     import qmodels._jit as J
-    from qmodels.sim import api
+    from qmodels.sim import run
     seen = []
     look = J.machine_code_at_hand
     J.machine_code_at_hand = lambda d, a: seen.append(look(d, a)) or seen[-1]
@@ -95,10 +95,10 @@ _FIRST = textwrap.dedent("""
                      [qm.Closed("tx", 8, visits={"users": 1, "cpu": 1, "disk": 0.7})])
     t = time.perf_counter()
     r = qm.simulate(net, seed=3, horizon=100.0, replications=2, progress=False)
-    out = {"state": api.ENGINE._state, "seconds": time.perf_counter() - t,
+    out = {"state": run.ENGINE._state, "seconds": time.perf_counter() - t,
            "X": r.X["tx"].mean, "R": r.R["tx"].mean, "events": r.events, "at_hand": seen}
-    if api.ENGINE._child is not None:
-        out["child_rc"] = api.ENGINE._child.wait(timeout=900)
+    if run.ENGINE._child is not None:
+        out["child_rc"] = run.ENGINE._child.wait(timeout=900)
     print(json.dumps(out))
 """)
 

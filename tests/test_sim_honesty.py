@@ -21,6 +21,7 @@ import pytest
 import qmodels as qm
 from qmodels.errors import InvalidValueError, SimulationWarning, UnstableError
 from qmodels.sim import api as sim_api
+from qmodels.sim import run as sim_run
 from qmodels.sim import simulate
 from qmodels.sim.flatten import flatten
 
@@ -181,7 +182,7 @@ def test_horizon_without_completions_warns():
 def test_simulate_is_interruptible(monkeypatch):
     # a long run (about 2e8 events) interrupted after 0.5 s must stop within a
     # few chunks of the compiled loop with a plain KeyboardInterrupt
-    monkeypatch.setattr(sim_api, "CHUNK_EVENTS", 200_000)
+    monkeypatch.setattr(sim_run, "CHUNK_EVENTS", 200_000)
     net = qm.Network([qm.Queue("q", 0.8)], [qm.Open("j", arrival_rate=1.0, routing={
         "source": {"q": 1.0}, "q": {"sink": 1.0}})])
     simulate(net, seed=1, horizon=1000.0, progress=False)  # compile first

@@ -249,9 +249,9 @@ def test_refactor_keeps_every_bit(name):
 def test_running_in_small_chunks_changes_no_number(monkeypatch):
     # the compiled loop returns every CHUNK_EVENTS events (so that Ctrl-C is
     # seen) and resumes: the figures must not depend on the chunk size
-    from qmodels.sim import api as sim_api
+    from qmodels.sim import run as sim_run
 
-    monkeypatch.setattr(sim_api, "CHUNK_EVENTS", 997)
+    monkeypatch.setattr(sim_run, "CHUNK_EVENTS", 997)
     for name, net, kw in cases():
         if name in ("tandem_block", "pool"):
             assert _figures(net, kw) == PINNED[name]

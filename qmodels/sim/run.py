@@ -1,0 +1,191 @@
+"""One run of the compiled event loop, with all its state.
+
+:class:`_Run` holds the arrays of one replication (or of the single
+batch-means run) and drives :func:`qmodels.sim.engine.run` over them:
+growing the job tables, refilling the uniforms, extending the cell grid,
+all without changing a number (the loop is resumable).  The chunk sizes
+and the engine live here; :func:`_raise_status` turns a deadlock or an
+unbounded open population reported by the loop into a typed error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import Resumable
+from ..errors import UnstableError, UnsupportedModelError
+from ..model.network import Network
+from . import engine as E
+from .flatten import HIST_BINS, Flat, acc_layout
+
+#: events per call of the compiled loop: Ctrl-C is seen between calls
+CHUNK_EVENTS = 2_000_000
+#: events per call while the loop runs as Python (its machine code is being
+#: compiled in the background): about a quarter of a second, so the switch to
+#: the machine code, Ctrl-C and the progress bar stay prompt
+TWIN_CHUNK_EVENTS = 20_000
+#: the event loop: its machine code when at hand, else its Python twin while a
+#: child process compiles it (:class:`qmodels._jit.Resumable`)
+ENGINE = Resumable(E.run)
+#: more open jobs present than this: the run is declared unstable
+OPEN_LIMIT = 2_000_000
+
+
+class _Run:
+    """State arrays of one replication (or of the single long run)."""
+
+    def __init__(self, flat: Flat, rng, edges: np.ndarray, seg: np.ndarray, nseg: int):
+        self.f = flat
+        self.rng = rng
+        C, K, P = flat.C, flat.K, flat.P
+        has_open = bool(np.any(flat.CLI[:, 0] == 1))
+        J = flat.n_closed + (256 if has_open else 0)
+        self.JI = np.full((max(J, 1), E.NJI), -1, dtype=np.int64)
+        self.JI[:, E.J_HELD] = 0
+        self.JI[:, E.J_CYEND] = 0
+        self.JI[:, E.J_STATE] = E.S_FREE
+        self.JI[: flat.n_closed, E.J_CLS] = flat.closed_class_of_job
+        self.JF = np.zeros((max(J, 1), E.NJF))
+        self.SI = np.zeros(E.NSI, dtype=np.int64)
+        self.SI[E.I_NCLOSED] = flat.n_closed
+        self.SI[E.I_FREE] = -1
+        self._link_free(flat.n_closed, J)
+        E_ = C + K + max(J, 1)
+        self.HE = np.zeros(E_, dtype=np.int64)
+        self.HT = np.zeros(E_)
+        self.POS = np.full(E_, -1, dtype=np.int64)
+        self.SS = np.zeros((K, E.NSS), dtype=np.int64)
+        self.SS[:, E.K_WQH:] = -1
+        self.SS[:, E.K_NACT] = 0
+        self.NC = np.zeros((C, K), dtype=np.int64)
+        self.BS = np.zeros((C, K), dtype=np.int64)
+        self.SFL = np.zeros((K, 3))
+        self.PS = np.zeros((max(P, 0), 4), dtype=np.int64)
+        if P:
+            self.PS[:, E.P_FREE] = flat.PLI[:, 0]
+            self.PS[:, E.P_QH] = -1
+            self.PS[:, E.P_QT] = -1
+        self.PFL = np.zeros(P)
+        self.SX = np.zeros(1)
+        lay = acc_layout(C, K, P)
+        self.lay = lay
+        self.ACC = np.zeros(lay["size"])
+        self.EDGES = np.ascontiguousarray(edges, dtype=float)
+        self.SNAP = np.zeros((len(edges), lay["size"]))
+        self.SEG = np.ascontiguousarray(seg, dtype=np.int64)
+        self.HIST = np.zeros((nseg + 1, C, HIST_BINS), dtype=np.int64)
+        self.UB = np.zeros(self.JI.shape[0] + K + 1, dtype=np.int64)
+        erl = [int(a) for a, kind in zip(flat.STF[:, 0], flat.STI[:, 4]) if kind == E.D_ERLANG]
+        erl += [int(a) for a, kind in zip(flat.CLF[:, 2], flat.CLI[:, 2]) if kind == E.D_ERLANG]
+        self.kmax = max([2] + erl)
+        self.U = np.zeros(0)
+
+    def _link_free(self, a, b):
+        """Put job slots a..b-1 at the head of the free list."""
+        if b <= a:
+            return
+        self.JI[a:b - 1, E.J_NXT] = np.arange(a + 1, b)
+        self.JI[b - 1, E.J_NXT] = self.SI[E.I_FREE]
+        self.SI[E.I_FREE] = a
+
+    def _grow(self):
+        f = self.f
+        J = self.JI.shape[0]
+        J2 = 2 * J
+        JI = np.full((J2, E.NJI), -1, dtype=np.int64)
+        JI[:, E.J_HELD] = 0
+        JI[:, E.J_CYEND] = 0
+        JI[:, E.J_STATE] = E.S_FREE
+        JI[:J] = self.JI
+        JF = np.zeros((J2, E.NJF))
+        JF[:J] = self.JF
+        self.JI, self.JF = JI, JF
+        self._link_free(J, J2)
+        n0 = f.C + f.K + J
+        n1 = f.C + f.K + J2
+        HE = np.zeros(n1, dtype=np.int64)
+        HT = np.zeros(n1)
+        POS = np.full(n1, -1, dtype=np.int64)
+        HE[:n0], HT[:n0], POS[:n0] = self.HE, self.HT, self.POS
+        self.HE, self.HT, self.POS = HE, HT, POS
+        self.UB = np.zeros(J2 + f.K + 1, dtype=np.int64)
+
+    def extend(self, edges, seg, nseg):
+        """Longer run: more cells (same width) and histogram segments."""
+        n0 = self.SNAP.shape[0]
+        old_nseg = self.HIST.shape[0] - 1
+        SNAP = np.zeros((len(edges), self.SNAP.shape[1]))
+        SNAP[:n0] = self.SNAP
+        HIST = np.zeros((nseg + 1,) + self.HIST.shape[1:], dtype=np.int64)
+        HIST[:old_nseg] = self.HIST[:old_nseg]
+        # cycles that ended exactly at the old horizon belong to the next cell
+        HIST[seg[n0]] += self.HIST[old_nseg]
+        self.SNAP, self.HIST = SNAP, HIST
+        self.EDGES = np.ascontiguousarray(edges, dtype=float)
+        self.SEG = np.ascontiguousarray(seg, dtype=np.int64)
+
+    def _umin(self) -> int:
+        # uniforms one event may need at most: every job may move once in an
+        # unblocking cascade, each move drawing a route, two service times
+        # (Erlang: k uniforms each) and a think or inter-arrival time
+        return (self.JI.shape[0] + self.f.C + 8) * (2 * self.kmax + 6)
+
+    def _refill(self):
+        umin = self._umin()
+        rest = self.U[self.SI[E.I_UPOS]:]
+        fresh = self.rng.random(max(1 << 18, 2 * umin))
+        self.U = np.concatenate([rest, fresh])
+        self.SI[E.I_UPOS] = 0
+
+    def advance(self, t_stop: float, max_events: float) -> int:
+        """Run to ``t_stop`` (or ``max_events``) in calls of at most
+        CHUNK_EVENTS events, so that a KeyboardInterrupt (raised by Python
+        between calls) stops a long run within a fraction of a second; the
+        loop is resumable, so the chunking changes no number."""
+        f = self.f
+        while True:
+            M = (f.STI, f.STF, f.RM, f.EMP, f.S, f.CLI, f.CLF, f.RN, f.RD, f.RC, f.PLI,
+                 f.ACQ, f.REL)
+            J = (self.JI, self.JF, self.HE, self.HT, self.POS, self.SS, self.NC, self.BS,
+                 self.SFL, self.PS, self.PFL, self.SI, self.SX, self.UB)
+            T = (self.ACC, self.SNAP, self.EDGES, self.HIST, self.SEG)
+            args = (M, J, T, self.U, self._umin(), float(t_stop), 0.0, OPEN_LIMIT)
+            loop, machine = ENGINE.pick(args)
+            chunk = CHUNK_EVENTS if machine else TWIN_CHUNK_EVENTS
+            chunk_end = min(float(max_events), self.ACC[self.lay["events"]] + chunk)
+            st = loop(*args[:6], chunk_end, OPEN_LIMIT)
+            if st == E.MAX_EVENTS and chunk_end < max_events:
+                continue
+            if st == E.NEED_ROOM:
+                self._grow()
+                continue
+            if st == E.NEED_RANDOM:
+                self._refill()
+                continue
+            return st
+
+    @property
+    def events(self) -> int:
+        return int(self.ACC[self.lay["events"]])
+
+    @property
+    def cells_done(self) -> int:
+        return int(self.SI[E.I_CELL])
+
+
+
+def _raise_status(status, run: _Run, net: Network, where: str):
+    if status == E.DEADLOCK:
+        full = [net.stations[k].name for k in range(run.f.K)
+                if run.SS[k, E.K_N] >= run.f.STI[k, 3]]
+        raise UnsupportedModelError(
+            f"deadlock at t = {run.SX[0]:.6g} ({where}): every job is blocked or waiting for a "
+            f"token; full stations: {', '.join(map(repr, full)) or 'none'}"
+        )
+    if status == E.TOO_MANY:
+        k = int(np.argmax(run.SS[:, E.K_N]))
+        raise UnstableError(
+            f"station {net.stations[k].name!r}: more than {OPEN_LIMIT} open jobs present at "
+            f"t = {run.SX[0]:.6g} ({where}); the open load has no steady state",
+            station=net.stations[k].name,
+        )
