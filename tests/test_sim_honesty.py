@@ -12,6 +12,7 @@ short for its model, but then it says so with a
 from __future__ import annotations
 
 import _thread
+import math
 import threading
 import time
 import warnings
@@ -212,3 +213,21 @@ def test_default_horizon_is_extended_when_jobs_complete_too_few_cycles():
     r = _quiet(net, seed=1, level=0.99)
     assert any("made 4x longer" in n and "cycles" in n for n in r.notes)
     assert r.X["tx"].contains(20.0) and r.R["tx"].contains(250.0)
+
+
+def test_batch_means_reports_the_horizon_it_reached():
+    # To reach a precision, batch means doubles the run; the result must say
+    # how long the run was (the horizon asked for is not what was simulated),
+    # and a note says it was extended.
+    net = qm.Network([qm.Queue("q", 0.5)], [qm.Open("j", arrival_rate=1.0, routing={
+        "source": {"q": 1.0}, "q": {"sink": 1.0}})])
+    h, w = 400.0, 20.0
+    r = qm.simulate(net, seed=4, horizon=h, method="batch_means", warmup=w, precision=0.1,
+                    progress=False)
+    k = round(math.log2((r.horizon - w) / (h - w)))
+    assert k >= 1 and r.horizon == pytest.approx(w + 2 ** k * (h - w), rel=1e-12)
+    assert any(f"extended {2 ** k}x" in n for n in r.notes)
+    # about one arrival per second: the events match the horizon reached
+    assert r.events > 1.5 * r.horizon
+    plain = qm.simulate(net, seed=4, horizon=h, method="batch_means", warmup=w, progress=False)
+    assert plain.horizon == h and not any("extended" in n for n in plain.notes)

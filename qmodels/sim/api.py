@@ -241,7 +241,8 @@ def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, preci
     """Run, self-check (:func:`_diagnose`), make a default horizon 4x
     longer while the run is too short (EXTENSIONS times at most), and warn
     about what is left.  Returns the run's observations, notes and the
-    horizon used."""
+    horizon the run reached (past the one asked for when batch means
+    extended it to reach a precision)."""
     extended = []
     for attempt in range(EXTENSIONS + 1):
         chk = _Checks()
@@ -249,8 +250,10 @@ def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, preci
             obs, pct, events, warm_mean, notes = _replications(
                 network, flat, ss, horizon, replications, warm, use_mser, precision, level,
                 cap_events, progress, chk)
+            used = horizon
         else:
-            obs, pct, events, warm_mean, notes = _batch_means(
+            # batch means may run past the horizon to reach a precision
+            obs, pct, events, warm_mean, notes, used = _batch_means(
                 network, flat, ss, horizon, warm, use_mser, precision, level, cap_events,
                 progress, chk)
         problems = _diagnose(network, flat, obs, chk, horizon, warm_mean, method)
@@ -271,7 +274,7 @@ def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, preci
     for _, msg in problems:
         warnings.warn(msg, SimulationWarning, stacklevel=3)
     notes = tuple(notes) + tuple(extended) + tuple(msg for _, msg in problems)
-    return obs, pct, events, warm_mean, notes, horizon
+    return obs, pct, events, warm_mean, notes, used
 
 
 def _run_one(network, flat, child, horizon, warm, use_mser, cap_events, ncell=CELLS_REP):
@@ -408,7 +411,11 @@ def _batch_means(network, flat, ss, horizon, warm, use_mser, precision, level, c
         if bar is not None:
             bar.close()
     chk.events.append(run.events)
-    return obs, pct, run.events, t_trunc, tuple(notes)
+    used = float(edges[-1])
+    if extensions:
+        notes.append(f"the run was extended {2 ** extensions}x, to t = {used:.6g}, to reach "
+                     f"precision {precision}")
+    return obs, pct, run.events, t_trunc, tuple(notes), used
 
 
 
