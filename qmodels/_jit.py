@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import os
+import time
 import types
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
@@ -203,17 +204,99 @@ def machine_code_at_hand(dispatcher, args) -> bool | None:
         return None
 
 
-def _compile_in_child(dispatcher, args):
+#: seconds after which a compile lock left by a process that died is ignored
+LOCK_STALE = 600.0
+
+
+def _lock_path(dispatcher) -> str | None:
+    """The file that says "a process is compiling this kernel into this
+    cache" (beside numba's cache files), or None if the cache has no
+    directory this numba version tells."""
+    try:
+        return os.path.join(dispatcher._cache._cache_path,
+                            f"qmodels-{dispatcher.py_func.__name__}.compiling")
+    except Exception:
+        return None
+
+
+def _take_lock(path: str | None) -> bool | None:
+    """Try to become the one process that compiles: True (the lock is
+    ours), False (another process holds a fresh one), None (no lock can be
+    had here: compile anyway).  A lock older than :data:`LOCK_STALE`, or
+    whose compiling process has died, is taken over."""
+    if path is None:
+        return None
+    for _ in range(2):
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                if time.time() - os.stat(path).st_mtime < LOCK_STALE and _holder_alive(path):
+                    return False
+                os.remove(path)  # stale: its compiler died
+            except OSError:
+                pass  # vanished meanwhile: try again
+            continue
+        except OSError:
+            return None
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        return True
+    return False
+
+
+def _holder_alive(path: str) -> bool:
+    """Whether the process whose pid the lock holds still runs (POSIX; taken
+    as alive where that cannot be asked, or the file says nothing)."""
+    if os.name != "posix":
+        return True
+    try:
+        with open(path) as f:
+            pid = int(f.read().strip() or 0)
+    except (OSError, ValueError):
+        return True
+    if pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # not ours to signal: it exists
+        return True
+    return True
+
+
+def _mark_lock(path: str | None, pid: int) -> None:
+    """Write the compiling process's pid into the lock."""
+    if path is not None:
+        try:
+            with open(path, "w") as f:
+                f.write(str(pid))
+        except OSError:
+            pass
+
+
+def _drop_lock(path: str | None) -> None:
+    if path is not None:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+def _compile_in_child(dispatcher, args, lock: str | None = None):
     """Start a Python process compiling ``dispatcher`` for the
-    types of ``args`` into numba's on-disk cache; the child process (or None
-    if it could not be started)."""
+    types of ``args`` into numba's on-disk cache (and then removing the
+    file ``lock``); the child process (or None if it could not be
+    started)."""
     import pickle
     import subprocess
     import sys
 
     func = dispatcher.py_func
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    payload = pickle.dumps((func.__module__, func.__name__, _signature(dispatcher, args)))
+    payload = pickle.dumps((func.__module__, func.__name__, _signature(dispatcher, args), lock))
     env = dict(os.environ, QMODELS_JIT="sync")
     env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(
         os.pathsep) if p])
@@ -238,10 +321,13 @@ class Resumable:
     then numba's on-disk cache).  If it is missing and ``QMODELS_JIT`` is
     ``background``, a child process compiles the kernel into the cache
     while the caller runs the twin; once the child is done, the next call
-    loads the machine code (a fraction of a second).  If the child fails,
-    the kernel is compiled here, as numba would anyway.  ``sync`` compiles
-    here on the first call; ``python`` always runs the twin.  Without numba
-    the kernel is plain Python already."""
+    loads the machine code (a fraction of a second).  One process at a
+    time compiles into a cache (a lock file beside it): the others (dask
+    workers, parallel notebooks) run the twin and look for the machine code
+    at each call.  If the child fails, the kernel is compiled here, as numba
+    would anyway.  ``sync`` compiles here on the first call; ``python``
+    always runs the twin.  Without numba the kernel is plain Python
+    already."""
 
     def __init__(self, dispatcher):
         import threading
@@ -264,12 +350,16 @@ class Resumable:
             with self._lock:
                 if self._state == "new":
                     self._state = self._first(args)
-                if self._state == "child":
+                if self._state == "waiting":
+                    self._state = self._wait(args)
+                if self._state in ("child", "waiting") and self._child is not None:
                     if self._child.poll() is None:
                         return self.twin, False
                     self._child = None
                     # loads the child's cache, or compiles here if it failed
                     self._state = "compiled"
+                if self._state == "waiting":
+                    return self.twin, False
         if self._state == "python":
             return self.twin, False
         return self.dispatcher, True
@@ -280,17 +370,45 @@ class Resumable:
             return "python"
         if mode == "sync" or machine_code_at_hand(self.dispatcher, args) is not False:
             return "compiled"
-        self._child = _compile_in_child(self.dispatcher, args)
-        return "compiled" if self._child is None else "child"
+        return self._start(args)
+
+    def _start(self, args) -> str:
+        """Compile in a child, unless another process is compiling."""
+        path = _lock_path(self.dispatcher)
+        got = _take_lock(path)
+        if got is False:
+            return "waiting"
+        self._child = _compile_in_child(self.dispatcher, args, path if got else None)
+        if self._child is None:
+            if got:
+                _drop_lock(path)
+            return "compiled"
+        if got:
+            _mark_lock(path, self._child.pid)  # a killed child leaves a lock seen as stale
+        return "child"
+
+    def _wait(self, args) -> str:
+        """Another process compiles: its machine code once in the cache;
+        our own child if its lock has gone without it (it died)."""
+        if machine_code_at_hand(self.dispatcher, args):
+            return "compiled"
+        path = _lock_path(self.dispatcher)
+        if path is not None and os.path.exists(path):
+            return "waiting"
+        return self._start(args)
 
 
 def _child_main() -> None:  # pragma: no cover - runs in the child process
     """The child of :func:`_compile_in_child`: compile the kernel named on
-    stdin (module, function, argument types) into numba's on-disk cache."""
+    stdin (module, function, argument types) into numba's on-disk cache,
+    then remove the compile lock."""
     import importlib
     import pickle
     import sys
 
-    module, name, sig = pickle.loads(sys.stdin.buffer.read())
-    dispatcher = getattr(importlib.import_module(module), name)
-    dispatcher.compile(sig)
+    module, name, sig, lock = pickle.loads(sys.stdin.buffer.read())
+    try:
+        dispatcher = getattr(importlib.import_module(module), name)
+        dispatcher.compile(sig)
+    finally:
+        _drop_lock(lock)

@@ -96,17 +96,24 @@ _FIRST = textwrap.dedent("""
     t = time.perf_counter()
     r = qm.simulate(net, seed=3, horizon=100.0, replications=2, progress=False)
     out = {"state": run.ENGINE._state, "seconds": time.perf_counter() - t,
-           "X": r.X["tx"].mean, "R": r.R["tx"].mean, "events": r.events, "at_hand": seen}
-    if run.ENGINE._child is not None:
-        out["child_rc"] = run.ENGINE._child.wait(timeout=900)
+           "X": r.X["tx"].mean, "R": r.R["tx"].mean, "events": r.events, "at_hand": seen,
+           "own_child": run.ENGINE._child is not None}
+    lock = J._lock_path(run.ENGINE.dispatcher)
+    out["lock_seen"] = bool(lock and os.path.exists(lock))
+    if sys.argv[1] == "wait":  # until the cache is filled (by whichever process)
+        end = time.time() + 900
+        while lock and os.path.exists(lock) and time.time() < end:
+            time.sleep(0.2)
+        if run.ENGINE._child is not None:
+            out["child_rc"] = run.ENGINE._child.wait(timeout=900)
     print(json.dumps(out))
-""")
+""").replace("import json, sys, time", "import json, os, sys, time")
 
 
-def _fresh(tmp_path, mode):
+def _fresh(tmp_path, mode, then="wait"):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), QMODELS_JIT=mode,
                PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", _FIRST], env=env, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", _FIRST, then], env=env, capture_output=True,
                          text=True, timeout=1200, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -114,16 +121,69 @@ def _fresh(tmp_path, mode):
 
 def test_a_fresh_process_runs_the_twin_while_a_child_fills_the_cache(tmp_path):
     pytest.importorskip("numba")
-    first = _fresh(tmp_path, "background")
-    # the cache was empty: the run went on as Python, the child compiled
+    # the cache is empty: the run goes on as Python, a child compiles (and
+    # outlives this short process)
+    first = _fresh(tmp_path, "background", then="exit")
     assert first["at_hand"] == [False]
-    assert first["state"] == "child" and first["child_rc"] == 0
+    assert first["state"] == "child" and first["own_child"] and first["lock_seen"]
+    # a second process while that child compiles: it runs the twin too, but
+    # starts no compile of its own (the lock), and waits for the cache
+    second = _fresh(tmp_path, "background")
+    assert second["at_hand"] and second["at_hand"][0] is False
+    assert second["state"] == "waiting" and not second["own_child"]
+    assert second["lock_seen"]
     assert list((tmp_path / "cache").rglob("engine.run-*.nbi"))
-    second = _fresh(tmp_path, "background")  # the cache is full now
-    assert second["at_hand"] == [True]
-    assert second["state"] == "compiled" and "child_rc" not in second
+    assert not list((tmp_path / "cache").rglob("*.compiling"))  # the child removed it
+    third = _fresh(tmp_path, "background")  # the cache is full now
+    assert third["at_hand"] == [True]
+    assert third["state"] == "compiled" and not third["own_child"]
     for key in ("X", "R", "events"):
-        assert first[key] == second[key]
+        assert first[key] == second[key] == third[key]
+
+
+def test_the_compile_lock(tmp_path, monkeypatch):
+    import qmodels._jit as J
+
+    path = str(tmp_path / "c" / "k.compiling")
+    assert J._take_lock(None) is None
+    assert J._take_lock(path) is True        # ours
+    assert J._take_lock(path) is False       # held (by "another process")
+    old = os.stat(path).st_mtime - J.LOCK_STALE - 1
+    os.utime(path, (old, old))
+    assert J._take_lock(path) is True        # a stale lock is taken over
+    import subprocess as sp
+
+    dead = sp.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    J._mark_lock(path, dead.pid)             # its compiler died (killed, crashed)
+    if os.name == "posix":
+        assert J._take_lock(path) is True
+    J._mark_lock(path, os.getpid())          # alive
+    assert J._take_lock(path) is False
+    J._drop_lock(path)
+    assert J._take_lock(path) is True
+    # a process that finds the lock held waits (the twin) and starts nothing;
+    # once the machine code is in the cache it uses it
+    monkeypatch.setenv("QMODELS_JIT", "background")
+    monkeypatch.setattr(J, "_lock_path", lambda d: path)
+    at_hand = [False]
+    monkeypatch.setattr(J, "machine_code_at_hand", lambda d, a: at_hand[0])
+    started = []
+    monkeypatch.setattr(J, "_compile_in_child", lambda *a: started.append(a) or None)
+    r = Resumable(E.run)
+    assert r.pick(()) == (r.twin, False) and r._state == "waiting" and not started
+    assert r.pick(()) == (r.twin, False)
+    at_hand[0] = True
+    assert r.pick(()) == (E.run, True) and not started
+    # the lock gone without machine code (its compiler died): compile ourselves
+    J._drop_lock(path)
+    at_hand[0] = False
+    J._take_lock(path)
+    r = Resumable(E.run)
+    assert r.pick(())[1] is False and r._state == "waiting"
+    J._drop_lock(path)
+    r.pick(())
+    assert len(started) == 1 and not os.path.exists(path)  # no child: lock dropped
 
 
 def test_the_multiclass_lattice_kernel_agrees_in_python_and_compiled():
@@ -155,7 +215,8 @@ def test_without_a_child_the_kernel_compiles_here(monkeypatch):
 
     monkeypatch.setenv("QMODELS_JIT", "background")
     monkeypatch.setattr(J, "machine_code_at_hand", lambda d, a: False)
-    monkeypatch.setattr(J, "_compile_in_child", lambda d, a: None)
+    monkeypatch.setattr(J, "_lock_path", lambda d: None)  # no lock file in the real cache
+    monkeypatch.setattr(J, "_compile_in_child", lambda *a: None)
     r = Resumable(E.run)
     fn, machine = r.pick(())
     assert fn is E.run and machine and r._state == "compiled"
@@ -169,7 +230,7 @@ def test_without_a_child_the_kernel_compiles_here(monkeypatch):
             return None if self.polls == 1 else 1
 
     child = Failed()
-    monkeypatch.setattr(J, "_compile_in_child", lambda d, a: child)
+    monkeypatch.setattr(J, "_compile_in_child", lambda *a: child)
     r = Resumable(E.run)
     fn, machine = r.pick(())
     assert not machine and r._state == "child"   # the twin while it runs
