@@ -269,7 +269,21 @@ def _amva_result(net, method, cols, X, R, notes, info, A, n):
     P0 = np.array([ld_p_empty(X, Dx[:, x], A[:, x], mult[x], nmult[x], amax) for x in ld])
     U = _utilisation(net, X, D, P0, owner[np.array(ld, np.int64)])
     T = _amva_visit_time(net, A, n, kind, owner, scale, mult, nmult)
+    notes = list(notes) + _over_capacity(net, method, U)
     return _result(net, method, X, Rres, U, notes, info, visit_time=T)
+
+
+def _over_capacity(net, method, U) -> list:
+    """Notes for the stations the approximation loads past their capacity
+    (utilisation per server above 1, which the utilisation law forbids:
+    Linearizer's extrapolation can do so by a fraction of a per cent)."""
+    out = []
+    for k, u in enumerate(np.asarray(U).sum(axis=0)):
+        if u > 1.0 + 1e-9:
+            out.append(f"station {net.stations[k].name!r}: {method} puts its utilisation at "
+                       f"{u:.6g} > 1 (the utilisation law is exceeded by {100 * (u - 1):.2g} %): "
+                       "the approximation is off there; check with method='exact' or 'sim'")
+    return out
 
 
 def _warn_unconverged(solver, max_iter, info):
