@@ -18,7 +18,7 @@ import numpy as np
 
 from .._jit import jitable
 
-__all__ = ["log_add", "mva_step", "amva_class_sweep", "amva_start"]
+__all__ = ["log_add", "mva_step", "amva_class_sweep", "amva_start", "amva_fixed_point"]
 
 
 @jitable
@@ -119,3 +119,30 @@ def amva_start(n, F, Q):
             t += Q[c, k]
         Qt[k] = t
     return G, Qt
+
+
+@jitable
+def amva_fixed_point(D, is_delay, Z, n, F, Q, tol, max_iter):
+    """Fixed point of approximate MVA at population n (floats), delay and
+    single-server columns only: Gauss-Seidel sweeps of
+    :func:`amva_class_sweep` over the classes (Schweitzer 1979 and Bard
+    1979 with F = 0; Chandy & Neuse 1982 otherwise) until a sweep changes
+    no Q_ck by more than tol max(n_c, 1).  ``Q`` is updated in place.
+    Returns (X, R, sweeps, converged).  The body of
+    ``amva._core_kernel`` and of the single-server rows of
+    ``batch.schweitzer_batch``."""
+    C, K = D.shape
+    G, Qt = amva_start(n, F, Q)
+    X = np.zeros(C)
+    R = np.zeros((C, K))
+    it = 0
+    converged = False
+    while it < max_iter:
+        it += 1
+        err = 0.0
+        for c in range(C):
+            X[c], err = amva_class_sweep(D[c], is_delay, Z[c], n[c], Q[c], Qt, G[c], R[c], err)
+        if err <= tol:
+            converged = True
+            break
+    return X, R, it, converged

@@ -36,7 +36,7 @@ from ._common import (
     _shape,
     _utilisation,
 )
-from ._kernels import amva_class_sweep, amva_start
+from ._kernels import amva_fixed_point
 from .amva_ld import (
     ld_core_kernel,
     ld_factor,
@@ -62,24 +62,20 @@ def _core_kernel(D, is_delay, Z, n, F, Q, tol, max_iter):
     tol max(n_c, 1).  ``Q`` is updated in place.  Returns (X, R,
     sweeps, converged).
     """
-    C, K = D.shape
-    G, Qt = amva_start(n, F, Q)
-    X = np.zeros(C)
-    R = np.zeros((C, K))
-    it = 0
-    converged = False
-    while it < max_iter:
-        it += 1
-        err = 0.0
-        for c in range(C):
-            X[c], err = amva_class_sweep(D[c], is_delay, Z[c], n[c], Q[c], Qt, G[c], R[c], err)
-        if err <= tol:
-            converged = True
-            break
-    return X, R, it, converged
+    return amva_fixed_point(D, is_delay, Z, n, F, Q, tol, max_iter)
 
 
 _MULTISERVER = ("marginal", "seidmann")
+
+
+def _check_multiserver(multiserver) -> None:
+    """The ``multiserver`` option of the approximate solvers (also
+    :func:`qmodels.analytic.batch.schweitzer_batch`): one of
+    :data:`_MULTISERVER`, else :class:`~qmodels.errors.InvalidValueError`."""
+    if multiserver not in _MULTISERVER:
+        raise InvalidValueError(
+            f"multiserver must be one of {', '.join(map(repr, _MULTISERVER))}, "
+            f"got {multiserver!r}")
 
 
 def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal",
@@ -94,10 +90,7 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal",
     Z, N, notes, scale, mult, nmult) where ``owner[j]`` is the original
     station of column j and ``kind`` is 0 delay, 1 single server,
     2 load-dependent (multipliers ``mult[j, :nmult[j]]``)."""
-    if multiserver not in _MULTISERVER:
-        raise InvalidValueError(
-            f"multiserver must be one of {', '.join(map(repr, _MULTISERVER))}, "
-            f"got {multiserver!r}")
+    _check_multiserver(multiserver)
     if net.is_symbolic:
         raise UnsupportedModelError(
             f"{solver} is numeric; {_symbolic_where(net)} is a sympy expression: "

@@ -63,7 +63,7 @@ import numpy as np
 from .._jit import jitable, lazyjit
 from ._kernels import amva_start
 
-__all__ = ["ld_factor", "ld_core_kernel"]
+__all__ = ["ld_factor", "ld_fixed_point", "ld_core_kernel"]
 
 _KD, _KF, _KL = 0, 1, 2  # column kinds: delay, single server, load-dependent
 
@@ -128,8 +128,8 @@ def _ld_class_sweep(d, kind, z, n, Q, Qt, G, R, err, mult, nmult, amax, omega):
     return x, err
 
 
-@lazyjit()
-def ld_core_kernel(D, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
+@jitable
+def ld_fixed_point(D, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
     """Fixed point of approximate MVA at population n with load-dependent
     columns (``kind`` 2, multipliers ``mult[k, :nmult[k]]``).
 
@@ -143,7 +143,12 @@ def ld_core_kernel(D, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
     each sweep whose largest change does not shrink halves the step
     (Q += omega (Q_new - Q), omega down to 1/64; the fixed point is the
     same), and a converged damped run is confirmed by one undamped sweep.
-    ``Q`` is updated in place.  Returns (X, R, sweeps, converged)."""
+    ``Q`` is updated in place.  Returns (X, R, sweeps, converged).
+
+    A ``jitable`` helper: the body of :func:`ld_core_kernel` (the
+    multi-class solvers) and of the rows of
+    :func:`qmodels.analytic.batch.schweitzer_batch`, so both run the same
+    operations."""
     C, K = D.shape
     ntot = 0.0
     for c in range(C):
@@ -171,6 +176,15 @@ def ld_core_kernel(D, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
             omega *= 0.5  # a sweep that did not shrink the change: damp
         last = err
     return X, R, it, converged
+
+
+@lazyjit()
+def ld_core_kernel(D, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
+    """:func:`ld_fixed_point` as a kernel of its own (plain Python for small
+    problems, compiled above lazyjit's threshold): the fixed point of
+    approximate MVA with load-dependent columns.  ``Q`` is updated in place.
+    Returns (X, R, sweeps, converged)."""
+    return ld_fixed_point(D, kind, mult, nmult, Z, n, F, Q, tol, max_iter)
 
 
 def ld_work(C: int, K: int) -> int:

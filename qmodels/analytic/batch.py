@@ -11,7 +11,10 @@ parallel over the rows, instead of B Python calls.
   single-server stations; rows with multi-server stations take the same
   log-space convolution route as ``mva_single``).
 * :func:`schweitzer_batch` -- Schweitzer-Bard approximate MVA, row for row
-  the single-class case of :func:`qmodels.analytic.amva.schweitzer`.
+  the single-class case of :func:`qmodels.analytic.amva.schweitzer`: bit for
+  bit with the default ``multiserver="marginal"`` (c-server queues as
+  load-dependent stations, the same fixed point), to rounding with
+  ``multiserver="seidmann"``.
 
 Both return a :class:`BatchResult` whose names follow
 :mod:`qmodels.results`: ``throughput`` X, ``response_time`` R (per cycle,
@@ -33,7 +36,9 @@ from .._jit import HAVE_NUMBA, register_jitables, stamp_helpers
 from ..errors import ConvergenceWarning, InvalidValueError, PopulationError
 from ..results import FrameReport
 from ._common import _check_options
-from ._kernels import amva_class_sweep, mva_step
+from ._kernels import amva_class_sweep, amva_fixed_point, mva_step
+from .amva import _check_multiserver
+from .amva_ld import ld_fixed_point
 
 __all__ = ["BatchResult", "mva_batch", "schweitzer_batch"]
 
@@ -355,6 +360,42 @@ def _schweitzer_rows(Dx, is_delay, Z, pop, Q0, tol, max_iter, Xo, Ro, Qo, its, c
         conv[b] = done
 
 
+def _schweitzer_ld_rows(D, kind, is_delay, mult, nmult, has_ld, Z, pop, Q0, tol, max_iter,
+                        Xo, Ro, Qo, its, conv):
+    """Schweitzer-Bard fixed point for every row with c-server queues as
+    load-dependent stations (Akyildiz & Bolch 1988; eqs. (1)-(3) of
+    :mod:`qmodels.analytic.amva_ld`): each row runs the fixed point that
+    :func:`qmodels.analytic.amva.schweitzer` runs for that row's network,
+    one class, one column per station -- :func:`.amva_ld.ld_fixed_point`
+    when a column is load-dependent (``kind`` 2, multipliers
+    ``mult[b, k, :nmult[b, k]]``), else :func:`._kernels.amva_fixed_point`
+    (the choice of ``amva._core``) -- from the same start ``Q0``, and
+    reports Q = X R as ``schweitzer``'s result does.  Rows in parallel."""
+    B, K = D.shape
+    for b in prange(B):
+        Db = np.empty((1, K))
+        Qb = np.empty((1, K))
+        for k in range(K):
+            Db[0, k] = D[b, k]
+            Qb[0, k] = Q0[b, k]
+        Zb = np.empty(1)
+        Zb[0] = Z[b]
+        nb = np.empty(1)
+        nb[0] = float(pop[b])
+        F = np.zeros((1, 1, K))  # Schweitzer-Bard: no Linearizer correction
+        if has_ld[b]:
+            X, R, it, done = ld_fixed_point(Db, kind[b], mult[b], nmult[b], Zb, nb, F, Qb,
+                                            tol, max_iter)
+        else:
+            X, R, it, done = amva_fixed_point(Db, is_delay[b], Zb, nb, F, Qb, tol, max_iter)
+        Xo[b] = X[0]
+        for k in range(K):
+            Ro[b, k] = R[0, k]
+            Qo[b, k] = X[0] * R[0, k]
+        its[b] = it
+        conv[b] = done
+
+
 # ---------------------------------------------------------------------------
 # public solvers
 # ---------------------------------------------------------------------------
@@ -495,53 +536,11 @@ def _check_finite(X):
         )
 
 
-def schweitzer_batch(demands, think_times, population, *, servers=None, delay=None,
-                     tol: float = 1e-8, max_iter: int = 10_000,
-                     station_names=None) -> BatchResult:
-    """Schweitzer-Bard approximate MVA for a batch of single-class networks.
-
-    Parameters
-    ----------
-    demands, think_times, population, servers, delay, station_names
-        As for :func:`mva_batch`.
-    tol : float
-        A row stops when an iteration moves no Q_k by more than
-        tol max(N, 1).
-    max_iter : int
-        Iteration limit per row; rows that reach it are flagged in
-        ``result.converged`` and a :class:`~qmodels.errors.ConvergenceWarning`
-        names how many and the first.
-
-    Returns
-    -------
-    BatchResult
-        method ``"schweitzer"``, with ``iterations`` and ``converged``.
-
-    Notes
-    -----
-    Schweitzer's estimate Q_k(N - 1) = (N - 1)/N Q_k(N) (Schweitzer 1979;
-    Bard 1979; Lazowska et al., QSP 1984, sec. 7.4.2.2, Algorithm 7.2) turns
-    the MVA recursion into a fixed point: R_k = D_k (1 + (N-1)/N Q_k),
-    X = N/(Z + sum_k R_k), Q_k = X R_k, iterated from Q_k = N / (number of
-    stations with demand).  A c-server station of demand D is one server of
-    demand D/c plus a delay of demand D (c-1)/c (Seidmann, Schweitzer &
-    Shalev-Oren, Large Scale Systems 12, 1987); its Q is the sum of both
-    parts.  Each row follows exactly the single-class case of
-    :func:`qmodels.analytic.amva.schweitzer` with ``multiserver="seidmann"``
-    (whose default for c-server stations is the marginal treatment of
-    :mod:`qmodels.analytic.amva_ld`).  Rows run in parallel.
-
-    Examples
-    --------
-    >>> r = schweitzer_batch([[0.05, 0.08]], 0.0, 1)
-    >>> r.X.round(6).tolist()   # one job: no queueing, X = 1/(0.05+0.08)
-    [7.692308]
-    """
-    _check_options(tol, max_iter)
-    D, Z, pop, c, dl = _check_inputs(demands, think_times, population, servers, delay)
+def _seidmann_run(D, Z, pop, c, dl, tol, max_iter):
+    """(X, Q, iterations, converged) with c-server queues split after
+    Seidmann: 2K columns, 2k the queueing part, 2k+1 the delay part (zero
+    when absent); zero columns add exact zeros."""
     B, K = D.shape
-    # Seidmann expansion into 2K columns: 2k the queueing part, 2k+1 the
-    # delay part (zero when absent); zero columns add exact zeros.
     ntot = np.maximum(pop, 1)[:, None]
     as_delay = dl | (D == 0) | ((c > 1) & (c >= ntot))
     multi = (~as_delay) & (c > 1)
@@ -562,10 +561,113 @@ def schweitzer_batch(demands, think_times, population, *, servers=None, delay=No
     its = np.zeros(B, dtype=np.int64)
     conv = np.zeros(B, dtype=np.bool_)
     work = B * 2 * K * 50
-    _run(_schweitzer_rows, work, Dx, isd, Z, pop, Q0, float(tol), int(max_iter),
-         X, Rx, Qx, its, conv)
+    _run(_schweitzer_rows, work, Dx, isd, Z, pop, Q0, tol, max_iter, X, Rx, Qx, its, conv)
+    return X, Qx[:, 0::2] + Qx[:, 1::2], its, conv
+
+
+def _marginal_run(D, Z, pop, c, dl, tol, max_iter):
+    """(X, Q, iterations, converged) with c-server queues as load-dependent
+    columns, a(j) = min(j, c): the columns of ``amva._amva_prepare``
+    (a station of zero demand, a delay and a c-server queue with c >= N
+    are delays, exactly, as in ``amva._shape``) and the start of
+    ``amva._amva_init`` (N spread evenly over the stations with demand)."""
+    B, K = D.shape
+    ntot = np.maximum(pop, 1)[:, None]
+    as_delay = dl | (D == 0) | ((c > 1) & (c >= ntot))
+    kind = np.where(as_delay, 0, np.where(c > 1, 2, 1)).astype(np.int64)
+    ld = kind == 2
+    L = int(c[ld].max()) if ld.any() else 1
+    j = np.arange(1, L + 1, dtype=float)
+    mult = np.where(ld[:, :, None] & (j <= c[:, :, None]), j, 1.0)
+    nmult = np.where(ld, c, 0).astype(np.int64)
+    used = D > 0
+    m = used.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Q0 = np.where(used & (pop > 0)[:, None] & (m > 0)[:, None],
+                      (pop / np.where(m > 0, m, 1))[:, None], 0.0)
+    X = np.zeros(B)
+    R = np.zeros((B, K))
+    Q = np.zeros((B, K))
+    its = np.zeros(B, dtype=np.int64)
+    conv = np.zeros(B, dtype=np.bool_)
+    work = B * K * 100
+    _run(_schweitzer_ld_rows, work, np.ascontiguousarray(D), kind, kind == 0,
+         np.ascontiguousarray(mult), nmult, ld.any(axis=1), Z, pop, Q0, tol, max_iter,
+         X, R, Q, its, conv)
+    return X, Q, its, conv
+
+
+def schweitzer_batch(demands, think_times, population, *, servers=None, delay=None,
+                     tol: float = 1e-8, max_iter: int = 10_000, multiserver: str = "marginal",
+                     station_names=None) -> BatchResult:
+    """Schweitzer-Bard approximate MVA for a batch of single-class networks.
+
+    Parameters
+    ----------
+    demands, think_times, population, servers, delay, station_names
+        As for :func:`mva_batch`.
+    tol : float
+        A row stops when an iteration moves no Q_k by more than
+        tol max(N, 1).
+    max_iter : int
+        Iteration limit per row; rows that reach it are flagged in
+        ``result.converged`` and a :class:`~qmodels.errors.ConvergenceWarning`
+        names how many and the first.
+    multiserver : {"marginal", "seidmann"}
+        How a c-server queue (1 < c < N) is treated, as in
+        :func:`qmodels.analytic.amva.schweitzer`: ``"marginal"`` (default)
+        as a load-dependent station whose marginal probabilities at N - 1
+        are estimated around the approximate mean (Akyildiz & Bolch 1988);
+        ``"seidmann"`` as one server of demand D/c plus a delay of demand
+        D (c - 1)/c (Seidmann, Schweitzer & Shalev-Oren 1987).
+
+    Returns
+    -------
+    BatchResult
+        method ``"schweitzer"``, with ``iterations`` and ``converged``.
+
+    Raises
+    ------
+    InvalidValueError, PopulationError
+        As for :func:`mva_batch`; also a ``tol``, ``max_iter`` or
+        ``multiserver`` that is not allowed.
+
+    Notes
+    -----
+    Schweitzer's estimate Q_k(N - 1) = (N - 1)/N Q_k(N) (Schweitzer 1979;
+    Bard 1979; Lazowska et al., QSP 1984, sec. 7.4.2.2, Algorithm 7.2) turns
+    the MVA recursion into a fixed point: R_k = D_k (1 + (N-1)/N Q_k),
+    X = N/(Z + sum_k R_k), Q_k = X R_k, iterated from Q_k = N / (number of
+    stations with demand).  A c-server station with c >= N is a delay
+    (exactly).  With ``multiserver="marginal"`` a c-server queue with
+    c < N has R_k = D_k sum_j (j / min(j, c)) p_k(j - 1 | N - 1), the
+    load-dependent MVA residence time (Reiser & Lavenberg 1980; Bolch et
+    al. 2006, sec. 8.2), with p_k(. | N - 1) the two-point distribution
+    around the estimate (N-1)/N Q_k (Akyildiz & Bolch 1988; Bolch et al.
+    2006, sec. 9.1; eqs. (1)-(3) of :mod:`qmodels.analytic.amva_ld`); each
+    row runs the very fixed point of :func:`qmodels.analytic.amva.schweitzer`
+    (the same compiled-or-Python helpers, the same damping and stopping
+    rule), so it equals ``schweitzer`` of that row's network bit for bit.
+    With ``multiserver="seidmann"`` a c-server station of demand D is one
+    server of demand D/c plus a delay of demand D (c-1)/c (Seidmann,
+    Schweitzer & Shalev-Oren, Large Scale Systems 12, 1987); its Q is the
+    sum of both parts; rows follow ``schweitzer(..., multiserver="seidmann")``
+    (to rounding: the batch adds the parts' Q, ``schweitzer`` their
+    residence times).  Rows run in parallel.
+
+    Examples
+    --------
+    >>> r = schweitzer_batch([[0.05, 0.08]], 0.0, 1)
+    >>> r.X.round(6).tolist()   # one job: no queueing, X = 1/(0.05+0.08)
+    [7.692308]
+    """
+    _check_options(tol, max_iter)
+    _check_multiserver(multiserver)
+    D, Z, pop, c, dl = _check_inputs(demands, think_times, population, servers, delay)
+    B = D.shape[0]
+    run = _seidmann_run if multiserver == "seidmann" else _marginal_run
+    X, Q, its, conv = run(D, Z, pop, c, dl, float(tol), int(max_iter))
     _check_finite(X)
-    Q = Qx[:, 0::2] + Qx[:, 1::2]
     if not conv.all():
         bad = np.flatnonzero(~conv)
         warnings.warn(
