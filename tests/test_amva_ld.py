@@ -98,9 +98,11 @@ def ld_networks(draw):
 @given(ld_networks())
 def test_throughput_within_measured_bound_of_exact(net):
     # property: with c-server queues and load-dependent stations of rising
-    # rates, both approximations converge and stay within 20% of exact MVA
+    # rates, both approximations converge and stay within 25% of exact MVA
     # in every class's throughput (measured max over 1800 random networks:
-    # 16% and 14%), Little's law and the population hold exactly
+    # 16% and 14%; hypothesis found the 21% of
+    # test_two_point_estimate_misses_a_queue_it_cannot_see), Little's law and
+    # the population hold exactly
     exact = qm.mva(net)
     ex = exact.class_throughput
     N = np.array([c.population for c in net.classes], float)
@@ -109,7 +111,7 @@ def test_throughput_within_measured_bound_of_exact(net):
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)
             r = f(net)
-        assert _rel(r.class_throughput, ex) < 0.20, f.__name__
+        assert _rel(r.class_throughput, ex) < 0.25, f.__name__
         np.testing.assert_allclose(r.station_queue_length.sum(axis=1)
                                    + r.class_throughput * Z, N, rtol=1e-6)
         np.testing.assert_allclose(r.station_queue_length,
@@ -434,3 +436,21 @@ def test_a_utilisation_past_capacity_is_said():
     assert any("station 's1'" in n and "utilisation law" in n for n in r.notes)
     assert qm.mva(net).U["s1"] <= 1.0
     assert not any("utilisation law" in n for n in schweitzer(net).notes)
+
+
+def test_two_point_estimate_misses_a_queue_it_cannot_see():
+    # Found by hypothesis: a one-job class without think time beside a class
+    # of 6 at a 2-server station.  The two-point (SCAT) estimate puts the
+    # others' mean 0.94 jobs on 0 or 1, where a 2-server station never
+    # queues, so Linearizer sees no wait for the one job: X = 1.97 against
+    # the exact 1.62 (+21 %; one pass: 2.0 = 1/D).  A limit of the published
+    # estimate, pinned here with the exact values from the CTMC.
+    net = qm.Network([qm.Queue("s0", 0.5, servers=2), qm.Queue("s1", 1.0)],
+                     [qm.Closed("c0", 6, think_time=3.0, visits={"s0": 1.25}),
+                      qm.Closed("c1", 1, think_time=0.0, visits={"s0": 1.0})])
+    ex = qm.ctmc(net)
+    assert qm.mva(net).X["c1"] == pytest.approx(ex.X["c1"], rel=1e-9)
+    lin = linearizer(net)
+    assert 0.20 < lin.X["c1"] / ex.X["c1"] - 1 < 0.25
+    assert linearizer(net, passes=1).X["c1"] == pytest.approx(2.0, rel=1e-6)
+    assert abs(schweitzer(net).X["c1"] / ex.X["c1"] - 1) < 0.05
