@@ -835,3 +835,25 @@ def test_extreme_load_dependent_rates_stay_exact_with_two_classes(mult):
     np.testing.assert_allclose(r.class_throughput, X, rtol=1e-10)
     assert r.Q["ld"] == pytest.approx(Q, rel=1e-10)
     assert 0.0 <= r.Q["q"] <= sum(N) and 0.0 <= r.Q["ld"] <= sum(N)
+
+
+def test_a_class_with_nowhere_else_to_go_leaves_no_nan_behind():
+    # Class c0 visits only the load-dependent s0 (no think time): in every
+    # complement network without s0 it has nowhere to be (X = inf, G = 0).
+    # Those figures are never used; they must not turn into NaN (inf x 0) on
+    # the way, which numpy reported to the user as RuntimeWarnings (found by
+    # hypothesis).  The answer against the CTMC:
+    import warnings
+
+    net = qm.Network(
+        [qm.LoadDependent("s0", 0.377, rate_multipliers=(1.0, 2.5, 4.1, 4.96)),
+         qm.Queue("s1", 0.65), qm.Queue("s2", 0.68, servers=3), qm.Queue("s3", 0.35)],
+        [qm.Closed("c0", 3, visits={"s0": 2.47}),
+         qm.Closed("c1", 3, visits={"s0": 2.88, "s1": 0.5, "s2": 2.98}),
+         qm.Closed("c2", 4, visits={"s0": 1.1, "s2": 2.92})])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = solve_exact(net)
+    ref = qm.ctmc(net)
+    for c in ("c0", "c1", "c2"):
+        assert r.X[c] == pytest.approx(ref.X[c], rel=1e-9)

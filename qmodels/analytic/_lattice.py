@@ -136,6 +136,10 @@ def _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Tr, Xs, mult, nmult):
 
         tau0(n) = (1/a_L) sum_c D_ci X_c(n) (p(L-1) + tau0)(n - e_c)
         tau1(n) = (1/a_L) sum_c D_ci X_c(n) (L p(L-1) + tau1 + tau0)(n - e_c)
+
+    A class with X = inf in subnetwork ``s`` has nowhere to go there (G = 0:
+    the subnetwork's figures at such n are never used, see p0 below); it is
+    left out of the sums, which keeps them finite (inf x 0 would be NaN).
     """
     C = D.shape[0]
     for i in range(ld_st.shape[0]):
@@ -146,13 +150,13 @@ def _ld_marginals(s, slot, n, prev, c0, D, ld_st, Pr, Tr, Xs, mult, nmult):
         for j in range(1, L):
             acc = 0.0
             for c in range(C):
-                if n[c] > 0 and D[c, k] > 0.0:
+                if n[c] > 0 and D[c, k] > 0.0 and Xs[s, c] < np.inf:
                     acc += D[c, k] * Xs[s, c] * Pr[s, prev[c], i, j - 1]
             Pr[s, slot, i, j] = acc / mult[i, j - 1]
         t0 = 0.0
         t1 = 0.0
         for c in range(C):
-            if n[c] > 0 and D[c, k] > 0.0:
+            if n[c] > 0 and D[c, k] > 0.0 and Xs[s, c] < np.inf:
                 w = D[c, k] * Xs[s, c]
                 pl = Pr[s, prev[c], i, L - 1]
                 u0 = Tr[s, prev[c], i, 0]
