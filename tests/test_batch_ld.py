@@ -28,17 +28,7 @@ import qmodels.analytic.amva_ld as amva_ld
 import qmodels.analytic.batch as batch
 from qmodels.analytic.batch import mva_batch, schweitzer_batch
 from qmodels.errors import ConvergenceWarning, InvalidValueError
-
-
-def _net(D, Z, N, servers, delay):
-    st_ = []
-    for k, d in enumerate(D):
-        if delay[k]:
-            st_.append(qm.Delay(f"s{k}", float(d)))
-        else:
-            st_.append(qm.Queue(f"s{k}", float(d), servers=int(servers[k])))
-    return qm.Network(st_, [qm.Closed("c", int(N), think_time=float(Z),
-                                      visits={s.name: 1 for s in st_})])
+from tests.test_batch import _net  # one row as a Network
 
 
 @contextlib.contextmanager
