@@ -44,32 +44,14 @@ def _single_server(model, lam, s, wq, rho, sym, *, wait_probability, approximate
     is exact for every G/G/1 (the server is busy exactly when the station
     is not empty, and busy a fraction rho of the time: the utilisation law;
     Kleinrock 1975, sec. 5.5 for M/G/1), even where Wq is approximate."""
-    lq = lam * wq
-    r = wq + s
-    l_ = lq + rho
     p0 = 1 - rho
     if not sym:
-        lam, s, wq, rho, lq, r, l_, p0 = map(float, (lam, s, wq, rho, lq, r, l_, p0))
+        lam, s, wq, p0 = map(float, (lam, s, wq, p0))
         if wait_probability is not None:
             wait_probability = float(wait_probability)
-    return QueueMetrics(
-        model=model,
-        arrival_rate=lam,
-        service_time=s,
-        servers=1,
-        capacity=None,
-        utilization=rho,
-        throughput=lam,
-        waiting_time=wq,
-        response_time=r,
-        number_waiting=lq,
-        queue_length=l_,
-        blocking_probability=0.0,
-        wait_probability=wait_probability,
-        approximate=approximate,
-        reference=reference,
-        empty_probability=p0,
-    )
+    return QueueMetrics.from_wait(model, lam, s, 1, wq, wait_probability=wait_probability,
+                                  approximate=approximate, reference=reference,
+                                  empty_probability=p0)
 
 
 def mg1(arrival_rate, service_time, scv) -> QueueMetrics:
@@ -302,21 +284,5 @@ def ggc(arrival_rate, service_time, servers, ca2, cs2) -> QueueMetrics:
     _check_stable(name, rho, "arrival_rate * service_time / servers")
     cw = _erlang_c_from_b(c, a, _erlang_b_unchecked(c, a))
     wq = cw * s / (c - a) * (a2 + s2) / 2
-    lq = lam * wq
-    return QueueMetrics(
-        model=name,
-        arrival_rate=lam,
-        service_time=s,
-        servers=c,
-        capacity=None,
-        utilization=rho,
-        throughput=lam,
-        waiting_time=wq,
-        response_time=wq + s,
-        number_waiting=lq,
-        queue_length=lq + a,
-        blocking_probability=0.0,
-        wait_probability=None,
-        approximate=True,
-        reference=_REF_ALLEN_CUNNEEN,
-    )
+    return QueueMetrics.from_wait(name, lam, s, c, wq, approximate=True,
+                                  reference=_REF_ALLEN_CUNNEEN)

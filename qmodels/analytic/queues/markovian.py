@@ -312,26 +312,8 @@ def mmc(arrival_rate, service_time, servers) -> QueueMetrics:
     b = _erlang_b_unchecked(c, a)
     cw = _erlang_c_from_b(c, a, b)
     wq = cw * s / (c - a)
-    lq = lam * wq
-    p0 = _mmc_p0(c, a, b)
-    return QueueMetrics(
-        model=name,
-        arrival_rate=lam,
-        service_time=s,
-        servers=c,
-        capacity=None,
-        utilization=rho,
-        throughput=lam,
-        waiting_time=wq,
-        response_time=wq + s,
-        number_waiting=lq,
-        queue_length=lq + a,
-        blocking_probability=0.0,
-        wait_probability=cw,
-        approximate=False,
-        reference=_REF_MMC,
-        empty_probability=p0,
-    )
+    return QueueMetrics.from_wait(name, lam, s, c, wq, wait_probability=cw, reference=_REF_MMC,
+                                  empty_probability=_mmc_p0(c, a, b))
 
 
 def _mmc_p0(c: int, a: float, b: float) -> float:
@@ -357,24 +339,8 @@ def _finite_room(name, lam, s, c, k, reference) -> QueueMetrics:
     a = lam * s
     if a == 0.0:
         # empty station: p_0 = 1 (K >= c >= 1, so nobody is ever blocked)
-        return QueueMetrics(
-            model=name,
-            arrival_rate=lam,
-            service_time=s,
-            servers=c,
-            capacity=k,
-            utilization=0.0,
-            throughput=lam,
-            waiting_time=0.0,
-            response_time=s,
-            number_waiting=0.0,
-            queue_length=0.0,
-            blocking_probability=0.0,
-            wait_probability=0.0,
-            approximate=False,
-            reference=reference,
-            empty_probability=1.0,
-        )
+        return QueueMetrics.from_wait(name, lam, s, c, 0.0, capacity=k, wait_probability=0.0,
+                                      reference=reference, empty_probability=1.0)
     rho = a / c
     n_low = np.arange(c + 1, dtype=float)
     logw_low = n_low * math.log(a) - gammaln(n_low + 1.0)
@@ -392,24 +358,10 @@ def _finite_room(name, lam, s, c, k, reference) -> QueueMetrics:
     x = lam * p_admit
     p_wait = float(np.sum(p[c:k])) / p_admit
     wq = lq / x
-    return QueueMetrics(
-        model=name,
-        arrival_rate=lam,
-        service_time=s,
-        servers=c,
-        capacity=k,
-        utilization=x * s / c,
-        throughput=x,
-        waiting_time=wq,
-        response_time=wq + s,
-        number_waiting=lq,
-        queue_length=l_,
-        blocking_probability=p_block,
-        wait_probability=p_wait,
-        approximate=False,
-        reference=reference,
-        empty_probability=float(p[0]),
-    )
+    return QueueMetrics.from_wait(name, lam, s, c, wq, throughput=x, capacity=k,
+                                  blocking_probability=p_block, number_waiting=lq,
+                                  queue_length=l_, wait_probability=p_wait,
+                                  reference=reference, empty_probability=float(p[0]))
 
 
 def mm1k(arrival_rate, service_time, capacity) -> QueueMetrics:
@@ -559,24 +511,8 @@ def mminf(arrival_rate, service_time) -> QueueMetrics:
     else:
         lam, s, a = float(lam), float(s), float(a)
         p0 = math.exp(-a)
-    return QueueMetrics(
-        model="M/M/inf",
-        arrival_rate=lam,
-        service_time=s,
-        servers=math.inf,
-        capacity=None,
-        utilization=a,
-        throughput=lam,
-        waiting_time=0.0,
-        response_time=s,
-        number_waiting=0.0,
-        queue_length=a,
-        blocking_probability=0.0,
-        wait_probability=0.0,
-        approximate=False,
-        reference=_REF_MMINF,
-        empty_probability=p0,
-    )
+    return QueueMetrics.from_wait("M/M/inf", lam, s, math.inf, 0.0, wait_probability=0.0,
+                                  reference=_REF_MMINF, empty_probability=p0)
 
 
 # ---------------------------------------------------------------------------

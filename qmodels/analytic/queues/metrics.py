@@ -132,6 +132,41 @@ class QueueMetrics:
     reference: str = ""
     empty_probability: Any = None
 
+    @classmethod
+    def from_wait(cls, model, arrival_rate, service_time, servers, waiting_time, *,
+                  throughput=None, capacity=None, blocking_probability=0.0,
+                  number_waiting=None, queue_length=None, wait_probability=None,
+                  approximate=False, reference="", empty_probability=None):
+        """The figures of a station from its mean wait Wq, the rest by the
+        operational laws (Little's law and the utilisation law; Lazowska et
+        al. 1984, ch. 3; Kleinrock 1975, sec. 2.1): X = ``throughput`` (the
+        arrival rate where nothing is lost), R = Wq + S, Lq = X Wq, L = Lq +
+        X S (X S busy servers on average), U = X S / c per server (M/M/inf,
+        c = inf: the mean number busy, X S).  ``number_waiting`` and
+        ``queue_length`` may be given where a distribution gives them
+        directly."""
+        x = arrival_rate if throughput is None else throughput
+        busy = x * service_time
+        lq = x * waiting_time if number_waiting is None else number_waiting
+        return cls(
+            model=model,
+            arrival_rate=arrival_rate,
+            service_time=service_time,
+            servers=servers,
+            capacity=capacity,
+            utilization=busy if servers == math.inf else busy / servers,
+            throughput=x,
+            waiting_time=waiting_time,
+            response_time=waiting_time + service_time,
+            number_waiting=lq,
+            queue_length=lq + busy if queue_length is None else queue_length,
+            blocking_probability=blocking_probability,
+            wait_probability=wait_probability,
+            approximate=approximate,
+            reference=reference,
+            empty_probability=empty_probability,
+        )
+
     # -- aliases ----------------------------------------------------------
     @property
     def X(self):
