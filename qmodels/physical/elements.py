@@ -42,60 +42,13 @@ Each module lists the sources of its formulas (data sheets, standards and
 books, down to the section).
 """
 
-from ._common import Element, effective_bandwidth
-from .compute import CPU
-from .held import BufferPool, SwitchPort
-from .links import (
-    ETHERNET_FCS,
-    ETHERNET_HEADER,
-    ETHERNET_IFG,
-    ETHERNET_MIN_FRAME,
-    ETHERNET_PREAMBLE_SFD,
-    IPV4_HEADER,
-    SRIO,
-    TCP_HEADER,
-    UDP_HEADER,
-    UPI,
-    Ethernet,
-    Link,
-    MemoryChannel,
-    PCIBus,
-    PCIe,
-    TransportLimits,
-    bandwidth_delay_product,
-    encoding_efficiency,
-    transport_limits,
-    window_limited_throughput,
-)
-from .storage import Disk, DMAEngine, Flash
+from . import _common, compute, held, links, storage
+from ._common import *  # noqa: F403
+from .compute import *  # noqa: F403
+from .held import *  # noqa: F403
+from .links import *  # noqa: F403
+from .storage import *  # noqa: F403
 
-__all__ = [
-    "Element",
-    "Disk",
-    "Flash",
-    "DMAEngine",
-    "PCIBus",
-    "PCIe",
-    "MemoryChannel",
-    "Link",
-    "Ethernet",
-    "SRIO",
-    "UPI",
-    "CPU",
-    "BufferPool",
-    "SwitchPort",
-    "TransportLimits",
-    "encoding_efficiency",
-    "effective_bandwidth",
-    "bandwidth_delay_product",
-    "window_limited_throughput",
-    "transport_limits",
-    "ETHERNET_PREAMBLE_SFD",
-    "ETHERNET_HEADER",
-    "ETHERNET_FCS",
-    "ETHERNET_IFG",
-    "ETHERNET_MIN_FRAME",
-    "IPV4_HEADER",
-    "TCP_HEADER",
-    "UDP_HEADER",
-]
+#: every public name of the element modules, in one list
+__all__ = [*_common.__all__, *storage.__all__, *links.__all__, *compute.__all__,
+           *held.__all__]
