@@ -329,7 +329,12 @@ def _networks(draw, kind, min_classes, max_classes, max_stations, max_population
         if C > 1 and draw(st.booleans()):
             users = tuple(draw(st.lists(st.sampled_from(class_names), min_size=1, unique=True)))
         pname = "pool" if "pool" not in taken else "pool_"
-        pool_list.append(TokenPool(pname, draw(st.integers(1, 3)), a, b, users))
+        path = None
+        if a != b and draw(st.booleans()):  # a held path: acquire, some others, release
+            middle = draw(st.lists(st.sampled_from([n for n in station_names if n not in (a, b)]),
+                                   unique=True, max_size=2)) if len(station_names) > 2 else []
+            path = (a, *middle, b)
+        pool_list.append(TokenPool(pname, draw(st.integers(1, 3)), a, b, users, path=path))
     net = Network(stations, classes, name=draw(st.sampled_from(["", "generated"])),
                   pools=pool_list)
     if symbolic and not net.is_symbolic:

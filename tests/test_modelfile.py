@@ -557,3 +557,26 @@ def test_any_mutation_gives_a_network_or_a_model_file_error(net, data):
         assert e.errors and all(isinstance(p, str) and m for p, m in e.errors)
     else:
         assert isinstance(out, qm.Network)
+
+
+def test_a_pool_path_survives_save_and_load(tmp_path):
+    # Regression: the held path of a pool (needed by a class given by
+    # visits) was not written, so the SPAX model reloaded without it and the
+    # decomposition refused or answered differently.
+    from qmodels.cases import spax
+
+    net = spax.network(spax.Params())
+    assert all(p.path for p in net.pools)
+    for name in ("spax.yaml", "spax.json"):
+        qm.save(net, tmp_path / name)
+        again = qm.load(tmp_path / name)
+        assert [p.path for p in again.pools] == [p.path for p in net.pools]
+        assert again == net
+        assert qm.solve(again, method="decomposition").X["tx"] == \
+            qm.solve(net, method="decomposition").X["tx"]
+    bad = errors_of("""
+stations: [{name: a, kind: queue, service: 1}, {name: b, kind: queue, service: 1}]
+classes: [{name: t, type: closed, population: 2, visits: {a: 1, b: 1}}]
+pools: [{name: p, tokens: 1, acquire: a, release: b, path: [a, c, b]}]
+""")
+    assert has(bad, "pools[0].path[1]", "unknown station 'c'")

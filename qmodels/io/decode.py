@@ -509,12 +509,16 @@ def _pool(p, path, names, class_names, broken, errs, ctx):
     for j, cn in enumerate(p.get("classes", ())):
         if cn not in class_names:
             errs.add(f"{path}.classes[{j}]", f"unknown class {cn!r}")
+    for j, st in enumerate(p.get("path", ())):
+        if st not in names:
+            errs.add(f"{path}.path[{j}]", f"unknown station {st!r}")
     tokens = _value(p["tokens"], f"{path}.tokens", errs, ctx, integer=True)
     if tokens is None or broken(path) or any(e[0].startswith(path) for e in errs.items):
         return None
     try:
         return TokenPool(p["name"], tokens, p["acquire"], p["release"],
-                         tuple(p["classes"]) if "classes" in p else None)
+                         tuple(p["classes"]) if "classes" in p else None,
+                         path=tuple(p["path"]) if "path" in p else None)
     except ModelError as e:
         errs.add(path, str(e))
         return None

@@ -149,6 +149,7 @@ def to_dict(net: Network) -> dict:
     if net.pools:
         out["pools"] = [{"name": p.name, "tokens": _out(p.tokens, symbols),
                          "acquire": p.acquire, "release": p.release,
-                         **({"classes": list(p.classes)} if p.classes is not None else {})}
+                         **({"classes": list(p.classes)} if p.classes is not None else {}),
+                         **({"path": list(p.path)} if p.path is not None else {})}
                         for p in net.pools]
     return out

@@ -38,7 +38,8 @@ The format (times in seconds, rates per second, power in watts)::
         demands: {cpu: 0.01}               #   demands
         service: {disk: S_disk}            # optional per-class service times
     pools:                                 # optional held resources
-      - {name: xnif, tokens: 4, acquire: dma, release: port, classes: [tx]}
+      - {name: xnif, tokens: 4, acquire: dma, release: port, classes: [tx],
+         path: [dma, port]}                # optional: the held path (visits classes)
 
 The JSON Schema of this format ships with the package
 (``qmodels/io/model.schema.json``, printed by ``qmodels schema``); it checks
