@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import UnsupportedModelError
 from ..model import distributions as dist
 from ..model.network import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
+from ..model.pools import held_reach
 from ._xml import _XSI, _num, _numeric, _unique
 
 __all__ = ["to_jsimg", "save_jsimg"]
@@ -137,19 +138,11 @@ def _routing_rows(net: Network, i: int, c, think: str | None, ref: str | None):
 
 
 def _pool_span(rows_by_class: dict, pool) -> list:
-    span = [pool.acquire]
-    seen = {pool.acquire}
-    frontier = [pool.acquire]
-    while frontier:
-        s = frontier.pop()
-        if s == pool.release:
-            continue
-        for rows in rows_by_class.values():
-            for d in rows.get(s, {}):
-                if d not in seen and d not in (SINK,):
-                    seen.add(d)
-                    span.append(d)
-                    frontier.append(d)
+    """The stations any class can reach while holding a token of ``pool``."""
+    span = held_reach(lambda s: [d for rows in rows_by_class.values()
+                                 for d in rows.get(s, {}) if d != SINK],
+                      pool.acquire, pool.release)
+    seen = set(span)
     if pool.release not in seen:
         raise UnsupportedModelError(
             f"token pool {pool.name!r}: station {pool.release!r} (release) cannot be reached "

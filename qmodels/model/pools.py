@@ -17,7 +17,7 @@ from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["TokenPool", "pool_chains", "class_pool_span"]
+__all__ = ["TokenPool", "pool_chains", "class_pool_span", "held_reach"]
 
 
 # ---------------------------------------------------------------------------
@@ -181,6 +181,26 @@ def pool_chains(net: "Network", cls) -> tuple:
     return tuple(chains)
 
 
+def held_reach(successors, acquire: str, release: str) -> list:
+    """The stations a job can reach from ``acquire`` without going on from
+    ``release`` (``release`` included if reached), in the order found;
+    ``successors(s)`` gives the stations routing can send a job to from
+    ``s``."""
+    span = [acquire]
+    seen = {acquire}
+    frontier = [acquire]
+    while frontier:
+        s = frontier.pop()
+        if s == release:
+            continue
+        for d in successors(s):
+            if d not in seen:
+                seen.add(d)
+                span.append(d)
+                frontier.append(d)
+    return span
+
+
 def class_pool_span(net: Network, pool: TokenPool | str, cls) -> tuple:
     """:func:`pool_span` for the class ``cls`` of ``net`` (any number of
     classes)."""
@@ -198,18 +218,7 @@ def class_pool_span(net: Network, pool: TokenPool | str, cls) -> tuple:
     succ: dict[str, list[str]] = {}
     for src, row in cls.routing.items():
         succ[src] = [dst for dst, p in row.items() if float(p) > 0]
-    span = [pool.acquire]
-    seen = {pool.acquire}
-    frontier = [pool.acquire]
-    while frontier:
-        s = frontier.pop()
-        if s == pool.release:
-            continue
-        for d in succ.get(s, ()):
-            if d not in seen:
-                seen.add(d)
-                span.append(d)
-                frontier.append(d)
+    seen = set(held_reach(lambda s: succ.get(s, ()), pool.acquire, pool.release))
     if pool.release not in seen:
         raise UnsupportedModelError(
             f"token pool {pool.name!r}: station {pool.release!r} (release) cannot be reached "
