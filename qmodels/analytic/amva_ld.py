@@ -69,18 +69,25 @@ _KD, _KF, _KL = 0, 1, 2  # column kinds: delay, single server, load-dependent
 
 
 @jitable
+def _two_point(A, amax):
+    """(j1, f): the two-point distribution (2) of mean ``A`` (clipped to
+    [0, amax]; a NaN estimate counts as empty) puts 1 - f on j1 - 1 and f on
+    j1 others present."""
+    if not A > 0.0:
+        A = 0.0
+    if A > amax:
+        A = amax
+    m = math.floor(A)
+    return int(m) + 1, A - m
+
+
+@jitable
 def ld_factor(A, mult, L, amax):
     """R / D of eq. (3) for an estimated mean ``A`` = Q_k(N - e_c) at a
     station with multipliers ``mult[:L]`` (the last one holds beyond):
     the interpolation of phi(j) = j / a(j) at 1 + A, with A clipped to
     [0, amax]."""
-    if not A > 0.0:  # also NaN-safe: a NaN estimate is treated as empty
-        A = 0.0
-    if A > amax:
-        A = amax
-    m = math.floor(A)
-    f = A - m
-    j1 = int(m) + 1
+    j1, f = _two_point(A, amax)
     a1 = mult[min(j1, L) - 1]
     r = j1 / a1
     if f > 0.0:
@@ -216,13 +223,7 @@ def ld_p_empty(X, d, A, mult, L, amax) -> float:
 def _inv_rate(A, mult, L, amax):
     """E[1 / a(J + 1)] under the two-point distribution (2) of mean A
     (A clipped to [0, amax] as in :func:`ld_factor`)."""
-    if not A > 0.0:
-        A = 0.0
-    if A > amax:
-        A = amax
-    m = math.floor(A)
-    f = A - m
-    j1 = int(m) + 1
+    j1, f = _two_point(A, amax)
     r = 1.0 / mult[min(j1, L) - 1]
     if f > 0.0:
         r = (1.0 - f) * r + f / mult[min(j1 + 1, L) - 1]
