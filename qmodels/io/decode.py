@@ -483,22 +483,30 @@ def _stations(stations_raw, good_classes, broken, errs, ctx, seen):
     return stations
 
 
-def _classes(classes_raw, names, broken, errs, ctx, seen):
-    classes, class_paths = [], []
-    for i, c in enumerate(classes_raw):
-        path = f"classes[{i}]"
+def _named(raw, prefix, build, broken, errs, seen):
+    """The parts of list ``prefix`` built by ``build(item, path)`` (None
+    when it added errors), each name unused so far (``seen``: name ->
+    path); returns (parts, their paths)."""
+    parts, paths = [], []
+    for i, item in enumerate(raw):
+        path = f"{prefix}[{i}]"
         if broken(path):
             continue
-        cl = _class(c, path, names, errs, ctx)
-        if cl is None:
+        part = build(item, path)
+        if part is None:
             continue
-        if cl.name in seen:
-            errs.add(f"{path}.name", f"name {cl.name!r} is already used at {seen[cl.name]}")
+        if part.name in seen:
+            errs.add(f"{path}.name", f"name {part.name!r} is already used at {seen[part.name]}")
             continue
-        seen[cl.name] = path
-        classes.append(cl)
-        class_paths.append(path)
-    return classes, class_paths
+        seen[part.name] = path
+        parts.append(part)
+        paths.append(path)
+    return parts, paths
+
+
+def _classes(classes_raw, names, broken, errs, ctx, seen):
+    return _named(classes_raw, "classes", lambda c, path: _class(c, path, names, errs, ctx),
+                  broken, errs, seen)
 
 
 def _pool(p, path, names, class_names, broken, errs, ctx):
@@ -525,21 +533,9 @@ def _pool(p, path, names, class_names, broken, errs, ctx):
 
 
 def _pools(pools_raw, names, class_names, broken, errs, ctx, seen):
-    pools, pool_paths = [], []
-    for i, p in enumerate(pools_raw):
-        path = f"pools[{i}]"
-        if broken(path):
-            continue
-        pool = _pool(p, path, names, class_names, broken, errs, ctx)
-        if pool is None:
-            continue
-        if pool.name in seen:
-            errs.add(f"{path}.name", f"name {pool.name!r} is already used at {seen[pool.name]}")
-            continue
-        seen[pool.name] = path
-        pools.append(pool)
-        pool_paths.append(path)
-    return pools, pool_paths
+    return _named(pools_raw, "pools",
+                  lambda p, path: _pool(p, path, names, class_names, broken, errs, ctx),
+                  broken, errs, seen)
 
 
 def _blame(stations, classes, class_paths, pools, pool_paths, name, errs):
