@@ -64,58 +64,51 @@ import sys
 import tempfile
 import time
 
+#: the small closed network both simulator cases run
+_SIM_NET = """
+net = qm.Network([qm.Delay("users", 0.5), qm.Queue("cpu", 0.01, servers=2),
+                  qm.Queue("disk", 0.02)],
+                 [qm.Closed("tx", 8, visits={"users": 1, "cpu": 1, "disk": 0.7})])
+"""
+
+#: one class, a three-server station, N jobs
+_MS_NET = """
+net = qm.Network([qm.Delay("users", 1.0), qm.Queue("cpu", 0.05, servers=3),
+                  qm.Queue("disk", 0.02)],
+                 [qm.Closed("tx", {N}, visits={{"users": 1, "cpu": 1, "disk": 1}})])
+call = lambda: qm.mva(net)
+"""
+
+#: two closed classes over three queues, populations NA and NB, cpu with C servers
+_MC_NET = """
+net = qm.Network([qm.Queue("cpu", 0.01, servers={C}), qm.Queue("disk", 0.03),
+                  qm.Queue("net", 0.02)],
+                 [qm.Closed("a", {NA}, think_time=1.0, visits={{"cpu": 1, "disk": 1, "net": 1}}),
+                  qm.Closed("b", {NB}, think_time=0.5, visits={{"cpu": 2, "disk": 0.5}})])
+call = lambda: qm.mva(net)
+"""
+
 #: case id -> (title, goal in seconds for the first call or None, the code
 #: that builds ``net`` and the call to time as ``call()``)
 CASES = {
     "simulate": (
         "first qm.simulate, small closed network", 5.0,
-        """
-net = qm.Network([qm.Delay("users", 0.5), qm.Queue("cpu", 0.01, servers=2),
-                  qm.Queue("disk", 0.02)],
-                 [qm.Closed("tx", 8, visits={"users": 1, "cpu": 1, "disk": 0.7})])
-call = lambda: qm.simulate(net, seed=1, horizon=200.0, replications=3)
-"""),
+        _SIM_NET + "call = lambda: qm.simulate(net, seed=1, horizon=200.0, replications=3)\n"),
     "simulate-long": (
         "first qm.simulate, the same network, 8 million events", None,
-        """
-net = qm.Network([qm.Delay("users", 0.5), qm.Queue("cpu", 0.01, servers=2),
-                  qm.Queue("disk", 0.02)],
-                 [qm.Closed("tx", 8, visits={"users": 1, "cpu": 1, "disk": 0.7})])
-call = lambda: qm.simulate(net, seed=1, horizon=20000.0, replications=5, progress=False)
-"""),
+        _SIM_NET + "call = lambda: qm.simulate(net, seed=1, horizon=20000.0, replications=5, "
+        "progress=False)\n"),
     "multiclass": (
-        "first exact multi-class solve, 2 classes", 2.0,
-        """
-net = qm.Network([qm.Queue("cpu", 0.01), qm.Queue("disk", 0.03), qm.Queue("net", 0.02)],
-                 [qm.Closed("a", 10, think_time=1.0, visits={"cpu": 1, "disk": 1, "net": 1}),
-                  qm.Closed("b", 5, think_time=0.5, visits={"cpu": 2, "disk": 0.5})])
-call = lambda: qm.mva(net)
-"""),
+        "first exact multi-class solve, 2 classes", 2.0, _MC_NET.format(C=1, NA=10, NB=5)),
     "multiclass-big": (
         "first exact multi-class solve, 2 classes of 60, a 2-server station", None,
-        """
-net = qm.Network([qm.Queue("cpu", 0.01, servers=2), qm.Queue("disk", 0.03),
-                  qm.Queue("net", 0.02)],
-                 [qm.Closed("a", 60, think_time=1.0, visits={"cpu": 1, "disk": 1, "net": 1}),
-                  qm.Closed("b", 60, think_time=0.5, visits={"cpu": 2, "disk": 0.5})])
-call = lambda: qm.mva(net)
-"""),
+        _MC_NET.format(C=2, NA=60, NB=60)),
     "multiserver": (
         "first exact single-class solve, a 3-server station, N = 20", None,
-        """
-net = qm.Network([qm.Delay("users", 1.0), qm.Queue("cpu", 0.05, servers=3),
-                  qm.Queue("disk", 0.02)],
-                 [qm.Closed("tx", 20, visits={"users": 1, "cpu": 1, "disk": 1})])
-call = lambda: qm.mva(net)
-"""),
+        _MS_NET.format(N=20)),
     "multiserver-big": (
         "first exact single-class solve, a 3-server station, N = 10000", None,
-        """
-net = qm.Network([qm.Delay("users", 1.0), qm.Queue("cpu", 0.05, servers=3),
-                  qm.Queue("disk", 0.02)],
-                 [qm.Closed("tx", 10000, visits={"users": 1, "cpu": 1, "disk": 1})])
-call = lambda: qm.mva(net)
-"""),
+        _MS_NET.format(N=10000)),
 }
 
 #: what the child process runs: prints one JSON line of timings
