@@ -2,11 +2,14 @@
 load-dependent stations against exact MVA.
 
 ``python -m validation.amva_ld_accuracy [--networks 200] [--seed 1]``
+``python -m validation.amva_ld_accuracy --convergence 1500``
 
 Draws random closed multi-class product-form networks small enough for
 exact MVA (``qmodels.mva``, which solves load-dependent stations exactly)
 and prints, per scenario and approximation, the maximum and mean over the
-networks of max_c |X_c - X_c(exact)| / X_c(exact):
+networks of max_c |X_c - X_c(exact)| / X_c(exact), and in how many
+networks the approximation loads a station past its capacity (U > 1, which
+the result's notes then name):
 
 * ``multi-server``: every network has at least one c-server queue
   (c = 2..6) besides single-server queues and delays; Seidmann's
@@ -21,6 +24,11 @@ The networks: 1-3 classes of 1-10 jobs, 2-5 stations, service times
 0.02..1 s (the same for every class at a station, FCFS product form),
 visits 0.2..3 (a class skips a station with probability 0.2), think time 0
 or 0.1..5 s.
+
+``--convergence N``: N random single-class networks of K = 20 queues with
+1-3 servers (service 1..20 ms, one visit each), N = 200 jobs, think time
+0..1 s, too large for a quick exact solve: how many ``qm.schweitzer`` runs
+stop at ``max_iter`` without converging, and the time they take.
 """
 
 from __future__ import annotations
@@ -78,10 +86,12 @@ def _err(X, ref):
     return float(np.max(np.abs(X - ref) / ref))
 
 
-def measure(networks: int = 200, seed: int = 1) -> dict:
-    """{(scenario, method, treatment): array of per-network errors}."""
+def measure(networks: int = 200, seed: int = 1) -> tuple[dict, dict]:
+    """({(scenario, method, treatment): array of per-network errors},
+    {same key: number of networks with a utilisation above 1})."""
     rng = np.random.default_rng(seed)
     out: dict = {}
+    over: dict = {}
     for scenario in SCENARIOS:
         treatments = ("marginal", "seidmann") if scenario == "multi-server" else ("marginal",)
         for _ in range(networks):
@@ -91,10 +101,34 @@ def measure(networks: int = 200, seed: int = 1) -> dict:
                 for t in treatments:
                     with warnings.catch_warnings():
                         warnings.simplefilter("error")  # an unconverged answer is a failure
-                        X = qm.solve(net, method=method, multiserver=t,
-                                     falling_rates=scenario == "ld-falling").class_throughput
-                    out.setdefault((scenario, method, t), []).append(_err(X, ref))
-    return {k: np.array(v) for k, v in out.items()}
+                        r = qm.solve(net, method=method, multiserver=t,
+                                     falling_rates=scenario == "ld-falling")
+                    key = (scenario, method, t)
+                    out.setdefault(key, []).append(_err(r.class_throughput, ref))
+                    u = r.station_utilization.sum(axis=0)
+                    queues = [not isinstance(st, qm.Delay) for st in net.stations]
+                    over[key] = over.get(key, 0) + int((u[queues] > 1 + 1e-9).any())
+    return {k: np.array(v) for k, v in out.items()}, over
+
+
+def convergence(networks: int = 1500, seed: int = 0) -> tuple[int, float]:
+    """(runs that stopped at max_iter, seconds) over the ``--convergence``
+    networks."""
+    import time
+
+    rng = np.random.default_rng(seed)
+    bad = 0
+    t0 = time.perf_counter()
+    for _ in range(networks):
+        S = rng.uniform(0.001, 0.02, 20)
+        c = rng.integers(1, 4, 20)
+        st = [qm.Queue(f"s{k}", float(S[k]), servers=int(c[k])) for k in range(20)]
+        net = qm.Network(st, [qm.Closed("t", 200, think_time=float(rng.uniform(0, 1)),
+                                        visits={s.name: 1 for s in st})])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            bad += not qm.schweitzer(net).info["converged"]
+    return bad, time.perf_counter() - t0
 
 
 def main(argv=None) -> int:
@@ -102,14 +136,22 @@ def main(argv=None) -> int:
                                 description=__doc__.split("\n")[0])
     p.add_argument("--networks", type=int, default=200, help="networks per scenario")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--convergence", type=int, metavar="N",
+                   help="instead: count non-converged Schweitzer runs on N large networks")
     args = p.parse_args(argv)
-    res = measure(args.networks, args.seed)
+    if args.convergence:
+        bad, secs = convergence(args.convergence)
+        print(f"qm.schweitzer on {args.convergence} networks (K = 20, N = 200, 1-3 servers): "
+              f"{bad} stopped at max_iter without converging; {secs:.1f} s")
+        return 0
+    res, over = measure(args.networks, args.seed)
     print(f"relative throughput error vs exact MVA, {args.networks} random networks per "
-          f"scenario, seed {args.seed}")
-    print(f"{'scenario':<16}{'method':<12}{'treatment':<10}{'max':>9}{'mean':>9}{'p95':>9}")
+          f"scenario, seed {args.seed}; 'U>1': networks with a station loaded past capacity")
+    print(f"{'scenario':<16}{'method':<12}{'treatment':<10}{'max':>9}{'mean':>9}{'p95':>9}"
+          f"{'U>1':>6}")
     for (scenario, method, t), e in res.items():
         print(f"{scenario:<16}{method:<12}{t:<10}{e.max():>9.4f}{e.mean():>9.4f}"
-              f"{np.quantile(e, 0.95):>9.4f}")
+              f"{np.quantile(e, 0.95):>9.4f}{over[(scenario, method, t)]:>6d}")
     return 0
 
 

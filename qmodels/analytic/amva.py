@@ -20,7 +20,7 @@ import numpy as np
 from .._jit import lazyjit
 from .._validate import is_symbolic
 from ..errors import ConvergenceWarning, InvalidValueError, UnsupportedModelError
-from ..model.network import LoadDependent, Network, Queue
+from ..model.network import Delay, LoadDependent, Network, Queue
 from ..results import Result
 from ._common import (
     _KIND_DELAY,
@@ -272,7 +272,8 @@ def _over_capacity(net, method, U) -> list:
     Linearizer's extrapolation can do so by a fraction of a per cent)."""
     out = []
     for k, u in enumerate(np.asarray(U).sum(axis=0)):
-        if u > 1.0 + 1e-9:
+        # a delay's U is its mean number busy (X S), which may exceed 1
+        if u > 1.0 + 1e-9 and not isinstance(net.stations[k], Delay):
             out.append(f"station {net.stations[k].name!r}: {method} puts its utilisation at "
                        f"{u:.6g} > 1 (the utilisation law is exceeded by {100 * (u - 1):.2g} %): "
                        "the approximation is off there; check with method='exact' or 'sim'")
