@@ -337,6 +337,7 @@ class Resumable:
         self._child = None
         self._state = "new" if HAVE_NUMBA else "compiled"
         self._lock = threading.Lock()  # one child, whatever the threads
+        self._next_look = 0.0  # when "waiting": the next look at the cache
 
     @property
     def twin(self):
@@ -350,9 +351,11 @@ class Resumable:
             with self._lock:
                 if self._state == "new":
                     self._state = self._first(args)
-                if self._state == "waiting":
+                if self._state == "waiting" and time.monotonic() >= self._next_look:
+                    # another process compiles: look at the cache once a second
+                    self._next_look = time.monotonic() + 1.0
                     self._state = self._wait(args)
-                if self._state in ("child", "waiting") and self._child is not None:
+                if self._state == "child":
                     if self._child.poll() is None:
                         return self.twin, False
                     self._child = None
