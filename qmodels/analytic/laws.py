@@ -108,15 +108,17 @@ def _smin(*args):
 # what a station contributes to the bounds
 # ---------------------------------------------------------------------------
 
-def _class_of(net: Network, cls: str | None):
+def _class_of(net: Network, cls: str | None,
+              what: str = "bounds and bottleneck analysis are per class",
+              why: str = "; with several classes the bounds of one class use every "
+                         "class's population and demands"):
+    """The index of class ``cls``; with ``cls=None`` the only class, else an
+    error that says ``what`` needs a class named (and ``why``)."""
     if cls is not None:
         return net.class_index(cls)
     if len(net.classes) != 1:
         raise UnsupportedModelError(
-            "bounds and bottleneck analysis are per class: name the class (cls=...; on the "
-            "command line --option cls=NAME); "
-            "with several classes the bounds of one class use every class's "
-            "population and demands"
+            f"{what}: name the class (cls=...; on the command line --option cls=NAME){why}"
         )
     return 0
 

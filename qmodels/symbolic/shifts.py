@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from ..analytic.laws import _class_of
 from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import FrameReport
@@ -163,14 +164,7 @@ def _envelope(funcs: dict, t, lo, hi):
 # ---------------------------------------------------------------------------
 
 def _class_index(net: Network, cls):
-    if cls is not None:
-        return net.class_index(cls)
-    if len(net.classes) != 1:
-        raise UnsupportedModelError(
-            "bottleneck analysis is single-class: name the class (cls=...; on the command "
-            "line --option cls=NAME)"
-        )
-    return 0
+    return _class_of(net, cls, "bottleneck analysis is single-class", "")
 
 
 def _capacity(s):
