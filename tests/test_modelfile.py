@@ -5,7 +5,9 @@ its path (never a traceback, never a silent default)."""
 import argparse
 import io
 import json
+import os
 import sys
+import threading
 from importlib import resources
 
 import numpy as np
@@ -416,6 +418,28 @@ def test_binary_non_utf8_and_oversize_files(tmp_path, monkeypatch):
         qm.load(_file(tmp_path, GOOD.encode() * 3))
     monkeypatch.undo()
     assert qm.load(_file(tmp_path, GOOD.encode())).station_names == ("cpu",)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+def test_a_pipe_with_no_writer_is_refused_not_waited_on(tmp_path, monkeypatch):
+    fifo = tmp_path / "model.yaml"
+    os.mkfifo(fifo)
+    monkeypatch.setattr(modelfile, "PIPE_WAIT", 0.2)
+    with pytest.raises(ModelFileError, match=r"nothing arrived from this pipe in 0.2 s") as e:
+        qm.load(fifo)
+    assert str(fifo) in str(e.value)
+
+    def write():
+        with open(fifo, "w") as f:
+            f.write(GOOD)
+
+    writer = threading.Thread(target=write)
+    monkeypatch.setattr(modelfile, "PIPE_WAIT", 10.0)
+    writer.start()
+    try:
+        assert qm.load(fifo).station_names == ("cpu",)
+    finally:
+        writer.join()
 
 
 def test_deep_nesting_yaml_and_json(tmp_path):

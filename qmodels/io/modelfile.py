@@ -48,7 +48,8 @@ is reported with its path in the file (``classes[0].population``), all at
 once, as one :class:`~qmodels.errors.ModelFileError`.
 
 Reading is defensive: a file is read up to :data:`MAX_BYTES` (a larger one
-is refused, not truncated), must be UTF-8 text, may nest at most
+is refused, not truncated; a named pipe that stays silent for
+:data:`PIPE_WAIT` seconds is refused, not waited on), must be UTF-8 text, may nest at most
 :data:`MAX_DEPTH` levels, may not repeat a key in a mapping, and may not put
 control or invisible format characters in names; names are compared after
 Unicode NFC normalisation (``"e\\u0301"`` and ``"\\u00e9"`` are one name).
@@ -76,6 +77,9 @@ from __future__ import annotations
 import functools
 import io
 import json
+import os
+import select
+import stat
 import sys
 from pathlib import Path
 
@@ -92,6 +96,9 @@ __all__ = ["load", "loads", "save", "dumps", "from_dict", "to_dict", "parse",
 MAX_BYTES = 10 * 1024 * 1024
 #: Most values (after YAML alias expansion) in one file.
 MAX_NODES = 1_000_000
+#: Seconds a named pipe (FIFO) may stay silent before reading gives up: a
+#: pipe nobody writes to is refused instead of waiting for ever.
+PIPE_WAIT = 10.0
 
 # ---------------------------------------------------------------------------
 # from text to plain data: sizes, encodings, duplicate keys, depth
@@ -256,6 +263,8 @@ def _read(path) -> tuple[str, str]:
             stream = getattr(sys.stdin, "buffer", None)
             data = stream.read(MAX_BYTES + 1) if stream is not None else \
                 sys.stdin.read(MAX_BYTES + 1).encode("utf-8", "surrogateescape")
+        elif stat.S_ISFIFO(os.stat(path).st_mode):
+            data = _read_pipe(path, MAX_BYTES + 1)
         else:
             with open(path, "rb") as f:
                 data = f.read(MAX_BYTES + 1)
@@ -276,6 +285,32 @@ def _read(path) -> tuple[str, str]:
         raise ModelFileError([("(file)", f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset "
                                          f"{e.start}")], source) from None
     return text, source
+
+
+def _read_pipe(path, limit: int) -> bytes:
+    """Up to ``limit`` bytes of a named pipe, opened without blocking so
+    that a pipe with no writer, or a writer that falls silent, is refused
+    after :data:`PIPE_WAIT` seconds instead of hanging the reader."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        chunks, size = [], 0
+        while size < limit:
+            if not poller.poll(PIPE_WAIT * 1000):
+                raise OSError(f"nothing arrived from this pipe in {PIPE_WAIT:g} s "
+                              "(no writer?)")
+            try:
+                chunk = os.read(fd, min(1 << 16, limit - size))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def load(path) -> Network:
