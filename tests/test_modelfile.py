@@ -355,6 +355,22 @@ classes:
     assert has(errs, "stations[0].name", "expected a string, got a list")
     assert has(errs, "stations[1].name", "expected a string, got a mapping")
     assert has(errs, "stations[2].distribution.samples[0]", "expected a number")
+    errs = errors_of("""stations:
+  - {name: a, service: 0.1}
+  - {name: e, service: 0.1, distribution: {type: empirical, samples: {x: 1}}}
+classes:
+  - {name: tx, population: 2, visits: {e: 1, a: 1}}
+pools: [{name: p, tokens: 1, acquire: [a], release: {e: 1}}]
+""")
+    assert has(errs, "stations[1].distribution.samples", "expected a list, got a mapping")
+    assert has(errs, "pools[0].acquire", "expected a string, got a list")
+    assert has(errs, "pools[0].release", "expected a string, got a mapping")
+    # the same through the API (from_dict), which the audit saw raise TypeError
+    with pytest.raises(ModelFileError, match=r"pools\[0\]\.acquire: expected a string"):
+        qm.Network.from_dict({"stations": [{"name": "a", "service": 0.1}],
+                              "classes": [{"name": "tx", "population": 2, "visits": {"a": 1}}],
+                              "pools": [{"name": "p", "tokens": 1, "acquire": ["a"],
+                                         "release": "a"}]})
 
 
 def test_all_errors_at_once_structural_and_semantic():
