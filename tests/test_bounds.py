@@ -14,6 +14,7 @@ References
        values reproduced by M. Marzolla's Octave queueing ``qncspb`` tests.
 """
 
+import json
 import math
 
 import mpmath
@@ -27,6 +28,7 @@ import qmodels as qm
 from qmodels.analytic import queues
 from qmodels.analytic.bounds import geometric_bounds, proportional_bounds
 from qmodels.analytic.laws import job_speed
+from qmodels.cli import main
 from qmodels.errors import UnsupportedModelError
 from qmodels.model.distributions import Deterministic
 
@@ -71,6 +73,16 @@ def test_pool_is_a_station_for_the_bounds():
         assert b.bjb is None and b.gb is None and b.pb is None
         assert any("tok" in n for n in b.notes)
         assert b.bottleneck == ("tok",)  # 1 token / 2 s beats 1 / 1 s at a or b
+
+
+def test_pool_bounds_through_the_command_line(tmp_path, capsys):
+    # the same model from a file, through `qmodels solve --method bounds`
+    path = tmp_path / "pool.yaml"
+    qm.save(one_token_two_stations(), path)
+    assert main(["solve", str(path), "--method", "bounds", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    x = d["classes"]["t"]["X"]
+    assert x["lower"] == pytest.approx(0.5) and x["upper"] == pytest.approx(0.5)
 
 
 def spax_like(N, B, span_delay=False, S=(0.002, 0.010, 0.004, 0.006)):
