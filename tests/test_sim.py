@@ -422,11 +422,15 @@ def test_precision_stopping_rule_batch_means_extends_the_run():
 
 
 def test_precision_cap_warns():
-    from qmodels.errors import ConvergenceWarning
+    from qmodels.errors import ConvergenceWarning, SimulationWarning
 
-    with pytest.warns(ConvergenceWarning, match="precision 1e-05 not reached"):
+    # the short horizon also draws the run-length warnings (said, not silent)
+    with pytest.warns(ConvergenceWarning, match="precision 1e-05 not reached"), \
+            pytest.warns(SimulationWarning) as said:
         r = simulate(single(0.5, 1.0), seed=24, horizon=20.0, replications=200,
                      precision=1e-5)
+    said = " ".join(str(w.message) for w in said)
+    assert "relaxation times" in said and "only 10 events" in said
     assert r.n == 4000 or r.n >= 200
 
 
