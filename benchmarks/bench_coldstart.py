@@ -36,6 +36,14 @@ Cases:
 ``simulate-long``
     the same network, 5 replications of 20,000 s (about 8 million events):
     a run that outlasts the compile, so it switches to the machine code.
+``simulate-default``
+    the same network with ``qm.simulate``'s defaults (its own run length,
+    about 1.3 million events here): longer than the twin can run in 5 s, so
+    in a script it waits for the compile.
+``simulate-notebook``
+    the default run again, as a notebook meets it: ``import qmodels``
+    starts the compile (in Jupyter it calls ``qm.warm_up()``; the script
+    calls it), and the simulate cell runs 30 s later.
 ``multiclass``
     ``qm.mva`` of two closed classes (N = 10 and 5) over three queues: the
     exact multi-class recursion, small enough to run as plain Python.
@@ -88,6 +96,10 @@ net = qm.Network([qm.Queue("cpu", 0.01, servers={C}), qm.Queue("disk", 0.03),
 call = lambda: qm.mva(net)
 """
 
+#: seconds between ``import qmodels`` and the first simulate in the notebook
+#: case: a reader's pause between a notebook's first cells
+NOTEBOOK_PAUSE = 30.0
+
 #: case id -> (title, goal in seconds for the first call or None, the code
 #: that builds ``net`` and the call to time as ``call()``)
 CASES = {
@@ -98,6 +110,14 @@ CASES = {
         "first qm.simulate, the same network, 8 million events", None,
         _SIM_NET + "call = lambda: qm.simulate(net, seed=1, horizon=20000.0, replications=5, "
         "progress=False)\n"),
+    "simulate-default": (
+        "first qm.simulate, the same network, default run length (about 1.3 million events)",
+        5.0, _SIM_NET + "call = lambda: qm.simulate(net, seed=1, progress=False)\n"),
+    "simulate-notebook": (
+        f"first default qm.simulate {NOTEBOOK_PAUSE:g} s after import in a notebook "
+        "(import qmodels starts the compile there: qm.warm_up())", 5.0,
+        "qm.warm_up()\n" + f"time.sleep({NOTEBOOK_PAUSE})\n" + _SIM_NET
+        + "call = lambda: qm.simulate(net, seed=1, progress=False)\n"),
     "multiclass": (
         "first exact multi-class solve, 2 classes", 2.0, _MC_NET.format(C=1, NA=10, NB=5)),
     "multiclass-big": (
@@ -170,7 +190,7 @@ def main(argv=None) -> list[dict]:
             for state in ("cold", "warm"):
                 r = run_case(case, cache)
                 rows.append({"case": case, "cache": state, **r, "goal": CASES[case][1]})
-        if case.startswith("simulate"):
+        if case.startswith("simulate") and case != "simulate-notebook":
             with tempfile.TemporaryDirectory(prefix="qmodels-numba-") as cache:
                 r = run_case(case, cache, mode="sync")
                 rows.append({"case": case, "cache": "sync", **r, "goal": CASES[case][1]})

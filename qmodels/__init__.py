@@ -88,6 +88,7 @@ _LAZY = {
     "simulate": ("qmodels.sim", "simulate"),
     "SimResult": ("qmodels.sim", "SimResult"),
     "Estimate": ("qmodels.sim", "Estimate"),
+    "warm_up": ("qmodels.sim", "warm_up"),
     "SimulationWarning": ("qmodels.errors", "SimulationWarning"),
     # exact Markov chain of small networks (blocking, loss, token pools)
     "ctmc": ("qmodels.analytic.ctmc", "ctmc"),
@@ -163,3 +164,25 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY))
+
+
+
+def _warm_up_in_a_notebook() -> None:
+    """In a Jupyter or IPython session, start compiling the simulator's
+    event loop in the background now (:func:`qmodels.sim.warm_up`), so that
+    the notebook's first ``simulate`` finds the machine code in the cache.
+    Scripts are left alone: their first ``simulate`` starts the same
+    compile (see :func:`qmodels._jit.warm_up_at_import`)."""
+    from ._jit import warm_up_at_import
+
+    if warm_up_at_import():
+        try:
+            from .sim.run import warm_up
+
+            warm_up()
+        except Exception:  # noqa: BLE001 - a head start only: the first simulate compiles anyway
+            pass
+
+
+_warm_up_in_a_notebook()
+del _warm_up_in_a_notebook

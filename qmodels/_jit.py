@@ -21,8 +21,11 @@ only, so an edited helper in another file would leave the kernel stale;
 caller's arrays so that a run may be split into calls: on a first call with
 numba's cache empty (a fresh install) it runs the loop's Python twin while a
 child process compiles the machine code, and switches to it when it is
-ready, so the first ``qm.simulate`` does not wait ~20 s for numba.  The
-switch changes no number.  ``QMODELS_JIT`` (``background``, ``sync``,
+ready, so a short first ``qm.simulate`` does not wait ~20 s for numba;
+after :data:`TWIN_BUDGET` seconds of twin a longer run waits for the
+compile instead (the twin would only slow it down).  ``qm.warm_up()``
+starts the compile ahead (``import qmodels`` does in Jupyter).  The switch
+changes no number.  ``QMODELS_JIT`` (``background``, ``sync``,
 ``python``) chooses the policy.
 """
 
@@ -163,6 +166,20 @@ def jit_mode() -> str:
     return mode if mode in JIT_MODES else "background"
 
 
+def warm_up_at_import() -> bool:
+    """Whether ``import qmodels`` should start compiling the simulator now:
+    in a Jupyter or IPython session (an interactive shell is running), with
+    ``QMODELS_JIT`` at its default ``background`` and ``QMODELS_WARM_UP``
+    not ``0``."""
+    import sys
+
+    get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
+    if get_ipython is None or get_ipython() is None:
+        return False
+    return os.environ.get("QMODELS_WARM_UP", "1").strip() != "0" and jit_mode() == "background" \
+        and os.environ.get("QMODELS_JIT", "background").strip().lower() == "background"
+
+
 def python_twin(dispatcher):
     """The plain-Python twin of a compiled kernel: ``dispatcher.py_func``
     with every compiled function of the same module that it reaches through
@@ -203,6 +220,11 @@ def machine_code_at_hand(dispatcher, args) -> bool | None:
     except Exception:  # numba internals differ: cannot tell
         return None
 
+
+#: seconds the Python twin runs while the kernel compiles; past them a call
+#: waits for the machine code instead (a run that long gains more from it, and
+#: the twin only slows the compile down by sharing the processor)
+TWIN_BUDGET = 5.0
 
 #: seconds after which a compile lock left by a process that died is ignored
 LOCK_STALE = 600.0
@@ -324,7 +346,8 @@ class Resumable:
     loads the machine code (a fraction of a second).  One process at a
     time compiles into a cache (a lock file beside it): the others (dask
     workers, parallel notebooks) run the twin and look for the machine code
-    at each call.  If the child fails, the kernel is compiled here, as numba
+    once a second.  After :data:`TWIN_BUDGET` seconds of twin, a call waits
+    for the compile to end instead.  If the child fails, the kernel is compiled here, as numba
     would anyway.  ``sync`` compiles here on the first call; ``python``
     always runs the twin.  Without numba the kernel is plain Python
     already."""
@@ -338,6 +361,7 @@ class Resumable:
         self._state = "new" if HAVE_NUMBA else "compiled"
         self._lock = threading.Lock()  # one child, whatever the threads
         self._next_look = 0.0  # when "waiting": the next look at the cache
+        self._twin_since = None  # when the twin first ran during a compile
 
     @property
     def twin(self):
@@ -351,21 +375,69 @@ class Resumable:
             with self._lock:
                 if self._state == "new":
                     self._state = self._first(args)
-                if self._state == "waiting" and time.monotonic() >= self._next_look:
-                    # another process compiles: look at the cache once a second
-                    self._next_look = time.monotonic() + 1.0
-                    self._state = self._wait(args)
-                if self._state == "child":
-                    if self._child.poll() is None:
+                while self._state in ("child", "waiting"):
+                    state = self._progress(args)
+                    if state == self._state:
                         return self.twin, False
-                    self._child = None
-                    # loads the child's cache, or compiles here if it failed
-                    self._state = "compiled"
-                if self._state == "waiting":
-                    return self.twin, False
+                    self._state = state
         if self._state == "python":
             return self.twin, False
         return self.dispatcher, True
+
+    def _progress(self, args) -> str:
+        """Where a compile under way (our child's or another process's)
+        stands: the same state while it runs on, the next one when it is
+        done.  Once the twin has run :data:`TWIN_BUDGET` seconds, wait for
+        the compile here instead of sharing the processor with it."""
+        now = time.monotonic()
+        if self._twin_since is None:
+            self._twin_since = now
+        block = now - self._twin_since > TWIN_BUDGET
+        if self._state == "child":
+            if block:
+                self._child.wait()
+            elif self._child.poll() is None:
+                return "child"
+            self._child = None
+            return "compiled"  # loads the child's cache, or compiles here if it failed
+        while True:  # "waiting": another process compiles
+            if not block and now < self._next_look:
+                return "waiting"
+            self._next_look = now + 1.0  # look at the cache once a second
+            state = self._wait(args)
+            if state != "waiting" or not block:
+                return state
+            time.sleep(0.5)
+            now = time.monotonic()
+
+    def warm(self, args, wait: bool = False, poll: float = 0.2) -> str:
+        """Have the machine code ready ahead of the first call with ``args``:
+        as :meth:`pick` does on a first call (a child compiles into the
+        cache unless the cache has it or another process compiles), without
+        running anything.  With ``wait``, return once the machine code is
+        loaded in this process.  Under ``QMODELS_JIT=sync`` (or where no
+        child can be started) it compiles here, wait or not.
+
+        Returns ``"ready"`` (the machine code is at hand), ``"compiling"``
+        (a process is compiling it: this one's child or another's) or
+        ``"python"`` (``QMODELS_JIT=python``: the twin only)."""
+        if not HAVE_NUMBA:
+            return "ready"  # the kernel is plain Python: nothing to compile
+        while True:
+            since = self._twin_since
+            fn, machine = self.pick(args)
+            self._twin_since = since  # no twin ran: its budget starts at the first run
+            if self._state == "python":
+                return "python"
+            if machine:
+                break
+            if not wait:
+                return "compiling"
+            time.sleep(poll)
+        if wait or machine_code_at_hand(self.dispatcher, args) is False:
+            # loads the cache (QMODELS_JIT=sync, or no child could start: compiles here)
+            self.dispatcher.compile(_signature(self.dispatcher, args))
+        return "ready"
 
     def _first(self, args) -> str:
         mode = jit_mode()

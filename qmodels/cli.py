@@ -100,11 +100,21 @@ def cmd_solve(args) -> int:
     return EXIT_OK
 
 
+def _warm_up_simulator() -> None:
+    """Start compiling the simulator (in the background, if its machine code
+    is not in the cache) while the analytic part runs."""
+    from .sim.run import warm_up
+
+    warm_up()
+
+
 def cmd_demo(args) -> int:
     if args.two_tier:
         return _demo_two_tier()
     from .cases.spax import demo_report
 
+    if not args.no_sim:
+        _warm_up_simulator()
     print("qmodels demo: the SPAX parallel transaction system (TPC-C) as a queueing model,\n"
           "solved analytically and simulated; report and plots go to "
           f"{args.out}\n")
@@ -155,6 +165,8 @@ def cmd_methods(args) -> int:
 def cmd_case(args) -> int:
     from .cases import report
 
+    if args.sim:
+        _warm_up_simulator()
     rep = report(args.name, args.set or (), sim=args.sim, seed=args.seed)
     if args.json:
         print(json.dumps(rep.to_dict(), indent=2, default=str))

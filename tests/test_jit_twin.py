@@ -239,3 +239,153 @@ def test_without_a_child_the_kernel_compiles_here(monkeypatch):
     assert not machine and r._state == "child"   # the twin while it runs
     fn, machine = r.pick(())
     assert fn is E.run and machine and r._state == "compiled"   # it failed: compile here
+
+
+# -- warming up ahead of the first simulate ------------------------------------------------
+
+def _loop_args(net):
+    """The event loop's arguments for ``net``, built as a replication builds them."""
+    import numpy as np
+
+    from qmodels.sim.api import _edges
+    from qmodels.sim.flatten import flatten
+
+    edges, seg, nseg = _edges(100.0, 10.0, 8)
+    run = sim_run._Run(flatten(net), np.random.Generator(np.random.PCG64(1)), edges, seg, nseg)
+    return run._args(100.0)
+
+
+def test_the_loop_signature_is_the_same_for_every_model():
+    # warm_up compiles for the arguments of a one-station model: that is the
+    # machine code every model needs only if the types never depend on it
+    from qmodels._jit import _signature
+
+    probe = _signature(E.run, sim_run._probe_args())
+    Erl = qm.Erlang
+    nets = [
+        qm.Network([qm.Delay("z", 1.0), qm.Queue("a", 0.1, servers=3), qm.Queue("b", 0.2)],
+                   [qm.Closed("c", 5, visits={"z": 1, "a": 1, "b": 2}),
+                    qm.Open("o", 0.5, visits={"a": 1})]),
+        qm.Network([qm.Queue("a", 0.1, discipline="ps", distribution=Erl(3)),
+                    qm.Queue("b", 0.2, capacity=2)],
+                   [qm.Closed("c", 4, routing={"a": {"b": 1}, "b": {"a": 1}})]),
+        qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 1.0), qm.Queue("d", 0.5)],
+                   [qm.Closed("t", 6, routing={"a": {"b": 1}, "b": {"d": 1}, "d": {"a": 1}})],
+                   pools=[qm.TokenPool("tok", 2, "a", "b")]),
+    ]
+    for net in nets:
+        assert _signature(E.run, _loop_args(net)) == probe
+
+
+_WARM = textwrap.dedent("""
+    import json, sys
+    import qmodels as qm
+    from qmodels._jit import machine_code_at_hand
+    from qmodels.sim import run
+    at_hand = machine_code_at_hand(run.ENGINE.dispatcher, run._probe_args())
+    state = qm.warm_up(wait=sys.argv[1] == "wait")
+    print(json.dumps({"at_hand": at_hand, "state": state,
+                      "own_child": run.ENGINE._child is not None}))
+""")
+
+
+def test_warm_up_compiles_ahead_of_the_first_simulate(tmp_path):
+    pytest.importorskip("numba")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), QMODELS_JIT="background",
+               PYTHONPATH=str(ROOT))
+
+    def fresh(then):
+        out = subprocess.run([sys.executable, "-c", _WARM, then], env=env, capture_output=True,
+                             text=True, timeout=1200, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    # an empty cache: warm_up returns at once, its child compiling
+    first = fresh("exit")
+    assert first == {"at_hand": False, "state": "compiling", "own_child": True}
+    # another process waits for that compile (no second child), then has it
+    second = fresh("wait")
+    assert second["state"] == "ready" and not second["own_child"]
+    # and the next one finds the machine code in the cache
+    assert fresh("exit") == {"at_hand": True, "state": "ready", "own_child": False}
+    assert not list((tmp_path / "cache").rglob("*.compiling"))
+
+
+def test_import_starts_the_warm_up_in_a_notebook_only(tmp_path):
+    # a stand-in IPython module whose shell is running, as in Jupyter
+    code = textwrap.dedent("""
+        import sys, types
+        if sys.argv[1] == "ipython":
+            fake = types.ModuleType("IPython")
+            fake.get_ipython = lambda: object()
+            sys.modules["IPython"] = fake
+        import qmodels
+        print(sys.modules.get("qmodels.sim.run") and sys.modules["qmodels.sim.run"].ENGINE._state)
+    """)
+
+    def state(kind, **env):
+        out = subprocess.run([sys.executable, "-c", code, kind], capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=str(ROOT), **env), timeout=300,
+                             cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip().splitlines()[-1]
+
+    # a script: the simulator is not even imported
+    assert state("script") == "None"
+    # a notebook: the engine has looked for its machine code (found in this
+    # checkout's cache, or a child compiles it)
+    assert state("ipython", QMODELS_JIT="background") in ("compiled", "child", "waiting")
+    # and not when turned off
+    assert state("ipython", QMODELS_JIT="background", QMODELS_WARM_UP="0") == "None"
+    assert state("ipython", QMODELS_JIT="sync") == "None"
+
+
+class _FakeChild:
+    """A compiling child that ends when waited for."""
+
+    def __init__(self):
+        self.waited = False
+
+    def poll(self):
+        return 0 if self.waited else None
+
+    def wait(self):
+        self.waited = True
+        return 0
+
+
+def test_past_the_twin_budget_a_call_waits_for_the_compile(monkeypatch):
+    import qmodels._jit as J
+
+    args = sim_run._probe_args()
+    eng = Resumable(E.run)
+    child = _FakeChild()
+    eng._state, eng._child = "child", child
+    monkeypatch.setattr(J, "TWIN_BUDGET", 3600.0)
+    assert eng.pick(args)[1] is False and not child.waited  # within the budget: the twin
+    monkeypatch.setattr(J, "TWIN_BUDGET", -1.0)
+    fn, machine = eng.pick(args)  # past it: waits for the child, then the machine code
+    assert child.waited and machine and fn is E.run
+
+    # another process compiles: past the budget, look at the cache until it is there
+    eng = Resumable(E.run)
+    eng._state = "waiting"
+    looks = iter(["waiting", "waiting", "compiled"])
+    monkeypatch.setattr(eng, "_wait", lambda a: next(looks))
+    slept = []
+    monkeypatch.setattr(J.time, "sleep", slept.append)
+    fn, machine = eng.pick(args)
+    assert machine and len(slept) == 2
+
+
+def test_a_warm_up_does_not_spend_the_twin_budget(monkeypatch):
+    import qmodels._jit as J
+
+    args = sim_run._probe_args()
+    eng = Resumable(E.run)
+    child = _FakeChild()
+    eng._state, eng._child = "child", child
+    monkeypatch.setattr(J, "TWIN_BUDGET", 3600.0)
+    assert eng.warm(args) == "compiling" and eng._twin_since is None
+    # so a short first run after the warm-up still gets its twin
+    assert eng.pick(args)[1] is False and not child.waited

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from .api import simulate
 from .result import SimResult
+from .run import warm_up
 from .stats import Estimate
 
-__all__ = ["simulate", "SimResult", "Estimate"]
+__all__ = ["simulate", "SimResult", "Estimate", "warm_up"]

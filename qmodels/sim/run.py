@@ -14,9 +14,9 @@ import numpy as np
 
 from .._jit import Resumable
 from ..errors import UnstableError, UnsupportedModelError
-from ..model.network import Network
+from ..model.network import Closed, Network, Queue
 from . import engine as E
-from .flatten import HIST_BINS, Flat, acc_layout
+from .flatten import HIST_BINS, Flat, acc_layout, flatten
 
 #: events per call of the compiled loop: Ctrl-C is seen between calls
 CHUNK_EVENTS = 2_000_000
@@ -142,14 +142,8 @@ class _Run:
         CHUNK_EVENTS events, so that a KeyboardInterrupt (raised by Python
         between calls) stops a long run within a fraction of a second; the
         loop is resumable, so the chunking changes no number."""
-        f = self.f
         while True:
-            M = (f.STI, f.STF, f.RM, f.EMP, f.S, f.CLI, f.CLF, f.RN, f.RD, f.RC, f.PLI,
-                 f.ACQ, f.REL)
-            J = (self.JI, self.JF, self.HE, self.HT, self.POS, self.SS, self.NC, self.BS,
-                 self.SFL, self.PS, self.PFL, self.SI, self.SX, self.UB)
-            T = (self.ACC, self.SNAP, self.EDGES, self.HIST, self.SEG)
-            args = (M, J, T, self.U, self._umin(), float(t_stop), 0.0, OPEN_LIMIT)
+            args = self._args(t_stop)
             loop, machine = ENGINE.pick(args)
             chunk = CHUNK_EVENTS if machine else TWIN_CHUNK_EVENTS
             chunk_end = min(float(max_events), self.ACC[self.lay["events"]] + chunk)
@@ -164,6 +158,16 @@ class _Run:
                 continue
             return st
 
+    def _args(self, t_stop: float) -> tuple:
+        """The event loop's arguments (model, job and tally arrays, ...)."""
+        f = self.f
+        M = (f.STI, f.STF, f.RM, f.EMP, f.S, f.CLI, f.CLF, f.RN, f.RD, f.RC, f.PLI,
+             f.ACQ, f.REL)
+        J = (self.JI, self.JF, self.HE, self.HT, self.POS, self.SS, self.NC, self.BS,
+             self.SFL, self.PS, self.PFL, self.SI, self.SX, self.UB)
+        T = (self.ACC, self.SNAP, self.EDGES, self.HIST, self.SEG)
+        return (M, J, T, self.U, self._umin(), float(t_stop), 0.0, OPEN_LIMIT)
+
     @property
     def events(self) -> int:
         return int(self.ACC[self.lay["events"]])
@@ -172,6 +176,43 @@ class _Run:
     def cells_done(self) -> int:
         return int(self.SI[E.I_CELL])
 
+
+
+def _probe_args() -> tuple:
+    """The event loop's arguments for a one-station network: their types
+    (the loop's signature) are the same for every model, so compiling for
+    these compiles for all (``tests/test_jit_twin.py`` checks this)."""
+    flat = flatten(Network([Queue("q", 1.0)], [Closed("c", 1, visits={"q": 1})]))
+    run = _Run(flat, np.random.Generator(np.random.PCG64(0)), np.array([1.0]),
+               np.zeros(1, dtype=np.int64), 1)
+    return run._args(1.0)
+
+
+def warm_up(wait: bool = False) -> str:
+    """Have the simulator's event loop compiled before the first
+    :func:`~qmodels.simulate`.
+
+    A fresh environment has no machine code for the event loop: its first
+    run starts a child process compiling it into numba's on-disk cache
+    (about 20-30 s, once per environment) and runs the loop's Python twin
+    meanwhile (bit for bit the same numbers, about 30,000 events/s), so a
+    long first run waits for the compile.  ``warm_up()`` starts that compile
+    now, in the background, and returns at once; ``import qmodels`` calls it
+    in a Jupyter or IPython session, so the machine code is usually there by
+    the time a notebook simulates.  Nothing happens when the cache has it.
+
+    Parameters
+    ----------
+    wait : bool
+        Return only once the machine code is loaded in this process.
+
+    Returns
+    -------
+    str
+        ``"ready"``, ``"compiling"`` (this process's child or another
+        process is compiling it) or ``"python"`` (``QMODELS_JIT=python``).
+    """
+    return ENGINE.warm(_probe_args(), wait=wait)
 
 
 def _raise_status(status, run: _Run, net: Network, where: str):
