@@ -38,7 +38,7 @@ Cases:
     a run that outlasts the compile, so it switches to the machine code.
 ``simulate-default``
     the same network with ``qm.simulate``'s defaults (its own run length,
-    about 1.3 million events here): longer than the twin can run in 5 s, so
+    about 2 million events here): longer than the twin runs in 5 s, so
     in a script it waits for the compile.
 ``simulate-notebook``
     the default run again, as a notebook meets it: ``import qmodels``
@@ -111,7 +111,7 @@ CASES = {
         _SIM_NET + "call = lambda: qm.simulate(net, seed=1, horizon=20000.0, replications=5, "
         "progress=False)\n"),
     "simulate-default": (
-        "first qm.simulate, the same network, default run length (about 1.3 million events)",
+        "first qm.simulate, the same network, default run length (about 2 million events)",
         5.0, _SIM_NET + "call = lambda: qm.simulate(net, seed=1, progress=False)\n"),
     "simulate-notebook": (
         f"first default qm.simulate {NOTEBOOK_PAUSE:g} s after import in a notebook "
