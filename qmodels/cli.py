@@ -102,7 +102,12 @@ def cmd_solve(args) -> int:
 
 def _warm_up_simulator() -> None:
     """Start compiling the simulator (in the background, if its machine code
-    is not in the cache) while the analytic part runs."""
+    is not in the cache) while the analytic part runs (not with
+    ``QMODELS_WARM_UP=0``)."""
+    import os
+
+    if os.environ.get("QMODELS_WARM_UP", "1").strip() == "0":
+        return
     from .sim.run import warm_up
 
     warm_up()
