@@ -354,14 +354,20 @@ class _FakeChild:
         return 0
 
 
-def test_past_the_twin_budget_a_call_waits_for_the_compile(monkeypatch):
+def _compiling(monkeypatch, budget):
+    """An engine whose (fake) child compiles, the twin budget set; the
+    engine, its child, the loop's arguments and the _jit module."""
     import qmodels._jit as J
 
-    args = sim_run._probe_args()
     eng = Resumable(E.run)
     child = _FakeChild()
     eng._state, eng._child = "child", child
-    monkeypatch.setattr(J, "TWIN_BUDGET", 3600.0)
+    monkeypatch.setattr(J, "TWIN_BUDGET", budget)
+    return eng, child, sim_run._probe_args(), J
+
+
+def test_past_the_twin_budget_a_call_waits_for_the_compile(monkeypatch):
+    eng, child, args, J = _compiling(monkeypatch, 3600.0)
     assert eng.pick(args)[1] is False and not child.waited  # within the budget: the twin
     monkeypatch.setattr(J, "TWIN_BUDGET", -1.0)
     fn, machine = eng.pick(args)  # past it: waits for the child, then the machine code
@@ -379,13 +385,7 @@ def test_past_the_twin_budget_a_call_waits_for_the_compile(monkeypatch):
 
 
 def test_a_warm_up_does_not_spend_the_twin_budget(monkeypatch):
-    import qmodels._jit as J
-
-    args = sim_run._probe_args()
-    eng = Resumable(E.run)
-    child = _FakeChild()
-    eng._state, eng._child = "child", child
-    monkeypatch.setattr(J, "TWIN_BUDGET", 3600.0)
+    eng, child, args, _ = _compiling(monkeypatch, 3600.0)
     assert eng.warm(args) == "compiling" and eng._twin_since is None
     # so a short first run after the warm-up still gets its twin
     assert eng.pick(args)[1] is False and not child.waited
