@@ -445,3 +445,60 @@ def test_qm_sweep_callable_whatever_the_import_order():
                          env=dict(os.environ, PYTHONPATH=os.getcwd()), timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "4"
+
+
+# -- user audit: open classes under bounds, token pools in the table ---------
+
+def test_bounds_sweep_of_an_open_class():
+    """An open class has no N* (Bounds.saturation_population is None): the
+    sweep used to die with a bare TypeError; now N_star is NaN and the
+    throughput bounds are the arrival rate itself (X = lambda, by hand), X_max
+    = 1/Dmax."""
+    net = qm.Network([qm.Queue("cpu", 0.010), qm.Queue("disk", 0.025)],
+                     [qm.Open("web", 10.0, visits={"cpu": 1, "disk": 1})])
+    df = qm.sweep(net, {"web.arrival_rate": [1.0, 20.0]}, method="bounds", progress=False)
+    cls = df[df.scope == "class"].reset_index(drop=True)
+    assert cls["X_lower"].tolist() == [1.0, 20.0] and cls["X_upper"].tolist() == [1.0, 20.0]
+    assert cls["N_star"].isna().all()
+    assert cls["X_max"].tolist() == pytest.approx([1 / 0.025] * 2, rel=1e-12)
+
+
+def _one_token_pair(n=20, tokens=1):
+    """One token held over two 1-second stations: with n >= 2 jobs the token
+    is never idle, so (by hand) X = tokens / 2 s for tokens = 1, the pool's
+    utilisation is 1 and n - 1 jobs wait for the token."""
+    return qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 1.0)],
+                      [qm.Closed("t", n, routing={"a": {"b": 1}, "b": {"a": 1}})],
+                      pools=[qm.TokenPool("tok", tokens, "a", "b")])
+
+
+def test_pool_rows_carry_the_bottleneck():
+    """A pool that is the bottleneck used to vanish from the table: every
+    station row said bottleneck False.  Now each pool has a row (scope
+    "pool") with its utilisation, the jobs waiting for a token and the
+    bottleneck flag, for solved, simulated and bounded points."""
+    net = _one_token_pair(n=4)
+    df = qm.sweep(net, {"tok.tokens": [1]}, method="ctmc", progress=False)
+    pool = df[df.scope == "pool"].set_index("name")
+    assert pool.loc["tok", "bottleneck"]
+    assert not df[df.scope == "station"]["bottleneck"].any()
+    assert pool.loc["tok", "U"] == pytest.approx(1.0, abs=1e-12)     # by hand
+    assert pool.loc["tok", "Q"] == pytest.approx(3.0, abs=1e-12)     # n - 1 wait
+    # the same rows as the result's own table
+    res = qm.solve(net, method="ctmc")
+    frame = res.to_frame().loc["tok"]
+    assert pool.loc["tok", "U"] == frame["U"] and pool.loc["tok", "Q"] == frame["Q"]
+    # bounds: the pool alone limits X to 1/2 (stations allow 1): flagged
+    b = qm.sweep(net, {"tok.tokens": [1]}, method="bounds", progress=False)
+    assert b[b.scope == "pool"]["bottleneck"].tolist() == [True]
+    assert not b[b.scope == "station"]["bottleneck"].any()
+    # sim: the pool's U with its half-width
+    s = qm.sweep(net, {"tok.tokens": [1]}, method="sim", seed=1,
+                 options={"horizon": 200.0, "replications": 3}, progress=False)
+    sp_ = s[s.scope == "pool"].iloc[0]
+    assert sp_["bottleneck"] and abs(sp_["U"] - 1.0) <= sp_["U_hw"] + 1e-9
+    # stations=False keeps the class rows only; a pool can be named
+    assert set(qm.sweep(net, {"tok.tokens": [1]}, method="ctmc", stations=False,
+                        progress=False)["scope"]) == {"class"}
+    kept = qm.sweep(net, {"tok.tokens": [1]}, method="ctmc", stations=["tok"], progress=False)
+    assert kept["name"].tolist() == ["t", "tok"]

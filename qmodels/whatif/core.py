@@ -200,11 +200,12 @@ def _check_first(spec: _Spec, points: _Grid, i0: int) -> None:
         if spec.on_error == "raise":
             raise _at_point(e, i0, points[i0]) from e
         return   # recorded with its point later
-    unknown = [s for s in spec.report or () if s not in first.station_names]
+    have = list(first.station_names) + [p.name for p in first.pools]
+    unknown = [s for s in spec.report or () if s not in have]
     if unknown:
         raise UnknownNameError(
             f"stations: no station {unknown[0]!r} (the network has "
-            f"{', '.join(first.station_names)})")
+            f"{', '.join(have)})")
 
 
 def _execute(spec, points, route, todo, client, chunksize, st, bar) -> list:
