@@ -502,3 +502,34 @@ def test_pool_rows_carry_the_bottleneck():
                         progress=False)["scope"]) == {"class"}
     kept = qm.sweep(net, {"tok.tokens": [1]}, method="ctmc", stations=["tok"], progress=False)
     assert kept["name"].tolist() == ["t", "tok"]
+
+
+def test_store_refusals_are_typed_and_early(tmp_path):
+    """A store path that is a file, and a parameter whose values Parquet
+    cannot hold (a Power object), used to end in a bare FileExistsError and
+    pyarrow's ArrowInvalid (the latter after solving the points); both are
+    InvalidValueError naming the store or the parameter now, before any
+    work.  Without a store the object axis still sweeps."""
+    f = tmp_path / "model.yaml"
+    f.write_text("not a directory")
+    with pytest.raises(qm.InvalidValueError, match="model.yaml"):
+        qm.sweep(BASE, {"disk.service": [0.01]}, store=f, progress=False)
+    vary = {"disk.power": [qm.Power(busy=6.8, idle=4.0), None]}
+    with pytest.raises(qm.InvalidValueError, match="'disk.power'.*Power"):
+        qm.sweep(BASE, vary, store=tmp_path / "st", progress=False)
+    assert not (tmp_path / "st").exists()       # refused before the store was made
+    assert qm.sweep(BASE, vary, progress=False)["point"].nunique() == 2
+
+
+def test_record_a_value_the_model_rejects_on_the_exact_route():
+    """on_error="record" with method "exact" used to raise a population of
+    -1 (found while choosing the batched route, without its point); now the
+    point is recorded and the valid point keeps its exact figures (one job,
+    no queue: X = 1 / (D + Z), by hand)."""
+    df = qm.sweep(BASE, {"tx.population": [1, -1]}, on_error="record", progress=False)
+    err = df[df.scope == "error"]
+    assert err["point"].tolist() == [1] and err["name"].tolist() == ["PopulationError"]
+    x1 = df[(df.scope == "class") & (df.point == 0)]["X"].iloc[0]
+    assert x1 == pytest.approx(1 / (1.0 + 0.010 + 0.8 * 0.025 + 0.5), rel=1e-12)
+    with pytest.raises(qm.PopulationError, match="sweep point 1"):
+        qm.sweep(BASE, {"tx.population": [1, -1]}, progress=False)

@@ -77,7 +77,12 @@ def _batch_ok(spec: _Spec, points: _Grid) -> bool:
             return False
         mine = [np.zeros(len(V0), bool) for _ in range(3)] + [False, False]
         for v in np.unique(col):
-            net = apply(base, {name: v})
+            try:
+                net = apply(base, {name: v})
+            except QModelsError:
+                # a value the model rejects: the one-by-one route raises it
+                # with its point, or records it (on_error="record")
+                return False
             if not _batchable_net(net) or net.classes[0].name != base.classes[0].name:
                 return False
             Vj, Sj, cj, Nj, Zj = _arrays(net)

@@ -132,6 +132,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     st = None
     done: Any = None
     if store is not None:
+        _storable(points)
         st = _Store(store, _fingerprint(spec, points), P)
         done = st.load()
     have = np.zeros(P, dtype=bool)
@@ -187,6 +188,23 @@ def _options(spec: _Spec, stations, on_error, chunksize) -> _Spec:
                                   or chunksize < 1):
         raise InvalidValueError(f"chunksize must be an integer >= 1, got {chunksize!r}")
     return dataclasses.replace(spec, on_error=on_error)
+
+
+def _storable(points: _Grid) -> None:
+    """Refuse, before any work, a parameter whose values a Parquet part
+    cannot hold (a Power or a distribution object): the sweep would run and
+    then fail writing its first part."""
+    for name in points.names:
+        col = points.cols[name]
+        if col.dtype != object:
+            continue
+        bad = next((v for v in col if v is not None
+                    and not isinstance(v, (str, bytes, bool, numbers.Number))), None)
+        if bad is not None:
+            raise InvalidValueError(
+                f"store: parameter {name!r} takes {type(bad).__name__} values ({bad!r}), "
+                "which a Parquet part cannot hold; sweep its numeric fields instead "
+                f"(e.g. '{name}.<field>') or drop store=")
 
 
 def _check_first(spec: _Spec, points: _Grid, i0: int) -> None:
