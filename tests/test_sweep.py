@@ -533,3 +533,16 @@ def test_record_a_value_the_model_rejects_on_the_exact_route():
     assert x1 == pytest.approx(1 / (1.0 + 0.010 + 0.8 * 0.025 + 0.5), rel=1e-12)
     with pytest.raises(qm.PopulationError, match="sweep point 1"):
         qm.sweep(BASE, {"tx.population": [1, -1]}, progress=False)
+
+
+def test_cli_sweep_out_into_a_missing_directory(tmp_path, capsys):
+    """``--out`` into a directory that does not exist used to solve the
+    whole sweep and then die with a bare OSError traceback; it is one
+    ``error:`` line and exit status 2 now, and nothing is solved."""
+    model = tmp_path / "m.yaml"
+    model.write_text(MODEL_YAML)
+    capsys.readouterr()
+    for out in (tmp_path / "no" / "such" / "r.parquet", tmp_path):
+        rc = _cli(["sweep", str(model), "--vary", "tx.population=1,2", "--out", str(out)])
+        err = capsys.readouterr().err
+        assert rc == 2 and err.startswith("error: --out") and err.count("\n") == 1, err
