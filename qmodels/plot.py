@@ -207,6 +207,11 @@ def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None
         after)``.
     """
     st = _scoped(frame, "station")
+    if "U" not in st.columns:
+        raise InvalidValueError(
+            "the table has no utilisation column 'U' (a bounds sweep gives bounds, not "
+            "utilisations): sweep with an analytic method or 'sim', or plot the demands "
+            "with qm.plot.sweep(frame, x=..., y='D', scope='station')")
     _check_x(st, x, ["name"])
     names = list(dict.fromkeys(st["name"].astype(str)))
     if stations is not None:

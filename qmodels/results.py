@@ -510,12 +510,19 @@ class Result:
     def plot(self, ax=None, **kwargs):
         """One-call plot: the throughput curve with its bounds and N* for a
         single closed class (:func:`qmodels.plot.throughput_curve`), else
-        the utilisation of each station (:func:`qmodels.plot.stations`)."""
+        the utilisation of each station (:func:`qmodels.plot.stations`), also
+        for a model that exact MVA cannot trace (token pools, blocking: a
+        CTMC, decomposition or simulated result has no exact curve)."""
         from . import plot
+        from .errors import UnsupportedModelError
 
         if len(self.network.classes) == 1 and self.network.classes[0].kind == "closed" \
                 and not self.network.is_symbolic:
-            return plot.throughput_curve(self, ax=ax, **kwargs)
+            try:
+                return plot.throughput_curve(self, ax=ax, **kwargs)
+            except UnsupportedModelError:
+                if kwargs or isinstance(getattr(self, "curve", None), Curve):
+                    raise
         return plot.stations(self, ax=ax, **kwargs)
 
     def table(self) -> str:

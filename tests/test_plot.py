@@ -190,3 +190,28 @@ def test_plots_draw_on_given_axes():
     fig, ax = plt.subplots()
     assert qm.plot.throughput_curve(central(), ax=ax) is ax
     assert "matplotlib" in sys.modules
+
+
+def test_utilization_of_a_bounds_sweep_is_a_typed_refusal():
+    """A bounds sweep has no U column: qm.plot.utilization used to raise
+    pandas' bare KeyError; it is an InvalidValueError saying why."""
+    frame = qm.sweep(central(), {"disk.service": [0.05, 0.1]}, method="bounds",
+                     progress=False)
+    with pytest.raises(qm.InvalidValueError, match="no utilisation column 'U'"):
+        qm.plot.utilization(frame, x="disk.service")
+
+
+def test_result_plot_of_a_pool_model_draws_the_stations():
+    """``r.plot()`` on a CTMC result of a model with a token pool used to
+    raise "exact MVA cannot honour it" (the user asked for no MVA); it
+    draws the per-station utilisation bars of that result instead (the
+    bars are the result's own U, checked against the one token over two
+    1-second stations: X = 1/2, so U = 1/2 at each, by hand)."""
+    net = qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 1.0)],
+                     [qm.Closed("t", 4, routing={"a": {"b": 1}, "b": {"a": 1}})],
+                     pools=[qm.TokenPool("tok", 1, "a", "b")])
+    ax = qm.solve(net, method="ctmc").plot()
+    heights = [p.get_height() for p in ax.patches]
+    assert heights == pytest.approx([0.5, 0.5], abs=1e-12)
+    # an exact single-class result still draws its throughput curve
+    assert "exact MVA" in _labels(qm.mva(central(), curve=True).plot())
