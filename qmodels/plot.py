@@ -133,6 +133,8 @@ def throughput_curve(model, ax=None, *, metric: str = "throughput", bounds=True,
         if len(pops):
             bs = b.sweep(pops)
             for key, style, name in (("aba", "--", "ABA"), ("bjb", ":", "BJB")):
+                if f"{m}_{key}_hi" not in bs:
+                    continue   # not proven for this model (bounds.notes says why)
                 ax.plot(pops, bs[f"{m}_{key}_hi"].to_numpy(dtype=float), style, color="C3",
                         label=f"{name} upper")
                 ax.plot(pops, bs[f"{m}_{key}_lo"].to_numpy(dtype=float), style, color="C2",
