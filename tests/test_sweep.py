@@ -546,3 +546,20 @@ def test_cli_sweep_out_into_a_missing_directory(tmp_path, capsys):
         rc = _cli(["sweep", str(model), "--vary", "tx.population=1,2", "--out", str(out)])
         err = capsys.readouterr().err
         assert rc == 2 and err.startswith("error: --out") and err.count("\n") == 1, err
+
+
+def test_store_keeps_tuple_parameters_as_given(tmp_path):
+    """Rate multipliers (tuples) are stored; a resumed sweep used to hand
+    them back as numpy arrays, so a resumed table differed from a fresh
+    one.  Both are the same table now, and the store check of the previous
+    test does not refuse them."""
+    net = qm.Network([qm.LoadDependent("raid", 0.02, rate_multipliers=(1, 1.8)),
+                      qm.Queue("cpu", 0.01)], [qm.Closed("t", 5, visits={"raid": 1, "cpu": 1})])
+    vary = {"raid.rate_multipliers": [(1, 2), (1, 2, 3)]}
+    fresh = qm.sweep(net, vary, progress=False)
+    first = qm.sweep(net, vary, store=tmp_path / "st", progress=False)
+    again = qm.sweep(net, vary, store=tmp_path / "st", progress=False)
+    assert again.attrs["stored"] == 2
+    pd.testing.assert_frame_equal(fresh, first, check_exact=True)
+    pd.testing.assert_frame_equal(fresh, again, check_exact=True)
+    assert again["raid.rate_multipliers"].iloc[0] == (1, 2)

@@ -134,7 +134,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     if store is not None:
         _storable(points)
         st = _Store(store, _fingerprint(spec, points), P)
-        done = st.load()
+        done = _as_given(st.load(), points)
     have = np.zeros(P, dtype=bool)
     if done is not None:
         have[np.unique(done["point"].to_numpy())] = True
@@ -194,17 +194,41 @@ def _storable(points: _Grid) -> None:
     """Refuse, before any work, a parameter whose values a Parquet part
     cannot hold (a Power or a distribution object): the sweep would run and
     then fail writing its first part."""
+    import pyarrow as pa
+
     for name in points.names:
         col = points.cols[name]
         if col.dtype != object:
             continue
-        bad = next((v for v in col if v is not None
-                    and not isinstance(v, (str, bytes, bool, numbers.Number))), None)
-        if bad is not None:
-            raise InvalidValueError(
-                f"store: parameter {name!r} takes {type(bad).__name__} values ({bad!r}), "
-                "which a Parquet part cannot hold; sweep its numeric fields instead "
-                f"(e.g. '{name}.<field>') or drop store=")
+        for v in _distinct(col):
+            try:
+                pa.array([v])     # what the Parquet writer does with the column
+            except (pa.ArrowException, TypeError, ValueError):
+                raise InvalidValueError(
+                    f"store: parameter {name!r} takes {type(v).__name__} values ({v!r}), "
+                    "which a Parquet part cannot hold; sweep its numeric fields instead "
+                    f"(e.g. '{name}.<field>') or drop store=") from None
+
+
+def _as_given(done, points: _Grid):
+    """Stored rows with each parameter value as the grid gives it: Parquet
+    hands a tuple (rate multipliers) back as a numpy array, which would make
+    a resumed table differ from a fresh one."""
+    if done is None:
+        return None
+    for name in points.names:
+        if points.cols[name].dtype == object and done[name].dtype == object:
+            done[name] = [tuple(v.tolist()) if isinstance(v, np.ndarray) else v
+                          for v in done[name]]
+    return done
+
+
+def _distinct(col) -> list:
+    """The distinct values of an object column (by repr: they may not hash)."""
+    seen: dict = {}
+    for v in col:
+        seen.setdefault(repr(v), v)
+    return list(seen.values())
 
 
 def _check_first(spec: _Spec, points: _Grid, i0: int) -> None:
