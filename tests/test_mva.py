@@ -572,3 +572,18 @@ def test_insensitive_and_exponential_shapes_stay_product_form():
                                                       distribution=qm.Deterministic())],
                       [qm.Closed("tx", 2, visits={"cpu": 1, "spare": 0})])
     assert qm.mva(idle).X["tx"] == pytest.approx(2 / 0.1, rel=1e-12)
+
+
+def test_batched_sweep_and_symbolic_mva_refuse_a_non_exponential_fcfs_queue():
+    """The two other exact-MVA routes: a sweep's batched kernel and the
+    symbolic MVA answered the deterministic cycle as exponential too
+    (X(2) = 2/3 with unit services, where the jobs alternate without
+    waiting: X = 1 by hand).  Both refuse it now, naming the station."""
+    net = qm.Network([qm.Queue("cpu", 1, distribution=qm.Deterministic()), qm.Queue("disk", 1)],
+                     [qm.Closed("tx", 2, routing={"cpu": {"disk": 1}, "disk": {"cpu": 1}})])
+    with pytest.raises(UnsupportedModelError, match="station 'cpu'.*sweep|sweep.*station 'cpu'"):
+        qm.sweep(net, {"tx.population": [1, 2]}, progress=False)
+    with pytest.raises(UnsupportedModelError, match="station 'cpu': FCFS"):
+        qm.mva_symbolic(net)
+    with pytest.raises(UnsupportedModelError, match="station 'cpu': FCFS"):
+        qm.solve(net, method="exact-symbolic")

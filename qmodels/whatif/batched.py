@@ -28,11 +28,18 @@ _BATCH_FIELDS = {
 
 
 def _batchable_net(net: Network) -> bool:
+    from ..analytic._common import _exponential
+
     if net.is_symbolic or net.pools or len(net.classes) != 1:
         return False
     if not isinstance(net.classes[0], Closed):
         return False
-    return all(isinstance(s, (Delay, Queue)) and s.capacity is None for s in net.stations)
+    # an FCFS queue with another service shape is not product form: the
+    # one-by-one route refuses it with exact MVA's message
+    return all(isinstance(s, (Delay, Queue)) and s.capacity is None
+               and (isinstance(s, Delay) or s.discipline != "fcfs"
+                    or _exponential(s.distribution))
+               for s in net.stations)
 
 
 def _arrays(net: Network):
