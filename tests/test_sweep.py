@@ -563,3 +563,27 @@ def test_store_keeps_tuple_parameters_as_given(tmp_path):
     pd.testing.assert_frame_equal(fresh, first, check_exact=True)
     pd.testing.assert_frame_equal(fresh, again, check_exact=True)
     assert again["raid.rate_multipliers"].iloc[0] == (1, 2)
+
+
+def test_sweep_a_symbol_of_the_model_by_its_name():
+    """A symbolic model (README: buffer slots B) could not be swept: "B"
+    was refused as a malformed path, and the bounds of the symbolic network
+    died in a bare TypeError (float of an expression).  A symbol is swept
+    by its name now (each point equals exact MVA of qm.substitute at that
+    value), and a symbol left in is a typed refusal that names it."""
+    import sympy as sp
+
+    B = sp.Symbol("B", positive=True)
+    net = qm.Network([qm.Queue("buffer", sp.Rational(8, 10**6), servers=B),
+                      qm.Queue("dma", sp.Rational(1, 10**6)),
+                      qm.Delay("node", sp.Rational(2, 10**5))],
+                     [qm.Closed("pkt", 4, visits={"buffer": 1, "dma": 1, "node": 1})])
+    df = qm.sweep(net, {"B": [1, 2]}, progress=False)
+    for i, b in enumerate([1, 2]):
+        _check_point(df, i, qm.mva(qm.substitute(net, {"B": b})))
+    bdf = qm.sweep(net, {"B": [1, 2], "pkt.population": [3]}, method="bounds", progress=False)
+    ref = qm.bounds(qm.substitute(net, {"B": 2}).with_population(3, "pkt"))
+    assert bdf[bdf.scope == "class"]["X_upper"].iloc[1] == pytest.approx(
+        ref.throughput_upper, rel=1e-12)
+    with pytest.raises(qm.UnsupportedModelError, match="symbol.*B"):
+        qm.sweep(net, {"pkt.population": [1, 2]}, method="bounds", progress=False)

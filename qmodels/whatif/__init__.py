@@ -35,6 +35,8 @@ A path names a model object, then an attribute, then (for mappings) a key:
                                   (``tx.demands.disk``, ``tx.service.disk``,
                                   ``tx.routing.cpu.disk``)
 ``"buf.tokens"``                  token pool ``buf``: tokens
+``"B"``                           a sympy symbol ``B`` of the model (put in
+                                  with :func:`qmodels.substitute`)
 ================================  ==========================================
 
 Every change goes through :func:`dataclasses.replace` on the frozen model

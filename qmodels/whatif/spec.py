@@ -37,6 +37,7 @@ class _Spec:
     seed: Any                # (entropy, spawn_key) or None
     report: Any = None       # station names to tabulate (None: all)
     on_error: str = "raise"  # or "record"
+    symbols: tuple = ()      # names of the model's sympy symbols to substitute
 
     def network(self, params: Mapping) -> Network:
         if callable(self.model) and not isinstance(self.model, Network):
@@ -47,7 +48,12 @@ class _Spec:
                 )
         else:
             net = self.model
-        paths = {k: params[k] for k in self.names if k not in self.fn_args}
+        if self.symbols:
+            from ..symbolic.exact import substitute
+
+            net = substitute(net, {k: params[k] for k in self.symbols})
+        paths = {k: params[k] for k in self.names
+                 if k not in self.fn_args and k not in self.symbols}
         return apply(net, paths)
 
     def seed_of(self, index: int):
@@ -69,10 +75,18 @@ def _fn_params(fn) -> tuple[set, bool]:
 
 
 def _make_spec(model, names, method, options, seed) -> _Spec:
+    sym_args: tuple = ()
     if isinstance(model, Network):
         fn_args: tuple = ()
+        if model.is_symbolic:
+            # a symbol of the model is swept by its name: {"B": [1, 2, 4]}
+            from ..symbolic.exact import free_symbols
+
+            have = {str(x) for x in free_symbols(model)}
+            sym_args = tuple(n for n in names if n in have)
         for n in names:
-            _split(n)
+            if n not in sym_args:
+                _split(n)
     elif callable(model):
         params, var_kw = _fn_params(model)
         fn_args = tuple(n for n in names if n in params or (var_kw and "." not in n))
@@ -101,7 +115,8 @@ def _make_spec(model, names, method, options, seed) -> _Spec:
                 f"seed must be a non-negative integer or a numpy SeedSequence, got {seed!r}")
     elif seed is not None:
         raise InvalidValueError(f"seed is for method 'sim'; method {method!r} is deterministic")
-    return _Spec(model, tuple(names), fn_args, method, FrozenMap(options or {}), ss)
+    return _Spec(model, tuple(names), fn_args, method, FrozenMap(options or {}), ss,
+                 symbols=sym_args)
 
 
 # ---------------------------------------------------------------------------
@@ -112,6 +127,14 @@ def _solve_point(spec: _Spec, index: int, params: Mapping):
     from ..dispatch import solve
 
     net = spec.network(params)
+    if net.is_symbolic:
+        from ..symbolic.exact import free_symbols
+
+        left = ", ".join(str(x) for x in free_symbols(net))
+        raise UnsupportedModelError(
+            f"a sweep tabulates numbers, and the network still has the sympy symbol(s) "
+            f"{left}: sweep them by name (vary={{{left.split(', ')[0]!r}: [...]}}) or put "
+            "values in with qmodels.substitute")
     opts = dict(spec.options)
     if spec.method == "sim":
         opts.setdefault("progress", False)
