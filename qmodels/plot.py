@@ -178,13 +178,13 @@ def _check_x(frame, x, by):
 
 def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None,
                 shade: bool = True, switch_points: bool = True, regions=None):
-    """Utilisation of each station against a swept parameter.
+    """Utilisation of each station (and token pool) against a swept parameter.
 
     Parameters
     ----------
     frame : DataFrame
-        A :func:`qmodels.sweep` table (its station rows are used) in which
-        only ``x`` varies.
+        A :func:`qmodels.sweep` table (its station and pool rows are used)
+        in which only ``x`` varies.
     x : str
         The swept parameter (a column).
     stations : sequence of str, optional
@@ -208,7 +208,12 @@ def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None
         switch points are also in ``ax.switch_points`` as ``(x, before,
         after)``.
     """
-    st = _scoped(frame, "station")
+    if "scope" in getattr(frame, "columns", ()) and (frame["scope"] == "pool").any():
+        # token pools compete for the bottleneck like stations (SPAX: the
+        # buffer pool hands it to the switch port as slots are added)
+        st = frame[frame["scope"].isin(("station", "pool"))]
+    else:
+        st = _scoped(frame, "station")
     if "U" not in st.columns:
         raise InvalidValueError(
             "the table has no utilisation column 'U' (a bounds sweep gives bounds, not "

@@ -215,3 +215,23 @@ def test_result_plot_of_a_pool_model_draws_the_stations():
     assert heights == pytest.approx([0.5, 0.5], abs=1e-12)
     # an exact single-class result still draws its throughput curve
     assert "exact MVA" in _labels(qm.mva(central(), curve=True).plot())
+
+
+def test_utilization_marks_a_pool_handing_the_bottleneck_to_a_station():
+    """A pool can be the bottleneck (README: the SPAX buffer hands it to the
+    switch port as slots are added), but the utilisation plot drew station
+    rows only, so nothing was shaded while the pool held it and no switch
+    was marked.  The pool is a line now, and the switch point sits between
+    the grid points where the solver's own bottleneck flags change."""
+    net = qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 0.5), qm.Delay("z", 2.0)],
+                     [qm.Closed("t", 5, routing={"a": {"b": 1}, "b": {"z": 1}, "z": {"a": 1}})],
+                     pools=[qm.TokenPool("tok", 1, "a", "b")])
+    frame = qm.sweep(net, {"tok.tokens": [1, 2, 3, 4]}, method="ctmc", progress=False)
+    flags = frame[frame.bottleneck]
+    before = flags[flags["tok.tokens"] == 2]["name"].tolist()
+    after = flags[flags["tok.tokens"] == 3]["name"].tolist()
+    assert before != after                         # the solver says it moves
+    ax = qm.plot.utilization(frame, x="tok.tokens")
+    assert "tok" in _labels(ax)
+    [(v, a, b)] = ax.switch_points
+    assert 2 <= v <= 3 and [a] == before and [b] == after
