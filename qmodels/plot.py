@@ -339,6 +339,9 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
 
     The residence time of station k per cycle is Q_k / X = V_k R_k (Little's
     law; QSP sec. 3.2.2); the stack adds up to the class response time R.
+    With token pools, jobs waiting for a token are at no station: a
+    segment ``waiting for <pool>`` (jobs waiting / X, Little again)
+    completes the stack (single-class results and sweep tables).
 
     Parameters
     ----------
@@ -380,7 +383,17 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
         piv.columns = piv.columns.astype(str)
         with np.errstate(divide="ignore", invalid="ignore"):
             res = piv[names].to_numpy(dtype=float) / Xc[:, None]
-        ax.stackplot(xs, np.nan_to_num(res).T, labels=names)
+        labels = list(names)
+        pools = obj[obj["scope"] == "pool"] if "scope" in obj.columns else obj.iloc[:0]
+        if len(pools):
+            # jobs waiting for a token are in no station: their time per
+            # cycle (Little: waiting / X) completes the stack to R
+            wp = pools.pivot(index=x, columns="name", values="Q").reindex(xs)
+            wp.columns = wp.columns.astype(str)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                res = np.hstack([res, wp.to_numpy(dtype=float) / Xc[:, None]])
+            labels += [f"waiting for {p}" for p in wp.columns]
+        ax.stackplot(xs, np.nan_to_num(res).T, labels=labels)
         ax.set_xlabel(x)
     elif hasattr(obj, "network") and hasattr(obj, "queue_length"):
         net = obj.network
@@ -393,6 +406,13 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
                           for c in net.class_names])
             ax.bar(pos, h, bottom=bottom, label=s)
             bottom += h
+        for p, waiting in _pool_waiting(obj).items():
+            # jobs waiting for a token are in no station (Little: waiting /
+            # X per cycle); the solvers report the total, so one class only
+            x1 = float(getattr(obj.X[net.class_names[0]], "mean", obj.X[net.class_names[0]]))
+            h = np.array([waiting / x1 if x1 > 0 else 0.0])
+            ax.bar(pos, h, bottom=bottom, label=f"waiting for {p}")
+            bottom += h
         ax.set_xticks(pos, list(net.class_names))
         ax.set_xlabel("class")
     else:
@@ -402,6 +422,22 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
     ax.set_ylabel("residence time per cycle [s]")
     ax.legend(title="station")
     return ax
+
+
+def _pool_waiting(res) -> dict:
+    """Pool -> mean jobs waiting for a token, for a single-class result
+    that reports it (analytic ``info["pools"]``, simulated ``pools``)."""
+    if len(res.network.classes) != 1 or not res.network.pools:
+        return {}
+    sim = getattr(res, "pools", None)
+    if isinstance(sim, Mapping) and sim:
+        return {p: float(d["Q"].mean) for p, d in sim.items() if "Q" in d}
+    info = getattr(res, "info", None)
+    pools = info.get("pools") if isinstance(info, Mapping) else None
+    if not isinstance(pools, Mapping):
+        return {}
+    return {p: float(d["waiting"]) for p, d in pools.items()
+            if isinstance(d, Mapping) and "waiting" in d}
 
 
 def energy(obj, ax=None, *, x: Sequence | None = None, xlabel: str | None = None):

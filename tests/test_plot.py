@@ -235,3 +235,31 @@ def test_utilization_marks_a_pool_handing_the_bottleneck_to_a_station():
     assert "tok" in _labels(ax)
     [(v, a, b)] = ax.switch_points
     assert 2 <= v <= 3 and [a] == before and [b] == after
+
+
+def _pool_cycle():
+    return qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 0.5), qm.Delay("z", 2.0)],
+                      [qm.Closed("t", 5, routing={"a": {"b": 1}, "b": {"z": 1}, "z": {"a": 1}})],
+                      pools=[qm.TokenPool("tok", 1, "a", "b")])
+
+
+def test_response_time_breakdown_of_a_pool_model_adds_up_to_r():
+    """Jobs waiting for a token are in no station, so the breakdown of a
+    model with a pool stacked to 3.5 s where R = 7.5 s (the CTMC).  A
+    ``waiting for tok`` segment (jobs waiting / X, Little's law) completes
+    it, for a solved and a simulated result and for a sweep table."""
+    net = _pool_cycle()
+    r = qm.solve(net, method="ctmc")
+    ax = qm.plot.response_time_breakdown(r)
+    assert sum(p.get_height() for p in ax.patches) == pytest.approx(r.R["t"], rel=1e-9)
+    assert "waiting for tok" in ax.get_legend_handles_labels()[1]
+    plt.close("all")
+    s = qm.simulate(net, seed=1, horizon=500.0, replications=4, progress=False)
+    ax = qm.plot.response_time_breakdown(s)
+    assert sum(p.get_height() for p in ax.patches) == pytest.approx(s.R["t"].mean, rel=0.02)
+    plt.close("all")
+    df = qm.sweep(net, {"tok.tokens": [1, 2]}, method="ctmc", progress=False)
+    ax = qm.plot.response_time_breakdown(df, x="tok.tokens")
+    assert "waiting for tok" in ax.get_legend_handles_labels()[1]
+    top = ax.collections[-1].get_paths()[0].vertices[:, 1].max()   # the stack's upper edge
+    assert top == pytest.approx(df[df.scope == "class"]["R"].max(), rel=1e-9)
