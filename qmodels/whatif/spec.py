@@ -100,6 +100,11 @@ def _make_spec(model, names, method, options, seed) -> _Spec:
         )
     if not isinstance(method, str):
         raise InvalidValueError(f"method must be a method name (qm.methods()), got {method!r}")
+    from ..dispatch import check_options
+
+    # before any point: the batched route takes no options and would drop
+    # a misspelt one silently
+    check_options(method, dict(options or {}))
     ss = None
     if method == "sim":
         if seed is None:
