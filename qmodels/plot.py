@@ -503,6 +503,10 @@ def stations(result, ax=None, *, metric: str = "U"):
     """One bar per station of ``metric`` (``U``, ``Q``, ``R`` or ``X``);
     a simulated result's bars carry its confidence intervals."""
     m = _metric(metric)
+    if result.network.is_symbolic:
+        raise UnsupportedModelError(
+            "a result of a network with sympy symbols holds expressions, not numbers: "
+            "plot r.evaluate({symbol: value, ...}) (or solve qm.substitute(net, ...))")
     ax = _axes(ax)
     names = list(result.network.station_names)
     vals = [getattr(result, m)[s] for s in names]

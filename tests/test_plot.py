@@ -263,3 +263,21 @@ def test_response_time_breakdown_of_a_pool_model_adds_up_to_r():
     assert "waiting for tok" in ax.get_legend_handles_labels()[1]
     top = ax.collections[-1].get_paths()[0].vertices[:, 1].max()   # the stack's upper edge
     assert top == pytest.approx(df[df.scope == "class"]["R"].max(), rel=1e-9)
+
+
+def test_plot_of_a_symbolic_result_is_a_typed_refusal():
+    """``qm.mva_symbolic(net).plot()`` died in a bare "Cannot convert
+    expression to float"; it is an UnsupportedModelError pointing to
+    ``evaluate``, and the evaluated result plots its numbers (U of the
+    single station at S = 1, N = 1: one job always there, U = 1)."""
+    import sympy as sp
+
+    S = sp.Symbol("S", positive=True)
+    net = qm.Network([qm.Queue("cpu", S)], [qm.Closed("t", 1, visits={"cpu": 1})])
+    r = qm.mva_symbolic(net)
+    with pytest.raises(qm.UnsupportedModelError, match="evaluate"):
+        r.plot()
+    with pytest.raises(qm.UnsupportedModelError, match="evaluate"):
+        qm.plot.stations(r)
+    ax = qm.plot.stations(r.evaluate({"S": 1}))
+    assert [p.get_height() for p in ax.patches] == pytest.approx([1.0])
