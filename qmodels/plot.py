@@ -163,9 +163,11 @@ def _scoped(frame, scope):
     return frame
 
 
-def _check_x(frame, x, by):
-    if x not in frame.columns:
-        raise InvalidValueError(f"no column {x!r} in the table (columns: {list(frame.columns)})")
+def _check_x(frame, x, by, hue: bool = True):
+    for col in (x, *by):
+        if col not in frame.columns:
+            raise InvalidValueError(
+                f"no column {col!r} in the table (columns: {list(frame.columns)})")
     dup = frame.duplicated(subset=[x, *by])
     if dup.any():
         params = frame.attrs.get("parameters") or []
@@ -173,7 +175,8 @@ def _check_x(frame, x, by):
         raise InvalidValueError(
             f"several rows per {x!r}" + (f" and {', '.join(by)}" if by else "") +
             (f": {', '.join(other)} also vary" if other else "") +
-            "; filter the table or pass hue=")
+            ("; filter the table or pass hue=" if hue else
+             "; filter the table to one value of each (frame.query(...))"))
 
 
 def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None,
@@ -219,7 +222,7 @@ def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None
             "the table has no utilisation column 'U' (a bounds sweep gives bounds, not "
             "utilisations): sweep with an analytic method or 'sim', or plot the demands "
             "with qm.plot.sweep(frame, x=..., y='D', scope='station')")
-    _check_x(st, x, ["name"])
+    _check_x(st, x, ["name"], hue=False)
     names = list(dict.fromkeys(st["name"].astype(str)))
     if stations is not None:
         unknown = [s for s in stations if s not in names]
@@ -375,7 +378,7 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
         if cls["name"].nunique() != 1:
             raise InvalidValueError("the breakdown of a table needs a single-class sweep")
         st = _scoped(obj, "station")
-        _check_x(cls, x, [])
+        _check_x(cls, x, [], hue=False)
         xs = np.sort(cls[x].unique())
         Xc = cls.set_index(x)["X"].reindex(xs).to_numpy(dtype=float)
         piv = st.pivot(index=x, columns="name", values="Q").reindex(xs)
@@ -503,6 +506,11 @@ def stations(result, ax=None, *, metric: str = "U"):
     """One bar per station of ``metric`` (``U``, ``Q``, ``R`` or ``X``);
     a simulated result's bars carry its confidence intervals."""
     m = _metric(metric)
+    if not hasattr(result, m) or not hasattr(result, "network"):
+        raise InvalidValueError(
+            f"stations takes a solved or simulated result (qm.solve, qm.simulate), got "
+            f"{type(result).__name__}" + (" (bounds have no per-station figures)"
+                                          if hasattr(result, "throughput_lower") else ""))
     if result.network.is_symbolic:
         raise UnsupportedModelError(
             "a result of a network with sympy symbols holds expressions, not numbers: "
@@ -563,6 +571,11 @@ def compare(analytic, simulated, ax=None, *, metric: str = "X", x: str | None = 
         pos = np.arange(len(names))
         ya = [_val(getattr(analytic, m)[n]) for n in names]
         est = [getattr(simulated, m)[n] for n in names]
+        if not all(hasattr(e, "half_width") for e in est):
+            raise InvalidValueError(
+                "compare(analytic, simulated): the second result has no confidence "
+                f"intervals (method {getattr(simulated, 'method', '?')!r}); pass "
+                "qm.simulate(...)'s result")
         ax.plot(pos - 0.1, ya, "s", label=f"analytic ({analytic.method})")
         ax.errorbar(pos + 0.1, [e.mean for e in est], yerr=[e.half_width for e in est],
                     fmt="o", capsize=3, label=f"simulated ({100 * est[0].level:g}% CI)")

@@ -281,3 +281,24 @@ def test_plot_of_a_symbolic_result_is_a_typed_refusal():
         qm.plot.stations(r)
     ax = qm.plot.stations(r.evaluate({"S": 1}))
     assert [p.get_height() for p in ax.patches] == pytest.approx([1.0])
+
+
+def test_plot_misuse_is_typed_and_says_what_to_do():
+    """Four slips that ended in bare pandas/attribute errors: a hue column
+    the table lacks (KeyError), compare() given two analytic results
+    (AttributeError 'mean'), stations() given bounds (no 'U'), and the
+    breakdown of a table where two parameters vary told the user to pass a
+    hue= it does not take."""
+    net = central()
+    frame = qm.sweep(net, {"disk2.service": [0.02, 0.1], "tx.population": [2, 5]},
+                     progress=False)
+    with pytest.raises(qm.InvalidValueError, match="no column 'nope'"):
+        qm.plot.sweep(frame, x="tx.population", hue="nope")
+    r = qm.mva(net)
+    with pytest.raises(qm.InvalidValueError, match="no confidence intervals"):
+        qm.plot.compare(r, r)
+    with pytest.raises(qm.InvalidValueError, match="bounds have no per-station"):
+        qm.plot.stations(qm.bounds(net))
+    with pytest.raises(qm.InvalidValueError, match=r"frame\.query") as e:
+        qm.plot.response_time_breakdown(frame, x="tx.population")
+    assert "hue=" not in str(e.value)
