@@ -29,6 +29,7 @@ import numpy as np
 
 from ._format import fmt, format_table
 from ._validate import FrozenMap
+from .errors import InvalidValueError
 from .model.network import Network
 
 __all__ = ["Figures", "Result", "Curve", "format_table", "Report", "NetworkReport", "FrameReport"]
@@ -457,7 +458,7 @@ class Result:
                         "R": _num(self.station_response_time[i, k]),
                     })
             return pd.DataFrame(rows).set_index(["station", "class"])
-        raise ValueError(f"kind must be 'stations', 'classes' or 'per_class', got {kind!r}")
+        raise InvalidValueError(f"kind must be 'stations', 'classes' or 'per_class', got {kind!r}")
 
     def to_dict(self) -> dict:
         """The JSON shape of ``qmodels solve --json`` (see README):

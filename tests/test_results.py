@@ -105,3 +105,14 @@ def test_pool_tokens_and_holding_time_in_every_display_of_a_ctmc_result():
     # the decomposition reports both itself: the same figures
     d = qm.solve(net, method="decomposition").to_frame().loc["tok"]
     assert d["servers"] == 1 and d["R"] == pytest.approx(2.0, abs=1e-9)
+
+
+def test_to_frame_of_an_unknown_kind_is_a_qmodels_error(result):
+    """``to_frame("station")`` (singular) was a bare ValueError; it is an
+    InvalidValueError (still a ValueError) for analytic and simulated
+    results alike."""
+    with pytest.raises(qm.InvalidValueError, match="kind must be 'stations'"):
+        result.to_frame("station")
+    s = qm.simulate(result.network, seed=1, horizon=50.0, replications=2, progress=False)
+    with pytest.raises(qm.InvalidValueError, match="kind must be 'stations'"):
+        s.to_frame("station")
