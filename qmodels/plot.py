@@ -191,7 +191,8 @@ def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None
     x : str
         The swept parameter (a column).
     stations : sequence of str, optional
-        Stations to draw (default all).
+        Stations to draw (default all but the delay stations, whose U is a
+        mean number busy rather than a fraction; name them to draw them).
     shade : bool
         Shade each interval of ``x`` by its bottleneck (the station with the
         largest U, delay stations excluded: the table's ``bottleneck``
@@ -230,7 +231,10 @@ def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None
             raise InvalidValueError(f"no station {unknown[0]!r} in the table (it has {names})")
         shown = list(stations)
     else:
-        shown = names
+        # a delay's U is its mean number busy (tens for a user population),
+        # not a fraction: drawn, it would flatten every queue's line
+        delays = set(frame.attrs.get("delays") or ())
+        shown = [s for s in names if s not in delays]
     xs = np.sort(st[x].unique())
     piv = st.pivot(index=x, columns="name", values="U").reindex(xs)
     piv.columns = piv.columns.astype(str)

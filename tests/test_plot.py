@@ -302,3 +302,22 @@ def test_plot_misuse_is_typed_and_says_what_to_do():
     with pytest.raises(qm.InvalidValueError, match=r"frame\.query") as e:
         qm.plot.response_time_breakdown(frame, x="tx.population")
     assert "hue=" not in str(e.value)
+
+
+def test_utilization_leaves_out_delay_stations_by_default():
+    """The README's two-tier model has a 'users' delay whose U is the mean
+    number of users thinking (about 40): drawn among the queues' fractions
+    it flattened every other line.  The sweep names its delay stations
+    (attrs["delays"]) and the plot leaves them out unless asked for."""
+    net = qm.Network([qm.Delay("users", 5.0), qm.Queue("cpu", 0.010, servers=4),
+                      qm.Queue("disk", 0.025)],
+                     [qm.Closed("tx", 40, visits={"users": 1, "cpu": 1, "disk": 0.27})])
+    frame = qm.sweep(net, {"disk.service": [0.025, 0.5]}, progress=False)
+    assert frame.attrs["delays"] == ["users"]
+    users_u = frame[(frame.name == "users")]["U"].max()
+    assert users_u > 1          # the mean number busy at the delay (why it is left out)
+    ax = qm.plot.utilization(frame, x="disk.service")
+    assert _labels(ax) == ["cpu", "disk"]
+    assert ax.get_ylim()[1] <= 1.2
+    ax = qm.plot.utilization(frame, x="disk.service", stations=["users", "disk"])
+    assert _labels(ax) == ["users", "disk"]
