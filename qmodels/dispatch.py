@@ -108,5 +108,10 @@ def solve(network: Network, method: str = "exact", **options):
     solver does not take is an :class:`~qmodels.errors.UnsupportedModelError`
     naming it.
     """
+    if not isinstance(network, Network):
+        from .errors import InvalidValueError
+
+        raise InvalidValueError(
+            f"solve needs a qmodels Network, got {type(network).__name__}")
     check_options(method, options)
     return solver(method)(network, **options)

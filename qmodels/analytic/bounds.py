@@ -525,9 +525,11 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
         symbolic multi-class network: no bound is proven there, and the
         message names the station or pool.
     """
-    from ..errors import UnstableError
+    from ..errors import InvalidValueError, UnstableError
     from .bounds_multiclass import multiclass_bounds, pool_bounds
 
+    if not isinstance(net, Network):
+        raise InvalidValueError(f"bounds needs a qmodels Network, got {type(net).__name__}")
     ci = _class_of(net, cls)
     c = net.classes[ci]
     _check_capacities(net)
