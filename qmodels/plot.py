@@ -232,8 +232,14 @@ def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None
         shown = list(stations)
     else:
         # a delay's U is its mean number busy (tens for a user population),
-        # not a fraction: drawn, it would flatten every queue's line
-        delays = set(frame.attrs.get("delays") or ())
+        # not a fraction: drawn, it would flatten every queue's line.  The
+        # sweep of a Network names them; else a U above 1 (a fraction of one
+        # server or of a pool's tokens never is) gives them away
+        if "delays" in frame.attrs:
+            delays = set(frame.attrs["delays"] or ())
+        else:
+            top = st.groupby(st["name"].astype(str), observed=True)["U"].max()
+            delays = set(top.index[top.to_numpy(dtype=float) > 1 + 1e-9])
         shown = [s for s in names if s not in delays]
     xs = np.sort(st[x].unique())
     piv = st.pivot(index=x, columns="name", values="U").reindex(xs)

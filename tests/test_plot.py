@@ -321,3 +321,16 @@ def test_utilization_leaves_out_delay_stations_by_default():
     assert ax.get_ylim()[1] <= 1.2
     ax = qm.plot.utilization(frame, x="disk.service", stations=["users", "disk"])
     assert _labels(ax) == ["users", "disk"]
+
+
+def test_utilization_of_a_model_function_sweep_leaves_out_busy_delays():
+    """A sweep of a model function carries no list of delays (the function
+    is not called again for it); a station whose U exceeds 1 (a delay's
+    mean number busy: no server or pool fraction can) is left out too."""
+    def build(s):
+        return qm.Network([qm.Delay("users", 5.0), qm.Queue("disk", s)],
+                          [qm.Closed("tx", 40, visits={"users": 1, "disk": 1})])
+
+    frame = qm.sweep(build, {"s": [0.025, 0.05]}, progress=False)
+    assert "delays" not in frame.attrs
+    assert _labels(qm.plot.utilization(frame, x="s")) == ["disk"]

@@ -105,8 +105,8 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         docstring for the columns), sorted by ``point``.  ``attrs`` holds
         ``method``, ``points``, ``computed``, ``stored``, ``failed``,
         ``route`` (``"batch"``, ``"one-by-one"``, or ``"stored"`` when
-        nothing was left to compute), ``delays`` (the delay stations) and
-        for sim ``level``.
+        nothing was left to compute), ``delays`` (the delay stations of a
+        Network model) and for sim ``level``.
 
     Raises
     ------
@@ -168,18 +168,10 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
                       "failed": int((out["scope"] == "error").sum())})
     if method == "sim":
         out.attrs["level"] = float(dict(spec.options).get("level", 0.95))
-    out.attrs["delays"] = _delays(spec, points)
+    if isinstance(spec.model, Network):
+        # (a model function is not called again for this: it may be slow)
+        out.attrs["delays"] = [s.name for s in spec.model.stations if s.kind == "delay"]
     return out
-
-
-def _delays(spec: _Spec, points: _Grid) -> list:
-    """The delay stations of the first point's network (their U is a mean
-    number busy, not a fraction: qm.plot.utilization leaves them out)."""
-    try:
-        net = spec.network(points[0])
-    except QModelsError:
-        return []
-    return [s.name for s in net.stations if s.kind == "delay"]
 
 
 def _options(spec: _Spec, stations, on_error, chunksize) -> _Spec:
