@@ -162,8 +162,10 @@ def _demo_two_tier() -> int:
 def cmd_methods(args) -> int:
     from .dispatch import methods
 
-    for name, summary in methods().items():
-        print(f"{name:12s} {summary}")
+    table = methods()
+    width = max(map(len, table))   # 'decomposition', 'exact-symbolic' need more than 12
+    for name, summary in table.items():
+        print(f"{name:{width}s}  {summary}")
     return EXIT_OK
 
 

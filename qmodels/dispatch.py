@@ -16,7 +16,7 @@ from typing import Callable, NamedTuple
 from .errors import UnsupportedModelError
 from .model import Network
 
-__all__ = ["solve", "methods", "solver", "METHODS"]
+__all__ = ["solve", "methods", "solver", "check_options", "METHODS"]
 
 
 class Method(NamedTuple):
@@ -78,10 +78,40 @@ def solver(method: str) -> Callable:
     return getattr(importlib.import_module(m.module), m.function)
 
 
+def check_options(method: str, options) -> None:
+    """Refuse an option the solver of ``method`` does not take, naming it
+    and the options it does take (a misspelt ``tol`` must not be dropped
+    silently, nor end in a bare TypeError)."""
+    import inspect
+
+    fn = solver(method)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    names = [p.name for p in params[1:]
+             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = [k for k in options if k not in names]
+    if unknown:
+        raise UnsupportedModelError(
+            f"method {method!r} has no option {unknown[0]!r}; its options: "
+            f"{', '.join(names) or 'none'}")
+
+
 def solve(network: Network, method: str = "exact", **options):
     """Solve ``network`` with ``method`` (see :func:`methods`).
 
     ``options`` go to the solver unchanged; ``method="sim"`` needs
-    ``seed=...`` exactly as :func:`qmodels.simulate` does.
+    ``seed=...`` exactly as :func:`qmodels.simulate` does.  An option the
+    solver does not take is an :class:`~qmodels.errors.UnsupportedModelError`
+    naming it.
     """
+    if not isinstance(network, Network):
+        from .errors import InvalidValueError
+
+        raise InvalidValueError(
+            f"solve needs a qmodels Network, got {type(network).__name__}")
+    check_options(method, options)
     return solver(method)(network, **options)

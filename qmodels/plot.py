@@ -133,6 +133,8 @@ def throughput_curve(model, ax=None, *, metric: str = "throughput", bounds=True,
         if len(pops):
             bs = b.sweep(pops)
             for key, style, name in (("aba", "--", "ABA"), ("bjb", ":", "BJB")):
+                if f"{m}_{key}_hi" not in bs:
+                    continue   # not proven for this model (bounds.notes says why)
                 ax.plot(pops, bs[f"{m}_{key}_hi"].to_numpy(dtype=float), style, color="C3",
                         label=f"{name} upper")
                 ax.plot(pops, bs[f"{m}_{key}_lo"].to_numpy(dtype=float), style, color="C2",
@@ -161,9 +163,11 @@ def _scoped(frame, scope):
     return frame
 
 
-def _check_x(frame, x, by):
-    if x not in frame.columns:
-        raise InvalidValueError(f"no column {x!r} in the table (columns: {list(frame.columns)})")
+def _check_x(frame, x, by, hue: bool = True):
+    for col in (x, *by):
+        if col not in frame.columns:
+            raise InvalidValueError(
+                f"no column {col!r} in the table (columns: {list(frame.columns)})")
     dup = frame.duplicated(subset=[x, *by])
     if dup.any():
         params = frame.attrs.get("parameters") or []
@@ -171,22 +175,24 @@ def _check_x(frame, x, by):
         raise InvalidValueError(
             f"several rows per {x!r}" + (f" and {', '.join(by)}" if by else "") +
             (f": {', '.join(other)} also vary" if other else "") +
-            "; filter the table or pass hue=")
+            ("; filter the table or pass hue=" if hue else
+             "; filter the table to one value of each (frame.query(...))"))
 
 
 def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None,
                 shade: bool = True, switch_points: bool = True, regions=None):
-    """Utilisation of each station against a swept parameter.
+    """Utilisation of each station (and token pool) against a swept parameter.
 
     Parameters
     ----------
     frame : DataFrame
-        A :func:`qmodels.sweep` table (its station rows are used) in which
-        only ``x`` varies.
+        A :func:`qmodels.sweep` table (its station and pool rows are used)
+        in which only ``x`` varies.
     x : str
         The swept parameter (a column).
     stations : sequence of str, optional
-        Stations to draw (default all).
+        Stations to draw (default all but the delay stations, whose U is a
+        mean number busy rather than a fraction; name them to draw them).
     shade : bool
         Shade each interval of ``x`` by its bottleneck (the station with the
         largest U, delay stations excluded: the table's ``bottleneck``
@@ -206,8 +212,18 @@ def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None
         switch points are also in ``ax.switch_points`` as ``(x, before,
         after)``.
     """
-    st = _scoped(frame, "station")
-    _check_x(st, x, ["name"])
+    if "scope" in getattr(frame, "columns", ()) and (frame["scope"] == "pool").any():
+        # token pools compete for the bottleneck like stations (SPAX: the
+        # buffer pool hands it to the switch port as slots are added)
+        st = frame[frame["scope"].isin(("station", "pool"))]
+    else:
+        st = _scoped(frame, "station")
+    if "U" not in st.columns:
+        raise InvalidValueError(
+            "the table has no utilisation column 'U' (a bounds sweep gives bounds, not "
+            "utilisations): sweep with an analytic method or 'sim', or plot the demands "
+            "with qm.plot.sweep(frame, x=..., y='D', scope='station')")
+    _check_x(st, x, ["name"], hue=False)
     names = list(dict.fromkeys(st["name"].astype(str)))
     if stations is not None:
         unknown = [s for s in stations if s not in names]
@@ -215,7 +231,16 @@ def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None
             raise InvalidValueError(f"no station {unknown[0]!r} in the table (it has {names})")
         shown = list(stations)
     else:
-        shown = names
+        # a delay's U is its mean number busy (tens for a user population),
+        # not a fraction: drawn, it would flatten every queue's line.  The
+        # sweep of a Network names them; else a U above 1 (a fraction of one
+        # server or of a pool's tokens never is) gives them away
+        if "delays" in frame.attrs:
+            delays = set(frame.attrs["delays"] or ())
+        else:
+            top = st.groupby(st["name"].astype(str), observed=True)["U"].max()
+            delays = set(top.index[top.to_numpy(dtype=float) > 1 + 1e-9])
+        shown = [s for s in names if s not in delays]
     xs = np.sort(st[x].unique())
     piv = st.pivot(index=x, columns="name", values="U").reindex(xs)
     piv.columns = piv.columns.astype(str)
@@ -327,6 +352,9 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
 
     The residence time of station k per cycle is Q_k / X = V_k R_k (Little's
     law; QSP sec. 3.2.2); the stack adds up to the class response time R.
+    With token pools, jobs waiting for a token are at no station: a
+    segment ``waiting for <pool>`` (jobs waiting / X, Little again)
+    completes the stack (single-class results and sweep tables).
 
     Parameters
     ----------
@@ -360,7 +388,7 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
         if cls["name"].nunique() != 1:
             raise InvalidValueError("the breakdown of a table needs a single-class sweep")
         st = _scoped(obj, "station")
-        _check_x(cls, x, [])
+        _check_x(cls, x, [], hue=False)
         xs = np.sort(cls[x].unique())
         Xc = cls.set_index(x)["X"].reindex(xs).to_numpy(dtype=float)
         piv = st.pivot(index=x, columns="name", values="Q").reindex(xs)
@@ -368,7 +396,17 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
         piv.columns = piv.columns.astype(str)
         with np.errstate(divide="ignore", invalid="ignore"):
             res = piv[names].to_numpy(dtype=float) / Xc[:, None]
-        ax.stackplot(xs, np.nan_to_num(res).T, labels=names)
+        labels = list(names)
+        pools = obj[obj["scope"] == "pool"] if "scope" in obj.columns else obj.iloc[:0]
+        if len(pools):
+            # jobs waiting for a token are in no station: their time per
+            # cycle (Little: waiting / X) completes the stack to R
+            wp = pools.pivot(index=x, columns="name", values="Q").reindex(xs)
+            wp.columns = wp.columns.astype(str)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                res = np.hstack([res, wp.to_numpy(dtype=float) / Xc[:, None]])
+            labels += [f"waiting for {p}" for p in wp.columns]
+        ax.stackplot(xs, np.nan_to_num(res).T, labels=labels)
         ax.set_xlabel(x)
     elif hasattr(obj, "network") and hasattr(obj, "queue_length"):
         net = obj.network
@@ -381,6 +419,13 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
                           for c in net.class_names])
             ax.bar(pos, h, bottom=bottom, label=s)
             bottom += h
+        for p, waiting in _pool_waiting(obj).items():
+            # jobs waiting for a token are in no station (Little: waiting /
+            # X per cycle); the solvers report the total, so one class only
+            x1 = float(getattr(obj.X[net.class_names[0]], "mean", obj.X[net.class_names[0]]))
+            h = np.array([waiting / x1 if x1 > 0 else 0.0])
+            ax.bar(pos, h, bottom=bottom, label=f"waiting for {p}")
+            bottom += h
         ax.set_xticks(pos, list(net.class_names))
         ax.set_xlabel("class")
     else:
@@ -390,6 +435,22 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
     ax.set_ylabel("residence time per cycle [s]")
     ax.legend(title="station")
     return ax
+
+
+def _pool_waiting(res) -> dict:
+    """Pool -> mean jobs waiting for a token, for a single-class result
+    that reports it (analytic ``info["pools"]``, simulated ``pools``)."""
+    if len(res.network.classes) != 1 or not res.network.pools:
+        return {}
+    sim = getattr(res, "pools", None)
+    if isinstance(sim, Mapping) and sim:
+        return {p: float(d["Q"].mean) for p, d in sim.items() if "Q" in d}
+    info = getattr(res, "info", None)
+    pools = info.get("pools") if isinstance(info, Mapping) else None
+    if not isinstance(pools, Mapping):
+        return {}
+    return {p: float(d["waiting"]) for p, d in pools.items()
+            if isinstance(d, Mapping) and "waiting" in d}
 
 
 def energy(obj, ax=None, *, x: Sequence | None = None, xlabel: str | None = None):
@@ -455,6 +516,15 @@ def stations(result, ax=None, *, metric: str = "U"):
     """One bar per station of ``metric`` (``U``, ``Q``, ``R`` or ``X``);
     a simulated result's bars carry its confidence intervals."""
     m = _metric(metric)
+    if not hasattr(result, m) or not hasattr(result, "network"):
+        raise InvalidValueError(
+            f"stations takes a solved or simulated result (qm.solve, qm.simulate), got "
+            f"{type(result).__name__}" + (" (bounds have no per-station figures)"
+                                          if hasattr(result, "throughput_lower") else ""))
+    if result.network.is_symbolic:
+        raise UnsupportedModelError(
+            "a result of a network with sympy symbols holds expressions, not numbers: "
+            "plot r.evaluate({symbol: value, ...}) (or solve qm.substitute(net, ...))")
     ax = _axes(ax)
     names = list(result.network.station_names)
     vals = [getattr(result, m)[s] for s in names]
@@ -511,6 +581,11 @@ def compare(analytic, simulated, ax=None, *, metric: str = "X", x: str | None = 
         pos = np.arange(len(names))
         ya = [_val(getattr(analytic, m)[n]) for n in names]
         est = [getattr(simulated, m)[n] for n in names]
+        if not all(hasattr(e, "half_width") for e in est):
+            raise InvalidValueError(
+                "compare(analytic, simulated): the second result has no confidence "
+                f"intervals (method {getattr(simulated, 'method', '?')!r}); pass "
+                "qm.simulate(...)'s result")
         ax.plot(pos - 0.1, ya, "s", label=f"analytic ({analytic.method})")
         ax.errorbar(pos + 0.1, [e.mean for e in est], yerr=[e.half_width for e in est],
                     fmt="o", capsize=3, label=f"simulated ({100 * est[0].level:g}% CI)")

@@ -29,6 +29,7 @@ import numpy as np
 
 from ._format import fmt, format_table
 from ._validate import FrozenMap
+from .errors import InvalidValueError
 from .model.network import Network
 
 __all__ = ["Figures", "Result", "Curve", "format_table", "Report", "NetworkReport", "FrameReport"]
@@ -46,6 +47,11 @@ def _num(x):
     if isinstance(x, (float, int, np.floating, np.integer)):
         return float(x)
     return x
+
+
+def _or_nan(x) -> float:
+    """float(x), NaN for None (a figure the solver does not report)."""
+    return float("nan") if x is None else float(x)
 
 
 @runtime_checkable
@@ -344,6 +350,27 @@ class Result:
         return {name: float(d["utilization"]) for name, d in pools.items()
                 if isinstance(d, Mapping) and "utilization" in d}
 
+    def _pool_figures(self, name: str, X=None) -> dict:
+        """One pool's figures for the displays: ``tokens`` (the solver's, or
+        the model's when the solver does not repeat it, as the CTMC), mean
+        tokens ``held``, jobs ``waiting`` and the mean holding time per
+        acquisition ``holding_time`` (the solver's, else Little's law
+        H = held / X_acquire; QSP sec. 3.2.2), None where unknown.  ``X`` is
+        the station throughput totals when the caller has them."""
+        d = self.info["pools"][name]
+        p = next((q for q in self.network.pools if q.name == name), None)
+        tokens = d.get("tokens")
+        if tokens is None and p is not None:
+            tokens = p.tokens
+        hold = d.get("holding_time")
+        if hold is None and p is not None and "held" in d:
+            if X is None:
+                X = self._station_totals()[0]
+            x_acq = float(X[self.network.station_index(p.acquire)])
+            hold = float(d["held"]) / x_acq if x_acq > 0 else None
+        return {"tokens": tokens, "held": d.get("held"), "waiting": d.get("waiting"),
+                "holding_time": hold}
+
     @property
     def bottleneck(self) -> tuple:
         """The most utilised station(s) or token pool(s), ties (relative
@@ -395,12 +422,12 @@ class Result:
                     "bottleneck": s.name in bn,
                 })
             for name, u in self.pool_utilization.items():
-                d = self.info["pools"][name]
+                d = self._pool_figures(name, X)
                 rows.append({
-                    "station": name, "kind": "pool", "servers": d.get("tokens"),
+                    "station": name, "kind": "pool", "servers": d["tokens"],
                     "D": float("nan"), "X": float("nan"), "U": u,
-                    "Q": float(d.get("waiting", float("nan"))),
-                    "R": float(d.get("holding_time", float("nan"))),
+                    "Q": _or_nan(d["waiting"]),
+                    "R": _or_nan(d["holding_time"]),
                     "bottleneck": name in bn,
                 })
             return pd.DataFrame(rows).set_index("station")
@@ -431,7 +458,7 @@ class Result:
                         "R": _num(self.station_response_time[i, k]),
                     })
             return pd.DataFrame(rows).set_index(["station", "class"])
-        raise ValueError(f"kind must be 'stations', 'classes' or 'per_class', got {kind!r}")
+        raise InvalidValueError(f"kind must be 'stations', 'classes' or 'per_class', got {kind!r}")
 
     def to_dict(self) -> dict:
         """The JSON shape of ``qmodels solve --json`` (see README):
@@ -476,7 +503,7 @@ class Result:
             out["pools"] = {
                 name: {"U": u, "held": float(self.info["pools"][name].get("held", u)),
                        "waiting": float(self.info["pools"][name].get("waiting", 0.0)),
-                       "tokens": self.info["pools"][name].get("tokens")}
+                       "tokens": self._pool_figures(name, X)["tokens"]}
                 for name, u in pu.items()}
         return out
 
@@ -484,12 +511,19 @@ class Result:
     def plot(self, ax=None, **kwargs):
         """One-call plot: the throughput curve with its bounds and N* for a
         single closed class (:func:`qmodels.plot.throughput_curve`), else
-        the utilisation of each station (:func:`qmodels.plot.stations`)."""
+        the utilisation of each station (:func:`qmodels.plot.stations`), also
+        for a model that exact MVA cannot trace (token pools, blocking: a
+        CTMC, decomposition or simulated result has no exact curve)."""
         from . import plot
+        from .errors import UnsupportedModelError
 
         if len(self.network.classes) == 1 and self.network.classes[0].kind == "closed" \
                 and not self.network.is_symbolic:
-            return plot.throughput_curve(self, ax=ax, **kwargs)
+            try:
+                return plot.throughput_curve(self, ax=ax, **kwargs)
+            except UnsupportedModelError:
+                if kwargs or isinstance(getattr(self, "curve", None), Curve):
+                    raise
         return plot.stations(self, ax=ax, **kwargs)
 
     def table(self) -> str:
@@ -517,7 +551,8 @@ class Result:
         pu = self.pool_utilization
         for name, u in pu.items():
             d = self.info["pools"][name]
-            lines.append(f"pool {name}{' *' if name in bn else ''}: tokens {d.get('tokens')}, "
+            tokens = self._pool_figures(name, X)["tokens"]
+            lines.append(f"pool {name}{' *' if name in bn else ''}: tokens {tokens}, "
                          f"held {fmt(d.get('held', 0.0))}, U = {fmt(u)}, "
                          f"waiting {fmt(d.get('waiting', 0.0))}")
         names = self.bottleneck
@@ -562,17 +597,10 @@ class Result:
         pu = self.pool_utilization
         if pu:
             prow = []
-            pools = {p.name: p for p in net.pools}
             for name, u in pu.items():
-                d = self.info["pools"][name]
-                p = pools.get(name)
-                tokens = d.get("tokens", p.tokens if p is not None else None)
-                hold = d.get("holding_time")
-                if hold is None and p is not None and "held" in d:  # Little: H = held / X_acq
-                    x_acq = float(X[net.station_index(p.acquire)])
-                    hold = float(d["held"]) / x_acq if x_acq > 0 else None
-                prow.append([name + (" *" if name in bn else ""), tokens,
-                             d.get("held"), u, hold, d.get("waiting")])
+                d = self._pool_figures(name, X)
+                prow.append([name + (" *" if name in bn else ""), d["tokens"],
+                             d["held"], u, d["holding_time"], d["waiting"]])
             out.append(h.html_table(
                 ["pool", "tokens", "tokens held (mean count)",
                  "U = X H / tokens (fraction)", "H [s]", "jobs waiting (mean count)"],

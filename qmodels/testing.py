@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -429,6 +429,12 @@ def assert_operational_laws(result, *, rtol: float = 1e-6, atol: float = 1e-9) -
       (interactive response time law, QSP eq. 3.5), ``X_c = lambda_c`` for
       an open class.
 
+    With token pools the jobs waiting for a token (``info["pools"][p]
+    ["waiting"]``, at no station) join both: ``R = sum_k V_k R_k + W / X``
+    and ``sum_k Q_k + W + X Z = N`` for one class; with several classes,
+    whose waiting the solvers give in total only, conservation is checked
+    summed over the classes.
+
     Parameters
     ----------
     result : qmodels.results.Result
@@ -454,6 +460,14 @@ def assert_operational_laws(result, *, rtol: float = 1e-6, atol: float = 1e-9) -
     Rc = np.asarray(result.class_response_time, float)
     V = np.asarray(net.visits, float)
     S = np.asarray(net.service_times, float)
+    # jobs waiting for a token are at no station (README; info["pools"]):
+    # the solvers report their mean number over all classes
+    pools = result.info.get("pools") if isinstance(getattr(result, "info", None), Mapping) \
+        else None
+    waiting = sum(float(d.get("waiting", 0.0)) for d in pools.values()
+                  if isinstance(d, Mapping)) if isinstance(pools, Mapping) else 0.0
+    if net.pools and len(net.classes) > 1:
+        _laws_of_pooled_classes(net, chk, Q, Xc, waiting)
     for c, cls in enumerate(net.classes):
         for k, st_ in enumerate(net.stations):
             where = f"station {st_.name!r}, class {cls.name!r}"
@@ -465,12 +479,15 @@ def assert_operational_laws(result, *, rtol: float = 1e-6, atol: float = 1e-9) -
             elif isinstance(st_, Delay):
                 chk.close("utilisation law U = X S", where, U[c, k], X[c, k] * S[c, k])
         visited = V[c] > 0
-        if Xc[c] > 0:
-            chk.close("response time law R = sum V_k R_k", f"class {cls.name!r}", Rc[c],
-                      float(np.dot(V[c, visited], R[c, visited])))
+        if net.pools and len(net.classes) > 1 and isinstance(cls, Closed):
+            continue   # the waiting is not split by class: checked in total above
+        w = waiting if net.pools else 0.0
+        if Xc[c] > 0 and not (net.pools and len(net.classes) > 1):
+            chk.close("response time law R = sum V_k R_k + W_token / X", f"class {cls.name!r}",
+                      Rc[c], float(np.dot(V[c, visited], R[c, visited])) + w / Xc[c])
         if isinstance(cls, Closed):
-            chk.close("job conservation sum Q + X Z = N", f"class {cls.name!r}",
-                      Q[c].sum() + Xc[c] * float(cls.think_time), float(cls.population))
+            chk.close("job conservation sum Q + W_token + X Z = N", f"class {cls.name!r}",
+                      Q[c].sum() + w + Xc[c] * float(cls.think_time), float(cls.population))
         else:
             chk.close("flow conservation X = lambda", f"class {cls.name!r}", Xc[c],
                       float(cls.arrival_rate))
@@ -478,6 +495,18 @@ def assert_operational_laws(result, *, rtol: float = 1e-6, atol: float = 1e-9) -
         if not isinstance(st_, Delay):
             chk.at_most("utilisation U <= 1", f"station {st_.name!r}", U[:, k].sum(), 1.0)
     chk.done(f"{getattr(result, 'method', 'result')} solution violates the operational laws")
+
+
+def _laws_of_pooled_classes(net, chk, Q, Xc, waiting) -> None:
+    """Job conservation summed over the closed classes of a network with
+    token pools, whose waiting jobs the solvers report in total only:
+    sum_c (sum_k Q_ck + X_c Z_c) + W_token = sum_c N_c (open classes too
+    wait for tokens, so only an all-closed network is checked)."""
+    if net.open_classes:
+        return
+    total = sum(Q[c].sum() + Xc[c] * float(k.think_time) for c, k in enumerate(net.classes))
+    chk.close("job conservation sum Q + W_token + X Z = N", "all classes",
+              total + waiting, float(sum(k.population for k in net.classes)))
 
 
 def assert_within_bounds(result, bounds, *, rtol: float = 1e-9, atol: float = 1e-12) -> None:

@@ -55,3 +55,24 @@ def test_namespace_has_no_leaked_helpers():
     # only the API: no modules or __future__ features pulled in by __init__
     leaked = {"sys", "importlib", "annotations", "types", "import_module"} & set(dir(qm))
     assert not leaked
+
+
+def test_solve_names_an_option_the_method_does_not_take():
+    """``qm.solve(net, method="exact", tol=1e-9)`` (an option of another
+    method) ended in a bare TypeError from deep inside; it is a typed
+    error naming the option and the method's own options.  A sweep checks
+    the same before any point: its batched exact route takes no options and
+    used to drop a misspelt one silently."""
+    import pytest
+
+    net = qm.Network([qm.Queue("cpu", 0.01), qm.Queue("disk", 0.025)],
+                     [qm.Closed("tx", 10, visits={"cpu": 1, "disk": 1})])
+    with pytest.raises(qm.UnsupportedModelError, match="'exact' has no option 'tol'.*curve"):
+        qm.solve(net, method="exact", tol=1e-9)
+    with pytest.raises(qm.UnsupportedModelError, match="'schweitzer' has no option 'tl'"):
+        qm.solve(net, method="schweitzer", tl=1e-9)
+    with pytest.raises(qm.UnsupportedModelError, match="'exact' has no option 'tol'"):
+        qm.sweep(net, {"tx.population": [1, 2]}, options={"tol": 1e-9}, progress=False)
+    # the options a method does take still reach it
+    r = qm.solve(net, method="schweitzer", tol=1e-12)
+    assert abs(r.X["tx"] - qm.mva(net).X["tx"]) / qm.mva(net).X["tx"] < 0.05

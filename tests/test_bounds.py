@@ -648,3 +648,28 @@ def test_pool_bounds_hold_for_the_simulator_with_deterministic_service():
     assert b.throughput_upper == pytest.approx(1 / 0.014)
     x = qm.simulate(net, seed=3, horizon=200.0, replications=4).X["pkt"]
     assert x.low <= b.throughput_upper and x.high >= b.throughput_lower
+
+
+def test_bounds_of_a_deterministic_fcfs_network_are_aba_only():
+    """Two deterministic FCFS stations of 0.05 s in a cycle, N = 2, no think time:
+    the jobs alternate without waiting, X = 20 exactly (by hand).  The
+    balanced job bounds of the exponential model cap X at 2 / 0.15 = 13.3,
+    which the bounds used to print as proven; BJB, GB and PB need product
+    form, so only ABA is given now (and it holds: 20 <= 1/Dmax = 20)."""
+    net = qm.Network([qm.Queue("cpu", 0.05, distribution=Deterministic()),
+                      qm.Queue("disk", 0.05, distribution=Deterministic())],
+                     [qm.Closed("tx", 2, routing={"cpu": {"disk": 1}, "disk": {"cpu": 1}})])
+    b = qm.bounds(net)
+    assert b.bjb is None and b.gb is None and b.pb is None
+    assert b.throughput_lower <= 20.0 <= b.throughput_upper
+    assert any("station 'cpu'" in n and "BJB" in n for n in b.notes)
+    # the open class: ABA only (R >= D, no finite upper bound proven)
+    opened = qm.Network([qm.Queue("q", 0.05, distribution=qm.HyperExponential(4.0))],
+                        [qm.Open("o", 10.0, visits={"q": 1})])
+    bo = qm.bounds(opened)
+    assert bo.bjb is None and bo.response_time_upper == math.inf
+    # several classes: the multi-class bounds rest on product form: refused
+    two = qm.Network(net.stations, [qm.Closed("a", 1, visits={"cpu": 1, "disk": 1}),
+                                    qm.Closed("b", 1, visits={"cpu": 1, "disk": 1})])
+    with pytest.raises(UnsupportedModelError, match="station 'cpu'"):
+        qm.bounds(two, "a")

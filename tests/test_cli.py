@@ -96,6 +96,11 @@ def test_demo_writes_the_spax_report(tmp_path, capsys):
 def test_methods_and_version(capsys):
     code, out, _ = run(["methods"], capsys)
     assert code == 0 and "exact" in out and "bounds" in out
+    # one column for the summaries, whatever the longest name
+    # ('decomposition' used to run into its summary)
+    lines = out.strip().splitlines()
+    starts = {len(ln) - len(ln.split(None, 1)[1]) for ln in lines}
+    assert len(starts) == 1 and all(ln.split(None, 1)[0] in qm.methods() for ln in lines)
     with pytest.raises(SystemExit) as e:
         main(["--version"])
     assert e.value.code == 0

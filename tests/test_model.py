@@ -278,3 +278,19 @@ def test_network_repr_and_empty():
     with pytest.raises(InvalidValueError, match=r"at least one station"):
         qm.Network([], [qm.Closed("t", 1, visits={})])
     assert math.isinf(qm.Delay("d", 1).servers)
+
+
+def test_a_lone_class_or_a_non_network_is_a_typed_error():
+    """``qm.Network([...], qm.Closed(...))`` (the class not in a list)
+    raised "'Closed' object is not iterable", and qm.mva / qm.bounds /
+    qm.solve given something else than a Network an AttributeError from
+    inside; each is an InvalidValueError saying what is expected."""
+    with pytest.raises(qm.InvalidValueError, match=r"classes must be a list.*got Closed"):
+        qm.Network([qm.Queue("cpu", 0.1)], qm.Closed("t", 1, visits={"cpu": 1}))
+    with pytest.raises(qm.InvalidValueError, match=r"stations must be a list.*got Queue"):
+        qm.Network(qm.Queue("cpu", 0.1), [qm.Closed("t", 1, visits={"cpu": 1})])
+    with pytest.raises(qm.InvalidValueError, match="stations must be a list.*got dict"):
+        qm.Network({"cpu": 0.1}, [qm.Closed("t", 1, visits={"cpu": 1})])
+    for f in (qm.mva, qm.bounds, qm.solve):
+        with pytest.raises(qm.InvalidValueError, match="needs a qmodels Network, got str"):
+            f("model.yaml")

@@ -620,3 +620,21 @@ classes: [{name: t, type: closed, population: 2, visits: {a: 1, b: 1}}]
 pools: [{name: p, tokens: 1, acquire: a, release: b, path: [a, c, b]}]
 """)
     assert has(bad, "pools[0].path[1]", "unknown station 'c'")
+
+
+def test_save_refusals_are_qmodels_errors(tmp_path):
+    """qm.save's refusals (an unknown suffix, a symbol or name that cannot
+    be written) were bare ValueErrors; they are InvalidValueError (still a
+    ValueError), so ``except qm.QModelsError`` catches every refusal."""
+    net = qm.load(_file(tmp_path, GOOD.encode()))
+    with pytest.raises(qm.InvalidValueError, match="cannot tell the format"):
+        qm.save(net, tmp_path / "m.txt")
+    lam = sp.Symbol("lambda", positive=True)
+    sym = qm.Network([qm.Queue("cpu", 0.1)], [qm.Open("w", lam, visits={"cpu": 1})])
+    with pytest.raises(qm.InvalidValueError, match="symbol 'lambda'"):
+        qm.save(sym, tmp_path / "s.yaml")
+    nfd = qm.Network([qm.Queue("e\u0301", 1.0)], [qm.Closed("c", 1, visits={"e\u0301": 1})])
+    with pytest.raises(qm.InvalidValueError, match="NFC"):
+        qm.save(nfd, tmp_path / "n.yaml")
+    with pytest.raises(qm.InvalidValueError, match="format must be"):
+        qm.save(net, tmp_path / "m.yaml", format="toml")

@@ -523,3 +523,67 @@ def test_normalising_constant_out_of_range_names_the_stations():
         assert "'fast'" in str(e) and "'slow'" in str(e)
     else:  # or it is answered, with finite figures
         assert np.isfinite(r.X["c"]) and np.isfinite(r.Q["slow"])
+
+
+# -- user audit: a non-exponential FCFS queue is not product form -------------
+
+def _deterministic_pair(n=2, discipline="fcfs", dist=None):
+    """Two stations of 0.05 s in a cycle, no think time.  With deterministic FCFS
+    service and n = 2 the two jobs alternate without ever waiting (one at
+    each station, both always busy), so X = 2 / 0.1 = 20 by hand, where the
+    exponential model's MVA gives X(2) = 2 / (0.05 * 3) = 13.33."""
+    d = dist if dist is not None else qm.Deterministic()
+    return qm.Network([qm.Queue("cpu", 0.05, distribution=d, discipline=discipline),
+                       qm.Queue("disk", 0.05, distribution=d, discipline=discipline)],
+                      [qm.Closed("tx", n, routing={"cpu": {"disk": 1}, "disk": {"cpu": 1}})])
+
+
+def test_product_form_solvers_refuse_a_non_exponential_fcfs_queue():
+    """Exact MVA, convolution, Schweitzer, Linearizer, the open and mixed
+    solvers and the decomposition used to answer a deterministic (or
+    Erlang, hyperexponential) FCFS queue as if it were exponential: 13.33
+    where the true X is 20 (by hand above; the simulator agrees).  They
+    refuse it now, naming the station, as their assumptions say."""
+    net = _deterministic_pair()
+    for method in ("exact", "convolution", "schweitzer", "linearizer", "decomposition"):
+        with pytest.raises(UnsupportedModelError, match="station 'cpu': FCFS with "
+                                                        "Deterministic service"):
+            qm.solve(net, method=method)
+    s = qm.simulate(net, seed=1, horizon=200.0, replications=3, progress=False)
+    # the simulator: 20 up to the jobs in progress at the horizon's edges
+    assert s.X["tx"].mean == pytest.approx(20.0, rel=1e-3)
+    opened = qm.Network([qm.Queue("q", 0.05, distribution=qm.Erlang(2))],
+                        [qm.Open("o", 5.0, visits={"q": 1})])
+    with pytest.raises(UnsupportedModelError, match="station 'q'"):
+        qm.mva(opened)
+
+
+def test_insensitive_and_exponential_shapes_stay_product_form():
+    """PS is insensitive to the service shape (BCMP type 2), and an Erlang
+    of one phase is the exponential: both keep the exponential answer,
+    X(2) = 2 / (0.05 * 3) for two balanced stations (Reiser-Lavenberg by
+    hand)."""
+    ps = _deterministic_pair(discipline="ps")
+    assert qm.mva(ps).X["tx"] == pytest.approx(2 / 0.15, rel=1e-12)
+    e1 = _deterministic_pair(dist=qm.Erlang(1))
+    assert qm.mva(e1).X["tx"] == pytest.approx(2 / 0.15, rel=1e-12)
+    # a non-exponential FCFS station no class visits does not matter
+    idle = qm.Network([qm.Queue("cpu", 0.05), qm.Queue("spare", 0.05,
+                                                      distribution=qm.Deterministic())],
+                      [qm.Closed("tx", 2, visits={"cpu": 1, "spare": 0})])
+    assert qm.mva(idle).X["tx"] == pytest.approx(2 / 0.1, rel=1e-12)
+
+
+def test_batched_sweep_and_symbolic_mva_refuse_a_non_exponential_fcfs_queue():
+    """The two other exact-MVA routes: a sweep's batched kernel and the
+    symbolic MVA answered the deterministic cycle as exponential too
+    (X(2) = 2/3 with unit services, where the jobs alternate without
+    waiting: X = 1 by hand).  Both refuse it now, naming the station."""
+    net = qm.Network([qm.Queue("cpu", 1, distribution=qm.Deterministic()), qm.Queue("disk", 1)],
+                     [qm.Closed("tx", 2, routing={"cpu": {"disk": 1}, "disk": {"cpu": 1}})])
+    with pytest.raises(UnsupportedModelError, match="station 'cpu'.*sweep|sweep.*station 'cpu'"):
+        qm.sweep(net, {"tx.population": [1, 2]}, progress=False)
+    with pytest.raises(UnsupportedModelError, match="station 'cpu': FCFS"):
+        qm.mva_symbolic(net)
+    with pytest.raises(UnsupportedModelError, match="station 'cpu': FCFS"):
+        qm.solve(net, method="exact-symbolic")

@@ -190,3 +190,147 @@ def test_plots_draw_on_given_axes():
     fig, ax = plt.subplots()
     assert qm.plot.throughput_curve(central(), ax=ax) is ax
     assert "matplotlib" in sys.modules
+
+
+def test_utilization_of_a_bounds_sweep_is_a_typed_refusal():
+    """A bounds sweep has no U column: qm.plot.utilization used to raise
+    pandas' bare KeyError; it is an InvalidValueError saying why."""
+    frame = qm.sweep(central(), {"disk.service": [0.05, 0.1]}, method="bounds",
+                     progress=False)
+    with pytest.raises(qm.InvalidValueError, match="no utilisation column 'U'"):
+        qm.plot.utilization(frame, x="disk.service")
+
+
+def test_result_plot_of_a_pool_model_draws_the_stations():
+    """``r.plot()`` on a CTMC result of a model with a token pool used to
+    raise "exact MVA cannot honour it" (the user asked for no MVA); it
+    draws the per-station utilisation bars of that result instead (the
+    bars are the result's own U, checked against the one token over two
+    1-second stations: X = 1/2, so U = 1/2 at each, by hand)."""
+    net = qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 1.0)],
+                     [qm.Closed("t", 4, routing={"a": {"b": 1}, "b": {"a": 1}})],
+                     pools=[qm.TokenPool("tok", 1, "a", "b")])
+    ax = qm.solve(net, method="ctmc").plot()
+    heights = [p.get_height() for p in ax.patches]
+    assert heights == pytest.approx([0.5, 0.5], abs=1e-12)
+    # an exact single-class result still draws its throughput curve
+    assert "exact MVA" in _labels(qm.mva(central(), curve=True).plot())
+
+
+def test_utilization_marks_a_pool_handing_the_bottleneck_to_a_station():
+    """A pool can be the bottleneck (README: the SPAX buffer hands it to the
+    switch port as slots are added), but the utilisation plot drew station
+    rows only, so nothing was shaded while the pool held it and no switch
+    was marked.  The pool is a line now, and the switch point sits between
+    the grid points where the solver's own bottleneck flags change."""
+    net = qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 0.5), qm.Delay("z", 2.0)],
+                     [qm.Closed("t", 5, routing={"a": {"b": 1}, "b": {"z": 1}, "z": {"a": 1}})],
+                     pools=[qm.TokenPool("tok", 1, "a", "b")])
+    frame = qm.sweep(net, {"tok.tokens": [1, 2, 3, 4]}, method="ctmc", progress=False)
+    flags = frame[frame.bottleneck]
+    before = flags[flags["tok.tokens"] == 2]["name"].tolist()
+    after = flags[flags["tok.tokens"] == 3]["name"].tolist()
+    assert before != after                         # the solver says it moves
+    ax = qm.plot.utilization(frame, x="tok.tokens")
+    assert "tok" in _labels(ax)
+    [(v, a, b)] = ax.switch_points
+    assert 2 <= v <= 3 and [a] == before and [b] == after
+
+
+def _pool_cycle():
+    return qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 0.5), qm.Delay("z", 2.0)],
+                      [qm.Closed("t", 5, routing={"a": {"b": 1}, "b": {"z": 1}, "z": {"a": 1}})],
+                      pools=[qm.TokenPool("tok", 1, "a", "b")])
+
+
+def test_response_time_breakdown_of_a_pool_model_adds_up_to_r():
+    """Jobs waiting for a token are in no station, so the breakdown of a
+    model with a pool stacked to 3.5 s where R = 7.5 s (the CTMC).  A
+    ``waiting for tok`` segment (jobs waiting / X, Little's law) completes
+    it, for a solved and a simulated result and for a sweep table."""
+    net = _pool_cycle()
+    r = qm.solve(net, method="ctmc")
+    ax = qm.plot.response_time_breakdown(r)
+    assert sum(p.get_height() for p in ax.patches) == pytest.approx(r.R["t"], rel=1e-9)
+    assert "waiting for tok" in ax.get_legend_handles_labels()[1]
+    plt.close("all")
+    s = qm.simulate(net, seed=1, horizon=500.0, replications=4, progress=False)
+    ax = qm.plot.response_time_breakdown(s)
+    assert sum(p.get_height() for p in ax.patches) == pytest.approx(s.R["t"].mean, rel=0.02)
+    plt.close("all")
+    df = qm.sweep(net, {"tok.tokens": [1, 2]}, method="ctmc", progress=False)
+    ax = qm.plot.response_time_breakdown(df, x="tok.tokens")
+    assert "waiting for tok" in ax.get_legend_handles_labels()[1]
+    top = ax.collections[-1].get_paths()[0].vertices[:, 1].max()   # the stack's upper edge
+    assert top == pytest.approx(df[df.scope == "class"]["R"].max(), rel=1e-9)
+
+
+def test_plot_of_a_symbolic_result_is_a_typed_refusal():
+    """``qm.mva_symbolic(net).plot()`` died in a bare "Cannot convert
+    expression to float"; it is an UnsupportedModelError pointing to
+    ``evaluate``, and the evaluated result plots its numbers (U of the
+    single station at S = 1, N = 1: one job always there, U = 1)."""
+    import sympy as sp
+
+    S = sp.Symbol("S", positive=True)
+    net = qm.Network([qm.Queue("cpu", S)], [qm.Closed("t", 1, visits={"cpu": 1})])
+    r = qm.mva_symbolic(net)
+    with pytest.raises(qm.UnsupportedModelError, match="evaluate"):
+        r.plot()
+    with pytest.raises(qm.UnsupportedModelError, match="evaluate"):
+        qm.plot.stations(r)
+    ax = qm.plot.stations(r.evaluate({"S": 1}))
+    assert [p.get_height() for p in ax.patches] == pytest.approx([1.0])
+
+
+def test_plot_misuse_is_typed_and_says_what_to_do():
+    """Four slips that ended in bare pandas/attribute errors: a hue column
+    the table lacks (KeyError), compare() given two analytic results
+    (AttributeError 'mean'), stations() given bounds (no 'U'), and the
+    breakdown of a table where two parameters vary told the user to pass a
+    hue= it does not take."""
+    net = central()
+    frame = qm.sweep(net, {"disk2.service": [0.02, 0.1], "tx.population": [2, 5]},
+                     progress=False)
+    with pytest.raises(qm.InvalidValueError, match="no column 'nope'"):
+        qm.plot.sweep(frame, x="tx.population", hue="nope")
+    r = qm.mva(net)
+    with pytest.raises(qm.InvalidValueError, match="no confidence intervals"):
+        qm.plot.compare(r, r)
+    with pytest.raises(qm.InvalidValueError, match="bounds have no per-station"):
+        qm.plot.stations(qm.bounds(net))
+    with pytest.raises(qm.InvalidValueError, match=r"frame\.query") as e:
+        qm.plot.response_time_breakdown(frame, x="tx.population")
+    assert "hue=" not in str(e.value)
+
+
+def test_utilization_leaves_out_delay_stations_by_default():
+    """The README's two-tier model has a 'users' delay whose U is the mean
+    number of users thinking (about 40): drawn among the queues' fractions
+    it flattened every other line.  The sweep names its delay stations
+    (attrs["delays"]) and the plot leaves them out unless asked for."""
+    net = qm.Network([qm.Delay("users", 5.0), qm.Queue("cpu", 0.010, servers=4),
+                      qm.Queue("disk", 0.025)],
+                     [qm.Closed("tx", 40, visits={"users": 1, "cpu": 1, "disk": 0.27})])
+    frame = qm.sweep(net, {"disk.service": [0.025, 0.5]}, progress=False)
+    assert frame.attrs["delays"] == ["users"]
+    users_u = frame[(frame.name == "users")]["U"].max()
+    assert users_u > 1          # the mean number busy at the delay (why it is left out)
+    ax = qm.plot.utilization(frame, x="disk.service")
+    assert _labels(ax) == ["cpu", "disk"]
+    assert ax.get_ylim()[1] <= 1.2
+    ax = qm.plot.utilization(frame, x="disk.service", stations=["users", "disk"])
+    assert _labels(ax) == ["users", "disk"]
+
+
+def test_utilization_of_a_model_function_sweep_leaves_out_busy_delays():
+    """A sweep of a model function carries no list of delays (the function
+    is not called again for it); a station whose U exceeds 1 (a delay's
+    mean number busy: no server or pool fraction can) is left out too."""
+    def build(s):
+        return qm.Network([qm.Delay("users", 5.0), qm.Queue("disk", s)],
+                          [qm.Closed("tx", 40, visits={"users": 1, "disk": 1})])
+
+    frame = qm.sweep(build, {"s": [0.025, 0.05]}, progress=False)
+    assert "delays" not in frame.attrs
+    assert _labels(qm.plot.utilization(frame, x="s")) == ["disk"]

@@ -82,3 +82,37 @@ def test_table_with_many_tied_bottlenecks_names_twenty_and_counts_the_rest():
     last = r.table().splitlines()[-1]
     assert last.startswith("bottleneck (tie): s0 (U = ")
     assert last.endswith(f", ... ({K} tied)") and last.count("(U = ") == 20
+
+
+def test_pool_tokens_and_holding_time_in_every_display_of_a_ctmc_result():
+    """The CTMC does not repeat a pool's tokens in its info: ``table()``
+    printed "tokens None", ``to_dict()`` gave ``"tokens": None`` and
+    ``to_frame()`` a NaN holding time, while the notebook display showed
+    both.  Every display reads the model's tokens and, where the solver
+    gives none, the holding time by Little's law H = held / X_acquire.
+    By hand: one token over two 1-second stations with 4 jobs is never
+    idle, so X = 1/2, held = 1 and H = 2 s."""
+    net = qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 1.0)],
+                     [qm.Closed("t", 4, routing={"a": {"b": 1}, "b": {"a": 1}})],
+                     pools=[qm.TokenPool("tok", 1, "a", "b")])
+    r = qm.solve(net, method="ctmc")
+    assert r.X["t"] == pytest.approx(0.5, abs=1e-12)
+    assert "tokens 1," in r.table() and "None" not in r.table()
+    assert r.to_dict()["pools"]["tok"]["tokens"] == 1
+    row = r.to_frame().loc["tok"]
+    assert row["servers"] == 1 and row["R"] == pytest.approx(2.0, abs=1e-12)
+    assert "None" not in r._repr_html_()
+    # the decomposition reports both itself: the same figures
+    d = qm.solve(net, method="decomposition").to_frame().loc["tok"]
+    assert d["servers"] == 1 and d["R"] == pytest.approx(2.0, abs=1e-9)
+
+
+def test_to_frame_of_an_unknown_kind_is_a_qmodels_error(result):
+    """``to_frame("station")`` (singular) was a bare ValueError; it is an
+    InvalidValueError (still a ValueError) for analytic and simulated
+    results alike."""
+    with pytest.raises(qm.InvalidValueError, match="kind must be 'stations'"):
+        result.to_frame("station")
+    s = qm.simulate(result.network, seed=1, horizon=50.0, replications=2, progress=False)
+    with pytest.raises(qm.InvalidValueError, match="kind must be 'stations'"):
+        s.to_frame("station")

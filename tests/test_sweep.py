@@ -445,3 +445,145 @@ def test_qm_sweep_callable_whatever_the_import_order():
                          env=dict(os.environ, PYTHONPATH=os.getcwd()), timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "4"
+
+
+# -- user audit: open classes under bounds, token pools in the table ---------
+
+def test_bounds_sweep_of_an_open_class():
+    """An open class has no N* (Bounds.saturation_population is None): the
+    sweep used to die with a bare TypeError; now N_star is NaN and the
+    throughput bounds are the arrival rate itself (X = lambda, by hand), X_max
+    = 1/Dmax."""
+    net = qm.Network([qm.Queue("cpu", 0.010), qm.Queue("disk", 0.025)],
+                     [qm.Open("web", 10.0, visits={"cpu": 1, "disk": 1})])
+    df = qm.sweep(net, {"web.arrival_rate": [1.0, 20.0]}, method="bounds", progress=False)
+    cls = df[df.scope == "class"].reset_index(drop=True)
+    assert cls["X_lower"].tolist() == [1.0, 20.0] and cls["X_upper"].tolist() == [1.0, 20.0]
+    assert cls["N_star"].isna().all()
+    assert cls["X_max"].tolist() == pytest.approx([1 / 0.025] * 2, rel=1e-12)
+
+
+def _one_token_pair(n=20, tokens=1):
+    """One token held over two 1-second stations: with n >= 2 jobs the token
+    is never idle, so (by hand) X = tokens / 2 s for tokens = 1, the pool's
+    utilisation is 1 and n - 1 jobs wait for the token."""
+    return qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 1.0)],
+                      [qm.Closed("t", n, routing={"a": {"b": 1}, "b": {"a": 1}})],
+                      pools=[qm.TokenPool("tok", tokens, "a", "b")])
+
+
+def test_pool_rows_carry_the_bottleneck():
+    """A pool that is the bottleneck used to vanish from the table: every
+    station row said bottleneck False.  Now each pool has a row (scope
+    "pool") with its utilisation, the jobs waiting for a token and the
+    bottleneck flag, for solved, simulated and bounded points."""
+    net = _one_token_pair(n=4)
+    df = qm.sweep(net, {"tok.tokens": [1]}, method="ctmc", progress=False)
+    pool = df[df.scope == "pool"].set_index("name")
+    assert pool.loc["tok", "bottleneck"]
+    assert not df[df.scope == "station"]["bottleneck"].any()
+    assert pool.loc["tok", "U"] == pytest.approx(1.0, abs=1e-12)     # by hand
+    assert pool.loc["tok", "Q"] == pytest.approx(3.0, abs=1e-12)     # n - 1 wait
+    # the same rows as the result's own table
+    res = qm.solve(net, method="ctmc")
+    frame = res.to_frame().loc["tok"]
+    assert pool.loc["tok", "U"] == frame["U"] and pool.loc["tok", "Q"] == frame["Q"]
+    # bounds: the pool alone limits X to 1/2 (stations allow 1): flagged
+    b = qm.sweep(net, {"tok.tokens": [1]}, method="bounds", progress=False)
+    assert b[b.scope == "pool"]["bottleneck"].tolist() == [True]
+    assert not b[b.scope == "station"]["bottleneck"].any()
+    # sim: the pool's U with its half-width
+    s = qm.sweep(net, {"tok.tokens": [1]}, method="sim", seed=1,
+                 options={"horizon": 200.0, "replications": 3}, progress=False)
+    sp_ = s[s.scope == "pool"].iloc[0]
+    assert sp_["bottleneck"] and abs(sp_["U"] - 1.0) <= sp_["U_hw"] + 1e-9
+    # stations=False keeps the class rows only; a pool can be named
+    assert set(qm.sweep(net, {"tok.tokens": [1]}, method="ctmc", stations=False,
+                        progress=False)["scope"]) == {"class"}
+    kept = qm.sweep(net, {"tok.tokens": [1]}, method="ctmc", stations=["tok"], progress=False)
+    assert kept["name"].tolist() == ["t", "tok"]
+
+
+def test_store_refusals_are_typed_and_early(tmp_path):
+    """A store path that is a file, and a parameter whose values Parquet
+    cannot hold (a Power object), used to end in a bare FileExistsError and
+    pyarrow's ArrowInvalid (the latter after solving the points); both are
+    InvalidValueError naming the store or the parameter now, before any
+    work.  Without a store the object axis still sweeps."""
+    f = tmp_path / "model.yaml"
+    f.write_text("not a directory")
+    with pytest.raises(qm.InvalidValueError, match="model.yaml"):
+        qm.sweep(BASE, {"disk.service": [0.01]}, store=f, progress=False)
+    vary = {"disk.power": [qm.Power(busy=6.8, idle=4.0), None]}
+    with pytest.raises(qm.InvalidValueError, match="'disk.power'.*Power"):
+        qm.sweep(BASE, vary, store=tmp_path / "st", progress=False)
+    assert not (tmp_path / "st").exists()       # refused before the store was made
+    assert qm.sweep(BASE, vary, progress=False)["point"].nunique() == 2
+
+
+def test_record_a_value_the_model_rejects_on_the_exact_route():
+    """on_error="record" with method "exact" used to raise a population of
+    -1 (found while choosing the batched route, without its point); now the
+    point is recorded and the valid point keeps its exact figures (one job,
+    no queue: X = 1 / (D + Z), by hand)."""
+    df = qm.sweep(BASE, {"tx.population": [1, -1]}, on_error="record", progress=False)
+    err = df[df.scope == "error"]
+    assert err["point"].tolist() == [1] and err["name"].tolist() == ["PopulationError"]
+    x1 = df[(df.scope == "class") & (df.point == 0)]["X"].iloc[0]
+    assert x1 == pytest.approx(1 / (1.0 + 0.010 + 0.8 * 0.025 + 0.5), rel=1e-12)
+    with pytest.raises(qm.PopulationError, match="sweep point 1"):
+        qm.sweep(BASE, {"tx.population": [1, -1]}, progress=False)
+
+
+def test_cli_sweep_out_into_a_missing_directory(tmp_path, capsys):
+    """``--out`` into a directory that does not exist used to solve the
+    whole sweep and then die with a bare OSError traceback; it is one
+    ``error:`` line and exit status 2 now, and nothing is solved."""
+    model = tmp_path / "m.yaml"
+    model.write_text(MODEL_YAML)
+    capsys.readouterr()
+    for out in (tmp_path / "no" / "such" / "r.parquet", tmp_path):
+        rc = _cli(["sweep", str(model), "--vary", "tx.population=1,2", "--out", str(out)])
+        err = capsys.readouterr().err
+        assert rc == 2 and err.startswith("error: --out") and err.count("\n") == 1, err
+
+
+def test_store_keeps_tuple_parameters_as_given(tmp_path):
+    """Rate multipliers (tuples) are stored; a resumed sweep used to hand
+    them back as numpy arrays, so a resumed table differed from a fresh
+    one.  Both are the same table now, and the store check of the previous
+    test does not refuse them."""
+    net = qm.Network([qm.LoadDependent("raid", 0.02, rate_multipliers=(1, 1.8)),
+                      qm.Queue("cpu", 0.01)], [qm.Closed("t", 5, visits={"raid": 1, "cpu": 1})])
+    vary = {"raid.rate_multipliers": [(1, 2), (1, 2, 3)]}
+    fresh = qm.sweep(net, vary, progress=False)
+    first = qm.sweep(net, vary, store=tmp_path / "st", progress=False)
+    again = qm.sweep(net, vary, store=tmp_path / "st", progress=False)
+    assert again.attrs["stored"] == 2
+    pd.testing.assert_frame_equal(fresh, first, check_exact=True)
+    pd.testing.assert_frame_equal(fresh, again, check_exact=True)
+    assert again["raid.rate_multipliers"].iloc[0] == (1, 2)
+
+
+def test_sweep_a_symbol_of_the_model_by_its_name():
+    """A symbolic model (README: buffer slots B) could not be swept: "B"
+    was refused as a malformed path, and the bounds of the symbolic network
+    died in a bare TypeError (float of an expression).  A symbol is swept
+    by its name now (each point equals exact MVA of qm.substitute at that
+    value), and a symbol left in is a typed refusal that names it."""
+    import sympy as sp
+
+    B = sp.Symbol("B", positive=True)
+    net = qm.Network([qm.Queue("buffer", sp.Rational(8, 10**6), servers=B),
+                      qm.Queue("dma", sp.Rational(1, 10**6)),
+                      qm.Delay("node", sp.Rational(2, 10**5))],
+                     [qm.Closed("pkt", 4, visits={"buffer": 1, "dma": 1, "node": 1})])
+    df = qm.sweep(net, {"B": [1, 2]}, progress=False)
+    for i, b in enumerate([1, 2]):
+        _check_point(df, i, qm.mva(qm.substitute(net, {"B": b})))
+    bdf = qm.sweep(net, {"B": [1, 2], "pkt.population": [3]}, method="bounds", progress=False)
+    ref = qm.bounds(qm.substitute(net, {"B": 2}).with_population(3, "pkt"))
+    assert bdf[bdf.scope == "class"]["X_upper"].iloc[1] == pytest.approx(
+        ref.throughput_upper, rel=1e-12)
+    with pytest.raises(qm.UnsupportedModelError, match="symbol.*B"):
+        qm.sweep(net, {"pkt.population": [1, 2]}, method="bounds", progress=False)

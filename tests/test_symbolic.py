@@ -392,3 +392,18 @@ def test_errors_in_symbolic_bounds():
     op = qm.Network([qm.Queue("a", D1)], [qm.Open("o", 1.0, visits={"a": 1})])
     with pytest.raises(UnsupportedModelError, match="class 'o' is open"):
         symbolic_bounds(op)
+
+
+def test_symbolic_bounds_of_a_deterministic_fcfs_cycle_are_aba_only():
+    """symbolic_bounds used to die with a bare TypeError once the numeric
+    bounds (rightly) gave no BJB for a deterministic FCFS queue.  It gives
+    ABA with the note saying why; at S = 1 the true X = 1 (two jobs
+    alternate without waiting in a cycle of two unit deterministic
+    services, by hand) lies within them."""
+    S = sp.Symbol("S", positive=True)
+    net = qm.Network([qm.Queue("cpu", S, distribution=qm.Deterministic()), qm.Queue("disk", 1)],
+                     [qm.Closed("tx", 2, routing={"cpu": {"disk": 1}, "disk": {"cpu": 1}})])
+    b = qm.symbolic_bounds(net)
+    assert b.bjb is None and any("BJB" in n for n in b.notes)
+    at1 = b.evaluate({"S": 1})
+    assert at1.throughput_lower <= 1.0 <= at1.throughput_upper

@@ -196,3 +196,29 @@ def test_assertions_refuse_what_they_cannot_check():
         assert_operational_laws(qm.mva_symbolic(net))
     with pytest.raises(TypeError, match="analytic Result"):
         assert_operational_laws(object())
+
+
+def test_laws_hold_for_a_pool_model_counting_the_jobs_waiting_for_a_token():
+    """A CTMC or decomposition result of a model with a token pool failed
+    assert_operational_laws (R = 8 != 2, sum Q = 1 != N = 4): the jobs
+    waiting for a token are at no station.  Counting them (info["pools"]),
+    the laws hold; by hand, one token over two 1-second stations with 4
+    jobs: X = 1/2, R = N / X = 8, one job at the stations, 3 waiting.  A
+    wrong waiting count is still caught."""
+    net = qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 1.0)],
+                     [qm.Closed("t", 4, routing={"a": {"b": 1}, "b": {"a": 1}})],
+                     pools=[qm.TokenPool("tok", 1, "a", "b")])
+    for method in ("ctmc", "decomposition"):
+        r = qm.solve(net, method=method)
+        assert r.R["t"] == pytest.approx(8.0, abs=1e-9)
+        assert_operational_laws(r)
+    bad = dataclasses.replace(r, info={**r.info, "pools": {"tok": {**r.info["pools"]["tok"],
+                                                                   "waiting": 2.0}}})
+    with pytest.raises(AssertionError, match="job conservation"):
+        assert_operational_laws(bad)
+    # two closed classes sharing the pool: conservation summed over them
+    two = qm.Network(net.stations,
+                     [qm.Closed("t", 2, routing={"a": {"b": 1}, "b": {"a": 1}}),
+                      qm.Closed("u", 1, routing={"a": {"b": 1}, "b": {"a": 1}})],
+                     pools=[qm.TokenPool("tok", 1, "a", "b")])
+    assert_operational_laws(qm.solve(two, method="ctmc"))

@@ -342,7 +342,7 @@ CATALOG: tuple[Case, ...] = (
                             [qm.Closed("tx", 10, think_time=0.5,
                                        visits={"cpu": 1.0, "disk": 1.0})]),
          (("X", "tx"), ("R", "tx"), ("Q", "disk")), exact=None,
-         analytic={"MVA (exponential)": mva_route}, horizon=2e3),
+         analytic={"MVA (exponential)": mva_ignoring}, horizon=2e3),
 )
 
 #: the subset run by ``--fast`` and by the unit tests (a few seconds)

@@ -51,7 +51,46 @@ def _require_numeric(net: Network, solver: str):
                 f"{solver} cannot represent it: rescale the time unit")
 
 
+def _exponential(dist) -> bool:
+    """Whether a service distribution is the exponential (None is the
+    default exponential; an Erlang of one phase and a balanced
+    hyperexponential of SCV 1 are the exponential too)."""
+    from ..model.distributions import Erlang, Exponential, HyperExponential
+
+    if dist is None or isinstance(dist, Exponential):
+        return True
+    if isinstance(dist, Erlang):
+        return int(dist.k) == 1
+    if isinstance(dist, HyperExponential):
+        return float(dist.scv) == 1.0
+    return False
+
+
+def _check_service_shapes(net: Network, solver: str):
+    """Product form (BCMP type 1; Baskett, Chandy, Muntz & Palacios 1975)
+    needs exponential service at an FCFS queue; PS and delay stations are
+    insensitive to the shape (types 2 and 3).  An FCFS queue that a class
+    visits with another shape is refused, naming the station: the
+    product-form answer would be that of the exponential, silently (M/D/1
+    waits half as long as M/M/1; Kleinrock 1975, eq. 5.85)."""
+    V = net.visits
+    for k, s in enumerate(net.stations):
+        if not isinstance(s, Queue) or s.discipline != "fcfs" or _exponential(s.distribution):
+            continue
+        if not any(V[i][k] != 0 for i in range(len(net.classes))):
+            continue
+        d = s.distribution
+        raise UnsupportedModelError(
+            f"station {s.name!r}: FCFS with {type(d).__name__} service (scv {d.scv:g}) "
+            f"breaks product form, which needs exponential service at an FCFS queue; "
+            f"{solver} would answer as if it were exponential: use method='sim', "
+            "discipline='ps' where the server is shared, or drop the distribution"
+        )
+
+
 def _check_capacities(net: Network, population: int | None, solver: str):
+    """Refuse what breaks product form, naming the pool or station: token
+    pools, a finite capacity that can bind, a non-exponential FCFS queue."""
     if net.pools:
         p = net.pools[0]
         raise UnsupportedModelError(
@@ -69,6 +108,7 @@ def _check_capacities(net: Network, population: int | None, solver: str):
             f"(population {population if population is not None else 'open'}); "
             f"{solver} assumes product form: use method='sim' or qmodels.analytic.ctmc"
         )
+    _check_service_shapes(net, solver)
 
 
 def _station_shape(s, N: int, shortcuts: bool = True):

@@ -423,6 +423,23 @@ def _u_upper(s, d, x_hi):
 # what the bounds accept
 # ---------------------------------------------------------------------------
 
+def _fcfs_shape(net: Network) -> str | None:
+    """The first FCFS queue some class visits with non-exponential service,
+    described for a note or an error, else None.  BJB, GB, PB and the
+    multi-class bounds rest on product form (the arrival theorem), which
+    such a station breaks; ABA is operational and holds for any shape."""
+    from ._common import _exponential
+
+    V = net.visits
+    for k, s in enumerate(net.stations):
+        if getattr(s, "discipline", None) != "fcfs" or _exponential(s.distribution):
+            continue
+        if any(V[i][k] != 0 for i in range(len(net.classes))):
+            d = s.distribution
+            return f"station {s.name!r} (FCFS, {type(d).__name__} service, scv {d.scv:g})"
+    return None
+
+
 def _check_capacities(net: Network):
     closed_total = sum(c.population for c in net.closed_classes)
     for s in net.stations:
@@ -508,9 +525,11 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
         symbolic multi-class network: no bound is proven there, and the
         message names the station or pool.
     """
-    from ..errors import UnstableError
+    from ..errors import InvalidValueError, UnstableError
     from .bounds_multiclass import multiclass_bounds, pool_bounds
 
+    if not isinstance(net, Network):
+        raise InvalidValueError(f"bounds needs a qmodels Network, got {type(net).__name__}")
     ci = _class_of(net, cls)
     c = net.classes[ci]
     _check_capacities(net)
@@ -520,7 +539,12 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
         return pool_bounds(net, c.name)
     if not opt:
         return _all_delay(net, c, delay)
+    shape = _fcfs_shape(net)
     if len(net.classes) > 1:
+        if shape is not None:
+            raise UnsupportedModelError(
+                f"{shape} breaks product form, on which the multi-class bounds rest "
+                "(arrival theorem): no multi-class bound is proven here; use method='sim'")
         return multiclass_bounds(net, c.name)
     if isinstance(c, Closed):
         N = c.population
@@ -534,15 +558,24 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
         gb = pb = None
         notes: tuple = ()
         sets = [aba, bjb]
-        if sym:
+        if shape is not None:
+            # the BJB/GB/PB of the exponential model can cut off the true X
+            # (deterministic service: X above the BJB upper bound)
+            bjb = None
+            sets = [aba]
+            notes = (f"{shape} breaks product form: BJB, GB and PB need it and are not "
+                     "given; ABA holds for any service shape",)
+        elif sym:
             notes = ("GB and PB are computed for numeric networks only",)
         elif N >= 1:
             extra = _gb_pb(opt, pes, delay, c.think_time, N)
             gb, pb = extra["gb"], extra["pb"]
             sets += [gb, pb]
-        if sym:
+        if sym and bjb is not None:
             xl, xh = _smax(aba[0], bjb[0]), _smin(aba[1], bjb[1])
             rl, rh = _smax(aba[2], bjb[2]), _smin(aba[3], bjb[3])
+        elif sym:
+            xl, xh, rl, rh = aba
         else:
             xl, xh = max(s[0] for s in sets), min(s[1] for s in sets)
             rl, rh = max(s[2] for s in sets), min(s[3] for s in sets)
@@ -576,4 +609,10 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
     bjb = (lam, lam, bjb_lo, bjb_hi)
     rl = _smax(D_nc, bjb_lo)
     bn = () if sym else bottleneck(net, c.name)
+    if shape is not None:
+        # the open BJB is the M/M/1 response time: an M/G/1 with SCV > 1
+        # waits longer (Pollaczek-Khinchine), so only ABA is proven
+        return Bounds(net, c.name, lam, lam, lam, D_nc, math.inf, aba, None, Xmax, None, bn,
+                      notes=(f"{shape} breaks product form: BJB needs it and is not given; "
+                             "ABA holds for any service shape",))
     return Bounds(net, c.name, lam, lam, lam, rl, bjb_hi, aba, bjb, Xmax, None, bn)

@@ -644,7 +644,7 @@ def decompose(net: Network, *, curve: bool = False, inner: str = "auto") -> Resu
         Several classes, an open class, symbolic parameters, a pool used by
         a class given by visits without a ``path``, a second entry into a
         pool's sub-path, pools sharing stations without one entry, a think
-        time spent inside a pool.
+        time spent inside a pool, an FCFS queue with non-exponential service.
 
     Notes
     -----
@@ -668,6 +668,11 @@ def decompose(net: Network, *, curve: bool = False, inner: str = "auto") -> Resu
     >>> r.method, round(r.info["pools"]["buf"]["held"], 3) <= 2
     ('decomposition', True)
     """
+    from ._common import _check_service_shapes
+
+    # the flow-equivalent servers and the CTMC inside a group are those of
+    # exponential FCFS queues: another shape would be answered as exponential
+    _check_service_shapes(net, "the decomposition")
     return _decompose(net, curve=curve, inner=inner)
 
 

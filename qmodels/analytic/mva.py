@@ -468,6 +468,8 @@ def mva(net: Network, *, curve: bool = False, progress: bool | None = None) -> R
     or mixed), whose population lattice can be large: ``progress`` (None:
     in a terminal or Jupyter, not in CI) shows a bar over it.
     """
+    if not isinstance(net, Network):
+        raise InvalidValueError(f"mva needs a qmodels Network, got {type(net).__name__}")
     if len(net.classes) == 1:
         if isinstance(net.classes[0], Closed):
             return mva_single(net, curve=curve)

@@ -13,6 +13,7 @@ import numbers
 from fractions import Fraction
 from typing import Any
 
+from ..errors import InvalidValueError
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from .decode import _DIST_ATTR, _DISTS, _check_text, _Errors
 from .expressions import _expr_printer
@@ -37,7 +38,7 @@ def _out(v, symbols: dict):
     if _is_sympy(v):
         for s in v.free_symbols:
             if not s.name.isidentifier() or keyword.iskeyword(s.name):
-                raise ValueError(f"symbol {s.name!r} cannot be written to a model file: its "
+                raise InvalidValueError(f"symbol {s.name!r} cannot be written to a model file: its "
                                  "name must be letters, digits and _")
             symbols[s.name] = s
         if v.is_Integer:
@@ -76,8 +77,9 @@ def _check_names(net: Network) -> None:
             errs = _Errors()
             if _check_text(item.name, "", errs) != item.name or errs.items:
                 why = errs.items[0][1] if errs.items else "it is not in Unicode NFC form"
-                raise ValueError(f"{what} name {item.name!r} cannot be written to a model file "
-                                 f"that reads back the same: {why}")
+                raise InvalidValueError(
+                    f"{what} name {item.name!r} cannot be written to a model file "
+                    f"that reads back the same: {why}")
 
 
 def _station_out(s, symbols: dict) -> dict:

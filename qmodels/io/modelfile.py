@@ -83,7 +83,7 @@ import stat
 import sys
 from pathlib import Path
 
-from ..errors import ModelFileError
+from ..errors import InvalidValueError, ModelFileError
 from ..model.network import Network
 from .decode import MAX_DEPTH, _Errors, _join, from_dict
 from .encode import to_dict
@@ -249,7 +249,7 @@ def parse(text: str, *, fmt: str = "yaml", source: str = "model"):
 def loads(text: str, *, source: str = "model", format: str = "yaml") -> Network:
     """A Network from YAML (default; a superset of JSON) or JSON text."""
     if format not in ("yaml", "json"):
-        raise ValueError(f"format must be 'yaml' or 'json', got {format!r}")
+        raise InvalidValueError(f"format must be 'yaml' or 'json', got {format!r}")
     return from_dict(parse(text, fmt=format, source=source), source=source)
 
 
@@ -339,7 +339,7 @@ def dumps(net: Network, format: str = "yaml") -> str:
     if format == "json":
         return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if format != "yaml":
-        raise ValueError(f"format must be 'yaml' or 'json', got {format!r}")
+        raise InvalidValueError(f"format must be 'yaml' or 'json', got {format!r}")
     import yaml
 
     buf = io.StringIO()
@@ -357,7 +357,7 @@ def _format_of(path, default=None) -> str:
         return default or "yaml"
     fmt = _SUFFIXES.get(Path(str(path)).suffix.lower())
     if fmt is None:
-        raise ValueError(f"cannot tell the format of {str(path)!r} from its suffix: use "
+        raise InvalidValueError(f"cannot tell the format of {str(path)!r} from its suffix: use "
                          f"{', '.join(_SUFFIXES)}")
     return fmt
 

@@ -14,7 +14,7 @@ Notation (Lazowska et al., *Quantitative System Performance*, 1984, ch. 3):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -463,6 +463,13 @@ class Network:
     is_symbolic: bool = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self):
+        for what, v, hint in (("stations", self.stations, "[qm.Queue(...), ...]"),
+                              ("classes", self.classes, "[qm.Closed(...), ...]"),
+                              ("pools", self.pools, "[qm.TokenPool(...), ...]")):
+            if isinstance(v, (str, bytes, Mapping)) or not isinstance(v, Iterable):
+                # one Closed(...) alone used to fail as "'Closed' object is not iterable"
+                raise InvalidValueError(
+                    f"Network {what} must be a list, e.g. {hint}; got {type(v).__name__}")
         stations, classes, pools = tuple(self.stations), tuple(self.classes), tuple(self.pools)
         object.__setattr__(self, "stations", stations)
         object.__setattr__(self, "classes", classes)

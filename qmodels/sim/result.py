@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .. import _format as h
 from .._format import format_table
+from ..errors import InvalidValueError
 from ..model.network import FrozenMap, Network
 from ..results import Figures
 from .stats import _g
@@ -177,7 +178,8 @@ class SimResult:
             metrics, index = ("X", "U", "Q", "R"), ("station", "class")
             get = lambda m, k: getattr(self, m)[k]  # noqa: E731
         else:
-            raise ValueError(f"kind must be 'stations', 'classes' or 'per_class', got {kind!r}")
+            raise InvalidValueError(
+                f"kind must be 'stations', 'classes' or 'per_class', got {kind!r}")
         data = {}
         for m in metrics:
             for part in ("mean", "low", "high"):

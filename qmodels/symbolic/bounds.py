@@ -180,16 +180,16 @@ def symbolic_bounds(net: Network, cls: str | None = None) -> SymbolicBounds:
         response_time_lower=ex(b.response_time_lower),
         response_time_upper=ex(b.response_time_upper),
         aba=tuple(ex(v) for v in b.aba),
-        bjb=tuple(ex(v) for v in b.bjb),
+        bjb=None if b.bjb is None else tuple(ex(v) for v in b.bjb),
         max_throughput=ex(b.max_throughput),
         saturation_population=ex(b.saturation_population),
     )
     syms: set = set()
     for v in vals.values():
-        for e in (v if isinstance(v, tuple) else (v,)):
+        for e in (v if isinstance(v, tuple) else (v,) if v is not None else ()):
             syms |= e.free_symbols
     return SymbolicBounds(
         network=net_exact, class_name=b.class_name, population=exact(b.population),
         parameters=tuple(sorted(syms | set(free_symbols(net)), key=lambda s: s.name)),
-        **vals,
+        notes=b.notes, **vals,
     )

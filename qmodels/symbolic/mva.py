@@ -356,6 +356,9 @@ def _check_mva_input(net, max_population: int):
                 f"station {s.name!r}: finite capacity {s.capacity} can bind (population "
                 f"{N}); mva_symbolic assumes product form"
             )
+    from ..analytic._common import _check_service_shapes
+
+    _check_service_shapes(net, "mva_symbolic")
     return cls, N
 
 

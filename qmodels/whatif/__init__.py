@@ -35,6 +35,8 @@ A path names a model object, then an attribute, then (for mappings) a key:
                                   (``tx.demands.disk``, ``tx.service.disk``,
                                   ``tx.routing.cpu.disk``)
 ``"buf.tokens"``                  token pool ``buf``: tokens
+``"B"``                           a sympy symbol ``B`` of the model (put in
+                                  with :func:`qmodels.substitute`)
 ================================  ==========================================
 
 Every change goes through :func:`dataclasses.replace` on the frozen model
@@ -48,8 +50,9 @@ probability is swept (the function keeps each routing row summing to 1).
 The table
 ---------
 Columns: ``point`` (0..P-1, grid order), one column per parameter, ``method``,
-``scope`` (``"class"`` or ``"station"``), ``name`` (class or station name)
-and the figures, in the vocabulary of :mod:`qmodels.results`:
+``scope`` (``"class"``, ``"station"`` or, for a model with token pools,
+``"pool"``), ``name`` (class, station or pool name) and the figures, in the
+vocabulary of :mod:`qmodels.results`:
 
 * analytic methods: ``X``, ``R``, ``Q``, ``U`` (``U`` per station only),
   ``D`` (total demand) and ``bottleneck`` (station rows);
@@ -57,11 +60,15 @@ and the figures, in the vocabulary of :mod:`qmodels.results`:
   ``R_hw``, ``Q_hw``, ``U_hw`` (level in ``frame.attrs["level"]``);
 * ``bounds``: ``X_lower``, ``X_upper``, ``R_lower``, ``R_upper``, ``N_star``,
   ``X_max`` per class; ``D`` and ``bottleneck`` per station;
+* a token pool's row (as in the result's ``to_frame()``): ``U`` tokens
+  held / tokens, ``Q`` jobs waiting for a token, ``bottleneck`` (a pool
+  competes for it like a station), X, R and D NaN; with ``bounds`` only
+  ``bottleneck``;
 * with ``on_error="record"``, a point that failed has one row, ``scope ==
   "error"``, with the error's class in ``name`` and its message in ``error``.
 
 ``stations=False`` keeps the class rows only (the compact table of a very
-large sweep); ``stations=["disk"]`` keeps the stations named.
+large sweep); ``stations=["disk"]`` keeps the stations (and pools) named.
 
 Single-class product-form sweeps with ``method="exact"`` are solved all at
 once by :func:`qmodels.batch.mva_batch` (compiled, parallel over points);

@@ -28,11 +28,18 @@ _BATCH_FIELDS = {
 
 
 def _batchable_net(net: Network) -> bool:
+    from ..analytic._common import _exponential
+
     if net.is_symbolic or net.pools or len(net.classes) != 1:
         return False
     if not isinstance(net.classes[0], Closed):
         return False
-    return all(isinstance(s, (Delay, Queue)) and s.capacity is None for s in net.stations)
+    # an FCFS queue with another service shape is not product form: the
+    # one-by-one route refuses it with exact MVA's message
+    return all(isinstance(s, (Delay, Queue)) and s.capacity is None
+               and (isinstance(s, Delay) or s.discipline != "fcfs"
+                    or _exponential(s.distribution))
+               for s in net.stations)
 
 
 def _arrays(net: Network):
@@ -77,7 +84,12 @@ def _batch_ok(spec: _Spec, points: _Grid) -> bool:
             return False
         mine = [np.zeros(len(V0), bool) for _ in range(3)] + [False, False]
         for v in np.unique(col):
-            net = apply(base, {name: v})
+            try:
+                net = apply(base, {name: v})
+            except QModelsError:
+                # a value the model rejects: the one-by-one route raises it
+                # with its point, or records it (on_error="record")
+                return False
             if not _batchable_net(net) or net.classes[0].name != base.classes[0].name:
                 return False
             Vj, Sj, cj, Nj, Zj = _arrays(net)

@@ -79,6 +79,16 @@ def parse_values(path: str, text: str) -> list:
     return vals
 
 
+def _check_out(out: Path) -> None:
+    """Refuse an output file that cannot be written before the sweep runs
+    (a missing directory, a directory in its place), not after it."""
+    if out.is_dir():
+        raise InvalidValueError(f"--out {out}: is a directory; give a file name")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise InvalidValueError(f"--out {out}: no directory {str(parent)!r}")
+
+
 def cmd_sweep(args) -> int:
     from ..errors import ModelFileError
     from ..io import modelfile
@@ -93,6 +103,8 @@ def cmd_sweep(args) -> int:
             if path in vary:
                 raise InvalidValueError(f"--vary {path} given twice")
             vary[path] = parse_values(path, text.strip())
+        if args.out:
+            _check_out(Path(args.out))
         net = modelfile.load(args.model)
         client = None
         if args.scheduler:
@@ -114,10 +126,14 @@ def cmd_sweep(args) -> int:
         return 2
     if args.out:
         out = Path(args.out)
-        if args.csv or out.suffix == ".csv":
-            frame.to_csv(out, index=False)
-        else:
-            frame.to_parquet(out, index=False)
+        try:
+            if args.csv or out.suffix == ".csv":
+                frame.to_csv(out, index=False)
+            else:
+                frame.to_parquet(out, index=False)
+        except OSError as e:
+            print(f"error: --out {out}: {e}", file=sys.stderr)
+            return 2
         print(f"{frame.attrs['points']} points x {len(frame) // frame.attrs['points']} rows "
               f"-> {out}")
     elif args.csv:

@@ -105,7 +105,8 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         docstring for the columns), sorted by ``point``.  ``attrs`` holds
         ``method``, ``points``, ``computed``, ``stored``, ``failed``,
         ``route`` (``"batch"``, ``"one-by-one"``, or ``"stored"`` when
-        nothing was left to compute) and for sim ``level``.
+        nothing was left to compute), ``delays`` (the delay stations of a
+        Network model) and for sim ``level``.
 
     Raises
     ------
@@ -132,8 +133,9 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     st = None
     done: Any = None
     if store is not None:
+        _storable(points)
         st = _Store(store, _fingerprint(spec, points), P)
-        done = st.load()
+        done = _as_given(st.load(), points)
     have = np.zeros(P, dtype=bool)
     if done is not None:
         have[np.unique(done["point"].to_numpy())] = True
@@ -166,6 +168,9 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
                       "failed": int((out["scope"] == "error").sum())})
     if method == "sim":
         out.attrs["level"] = float(dict(spec.options).get("level", 0.95))
+    if isinstance(spec.model, Network):
+        # (a model function is not called again for this: it may be slow)
+        out.attrs["delays"] = [s.name for s in spec.model.stations if s.kind == "delay"]
     return out
 
 
@@ -189,6 +194,47 @@ def _options(spec: _Spec, stations, on_error, chunksize) -> _Spec:
     return dataclasses.replace(spec, on_error=on_error)
 
 
+def _storable(points: _Grid) -> None:
+    """Refuse, before any work, a parameter whose values a Parquet part
+    cannot hold (a Power or a distribution object): the sweep would run and
+    then fail writing its first part."""
+    import pyarrow as pa
+
+    for name in points.names:
+        col = points.cols[name]
+        if col.dtype != object:
+            continue
+        for v in _distinct(col):
+            try:
+                pa.array([v])     # what the Parquet writer does with the column
+            except (pa.ArrowException, TypeError, ValueError):
+                raise InvalidValueError(
+                    f"store: parameter {name!r} takes {type(v).__name__} values ({v!r}), "
+                    "which a Parquet part cannot hold; sweep its numeric fields instead "
+                    f"(e.g. '{name}.<field>') or drop store=") from None
+
+
+def _as_given(done, points: _Grid):
+    """Stored rows with each parameter value as the grid gives it: Parquet
+    hands a tuple (rate multipliers) back as a numpy array, which would make
+    a resumed table differ from a fresh one."""
+    if done is None:
+        return None
+    for name in points.names:
+        if points.cols[name].dtype == object and done[name].dtype == object:
+            done[name] = [tuple(v.tolist()) if isinstance(v, np.ndarray) else v
+                          for v in done[name]]
+    return done
+
+
+def _distinct(col) -> list:
+    """The distinct values of an object column (by repr: they may not hash)."""
+    seen: dict = {}
+    for v in col:
+        seen.setdefault(repr(v), v)
+    return list(seen.values())
+
+
 def _check_first(spec: _Spec, points: _Grid, i0: int) -> None:
     """Build the first point's network once, so that a bad path or a bad
     station name fails before any work is sent anywhere."""
@@ -200,11 +246,12 @@ def _check_first(spec: _Spec, points: _Grid, i0: int) -> None:
         if spec.on_error == "raise":
             raise _at_point(e, i0, points[i0]) from e
         return   # recorded with its point later
-    unknown = [s for s in spec.report or () if s not in first.station_names]
+    have = list(first.station_names) + [p.name for p in first.pools]
+    unknown = [s for s in spec.report or () if s not in have]
     if unknown:
         raise UnknownNameError(
             f"stations: no station {unknown[0]!r} (the network has "
-            f"{', '.join(first.station_names)})")
+            f"{', '.join(have)})")
 
 
 def _execute(spec, points, route, todo, client, chunksize, st, bar) -> list:

@@ -37,6 +37,7 @@ class _Spec:
     seed: Any                # (entropy, spawn_key) or None
     report: Any = None       # station names to tabulate (None: all)
     on_error: str = "raise"  # or "record"
+    symbols: tuple = ()      # names of the model's sympy symbols to substitute
 
     def network(self, params: Mapping) -> Network:
         if callable(self.model) and not isinstance(self.model, Network):
@@ -47,7 +48,12 @@ class _Spec:
                 )
         else:
             net = self.model
-        paths = {k: params[k] for k in self.names if k not in self.fn_args}
+        if self.symbols:
+            from ..symbolic.exact import substitute
+
+            net = substitute(net, {k: params[k] for k in self.symbols})
+        paths = {k: params[k] for k in self.names
+                 if k not in self.fn_args and k not in self.symbols}
         return apply(net, paths)
 
     def seed_of(self, index: int):
@@ -69,10 +75,18 @@ def _fn_params(fn) -> tuple[set, bool]:
 
 
 def _make_spec(model, names, method, options, seed) -> _Spec:
+    sym_args: tuple = ()
     if isinstance(model, Network):
         fn_args: tuple = ()
+        if model.is_symbolic:
+            # a symbol of the model is swept by its name: {"B": [1, 2, 4]}
+            from ..symbolic.exact import free_symbols
+
+            have = {str(x) for x in free_symbols(model)}
+            sym_args = tuple(n for n in names if n in have)
         for n in names:
-            _split(n)
+            if n not in sym_args:
+                _split(n)
     elif callable(model):
         params, var_kw = _fn_params(model)
         fn_args = tuple(n for n in names if n in params or (var_kw and "." not in n))
@@ -86,6 +100,11 @@ def _make_spec(model, names, method, options, seed) -> _Spec:
         )
     if not isinstance(method, str):
         raise InvalidValueError(f"method must be a method name (qm.methods()), got {method!r}")
+    from ..dispatch import check_options
+
+    # before any point: the batched route takes no options and would drop
+    # a misspelt one silently
+    check_options(method, dict(options or {}))
     ss = None
     if method == "sim":
         if seed is None:
@@ -101,7 +120,8 @@ def _make_spec(model, names, method, options, seed) -> _Spec:
                 f"seed must be a non-negative integer or a numpy SeedSequence, got {seed!r}")
     elif seed is not None:
         raise InvalidValueError(f"seed is for method 'sim'; method {method!r} is deterministic")
-    return _Spec(model, tuple(names), fn_args, method, FrozenMap(options or {}), ss)
+    return _Spec(model, tuple(names), fn_args, method, FrozenMap(options or {}), ss,
+                 symbols=sym_args)
 
 
 # ---------------------------------------------------------------------------
@@ -112,6 +132,14 @@ def _solve_point(spec: _Spec, index: int, params: Mapping):
     from ..dispatch import solve
 
     net = spec.network(params)
+    if net.is_symbolic:
+        from ..symbolic.exact import free_symbols
+
+        left = ", ".join(str(x) for x in free_symbols(net))
+        raise UnsupportedModelError(
+            f"a sweep tabulates numbers, and the network still has the sympy symbol(s) "
+            f"{left}: sweep them by name (vary={{{left.split(', ')[0]!r}: [...]}}) or put "
+            "values in with qmodels.substitute")
     opts = dict(spec.options)
     if spec.method == "sim":
         opts.setdefault("progress", False)
@@ -124,22 +152,29 @@ def _result_rows(net: Network, res) -> list[dict]:
     rows: list[dict] = []
     D = np.asarray(net.demands, dtype=float)
     if hasattr(res, "throughput_lower"):  # Bounds
+        def num(v, same):
+            # N* of an open class is None (it has no population): NaN
+            return float(v) if same and v is not None else math.nan
+
         for i, c in enumerate(net.classes):
             same = c.name == res.class_name
             rows.append({
                 "scope": "class", "name": c.name,
-                "X_lower": float(res.throughput_lower) if same else math.nan,
-                "X_upper": float(res.throughput_upper) if same else math.nan,
-                "R_lower": float(res.response_time_lower) if same else math.nan,
-                "R_upper": float(res.response_time_upper) if same else math.nan,
-                "N_star": float(res.saturation_population) if same else math.nan,
-                "X_max": float(res.max_throughput) if same else math.nan,
+                "X_lower": num(res.throughput_lower, same),
+                "X_upper": num(res.throughput_upper, same),
+                "R_lower": num(res.response_time_lower, same),
+                "R_upper": num(res.response_time_upper, same),
+                "N_star": num(res.saturation_population, same),
+                "X_max": num(res.max_throughput, same),
                 "D": float(D[i].sum()), "bottleneck": False,
             })
         bn = set(res.bottleneck)
         for k, s in enumerate(net.stations):
             rows.append({"scope": "station", "name": s.name, "D": float(D[:, k].sum()),
                          "bottleneck": s.name in bn})
+        # a pool can be the bottleneck of the bounds (it competes as a station)
+        rows += [{"scope": "pool", "name": p.name, "D": math.nan, "bottleneck": p.name in bn}
+                 for p in net.pools]
         return rows
     if not hasattr(res, "throughput") or not hasattr(res, "bottleneck"):
         raise UnsupportedModelError(
@@ -172,6 +207,34 @@ def _result_rows(net: Network, res) -> list[dict]:
             put(row, m, getattr(res, m)[s.name])
         row["D"] = float(D[:, k].sum())
         row["bottleneck"] = s.name in bn
+        rows.append(row)
+    rows += _pool_rows(net, res, simulated, bn)
+    return rows
+
+
+def _pool_rows(net: Network, res, simulated: bool, bn: set) -> list[dict]:
+    """One row per token pool (``scope == "pool"``), as in the result's
+    ``to_frame()``: ``U`` the pool's utilisation (tokens held / tokens),
+    ``Q`` the mean number of jobs waiting for a token, ``bottleneck`` whether
+    the pool is the result's bottleneck; X, R and D are NaN (a pool is no
+    station).  A result that reports no pool figures leaves U and Q NaN."""
+    rows: list[dict] = []
+    for p in net.pools:
+        row: dict = {"scope": "pool", "name": p.name, "X": math.nan, "R": math.nan}
+        if simulated:
+            d = getattr(res, "pools", {}).get(p.name)
+            row.update({"X_hw": math.nan, "R_hw": math.nan})
+            for m in ("Q", "U"):
+                est = d.get(m) if d is not None else None
+                row[m] = float(est.mean) if est is not None else math.nan
+                row[m + "_hw"] = float(est.half_width) if est is not None else math.nan
+        else:
+            info = res.info.get("pools", {}) if isinstance(res.info, Mapping) else {}
+            d = info.get(p.name, {}) if isinstance(info, Mapping) else {}
+            row["Q"] = float(d.get("waiting", math.nan))
+            row["U"] = float(res.pool_utilization.get(p.name, math.nan))
+        row["D"] = math.nan
+        row["bottleneck"] = p.name in bn
         rows.append(row)
     return rows
 

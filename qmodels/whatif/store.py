@@ -47,7 +47,12 @@ class _Store:
 
     def __init__(self, path, fingerprint: str, npoints: int):
         self.dir = Path(path)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:  # a file of that name, a read-only place, ...
+            raise InvalidValueError(
+                f"store {str(self.dir)!r} cannot be a directory of sweep parts: "
+                f"{e.strerror or e}") from None
         meta = self.dir / STORE_META
         for tmp in self.dir.glob(".tmp-*"):
             tmp.unlink(missing_ok=True)   # a part whose writer was killed
