@@ -136,6 +136,35 @@ def test_open_truncation_mass_is_reported_and_warned():
     assert r.info["open_limit"] == 10
 
 
+def test_default_truncation_grows_until_the_answer_is_exact():
+    # M/M/1 at rho = 0.99: Q = rho / (1 - rho) = 99 (Kleinrock 1975, eq.
+    # 3.24).  A fixed bound of 40 jobs said 18.6 (with a warning); the
+    # default now doubles the bound until the probability at it is <= 1e-9
+    import warnings
+
+    net = qm.Network([qm.Queue("q", 0.99)], [qm.Open("o", 1.0, visits={"q": 1})])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", qm.NumericalWarning)
+        r = ctmc(net)
+    assert r.Q["q"] == pytest.approx(0.99 / 0.01, rel=1e-8)
+    assert r.R["o"] == pytest.approx(0.99 / 0.01, rel=1e-8)  # R = S / (1 - rho) = 99 s
+    assert r.info["open_limit"] > 40 and r.info["truncation_mass"] <= 1e-9
+
+
+def test_default_truncation_stops_growing_at_its_state_budget(monkeypatch):
+    from qmodels.analytic import ctmc as ctmc_mod
+
+    # two stations at rho = 0.99: the chain grows as bound^2; with a budget
+    # of 1,000 states the bound stays at 40 (861 states), and says so
+    monkeypatch.setattr(ctmc_mod, "GROW_STATES", 1000)
+    net = qm.Network([qm.Queue("a", 0.99), qm.Queue("b", 0.99)],
+                     [qm.Open("o", 1.0, visits={"a": 1, "b": 1})])
+    with pytest.warns(qm.NumericalWarning, match="truncated at 40 holds probability"):
+        r = ctmc(net)
+    assert r.info["open_limit"] == 40 and r.info["states"] == 861
+    assert any("stopped growing at 40" in n and "3444 states" in n for n in r.notes)
+
+
 def _product_form_multiclass(D, kinds, pops, Z):
     """Brute-force BCMP product form for closed classes (Baskett et al. 1975,
     Theorem 1; Lazowska et al. 1984, sec. 8.2): single-server PS / FCFS with

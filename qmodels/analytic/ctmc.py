@@ -76,6 +76,7 @@ after service).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -186,11 +187,15 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         first, so a far too large chain is refused at once, before any
         state is built.
     open_limit : int, optional
-        Bound on the number of open jobs present (default
-        :data:`DEFAULT_OPEN_LIMIT` = 40) when capacities do not already
-        bound them; the probability of being at the bound is
-        ``info["truncation_mass"]`` (a :class:`NumericalWarning` is issued
-        when it exceeds 1e-6).
+        Bound on the number of open jobs present when capacities do not
+        already bound them; the probability of being at the bound (the
+        fraction of arrivals turned away) is ``info["truncation_mass"]``,
+        and a :class:`NumericalWarning` is issued when it exceeds 1e-6.  By
+        default the bound starts at :data:`DEFAULT_OPEN_LIMIT` = 40 and
+        doubles until that probability is at most :data:`TRUNCATION_TOL`
+        (1e-9), as long as the next chain stays within :data:`GROW_STATES`
+        (20,000) and ``max_states`` states (else the warning, and a note,
+        say where it stopped); the bound used is ``info["open_limit"]``.
 
     Returns
     -------
@@ -241,8 +246,57 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)) \
             or max_states < 1:
         raise InvalidValueError(f"max_states must be an integer >= 1, got {max_states!r}")
-    res = _solve(net, max_states, open_limit)
+    res, open_limit = _solve_growing(net, max_states, open_limit)
     return _unvisited(net, res, max_states, open_limit)
+
+
+#: largest probability at the open-job bound that the default truncation
+#: leaves (it grows the bound until the probability is below this)
+TRUNCATION_TOL = 1e-9
+#: the default truncation grows only while the next chain would have at most
+#: this many states (a chain of open jobs over several stations grows as
+#: bound^stations, and its solve with it)
+GROW_STATES = 20_000
+
+
+def _solve_growing(net: Network, max_states, open_limit):
+    """Solve; with the default ``open_limit`` (None), double the bound on
+    the open jobs from :data:`DEFAULT_OPEN_LIMIT` until the probability at
+    the bound is at most :data:`TRUNCATION_TOL` (the fraction of arrivals
+    the truncation turns away, by PASTA) or the chain would outgrow
+    ``max_states``.  Only the last solve's warnings reach the caller.
+    Returns the result and the bound used (None if nothing was truncated)."""
+    if open_limit is not None:
+        return _solve(net, max_states, open_limit), open_limit
+    limit, res, said, why = DEFAULT_OPEN_LIMIT, None, [], None
+    while True:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                new = _solve(net, max_states, limit)
+        except UnsupportedModelError as e:
+            if res is None or "max_states" not in str(e):
+                raise
+            why = f"a bound of {limit} would pass max_states = {int(max_states)}"
+            break
+        res, said = new, caught
+        if res.info["open_limit"] is None or res.info["truncation_mass"] <= TRUNCATION_TOL:
+            break
+        # states grow at most as bound^d, d the stations open jobs visit
+        d = sum(1 for k in range(len(net.stations)) if any(
+            net.visits[i][k] > 0 for i, c in enumerate(net.classes) if not isinstance(c, Closed)))
+        guess = res.info["states"] * 2 ** max(d, 1)
+        if guess > min(GROW_STATES, int(max_states)):
+            why = (f"a bound of {2 * limit} would need up to {guess} states (the default "
+                   f"grows to {GROW_STATES}; pass open_limit= for a larger chain)")
+            break
+        limit *= 2
+    for w in said:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if why is not None:
+        res = dataclasses.replace(res, notes=tuple(res.notes) + (
+            f"the open-job bound stopped growing at {res.info['open_limit']}: {why}",))
+    return res, res.info["open_limit"]
 
 
 def _unvisited(net: Network, res: Result, max_states, open_limit) -> Result:
@@ -254,7 +308,6 @@ def _unvisited(net: Network, res: Result, max_states, open_limit) -> Result:
     a closed class of population 0).  This is what exact MVA, convolution,
     Schweitzer and Linearizer report; in a network that is not product form
     (blocking, token pools) it is a convention, not an observation."""
-    import dataclasses
 
     V = np.asarray(net.visits, dtype=float)
     S = np.asarray(net.service_times, dtype=float)
