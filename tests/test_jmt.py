@@ -122,12 +122,19 @@ def test_jmva_refusals_are_typed_and_named():
         (qm.Network([qm.Queue("a", 1.0), qm.Queue("b", 1.0)],
                     [qm.Closed("c", 2, routing={"a": {"b": 1}, "b": {"a": 1}})],
                     pools=[qm.TokenPool("buf", 1, "a", "b")]), "token pool 'buf'"),
+        # FCFS with Erlang-2 service is not product form: JMVA would solve it
+        # as exponential, as qmodels' own product-form solvers refuse to
+        (qm.Network([qm.Queue("cpu", 1.0, distribution=qm.Erlang(2))],
+                    [qm.Closed("c", 3, visits={"cpu": 1})]),
+         r"station 'cpu': FCFS with erlang service \(scv 0.5\)"),
     ]
     for net, msg in cases:
         with pytest.raises(UnsupportedModelError, match=msg):
             jmt.to_jmva(net)
-    # a capacity that never binds is dropped, and said so
-    ok = qm.Network([qm.Queue("cpu", 1.0, capacity=5, distribution=qm.Erlang(2))],
+    # a capacity that never binds is dropped, and said so; so is the shape at a
+    # PS station (insensitive to it: the means give the exact answer)
+    ok = qm.Network([qm.Queue("cpu", 1.0, capacity=5, discipline="ps",
+                              distribution=qm.Erlang(2))],
                     [qm.Closed("c", 3, visits={"cpu": 1})])
     desc = ET.fromstring(jmt.to_jmva(ok)).find("description").text
     assert "capacity of 'cpu' dropped" in desc and "(erlang) dropped" in desc

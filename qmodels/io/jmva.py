@@ -32,6 +32,7 @@ def to_jmva(net: Network, *, description: str | None = None) -> str:
     ------
     UnsupportedModelError
         Symbolic values, token pools, a finite capacity that can bind,
+        an FCFS queue with non-exponential service (not product form),
         multi-server or load-dependent stations with more than one class or
         an open class (JMVA's load-dependent stations are single-class
         closed).
@@ -50,9 +51,15 @@ def to_jmva(net: Network, *, description: str | None = None) -> str:
                     f"station {s.name!r}: capacity {s.capacity} can bind, and JMVA has no finite "
                     "capacity; use to_jsimg")
             notes.append(f"capacity of {s.name!r} dropped (never binds)")
-        if s.distribution is not None and not isinstance(s.distribution, dist.Exponential):
+        if s.distribution is not None and not _exponential(s.distribution):
+            if isinstance(s, Queue) and s.discipline == "fcfs":
+                raise UnsupportedModelError(
+                    f"station {s.name!r}: FCFS with {s.distribution.name} service (scv "
+                    f"{float(s.distribution.scv):g}) is not product form, and JMVA would solve "
+                    "it as exponential; use to_jsimg (simulation)")
+            # PS and delay stations are insensitive to the shape (BCMP types 2-3)
             notes.append(f"service-time shape of {s.name!r} ({s.distribution.name}) dropped: "
-                         "JMVA uses means")
+                         "JMVA uses means (exact here: the station is insensitive to it)")
         multi = isinstance(s, LoadDependent) or (isinstance(s, Queue) and s.servers > 1)
         if multi and (len(net.classes) != 1 or not net.is_closed):
             what = "load-dependent" if isinstance(s, LoadDependent) else f"{s.servers}-server"
@@ -112,6 +119,16 @@ def to_jmva(net: Network, *, description: str | None = None) -> str:
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + ET.tostring(
         root, encoding="unicode") + "\n"
+
+
+def _exponential(d) -> bool:
+    """Whether a service distribution is the exponential (an Erlang of one
+    phase and a hyperexponential of SCV 1 are)."""
+    if isinstance(d, dist.Exponential):
+        return True
+    if isinstance(d, dist.Erlang):
+        return int(d.k) == 1
+    return isinstance(d, dist.HyperExponential) and float(d.scv) == 1.0
 
 
 def save_jmva(net: Network, path, **options) -> None:
