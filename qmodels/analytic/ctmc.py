@@ -95,6 +95,32 @@ __all__ = ["ctmc", "marginal", "DEFAULT_OPEN_LIMIT"]
 # solving pi Q = 0
 # ---------------------------------------------------------------------------
 
+def _pinned_solve(Q, spsolve):
+    """pi Q = 0 with pi_0 = 1 (the chain's first state, where the breadth-
+    first build starts: the closed jobs placed, no open job), solved on the
+    other m - 1 balance equations, which keep Q's sparsity (Stewart 1994,
+    sec. 2.3); normalised.  None when it is not accurate (the pinned state
+    improbable, so the others are huge multiples of it): the caller then
+    imposes sum(pi) = 1 by a row of ones, slower (a dense row fills the LU)
+    but robust."""
+    import scipy.sparse as sp
+
+    QT = sp.csc_matrix(Q.T)
+    lead = sp.csc_matrix(QT[1:, 1:])
+    lead.sort_indices()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = spsolve(lead, -QT[1:, 0].toarray().ravel())
+    pi = np.concatenate(([1.0], np.atleast_1d(x)))
+    if not np.all(np.isfinite(pi)) or np.min(pi) < -1e-9 * np.max(np.abs(pi)):
+        return None
+    pi = np.where(pi < 0, 0.0, pi) / np.sum(np.abs(pi))
+    scale = float(np.max(np.abs(Q.diagonal())))
+    if float(np.max(np.abs(QT @ pi))) > 1e-12 * max(scale, 1.0):
+        return None
+    return pi
+
+
 def _stationary(n, rows, cols, vals, names_of_state):
     """Stationary vector of the generator given by its off-diagonal rates.
 
@@ -143,11 +169,13 @@ def _stationary(n, rows, cols, vals, names_of_state):
     if m == 1:
         pi_k = np.ones(1)
     else:
-        M = Q.T.tolil()
-        M[m - 1, :] = np.ones(m)
-        rhs = np.zeros(m)
-        rhs[m - 1] = 1.0
-        pi_k = spsolve(M.tocsc(), rhs)
+        pi_k = _pinned_solve(Q, spsolve)
+        if pi_k is None:
+            M = Q.T.tolil()
+            M[m - 1, :] = np.ones(m)
+            rhs = np.zeros(m)
+            rhs[m - 1] = 1.0
+            pi_k = spsolve(M.tocsc(), rhs)
         if not np.all(np.isfinite(pi_k)):
             raise UnsupportedModelError("the balance equations are singular (reducible chain?)")
         pi_k = np.where(pi_k < 0, 0.0, pi_k)  # round-off only (checked by the residual)
