@@ -166,18 +166,21 @@ def jit_mode() -> str:
     return mode if mode in JIT_MODES else "background"
 
 
+def warm_up_wanted() -> bool:
+    """Whether to start compiling ahead of a first call that may come
+    (``import qmodels`` in a notebook, ``qmodels demo``): with
+    ``QMODELS_JIT`` at ``background`` and ``QMODELS_WARM_UP`` not ``0``."""
+    return jit_mode() == "background" and os.environ.get("QMODELS_WARM_UP", "1").strip() != "0"
+
+
 def warm_up_at_import() -> bool:
     """Whether ``import qmodels`` should start compiling the simulator now:
-    in a Jupyter or IPython session (an interactive shell is running), with
-    ``QMODELS_JIT`` at its default ``background`` and ``QMODELS_WARM_UP``
-    not ``0``."""
+    in a Jupyter or IPython session (an interactive shell is running), when
+    :func:`warm_up_wanted`."""
     import sys
 
     get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
-    if get_ipython is None or get_ipython() is None:
-        return False
-    return os.environ.get("QMODELS_WARM_UP", "1").strip() != "0" and jit_mode() == "background" \
-        and os.environ.get("QMODELS_JIT", "background").strip().lower() == "background"
+    return get_ipython is not None and get_ipython() is not None and warm_up_wanted()
 
 
 def python_twin(dispatcher):

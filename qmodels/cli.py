@@ -103,14 +103,13 @@ def cmd_solve(args) -> int:
 def _warm_up_simulator() -> None:
     """Start compiling the simulator (in the background, if its machine code
     is not in the cache) while the analytic part runs (not with
-    ``QMODELS_WARM_UP=0``)."""
-    import os
+    ``QMODELS_WARM_UP=0`` or another ``QMODELS_JIT`` than ``background``)."""
+    from ._jit import warm_up_wanted
 
-    if os.environ.get("QMODELS_WARM_UP", "1").strip() == "0":
-        return
-    from .sim.run import warm_up
+    if warm_up_wanted():
+        from .sim.run import warm_up
 
-    warm_up()
+        warm_up()
 
 
 def cmd_demo(args) -> int:

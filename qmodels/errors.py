@@ -104,7 +104,9 @@ class UnsupportedModelError(QModelsError, TypeError):
 
 class ProblemTooLargeError(UnsupportedModelError):
     """A valid model whose exact solution would need more time or memory
-    than the solver allows.  Raised before any work starts; the message
+    than the solver allows.  Raised before any work starts (or, for a
+    Markov chain whose size only its construction tells, as soon as the
+    construction passes the limit); the message
     states the estimated cost, the limit, and the methods that can answer
     (bounds, approximate MVA, simulation)."""
 

@@ -65,8 +65,10 @@ def test_example_close_to_exact_and_noted():
 @st.composite
 def ld_networks(draw):
     """Small closed networks with c-server queues and load-dependent
-    stations of increasing rates (concave or convex), as in
-    validation/amva_ld_accuracy.py."""
+    stations of increasing rates, concave and convex increments mixed in
+    one station and both kinds in one network (validation/amva_ld_accuracy.py
+    draws one scenario per network, from numpy's generator, to measure;
+    this strategy lets hypothesis shrink a failing network)."""
     K = draw(st.integers(2, 4))
     times = st.floats(0.02, 1.0)
     stations = []

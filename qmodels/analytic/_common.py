@@ -51,19 +51,22 @@ def _require_numeric(net: Network, solver: str):
                 f"{solver} cannot represent it: rescale the time unit")
 
 
-def _exponential(dist) -> bool:
-    """Whether a service distribution is the exponential (None is the
-    default exponential; an Erlang of one phase and a balanced
-    hyperexponential of SCV 1 are the exponential too)."""
-    from ..model.distributions import Erlang, Exponential, HyperExponential
+def non_exponential_fcfs(net: Network):
+    """The first FCFS queue that some class visits with a non-exponential
+    service shape (:func:`~qmodels.model.distributions.is_exponential`),
+    and its description for a message; (None, None) if there is none.
+    Such a station breaks product form (BCMP type 1; Baskett, Chandy,
+    Muntz & Palacios 1975)."""
+    from ..model.distributions import is_exponential
 
-    if dist is None or isinstance(dist, Exponential):
-        return True
-    if isinstance(dist, Erlang):
-        return int(dist.k) == 1
-    if isinstance(dist, HyperExponential):
-        return float(dist.scv) == 1.0
-    return False
+    V = net.visits
+    for k, s in enumerate(net.stations):
+        if not isinstance(s, Queue) or s.discipline != "fcfs" or is_exponential(s.distribution):
+            continue
+        if any(V[i][k] != 0 for i in range(len(net.classes))):
+            d = s.distribution
+            return s, f"station {s.name!r} (FCFS, {type(d).__name__} service, scv {d.scv:g})"
+    return None, None
 
 
 def _check_service_shapes(net: Network, solver: str):
@@ -73,12 +76,8 @@ def _check_service_shapes(net: Network, solver: str):
     visits with another shape is refused, naming the station: the
     product-form answer would be that of the exponential, silently (M/D/1
     waits half as long as M/M/1; Kleinrock 1975, eq. 5.85)."""
-    V = net.visits
-    for k, s in enumerate(net.stations):
-        if not isinstance(s, Queue) or s.discipline != "fcfs" or _exponential(s.distribution):
-            continue
-        if not any(V[i][k] != 0 for i in range(len(net.classes))):
-            continue
+    s, _ = non_exponential_fcfs(net)
+    if s is not None:
         d = s.distribution
         raise UnsupportedModelError(
             f"station {s.name!r}: FCFS with {type(d).__name__} service (scv {d.scv:g}) "

@@ -13,7 +13,7 @@ from collections import deque
 
 import numpy as np
 
-from ..errors import UnsupportedModelError
+from ..errors import ProblemTooLargeError, UnsupportedModelError
 from ._ctmc_spec import _DELAY, _FCFS, _FREE, _PS, _SINK, _Spec
 
 # ---------------------------------------------------------------------------
@@ -340,7 +340,7 @@ class _Chain:
             if j is None:
                 j = len(states)
                 if j >= max_states:
-                    raise UnsupportedModelError(
+                    raise ProblemTooLargeError(
                         f"the state space has more than max_states = {max_states} states "
                         f"(reached {j + 1} and still growing); reduce the populations, "
                         "capacities or open_limit, or raise max_states"

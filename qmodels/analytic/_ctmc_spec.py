@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidValueError, UnsupportedModelError
+from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
 from ..model.distributions import Exponential
 from ..model.network import (
     SINK,
@@ -453,7 +453,7 @@ def _check_size(spec: _Spec, max_states: int) -> None:
     if bound is not None and bound > max_states:
         pops = ", ".join(f"{c.name}={n}" for c, n, o in
                          zip(spec.net.classes, spec.pop, spec.is_open, strict=True) if not o)
-        raise UnsupportedModelError(
+        raise ProblemTooLargeError(
             f"the state space has at least {_big(bound)} states (the ways to place the closed "
             f"jobs {pops} over the places they cycle through, counted before building), "
             f"more than max_states = {max_states} states; reduce the populations, "

@@ -536,6 +536,22 @@ def _check_finite(X):
         )
 
 
+def _even_start(D, pop):
+    """Approximate MVA's start for each row: its N jobs spread evenly over
+    the columns with demand (as ``amva._amva_init``)."""
+    used = D > 0
+    m = used.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(used & (pop > 0)[:, None] & (m > 0)[:, None],
+                        (pop / np.where(m > 0, m, 1))[:, None], 0.0)
+
+
+def _outputs(B, width):
+    """The arrays the row kernels fill: X, R, Q, iterations, converged."""
+    return (np.zeros(B), np.zeros((B, width)), np.zeros((B, width)),
+            np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.bool_))
+
+
 def _seidmann_run(D, Z, pop, c, dl, tol, max_iter):
     """(X, Q, iterations, converged) with c-server queues split after
     Seidmann: 2K columns, 2k the queueing part, 2k+1 the delay part (zero
@@ -550,16 +566,8 @@ def _seidmann_run(D, Z, pop, c, dl, tol, max_iter):
     Dx[:, 0::2] = np.where(as_delay, 0.0, np.where(multi, D / cf, D))
     Dx[:, 1::2] = np.where(as_delay, D, np.where(multi, D * (cf - 1) / cf, 0.0))
     isd[:, 1::2] = True
-    used = Dx > 0
-    m = used.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Q0 = np.where(used & (pop > 0)[:, None] & (m > 0)[:, None],
-                      (pop / np.where(m > 0, m, 1))[:, None], 0.0)
-    X = np.zeros(B)
-    Rx = np.zeros((B, 2 * K))
-    Qx = np.zeros((B, 2 * K))
-    its = np.zeros(B, dtype=np.int64)
-    conv = np.zeros(B, dtype=np.bool_)
+    Q0 = _even_start(Dx, pop)
+    X, Rx, Qx, its, conv = _outputs(B, 2 * K)
     work = B * 2 * K * 50
     _run(_schweitzer_rows, work, Dx, isd, Z, pop, Q0, tol, max_iter, X, Rx, Qx, its, conv)
     return X, Qx[:, 0::2] + Qx[:, 1::2], its, conv
@@ -580,16 +588,8 @@ def _marginal_run(D, Z, pop, c, dl, tol, max_iter):
     j = np.arange(1, L + 1, dtype=float)
     mult = np.where(ld[:, :, None] & (j <= c[:, :, None]), j, 1.0)
     nmult = np.where(ld, c, 0).astype(np.int64)
-    used = D > 0
-    m = used.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Q0 = np.where(used & (pop > 0)[:, None] & (m > 0)[:, None],
-                      (pop / np.where(m > 0, m, 1))[:, None], 0.0)
-    X = np.zeros(B)
-    R = np.zeros((B, K))
-    Q = np.zeros((B, K))
-    its = np.zeros(B, dtype=np.int64)
-    conv = np.zeros(B, dtype=np.bool_)
+    Q0 = _even_start(D, pop)
+    X, R, Q, its, conv = _outputs(B, K)
     work = B * K * 100
     _run(_schweitzer_ld_rows, work, np.ascontiguousarray(D), kind, kind == 0,
          np.ascontiguousarray(mult), nmult, ld.any(axis=1), Z, pop, Q0, tol, max_iter,

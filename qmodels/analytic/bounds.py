@@ -37,6 +37,7 @@ from .._format import fmt, format_table
 from .._validate import is_symbolic
 from ..errors import UnsupportedModelError
 from ..model.network import Closed, Delay, Network
+from ._common import non_exponential_fcfs
 from .laws import (
     _bound_demands,
     _class_of,
@@ -423,23 +424,6 @@ def _u_upper(s, d, x_hi):
 # what the bounds accept
 # ---------------------------------------------------------------------------
 
-def _fcfs_shape(net: Network) -> str | None:
-    """The first FCFS queue some class visits with non-exponential service,
-    described for a note or an error, else None.  BJB, GB, PB and the
-    multi-class bounds rest on product form (the arrival theorem), which
-    such a station breaks; ABA is operational and holds for any shape."""
-    from ._common import _exponential
-
-    V = net.visits
-    for k, s in enumerate(net.stations):
-        if getattr(s, "discipline", None) != "fcfs" or _exponential(s.distribution):
-            continue
-        if any(V[i][k] != 0 for i in range(len(net.classes))):
-            d = s.distribution
-            return f"station {s.name!r} (FCFS, {type(d).__name__} service, scv {d.scv:g})"
-    return None
-
-
 def _check_capacities(net: Network):
     closed_total = sum(c.population for c in net.closed_classes)
     for s in net.stations:
@@ -539,7 +523,10 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
         return pool_bounds(net, c.name)
     if not opt:
         return _all_delay(net, c, delay)
-    shape = _fcfs_shape(net)
+    # BJB, GB, PB and the multi-class bounds rest on product form (the
+    # arrival theorem), which a non-exponential FCFS queue breaks; ABA is
+    # operational and holds for any shape
+    _, shape = non_exponential_fcfs(net)
     if len(net.classes) > 1:
         if shape is not None:
             raise UnsupportedModelError(

@@ -82,7 +82,12 @@ import warnings
 
 import numpy as np
 
-from ..errors import InvalidValueError, NumericalWarning, UnsupportedModelError
+from ..errors import (
+    InvalidValueError,
+    NumericalWarning,
+    ProblemTooLargeError,
+    UnsupportedModelError,
+)
 from ..model.network import Closed, Delay, Network
 from ..results import Result
 from ._ctmc_chain import _Chain
@@ -296,24 +301,24 @@ def _solve_growing(net: Network, max_states, open_limit):
     Returns the result and the bound used (None if nothing was truncated)."""
     if open_limit is not None:
         return _solve(net, max_states, open_limit), open_limit
+    # the chain grows at most as bound^d, d the stations open jobs visit
+    d = max(1, sum(1 for k in range(len(net.stations)) if any(
+        net.visits[i][k] > 0 for i, c in enumerate(net.classes) if not isinstance(c, Closed))))
     limit, res, said, why = DEFAULT_OPEN_LIMIT, None, [], None
     while True:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 new = _solve(net, max_states, limit)
-        except UnsupportedModelError as e:
-            if res is None or "max_states" not in str(e):
+        except ProblemTooLargeError:
+            if res is None:
                 raise
             why = f"a bound of {limit} would pass max_states = {int(max_states)}"
             break
         res, said = new, caught
         if res.info["open_limit"] is None or res.info["truncation_mass"] <= TRUNCATION_TOL:
             break
-        # states grow at most as bound^d, d the stations open jobs visit
-        d = sum(1 for k in range(len(net.stations)) if any(
-            net.visits[i][k] > 0 for i, c in enumerate(net.classes) if not isinstance(c, Closed)))
-        guess = res.info["states"] * 2 ** max(d, 1)
+        guess = res.info["states"] * 2 ** d
         if guess > min(GROW_STATES, int(max_states)):
             why = (f"a bound of {2 * limit} would need up to {guess} states (the default "
                    f"grows to {GROW_STATES}; pass open_limit= for a larger chain)")

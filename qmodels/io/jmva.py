@@ -51,7 +51,7 @@ def to_jmva(net: Network, *, description: str | None = None) -> str:
                     f"station {s.name!r}: capacity {s.capacity} can bind, and JMVA has no finite "
                     "capacity; use to_jsimg")
             notes.append(f"capacity of {s.name!r} dropped (never binds)")
-        if s.distribution is not None and not _exponential(s.distribution):
+        if not dist.is_exponential(s.distribution):
             if isinstance(s, Queue) and s.discipline == "fcfs":
                 raise UnsupportedModelError(
                     f"station {s.name!r}: FCFS with {s.distribution.name} service (scv "
@@ -119,16 +119,6 @@ def to_jmva(net: Network, *, description: str | None = None) -> str:
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + ET.tostring(
         root, encoding="unicode") + "\n"
-
-
-def _exponential(d) -> bool:
-    """Whether a service distribution is the exponential (an Erlang of one
-    phase and a hyperexponential of SCV 1 are)."""
-    if isinstance(d, dist.Exponential):
-        return True
-    if isinstance(d, dist.Erlang):
-        return int(d.k) == 1
-    return isinstance(d, dist.HyperExponential) and float(d.scv) == 1.0
 
 
 def save_jmva(net: Network, path, **options) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "Lognormal",
     "Uniform",
     "Empirical",
+    "is_exponential",
 ]
 
 
@@ -160,3 +161,18 @@ class Empirical(Distribution):
     def scv(self):
         arr = np.asarray(self.samples)
         return float(arr.var() / arr.mean() ** 2)
+
+
+def is_exponential(dist) -> bool:
+    """Whether a service-time shape is the exponential: None (the default),
+    :class:`Exponential`, an Erlang of one phase or a hyperexponential of
+    SCV 1.  Product form needs it at an FCFS queue (BCMP type 1; Baskett,
+    Chandy, Muntz & Palacios 1975); PS and delay stations are insensitive
+    to the shape."""
+    if dist is None or isinstance(dist, Exponential):
+        return True
+    if isinstance(dist, Erlang):
+        return int(dist.k) == 1
+    if isinstance(dist, HyperExponential):
+        return float(dist.scv) == 1.0
+    return False

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import QModelsError, UnsupportedModelError
 from ..model import Closed, Delay, Network, Queue
+from ..model.distributions import is_exponential
 from .paths import apply
 from .points import _Grid
 from .spec import _solve_chunk, _Spec
@@ -28,8 +29,6 @@ _BATCH_FIELDS = {
 
 
 def _batchable_net(net: Network) -> bool:
-    from ..analytic._common import _exponential
-
     if net.is_symbolic or net.pools or len(net.classes) != 1:
         return False
     if not isinstance(net.classes[0], Closed):
@@ -38,7 +37,7 @@ def _batchable_net(net: Network) -> bool:
     # one-by-one route refuses it with exact MVA's message
     return all(isinstance(s, (Delay, Queue)) and s.capacity is None
                and (isinstance(s, Delay) or s.discipline != "fcfs"
-                    or _exponential(s.distribution))
+                    or is_exponential(s.distribution))
                for s in net.stations)
 
 
