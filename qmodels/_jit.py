@@ -372,14 +372,16 @@ class Resumable:
             self._twin = python_twin(self.dispatcher)
         return self._twin
 
-    def pick(self, args):
-        """(function to call with ``args``, whether it is the machine code)."""
+    def pick(self, args, run: bool = True):
+        """(function to call with ``args``, whether it is the machine code).
+        ``run=False`` (a warm-up: nothing will be called) leaves the twin's
+        budget untouched."""
         if self._state != "compiled":
             with self._lock:
                 if self._state == "new":
                     self._state = self._first(args)
                 while self._state in ("child", "waiting"):
-                    state = self._progress(args)
+                    state = self._progress(args, run)
                     if state == self._state:
                         return self.twin, False
                     self._state = state
@@ -387,15 +389,15 @@ class Resumable:
             return self.twin, False
         return self.dispatcher, True
 
-    def _progress(self, args) -> str:
+    def _progress(self, args, run: bool = True) -> str:
         """Where a compile under way (our child's or another process's)
         stands: the same state while it runs on, the next one when it is
         done.  Once the twin has run :data:`TWIN_BUDGET` seconds, wait for
         the compile here instead of sharing the processor with it."""
         now = time.monotonic()
-        if self._twin_since is None:
-            self._twin_since = now
-        block = now - self._twin_since > TWIN_BUDGET
+        if self._twin_since is None and run:
+            self._twin_since = now  # the twin's budget starts at its first run
+        block = self._twin_since is not None and now - self._twin_since > TWIN_BUDGET
         if self._state == "child":
             if block:
                 self._child.wait()
@@ -427,9 +429,7 @@ class Resumable:
         if not HAVE_NUMBA:
             return "ready"  # the kernel is plain Python: nothing to compile
         while True:
-            since = self._twin_since
-            fn, machine = self.pick(args)
-            self._twin_since = since  # no twin ran: its budget starts at the first run
+            fn, machine = self.pick(args, run=False)
             if self._state == "python":
                 return "python"
             if machine:
