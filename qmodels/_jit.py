@@ -18,10 +18,12 @@ only, so an edited helper in another file would leave the kernel stale;
 ``stamp_helpers`` adds the helpers' files to the stamp.
 
 ``Resumable`` is for the simulator's event loop, whose state lives in the
-caller's arrays so that a run may be split into calls: on a first call with
-numba's cache empty (a fresh install) it runs the loop's Python twin while a
-child process compiles the machine code, and switches to it when it is
-ready, so a short first ``qm.simulate`` does not wait ~20 s for numba;
+caller's arrays so that a run may be split into calls.  A wheel built with
+``make wheel`` ships its machine code (:mod:`qmodels._shipped`), loaded in
+a fraction of a second.  Without it, on a first call with numba's cache
+empty (a fresh clone) it runs the loop's Python twin while a child process
+compiles the machine code (about 8 s), and switches to it when it is
+ready, so a short first ``qm.simulate`` does not wait for numba;
 after :data:`TWIN_BUDGET` seconds of twin a longer run waits for the
 compile instead (the twin would only slow it down).  ``qm.warm_up()``
 starts the compile ahead (``import qmodels`` does in Jupyter).  The switch
@@ -208,6 +210,18 @@ def _signature(dispatcher, args):
     return tuple(dispatcher.typeof_pyval(a) for a in args)
 
 
+def _load_shipped(dispatcher, args) -> bool:
+    """Load the machine code a wheel ships for ``dispatcher`` at the
+    types of ``args``, if it was built for this process
+    (:func:`qmodels._shipped.load`); whether it did."""
+    from . import _shipped
+
+    try:
+        return _shipped.load(dispatcher, _signature(dispatcher, args))
+    except Exception:  # numba internals differ: compile as usual
+        return False
+
+
 def machine_code_at_hand(dispatcher, args) -> bool | None:
     """Whether calling ``dispatcher(*args)`` would run without compiling:
     compiled in this process already, or in numba's on-disk cache (valid for
@@ -343,7 +357,8 @@ class Resumable:
     (:func:`python_twin`) without changing a number.
 
     The first time, :meth:`pick` looks for the machine code (this process,
-    then numba's on-disk cache).  If it is missing and ``QMODELS_JIT`` is
+    numba's on-disk cache, then the machine code a wheel ships:
+    :mod:`qmodels._shipped`).  If it is missing and ``QMODELS_JIT`` is
     ``background``, a child process compiles the kernel into the cache
     while the caller runs the twin; once the child is done, the next call
     loads the machine code (a fraction of a second).  One process at a
@@ -446,7 +461,10 @@ class Resumable:
         mode = jit_mode()
         if mode == "python":
             return "python"
-        if mode == "sync" or machine_code_at_hand(self.dispatcher, args) is not False:
+        at_hand = machine_code_at_hand(self.dispatcher, args)
+        if at_hand is False and _load_shipped(self.dispatcher, args):
+            return "compiled"  # machine code the wheel ships (qmodels._shipped)
+        if mode == "sync" or at_hand is not False:
             return "compiled"
         return self._start(args)
 

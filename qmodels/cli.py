@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from importlib import resources
@@ -158,6 +159,48 @@ def _demo_two_tier() -> int:
     return EXIT_OK
 
 
+def cmd_warm_up(args) -> int:
+    """Compile the simulator's event loop now (into numba's cache), or with
+    ``--ship DIR`` build its machine code for any processor of this
+    architecture, as a wheel ships it."""
+    if args.ship:
+        return _ship(args.ship)
+    from .sim.run import warm_up
+
+    t0 = time.perf_counter()
+    state = warm_up(wait=True)
+    took = time.perf_counter() - t0
+    if state == "python":
+        print("QMODELS_JIT=python: the simulator runs as plain Python; nothing to compile")
+    else:
+        print(f"the simulator's machine code is ready ({took:.1f} s)")
+    return EXIT_OK
+
+
+def _ship(dest: str) -> int:
+    """``qmodels warm-up --ship DEST``: compile for the generic CPU in a
+    child process (numba reads ``NUMBA_CPU_NAME`` when imported) with a
+    cache of its own, so nothing compiled for this machine is reused."""
+    import subprocess
+    import tempfile
+
+    from ._shipped import SHIPPED_CPU
+
+    if os.environ.get("NUMBA_CPU_NAME", "").lower() == SHIPPED_CPU:
+        from .sim.run import ship
+
+        t0 = time.perf_counter()
+        path = ship(dest)
+        print(f"machine code for the {SHIPPED_CPU} CPU: {path} "
+              f"({time.perf_counter() - t0:.1f} s)")
+        return EXIT_OK
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CPU_NAME=SHIPPED_CPU, NUMBA_CPU_FEATURES="",
+                   NUMBA_CACHE_DIR=cache, QMODELS_JIT="sync")
+        return subprocess.call([sys.executable, "-m", "qmodels", "warm-up", "--ship", dest],
+                               env=env)
+
+
 def cmd_methods(args) -> int:
     from .dispatch import methods
 
@@ -217,6 +260,15 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_demo)
     m = sub.add_parser("methods", help="list solver methods")
     m.set_defaults(func=cmd_methods)
+    w = sub.add_parser("warm-up", help="compile the simulator's machine code now",
+                       description="Compile the simulator's event loop into numba's on-disk "
+                                   "cache now (once per environment; `make` does it when it "
+                                   "installs), so that the first simulation starts at full "
+                                   "speed. Nothing to do when the cache or the wheel has it.")
+    w.add_argument("--ship", metavar="DIR",
+                   help="instead: write machine code for any processor of this architecture "
+                        "into DIR, as `make wheel` ships it in qmodels/_kernels")
+    w.set_defaults(func=cmd_warm_up)
     from .io import modelfile, schema
 
     schema.register_cli(sub)      # qmodels schema

@@ -112,7 +112,7 @@ _FIRST = textwrap.dedent("""
 
 def _fresh(tmp_path, mode, then="wait"):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), QMODELS_JIT=mode,
-               PYTHONPATH=str(ROOT))
+               PYTHONPATH=str(ROOT), QMODELS_KERNELS="")  # no shipped machine code
     out = subprocess.run([sys.executable, "-c", _FIRST, then], env=env, capture_output=True,
                          text=True, timeout=1200, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
@@ -292,7 +292,7 @@ _WARM = textwrap.dedent("""
 def test_warm_up_compiles_ahead_of_the_first_simulate(tmp_path):
     pytest.importorskip("numba")
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), QMODELS_JIT="background",
-               PYTHONPATH=str(ROOT))
+               PYTHONPATH=str(ROOT), QMODELS_KERNELS="")
 
     def fresh(then):
         out = subprocess.run([sys.executable, "-c", _WARM, then], env=env, capture_output=True,

@@ -215,6 +215,17 @@ def warm_up(wait: bool = False) -> str:
     return ENGINE.warm(_probe_args(), wait=wait)
 
 
+def ship(dest: str) -> str:
+    """Compile the event loop for any processor of this architecture and
+    write its machine code into ``dest`` (:func:`qmodels._shipped.save`;
+    the process must run with ``NUMBA_CPU_NAME=generic``).  ``make wheel``
+    does this through ``qmodels warm-up --ship``; returns the code's path."""
+    from .._jit import _signature
+    from .._shipped import save
+
+    return save(E.run, _signature(E.run, _probe_args()), dest)
+
+
 def _raise_status(status, run: _Run, net: Network, where: str):
     if status == E.DEADLOCK:
         full = [net.stations[k].name for k in range(run.f.K)

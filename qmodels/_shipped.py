@@ -1,0 +1,203 @@
+"""Machine code built ahead of time and shipped in the wheel.
+
+numba compiles a kernel the first time it is called and keeps the machine
+code in an on-disk cache; a fresh environment has an empty cache, so the
+simulator's first run would wait for the compile (see
+:class:`qmodels._jit.Resumable`).  A wheel built with ``make wheel``
+carries the event loop's machine code instead, compiled when the wheel is
+built for the *generic* CPU of its architecture (``NUMBA_CPU_NAME=generic``:
+no instruction-set extension is assumed, so it runs on any processor of
+that architecture), in ``qmodels/_kernels/``:
+
+``<module>.<kernel>.nbk``
+    numba's own serialised compile result (the form its cache stores).
+``<module>.<kernel>.json``
+    what the code was built from: numba and llvmlite versions, the
+    interpreter's cache tag, the target triple, the argument types and a
+    SHA-256 of the kernel's source files.
+
+:func:`load` puts the shipped code into a dispatcher only when every one of
+these matches the running process, so a shipped kernel is never stale: an
+edited engine, another numba or another platform simply compiles as
+before.  The code is the same operations in the same IEEE-754 arithmetic as
+a host compile (numba compiles without fast-math), so the numbers do not
+change (``tests/test_shipped.py`` checks them against the Python twin).
+
+``QMODELS_KERNELS`` names another folder to look in (an empty value turns
+shipped code off).  This reads numba's internal compile-result format
+(``CompileResult._reduce`` / ``_rebuild``, as numba's cache does); any
+failure to read it means "not shipped", never an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import sys
+
+#: the folder the wheel ships machine code in
+KERNELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernels")
+
+#: the CPU shipped code is compiled for: any processor of the architecture
+SHIPPED_CPU = "generic"
+
+
+def kernels_dir() -> str | None:
+    """The folder to look in: ``QMODELS_KERNELS`` if set (None if empty),
+    else :data:`KERNELS_DIR`."""
+    d = os.environ.get("QMODELS_KERNELS")
+    if d is None:
+        return KERNELS_DIR
+    return d or None
+
+
+def _base(dispatcher) -> str:
+    f = dispatcher.py_func
+    return f"{f.__module__}.{f.__name__}"
+
+
+def source_files(dispatcher) -> list[str]:
+    """The source files ``dispatcher``'s machine code is built from: the
+    kernel's module (every compiled function it calls lives there) and the
+    file of every function of the same package that module names (its
+    helpers and decorators), so that an edit to any of them makes shipped
+    code stale."""
+    func = dispatcher.py_func
+    module = sys.modules[func.__module__]
+    package = func.__module__.split(".")[0]
+    files = {inspect.getsourcefile(module)}
+    for value in vars(module).values():
+        f = getattr(value, "py_func", value)
+        if inspect.isfunction(f) and f.__module__.split(".")[0] == package:
+            files.add(inspect.getsourcefile(f))
+    return sorted(f for f in files if f)
+
+
+def source_digest(dispatcher) -> str:
+    """SHA-256 over :func:`source_files` (names and contents)."""
+    h = hashlib.sha256()
+    for path in source_files(dispatcher):
+        h.update(os.path.basename(path).encode())
+        with open(path, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()
+
+
+def _build_facts(dispatcher, sig) -> dict:
+    """What shipped code must match in the running process."""
+    import llvmlite
+    import numba
+
+    return {
+        "kernel": _base(dispatcher),
+        "numba": numba.__version__,
+        "llvmlite": llvmlite.__version__,
+        "python": sys.implementation.cache_tag,
+        "triple": dispatcher.targetctx.codegen().magic_tuple()[0],
+        "signature": str(tuple(sig)),
+        "source": source_digest(dispatcher),
+    }
+
+
+def save(dispatcher, sig, dest: str) -> str:
+    """Compile ``dispatcher`` for the argument types ``sig`` and write its
+    machine code and facts into ``dest``; the path of the code file.
+
+    The process must run with ``NUMBA_CPU_NAME=generic`` (set before numba
+    is imported), so that the code runs on any processor of the
+    architecture; otherwise :class:`RuntimeError`."""
+    from numba.core import config
+    from numba.core.serialize import dumps
+
+    if str(config.CPU_NAME).lower() != SHIPPED_CPU:
+        raise RuntimeError(f"shipped machine code must be compiled with NUMBA_CPU_NAME="
+                           f"{SHIPPED_CPU} (this process: {config.CPU_NAME!r})")
+    sig = tuple(sig)
+    dispatcher.compile(sig)
+    cres = dispatcher.overloads[sig]
+    os.makedirs(dest, exist_ok=True)
+    base = os.path.join(dest, _base(dispatcher))
+    facts = dict(_build_facts(dispatcher, sig), cpu=SHIPPED_CPU)
+    _write(base + ".nbk", dumps(cres._reduce()))
+    _write(base + ".json", json.dumps(facts, indent=1, sort_keys=True).encode())
+    return base + ".nbk"
+
+
+def _write(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def check(dispatcher, sig, folder: str | None = None) -> str | None:
+    """Why shipped code for ``dispatcher`` at ``sig`` cannot be used here
+    (a sentence), or None if it can."""
+    folder = kernels_dir() if folder is None else folder
+    if folder is None:
+        return "shipped machine code is turned off (QMODELS_KERNELS is empty)"
+    base = os.path.join(folder, _base(dispatcher))
+    try:
+        with open(base + ".json", encoding="utf-8") as f:
+            built = json.load(f)
+    except FileNotFoundError:
+        return f"no shipped machine code in {folder}"
+    except (OSError, ValueError) as e:
+        return f"unreadable facts {base}.json: {e}"
+    here = _build_facts(dispatcher, tuple(sig))
+    for key, value in here.items():
+        if built.get(key) != value:
+            return f"built for {key} {built.get(key)!r}, this process has {value!r}"
+    if not os.path.exists(base + ".nbk"):
+        return f"missing {base}.nbk"
+    return None
+
+
+def load(dispatcher, sig, folder: str | None = None) -> bool:
+    """Put the shipped machine code of ``dispatcher`` for the argument types
+    ``sig`` into it, if :func:`check` finds it valid here; whether it did.
+    Nothing is compiled either way."""
+    sig = tuple(sig)
+    if sig in dispatcher.overloads:
+        return True
+    if check(dispatcher, sig, folder) is not None:
+        return False
+    folder = kernels_dir() if folder is None else folder
+    path = os.path.join(folder, _base(dispatcher) + ".nbk")
+    try:
+        import pickle
+
+        from numba.core.compiler import CompileResult
+
+        with open(path, "rb") as f:
+            payload = pickle.loads(f.read())
+        ctx = dispatcher.targetctx
+        ctx.refresh()
+        cres = CompileResult._rebuild(ctx, *payload)
+    except Exception:  # another numba's format, a truncated file: not shipped
+        return False
+    # numba's own cache-hit path (Dispatcher.compile) registers the loaded
+    # result; hand it the rebuilt result as a one-entry cache
+    saved = dispatcher._cache
+    dispatcher._cache = _OneResult(cres)
+    try:
+        dispatcher.compile(sig)
+    finally:
+        dispatcher._cache = saved
+    return sig in dispatcher.overloads
+
+
+class _OneResult:
+    """A stand-in for a dispatcher's cache that holds one compile result."""
+
+    def __init__(self, cres):
+        self.cres = cres
+
+    def load_overload(self, sig, target_context):
+        return self.cres
+
+    def save_overload(self, sig, data):
+        pass

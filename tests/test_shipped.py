@@ -1,0 +1,253 @@
+"""Machine code shipped in a wheel (qmodels._shipped, setup.py's build hook).
+
+A wheel built with ``make wheel`` carries the simulator's event loop
+compiled for the generic CPU of its architecture, so that the first
+``qm.simulate`` after ``pip install`` runs machine code at once instead of
+waiting for numba.  These tests build that code as the wheel build does
+(``qmodels warm-up --ship``), then, in fresh processes with an empty numba
+cache:
+
+* the shipped code is loaded and nothing is compiled, and every pinned
+  simulator run of ``test_sim_pins`` (computed by a host compile, reproduced
+  by the Python twin) comes out bit for bit the same;
+* code built from another source, another numba, another interpreter or
+  platform, or a damaged file is not loaded, and the simulator compiles as
+  before;
+* end to end, a wheel built from the source tree contains the code and an
+  installation of it loads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import pytest
+
+import qmodels as qm
+from qmodels import _shipped
+from qmodels._jit import _signature
+from qmodels.sim import engine as E
+from qmodels.sim import run as sim_run
+
+ROOT = pathlib.Path(qm.__file__).parent.parent
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """A folder of shipped machine code, built as setup.py builds it."""
+    pytest.importorskip("numba")
+    dest = tmp_path_factory.mktemp("kernels")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-m", "qmodels", "warm-up", "--ship", str(dest)],
+                         env=env, capture_output=True, text=True, timeout=1200, cwd=dest)
+    assert out.returncode == 0, out.stderr
+    assert "generic CPU" in out.stdout
+    return dest
+
+
+_USE = textwrap.dedent("""
+    import json
+    import qmodels._jit as J
+    from qmodels.sim import engine as E
+    from qmodels.sim import run
+    started = []
+    J._compile_in_child = lambda *a: started.append(a) or None  # a compile would show here
+    from tests.test_sim_pins import PINNED, _figures, cases
+    same = {name: _figures(net, kw) == PINNED[name] for name, net, kw in cases()}
+    print(json.dumps({"state": run.ENGINE._state, "children": len(started),
+                      "compiled": sum(E.run.stats.cache_misses.values()),
+                      "loaded": sum(E.run.stats.cache_hits.values()), "same": same}))
+""")
+
+
+def _fresh(tmp_path, kernels):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), QMODELS_KERNELS=str(kernels),
+               QMODELS_JIT="background", PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", _USE], env=env, capture_output=True, text=True,
+                         timeout=1200, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_shipped_code_is_loaded_and_reproduces_every_pinned_run(shipped, tmp_path):
+    got = _fresh(tmp_path, shipped)
+    assert got["state"] == "compiled"
+    assert got["children"] == 0 and got["compiled"] == 0 and got["loaded"] == 1
+    assert got["same"] and all(got["same"].values()), got["same"]
+
+
+def test_code_from_another_source_is_not_loaded(shipped, tmp_path):
+    # the engine's source changed since the build (an edit, another version):
+    # the stale code stays unused, the simulator compiles as usual
+    stale = tmp_path / "stale"
+    shutil.copytree(shipped, stale)
+    facts_file = stale / "qmodels.sim.engine.run.json"
+    facts = json.loads(facts_file.read_text())
+    facts["source"] = "0" * 64
+    facts_file.write_text(json.dumps(facts))
+    got = _fresh(tmp_path, stale)
+    assert got["loaded"] == 0 and got["compiled"] == 1  # no child could start: compiled here
+    assert all(got["same"].values())
+
+
+def _facts_edited(shipped, tmp_path, **change) -> pathlib.Path:
+    d = tmp_path / "edited"
+    shutil.copytree(shipped, d)
+    f = d / "qmodels.sim.engine.run.json"
+    facts = json.loads(f.read_text())
+    facts.update(change)
+    f.write_text(json.dumps(facts))
+    return d
+
+
+class _Uncompiled:
+    """The event loop's dispatcher as a fresh process sees it: no machine
+    code yet; compiling it would be a failure of the test."""
+
+    def __init__(self):
+        self.py_func = E.run.py_func
+        self.targetctx = E.run.targetctx
+        self.overloads = {}
+        self._cache = None
+
+    def typeof_pyval(self, v):
+        return E.run.typeof_pyval(v)
+
+    def compile(self, sig):  # pragma: no cover - fails the test if reached
+        raise AssertionError("compiled instead of loading")
+
+
+@pytest.mark.parametrize("key, value, says", [
+    ("source", "0" * 64, "source"),
+    ("numba", "0.0.1", "numba"),
+    ("llvmlite", "0.0.1", "llvmlite"),
+    ("python", "cpython-27", "python"),
+    ("triple", "aarch64-unknown-linux-gnu", "triple"),
+    ("signature", "(int64,)", "signature"),
+])
+def test_a_mismatch_says_what_differs(shipped, tmp_path, key, value, says):
+    sig = _signature(E.run, sim_run._probe_args())
+    assert _shipped.check(E.run, sig, str(shipped)) is None
+    d = _facts_edited(shipped, tmp_path, **{key: value})
+    why = _shipped.check(E.run, sig, str(d))
+    assert why is not None and says in why and value in why
+    assert _shipped.load(_Uncompiled(), sig, str(d)) is False
+
+
+def test_missing_damaged_or_turned_off_code_is_not_loaded(shipped, tmp_path, monkeypatch):
+    sig = _signature(E.run, sim_run._probe_args())
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "no shipped machine code" in _shipped.check(E.run, sig, str(empty))
+    d = tmp_path / "damaged"
+    shutil.copytree(shipped, d)
+    code = d / "qmodels.sim.engine.run.nbk"
+    code.write_bytes(code.read_bytes()[: 1000])  # a truncated download
+    assert _shipped.check(E.run, sig, str(d)) is None  # the facts still match ...
+    assert _shipped.load(_Uncompiled(), sig, str(d)) is False  # ... the code does not load
+    code.unlink()
+    assert "missing" in _shipped.check(E.run, sig, str(d))
+    (d / "qmodels.sim.engine.run.json").write_text("{not json")
+    assert "unreadable" in _shipped.check(E.run, sig, str(d))
+    monkeypatch.setenv("QMODELS_KERNELS", "")
+    assert "turned off" in _shipped.check(E.run, sig)
+    monkeypatch.setenv("QMODELS_KERNELS", str(shipped))
+    assert _shipped.kernels_dir() == str(shipped)
+    monkeypatch.delenv("QMODELS_KERNELS")
+    assert _shipped.kernels_dir() == _shipped.KERNELS_DIR
+
+
+def test_shipping_needs_the_generic_cpu():
+    pytest.importorskip("numba")
+    from numba.core import config
+
+    if str(config.CPU_NAME).lower() == "generic":
+        pytest.skip("this process compiles for the generic CPU already")
+    with pytest.raises(RuntimeError, match="NUMBA_CPU_NAME=generic"):
+        _shipped.save(E.run, (), "unused")
+
+
+def test_warm_up_command(monkeypatch, capsys):
+    from qmodels._jit import Resumable
+    from qmodels.cli import main
+
+    monkeypatch.setattr(sim_run, "ENGINE", Resumable(E.run))  # as a fresh process has it
+    monkeypatch.setenv("QMODELS_JIT", "python")
+    assert main(["warm-up"]) == 0
+    assert "plain Python" in capsys.readouterr().out
+    pytest.importorskip("numba")
+    monkeypatch.setattr(sim_run, "ENGINE", Resumable(E.run))
+    monkeypatch.setenv("QMODELS_JIT", "sync")
+    assert main(["warm-up"]) == 0
+    assert "machine code is ready" in capsys.readouterr().out
+    assert _signature(E.run, sim_run._probe_args()) in E.run.overloads
+
+
+_WHEEL_USE = textwrap.dedent("""
+    import json
+    import qmodels as qm
+    import qmodels._jit as J
+    from qmodels.sim import engine as E
+    from qmodels.sim import run
+    J._compile_in_child = lambda *a: None
+    net = qm.Network([qm.Delay("users", 0.5), qm.Queue("cpu", 0.01, servers=2),
+                      qm.Queue("disk", 0.02)],
+                     [qm.Closed("tx", 8, visits={"users": 1, "cpu": 1, "disk": 0.7})])
+    r = qm.simulate(net, seed=3, horizon=100.0, replications=2, progress=False)
+    print(json.dumps({"file": qm.__file__, "X": r.X["tx"].mean,
+                      "compiled": sum(E.run.stats.cache_misses.values()),
+                      "loaded": sum(E.run.stats.cache_hits.values())}))
+""")
+
+
+def test_a_wheel_ships_the_code_and_its_installation_loads_it(tmp_path):
+    # the wheel is built from a copy of the source tree, as `make wheel` does
+    # (no build isolation: the project's environment compiles the code)
+    pytest.importorskip("numba")
+    pytest.importorskip("wheel")
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "qmodels", src / "qmodels",
+                    ignore=shutil.ignore_patterns("__pycache__", "_kernels"))
+    env = dict(os.environ, QMODELS_AOT="require", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("PYTHONPATH", None)
+    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-build-isolation",
+                          "--no-deps", "-w", str(tmp_path / "dist"), str(src)],
+                         env=env, capture_output=True, text=True, timeout=1200, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    (whl,) = (tmp_path / "dist").glob("*.whl")
+    names = zipfile.ZipFile(whl).namelist()
+    assert "qmodels/_kernels/qmodels.sim.engine.run.nbk" in names
+    assert "qmodels/_kernels/qmodels.sim.engine.run.json" in names
+    site = tmp_path / "site"
+    out = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                          "--target", str(site), str(whl)], env=env, capture_output=True,
+                         text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    # the installed copy, first on the path; numba's cache empty and nowhere
+    # near the source tree
+    run_env = dict(env, PYTHONPATH=str(site), NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+                   QMODELS_JIT="background")
+    run_env.pop("QMODELS_KERNELS", None)
+    out = subprocess.run([sys.executable, "-c", _WHEEL_USE], env=run_env, capture_output=True,
+                         text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert pathlib.Path(got["file"]).is_relative_to(site)
+    assert got["compiled"] == 0 and got["loaded"] == 1
+    # the same run as the source tree's loop (machine code or twin alike)
+    r = qm.simulate(qm.Network([qm.Delay("users", 0.5), qm.Queue("cpu", 0.01, servers=2),
+                                qm.Queue("disk", 0.02)],
+                               [qm.Closed("tx", 8, visits={"users": 1, "cpu": 1,
+                                                           "disk": 0.7})]),
+                    seed=3, horizon=100.0, replications=2, progress=False)
+    assert got["X"] == r.X["tx"].mean
