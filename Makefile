@@ -2,9 +2,9 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml setup.py | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-slow bench validate validate-fast lint clean venv
+.PHONY: demo test test-slow wheel bench validate validate-fast lint clean venv
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -12,8 +12,11 @@ $(BIN)/python:
 
 # what `make test` and `make demo` need: the test, plot, sim, notebooks and
 # dist extras (`pip install -e ".[all]"` has everything)
-$(STAMP): $(BIN)/python setup.cfg pyproject.toml
+# (then the simulator's machine code goes into numba's cache, once: the first
+# simulation of `make demo` starts at full speed)
+$(STAMP): $(BIN)/python setup.cfg pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet -e ".[test,plot,sim,notebooks,dist]"
+	$(BIN)/qmodels warm-up
 	rm -f $(VENV)/.installed-*
 	touch $@
 
@@ -35,11 +38,18 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow tests
 
+# A wheel that ships the simulator's machine code (qmodels/_kernels, built for
+# the generic CPU of this architecture; see setup.py), in dist/
+wheel: $(STAMP)
+	rm -rf build/lib
+	QMODELS_AOT=require $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps \
+		-w dist .
+
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet ".[bench]"
 	bash benchmarks/setup_peers.sh $(BIN)/python
 	$(BIN)/python -m benchmarks
-	$(BIN)/python -m benchmarks.bench_coldstart
+	$(BIN)/python -m benchmarks.bench_coldstart --wheel
 
 # Analysis against simulation and the CTMC over the validation catalog;
 # the report lands in build/validation/report.md.

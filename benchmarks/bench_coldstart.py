@@ -4,6 +4,7 @@ Run from the repository root (not part of the test suite)::
 
     python -m benchmarks.bench_coldstart              # every case, cold then warm
     python -m benchmarks.bench_coldstart -k simulate  # cases whose id contains a word
+    python -m benchmarks.bench_coldstart --wheel      # also from a wheel, in a new venv
 
 numba compiles the kernels on their first call and caches the machine code
 on disk (``njit(cache=True)``, in ``NUMBA_CACHE_DIR`` when set).  A user's
@@ -22,6 +23,17 @@ event loop's Python twin while a child process compiles the machine code into
 the cache, and switches to it when it is ready (the numbers are the same bit
 for bit).  The table's "background" column is how long after the call the
 child finished; the process waits for it, so the warm row finds a full cache.
+
+How a user meets these rows:
+
+* **from a wheel** (``--wheel``): ``make wheel`` builds a wheel that ships the
+  event loop's machine code (``qmodels/_kernels``, compiled for the generic
+  CPU); this script installs it into a new virtual environment and runs each
+  case there with an empty numba cache: the **wheel** row.
+* **a fresh clone and ``make demo``**: ``make`` fills numba's cache when it
+  installs (``qmodels warm-up``), so the first call is the **warm** row.
+* **a fresh clone installed by hand** (``pip install -e .``, no ``make``):
+  the **cold** row (the Python twin while a child compiles).
 
 Each process imports qmodels, builds a small model and times the one call.
 The table gives the import time, the first call's time and the whole
@@ -151,23 +163,51 @@ print(json.dumps(out))
 """
 
 
-def run_case(case: str, cache_dir: str, mode: str = "background") -> dict:
+def run_case(case: str, cache_dir: str, mode: str = "background", python: str | None = None,
+             shipped: bool = False) -> dict:
     """Run one case in a fresh interpreter with ``NUMBA_CACHE_DIR=cache_dir``
     and ``QMODELS_JIT=mode``; its import and first-call seconds, how long
     after the call a background compile finished, the process's wall
-    seconds."""
+    seconds.  ``python``: another interpreter (a wheel's environment), run
+    outside the source tree; ``shipped``: let it use machine code shipped
+    with the package (the source tree has none unless built into it)."""
     _, _, setup = CASES[case]
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, QMODELS_JIT=mode)
+    if not shipped:
+        env["QMODELS_KERNELS"] = ""
     code = _CHILD.format(setup=setup)
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, check=False)
+    out = subprocess.run([python or sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=False, cwd=cache_dir if python else None)
     wall = time.perf_counter() - t0
     if out.returncode != 0:
         raise RuntimeError(f"case {case!r} failed:\n{out.stderr}")
     times = json.loads(out.stdout.strip().splitlines()[-1])
     return {"import": times["import"], "call": times["call"],
             "background": times["background"], "process": wall}
+
+
+def wheel_python(build: str) -> str:
+    """Build the wheel as ``make wheel`` does (machine code shipped), install
+    it into a new virtual environment under ``build`` (its dependencies from
+    the package index) and return that environment's interpreter."""
+    import shutil
+    import venv
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    dist = os.path.join(build, "dist")
+    env_dir = os.path.join(build, "wheel-venv")
+    shutil.rmtree(dist, ignore_errors=True)
+    shutil.rmtree(env_dir, ignore_errors=True)
+    shutil.rmtree(os.path.join(root, "build", "lib"), ignore_errors=True)
+    env = dict(os.environ, QMODELS_AOT="require")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-build-isolation",
+                    "--no-deps", "-w", dist, root], env=env, check=True, cwd=root)
+    (whl,) = [os.path.join(dist, f) for f in os.listdir(dist) if f.endswith(".whl")]
+    venv.create(env_dir, with_pip=True)
+    python = os.path.join(env_dir, "bin", "python")
+    subprocess.run([python, "-m", "pip", "install", "--quiet", whl], check=True, cwd=build)
+    return python
 
 
 def _machine() -> str:
@@ -181,11 +221,23 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("-k", action="append", default=[],
                     help="run only the cases whose id contains this word (repeatable)")
     ap.add_argument("--json", help="also write the rows to this file")
+    ap.add_argument("--wheel", action="store_true",
+                    help="also build the wheel, install it into a new virtual environment "
+                         "(benchmarks/_build/wheel-venv) and run every case there cold")
     args = ap.parse_args(argv)
     cases = [c for c in CASES if not args.k or any(k in c for k in args.k)]
     print(f"cold start ({_machine()})")
     rows = []
+    wheel = None
+    if args.wheel:
+        build = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_build")
+        os.makedirs(build, exist_ok=True)
+        wheel = wheel_python(build)
     for case in cases:
+        if wheel is not None:
+            with tempfile.TemporaryDirectory(prefix="qmodels-numba-") as cache:
+                r = run_case(case, cache, python=wheel, shipped=True)
+                rows.append({"case": case, "cache": "wheel", **r, "goal": CASES[case][1]})
         with tempfile.TemporaryDirectory(prefix="qmodels-numba-") as cache:
             for state in ("cold", "warm"):
                 r = run_case(case, cache)
