@@ -110,15 +110,22 @@ def njit(*args, **kwargs):
     return lambda f: f
 
 
+#: every lazily compiled kernel (``qmodels warm-up`` compiles them, a wheel
+#: ships their machine code: :mod:`qmodels._shipped`)
+LAZY_KERNELS: list = []
+
+
 class _Lazy:
-    __slots__ = ("py_func", "_compiled", "threshold", "__name__", "__doc__")
+    __slots__ = ("py_func", "_compiled", "threshold", "_looked", "__name__", "__doc__")
 
     def __init__(self, func, threshold):
         self.py_func = func
         self._compiled = None
         self.threshold = threshold
+        self._looked = set()  # argument types whose shipped code was looked for
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
+        LAZY_KERNELS.append(self)
 
     def compiled(self):
         if self._compiled is None:
@@ -131,14 +138,31 @@ class _Lazy:
                 self._compiled = stamp_helpers(_njit(cache=True)(self.py_func))
         return self._compiled
 
+    def machine(self, args):
+        """The compiled kernel, with the machine code a wheel ships for the
+        types of ``args`` loaded into it (once per types) when numba's cache
+        does not have it."""
+        d = self.compiled()
+        if d is self.py_func:
+            return d
+        try:
+            sig = _signature(d, args)
+        except Exception:  # a type numba cannot tell: let the call say so
+            return d
+        if sig not in d.overloads and sig not in self._looked:
+            self._looked.add(sig)
+            if machine_code_at_hand(d, args) is False:
+                _load_shipped(d, args)
+        return d
+
     def run(self, work, *args):
         """Call with an estimate of the loop trip count ``work``."""
         if work < self.threshold:
             return self.py_func(*args)
-        return self.compiled()(*args)
+        return self.machine(args)(*args)
 
     def __call__(self, *args):
-        return self.compiled()(*args)
+        return self.machine(args)(*args)
 
 
 def lazyjit(threshold: int = 20_000):

@@ -2,16 +2,18 @@
 
 numba compiles a kernel the first time it is called and keeps the machine
 code in an on-disk cache; a fresh environment has an empty cache, so the
-simulator's first run would wait for the compile (see
-:class:`qmodels._jit.Resumable`).  A wheel built with ``make wheel``
-carries the event loop's machine code instead, compiled when the wheel is
-built for the *generic* CPU of its architecture (``NUMBA_CPU_NAME=generic``:
-no instruction-set extension is assumed, so it runs on any processor of
-that architecture), in ``qmodels/_kernels/``:
+simulator's first run, or the first large analytic solve, would wait for
+the compile (see :class:`qmodels._jit.Resumable` and ``lazyjit``).  A wheel
+built with ``make wheel`` carries the machine code of the simulator's event
+loop and of every lazily compiled analytic kernel (for the argument types
+the probe solves of :mod:`qmodels.analytic._probe` give them) instead,
+compiled when the wheel is built for the *generic* CPU of its architecture
+(``NUMBA_CPU_NAME=generic``: no instruction-set extension is assumed, so it
+runs on any processor of that architecture), in ``qmodels/_kernels/``:
 
-``<module>.<kernel>.nbk``
+``<module>.<kernel>.<hash of the argument types>.nbk``
     numba's own serialised compile result (the form its cache stores).
-``<module>.<kernel>.json``
+``<module>.<kernel>.<hash>.json``
     what the code was built from: numba and llvmlite versions, the
     interpreter's cache tag, the target triple, the argument types and a
     SHA-256 of the kernel's source files.
@@ -53,9 +55,12 @@ def kernels_dir() -> str | None:
     return d or None
 
 
-def _base(dispatcher) -> str:
+def _base(dispatcher, sig) -> str:
+    """File name (without extension) of ``dispatcher``'s code for the
+    argument types ``sig``: module, function and a hash of the types."""
     f = dispatcher.py_func
-    return f"{f.__module__}.{f.__name__}"
+    h = hashlib.sha256(str(tuple(sig)).encode()).hexdigest()[:12]
+    return f"{f.__module__}.{f.__name__}.{h}"
 
 
 def source_files(dispatcher) -> list[str]:
@@ -72,6 +77,8 @@ def source_files(dispatcher) -> list[str]:
         f = getattr(value, "py_func", value)
         if inspect.isfunction(f) and f.__module__.split(".")[0] == package:
             files.add(inspect.getsourcefile(f))
+        elif inspect.ismodule(f) and f.__name__.split(".")[0] == package:
+            files.add(getattr(f, "__file__", None))  # helpers called as module.func
     return sorted(f for f in files if f)
 
 
@@ -91,7 +98,7 @@ def _build_facts(dispatcher, sig) -> dict:
     import numba
 
     return {
-        "kernel": _base(dispatcher),
+        "kernel": f"{dispatcher.py_func.__module__}.{dispatcher.py_func.__name__}",
         "numba": numba.__version__,
         "llvmlite": llvmlite.__version__,
         "python": sys.implementation.cache_tag,
@@ -118,7 +125,7 @@ def save(dispatcher, sig, dest: str) -> str:
     dispatcher.compile(sig)
     cres = dispatcher.overloads[sig]
     os.makedirs(dest, exist_ok=True)
-    base = os.path.join(dest, _base(dispatcher))
+    base = os.path.join(dest, _base(dispatcher, sig))
     facts = dict(_build_facts(dispatcher, sig), cpu=SHIPPED_CPU)
     _write(base + ".nbk", dumps(cres._reduce()))
     _write(base + ".json", json.dumps(facts, indent=1, sort_keys=True).encode())
@@ -139,7 +146,7 @@ def check(dispatcher, sig, folder: str | None = None) -> str | None:
     folder = kernels_dir() if folder is None else folder
     if folder is None:
         return "shipped machine code is turned off (QMODELS_KERNELS is empty)"
-    base = os.path.join(folder, _base(dispatcher))
+    base = os.path.join(folder, _base(dispatcher, sig))
     try:
         with open(base + ".json", encoding="utf-8") as f:
             built = json.load(f)
@@ -166,7 +173,7 @@ def load(dispatcher, sig, folder: str | None = None) -> bool:
     if check(dispatcher, sig, folder) is not None:
         return False
     folder = kernels_dir() if folder is None else folder
-    path = os.path.join(folder, _base(dispatcher) + ".nbk")
+    path = os.path.join(folder, _base(dispatcher, sig) + ".nbk")
     try:
         import pickle
 

@@ -160,11 +160,12 @@ def _demo_two_tier() -> int:
 
 
 def cmd_warm_up(args) -> int:
-    """Compile the simulator's event loop now (into numba's cache), or with
-    ``--ship DIR`` build its machine code for any processor of this
-    architecture, as a wheel ships it."""
+    """Compile the simulator's event loop and the analytic kernels now (into
+    numba's cache), or with ``--ship DIR`` build their machine code for any
+    processor of this architecture, as a wheel ships it."""
     if args.ship:
         return _ship(args.ship)
+    from .analytic._probe import compile_kernels
     from .sim.run import warm_up
 
     t0 = time.perf_counter()
@@ -172,8 +173,12 @@ def cmd_warm_up(args) -> int:
     took = time.perf_counter() - t0
     if state == "python":
         print("QMODELS_JIT=python: the simulator runs as plain Python; nothing to compile")
-    else:
-        print(f"the simulator's machine code is ready ({took:.1f} s)")
+        return EXIT_OK
+    print(f"the simulator's machine code is ready ({took:.1f} s)")
+    t0 = time.perf_counter()
+    kernels = compile_kernels()
+    print(f"the analytic kernels' machine code is ready ({len(kernels)} kernels, "
+          f"{time.perf_counter() - t0:.1f} s)")
     return EXIT_OK
 
 
@@ -187,11 +192,12 @@ def _ship(dest: str) -> int:
     from ._shipped import SHIPPED_CPU
 
     if os.environ.get("NUMBA_CPU_NAME", "").lower() == SHIPPED_CPU:
+        from .analytic._probe import ship as ship_analytic
         from .sim.run import ship
 
         t0 = time.perf_counter()
-        path = ship(dest)
-        print(f"machine code for the {SHIPPED_CPU} CPU: {path} "
+        paths = [ship(dest)] + ship_analytic(dest)
+        print(f"machine code for the {SHIPPED_CPU} CPU: {len(paths)} kernels in {dest} "
               f"({time.perf_counter() - t0:.1f} s)")
         return EXIT_OK
     with tempfile.TemporaryDirectory() as cache:
@@ -261,10 +267,11 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("methods", help="list solver methods")
     m.set_defaults(func=cmd_methods)
     w = sub.add_parser("warm-up", help="compile the simulator's machine code now",
-                       description="Compile the simulator's event loop into numba's on-disk "
-                                   "cache now (once per environment; `make` does it when it "
-                                   "installs), so that the first simulation starts at full "
-                                   "speed. Nothing to do when the cache or the wheel has it.")
+                       description="Compile the simulator's event loop and the analytic "
+                                   "kernels into numba's on-disk cache now (once per "
+                                   "environment; `make` does it when it installs), so that the "
+                                   "first simulation or large solve starts at full speed. "
+                                   "Nothing to do when the cache or the wheel has it.")
     w.add_argument("--ship", metavar="DIR",
                    help="instead: write machine code for any processor of this architecture "
                         "into DIR, as `make wheel` ships it in qmodels/_kernels")

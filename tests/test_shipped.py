@@ -67,6 +67,12 @@ _USE = textwrap.dedent("""
 """)
 
 
+def _code(folder, kernel="qmodels.sim.engine.run", ext="json") -> pathlib.Path:
+    """The one file of ``kernel``'s shipped code (of its one signature)."""
+    (path,) = pathlib.Path(folder).glob(f"{kernel}.*.{ext}")
+    return path
+
+
 def _fresh(tmp_path, kernels):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), QMODELS_KERNELS=str(kernels),
                QMODELS_JIT="background", PYTHONPATH=str(ROOT))
@@ -83,12 +89,78 @@ def test_shipped_code_is_loaded_and_reproduces_every_pinned_run(shipped, tmp_pat
     assert got["same"] and all(got["same"].values()), got["same"]
 
 
+_ANALYTIC = textwrap.dedent("""
+    import json
+    import qmodels as qm
+    from qmodels._jit import LAZY_KERNELS
+    from qmodels.analytic import _probe
+    nets = list(_probe._networks()) + [qm.Network(
+        [qm.Queue("cpu", 0.02, servers=2), qm.Queue("disk", 0.03)],
+        [qm.Closed("a", 60, think_time=1.0, visits={"cpu": 1, "disk": 1}),
+         qm.Closed("b", 60, think_time=0.5, visits={"cpu": 2, "disk": 0.5})])]
+    for k in LAZY_KERNELS:
+        k.threshold = 0  # every solve below runs machine code
+    out = {"X": [], "misses": 0, "hits": {}}
+    for net in nets:
+        for solve in (qm.mva, qm.schweitzer, qm.convolution):
+            r = solve(net)
+            out["X"].append([float(r.X[c]) for c in net.class_names])
+    for k in LAZY_KERNELS:
+        if k._compiled is not None:
+            d = k.compiled()
+            out["misses"] += sum(d.stats.cache_misses.values())
+            out["hits"][k.__name__] = sum(d.stats.cache_hits.values())
+    print(json.dumps(out))
+""")
+
+
+def test_shipped_analytic_kernels_are_loaded_and_agree_with_python(shipped, tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), QMODELS_KERNELS=str(shipped),
+               PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", _ANALYTIC], env=env, capture_output=True,
+                         text=True, timeout=1200, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["misses"] == 0  # nothing compiled: every kernel's code was shipped
+    assert got["hits"] and all(n >= 1 for n in got["hits"].values()), got["hits"]
+    # the same solves here as plain Python (every threshold out of reach)
+    from qmodels._jit import LAZY_KERNELS
+    from qmodels.analytic import _probe
+
+    nets = list(_probe._networks()) + [qm.Network(
+        [qm.Queue("cpu", 0.02, servers=2), qm.Queue("disk", 0.03)],
+        [qm.Closed("a", 60, think_time=1.0, visits={"cpu": 1, "disk": 1}),
+         qm.Closed("b", 60, think_time=0.5, visits={"cpu": 2, "disk": 0.5})])]
+    saved = [(k, k.threshold) for k in LAZY_KERNELS]
+    try:
+        for k, _ in saved:
+            k.threshold = 10**18
+        want = [[float(r.X[c]) for c in net.class_names]
+                for net in nets for r in (qm.mva(net), qm.schweitzer(net), qm.convolution(net))]
+    finally:
+        for k, t in saved:
+            k.threshold = t
+    assert len(want) == len(got["X"])
+    for w, g in zip(want, got["X"]):
+        assert g == pytest.approx(w, rel=1e-12)
+
+
+def test_the_probe_ships_every_lazy_kernel(shipped):
+    from qmodels._jit import LAZY_KERNELS
+    from qmodels.analytic import _probe  # noqa: F401  (every kernel module imported)
+
+    kernels = {json.loads(f.read_text())["kernel"] for f in shipped.glob("*.json")}
+    want = {f"{k.py_func.__module__}.{k.__name__}" for k in LAZY_KERNELS}
+    assert want and want <= kernels
+    assert "qmodels.sim.engine.run" in kernels
+
+
 def test_code_from_another_source_is_not_loaded(shipped, tmp_path):
     # the engine's source changed since the build (an edit, another version):
     # the stale code stays unused, the simulator compiles as usual
     stale = tmp_path / "stale"
     shutil.copytree(shipped, stale)
-    facts_file = stale / "qmodels.sim.engine.run.json"
+    facts_file = _code(stale)
     facts = json.loads(facts_file.read_text())
     facts["source"] = "0" * 64
     facts_file.write_text(json.dumps(facts))
@@ -100,7 +172,7 @@ def test_code_from_another_source_is_not_loaded(shipped, tmp_path):
 def _facts_edited(shipped, tmp_path, **change) -> pathlib.Path:
     d = tmp_path / "edited"
     shutil.copytree(shipped, d)
-    f = d / "qmodels.sim.engine.run.json"
+    f = _code(d)
     facts = json.loads(f.read_text())
     facts.update(change)
     f.write_text(json.dumps(facts))
@@ -148,13 +220,13 @@ def test_missing_damaged_or_turned_off_code_is_not_loaded(shipped, tmp_path, mon
     assert "no shipped machine code" in _shipped.check(E.run, sig, str(empty))
     d = tmp_path / "damaged"
     shutil.copytree(shipped, d)
-    code = d / "qmodels.sim.engine.run.nbk"
+    code = _code(d, ext="nbk")
     code.write_bytes(code.read_bytes()[: 1000])  # a truncated download
     assert _shipped.check(E.run, sig, str(d)) is None  # the facts still match ...
     assert _shipped.load(_Uncompiled(), sig, str(d)) is False  # ... the code does not load
     code.unlink()
     assert "missing" in _shipped.check(E.run, sig, str(d))
-    (d / "qmodels.sim.engine.run.json").write_text("{not json")
+    _code(d).write_text("{not json")
     assert "unreadable" in _shipped.check(E.run, sig, str(d))
     monkeypatch.setenv("QMODELS_KERNELS", "")
     assert "turned off" in _shipped.check(E.run, sig)
@@ -226,8 +298,11 @@ def test_a_wheel_ships_the_code_and_its_installation_loads_it(tmp_path):
     assert out.returncode == 0, out.stderr
     (whl,) = (tmp_path / "dist").glob("*.whl")
     names = zipfile.ZipFile(whl).namelist()
-    assert "qmodels/_kernels/qmodels.sim.engine.run.nbk" in names
-    assert "qmodels/_kernels/qmodels.sim.engine.run.json" in names
+    shipped = {n for n in names if n.startswith("qmodels/_kernels/")}
+    assert any(n.startswith("qmodels/_kernels/qmodels.sim.engine.run.") and n.endswith(".nbk")
+               for n in shipped)
+    assert {n[:-4] for n in shipped if n.endswith(".nbk")} == \
+        {n[:-5] for n in shipped if n.endswith(".json")}
     site = tmp_path / "site"
     out = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
                           "--target", str(site), str(whl)], env=env, capture_output=True,

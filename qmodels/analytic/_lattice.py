@@ -299,16 +299,17 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve, progress
     n = np.zeros(C, np.int64)
     prev = np.zeros(C, np.int64)
     per_point = nm * max(C, 1) * max(K, 1)
+    args = (D, kind, ldpos, ld_st, mult, nmult, Z, N, stride, want_curve, Qr, Pr, Tr, Xs, R, Xo,
+            Ro, Po, Fo, n, prev)
     # one form for the whole pass: the split into calls changes no number
     run = _lattice_run.py_func if L * per_point < _lattice_run.threshold \
-        else _lattice_run.compiled()
+        else _lattice_run.machine(args + (0, 0))
     step = max(1, LATTICE_CHUNK_WORK // per_point)
     bar = progress_bar(progress, L, "exact MVA lattice", unit="pt") if L > step else None
     try:
         for i0 in range(0, L, step):
             i1 = min(L, i0 + step)
-            run(D, kind, ldpos, ld_st, mult, nmult, Z, N, stride, want_curve, Qr, Pr, Tr, Xs,
-                R, Xo, Ro, Po, Fo, n, prev, i0, i1)
+            run(*args, i0, i1)
             if bar is not None:
                 bar.update(i1 - i0)
     finally:

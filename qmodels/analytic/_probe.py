@@ -1,0 +1,89 @@
+"""A workload that reaches every lazily compiled analytic kernel.
+
+Small problems run the analytic kernels as plain Python; larger ones
+compile them on first use (``qmodels._jit.lazyjit``).  ``qmodels warm-up``
+runs :func:`compile_kernels` to compile them ahead (into numba's cache, or,
+with ``--ship``, as the machine code a wheel carries), so that the first
+large solve does not wait for numba either.  The probe solves small
+networks of every kind the kernels serve (single class with fixed-rate,
+multi-server and load-dependent stations; several classes; convolution;
+Schweitzer and Linearizer, with and without load-dependent stations) with
+every kernel's size threshold set to 0, then puts the thresholds back.
+"""
+
+from __future__ import annotations
+
+from .._jit import HAVE_NUMBA, LAZY_KERNELS
+from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+
+# every module that defines a lazily compiled kernel, imported here so that
+# its kernels are in LAZY_KERNELS before the thresholds are set
+from . import _lattice, _logconv, amva, amva_ld, convolution, mva  # noqa: F401
+
+
+def _networks():
+    single = Network([Delay("z", 1.0), Queue("a", 0.05), Queue("b", 0.03)],
+                     [Closed("t", 6, visits={"z": 1, "a": 1, "b": 2})])
+    multi_server = Network([Delay("z", 1.0), Queue("cpu", 0.05, servers=3),
+                            LoadDependent("net", 0.04, rate_multipliers=(1.0, 1.6, 2.0)),
+                            Queue("disk", 0.02)],
+                           [Closed("t", 8, visits={"z": 1, "cpu": 1, "net": 1, "disk": 1})])
+    classes = Network([Queue("cpu", 0.02, servers=2), Queue("disk", 0.03),
+                       LoadDependent("net", 0.05, rate_multipliers=(1.0, 1.5, 1.8))],
+                      [Closed("a", 4, think_time=1.0, visits={"cpu": 1, "disk": 1, "net": 1}),
+                       Closed("b", 3, think_time=0.5, visits={"cpu": 2, "disk": 0.5,
+                                                             "net": 0.3})])
+    fixed_classes = Network([Delay("z", 0.5), Queue("cpu", 0.02), Queue("disk", 0.03)],
+                            [Closed("a", 4, visits={"z": 1, "cpu": 1, "disk": 1}),
+                             Closed("b", 3, visits={"z": 1, "cpu": 2, "disk": 0.5})])
+    # several many-server stations: the complements come from prefix and
+    # suffix products (mva._LDConvolution._split)
+    many_servers = Network([Queue(f"s{i}", 0.1 * (i + 1), servers=10) for i in range(4)],
+                           [Closed("t", 40, visits={f"s{i}": 1 for i in range(4)})])
+    return single, multi_server, classes, fixed_classes, many_servers
+
+
+def _solve_all() -> None:
+    single, multi_server, classes, fixed_classes, many_servers = _networks()
+    mva.mva(many_servers)
+    for net in (single, multi_server, classes, fixed_classes):
+        mva.mva(net)
+        amva.schweitzer(net)
+        amva.linearizer(net)
+        convolution.convolution(net)
+    mva.mva(single, curve=True)
+    mva.mva(multi_server, curve=True)
+
+
+def compile_kernels() -> dict[str, int]:
+    """Compile every lazily compiled analytic kernel for the argument types
+    the probe solves give it; ``{kernel: number of compiled signatures}``
+    (0 for a kernel the probe did not reach)."""
+    if not HAVE_NUMBA:
+        return {}
+    saved = [(k, k.threshold) for k in LAZY_KERNELS]
+    try:
+        for k, _ in saved:
+            k.threshold = 0
+        _solve_all()
+    finally:
+        for k, t in saved:
+            k.threshold = t
+    return {f"{k.py_func.__module__}.{k.__name__}": len(k.compiled().overloads)
+            for k, _ in saved}
+
+
+def ship(dest: str) -> list[str]:
+    """Compile every lazily compiled kernel as :func:`compile_kernels` does
+    and write the machine code of each signature into ``dest``
+    (:func:`qmodels._shipped.save`; the process must run with
+    ``NUMBA_CPU_NAME=generic``); the paths written."""
+    from .._shipped import save
+
+    compile_kernels()
+    paths = []
+    for k in LAZY_KERNELS:
+        d = k.compiled()
+        for sig in list(d.overloads):
+            paths.append(save(d, sig, dest))
+    return paths
