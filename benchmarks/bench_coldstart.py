@@ -133,7 +133,7 @@ CASES = {
     "multiclass": (
         "first exact multi-class solve, 2 classes", 2.0, _MC_NET.format(C=1, NA=10, NB=5)),
     "multiclass-big": (
-        "first exact multi-class solve, 2 classes of 60, a 2-server station", None,
+        "first exact multi-class solve, 2 classes of 60, a 2-server station", 2.0,
         _MC_NET.format(C=2, NA=60, NB=60)),
     "multiserver": (
         "first exact single-class solve, a 3-server station, N = 20", None,
