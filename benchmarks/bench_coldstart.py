@@ -68,6 +68,9 @@ Cases:
     Small problems run the kernels as plain Python (below
     ``lazyjit``'s threshold of 20,000 loop trips), so only the big one
     compiles.
+``sweep``
+    ``qm.sweep`` of a 21-station network (N = 200) over 2,000 values of one
+    service time, exact: the batched solver's parallel kernel.
 
 The machine is printed with the numbers (cores, load average): on a shared
 machine they are noisy, the cold/warm difference is the figure to read.
@@ -89,6 +92,14 @@ _SIM_NET = """
 net = qm.Network([qm.Delay("users", 0.5), qm.Queue("cpu", 0.01, servers=2),
                   qm.Queue("disk", 0.02)],
                  [qm.Closed("tx", 8, visits={"users": 1, "cpu": 1, "disk": 0.7})])
+"""
+
+#: a planner's first what-if: 2,000 points through the batched exact solver
+_SWEEP = """
+net = qm.Network([qm.Delay("users", 1.0)] + [qm.Queue(f"q{i}", 0.01 * (i + 1)) for i in range(20)],
+                 [qm.Closed("tx", 200, visits={"users": 1, **{f"q{i}": 1 for i in range(20)}})])
+grid = {"q0.service": [0.01 + 0.001 * i for i in range(2000)]}
+call = lambda: qm.sweep(net, grid, method="exact", progress=False)
 """
 
 #: one class, a three-server station, N jobs
@@ -141,6 +152,9 @@ CASES = {
     "multiserver-big": (
         "first exact single-class solve, a 3-server station, N = 10000", None,
         _MS_NET.format(N=10000)),
+    "sweep": (
+        "first qm.sweep, exact, 2,000 points of a 21-station network (N = 200)", None,
+        _SWEEP),
 }
 
 #: what the child process runs: prints one JSON line of timings

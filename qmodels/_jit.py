@@ -140,19 +140,11 @@ class _Lazy:
 
     def machine(self, args):
         """The compiled kernel, with the machine code a wheel ships for the
-        types of ``args`` loaded into it (once per types) when numba's cache
-        does not have it."""
+        types of ``args`` loaded into it when numba's cache does not have
+        it (:func:`shipped_once`)."""
         d = self.compiled()
-        if d is self.py_func:
-            return d
-        try:
-            sig = _signature(d, args)
-        except Exception:  # a type numba cannot tell: let the call say so
-            return d
-        if sig not in d.overloads and sig not in self._looked:
-            self._looked.add(sig)
-            if machine_code_at_hand(d, args) is False:
-                _load_shipped(d, args)
+        if d is not self.py_func:
+            shipped_once(d, args, self._looked)
         return d
 
     def run(self, work, *args):
@@ -232,6 +224,21 @@ def python_twin(dispatcher):
 
 def _signature(dispatcher, args):
     return tuple(dispatcher.typeof_pyval(a) for a in args)
+
+
+def shipped_once(dispatcher, args, looked: set) -> None:
+    """Before ``dispatcher(*args)``: if it has no machine code for the types
+    of ``args`` and numba's cache has none either, load the code a wheel
+    ships for them (:func:`_load_shipped`), looking once per types (the
+    types looked for are kept in ``looked``)."""
+    try:
+        sig = _signature(dispatcher, args)
+    except Exception:  # a type numba cannot tell: let the call say so
+        return
+    if sig not in dispatcher.overloads and sig not in looked:
+        looked.add(sig)
+        if machine_code_at_hand(dispatcher, args) is False:
+            _load_shipped(dispatcher, args)
 
 
 def _load_shipped(dispatcher, args) -> bool:

@@ -98,20 +98,36 @@ _ANALYTIC = textwrap.dedent("""
         [qm.Queue("cpu", 0.02, servers=2), qm.Queue("disk", 0.03)],
         [qm.Closed("a", 60, think_time=1.0, visits={"cpu": 1, "disk": 1}),
          qm.Closed("b", 60, think_time=0.5, visits={"cpu": 2, "disk": 0.5})])]
+    from qmodels.analytic import batch
+    from tests.test_shipped import _probe_batch
     for k in LAZY_KERNELS:
         k.threshold = 0  # every solve below runs machine code
+    batch.LAZY_THRESHOLD = 0
     out = {"X": [], "misses": 0, "hits": {}}
     for net in nets:
         for solve in (qm.mva, qm.schweitzer, qm.convolution):
             r = solve(net)
             out["X"].append([float(r.X[c]) for c in net.class_names])
-    for k in LAZY_KERNELS:
-        if k._compiled is not None:
-            d = k.compiled()
-            out["misses"] += sum(d.stats.cache_misses.values())
-            out["hits"][k.__name__] = sum(d.stats.cache_hits.values())
+    out["batch"] = _probe_batch(batch)
+    for d in [k.compiled() for k in LAZY_KERNELS if k._compiled is not None] + \
+            batch.compiled_kernels():
+        out["misses"] += sum(d.stats.cache_misses.values())
+        out["hits"][d.py_func.__name__] = sum(d.stats.cache_hits.values())
     print(json.dumps(out))
 """)
+
+
+def _probe_batch(batch):
+    """Throughputs of batched solves that reach every parallel kernel."""
+    import numpy as np
+
+    D = np.array([[0.05, 0.03, 0.02], [0.04, 0.03, 0.01], [0.2, 0.01, 0.01]])
+    got = [batch.mva_batch(D, 1.0, 7).X.tolist()]
+    for multiserver in ("marginal", "seidmann"):
+        got.append(batch.schweitzer_batch(D, 1.0, 7, servers=np.array([1, 3, 1]),
+                                          multiserver=multiserver).X.tolist())
+    got.append(batch.schweitzer_batch(D, 1.0, 7).X.tolist())
+    return got
 
 
 def test_shipped_analytic_kernels_are_loaded_and_agree_with_python(shipped, tmp_path):
@@ -123,9 +139,13 @@ def test_shipped_analytic_kernels_are_loaded_and_agree_with_python(shipped, tmp_
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["misses"] == 0  # nothing compiled: every kernel's code was shipped
     assert got["hits"] and all(n >= 1 for n in got["hits"].values()), got["hits"]
+    assert {"_mva_rows", "_schweitzer_rows", "_schweitzer_ld_rows"} <= set(got["hits"])
     # the same solves here as plain Python (every threshold out of reach)
     from qmodels._jit import LAZY_KERNELS
-    from qmodels.analytic import _probe
+    from qmodels.analytic import _probe, batch
+
+    for w, g in zip(_probe_batch(batch), got["batch"]):  # batched: below the threshold here
+        assert g == pytest.approx(w, rel=1e-12)
 
     nets = list(_probe._networks()) + [qm.Network(
         [qm.Queue("cpu", 0.02, servers=2), qm.Queue("disk", 0.03)],
@@ -151,6 +171,17 @@ def test_the_probe_ships_every_lazy_kernel(shipped):
 
     kernels = {json.loads(f.read_text())["kernel"] for f in shipped.glob("*.json")}
     want = {f"{k.py_func.__module__}.{k.__name__}" for k in LAZY_KERNELS}
+    # and every parallel kernel the batched solvers hand to batch._run
+    import ast
+
+    from qmodels.analytic import batch
+
+    tree = ast.parse(pathlib.Path(batch.__file__).read_text())
+    parallel = {node.args[0].id for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_run"
+                and node.args and isinstance(node.args[0], ast.Name)}
+    assert len(parallel) >= 3
+    want |= {f"qmodels.analytic.batch.{name}" for name in parallel}
     assert want and want <= kernels
     assert "qmodels.sim.engine.run" in kernels
 

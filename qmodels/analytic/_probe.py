@@ -7,18 +7,21 @@ with ``--ship``, as the machine code a wheel carries), so that the first
 large solve does not wait for numba either.  The probe solves small
 networks of every kind the kernels serve (single class with fixed-rate,
 multi-server and load-dependent stations; several classes; convolution;
-Schweitzer and Linearizer, with and without load-dependent stations) with
-every kernel's size threshold set to 0, then puts the thresholds back.
+Schweitzer and Linearizer, with and without load-dependent stations; the
+parallel kernels of the batched solvers behind ``qm.sweep``) with every
+kernel's size threshold set to 0, then puts the thresholds back.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .._jit import HAVE_NUMBA, LAZY_KERNELS
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 
 # every module that defines a lazily compiled kernel, imported here so that
 # its kernels are in LAZY_KERNELS before the thresholds are set
-from . import _lattice, _logconv, amva, amva_ld, convolution, mva  # noqa: F401
+from . import _lattice, _logconv, amva, amva_ld, batch, convolution, mva  # noqa: F401
 
 
 def _networks():
@@ -53,6 +56,14 @@ def _solve_all() -> None:
         convolution.convolution(net)
     mva.mva(single, curve=True)
     mva.mva(multi_server, curve=True)
+    # the parallel kernels of the batched solvers (qm.sweep's fast route)
+    D = np.array([[0.05, 0.03, 0.02], [0.04, 0.03, 0.01]])
+    for curve in (False, True):
+        batch.mva_batch(D, 1.0, 5, curve=curve)
+    servers = np.array([1, 2, 1])
+    for multiserver in ("marginal", "seidmann"):
+        batch.schweitzer_batch(D, 1.0, 5, servers=servers, multiserver=multiserver)
+    batch.schweitzer_batch(D, 1.0, 5)
 
 
 def compile_kernels() -> dict[str, int]:
@@ -62,15 +73,24 @@ def compile_kernels() -> dict[str, int]:
     if not HAVE_NUMBA:
         return {}
     saved = [(k, k.threshold) for k in LAZY_KERNELS]
+    saved_batch = batch.LAZY_THRESHOLD
     try:
         for k, _ in saved:
             k.threshold = 0
+        batch.LAZY_THRESHOLD = 0
         _solve_all()
     finally:
         for k, t in saved:
             k.threshold = t
-    return {f"{k.py_func.__module__}.{k.__name__}": len(k.compiled().overloads)
-            for k, _ in saved}
+        batch.LAZY_THRESHOLD = saved_batch
+    return {f"{d.py_func.__module__}.{d.py_func.__name__}": len(d.overloads)
+            for d in _dispatchers()}
+
+
+def _dispatchers() -> list:
+    """The numba dispatchers of every lazily compiled kernel and of the
+    batched solvers' parallel kernels compiled so far."""
+    return [k.compiled() for k in LAZY_KERNELS] + batch.compiled_kernels()
 
 
 def ship(dest: str) -> list[str]:
@@ -82,8 +102,7 @@ def ship(dest: str) -> list[str]:
 
     compile_kernels()
     paths = []
-    for k in LAZY_KERNELS:
-        d = k.compiled()
+    for d in _dispatchers():
         for sig in list(d.overloads):
             paths.append(save(d, sig, dest))
     return paths

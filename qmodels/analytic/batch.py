@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .._jit import HAVE_NUMBA, register_jitables, stamp_helpers
+from .._jit import HAVE_NUMBA, register_jitables, shipped_once, stamp_helpers
 from ..errors import ConvergenceWarning, InvalidValueError, PopulationError
 from ..results import FrameReport
 from ._common import _check_options
@@ -273,12 +273,24 @@ def _compiled(func):
     return _COMPILED[name]
 
 
+#: argument types whose shipped machine code was looked for, per kernel
+_LOOKED: dict[str, set] = {}
+
+
 def _run(func, work, *args):
     if work < LAZY_THRESHOLD or not HAVE_NUMBA:
         # an overflow is reported as a typed error afterwards (_check_finite)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return func(*args)
-    return _compiled(func)(*args)
+    kernel = _compiled(func)
+    shipped_once(kernel, args, _LOOKED.setdefault(func.__name__, set()))
+    return kernel(*args)
+
+
+def compiled_kernels() -> list:
+    """The parallel kernels compiled so far (``qmodels warm-up`` compiles
+    them all through :mod:`._probe`)."""
+    return list(_COMPILED.values())
 
 
 def _mva_rows(D, is_delay, Z, nrun, pop, rows, want_curve, nmax,
