@@ -186,25 +186,33 @@ def load(dispatcher, sig, folder: str | None = None) -> bool:
         cres = CompileResult._rebuild(ctx, *payload)
     except Exception:  # another numba's format, a truncated file: not shipped
         return False
+    if tuple(cres.signature.args) != sig:
+        return False
     # numba's own cache-hit path (Dispatcher.compile) registers the loaded
-    # result; hand it the rebuilt result as a one-entry cache
-    saved = dispatcher._cache
-    dispatcher._cache = _OneResult(cres)
-    try:
-        dispatcher.compile(sig)
-    finally:
-        dispatcher._cache = saved
+    # result; hand it the rebuilt result as a one-entry cache, under numba's
+    # compiler lock (reentrant) so that no other thread compiles meanwhile
+    from numba.core.compiler_lock import global_compiler_lock
+
+    with global_compiler_lock:
+        saved = dispatcher._cache
+        dispatcher._cache = _OneResult(cres, sig)
+        try:
+            dispatcher.compile(sig)
+        finally:
+            dispatcher._cache = saved
     return sig in dispatcher.overloads
 
 
 class _OneResult:
-    """A stand-in for a dispatcher's cache that holds one compile result."""
+    """A stand-in for a dispatcher's cache that holds one compile result,
+    for one signature."""
 
-    def __init__(self, cres):
+    def __init__(self, cres, sig):
         self.cres = cres
+        self.sig = sig
 
     def load_overload(self, sig, target_context):
-        return self.cres
+        return self.cres if tuple(sig) == self.sig else None
 
     def save_overload(self, sig, data):
         pass

@@ -267,6 +267,22 @@ def test_missing_damaged_or_turned_off_code_is_not_loaded(shipped, tmp_path, mon
     assert _shipped.kernels_dir() == _shipped.KERNELS_DIR
 
 
+def test_code_for_other_argument_types_is_never_registered(shipped, tmp_path):
+    # facts that match, over a file holding another kernel's code (another
+    # signature): refused, nothing compiled; the stand-in cache serves only
+    # its own signature, so no other call can pick it up
+    sig = _signature(E.run, sim_run._probe_args())
+    d = tmp_path / "swapped"
+    shutil.copytree(shipped, d)
+    other = next(p for p in d.glob("qmodels.analytic.mva._log_convolve.*.nbk"))
+    shutil.copy(other, _code(d, ext="nbk"))
+    assert _shipped.check(E.run, sig, str(d)) is None
+    assert _shipped.load(_Uncompiled(), sig, str(d)) is False
+    one = _shipped._OneResult(object(), sig)
+    assert one.load_overload(sig, None) is one.cres
+    assert one.load_overload(sig[:-1], None) is None
+
+
 def test_shipping_needs_the_generic_cpu():
     pytest.importorskip("numba")
     from numba.core import config
