@@ -68,8 +68,8 @@ def source_files(dispatcher) -> list[str]:
     kernel's module (every compiled function it calls lives there) and the
     file of every function of the same package that module names (its
     helpers and decorators), so that an edit to any of them makes shipped
-    code stale."""
-    func = dispatcher.py_func
+    code stale.  (A plain Python kernel function will do as well.)"""
+    func = getattr(dispatcher, "py_func", dispatcher)
     module = sys.modules[func.__module__]
     package = func.__module__.split(".")[0]
     files = {inspect.getsourcefile(module)}
@@ -106,6 +106,46 @@ def _build_facts(dispatcher, sig) -> dict:
         "signature": str(tuple(sig)),
         "source": source_digest(dispatcher),
     }
+
+
+def survey(folder: str | None = None) -> list[tuple[str, str, str | None]]:
+    """Every shipped kernel in ``folder`` (default :func:`kernels_dir`), as
+    (kernel, its argument types, why this process cannot use it or None),
+    compiling nothing: ``qmodels warm-up --check`` prints it.  Whether a
+    call's argument types match is decided at the call."""
+    import importlib
+
+    import llvmlite
+    import numba
+    from numba.core.registry import cpu_target
+
+    folder = kernels_dir() if folder is None else folder
+    if folder is None or not os.path.isdir(folder):
+        return []
+    here = {"numba": numba.__version__, "llvmlite": llvmlite.__version__,
+            "python": sys.implementation.cache_tag,
+            "triple": cpu_target.target_context.codegen().magic_tuple()[0]}
+    rows = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                built = json.load(f)
+            module, _, func = built["kernel"].rpartition(".")
+            kernel = getattr(importlib.import_module(module), func)
+        except Exception as e:  # unreadable facts, a kernel this version lacks
+            rows.append((name[:-5], "?", f"unusable facts: {type(e).__name__}: {e}"))
+            continue
+        why = None
+        for key, value in dict(here, source=source_digest(kernel)).items():
+            if built.get(key) != value:
+                why = f"built for {key} {built.get(key)!r}, this process has {value!r}"
+                break
+        if why is None and not os.path.exists(os.path.join(folder, name[:-5] + ".nbk")):
+            why = "its code file is missing"
+        rows.append((built["kernel"], built.get("signature", "?"), why))
+    return rows
 
 
 def save(dispatcher, sig, dest: str) -> str:

@@ -165,6 +165,8 @@ def cmd_warm_up(args) -> int:
     processor of this architecture, as a wheel ships it."""
     if args.ship:
         return _ship(args.ship)
+    if args.check:
+        return _check_shipped()
     from .analytic._probe import compile_kernels
     from .sim.run import warm_up
 
@@ -179,6 +181,39 @@ def cmd_warm_up(args) -> int:
     kernels = compile_kernels()
     print(f"the analytic kernels' machine code is ready ({len(kernels)} kernels, "
           f"{time.perf_counter() - t0:.1f} s)")
+    return EXIT_OK
+
+
+def _check_shipped() -> int:
+    """``qmodels warm-up --check``: which shipped kernels this process can
+    use, and why not; whether numba's cache has the simulator's loop."""
+    from ._jit import HAVE_NUMBA, _signature, machine_code_at_hand
+    from ._shipped import check, kernels_dir, survey
+
+    if not HAVE_NUMBA:
+        print("numba is not installed: every kernel runs as plain Python")
+        return EXIT_OK
+    from .sim import engine
+    from .sim.run import _probe_args
+
+    args = _probe_args()
+    sig = _signature(engine.run, args)
+    cached = machine_code_at_hand(engine.run, args)
+    print(f"simulator's event loop: {'in' if cached else 'not in'} numba's cache; shipped code: "
+          f"{check(engine.run, sig) or 'usable'}")
+    rows = survey()
+    folder = kernels_dir()
+    if not rows:
+        print(f"no shipped machine code in {folder or '(turned off: QMODELS_KERNELS is empty)'}")
+        return EXIT_OK
+    usable = sum(why is None for _, _, why in rows)
+    print(f"shipped machine code in {folder}: {usable} of {len(rows)} usable here "
+          "(a kernel may have several argument types)")
+    seen: dict = {}
+    for kernel, _, why in rows:
+        seen[(kernel, why)] = seen.get((kernel, why), 0) + 1
+    for (kernel, why), n in seen.items():
+        print(f"  {kernel}{f' (x{n})' if n > 1 else ''}: {why or 'usable'}")
     return EXIT_OK
 
 
@@ -275,6 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--ship", metavar="DIR",
                    help="instead: write machine code for any processor of this architecture "
                         "into DIR, as `make wheel` ships it in qmodels/_kernels")
+    w.add_argument("--check", action="store_true",
+                   help="instead: say which shipped machine code this process can use, and "
+                        "why not (compiles nothing)")
     w.set_defaults(func=cmd_warm_up)
     from .io import modelfile, schema
 

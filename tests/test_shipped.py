@@ -283,6 +283,34 @@ def test_code_for_other_argument_types_is_never_registered(shipped, tmp_path):
     assert one.load_overload(sig[:-1], None) is None
 
 
+def test_survey_and_check_say_what_is_usable(shipped, tmp_path, monkeypatch, capsys):
+    from qmodels.cli import main
+
+    rows = _shipped.survey(str(shipped))
+    assert rows and all(why is None for _, _, why in rows), rows
+    assert "qmodels.sim.engine.run" in {k for k, _, _ in rows}
+    monkeypatch.setenv("QMODELS_KERNELS", str(shipped))
+    assert main(["warm-up", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(rows)} of {len(rows)} usable" in out and "shipped code: usable" in out
+    # stale facts, a lost code file and a kernel this version lacks are each named
+    d = _facts_edited(shipped, tmp_path, source="0" * 64)
+    _code(d, "qmodels.analytic.mva._mva_fixed_kernel", "nbk").unlink()
+    (d / "qmodels.gone.kernel.0.json").write_text(json.dumps({"kernel": "qmodels.gone.kernel"}))
+    why = {k: w for k, _, w in _shipped.survey(str(d))}
+    assert "source" in why["qmodels.sim.engine.run"]
+    assert "missing" in why["qmodels.analytic.mva._mva_fixed_kernel"]
+    assert "unusable facts" in why["qmodels.gone.kernel.0"]
+    monkeypatch.setenv("QMODELS_KERNELS", str(d))
+    assert main(["warm-up", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(rows) - 2} of {len(rows) + 1} usable" in out and "built for source" in out
+    monkeypatch.setenv("QMODELS_KERNELS", "")
+    assert _shipped.survey() == []
+    assert main(["warm-up", "--check"]) == 0
+    assert "turned off" in capsys.readouterr().out
+
+
 def test_shipping_needs_the_generic_cpu():
     pytest.importorskip("numba")
     from numba.core import config
