@@ -416,10 +416,29 @@ def test_schweitzer_close_to_exact_on_balanced(net):
     ex = solve_exact(net).class_throughput
     sw = schweitzer(net).class_throughput
     li = linearizer(net).class_throughput
-    # Schweitzer's error peaks at small populations (about 5% with a class
-    # of one job); Linearizer is an order of magnitude closer
-    np.testing.assert_allclose(sw, ex, rtol=0.07)
-    np.testing.assert_allclose(li, ex, rtol=0.01)
+    # The tolerances are the largest errors in the strategy's whole space,
+    # found by enumerating it (K = 2..6 stations; every multiset of 1-3
+    # classes with N = 1..8, Z in {0, 2}, D in {0.2, 0.5, 1.0}: 104,120
+    # networks, solve_exact against each method): Schweitzer 13.30 %, at a
+    # class of one job without think time beside classes that think (K = 2,
+    # classes (1, 0, 0.2), (3, 2, 0.2), (6, 2, 0.2)); Linearizer 0.60 %.
+    # (`python -m validation.amva_balanced_worst` reruns the enumeration.
+    # Until 2026-11-23 this said 7 %, which a random run falsified with a
+    # 7.5 % case.)
+    np.testing.assert_allclose(sw, ex, rtol=0.135)
+    np.testing.assert_allclose(li, ex, rtol=0.0065)
+
+
+def test_schweitzer_worst_case_of_the_balanced_space():
+    # the enumeration's worst case, pinned: the tolerance above is reached,
+    # so it is not loose
+    net = qm.Network([qm.Queue("s0"), qm.Queue("s1")],
+                     [qm.Closed(f"c{i}", n, think_time=z, demands={"s0": d, "s1": d})
+                      for i, (n, z, d) in enumerate([(1, 0.0, 0.2), (3, 2.0, 0.2),
+                                                      (6, 2.0, 0.2)])])
+    ex = np.asarray(solve_exact(net).class_throughput)
+    sw = np.asarray(schweitzer(net).class_throughput)
+    assert 0.132 < np.max(np.abs(sw - ex) / ex) < 0.135
 
 
 @settings(deadline=None, max_examples=40)
