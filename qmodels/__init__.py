@@ -166,7 +166,6 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-
 def _warm_up_in_a_notebook() -> None:
     """In a Jupyter or IPython session, start compiling the simulator's
     event loop in the background now (:func:`qmodels.sim.warm_up`), so that

@@ -116,13 +116,12 @@ LAZY_KERNELS: list = []
 
 
 class _Lazy:
-    __slots__ = ("py_func", "_compiled", "threshold", "_looked", "__name__", "__doc__")
+    __slots__ = ("py_func", "_compiled", "threshold", "__name__", "__doc__")
 
     def __init__(self, func, threshold):
         self.py_func = func
         self._compiled = None
         self.threshold = threshold
-        self._looked = set()  # argument types whose shipped code was looked for
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
         LAZY_KERNELS.append(self)
@@ -135,26 +134,17 @@ class _Lazy:
                 from numba import njit as _njit
 
                 register_jitables()
-                self._compiled = stamp_helpers(_njit(cache=True)(self.py_func))
+                self._compiled = with_shipped(stamp_helpers(_njit(cache=True)(self.py_func)))
         return self._compiled
-
-    def machine(self, args):
-        """The compiled kernel, with the machine code a wheel ships for the
-        types of ``args`` loaded into it when numba's cache does not have
-        it (:func:`shipped_once`)."""
-        d = self.compiled()
-        if d is not self.py_func:
-            shipped_once(d, args, self._looked)
-        return d
 
     def run(self, work, *args):
         """Call with an estimate of the loop trip count ``work``."""
         if work < self.threshold:
             return self.py_func(*args)
-        return self.machine(args)(*args)
+        return self.compiled()(*args)
 
     def __call__(self, *args):
-        return self.machine(args)(*args)
+        return self.compiled()(*args)
 
 
 def lazyjit(threshold: int = 20_000):
@@ -226,31 +216,18 @@ def _signature(dispatcher, args):
     return tuple(dispatcher.typeof_pyval(a) for a in args)
 
 
-def shipped_once(dispatcher, args, looked: set) -> None:
-    """Before ``dispatcher(*args)``: if it has no machine code for the types
-    of ``args`` and numba's cache has none either, load the code a wheel
-    ships for them (:func:`_load_shipped`), looking once per types (the
-    types looked for are kept in ``looked``)."""
-    try:
-        sig = _signature(dispatcher, args)
-    except Exception:  # a type numba cannot tell: let the call say so
-        return
-    if sig not in dispatcher.overloads and sig not in looked:
-        looked.add(sig)
-        if machine_code_at_hand(dispatcher, args) is False:
-            _load_shipped(dispatcher, args)
-
-
-def _load_shipped(dispatcher, args) -> bool:
-    """Load the machine code a wheel ships for ``dispatcher`` at the
-    types of ``args``, if it was built for this process
-    (:func:`qmodels._shipped.load`); whether it did."""
+def with_shipped(dispatcher):
+    """``dispatcher`` with the machine code a wheel ships for its kernel
+    loaded into it, every argument types built for this process
+    (:func:`qmodels._shipped.load_all`); calls with other types compile as
+    numba would.  Returns the dispatcher."""
     from . import _shipped
 
     try:
-        return _shipped.load(dispatcher, _signature(dispatcher, args))
+        _shipped.load_all(dispatcher)
     except Exception:  # numba internals differ: compile as usual
-        return False
+        pass
+    return dispatcher
 
 
 def machine_code_at_hand(dispatcher, args) -> bool | None:
@@ -493,7 +470,8 @@ class Resumable:
         if mode == "python":
             return "python"
         at_hand = machine_code_at_hand(self.dispatcher, args)
-        if at_hand is False and _load_shipped(self.dispatcher, args):
+        if at_hand is False and \
+                _signature(self.dispatcher, args) in with_shipped(self.dispatcher).overloads:
             return "compiled"  # machine code the wheel ships (qmodels._shipped)
         if mode == "sync" or at_hand is not False:
             return "compiled"

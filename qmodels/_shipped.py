@@ -5,8 +5,9 @@ code in an on-disk cache; a fresh environment has an empty cache, so the
 simulator's first run, or the first large analytic solve, would wait for
 the compile (see :class:`qmodels._jit.Resumable` and ``lazyjit``).  A wheel
 built with ``make wheel`` carries the machine code of the simulator's event
-loop and of every lazily compiled analytic kernel (for the argument types
-the probe solves of :mod:`qmodels.analytic._probe` give them) instead,
+loop and of the analytic kernels, lazily compiled and batched (for the
+argument types the probe solves of :mod:`qmodels.analytic._probe` give
+them) instead,
 compiled when the wheel is built for the *generic* CPU of its architecture
 (``NUMBA_CPU_NAME=generic``: no instruction-set extension is assumed, so it
 runs on any processor of that architecture), in ``qmodels/_kernels/``:
@@ -18,17 +19,20 @@ runs on any processor of that architecture), in ``qmodels/_kernels/``:
     interpreter's cache tag, the target triple, the argument types and a
     SHA-256 of the kernel's source files.
 
-:func:`load` puts the shipped code into a dispatcher only when every one of
-these matches the running process, so a shipped kernel is never stale: an
+:func:`load_all` puts the shipped code into a dispatcher only when every one
+of these matches the running process, so a shipped kernel is never stale: an
 edited engine, another numba or another platform simply compiles as
 before.  The code is the same operations in the same IEEE-754 arithmetic as
 a host compile (numba compiles without fast-math), so the numbers do not
 change (``tests/test_shipped.py`` checks them against the Python twin).
 
-``QMODELS_KERNELS`` names another folder to look in (an empty value turns
-shipped code off).  This reads numba's internal compile-result format
-(``CompileResult._reduce`` / ``_rebuild``, as numba's cache does); any
-failure to read it means "not shipped", never an error.
+A kernel's dispatcher takes the shipped code of all its argument types when
+it is made (:func:`load_all`, called by :func:`qmodels._jit.with_shipped`),
+so calls pay nothing for it.  ``QMODELS_KERNELS`` names another folder to
+look in (an empty value turns shipped code off).  This reads numba's
+internal compile-result format (``CompileResult._reduce`` / ``_rebuild``,
+as numba's cache does); any failure to read it means "not shipped", never
+an error.
 """
 
 from __future__ import annotations
@@ -58,9 +62,8 @@ def kernels_dir() -> str | None:
 def _base(dispatcher, sig) -> str:
     """File name (without extension) of ``dispatcher``'s code for the
     argument types ``sig``: module, function and a hash of the types."""
-    f = dispatcher.py_func
     h = hashlib.sha256(str(tuple(sig)).encode()).hexdigest()[:12]
-    return f"{f.__module__}.{f.__name__}.{h}"
+    return f"{_kernel_name(dispatcher)}.{h}"
 
 
 def source_files(dispatcher) -> list[str]:
@@ -92,59 +95,69 @@ def source_digest(dispatcher) -> str:
     return h.hexdigest()
 
 
-def _build_facts(dispatcher, sig) -> dict:
-    """What shipped code must match in the running process."""
+def _kernel_name(kernel) -> str:
+    f = getattr(kernel, "py_func", kernel)
+    return f"{f.__module__}.{f.__name__}"
+
+
+def _process_facts(kernel) -> dict:
+    """What shipped code of ``kernel`` (a dispatcher or its Python function)
+    must match in the running process, its argument types apart."""
     import llvmlite
     import numba
+    from numba.core.registry import cpu_target
 
     return {
-        "kernel": f"{dispatcher.py_func.__module__}.{dispatcher.py_func.__name__}",
+        "kernel": _kernel_name(kernel),
         "numba": numba.__version__,
         "llvmlite": llvmlite.__version__,
         "python": sys.implementation.cache_tag,
-        "triple": dispatcher.targetctx.codegen().magic_tuple()[0],
-        "signature": str(tuple(sig)),
-        "source": source_digest(dispatcher),
+        "triple": cpu_target.target_context.codegen().magic_tuple()[0],
+        "source": source_digest(kernel),
     }
+
+
+def _mismatch(built: dict, here: dict) -> str | None:
+    """The first fact of ``here`` that the recorded ``built`` differs in, as
+    a sentence, or None."""
+    for key, value in here.items():
+        if built.get(key) != value:
+            return f"built for {key} {built.get(key)!r}, this process has {value!r}"
+    return None
+
+
+def _read_facts(path: str) -> dict:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def survey(folder: str | None = None) -> list[tuple[str, str, str | None]]:
     """Every shipped kernel in ``folder`` (default :func:`kernels_dir`), as
     (kernel, its argument types, why this process cannot use it or None),
-    compiling nothing: ``qmodels warm-up --check`` prints it.  Whether a
-    call's argument types match is decided at the call."""
+    compiling nothing: ``qmodels warm-up --check`` prints it."""
     import importlib
-
-    import llvmlite
-    import numba
-    from numba.core.registry import cpu_target
 
     folder = kernels_dir() if folder is None else folder
     if folder is None or not os.path.isdir(folder):
         return []
-    here = {"numba": numba.__version__, "llvmlite": llvmlite.__version__,
-            "python": sys.implementation.cache_tag,
-            "triple": cpu_target.target_context.codegen().magic_tuple()[0]}
     rows = []
+    here: dict = {}  # per kernel: its facts in this process
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".json"):
             continue
         try:
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                built = json.load(f)
-            module, _, func = built["kernel"].rpartition(".")
-            kernel = getattr(importlib.import_module(module), func)
+            built = _read_facts(os.path.join(folder, name))
+            kernel = built["kernel"]
+            if kernel not in here:
+                module, _, func = kernel.rpartition(".")
+                here[kernel] = _process_facts(getattr(importlib.import_module(module), func))
         except Exception as e:  # unreadable facts, a kernel this version lacks
             rows.append((name[:-5], "?", f"unusable facts: {type(e).__name__}: {e}"))
             continue
-        why = None
-        for key, value in dict(here, source=source_digest(kernel)).items():
-            if built.get(key) != value:
-                why = f"built for {key} {built.get(key)!r}, this process has {value!r}"
-                break
+        why = _mismatch(built, here[kernel])
         if why is None and not os.path.exists(os.path.join(folder, name[:-5] + ".nbk")):
             why = "its code file is missing"
-        rows.append((built["kernel"], built.get("signature", "?"), why))
+        rows.append((kernel, built.get("signature", "?"), why))
     return rows
 
 
@@ -166,7 +179,7 @@ def save(dispatcher, sig, dest: str) -> str:
     cres = dispatcher.overloads[sig]
     os.makedirs(dest, exist_ok=True)
     base = os.path.join(dest, _base(dispatcher, sig))
-    facts = dict(_build_facts(dispatcher, sig), cpu=SHIPPED_CPU)
+    facts = dict(_process_facts(dispatcher), signature=str(sig), cpu=SHIPPED_CPU)
     _write(base + ".nbk", dumps(cres._reduce()))
     _write(base + ".json", json.dumps(facts, indent=1, sort_keys=True).encode())
     return base + ".nbk"
@@ -181,39 +194,53 @@ def _write(path: str, data: bytes) -> None:
 
 
 def check(dispatcher, sig, folder: str | None = None) -> str | None:
-    """Why shipped code for ``dispatcher`` at ``sig`` cannot be used here
-    (a sentence), or None if it can."""
+    """Why shipped code for ``dispatcher`` at the argument types ``sig``
+    cannot be used here (a sentence), or None if it can."""
     folder = kernels_dir() if folder is None else folder
     if folder is None:
         return "shipped machine code is turned off (QMODELS_KERNELS is empty)"
     base = os.path.join(folder, _base(dispatcher, sig))
     try:
-        with open(base + ".json", encoding="utf-8") as f:
-            built = json.load(f)
+        built = _read_facts(base + ".json")
     except FileNotFoundError:
         return f"no shipped machine code in {folder}"
     except (OSError, ValueError) as e:
         return f"unreadable facts {base}.json: {e}"
-    here = _build_facts(dispatcher, tuple(sig))
-    for key, value in here.items():
-        if built.get(key) != value:
-            return f"built for {key} {built.get(key)!r}, this process has {value!r}"
-    if not os.path.exists(base + ".nbk"):
-        return f"missing {base}.nbk"
-    return None
+    why = _mismatch(built, dict(_process_facts(dispatcher), signature=str(tuple(sig))))
+    if why is None and not os.path.exists(base + ".nbk"):
+        why = f"missing {base}.nbk"
+    return why
 
 
-def load(dispatcher, sig, folder: str | None = None) -> bool:
-    """Put the shipped machine code of ``dispatcher`` for the argument types
-    ``sig`` into it, if :func:`check` finds it valid here; whether it did.
-    Nothing is compiled either way."""
-    sig = tuple(sig)
-    if sig in dispatcher.overloads:
-        return True
-    if check(dispatcher, sig, folder) is not None:
-        return False
+def load_all(dispatcher, folder: str | None = None) -> int:
+    """Put into ``dispatcher`` the shipped machine code of every argument
+    types of its kernel that was built for this process (facts as
+    :func:`check`); how many it holds now.  Nothing is compiled: a kernel
+    loads its code once, when its dispatcher is made, and calls with other
+    types compile as numba would."""
     folder = kernels_dir() if folder is None else folder
-    path = os.path.join(folder, _base(dispatcher, sig) + ".nbk")
+    if folder is None or not os.path.isdir(folder):
+        return 0
+    prefix = _kernel_name(dispatcher) + "."
+    here = None
+    loaded = 0
+    for name in sorted(os.listdir(folder)):
+        if not (name.startswith(prefix) and name.endswith(".json")):
+            continue
+        try:
+            built = _read_facts(os.path.join(folder, name))
+        except (OSError, ValueError):
+            continue
+        here = _process_facts(dispatcher) if here is None else here
+        if _mismatch(built, here) is None:
+            loaded += _register(dispatcher, os.path.join(folder, name[:-5] + ".nbk"),
+                                built.get("signature"))
+    return loaded
+
+
+def _register(dispatcher, path: str, signature: str | None) -> bool:
+    """Rebuild the compile result in ``path`` and register it with
+    ``dispatcher``, if it is for the argument types its facts name."""
     try:
         import pickle
 
@@ -226,8 +253,11 @@ def load(dispatcher, sig, folder: str | None = None) -> bool:
         cres = CompileResult._rebuild(ctx, *payload)
     except Exception:  # another numba's format, a truncated file: not shipped
         return False
-    if tuple(cres.signature.args) != sig:
+    sig = tuple(cres.signature.args)
+    if str(sig) != signature:  # a file that is not what its facts say
         return False
+    if sig in dispatcher.overloads:
+        return True
     # numba's own cache-hit path (Dispatcher.compile) registers the loaded
     # result; hand it the rebuilt result as a one-entry cache, under numba's
     # compiler lock (reentrant) so that no other thread compiles meanwhile

@@ -232,12 +232,13 @@ def _ship(dest: str) -> int:
 
         t0 = time.perf_counter()
         paths = [ship(dest)] + ship_analytic(dest)
-        print(f"machine code for the {SHIPPED_CPU} CPU: {len(paths)} kernels in {dest} "
-              f"({time.perf_counter() - t0:.1f} s)")
+        print(f"machine code for the {SHIPPED_CPU} CPU: {len(paths)} kernel signatures in "
+              f"{dest} ({time.perf_counter() - t0:.1f} s)")
         return EXIT_OK
     with tempfile.TemporaryDirectory() as cache:
+        # QMODELS_KERNELS empty: compile everything, load nothing shipped
         env = dict(os.environ, NUMBA_CPU_NAME=SHIPPED_CPU, NUMBA_CPU_FEATURES="",
-                   NUMBA_CACHE_DIR=cache, QMODELS_JIT="sync")
+                   NUMBA_CACHE_DIR=cache, QMODELS_JIT="sync", QMODELS_KERNELS="")
         return subprocess.call([sys.executable, "-m", "qmodels", "warm-up", "--ship", dest],
                                env=env)
 
@@ -301,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_demo)
     m = sub.add_parser("methods", help="list solver methods")
     m.set_defaults(func=cmd_methods)
-    w = sub.add_parser("warm-up", help="compile the simulator's machine code now",
+    w = sub.add_parser("warm-up", help="compile the simulator and the analytic kernels now",
                        description="Compile the simulator's event loop and the analytic "
                                    "kernels into numba's on-disk cache now (once per "
                                    "environment; `make` does it when it installs), so that the "

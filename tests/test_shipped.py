@@ -241,7 +241,7 @@ def test_a_mismatch_says_what_differs(shipped, tmp_path, key, value, says):
     d = _facts_edited(shipped, tmp_path, **{key: value})
     why = _shipped.check(E.run, sig, str(d))
     assert why is not None and says in why and value in why
-    assert _shipped.load(_Uncompiled(), sig, str(d)) is False
+    assert _shipped.load_all(_Uncompiled(), str(d)) == 0
 
 
 def test_missing_damaged_or_turned_off_code_is_not_loaded(shipped, tmp_path, monkeypatch):
@@ -254,7 +254,7 @@ def test_missing_damaged_or_turned_off_code_is_not_loaded(shipped, tmp_path, mon
     code = _code(d, ext="nbk")
     code.write_bytes(code.read_bytes()[: 1000])  # a truncated download
     assert _shipped.check(E.run, sig, str(d)) is None  # the facts still match ...
-    assert _shipped.load(_Uncompiled(), sig, str(d)) is False  # ... the code does not load
+    assert _shipped.load_all(_Uncompiled(), str(d)) == 0  # ... the code does not load
     code.unlink()
     assert "missing" in _shipped.check(E.run, sig, str(d))
     _code(d).write_text("{not json")
@@ -277,7 +277,7 @@ def test_code_for_other_argument_types_is_never_registered(shipped, tmp_path):
     other = next(p for p in d.glob("qmodels.analytic.mva._log_convolve.*.nbk"))
     shutil.copy(other, _code(d, ext="nbk"))
     assert _shipped.check(E.run, sig, str(d)) is None
-    assert _shipped.load(_Uncompiled(), sig, str(d)) is False
+    assert _shipped.load_all(_Uncompiled(), str(d)) == 0
     one = _shipped._OneResult(object(), sig)
     assert one.load_overload(sig, None) is one.cres
     assert one.load_overload(sig[:-1], None) is None

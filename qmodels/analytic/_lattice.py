@@ -303,7 +303,7 @@ def _exact_kernel(D, kind, ldpos, ld_st, mult, nmult, Z, N, want_curve, progress
             Ro, Po, Fo, n, prev)
     # one form for the whole pass: the split into calls changes no number
     run = _lattice_run.py_func if L * per_point < _lattice_run.threshold \
-        else _lattice_run.machine(args + (0, 0))
+        else _lattice_run.compiled()
     step = max(1, LATTICE_CHUNK_WORK // per_point)
     bar = progress_bar(progress, L, "exact MVA lattice", unit="pt") if L > step else None
     try:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .._jit import HAVE_NUMBA, register_jitables, shipped_once, stamp_helpers
+from .._jit import HAVE_NUMBA, register_jitables, stamp_helpers, with_shipped
 from ..errors import ConvergenceWarning, InvalidValueError, PopulationError
 from ..results import FrameReport
 from ._common import _check_options
@@ -269,12 +269,8 @@ def _compiled(func):
         clone = types.FunctionType(func.__code__, g, name, func.__defaults__, func.__closure__)
         clone.__qualname__ = func.__qualname__
         clone.__module__ = func.__module__
-        _COMPILED[name] = stamp_helpers(numba.njit(parallel=True, cache=True)(clone))
+        _COMPILED[name] = with_shipped(stamp_helpers(numba.njit(parallel=True, cache=True)(clone)))
     return _COMPILED[name]
-
-
-#: argument types whose shipped machine code was looked for, per kernel
-_LOOKED: dict[str, set] = {}
 
 
 def _run(func, work, *args):
@@ -282,9 +278,7 @@ def _run(func, work, *args):
         # an overflow is reported as a typed error afterwards (_check_finite)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return func(*args)
-    kernel = _compiled(func)
-    shipped_once(kernel, args, _LOOKED.setdefault(func.__name__, set()))
-    return kernel(*args)
+    return _compiled(func)(*args)
 
 
 def compiled_kernels() -> list:

@@ -192,14 +192,16 @@ def warm_up(wait: bool = False) -> str:
     """Have the simulator's event loop compiled before the first
     :func:`~qmodels.simulate`.
 
-    A fresh environment has no machine code for the event loop: its first
+    An installation from a wheel built by ``make wheel`` ships the event
+    loop's machine code, and ``make`` compiles it when it installs
+    (``qmodels warm-up``); nothing is left to do then.  Otherwise the first
     run starts a child process compiling it into numba's on-disk cache
-    (about 20-30 s, once per environment) and runs the loop's Python twin
-    meanwhile (bit for bit the same numbers, about 30,000 events/s), so a
+    (about 8-12 s, once per environment) and runs the loop's Python twin
+    meanwhile (bit for bit the same numbers, about 100,000 events/s), so a
     long first run waits for the compile.  ``warm_up()`` starts that compile
     now, in the background, and returns at once; ``import qmodels`` calls it
     in a Jupyter or IPython session, so the machine code is usually there by
-    the time a notebook simulates.  Nothing happens when the cache has it.
+    the time a notebook simulates.
 
     Parameters
     ----------
