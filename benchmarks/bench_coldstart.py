@@ -71,6 +71,9 @@ Cases:
 ``sweep``
     ``qm.sweep`` of a 21-station network (N = 200) over 2,000 values of one
     service time, exact: the batched solver's parallel kernel.
+``mix``
+    one script doing the ``simulate-default``, ``multiclass-big`` and
+    ``sweep`` calls in turn: a planner's first session.
 
 The machine is printed with the numbers (cores, load average): on a shared
 machine they are noisy, the cold/warm difference is the figure to read.
@@ -155,6 +158,12 @@ CASES = {
     "sweep": (
         "first qm.sweep, exact, 2,000 points of a 21-station network (N = 200)", None,
         _SWEEP),
+    "mix": (
+        "simulate-default, multiclass-big and sweep in one script", None,
+        # each case's set-up names its network ``net``: keep each one's own
+        _SIM_NET + "sim = lambda n=net: qm.simulate(n, seed=1, progress=False)\n"
+        + _MC_NET.format(C=2, NA=60, NB=60) + "mc = lambda n=net: qm.mva(n)\n" + _SWEEP
+        + "sweep = call\ncall = lambda: (sim(), mc(), sweep())\n"),
 }
 
 #: what the child process runs: prints one JSON line of timings
