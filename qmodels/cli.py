@@ -97,7 +97,8 @@ def cmd_solve(args) -> int:
         print(f"(no MODEL given: solving the built-in example {BUILTIN!r}; "
               "see `qmodels solve --help`)\n")
     print(result.table())
-    print(f"\nsolved with method {args.method!r} in {elapsed * 1e3:.1f} ms")
+    used = getattr(result, "method", args.method)
+    print(f"\nsolved with method {used!r} in {elapsed * 1e3:.1f} ms")
     return EXIT_OK
 
 
@@ -278,8 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(or the JSON described in the README with --json). With no "
                                    "MODEL, solves the built-in example.")
     s.add_argument("model", nargs="?", metavar="MODEL", help="model file (.yaml, .yml, .json)")
-    s.add_argument("--method", default="exact",
-                   help="exact (default), bounds, schweitzer, linearizer, convolution, sim, ... "
+    s.add_argument("--method", default="auto",
+                   help="auto (default: the most exact method that can answer), exact, bounds, "
+                        "schweitzer, linearizer, convolution, sim, ... "
                         "(`qmodels methods` lists them)")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
     s.add_argument("--option", action="append", metavar="KEY=VALUE",

@@ -2,10 +2,19 @@
 
 The method table below is the single place that names the solvers; the
 Python API and the ``qmodels`` command share it.  Each entry is
-``name -> (module, function, assumptions)``; the module is imported when
-the method is first used, so ``import qmodels`` stays light.  A broken
-import inside a solver surfaces as the ImportError it is, never as
+``name -> (module, function, assumptions, requires)``; the module is
+imported when the method is first used, so ``import qmodels`` stays light.
+A broken import inside a solver surfaces as the ImportError it is, never as
 "unknown method".
+
+``requires`` names a check in :mod:`qmodels.analytic.requires` (read on
+the network's lowered form): ``None`` when the method can answer, else the
+sentence saying which station or class it cannot honour.
+``solve(net)`` with no method (``method="auto"``) tries the methods of
+:data:`AUTO_ORDER`, most exact first, takes the first whose requirement
+holds (and that does not refuse the size of the problem), and says in the
+result's notes which method it chose and why the more exact ones were
+passed over.
 """
 
 from __future__ import annotations
@@ -23,6 +32,9 @@ class Method(NamedTuple):
     module: str
     function: str
     assumptions: str
+    #: name of the check in qmodels.analytic.requires that qm.solve(net)
+    #: runs before choosing this method (None: never chosen automatically)
+    requires: str | None = None
 
 
 #: method name -> where its solver lives and what it assumes
@@ -30,7 +42,7 @@ METHODS: dict[str, Method] = {
     "exact": Method(
         "qmodels.analytic.mva", "mva",
         "product form (BCMP): exact MVA for closed classes, Jackson/BCMP for open, "
-        "exact mixed solution"),
+        "exact mixed solution", "for_exact"),
     "bounds": Method(
         "qmodels.analytic.bounds", "bounds",
         "asymptotic and balanced job bounds, N*, bottleneck (single closed or open class)"),
@@ -43,13 +55,14 @@ METHODS: dict[str, Method] = {
     "linearizer": Method(
         "qmodels.analytic.amva", "linearizer",
         "Linearizer (Chandy-Neuse) approximate MVA (closed, multi-class; stations as "
-        "schweitzer, closer to exact)"),
+        "schweitzer, closer to exact)", "for_amva"),
     "convolution": Method(
         "qmodels.analytic.convolution", "convolution",
         "normalising constants (Buzen's convolution), single- and multi-class closed"),
     "decomposition": Method(
         "qmodels.analytic.decomposition", "decompose",
-        "flow-equivalent servers for token pools (held buffers/ports), single closed class"),
+        "flow-equivalent servers for token pools (held buffers/ports), single closed class",
+        "for_decomposition"),
     "ctmc": Method(
         "qmodels.analytic.ctmc", "ctmc",
         "exact CTMC of a small network (blocking, pools, any FCFS; exponential times)"),
@@ -62,20 +75,85 @@ METHODS: dict[str, Method] = {
 }
 
 
+#: the methods ``solve(net)`` tries, most exact first (an approximation only
+#: where the exact method cannot answer: not product form, or too large)
+AUTO_ORDER = ("exact", "decomposition", "linearizer")
+
+
 def methods() -> dict[str, str]:
     """Method names and the assumptions each one makes."""
-    return {name: m.assumptions for name, m in METHODS.items()}
+    return {"auto": "the most exact method that can answer: "
+                    + ", then ".join(AUTO_ORDER) + " (qm.solve's default)",
+            **{name: m.assumptions for name, m in METHODS.items()}}
 
 
 def solver(method: str) -> Callable:
     """The function behind ``method`` (imports its module on first use)."""
     try:
         m = METHODS[method]
-    except KeyError:
+    except (KeyError, TypeError):
         raise UnsupportedModelError(
-            f"unknown method {method!r}; available: {', '.join(sorted(METHODS))}"
+            f"unknown method {method!r}; available: auto, {', '.join(sorted(METHODS))}"
         ) from None
     return getattr(importlib.import_module(m.module), m.function)
+
+
+def requirement(method: str) -> Callable | None:
+    """The check ``(net) -> str | None`` that ``method`` requires (see
+    :mod:`qmodels.analytic.requires`), or None."""
+    name = METHODS[method].requires
+    if name is None:
+        return None
+    return getattr(importlib.import_module("qmodels.analytic.requires"), name)
+
+
+def choose(network: Network) -> tuple[str, list[tuple[str, str]]]:
+    """The first method of :data:`AUTO_ORDER` whose requirement holds, and
+    the (method, reason) pairs of those passed over before it; raises
+    :class:`~qmodels.errors.UnsupportedModelError` listing every reason
+    when none holds."""
+    passed: list[tuple[str, str]] = []
+    for name in AUTO_ORDER:
+        check = requirement(name)
+        why = check(network) if check is not None else None
+        if why is None:
+            return name, passed
+        passed.append((name, why))
+    raise _none_applies(passed)
+
+
+def _none_applies(passed) -> UnsupportedModelError:
+    return UnsupportedModelError(
+        "no analytic method can answer this network: "
+        + "; ".join(f"{name}: {why}" for name, why in passed)
+        + ". Simulate it: qm.solve(net, method='sim', seed=1)")
+
+
+def _auto(network: Network, options: dict):
+    """``solve(net)`` with no method: :func:`choose`, then solve; a method
+    that refuses the problem's size passes it on to the next one."""
+    from dataclasses import replace
+
+    from .errors import ProblemTooLargeError
+
+    passed: list[tuple[str, str]] = []
+    for name in AUTO_ORDER:
+        check = requirement(name)
+        why = check(network) if check is not None else None
+        if why is not None:
+            passed.append((name, why))
+            continue
+        check_options(name, options)
+        try:
+            result = solver(name)(network, **options)
+        except ProblemTooLargeError as e:
+            passed.append((name, str(e)))
+            continue
+        note = f"method chosen by qm.solve: {name!r}"
+        if passed:
+            note += " (passed over " + "; ".join(f"{n}: {w}" for n, w in passed) + ")"
+        return replace(result, notes=tuple(result.notes) + (note,))
+    raise _none_applies(passed)
 
 
 def check_options(method: str, options) -> None:
@@ -100,8 +178,15 @@ def check_options(method: str, options) -> None:
             f"{', '.join(names) or 'none'}")
 
 
-def solve(network: Network, method: str = "exact", **options):
+def solve(network: Network, method: str = "auto", **options):
     """Solve ``network`` with ``method`` (see :func:`methods`).
+
+    ``method="auto"`` (the default) picks the most exact method that can
+    answer (:data:`AUTO_ORDER`: exact product form, else the decomposition
+    for token pools, else approximate MVA where the exact lattice is too
+    large) and says which in the result's notes; a network no analytic
+    method can honour is an :class:`~qmodels.errors.UnsupportedModelError`
+    listing each method's reason.
 
     ``options`` go to the solver unchanged; ``method="sim"`` needs
     ``seed=...`` exactly as :func:`qmodels.simulate` does.  An option the
@@ -113,5 +198,7 @@ def solve(network: Network, method: str = "exact", **options):
 
         raise InvalidValueError(
             f"solve needs a qmodels Network, got {type(network).__name__}")
+    if method == "auto":
+        return _auto(network, options)
     check_options(method, options)
     return solver(method)(network, **options)

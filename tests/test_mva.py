@@ -587,3 +587,16 @@ def test_batched_sweep_and_symbolic_mva_refuse_a_non_exponential_fcfs_queue():
         qm.mva_symbolic(net)
     with pytest.raises(UnsupportedModelError, match="station 'cpu': FCFS"):
         qm.solve(net, method="exact-symbolic")
+
+
+def test_subnormal_multiserver_demand_next_to_a_delay_stays_finite():
+    """A 2-server queue whose demand is subnormal (2.2e-308 s) beside a 2 s
+    delay: the scaled delay once overflowed (delay / demand > 1e308) and the
+    solve was refused as 'not finite'.  The queue is then never busy, so
+    X = N / (Z + D_delay) = 3 / 2 exactly (found by the random profile of
+    test_convolution's cross-check, which convolution passed)."""
+    net = qm.Network([qm.Delay("s0", 2.0), qm.Queue("s1", 2.2250738585072014e-308, servers=2)],
+                     [qm.Closed("c", 3, visits={"s0": 1.0, "s1": 1.0})])
+    r = qm.mva(net)
+    assert r.X["c"] == pytest.approx(1.5, rel=1e-12)
+    assert r.X["c"] == pytest.approx(qm.convolution(net).X["c"], rel=1e-12)

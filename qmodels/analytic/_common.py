@@ -15,10 +15,12 @@ from ..errors import (
     UnstableError,
     UnsupportedModelError,
 )
-from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+from ..model.lowered import DELAY, FIXED, LD
+from ..model.network import Closed, Delay, LoadDependent, Network
 from ..results import Result
+from . import requires
 
-_KIND_DELAY, _KIND_FIXED, _KIND_LD = 0, 1, 2
+_KIND_DELAY, _KIND_FIXED, _KIND_LD = DELAY, FIXED, LD
 
 
 def _run(kernel, work, *args):
@@ -38,6 +40,11 @@ def _require_numeric(net: Network, solver: str):
         raise UnsupportedModelError(
             f"{solver} is numeric; this network has sympy symbols: use qmodels.symbolic"
         )
+    # once per network: the lowered form keeps that it passed
+    net.lowered.memo(("require_numeric",), lambda: _check_cycles(net, solver))
+
+
+def _check_cycles(net: Network, solver: str) -> bool:
     D = np.asarray(net.demands, dtype=float)
     big = np.finfo(float).max
     for c, cls in enumerate(net.classes):
@@ -49,6 +56,7 @@ def _require_numeric(net: Network, solver: str):
                 f"class {cls.name!r}: its cycle takes {T:.3g} s (demands at {where or '-'} plus "
                 f"think time), so N / T = {N} / {T:.3g} jobs per second overflows a float; "
                 f"{solver} cannot represent it: rescale the time unit")
+    return True
 
 
 def non_exponential_fcfs(net: Network):
@@ -57,16 +65,18 @@ def non_exponential_fcfs(net: Network):
     and its description for a message; (None, None) if there is none.
     Such a station breaks product form (BCMP type 1; Baskett, Chandy,
     Muntz & Palacios 1975)."""
-    from ..model.distributions import is_exponential
-
+    if requires.service_shapes(net) is None:
+        return None, None
+    low = net.lowered
     V = net.visits
-    for k, s in enumerate(net.stations):
-        if not isinstance(s, Queue) or s.discipline != "fcfs" or is_exponential(s.distribution):
+    for k, kind in enumerate(low.kind):
+        if kind != "queue" or low.discipline[k] != "fcfs" or low.exponential[k]:
             continue
-        if any(V[i][k] != 0 for i in range(len(net.classes))):
+        if any(V[i][k] != 0 for i in range(len(low.class_names))):
+            s = net.stations[k]
             d = s.distribution
             return s, f"station {s.name!r} (FCFS, {type(d).__name__} service, scv {d.scv:g})"
-    return None, None
+    return None, None  # pragma: no cover - service_shapes found one above
 
 
 def _check_service_shapes(net: Network, solver: str):
@@ -76,60 +86,35 @@ def _check_service_shapes(net: Network, solver: str):
     visits with another shape is refused, naming the station: the
     product-form answer would be that of the exponential, silently (M/D/1
     waits half as long as M/M/1; Kleinrock 1975, eq. 5.85)."""
-    s, _ = non_exponential_fcfs(net)
-    if s is not None:
-        d = s.distribution
+    why = requires.service_shapes(net)
+    if why is not None:
         raise UnsupportedModelError(
-            f"station {s.name!r}: FCFS with {type(d).__name__} service (scv {d.scv:g}) "
-            f"breaks product form, which needs exponential service at an FCFS queue; "
-            f"{solver} would answer as if it were exponential: use method='sim', "
-            "discipline='ps' where the server is shared, or drop the distribution"
-        )
+            f"{why}; {solver} would answer as if it were exponential: use method='sim', "
+            "discipline='ps' where the server is shared, or drop the distribution")
 
 
 def _check_capacities(net: Network, population: int | None, solver: str):
-    """Refuse what breaks product form, naming the pool or station: token
-    pools, a finite capacity that can bind, a non-exponential FCFS queue."""
-    if net.pools:
-        p = net.pools[0]
+    """Refuse what breaks product form (:func:`.requires.product_form`),
+    naming the station or pool: a kind or discipline without product form,
+    token pools, a finite capacity that can bind, a non-exponential FCFS
+    queue."""
+    if requires.product_form(net, population) is None:
+        return
+    why = requires.station_kinds(net)
+    if why is not None:
         raise UnsupportedModelError(
-            f"token pool {p.name!r} ({p.tokens} tokens held from {p.acquire!r} to "
-            f"{p.release!r}) breaks product form; {solver} cannot honour it: use "
-            "method='sim', qmodels.analytic.ctmc or qmodels.analytic.decomposition"
-        )
-    for s in net.stations:
-        if s.capacity is None:
-            continue
-        if population is not None and s.capacity >= population:
-            continue  # the limit can never bind
+            f"{why}; {solver} cannot honour it: use qm.solve(net) to pick a method that "
+            "can, or method='sim'")
+    why = requires.pools(net)
+    if why is not None:
         raise UnsupportedModelError(
-            f"station {s.name!r}: finite capacity {s.capacity} can bind "
-            f"(population {population if population is not None else 'open'}); "
-            f"{solver} assumes product form: use method='sim' or qmodels.analytic.ctmc"
-        )
+            f"{why}; {solver} cannot honour it: use method='sim', qmodels.analytic.ctmc or "
+            "qmodels.analytic.decomposition")
+    why = requires.capacities(net, population)
+    if why is not None:
+        raise UnsupportedModelError(
+            f"{why}; {solver} assumes product form: use method='sim' or qmodels.analytic.ctmc")
     _check_service_shapes(net, solver)
-
-
-def _station_shape(s, N: int, shortcuts: bool = True):
-    """('delay'|'fixed'|'ld', multipliers) for a station in a closed network
-    of population N.  A c-server queue with c >= N never queues: a delay
-    (unless ``shortcuts`` is off, for cross-checks)."""
-    if isinstance(s, Delay):
-        return "delay", None
-    if isinstance(s, Queue):
-        if s.servers == 1 and shortcuts:
-            return "fixed", None
-        if s.servers >= N and shortcuts:
-            return "delay", None
-        return "ld", tuple(float(i) for i in range(1, min(s.servers, max(N, 1)) + 1))
-    if isinstance(s, LoadDependent):
-        a = tuple(float(x) for x in s.rate_multipliers)
-        if shortcuts and all(x == 1.0 for x in a):
-            return "fixed", None
-        # (no delay shortcut for a(i) = i: its U is 1 - P(empty), which the
-        # load-dependent route computes)
-        return "ld", a
-    raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
 
 
 def _open_ld_station(lam_k, S, mult, name):
@@ -191,35 +176,20 @@ def _ps_notes(net: Network) -> list[str]:
     ]
 
 
-def _shape(s, used: bool, ntot: int):
-    """(kind, multipliers) of a station in a closed network of total
-    population ``ntot`` (callers pass |N| + 1: the arrival theorem for a
-    class of population 0 looks at one job more than the network holds).
+#: the exact reductions of :meth:`~qmodels.model.lowered.Lowered.shape` that
+#: the lattice and approximate-MVA routes take (a station nobody loads, a
+#: constant rate of any value, a(j) = j up to the population, multipliers
+#: beyond the population dropped)
+LATTICE = {"unused_delay": True, "constant": "any", "identity_delay": True, "truncate": True}
 
-    A station with zero demand for every class, a c-server queue with
-    c >= ntot, and a load-dependent station with a(j) = j for j <= ntot never
-    queue: they are delays (exactly).  A load-dependent station with one
-    constant rate a is a single server of demand D/a (returned as ``fixed``
-    with the multiplier (a,)).  Only the first ``ntot`` multipliers can ever
-    be used.
-    """
-    if not used or isinstance(s, Delay):
-        return _KIND_DELAY, None
-    if isinstance(s, Queue):
-        c = int(s.servers)
-        if c == 1:
-            return _KIND_FIXED, (1.0,)
-        if c >= ntot:
-            return _KIND_DELAY, None
-        return _KIND_LD, tuple(float(i) for i in range(1, c + 1))
-    if isinstance(s, LoadDependent):
-        a = [float(x) for x in s.rate_multipliers][: max(1, ntot)]
-        if all(x == a[0] for x in a):
-            return _KIND_FIXED, (a[0],)
-        if len(a) >= ntot and all(a[i] == i + 1 for i in range(ntot)):
-            return _KIND_DELAY, None
-        return _KIND_LD, tuple(a)
-    raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
+
+def _shape(net: Network, k: int, ntot: int, unused_delay: bool = True):
+    """(kind, multipliers) of station ``k`` in a closed network of total
+    population ``ntot`` by the lattice rule (:data:`LATTICE`; callers pass
+    |N| + 1 where the arrival theorem for a class of population 0 looks at
+    one job more than the network holds).  ``unused_delay=False`` keeps the
+    shape of a station no class loads."""
+    return net.lowered.shape(k, ntot, **{**LATTICE, "unused_delay": unused_delay})
 
 
 def _check_classes(net: Network, D, Z, N):
@@ -284,16 +254,9 @@ def _result(net, method, X, Rres, U, notes, info, curve=None, visit_time=None):
 
 def _divisors(net) -> np.ndarray:
     """Per station divisor of X D in the utilisation: servers for a queue,
-    the constant rate a of a constant-rate load-dependent station, else 1."""
-    out = np.ones(len(net.stations))
-    for k, s in enumerate(net.stations):
-        if isinstance(s, Queue):
-            out[k] = s.servers
-        elif isinstance(s, LoadDependent):
-            a = s.rate_multipliers
-            if all(x == a[0] for x in a):
-                out[k] = float(a[0])
-    return out
+    the constant rate a of a constant-rate load-dependent station, else 1
+    (:meth:`~qmodels.model.lowered.Lowered.divisors`)."""
+    return net.lowered.divisors()
 
 
 def _not_finite(net: Network, what: str = "normalising constant") -> InvalidValueError:

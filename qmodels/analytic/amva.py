@@ -116,7 +116,7 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal",
         # a job arrives): exactly a delay, the same rule as qmodels.analytic.mva and
         # qmodels.analytic.batch (the exact lattice above looks one job further for
         # population-0 classes)
-        kd, a = _shape(s, bool(used[k]), max(ntot, 1))
+        kd, a = _shape(net, k, max(ntot, 1))
         if kd == _KIND_DELAY and used[k] and isinstance(s, LoadDependent):
             # a(j) = j up to |N|: a delay, which eq. (3) of amva_ld reproduces
             # exactly, but its utilisation is 1 - P(empty), as in exact MVA

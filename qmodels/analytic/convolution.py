@@ -28,6 +28,7 @@ import numpy as np
 
 from .._jit import jitable, lazyjit
 from ..errors import InvalidValueError, UnsupportedModelError
+from ..model.lowered import DELAY, FIXED
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Curve, Result
 
@@ -220,25 +221,17 @@ class _Station:
         return head + np.maximum(s - L, 0) * laL
 
 
-def _shape(s, total: int) -> _Station:
-    """Product-form factor of station ``s`` in a closed network of
+def _shape(net: Network, k: int, total: int) -> _Station:
+    """Product-form factor of station ``k`` in a closed network of
     ``total`` jobs (plus, for classes of population zero, one tagged
-    arrival).  A c-server queue with c > total can never queue: a delay."""
-    if isinstance(s, Delay):
+    arrival): the plain rule of :meth:`~qmodels.model.lowered.Lowered.shape`
+    at ``total + 1``, so a c-server queue with c > total is a delay."""
+    code, a = net.lowered.shape(k, total + 1)
+    if code == DELAY:
         return _Station("delay")
-    if isinstance(s, Queue):
-        c = int(s.servers)
-        if c == 1:
-            return _Station("fixed")
-        if c >= total + 1:
-            return _Station("delay")
-        return _Station("ld", tuple(float(min(i, c)) for i in range(1, c + 1)), total)
-    if isinstance(s, LoadDependent):
-        a = tuple(float(x) for x in s.rate_multipliers)
-        if all(x == 1.0 for x in a):
-            return _Station("fixed")
-        return _Station("ld", a, total)
-    raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
+    if code == FIXED:
+        return _Station("fixed")
+    return _Station("ld", a, total)
 
 
 def _check_closed(net: Network, solver: str):
@@ -299,7 +292,7 @@ class _Solution:
         self.D, self.Z = D, Z
         R, K = D.shape
         total = lat.total
-        self.shapes = [_shape(s, total) for s in net.stations]
+        self.shapes = [_shape(net, k, total) for k in range(len(net.stations))]
         # per-class scale: the largest per-server demand of a queueing station
         alpha = np.zeros(R)
         for k, sh in enumerate(self.shapes):

@@ -28,12 +28,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from ..errors import (
     PopulationError,
+    ProblemTooLargeError,
     UnstableError,
     UnsupportedModelError,
 )
@@ -74,10 +75,8 @@ def _closed_arrays(net: Network, D, Z, N, solver: str):
     Dk = np.array(D, dtype=float)
     ld_st: list[int] = []
     mults: list[Any] = []
-    # a 2-D array reduced over axis 0: an array (numpy's stub also allows a scalar)
-    used = cast(np.ndarray, (Dk > 0).any(axis=0))
-    for k, s in enumerate(net.stations):
-        kd, a = _shape(s, bool(used[k]), ntot + 1)
+    for k in range(K):
+        kd, a = _shape(net, k, ntot + 1)
         if kd == _KIND_FIXED:
             Dk[:, k] = Dk[:, k] / a[0]
         elif kd == _KIND_LD:
@@ -110,7 +109,7 @@ def _closed_exact_arrays(net: Network, D, Z, N, curve: bool, progress=None):
     Lsize = _lattice_size(N)
     if M and (2 ** M) * Lsize > _MAX_LD_WORK:
         names = ", ".join(repr(net.stations[k].name) for k in ld_st)
-        raise UnsupportedModelError(
+        raise ProblemTooLargeError(
             f"exact multi-class MVA with {M} multi-server/load-dependent stations ({names}) "
             f"solves 2^{M} complement networks over {Lsize} population vectors, more than "
             f"{_MAX_LD_WORK:.0e}: use method='schweitzer' or 'linearizer'"
@@ -122,7 +121,7 @@ def _closed_exact_arrays(net: Network, D, Z, N, curve: bool, progress=None):
         floats += Lsize * C * (2 * K + 1)
     if Lsize > _MAX_POINTS or floats > _MAX_FLOATS:
         pops = ", ".join(f"{c.name}={n}" for c, n in zip(net.classes, N, strict=True))
-        raise UnsupportedModelError(
+        raise ProblemTooLargeError(
             f"exact multi-class MVA over populations ({pops}) visits {Lsize:.3g} population "
             f"vectors and stores {floats:.3g} numbers (limits {_MAX_POINTS:.0e} and "
             f"{_MAX_FLOATS:.0e}{', curve=True stores every point' if curve else ''}): "
@@ -151,7 +150,7 @@ def _unit_scale(net: Network, D, N) -> np.ndarray:
             if isinstance(s, LoadDependent):
                 out[k] = 1.0 / float(s.rate_multipliers[0])
             continue
-        kd, a = _shape(s, True, ntot + 1)
+        kd, a = _shape(net, k, ntot + 1, unused_delay=False)
         if kd == _KIND_FIXED:
             out[k] = 1.0 / a[0]
     return out

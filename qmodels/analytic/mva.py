@@ -13,13 +13,13 @@ simulator (``method="sim"``) handles it.
 from __future__ import annotations
 
 import math
-import weakref
 
 import numpy as np
 
 from .._jit import lazyjit
 from ..errors import InvalidValueError, UnsupportedModelError
-from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+from ..model.lowered import LD
+from ..model.network import Closed, LoadDependent, Network, Queue
 from ..results import Curve, Result
 from ._common import (
     _check_capacities,
@@ -27,15 +27,10 @@ from ._common import (
     _not_finite,
     _require_numeric,
     _run,
-    _station_shape,
 )
 from ._kernels import mva_step
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
 from .open import open_single
-
-#: per-network station shapes, beside the frozen model (never inside it):
-#: id(network) -> (key, shapes, ...); an entry goes when its network does
-_SHAPES: dict[int, tuple] = {}
 
 __all__ = ["mva", "mva_single"]
 
@@ -162,7 +157,12 @@ def _log_convolve(a, b):
 def _scaled_demands(D, shapes, Z):
     """(alpha, scaled demands d = D/alpha, scaled total delay): alpha is the
     largest per-server demand of a queueing station, so the log-space
-    constants stay near 0 whatever the time unit."""
+    constants stay near 0 whatever the time unit.  Any alpha > 0 gives the
+    same figures (X = exp(log G(n-1) - log G(n)) / alpha); where the delay is
+    more than 1e300 times the queueing demands (a subnormal demand), alpha
+    is raised to delay / 1e300 so that the scaled delay stays a float (the
+    queueing stations' scaled demands then shrink towards 0, which is what
+    they are next to the delay)."""
     K = len(D)
     alpha = 0.0
     for k, (kind, a) in enumerate(shapes):
@@ -173,6 +173,8 @@ def _scaled_demands(D, shapes, Z):
     delta = Z + sum(D[k] for k in range(K) if shapes[k][0] == "delay")
     if alpha <= 0:
         alpha = delta if delta > 0 else 1.0
+    elif delta / 1e300 > alpha:
+        alpha = delta / 1e300
     return alpha, [D[k] / alpha for k in range(K)], delta / alpha
 
 
@@ -303,6 +305,27 @@ def _check_budget(net: Network, N: int, curve: bool) -> None:
                 MAX_WORK, MAX_FLOATS)
 
 
+def _single_tables(net: Network, n: int, reduce: bool) -> tuple:
+    """Per-network tables of :func:`mva_single` at population ``n``, kept in
+    the lowered form's memo: station shapes (the plain rule of
+    :meth:`~qmodels.model.lowered.Lowered.shape`, or none with
+    ``reduce=False``), servers, the response time a lone job sees
+    (S / a(1)), delay flags."""
+    low = net.lowered
+    shapes = []
+    for k in range(len(low.kind)):
+        code, a = low.shape(k, n, reduce=reduce)
+        shapes.append((low.shape_name(code), a if code == LD else None))
+    servers = np.array([float(low.servers[k]) if kind == "queue" else 1.0
+                        for k, kind in enumerate(low.kind)])
+    # with no flow, the response time a lone arriving job would see: S / a(1)
+    lone = np.array([float(net.service_times[0, k]) / float(low.rate_multiplier(k, 1))
+                     for k in range(len(low.kind))])
+    is_delay = np.array([kind == "delay" for kind, _ in shapes])
+    has_ld = any(kind == "ld" for kind, _ in shapes)
+    return (None, shapes, servers, lone, is_delay, has_ld)
+
+
 # ---------------------------------------------------------------------------
 # public solvers
 # ---------------------------------------------------------------------------
@@ -379,23 +402,10 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
         raise InvalidValueError(
             f"algorithm must be 'auto', 'recursion' or 'convolution', got {algorithm!r}"
         )
-    _check_budget(net, N, curve)
-    key = ("mva_shapes", max(N, 1), algorithm != "convolution")
-    cached = _SHAPES.get(id(net))
-    if cached is None or cached[0] != key:
-        shapes = [_station_shape(s, max(N, 1), shortcuts=(algorithm != "convolution"))
-                  for s in net.stations]
-        servers = np.array([1.0 if isinstance(s, (Delay, LoadDependent)) else float(s.servers)
-                            for s in net.stations])
-        # with no flow, the response time a lone arriving job would see: S / a(1)
-        lone = np.array([float(net.service_times[0, k]) / float(s.rate_multiplier(1))
-                         for k, s in enumerate(net.stations)])
-        is_delay = np.array([kind == "delay" for kind, _ in shapes])
-        has_ld = any(kind == "ld" for kind, _ in shapes)
-        cached = (key, shapes, servers, lone, is_delay, has_ld)
-        if id(net) not in _SHAPES:
-            weakref.finalize(net, _SHAPES.pop, id(net), None)
-        _SHAPES[id(net)] = cached  # one entry per network: a sweep over N replaces it
+    low = net.lowered
+    low.memo(("mva_budget", N, bool(curve)), lambda: _check_budget(net, N, curve))
+    cached = low.memo(("mva_single", max(N, 1), algorithm != "convolution"),
+                      lambda: _single_tables(net, max(N, 1), algorithm != "convolution"))
     _, shapes, servers, lone, is_delay, has_ld = cached
     if algorithm == "recursion" and has_ld:
         bad = next(s.name for s, (kind, _) in zip(net.stations, shapes) if kind == "ld")
@@ -416,10 +426,10 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
     # utilisation per server
     Uc = Xc[:, None] * D[None, :] / servers[None, :]
     if P0 is not None:
-        for k, s in enumerate(net.stations):
+        for k in range(K):
             # (an all-ones load-dependent station is solved as a fixed-rate
             # queue: its U = X D = 1 - P(empty) is already right)
-            if isinstance(s, LoadDependent) and shapes[k][0] == "ld":
+            if low.kind[k] == "ld" and shapes[k][0] == "ld":
                 Uc[:, k] = 1.0 - P0[:, k]
     if not np.all(np.isfinite(Xc)):
         raise _not_finite(net, "throughput")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnstableError, UnsupportedModelError
-from ..model.network import Delay, LoadDependent, Network, Open, Queue
+from ..model.network import Network, Open
 from ..results import Result
 from ._common import _check_capacities, _open_ld_station, _ps_notes, _require_numeric, _result
 
@@ -41,27 +41,26 @@ def open_single(net: Network) -> Result:
     D = V * S
     Q = np.zeros(K)
     U = np.zeros(K)
-    for k, s in enumerate(net.stations):
+    low = net.lowered
+    for k, kind in enumerate(low.kind):
         lam_k = lam * V[k]
-        if isinstance(s, Delay):
+        if kind == "delay":
             Q[k] = lam * D[k]
             U[k] = lam * D[k]
-        elif isinstance(s, Queue) and s.servers == 1:
+        elif kind == "queue" and low.servers[k] == 1:
             rho = lam * D[k]
             if rho >= 1:
+                name = low.station_names[k]
                 raise UnstableError(
-                    f"station {s.name!r} is unstable: rho = lambda * D = {rho:.6g} >= 1",
-                    station=s.name,
+                    f"station {name!r} is unstable: rho = lambda * D = {rho:.6g} >= 1",
+                    station=name,
                     rho=rho,
                 )
             Q[k] = rho / (1 - rho)
             U[k] = rho
         else:
-            mult = (
-                tuple(range(1, s.servers + 1)) if isinstance(s, Queue) else s.rate_multipliers
-            )
-            Q[k], p0 = _open_ld_station(lam_k, S[k], mult, s.name)
-            U[k] = lam * D[k] / s.servers if isinstance(s, Queue) else 1.0 - p0
+            Q[k], p0 = _open_ld_station(lam_k, S[k], low.multipliers[k], low.station_names[k])
+            U[k] = lam * D[k] / low.servers[k] if kind == "queue" else 1.0 - p0
     Xk = lam * V
     with np.errstate(divide="ignore", invalid="ignore"):
         Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), S)
@@ -93,41 +92,40 @@ def _open_parts(net: Network, D, lam, ld_ok: bool, closed_D=None, shared=frozens
     rho = lam @ D
     factor = np.ones(K)
     p0 = np.ones(K)
-    for k, s in enumerate(net.stations):
-        if isinstance(s, Delay):
+    low = net.lowered
+    for k, kind in enumerate(low.kind):
+        if kind == "delay":
             continue
-        single = (isinstance(s, Queue) and s.servers == 1) or (
-            isinstance(s, LoadDependent)
-            and all(float(x) == float(s.rate_multipliers[0]) for x in s.rate_multipliers)
-        )
-        if single:
-            a = 1.0 if isinstance(s, Queue) else float(s.rate_multipliers[0])
+        name = low.station_names[k]
+        mult = low.multipliers[k]
+        a = mult[0]
+        if (kind == "queue" and low.servers[k] == 1) or (
+                kind == "ld" and all(x == a for x in mult)):
             u = rho[k] / a
             if u >= 1:
                 raise UnstableError(
-                    f"station {s.name!r} is unstable: open load rho = sum_c lambda_c D_ck"
+                    f"station {name!r} is unstable: open load rho = sum_c lambda_c D_ck"
                     f"{'' if a == 1 else ' / a'} = {u:.6g} >= 1",
-                    station=s.name,
+                    station=name,
                     rho=float(u),
                 )
             factor[k] = 1.0 / (a * (1.0 - u))
             p0[k] = 1.0 - u
             continue
-        if s.name in shared:
+        if name in shared:
             continue  # solved with the closed classes (multiclass._mixed_exact)
         if closed_D is not None and np.any(closed_D[:, k] > 0) and rho[k] > 0:
             raise UnsupportedModelError(
-                f"station {s.name!r}: a multi-server/load-dependent station loaded by both "
+                f"station {name!r}: a multi-server/load-dependent station loaded by both "
                 f"open (rho = {rho[k]:.6g}) and closed classes is not supported by the "
                 "mixed MVA solver: use method='sim'"
             )
-        mult = tuple(range(1, s.servers + 1)) if isinstance(s, Queue) else s.rate_multipliers
         if rho[k] > 0:
-            q, p0k = _open_ld_station(float(rho[k]), 1.0, mult, s.name)
+            q, p0k = _open_ld_station(float(rho[k]), 1.0, mult, name)
             factor[k] = q / rho[k]
             p0[k] = p0k
         else:
-            factor[k] = 1.0 / float(mult[0])
+            factor[k] = 1.0 / mult[0]
     return rho, factor, p0
 
 
@@ -139,10 +137,11 @@ def _open_exact(net: Network) -> Result:
     rho, factor, p0 = _open_parts(net, D, lam, True)
     Rres = D * factor[None, :]
     U = lam[:, None] * D
-    for k, s in enumerate(net.stations):
-        if isinstance(s, Queue):
-            U[:, k] /= s.servers
-        elif isinstance(s, LoadDependent):
+    low = net.lowered
+    for k, kind in enumerate(low.kind):
+        if kind == "queue":
+            U[:, k] /= low.servers[k]
+        elif kind == "ld":
             U[:, k] = (1 - p0[k]) * U[:, k] / rho[k] if rho[k] > 0 else 0.0
     info = {"algorithm": "BCMP open product form"}
     S = np.asarray(net.service_times, dtype=float)

@@ -489,6 +489,26 @@ class Network:
         object.__setattr__(self, "demands", D)
         object.__setattr__(self, "is_symbolic", symbolic)
 
+    # -- the lowered form ---------------------------------------------------
+    @property
+    def lowered(self):
+        """The network compiled once into the arrays every solver reads
+        (:class:`~qmodels.model.lowered.Lowered`), built on first use and
+        kept beside the (immutable) network."""
+        low = self.__dict__.get("_lowered")
+        if low is None:
+            from .lowered import lower
+
+            low = lower(self)
+            object.__setattr__(self, "_lowered", low)
+        return low
+
+    def __getstate__(self):
+        # the lowered form is a cache: rebuilt on first use after unpickling
+        state = dict(self.__dict__)
+        state.pop("_lowered", None)
+        return state
+
     # -- names and lookups -------------------------------------------------
     @property
     def station_names(self) -> tuple[str, ...]:

@@ -1,0 +1,161 @@
+"""What each analytic method requires of a model, checked on its lowered
+form (:class:`~qmodels.model.lowered.Lowered`).
+
+Each requirement is a function ``(net) -> str | None``: ``None`` when the
+network meets it, else one sentence naming the station, class or pool that
+does not (and why).  The solvers raise
+:class:`~qmodels.errors.UnsupportedModelError` with that sentence and the
+way out; :func:`qmodels.solve` with no method reads the same sentences to
+choose the most exact method that applies, and to explain a refusal.
+
+Station kinds are *accepted by name*: a product-form solver takes delay
+stations, FCFS queues with exponential service, processor-sharing and
+LCFS-PR queues (BCMP types 1-4; Baskett, Chandy, Muntz & Palacios, "Open,
+closed and mixed networks of queues with different classes of customers",
+JACM 22(2), 1975) and load-dependent stations.  A kind or discipline added
+to the model later is refused here until a method says it handles it, so
+no solver can answer a new kind as if it were an old one.
+"""
+
+from __future__ import annotations
+
+from .._validate import is_symbolic
+from ..model.network import Network
+
+__all__ = [
+    "PRODUCT_FORM_DISCIPLINES",
+    "product_form",
+    "service_shapes",
+    "numeric",
+    "closed_only",
+    "one_closed_class",
+]
+
+#: queue disciplines under which product form holds (BCMP 1975): FCFS with
+#: exponential service (type 1), processor sharing (type 2), LCFS
+#: preemptive-resume (type 4); a delay station is type 3
+PRODUCT_FORM_DISCIPLINES = ("fcfs", "ps", "lcfs-pr")
+
+
+def numeric(net: Network) -> str | None:
+    """Numbers only (no sympy symbols)."""
+    if net.lowered.symbolic:
+        return "the network has sympy symbols (a numeric method needs numbers)"
+    return None
+
+
+def station_kinds(net: Network) -> str | None:
+    """Every station a class visits is of a kind product form knows."""
+    low = net.lowered
+    visited = net.lowered.visited
+    for k, kind in enumerate(low.kind):
+        name = low.station_names[k]
+        if kind not in ("delay", "queue", "ld"):
+            return (f"station {name!r} is a {kind!r} element, which has no product-form "
+                    "solution")
+        if kind == "queue" and visited[k] and low.discipline[k] not in PRODUCT_FORM_DISCIPLINES:
+            return (f"station {name!r}: discipline {low.discipline[k]!r} breaks product form "
+                    f"(which needs one of {', '.join(PRODUCT_FORM_DISCIPLINES)})")
+    return None
+
+
+def service_shapes(net: Network) -> str | None:
+    """No FCFS queue that a class visits has a non-exponential service
+    shape (BCMP type 1 needs exponential service; PS, LCFS-PR and delay
+    stations are insensitive to the shape, types 2-4)."""
+    low = net.lowered
+    visited = net.lowered.visited
+    for k, kind in enumerate(low.kind):
+        if kind != "queue" or low.discipline[k] != "fcfs" or low.exponential[k] or not visited[k]:
+            continue
+        d = net.stations[k].distribution
+        return (f"station {low.station_names[k]!r}: FCFS with {type(d).__name__} service "
+                f"(scv {d.scv:g}) breaks product form, which needs exponential service at an "
+                "FCFS queue")
+    return None
+
+
+def pools(net: Network) -> str | None:
+    """No token pool (simultaneous resource possession)."""
+    if net.pools:
+        p = net.pools[0]
+        return (f"token pool {p.name!r} ({p.tokens} tokens held from {p.acquire!r} to "
+                f"{p.release!r}) breaks product form")
+    return None
+
+
+def capacities(net: Network, population=None) -> str | None:
+    """No finite capacity that can bind: a closed network of ``population``
+    jobs never fills a station of capacity >= population; with open
+    classes (``population=None``) any capacity can bind."""
+    low = net.lowered
+    for k, cap in enumerate(low.capacity):
+        if cap is None:
+            continue
+        if population is not None and not is_symbolic(population) and cap >= population:
+            continue
+        return (f"station {low.station_names[k]!r}: finite capacity {cap} can bind "
+                f"(population {population if population is not None else 'open'})")
+    return None
+
+
+def product_form(net: Network, population=None) -> str | None:
+    """BCMP product form: :func:`station_kinds`, :func:`pools`,
+    :func:`capacities` and :func:`service_shapes`, in that order (checked
+    once per network and population: the lowered form keeps the answer)."""
+    return net.lowered.memo(
+        ("requires.product_form", population),
+        lambda: (station_kinds(net) or pools(net) or capacities(net, population)
+                 or service_shapes(net)))
+
+
+def closed_only(net: Network) -> str | None:
+    """Closed classes only."""
+    low = net.lowered
+    if low.is_open.any():
+        names = [n for n, o in zip(low.class_names, low.is_open) if o]
+        return f"class {names[0]!r} is open (the method solves closed classes only)"
+    return None
+
+
+def one_closed_class(net: Network) -> str | None:
+    """Exactly one class, closed."""
+    low = net.lowered
+    if len(low.class_names) != 1 or low.is_open[0]:
+        return (f"the method needs one closed class; the network has "
+                f"{len(low.class_names)} class(es)"
+                + (", open" if low.is_open.any() else ""))
+    return closed_only(net)
+
+
+def closed_population(net: Network):
+    """The total closed population (``None`` when a class is open)."""
+    low = net.lowered
+    if low.is_open.any():
+        return None
+    return int(low.population.sum())
+
+
+# ---------------------------------------------------------------------------
+# per method: what qm.solve(net) checks before choosing it
+# ---------------------------------------------------------------------------
+
+def for_exact(net: Network) -> str | None:
+    """``exact``: numbers and BCMP product form."""
+    return numeric(net) or product_form(net, closed_population(net))
+
+
+def for_amva(net: Network) -> str | None:
+    """``schweitzer`` / ``linearizer``: numbers, closed classes, product form."""
+    return numeric(net) or closed_only(net) or product_form(net, closed_population(net))
+
+
+def for_decomposition(net: Network) -> str | None:
+    """``decomposition``: numbers, one closed class, token pools, and
+    otherwise product form (exponential FCFS, no binding capacity)."""
+    why = numeric(net) or one_closed_class(net)
+    if why:
+        return why
+    if not net.pools:
+        return "the network has no token pool (the decomposition is for held resources)"
+    return station_kinds(net) or capacities(net, closed_population(net)) or service_shapes(net)

@@ -1,0 +1,301 @@
+"""The lowered form of a network: a :class:`~qmodels.model.Network` compiled
+once into the arrays and kinds every solver reads.
+
+A ``Network`` is built for people: stations are objects of several types,
+classes carry routing tables or visit ratios, a pool names its stations.
+The solvers want numbers in arrays, and each used to re-derive them (three
+functions turned a station into its rate shape, each with its own shortcut
+rules; every call checked again what could not have changed).  Here it is
+done once per network and kept beside it (the network is immutable, so the
+lowered form never goes stale): ``net.lowered``.
+
+What it holds
+-------------
+Per station ``k`` (in ``station_names`` order):
+
+* ``kind[k]``: ``"delay"`` (infinite servers), ``"queue"`` (c servers),
+  ``"ld"`` (load-dependent rate multipliers);
+* ``discipline[k]``: ``"delay"`` for a delay station, else the queue's
+  discipline (``"fcfs"``, ``"ps"``; a load-dependent station is ``"ps"``:
+  its total rate is shared, BCMP type 2);
+* ``servers[k]``: c (``inf`` for a delay, 1 for a load-dependent station);
+* ``multipliers[k]``: the service-rate multipliers a(1), a(2), ... as
+  floats (``None`` for a delay; ``(1, 2, ..., c)`` for a c-server queue;
+  the last value holds for every larger number present);
+* ``capacity[k]``: finite room or ``None``;
+* ``scv[k]``: the squared coefficient of variation of the service shape
+  (1 for the default exponential) and ``exponential[k]``;
+* ``used[k]``: some class has a positive demand there.
+
+Per class ``c``: ``is_open``, ``population`` (0 for open classes),
+``think_time``, ``arrival_rate``.  Class x station: ``visits`` V,
+``service_times`` S and ``demands`` D = V S (the network's own read-only
+arrays; object arrays when the model has sympy symbols, ``symbolic``).
+
+Station shapes
+--------------
+Product-form solvers need, for a population of at most ``n`` jobs, the
+*reduced* shape of a station: a station that can never queue is exactly a
+delay, a constant rate is a single server.  :meth:`Lowered.shape` is the one
+place that says when; the solvers differ only in which exact reductions
+their numerics take (documented at each flag), so the same numbers come
+out as before the lowering, bit for bit.
+
+What a method requires (product form, one class, ...) is checked on this
+form by the method itself; the refusal names the station or class.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .._validate import is_symbolic
+from ..errors import UnsupportedModelError
+from .network import Closed, Delay, LoadDependent, Network, Queue
+
+__all__ = ["Lowered", "lower", "DELAY", "FIXED", "LD"]
+
+#: reduced station shapes (the integer codes the compiled kernels take)
+DELAY, FIXED, LD = 0, 1, 2
+_CODE_NAME = {DELAY: "delay", FIXED: "fixed", LD: "ld"}
+
+
+def _floats(values) -> tuple:
+    return tuple(float(x) for x in values)
+
+
+@dataclass(frozen=True, eq=False)
+class Lowered:
+    """A network as arrays (see the module docstring).  Build with
+    :func:`lower` or read ``net.lowered``; never construct directly."""
+
+    network: Network = field(repr=False)
+    station_names: tuple
+    class_names: tuple
+    kind: tuple
+    discipline: tuple
+    servers: np.ndarray
+    multipliers: tuple
+    capacity: tuple
+    scv: np.ndarray
+    exponential: np.ndarray
+    is_open: np.ndarray
+    population: np.ndarray
+    think_time: np.ndarray
+    arrival_rate: np.ndarray
+    visits: Any
+    service_times: Any
+    demands: Any
+    symbolic: bool
+    _shapes: dict = field(default_factory=dict, repr=False)
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def used(self) -> np.ndarray:
+        """Per station: some class has a positive demand there (numeric
+        networks only)."""
+        out = (np.asarray(self.demands, dtype=float) > 0).any(axis=0)
+        out.flags.writeable = False
+        return out
+
+    @cached_property
+    def visited(self) -> np.ndarray:
+        """Per station: some class visits it (a non-zero visit ratio; with
+        symbols, one not identically zero)."""
+        V = self.visits
+        out = np.array([any(V[i][k] != 0 for i in range(V.shape[0]))
+                        for k in range(V.shape[1])], dtype=bool)
+        out.flags.writeable = False
+        return out
+
+    # -- reduced shapes ----------------------------------------------------
+    def shape(self, k: int, n: int, *, reduce: bool = True, unused_delay: bool = False,
+              constant: str = "ones", identity_delay: bool = False,
+              truncate: bool = False) -> tuple:
+        """(code, multipliers) of station ``k`` when at most ``n`` jobs can
+        be present: :data:`DELAY` (no queueing), :data:`FIXED` (one server
+        of constant rate ``multipliers[0]``) or :data:`LD` (rate
+        multipliers a(1..L), the last holding beyond L).
+
+        Exact reductions, always taken: a delay station is a delay; a
+        single-server queue is fixed with a = 1; a c-server queue with
+        c >= n can never queue (at most n - 1 others are present when a job
+        arrives): a delay; otherwise it is load-dependent with a(j) =
+        min(j, c).  The options select further exact reductions, which
+        change the floating-point route (so each solver keeps the one its
+        figures were computed and pinned with):
+
+        reduce
+            ``False`` takes no reduction at all: every queueing station is
+            load-dependent (a c-server queue with a(j) = min(j, c) for
+            j <= n), for cross-checks of the general route.
+        unused_delay
+            A station no class loads is a delay (nobody queues there).
+        constant
+            A load-dependent station whose multipliers are all equal is a
+            fixed-rate server: ``"ones"`` only when they are all 1 (the
+            rate is then D itself), ``"any"`` for any common value a (the
+            solver divides D by a); ``"never"`` keeps it load-dependent.
+        identity_delay
+            A load-dependent station with a(j) = j for every j <= n is a
+            delay.
+        truncate
+            Only the first n multipliers of a load-dependent station can
+            ever be used: drop the rest before the tests above.
+
+        Raises :class:`~qmodels.errors.UnsupportedModelError` naming the
+        station for a kind without a product-form shape.
+        """
+        key = (k, n, reduce, unused_delay, constant, identity_delay, truncate)
+        hit = self._shapes.get(key)
+        if hit is not None:
+            return hit
+        if reduce:
+            out = self._reduce(k, n, unused_delay, constant, identity_delay, truncate)
+        else:
+            out = self._unreduced(k, n)
+        self._shapes[key] = out
+        return out
+
+    def _reduce(self, k, n, unused_delay, constant, identity_delay, truncate):
+        kind = self.kind[k]
+        if kind == "delay" or (unused_delay and not self.used[k]):
+            return DELAY, None
+        if kind == "queue":
+            c = int(self.servers[k])
+            if c == 1:
+                return FIXED, (1.0,)
+            if c >= n:
+                return DELAY, None
+            return LD, _floats(range(1, c + 1))
+        if kind == "ld":
+            a = self.multipliers[k]
+            if truncate:
+                a = a[: max(1, n)]
+            if constant == "any" and all(x == a[0] for x in a):
+                return FIXED, (a[0],)
+            if constant == "ones" and all(x == 1.0 for x in a):
+                return FIXED, (1.0,)
+            if identity_delay and len(a) >= n and all(a[i] == i + 1 for i in range(n)):
+                return DELAY, None
+            return LD, a
+        raise UnsupportedModelError(
+            f"station {self.station_names[k]!r}: kind {kind!r} has no product-form shape")
+
+    def _unreduced(self, k, n):
+        kind = self.kind[k]
+        if kind == "delay":
+            return DELAY, None
+        if kind == "queue":
+            return LD, _floats(range(1, min(int(self.servers[k]), max(n, 1)) + 1))
+        if kind == "ld":
+            return LD, self.multipliers[k]
+        raise UnsupportedModelError(
+            f"station {self.station_names[k]!r}: kind {kind!r} has no product-form shape")
+
+    def memo(self, key, build):
+        """``build()``, computed once per lowered network and key: the
+        tables a solver derives from the model (never its results), so a
+        repeated solve of one network pays for them once."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            out = self._memo[key] = build()
+            return out
+
+    def shape_name(self, code: int) -> str:
+        """``"delay"``, ``"fixed"`` or ``"ld"`` for a shape code."""
+        return _CODE_NAME[code]
+
+    # -- small derived tables ----------------------------------------------
+    def divisors(self) -> np.ndarray:
+        """Per station, the divisor of X D in the utilisation: servers for a
+        queue, the constant rate a of a constant-rate load-dependent
+        station, else 1."""
+        out = np.ones(len(self.kind))
+        for k, kind in enumerate(self.kind):
+            if kind == "queue":
+                out[k] = self.servers[k]
+            elif kind == "ld":
+                a = self.multipliers[k]
+                if all(x == a[0] for x in a):
+                    out[k] = a[0]
+        return out
+
+    def rate_multiplier(self, k: int, n: int):
+        """a_k(n): the service-rate multiplier of station ``k`` with ``n``
+        jobs present (n for a delay)."""
+        kind = self.kind[k]
+        if kind == "delay":
+            return n
+        if n <= 0:
+            return 0
+        if kind == "queue":
+            return min(n, self.servers[k])
+        a = self.multipliers[k]
+        return a[min(n, len(a)) - 1]
+
+
+def _station_row(s) -> tuple:
+    """(kind, discipline, servers, multipliers) of one station."""
+    if isinstance(s, Delay):
+        return "delay", "delay", math.inf, None
+    if isinstance(s, Queue):
+        c = s.servers
+        mult = None if is_symbolic(c) else _floats(range(1, int(c) + 1))
+        return "queue", s.discipline, c, mult
+    if isinstance(s, LoadDependent):
+        rm = s.rate_multipliers
+        mult = None if any(is_symbolic(a) for a in rm) else _floats(rm)
+        return "ld", "ps", 1, mult
+    return s.kind, getattr(s, "discipline", None), getattr(s, "servers", 1), None
+
+
+def lower(net: Network) -> Lowered:
+    """The lowered form of ``net`` (built here; ``net.lowered`` caches it)."""
+    from .distributions import is_exponential
+
+    rows = [_station_row(s) for s in net.stations]
+    servers = np.array([r[2] if not is_symbolic(r[2]) else np.nan for r in rows], dtype=float)
+    scv = np.array([1.0 if s.distribution is None else float(s.distribution.scv)
+                    for s in net.stations])
+    expo = np.array([is_exponential(s.distribution) for s in net.stations], dtype=bool)
+    classes = net.classes
+    closed = [isinstance(c, Closed) for c in classes]
+    sym = net.is_symbolic
+
+    def per_class(attr, default):
+        vals = [getattr(c, attr, default) for c in classes]
+        return np.array(vals, dtype=object if sym else float)
+
+    pops = [0 if not cl or is_symbolic(c.population) else int(c.population)
+            for c, cl in zip(classes, closed)]
+    # a population past int64 (which the solvers refuse by size) stays exact
+    population = np.array(pops, dtype=np.int64 if max(pops, default=0) < 2**63 else object)
+    for arr in (servers, scv, expo, population):
+        arr.flags.writeable = False
+    return Lowered(
+        network=net,
+        station_names=net.station_names,
+        class_names=net.class_names,
+        kind=tuple(r[0] for r in rows),
+        discipline=tuple(r[1] for r in rows),
+        servers=servers,
+        multipliers=tuple(r[3] for r in rows),
+        capacity=tuple(s.capacity for s in net.stations),
+        scv=scv,
+        exponential=expo,
+        is_open=np.array([not c for c in closed], dtype=bool),
+        population=population,
+        think_time=per_class("think_time", 0.0),
+        arrival_rate=per_class("arrival_rate", 0.0),
+        visits=net.visits,
+        service_times=net.service_times,
+        demands=net.demands,
+        symbolic=sym,
+    )
