@@ -238,18 +238,32 @@ def _run_all(args, env, mine, sim, sim_error, ours_cases, out):
     for cid in mine:
         try:
             show(ours_cases.run_case(cid, args, env))
-        except Exception:  # noqa: BLE001 - report and go on
-            show([_util.skipped(cid, "qmodels", "ours", "error: " + traceback.format_exc(limit=3))])
+        except Exception:  # noqa: BLE001 - report, go on, and fail the run at the end
+            show([_util.skipped(cid, "qmodels", "ours",
+                                ERROR + traceback.format_exc(limit=3))])
     if sim is not None and args.sim_cases:
         try:
             sim_rows = sim.run(args)
         except Exception:  # noqa: BLE001
             sim_rows = [_util.skipped("sim", "qmodels", "ours",
-                                      "bench_sim.run failed: " + traceback.format_exc(limit=3))]
+                                      ERROR + "bench_sim.run: " + traceback.format_exc(limit=3))]
         show(sim_rows)
     elif sim_error:
         print(f"\n{sim_error}", file=out)
+        rows.append(_util.skipped("sim", "qmodels", "ours", ERROR + sim_error))
     return rows, verdicts
+
+
+#: the reason of a row whose implementation is ours and failed: an error of
+#: the run (exit status 1), never a quiet skip
+ERROR = "ERROR: "
+
+
+def errors(rows) -> list[dict]:
+    """Our rows that failed (a peer that is not installed is UNAVAILABLE,
+    not an error)."""
+    return [r for r in rows if r["role"] == "ours" and str(r.get("skipped") or "")
+            .startswith(ERROR)]
 
 
 def _save_json(args, env, rows, verdicts, extra, out) -> None:
@@ -271,7 +285,8 @@ def _save_json(args, env, rows, verdicts, extra, out) -> None:
 
 
 def main(argv=None) -> int:
-    """Run the selected benchmark cases; 0, or 2 when ``-k`` selects none."""
+    """Run the selected benchmark cases; 0, 1 when one of our implementations
+    failed to import or run (an ERROR row), or 2 when ``-k`` selects none."""
     args = _parse(sys.argv[1:] if argv is None else argv)
     out = sys.stdout
     try:
@@ -315,6 +330,11 @@ def main(argv=None) -> int:
 
     if args.json:
         _save_json(args, env, rows, verdicts, extra, out)
+    failed = errors(rows) + [b for b in extra if "ERROR:" in b]
+    if failed:
+        print(f"\n{len(failed)} of our cases FAILED (see ERROR above): the run is an error",
+              file=out)
+        return 1
     return 0
 
 

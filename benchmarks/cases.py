@@ -89,24 +89,14 @@ def model(cid):
 
 
 # ---------------------------------------------------------------------------
-# our solvers (some are still being written: a missing one is skipped)
+# our solvers: one that cannot be imported or called is an error of the run
+# (a moved module once made these cases skip our solvers silently)
 # ---------------------------------------------------------------------------
 
-class Missing(Exception):
-    pass
-
-
 def _attr(module, name):
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as e:
-        if e.name and (e.name == module or module.startswith(e.name + ".")):
-            raise Missing(f"{module} is not there yet") from None
-        raise
-    fn = getattr(mod, name, None)
-    if fn is None:
-        raise Missing(f"{module}.{name} is not there yet")
-    return fn
+    """``module.name``; an ImportError or AttributeError propagates (the
+    run reports it as an ERROR row and exits non-zero)."""
+    return getattr(importlib.import_module(module), name)
 
 
 def _kw(fn, candidates, value):
@@ -124,16 +114,17 @@ def _kw(fn, candidates, value):
 def ours(cid):
     """(label, fn(net or arrays) -> answer, extractor) for a case."""
     if cid.startswith("mva1"):
-        return "qmodels.mva.mva_single", _attr("qmodels.analytic.mva", "mva_single"), {}
+        return "qmodels.analytic.mva.mva_single", _attr("qmodels.analytic.mva", "mva_single"), {}
     if cid.startswith("mvaC"):
-        return "qmodels.multiclass.solve_exact", _attr("qmodels.multiclass", "solve_exact"), {}
+        return ("qmodels.analytic.multiclass.solve_exact",
+                _attr("qmodels.analytic.multiclass", "solve_exact"), {})
     if cid.startswith("schweitzer"):
-        fn = _attr("qmodels.multiclass", "schweitzer")
+        fn = _attr("qmodels.analytic.amva", "schweitzer")
         kw = _kw(fn, ("tol", "tolerance", "rtol"), TOL)
         kw.update(_kw(fn, ("max_iter", "maxiter", "iter_max", "max_iterations"), 100000))
-        return "qmodels.multiclass.schweitzer", fn, kw
+        return "qmodels.analytic.amva.schweitzer", fn, kw
     if cid.startswith("batch"):
-        return "qmodels.batch.mva_batch", _attr("qmodels.analytic.batch", "mva_batch"), {}
+        return "qmodels.analytic.batch.mva_batch", _attr("qmodels.analytic.batch", "mva_batch"), {}
     raise KeyError(cid)
 
 
@@ -317,11 +308,7 @@ def run_case(cid, args, env):
 
     # ours
     answer = None
-    try:
-        label, fn, kw = ours(cid)
-    except Missing as e:
-        rows.append(skipped(cid, "qmodels", "ours", f"{e}; peers timed alone"))
-        fn = None
+    label, fn, kw = ours(cid)
     if fn is not None:
         med, mn, times, res = timeit(lambda: fn(net, **kw), args.repeat, min_time=args.min_time)
         answer = list(_answer(res))
@@ -397,12 +384,7 @@ def _run_batch(cid, args, env):
     peers = env["_peers"]
     rows = []
     Xours = None
-    try:
-        label, fn, _ = ours(cid)
-    except Missing as e:
-        rows.append(skipped(cid, "qmodels", "ours", f"{e}; peers timed alone",
-                            target_time=TARGET_BATCH_S))
-        fn = None
+    label, fn, _ = ours(cid)
     if fn is not None:
         call = _batch_call(fn, D, Z, N)
         med, mn, times, res = timeit(call, args.repeat, min_time=args.min_time)
@@ -497,7 +479,7 @@ def _convolution_overflow(env):
         ref = (float(r.X["c"]), float(r.Q["q4"]))
         lines.append(f"  {'qmodels mva (exact MVA, reference)':34s} {ref[0]:12.6g} {ref[1]:12.6g}")
     except Exception as e:  # noqa: BLE001
-        lines.append(f"  {'qmodels mva':34s} failed: {e}")
+        lines.append(f"  {'qmodels mva':34s} ERROR: {type(e).__name__}: {e}")
 
     def verdict(X, Q):
         if not (np.isfinite(X) and np.isfinite(Q)):
@@ -512,10 +494,8 @@ def _convolution_overflow(env):
         r = conv(net)
         X, Q = float(r.X["c"]), float(r.Q["q4"])
         lines.append(f"  {'qmodels convolution':34s} {X:12.6g} {Q:12.6g}  {verdict(X, Q)}")
-    except Missing as e:
-        lines.append(f"  {'qmodels convolution':34s} skipped: {e}")
-    except Exception as e:  # noqa: BLE001
-        lines.append(f"  {'qmodels convolution':34s} failed: {type(e).__name__}: {e}")
+    except Exception as e:  # noqa: BLE001 - shown, and counted as an error of the run
+        lines.append(f"  {'qmodels convolution':34s} ERROR: {type(e).__name__}: {e}")
     if "octave" in env["_peers"]:
         try:
             X, Q = env["_peers"]["octave"].convolution(S, N)
@@ -547,7 +527,7 @@ def _pathology(env):
         X, Q = float(r.X["c"]), float(r.Q["m8"])
         lines.append(f"  {'qmodels mva':34s} {X:12.6g} {Q:12.6g}  {verdict(X, Q)}")
     except Exception as e:  # noqa: BLE001
-        lines.append(f"  {'qmodels mva':34s} failed: {e}")
+        lines.append(f"  {'qmodels mva':34s} ERROR: {type(e).__name__}: {e}")
     peers = env["_peers"]
     if "octave" in peers:
         try:
