@@ -261,6 +261,7 @@ class Result:
     info: Mapping = field(default_factory=FrozenMap)
 
     def __post_init__(self):
+        dtype = object if self.network.is_symbolic else float
         for name in (
             "class_throughput",
             "class_response_time",
@@ -269,8 +270,8 @@ class Result:
             "station_response_time",
             "station_utilization",
         ):
-            arr = np.array(getattr(self, name), dtype=object if self.network.is_symbolic else float)
-            arr.flags.writeable = False
+            arr = np.array(getattr(self, name), dtype=dtype)
+            arr.setflags(write=False)
             object.__setattr__(self, name, arr)
         object.__setattr__(self, "notes", tuple(self.notes))
         if not isinstance(self.info, FrozenMap):
