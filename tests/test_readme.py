@@ -5,6 +5,8 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -22,6 +24,11 @@ def test_readme_tour_runs():
     assert b.saturation_population > 0
     assert len(ns["curve"].population) == 41
     assert ns["s"].X["tx"].contains(r.X["tx"])
+    # the think time is the class's Z, outside R: R = N/X - Z (the tour once
+    # put it in a delay station it called think time, so R read 5.017 s)
+    N, Z = 40, 5.0
+    assert r.R["tx"] == pytest.approx(N / r.X["tx"] - Z, rel=1e-12)
+    assert r.R["tx"] < 1.0
 
 
 def test_readme_examples_print_what_readme_shows():
