@@ -25,6 +25,9 @@ Every function takes ``ax=None`` (a new figure when None) and returns the
                                a simulated result)
 :func:`sweep`                  any figure of a :func:`qmodels.sweep` table
                                against a parameter, one line per ``hue``
+:func:`explore`                X(N) with its bounds and the utilisations,
+                               redrawn as ipywidgets sliders move model
+                               parameters (a static figure without widgets)
 =============================  ==============================================
 
 The bounds are those of :func:`qmodels.bounds` (Lazowska et al., *Quantitative
@@ -43,7 +46,7 @@ import numpy as np
 from .errors import InvalidValueError, UnsupportedModelError
 
 __all__ = ["throughput_curve", "utilization", "response_time_breakdown", "energy", "compare",
-           "stations", "sweep"]
+           "stations", "sweep", "explore"]
 
 _METRIC = {"throughput": "X", "response_time": "R", "queue_length": "Q", "utilization": "U",
            "X": "X", "R": "R", "Q": "Q", "U": "U"}
@@ -593,3 +596,99 @@ def compare(analytic, simulated, ax=None, *, metric: str = "X", x: str | None = 
     ax.set_ylabel(_LABEL[m])
     ax.legend()
     return ax
+
+
+# ---------------------------------------------------------------------------
+# sliders: the TPS curve and the utilisations redrawn as parameters move
+# ---------------------------------------------------------------------------
+
+def _slider_spec(path, spec):
+    """(low, high, step, start) of one slider; a bare (low, high) steps in
+    hundredths, and an integer range (servers, population) by 1."""
+    if not isinstance(spec, (tuple, list)) or len(spec) not in (2, 3, 4) or not all(
+            isinstance(v, (int, float)) and math.isfinite(v) for v in spec):
+        raise InvalidValueError(
+            f"slider {path!r}: give (low, high), (low, high, step) or (low, high, step, "
+            f"start) as finite numbers, got {spec!r}")
+    low, high = spec[0], spec[1]
+    if not low < high:
+        raise InvalidValueError(f"slider {path!r}: low {low!r} must be below high {high!r}")
+    integer = all(isinstance(v, int) for v in spec)
+    step = spec[2] if len(spec) > 2 else (1 if integer else (high - low) / 100)
+    start = spec[3] if len(spec) > 3 else low
+    return low, high, step, start, integer
+
+
+def _widgets():
+    """ipywidgets, where it is installed and a Jupyter kernel can show it;
+    else None (a script or a test gets the static figure)."""
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is None or not hasattr(shell, "kernel"):
+            return None
+        import ipywidgets
+    except ImportError:
+        return None
+    return ipywidgets
+
+
+def explore(net, sliders: Mapping[str, Sequence], *, figsize=(11, 4)):
+    """The throughput curve X(N) with its bounds and N*, and each station's
+    utilisation at the class's population, redrawn as sliders move the
+    model's parameters.
+
+    Parameters
+    ----------
+    net : Network
+        A single-class closed network (the curve is exact MVA over
+        n = 1..N, :func:`throughput_curve`).
+    sliders : mapping path -> (low, high[, step[, start]])
+        Model parameters by path, as :func:`qmodels.sweep` names them
+        (``"tx.population"``, ``"disk.service"``, ``"cpu.servers"``,
+        ``"tx.think_time"``); integers give an integer slider.
+
+    Returns
+    -------
+    An ``ipywidgets.interactive`` (displayed by Jupyter) in a Jupyter
+    kernel where ipywidgets is installed; elsewhere (a script, a terminal
+    IPython, a kernel without ipywidgets) the same figure drawn once at
+    each slider's start value, as a matplotlib Figure.  The figure is the
+    same in both cases: the model solved by :func:`qmodels.mva` after
+    :func:`qmodels.whatif.apply`.
+    """
+    from .whatif.paths import apply
+
+    if not isinstance(sliders, Mapping) or not sliders:
+        raise InvalidValueError(
+            "sliders must map parameter paths to ranges, e.g. {'tx.population': (1, 100)}")
+    specs = {p: _slider_spec(p, s) for p, s in sliders.items()}
+    apply(net, {p: s[3] for p, s in specs.items()})     # every path is valid, checked now
+
+    def draw(**values):
+        import matplotlib.pyplot as plt
+
+        from .analytic.mva import mva
+
+        model = apply(net, {p: values[_key(p)] for p in specs})
+        fig, (left, right) = plt.subplots(1, 2, figsize=figsize)
+        throughput_curve(model, ax=left)
+        stations(mva(model), ax=right)
+        right.set_title("utilisation at the population N")
+        fig.tight_layout()
+        return fig
+
+    def _key(p):
+        return p.replace(".", "__")
+
+    widgets = _widgets()
+    if widgets is None:
+        return draw(**{_key(p): s[3] for p, s in specs.items()})
+    controls = {}
+    for p, (low, high, step, start, integer) in specs.items():
+        cls = widgets.IntSlider if integer else widgets.FloatSlider
+        controls[_key(p)] = cls(value=start, min=low, max=high, step=step, description=p,
+                                continuous_update=False,
+                                style={"description_width": "initial"})
+    return widgets.interactive(draw, **controls)
