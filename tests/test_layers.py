@@ -43,7 +43,9 @@ ALLOWED = {("cases", "__init__")}
 LAZY_ALLOWED = {("results", "plot"), ("sim", "plot"), ("analytic", "plot"),
                 ("symbolic", "plot"), ("physical", "plot"),
                 # Network.to_dict / from_dict: the model-file form, one call away
-                ("model", "io")}
+                ("model", "io"),
+                # plot.explore sets the sliders' parameter paths as qm.sweep does
+                ("plot", "whatif")}
 
 
 def _modules():
