@@ -23,7 +23,12 @@ import sympy as sp
 
 import qmodels as qm
 from qmodels.errors import InvalidValueError, UnsupportedModelError
-from qmodels.physical.cache import _cache_run, characteristic_time, item_hit_ratios
+from qmodels.physical.cache import (
+    _cache_run,
+    characteristic_time,
+    item_hit_ratios,
+    loop_hit_ratio,
+)
 
 POLICIES = ("lru", "fifo", "random")
 
@@ -307,6 +312,38 @@ def test_lru_loop_larger_than_cache_never_hits():
         assert flags[d:].tolist() == [expect] * (4 * d)
 
 
+def _loop_sim(F, C, policy, passes, seed):
+    reqs = np.tile(np.arange(F, dtype=np.int64), passes)
+    victims = np.random.default_rng(seed).integers(0, C, reqs.size)
+    flags = np.empty(reqs.size, dtype=np.uint8)
+    _cache_run(reqs, victims, POLICIES.index(policy), C, np.full(F, -1, np.int64),
+               np.full(C, -1, np.int64), np.full(F, -1, np.int64), np.full(F, -1, np.int64),
+               np.array([0, -1, -1, 0], dtype=np.int64), flags)
+    return flags[20 * F:].mean()  # after 20 passes of warm-up
+
+
+@pytest.mark.parametrize("C", (300, 500, 900, 990))
+def test_loop_hit_ratio_random_against_simulation(C):
+    # mean-field root vs the item simulator on a 1000-item loop (600,000
+    # references after warm-up; measured differences <= 0.001)
+    assert loop_hit_ratio(1000, C, "random") == pytest.approx(
+        _loop_sim(1000, C, "random", 620, seed=C), abs=3e-3)
+
+
+def test_loop_hit_ratio_limits():
+    for policy in POLICIES:
+        assert loop_hit_ratio(100, 100, policy) == 1.0
+        assert loop_hit_ratio(100, 0, policy) == 0.0
+    assert loop_hit_ratio(100, 99, "lru") == 0.0 == _loop_sim(100, 99, "lru", 40, 1)
+    assert loop_hit_ratio(100, 99, "fifo") == 0.0 == _loop_sim(100, 99, "fifo", 40, 1)
+    # hand: one slot, a loop of 2 items alternating: every reference misses
+    assert loop_hit_ratio(2, 1, "random") == 0.0
+    with pytest.raises(InvalidValueError, match="policy.*'mru'"):
+        loop_hit_ratio(10, 5, "mru")
+    with pytest.raises(InvalidValueError, match="items.*0"):
+        loop_hit_ratio(0, 5)
+
+
 # ---------------------------------------------------------------------------
 # the split: hit path and miss path
 # ---------------------------------------------------------------------------
@@ -391,6 +428,7 @@ def test_working_set_super_linear_then_linear():
     nstar = 8
     for k in range(2, nstar + 1):
         assert D1 / ws(k).demand > k  # super-linear speed-up while spilling
+        assert ws(k).speedup == pytest.approx(D1 / ws(k).demand)
     for k in (16, 32):  # above the switch point: exactly 1/n
         assert ws(k).demand == pytest.approx(DATA / k * T)
         assert ws(k).demand * k == pytest.approx(ws(2 * k).demand * 2 * k)
