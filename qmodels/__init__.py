@@ -80,6 +80,9 @@ _LAZY = {
     **{n: ("qmodels.physical.elements", n) for n in (
         "Disk", "Flash", "DMAEngine", "PCIBus", "PCIe", "MemoryChannel", "Link", "Ethernet",
         "SRIO", "UPI", "CPU", "BufferPool", "SwitchPort")},
+    # caches (Che's approximation) and working sets
+    **{n: ("qmodels.physical.cache", n) for n in (
+        "Cache", "Zipf", "Popularity", "WorkingSet")},
     "energy": ("qmodels.physical.energy", "energy"),
     "EnergyReport": ("qmodels.physical.energy", "EnergyReport"),
     "decompose": ("qmodels.analytic.decomposition", "decompose"),

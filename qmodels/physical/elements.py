@@ -27,7 +27,11 @@ name (``qm.elements`` is this module):
   (:func:`encoding_efficiency`, :func:`bandwidth_delay_product`,
   :func:`window_limited_throughput`, :func:`transport_limits`);
 - :mod:`.compute`: :class:`CPU`;
-- :mod:`.held`: :class:`BufferPool`, :class:`SwitchPort`.
+- :mod:`.held`: :class:`BufferPool`, :class:`SwitchPort`;
+- :mod:`.cache`: :class:`Cache` (hit ratios by Che's approximation, the
+  hit/miss split of a route, an item-by-item simulator), the popularity
+  models :class:`Zipf` and :class:`Popularity`, and :class:`WorkingSet`
+  (a node's demand when its share of the data spills out of memory).
 
 Conventions
 -----------
@@ -42,8 +46,9 @@ Each module lists the sources of its formulas (data sheets, standards and
 books, down to the section).
 """
 
-from . import _common, compute, held, links, storage
+from . import _common, cache, compute, held, links, storage
 from ._common import *  # noqa: F403
+from .cache import *  # noqa: F403
 from .compute import *  # noqa: F403
 from .held import *  # noqa: F403
 from .links import *  # noqa: F403
@@ -51,4 +56,4 @@ from .storage import *  # noqa: F403
 
 #: every public name of the element modules, in one list
 __all__ = [*_common.__all__, *storage.__all__, *links.__all__, *compute.__all__,
-           *held.__all__]
+           *held.__all__, *cache.__all__]
