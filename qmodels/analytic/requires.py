@@ -159,3 +159,46 @@ def for_decomposition(net: Network) -> str | None:
     if not net.pools:
         return "the network has no token pool (the decomposition is for held resources)"
     return station_kinds(net) or capacities(net, closed_population(net)) or service_shapes(net)
+
+
+def _general_stations(net: Network, *, ld: bool) -> str | None:
+    """Every station a class visits is a delay or a queue whose discipline
+    the two-moment methods model (FCFS, PS, LCFS-PR: PS and LCFS-PR are
+    insensitive to the service shape), or, with ``ld``, a load-dependent
+    station with exponential service."""
+    low = net.lowered
+    for k, kind in enumerate(low.kind):
+        if not low.visited[k] or kind == "delay":
+            continue
+        name = low.station_names[k]
+        if kind == "queue":
+            if low.discipline[k] not in PRODUCT_FORM_DISCIPLINES:
+                return f"station {name!r}: discipline {low.discipline[k]!r} is not modelled"
+            continue
+        if kind == "ld" and ld and low.exponential[k]:
+            continue
+        what = ("a load-dependent station" if kind == "ld" else f"a {kind!r} element")
+        return f"station {name!r} is {what}, outside the method's stations"
+    return None
+
+
+def for_qna(net: Network) -> str | None:
+    """``qna``: numbers, open classes, no pools or finite room, delays and
+    FCFS/PS/LCFS-PR queues with any service shape."""
+    low = net.lowered
+    if not low.is_open.all():
+        return "the network has closed classes (QNA is for open networks)"
+    return numeric(net) or pools(net) or capacities(net, None) or _general_stations(
+        net, ld=False)
+
+
+def for_mva_residual(net: Network) -> str | None:
+    """``mva-residual``: numbers, closed classes, no pools or binding
+    capacity, delays and FCFS/PS/LCFS-PR queues with any service shape."""
+    return (numeric(net) or closed_only(net) or pools(net)
+            or capacities(net, closed_population(net)) or _general_stations(net, ld=True))
+
+
+def has_kind(net: Network, kind: str) -> bool:
+    """Some station of the network is of ``kind`` (e.g. ``"forkjoin"``)."""
+    return kind in net.lowered.kind
