@@ -613,7 +613,8 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
     follow from them (``derived``, each note says how) and the predicted
     findings (sec. 4.2-4.5).  With ``sim=True``, ``validation`` holds the
     decomposition against the simulator at :data:`VALIDATION_CONFIGS`
-    (TPS and the utilisation of the element each configuration loads).
+    (TPS, and the utilisation and queue of the element each configuration
+    loads).
     ``extra``: ``bottleneck`` (analytic and, with
     ``sim=True``, simulated, at the defaults and with 16 buffers),
     ``switch_points``, ``details`` (knee curves, clock gains) and, when a
@@ -703,9 +704,10 @@ def validation(p: Params | None = None, configs=VALIDATION_CONFIGS, *, seed: int
                horizon: float | None = None, replications: int | None = None) -> list:
     """Decomposition against the simulator at ``configs``: for each, the
     analytic and simulated results (``analytic``, ``sim``) and ``entries``
-    (:func:`qmodels.cases._base.validation_entry`) for TPS and the
+    (:func:`qmodels.cases._base.validation_entry`) for TPS, the
     utilisation of the element the configuration loads (a station, or a
-    pool: X H / B)."""
+    pool: X H / B) and its queue (a station's Q, or the packets waiting for
+    a pool's token)."""
     from ._base import validation_entry
 
     p = Params() if p is None else p
@@ -723,12 +725,16 @@ def validation(p: Params | None = None, configs=VALIDATION_CONFIGS, *, seed: int
         name = names[0]
         if name in a.pool_utilization:
             u_a, u_s = a.pool_utilization[name], sm.pools[name]["U"]
+            q_a, q_s, q_what = _pool_q(a, name), sm.pools[name]["Q"], f"waiting for {name}"
         else:
             u_a, u_s = a.U[name], sm.U[name]
+            q_a, q_s, q_what = a.Q[name], sm.Q[name], f"Q {name}"
         entries = [
             validation_entry(label, "TPS", float(a.X["tx"]), sm.X["tx"],
                              tolerance=DECOMPOSITION_TOLERANCE, method=method),
             validation_entry(label, f"U {name}", float(u_a), u_s,
+                             tolerance=DECOMPOSITION_TOLERANCE, method=method),
+            validation_entry(label, q_what, float(q_a), q_s,
                              tolerance=DECOMPOSITION_TOLERANCE, method=method),
         ]
         out.append({"configuration": label, "overrides": dict(kw), "analytic": a, "sim": sm,
