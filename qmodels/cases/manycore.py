@@ -471,6 +471,7 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
           note="eq. (1): cores x FLOPs per cycle x clock, inputs from the data sheet"))
     R(Row("SKL Rpeak", 3072.0, rpeak(p, "skl") / GB, "derived", unit="GFLOP/s",
           note="eq. (2): cores x FLOPs per cycle x clock, inputs from the data sheet"))
+    # predicted: a measured HPL efficiency; the model's is the AVX clock / base clock
     R(Row("KNL HPL Rmax/Rpeak (All2All)", 0.60, hpl_efficiency(p, "knl"),
           note="sec. 4-1; model: AVX clock 1.2 / 1.4 GHz",
           miss="the AVX clock is only an upper bound for KNL; the rest of the loss (cache "
@@ -478,6 +479,7 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
     R(Row("SKL HPL Rmax/Rpeak, 1 node", 0.66, hpl_efficiency(p, "skl"),
           note="sec. 4-1; model: AVX-512 clock 1.6 / 2.4 GHz"))
     e16 = hpl_efficiency(p, "skl", 16)
+    # predicted: HPL's scalability model over the 100 Gbit/s fabric, not told any Rmax
     R(Row("SKL HPL Rmax/Rpeak, 16 nodes", 0.51, e16, note="sec. 4-1",
           miss="HPL's scalability model with a memory-filling N charges only "
                f"{100 * (1 - e16 / hpl_efficiency(p, 'skl')):.1f} % for broadcasts and swaps "
