@@ -246,6 +246,13 @@ def test_spax_sim_table_has_the_simulated_column(reports, spax_sim):
     assert text != reports["spax"].table()
     head = [x for x in text.splitlines() if x.startswith("configuration")][0]
     assert "analytic" in head and "simulated" in head
+    # and in the paper-vs-model table itself, beside every TPS row's analytic figure
+    assert "simulated (95 %)" in text.splitlines()[2]
+    tps_rows = [r for r in spax_sim.rows if r.unit == "1/s"]
+    assert len(tps_rows) == 4 and all(r.sim for r in tps_rows)
+    for r in tps_rows:
+        mean, hw = r.sim
+        assert abs(r.model - mean) <= hw + DECOMPOSITION_STATED_ERROR * r.model, r.quantity
 
 
 def test_spax_json_validation_list(spax_sim):

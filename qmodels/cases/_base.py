@@ -173,6 +173,8 @@ class Row:
     names the identity it follows from (required).  ``boolean`` rows hold a
     yes/no finding as 1/0 and are shown as yes/no.  ``stale`` (fitted rows
     only) says why a fitted value no longer holds (:func:`mark_stale`).
+    ``sim`` is ``(mean, half_width)`` of the same figure simulated (a case
+    run with ``sim=True`` fills it where the row is a network's output).
     """
 
     quantity: str
@@ -184,6 +186,7 @@ class Row:
     miss: str = ""
     boolean: bool = False
     stale: str = ""
+    sim: tuple = ()
 
     def __post_init__(self):
         if self.role not in ROLES:
@@ -193,6 +196,10 @@ class Row:
                                     "the identity it follows from")
         if self.stale and self.role != "fitted":
             raise InvalidValueError(f"row {self.quantity!r}: only a fitted row can be stale")
+        if self.sim and (len(self.sim) != 2 or not all(
+                isinstance(v, (int, float)) and math.isfinite(v) for v in self.sim)):
+            raise InvalidValueError(f"row {self.quantity!r}: sim must be (mean, half_width), "
+                                    f"got {self.sim!r}")
         for what in ("paper", "model"):
             v = getattr(self, what)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
@@ -219,6 +226,8 @@ class Row:
             d["boolean"] = True
         if self.stale:
             d["stale"] = self.stale
+        if self.sim:
+            d["sim"] = {"mean": float(self.sim[0]), "half_width": float(self.sim[1])}
         return d
 
     def shown_role(self) -> str:
@@ -303,6 +312,10 @@ class CaseReport:
         head = ["quantity", "paper", "model", "rel.err", "role"]
         body = [[r.quantity + (f" [{r.unit}]" if r.unit else ""), *r.shown_values(),
                  r.shown_role()] for r in self.rows]
+        if any(r.sim for r in self.rows):
+            head.insert(3, "simulated (95 %)")
+            for r, b in zip(self.rows, body):
+                b.insert(3, f"{fmt(r.sim[0])} ± {fmt(r.sim[1])}" if r.sim else "")
         lines = [f"{self.title}", "", format_table(head, body), "", "summary: " + self.summary()]
         if self.validation:
             lines += ["", "analytic vs simulated (95 % half-widths):", "",

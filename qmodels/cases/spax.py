@@ -512,6 +512,9 @@ SIM_REPLICATIONS = 5
 #: about 4 slots must not read the slot count from overridden parameters)
 PAPER_XNIF_SLOTS = 4
 
+#: the derived TPS row at p_io 30 %
+T30_ROW = "TPS at p_io = 30 %, m = 0, unlimited disks (sec. 4.3)"
+
 #: the note of every sec. 4.4 row: the paper does not say at which load it ran them
 _SEC44_ASSUMED = ("assumption: sec. 4.4 does not state its load; evaluated at the sec. 4.1 "
                   "base setting (p_io 30 %, m 90 %, 2 disks per ION)")
@@ -533,7 +536,7 @@ def _rows(p: Params) -> tuple[list, dict]:
     # (Lazowska et al. 1984, sec. 5.2: X <= min(N_c / D_c, 1 / D_max)), not a test
     cpu_ceiling = p.pns * p.cpus_per_pn / p.cpu_seconds
     path_ceiling = PAPER["tps_pio40"] * 0.40 / 0.30
-    rows.append(Row("TPS at p_io = 30 %, m = 0, unlimited disks (sec. 4.3)", PAPER["tps_pio30"],
+    rows.append(Row(T30_ROW, PAPER["tps_pio30"],
                     t30, "derived", "1/s",
                     note=f"min of two fitted ceilings: CPUs {p.pns * p.cpus_per_pn} / "
                          f"cpu_seconds = {cpu_ceiling:.1f} (the fitted 3-ION row) and the "
@@ -633,6 +636,7 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
         checks = validation(p, seed=seed)
         s_def = checks[VALIDATION_AS_GIVEN]["sim"]
         s_16 = checks[VALIDATION_16_SLOTS]["sim"]
+        rows, next_seed = _with_simulated_tps(p, rows, checks, seed=seed + len(checks))
 
     def bn(r):
         return None if r is None else ", ".join(r.bottleneck)
@@ -676,11 +680,33 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
         "without think time saturates sharply",
     ]
     entries = [e for c in checks for e in c["entries"]]
-    status = (f"decomposition vs simulator at {len(checks)} configurations, "
-              f"{SIM_REPLICATIONS} replications x {SIM_HORIZON:g} s, seeds {seed}.."
-              f"{seed + len(checks) - 1}" if sim else "")
+    status = (f"decomposition vs simulator at {len(checks)} configurations and at the TPS "
+              f"rows' own, {SIM_REPLICATIONS} replications x {SIM_HORIZON:g} s each, seeds "
+              f"{seed}..{next_seed - 1}" if sim else "")
     return CaseReport("spax", "SPAX under TPC-C: paper vs model", rows, p, fitted, extra, notes,
                       validation=entries, sim_status=status)
+
+
+def _with_simulated_tps(p: Params, rows: list, checks: list, *, seed: int) -> tuple:
+    """The TPS rows (the three fitted points and TPS at p_io 30 %) with the
+    same configuration simulated beside them, and the next unused seed; a
+    configuration already run by :func:`validation` is reused, the others
+    are simulated here with seeds from ``seed`` on."""
+    cfgs = {q: cfg for q, (_, cfg) in _fit_points(p).items()}
+    cfgs[T30_ROW] = _with(p, p_io=0.30, miss_rate=0.0, disks_per_ion=0)
+    done = {c["params"]: c["sim"] for c in checks}
+    out = []
+    for r in rows:
+        cfg = cfgs.get(r.quantity)
+        if cfg is not None:
+            if cfg not in done:
+                done[cfg] = simulate(cfg, seed=seed, horizon=SIM_HORIZON,
+                                     replications=SIM_REPLICATIONS)
+                seed += 1
+            x = done[cfg].X["tx"]
+            r = dataclasses.replace(r, sim=(float(x.mean), float(x.half_width)))
+        out.append(r)
+    return out, seed
 
 
 #: configurations of report(sim=True): (label, overrides of the given parameters, the
@@ -737,8 +763,8 @@ def validation(p: Params | None = None, configs=VALIDATION_CONFIGS, *, seed: int
             validation_entry(label, q_what, float(q_a), q_s,
                              tolerance=DECOMPOSITION_TOLERANCE, method=method),
         ]
-        out.append({"configuration": label, "overrides": dict(kw), "analytic": a, "sim": sm,
-                    "entries": entries})
+        out.append({"configuration": label, "overrides": dict(kw), "params": q,
+                    "analytic": a, "sim": sm, "entries": entries})
     return out
 
 
