@@ -329,7 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("case", help="a source paper as a model: the paper-vs-model table",
                        description="Build the case study's model, solve it and print every "
                                    "number the paper reports next to the model's value, its "
-                                   "relative error and whether it was fitted or predicted.")
+                                   "relative error and its role (fitted, derived from inputs and "
+                                   "fitted rows, or predicted); --sim adds simulated figures "
+                                   "beside the analytic ones where the case has a network.")
     c.add_argument("name", choices=list(CASES), metavar="NAME",
                    help="one of: " + ", ".join(CASES))
     c.add_argument("--json", action="store_true", help="print the report as JSON")

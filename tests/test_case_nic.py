@@ -29,7 +29,10 @@ def rep():
 
 def test_table_rows_and_roles(rep):
     assert len(rep.rows) == 5 + 8 + 1
-    assert all(r.role == "predicted" for r in rep.rows)       # nothing fitted
+    assert not [r for r in rep.rows if r.role == "fitted"]     # nothing fitted
+    # the measured TCP rates are predicted; UDP at line x framing and rate x RTT are derived
+    assert [r.role for r in rep.rows[:5]] == ["predicted"] * 5
+    assert all(r.role == "derived" for r in rep.rows[5:])
     assert {r.paper for r in rep.rows[:5]} == set(nic.TABLE2_TCP_MBPS.values())
 
 

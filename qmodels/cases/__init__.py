@@ -22,9 +22,10 @@ a :class:`CaseReport` with the paper-vs-model table.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 
 from ..errors import UnknownNameError
-from ._base import CaseReport, Row, fit_parameters, param, with_overrides
+from ._base import CaseReport, Row, fit_parameters, mark_stale, param, with_overrides
 
 __all__ = ["CASES", "case", "report", "CaseReport", "Row", "param", "with_overrides",
            "fit_parameters"]
@@ -50,7 +51,17 @@ def case(name: str):
 
 def report(name: str, overrides=(), *, sim: bool = False, seed: int = 1) -> CaseReport:
     """The paper-vs-model report of case ``name`` with ``overrides`` applied
-    (a mapping or ``KEY=VALUE`` strings, see :func:`with_overrides`)."""
+    (a mapping or ``KEY=VALUE`` strings, see :func:`with_overrides`).
+
+    A fitted row that the overrides push off its paper value (a case that
+    does not refit, such as SPAX) is marked stale against the report at the
+    default parameters (:func:`~qmodels.cases._base.mark_stale`).
+    """
     mod = case(name)
     params = with_overrides(mod.Params(), overrides) if overrides else mod.Params()
-    return mod.report(params, sim=sim, seed=seed)
+    rep = mod.report(params, sim=sim, seed=seed)
+    if params != mod.Params():
+        said = (", ".join(f"{k}={v}" for k, v in overrides.items())
+                if isinstance(overrides, Mapping) else ", ".join(overrides))
+        rep = mark_stale(rep, mod.report(mod.Params()), f"--set {said}")
+    return rep

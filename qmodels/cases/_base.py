@@ -11,12 +11,24 @@ paper reports, with the model's value, the relative error and the row's role:
 ``fitted``
     the number was used to calibrate a free parameter (at most one third of
     a case's rows);
+``derived``
+    an input or an identity of the model: the paper's number is itself
+    computed from stated inputs (Rpeak = cores x FLOPs x clock), or the
+    model's value follows from inputs and fitted rows by construction (a
+    ratio that is 1 by construction, the same run as a fitted row, the
+    smaller of two fitted ceilings).  Its ``note`` says which identity;
 ``predicted``
-    the model computed it without seeing it.
+    a measured effect the model was not told.
 
-A predicted row the model cannot reproduce keeps its error and carries a
-``miss`` sentence saying why (a paper figure no monotone model can produce,
-say), instead of being forced.
+A row the model cannot reproduce keeps its error and carries a ``miss``
+sentence saying why (a paper figure no monotone model can produce, say),
+instead of being forced.  A fitted row whose value no longer holds because
+parameters were overridden without a refit carries ``stale`` (see
+:func:`mark_stale`): it is shown as ``fitted (stale)``, not as a match.
+
+With ``sim=True`` a case whose model is a queueing network puts analytic
+and simulated figures side by side in ``validation`` (one dict per
+configuration and quantity); a case without one says so in ``sim_status``.
 """
 
 from __future__ import annotations
@@ -35,13 +47,18 @@ from ..errors import InvalidValueError, UnknownNameError
 
 __all__ = [
     "SOURCE_KINDS", "ROLES", "param", "source_of", "Row", "CaseReport", "with_overrides",
-    "fit_parameters", "parameter_table",
+    "fit_parameters", "parameter_table", "mark_stale", "validation_entry", "NO_NETWORK",
 ]
 
 #: where a parameter value may come from
 SOURCE_KINDS = ("paper", "datasheet", "spec", "tpcc", "assumption", "calibrated")
 #: a row's role in the paper-vs-model table
-ROLES = ("fitted", "predicted")
+ROLES = ("fitted", "predicted", "derived")
+#: how much worse (in |relative error|) than at the defaults a fitted row may get under
+#: overridden parameters before it is marked stale (:func:`mark_stale`)
+STALE_SLACK = 0.005
+#: the ``sim_status`` status of a case without a queueing network to simulate
+NO_NETWORK = "no network model yet: analytic only"
 
 
 def param(default, source: str, *, kind: str, unit: str = "") -> Any:
@@ -151,8 +168,13 @@ def with_overrides(params, overrides: Mapping[str, Any] | Sequence[str]):
 class Row:
     """One reported number held against the model.
 
-    ``rel_error`` is (model - paper) / |paper|.  ``miss`` explains a
-    predicted row the model knowingly does not reproduce.
+    ``rel_error`` is (model - paper) / |paper|.  ``miss`` explains a row
+    the model knowingly does not reproduce; a ``derived`` row's ``note``
+    names the identity it follows from (required).  ``boolean`` rows hold a
+    yes/no finding as 1/0 and are shown as yes/no.  ``stale`` (fitted rows
+    only) says why a fitted value no longer holds (:func:`mark_stale`).
+    ``sim`` is ``(mean, half_width)`` of the same figure simulated (a case
+    run with ``sim=True`` fills it where the row is a network's output).
     """
 
     quantity: str
@@ -162,10 +184,22 @@ class Row:
     unit: str = ""
     note: str = ""
     miss: str = ""
+    boolean: bool = False
+    stale: str = ""
+    sim: tuple = ()
 
     def __post_init__(self):
         if self.role not in ROLES:
             raise InvalidValueError(f"row {self.quantity!r}: role {self.role!r} not in {ROLES}")
+        if self.role == "derived" and not self.note:
+            raise InvalidValueError(f"row {self.quantity!r}: a derived row needs a note naming "
+                                    "the identity it follows from")
+        if self.stale and self.role != "fitted":
+            raise InvalidValueError(f"row {self.quantity!r}: only a fitted row can be stale")
+        if self.sim and (len(self.sim) != 2 or not all(
+                isinstance(v, (int, float)) and math.isfinite(v) for v in self.sim)):
+            raise InvalidValueError(f"row {self.quantity!r}: sim must be (mean, half_width), "
+                                    f"got {self.sim!r}")
         for what in ("paper", "model"):
             v = getattr(self, what)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
@@ -188,7 +222,25 @@ class Row:
             d["note"] = self.note
         if self.miss:
             d["miss"] = self.miss
+        if self.boolean:
+            d["boolean"] = True
+        if self.stale:
+            d["stale"] = self.stale
+        if self.sim:
+            d["sim"] = {"mean": float(self.sim[0]), "half_width": float(self.sim[1])}
         return d
+
+    def shown_role(self) -> str:
+        return (self.role + (" (stale)" if self.stale else "")
+                + (" (miss)" if self.miss else ""))
+
+    def shown_values(self) -> tuple:
+        """(paper, model, rel.err) as the table prints them."""
+        if self.boolean:
+            yn = {1.0: "yes", 0.0: "no"}
+            return (yn.get(self.paper, fmt(self.paper)), yn.get(self.model, fmt(self.model)),
+                    "agrees" if self.model == self.paper else "differs")
+        return fmt(self.paper), fmt(self.model), f"{100 * self.rel_error:+.1f}%"
 
 
 
@@ -199,6 +251,9 @@ class CaseReport:
     ``extra`` holds case-specific figures that go into :meth:`to_dict` next
     to the rows (SPAX puts its ``bottleneck`` and ``figures`` there);
     ``fitted`` maps each calibrated parameter to its fitted value.
+    ``validation`` (with ``sim=True``): analytic against simulated figures,
+    dicts made by :func:`validation_entry`; ``sim_status``: what was
+    simulated, or :data:`NO_NETWORK`, or "" when nothing was asked.
     """
 
     case: str
@@ -208,10 +263,13 @@ class CaseReport:
     fitted: Mapping[str, float] = field(default_factory=dict)
     extra: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple = ()
+    validation: tuple = ()
+    sim_status: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "rows", tuple(self.rows))
         object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "validation", tuple(self.validation))
         n_fit = sum(r.role == "fitted" for r in self.rows)
         if 3 * n_fit > len(self.rows):
             raise InvalidValueError(
@@ -223,6 +281,28 @@ class CaseReport:
         return tuple(r for r in self.rows if r.role == "predicted")
 
     @property
+    def derived(self) -> tuple:
+        return tuple(r for r in self.rows if r.role == "derived")
+
+    @property
+    def counts(self) -> dict:
+        """Rows per role, misses (rows of any role with a ``miss``) and stale fits."""
+        c = {role: sum(r.role == role for r in self.rows) for role in ROLES}
+        c["misses"] = sum(bool(r.miss) for r in self.rows)
+        c["stale"] = sum(bool(r.stale) for r in self.rows)
+        return c
+
+    def summary(self) -> str:
+        """One line: how many rows of each role and how many misses."""
+        c = self.counts
+        line = (f"{len(self.rows)} rows: {c['fitted']} fitted, {c['predicted']} predicted, "
+                f"{c['derived']} derived; {c['misses']} misses")
+        if c["stale"]:
+            line += (f"; {c['stale']} fitted row(s) stale (parameters overridden, "
+                     "not refitted)")
+        return line
+
+    @property
     def worst_predicted(self) -> float:
         """The largest |relative error| among predicted rows without a ``miss``."""
         errs = [abs(r.rel_error) for r in self.predicted if not r.miss]
@@ -230,16 +310,40 @@ class CaseReport:
 
     def table(self) -> str:
         head = ["quantity", "paper", "model", "rel.err", "role"]
-        body = [[r.quantity + (f" [{r.unit}]" if r.unit else ""), fmt(r.paper), fmt(r.model),
-                 f"{100 * r.rel_error:+.1f}%", r.role + (" (miss)" if r.miss else "")]
-                for r in self.rows]
-        lines = [f"{self.title}", "", format_table(head, body)]
+        body = [[r.quantity + (f" [{r.unit}]" if r.unit else ""), *r.shown_values(),
+                 r.shown_role()] for r in self.rows]
+        if any(r.sim for r in self.rows):
+            head.insert(3, "simulated (95 %)")
+            for r, b in zip(self.rows, body):
+                b.insert(3, f"{fmt(r.sim[0])} ± {fmt(r.sim[1])}" if r.sim else "")
+        lines = [f"{self.title}", "", format_table(head, body), "", "summary: " + self.summary()]
+        if self.validation:
+            lines += ["", "analytic vs simulated (95 % half-widths):", "",
+                      format_table(["configuration", "quantity", "analytic", "simulated",
+                                    "diff", "agree"],
+                                   [[v["configuration"], v["quantity"], fmt(v["analytic"]),
+                                     f"{fmt(v['sim']['mean'])} ± {fmt(v['sim']['half_width'])}",
+                                     f"{100 * (v['analytic'] / v['sim']['mean'] - 1):+.2f}%"
+                                     if v["sim"]["mean"] else "-",
+                                     "yes" if v["agree"] else "NO"]
+                                    for v in self.validation])]
+        if self.sim_status:
+            lines += ["", f"simulation: {self.sim_status}"]
         if self.fitted:
             lines.append("")
             lines.append("fitted: " + ", ".join(f"{k} = {fmt(v)}" for k, v in self.fitted.items()))
         misses = [r for r in self.rows if r.miss]
         for r in misses:
             lines.append(f"not reproduced: {r.quantity}: {r.miss}")
+        for r in self.rows:
+            if r.stale:
+                lines.append(f"stale fit: {r.quantity}: {r.stale}")
+        for r in self.derived:
+            lines.append(f"derived: {r.quantity}: {r.note}")
+        for r in self.rows:
+            if r.role != "derived" and "assumption:" in r.note:
+                lines.append(f"condition assumed: {r.quantity}: "
+                             f"{r.note[r.note.index('assumption:') + 11:].strip()}")
         for n in self.notes:
             lines.append(f"note: {n}")
         return "\n".join(lines)
@@ -254,13 +358,13 @@ class CaseReport:
         import html
 
         rows = "".join(
-            f"<tr><td>{html.escape(r.quantity)}</td><td>{fmt(r.paper)}</td>"
-            f"<td>{fmt(r.model)}</td><td>{100 * r.rel_error:+.1f}%</td>"
-            f"<td>{r.role}</td><td>{html.escape(r.miss or r.note)}</td></tr>"
+            f"<tr><td>{html.escape(r.quantity)}</td>"
+            + "".join(f"<td>{v}</td>" for v in r.shown_values())
+            + f"<td>{r.shown_role()}</td><td>{html.escape(r.miss or r.stale or r.note)}</td></tr>"
             for r in self.rows)
         return (f"<b>{html.escape(self.title)}</b><table><tr><th>quantity</th><th>paper</th>"
                 f"<th>model</th><th>rel. error</th><th>role</th><th>note</th></tr>{rows}"
-                "</table>")
+                f"</table><p>{html.escape(self.summary())}</p>")
 
     def to_frame(self):
         import pandas as pd
@@ -272,9 +376,58 @@ class CaseReport:
              "rows": [r.to_dict() for r in self.rows],
              "fitted": dict(self.fitted),
              "parameters": {p["name"]: p for p in parameter_table(self.params)},
-             "notes": list(self.notes)}
+             "notes": list(self.notes),
+             "summary": self.counts}
+        if self.validation or self.sim_status:
+            d["validation"] = [dict(v) for v in self.validation]
+        if self.sim_status:
+            d["sim_status"] = self.sim_status
         d.update(self.extra)
         return _jsonable(d)
+
+
+def mark_stale(rep: CaseReport, base: CaseReport, overrides: str = "") -> CaseReport:
+    """``rep`` with every fitted row marked stale whose |relative error| is
+    more than :data:`STALE_SLACK` above the same row's in ``base`` (the
+    report at the default parameters, where the fit was made).
+
+    A case that does not refit under overridden parameters (SPAX) keeps the
+    defaults' calibrated values; a fitted row whose configuration the
+    override changes is then no longer a match and must not be shown as
+    one.  Cases that refit keep their fitted rows matched and are unchanged.
+    """
+    before = {r.quantity: abs(r.rel_error) for r in base.rows if r.role == "fitted"}
+    rows = []
+    for r in rep.rows:
+        if r.role == "fitted" and r.quantity in before and not r.stale:
+            was = before[r.quantity]
+            if abs(r.rel_error) > was + STALE_SLACK:
+                r = dataclasses.replace(r, stale=(
+                    f"fitted at the default parameters ({100 * was:.1f}% off there); with "
+                    f"{overrides or 'the overrides'} and no refit it is off by "
+                    f"{100 * r.rel_error:+.1f}%"))
+        rows.append(r)
+    return dataclasses.replace(rep, rows=tuple(rows))
+
+
+def validation_entry(configuration: str, quantity: str, analytic: float, estimate, *,
+                     tolerance: float, method: str) -> dict:
+    """One analytic-vs-simulated figure for :attr:`CaseReport.validation`.
+
+    ``estimate`` is a simulator estimate (``.mean``, ``.half_width``) or a
+    ``(mean, half_width)`` pair; ``tolerance`` is the analytic method's
+    stated relative error (0 for an exact method), so the two agree when
+    |analytic - mean| <= half_width + tolerance x |analytic|.
+    """
+    if isinstance(estimate, tuple):
+        mean, hw = estimate
+    else:
+        mean, hw = estimate.mean, estimate.half_width
+    mean, hw, analytic = float(mean), float(hw), float(analytic)
+    return {"configuration": configuration, "quantity": quantity, "analytic": analytic,
+            "sim": {"mean": mean, "half_width": hw}, "method": method,
+            "tolerance": float(tolerance),
+            "agree": bool(abs(analytic - mean) <= hw + tolerance * abs(analytic))}
 
 
 def _jsonable(x):

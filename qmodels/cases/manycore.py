@@ -462,8 +462,16 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
         p = dataclasses.replace(p, **fitted)
     rows = []
     R = rows.append
-    R(Row("KNL Rpeak", 3046.4, rpeak(p, "knl") / GB, unit="GFLOP/s", note="eq. (1)"))
-    R(Row("SKL Rpeak", 3072.0, rpeak(p, "skl") / GB, unit="GFLOP/s", note="eq. (2)"))
+    # Each row's role and why.  derived: the paper's number is itself an identity of stated
+    # inputs (a peak from a data sheet, a file size from the IOR command line); predicted:
+    # a measured effect (HPL, STREAM, the cache cliff) the model was not told; fitted: the
+    # SKL STREAM peak (the remote fraction).
+    # derived: Rpeak = cores x FLOPs per cycle x clock, the paper's own eq. (1) and (2)
+    R(Row("KNL Rpeak", 3046.4, rpeak(p, "knl") / GB, "derived", unit="GFLOP/s",
+          note="eq. (1): cores x FLOPs per cycle x clock, inputs from the data sheet"))
+    R(Row("SKL Rpeak", 3072.0, rpeak(p, "skl") / GB, "derived", unit="GFLOP/s",
+          note="eq. (2): cores x FLOPs per cycle x clock, inputs from the data sheet"))
+    # predicted: a measured HPL efficiency; the model's is the AVX clock / base clock
     R(Row("KNL HPL Rmax/Rpeak (All2All)", 0.60, hpl_efficiency(p, "knl"),
           note="sec. 4-1; model: AVX clock 1.2 / 1.4 GHz",
           miss="the AVX clock is only an upper bound for KNL; the rest of the loss (cache "
@@ -471,6 +479,7 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
     R(Row("SKL HPL Rmax/Rpeak, 1 node", 0.66, hpl_efficiency(p, "skl"),
           note="sec. 4-1; model: AVX-512 clock 1.6 / 2.4 GHz"))
     e16 = hpl_efficiency(p, "skl", 16)
+    # predicted: HPL's scalability model over the 100 Gbit/s fabric, not told any Rmax
     R(Row("SKL HPL Rmax/Rpeak, 16 nodes", 0.51, e16, note="sec. 4-1",
           miss="HPL's scalability model with a memory-filling N charges only "
                f"{100 * (1 - e16 / hpl_efficiency(p, 'skl')):.1f} % for broadcasts and swaps "
@@ -478,29 +487,42 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
                "none) or losses the model omits (imbalance, noise)"))
     ddr = memory(p, "knl_ddr4").bandwidth
     mcd = memory(p, "knl_mcdram").bandwidth
-    R(Row("KNL DDR4 peak bandwidth", 90.0, ddr / GB, unit="GB/s",
-          note="sec. 3-1; model: 6 x DDR4-2400 x 8 B",
+    # derived: a peak is channels x transfer rate x width, all inputs
+    R(Row("KNL DDR4 peak bandwidth", 90.0, ddr / GB, "derived", unit="GB/s",
+          note="sec. 3-1; channels x rate x width: 6 x DDR4-2400 x 8 B (data sheet)",
           miss="with write-allocate (the accounting that also gives MCDRAM's 360 of 490) "
                "STREAM's measured 89 GB/s moves 89 / 0.75 = 119 GB/s, more than 90 can carry; "
                "Intel's 6 x DDR4-2400 peak is 115.2"))
-    R(Row("KNL MCDRAM / DDR4 peak bandwidth", 5.0, mcd / ddr, note="sec. 3-1: 'about 5x'"))
+    # derived: the ratio of two data-sheet peaks
+    R(Row("KNL MCDRAM / DDR4 peak bandwidth", 5.0, mcd / ddr, "derived",
+          note="sec. 3-1: 'about 5x'; the ratio of the two data-sheet peaks (490 / 115.2)"))
     bw_mcd, _ = stream(p, "knl_mcdram", p.knl_cores)
     bw_ddr, _ = stream(p, "knl_ddr4", p.knl_cores)
+    # predicted: measured STREAM rates; the model's write-allocate 3/4 of the saturated peak
     R(Row("KNL MCDRAM STREAM, 68 threads", 360.0, bw_mcd / GB, unit="GB/s", note="sec. 4-2"))
     R(Row("KNL DDR4 STREAM, 68 threads", 89.0, bw_ddr / GB, unit="GB/s", note="sec. 4-2"))
-    R(Row("SKL memory peak, 2 sockets", 256.0, memory(p, "skl").bandwidth / GB, unit="GB/s",
-          note="sec. 4-2: 2 x 128; model: 2 x 6 x DDR4-2666 x 8 B"))
-    R(Row("SKL UPI bandwidth, 2 links x 2 directions", 41.6, upi(p).bandwidth / GB,
-          unit="GB/s", note="sec. 3-2"))
+    # derived: 2 x 128 GB/s, a peak of inputs
+    R(Row("SKL memory peak, 2 sockets", 256.0, memory(p, "skl").bandwidth / GB, "derived",
+          unit="GB/s", note="sec. 4-2: 2 x 128; channels x rate x width: 2 x 6 x DDR4-2666 x "
+                            "8 B (data sheet)"))
+    # derived: links x directions x per-direction rate, inputs
+    R(Row("SKL UPI bandwidth, 2 links x 2 directions", 41.6, upi(p).bandwidth / GB, "derived",
+          unit="GB/s", note="sec. 3-2; links x directions x rate x bytes per transfer: 2 x 2 x "
+                            "10.4 GT/s x 1 B (inputs)"))
     bw_skl, res_skl = stream(p, "skl", p.skl_cores)
+    # fitted: the remote fraction is solved for it
     R(Row("SKL STREAM peak, 40 threads", 177.2, bw_skl / GB, "fitted" if fit else "predicted",
-          unit="GB/s", note="sec. 4-2; fits the remote fraction"))
+          unit="GB/s", note="sec. 4-2; fits the remote fraction; assumption: the paper calls "
+                            "177.2 GB/s the 'peak' without a thread count; taken at all 40 "
+                            "cores"))
     knl_sizes = [ior_file_size(b, p.knl_tasks, p.segments) for b in p.block_sizes]
     skl_sizes = [ior_file_size(b, p.skl_tasks, p.segments) for b in p.block_sizes]
-    R(Row("KNL IOR largest file", 512.0, knl_sizes[-1] / GiB, unit="GB",
-          note="sec. 4-3: 16 tasks x 32 GB"))
-    R(Row("SKL IOR largest file", 320.0, skl_sizes[-1] / GiB, unit="GB",
-          note="sec. 4-3: 10 tasks x 32 GB"))
+    # derived: the IOR command line's tasks x block size x segments, inputs
+    R(Row("KNL IOR largest file", 512.0, knl_sizes[-1] / GiB, "derived", unit="GB",
+          note="sec. 4-3: 16 tasks x 32 GB, the IOR settings (inputs)"))
+    R(Row("SKL IOR largest file", 320.0, skl_sizes[-1] / GiB, "derived", unit="GB",
+          note="sec. 4-3: 10 tasks x 32 GB, the IOR settings (inputs)"))
+    # predicted: the measured cliffs; the model places them at min(bound memory, RAM / 2)
     R(Row("KNL cache cliff, DDR4", 64.0, cache_capacity(p, "knl_ddr4") / GiB, unit="GB",
           note="sec. 4-3; model: Lustre's half of 112 GB RAM"))
     R(Row("KNL cache cliff, MCDRAM", 16.0, cache_capacity(p, "knl_mcdram") / GiB, unit="GB",
@@ -525,8 +547,11 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
         "knl_ddr4": stream_curve(p, "knl_ddr4", knl_threads),
         "ior": {"knl_ddr4": knl_sizes, "skl": skl_sizes},
     }
+    validation, status = (), ""
     if sim:
         import qmodels as qm
+
+        from ._base import validation_entry
 
         net = stream_network(p, "skl", 10)
         s = qm.simulate(net, seed=seed, replications=5)
@@ -535,6 +560,15 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
             "mva_bandwidth": p.stream_counted * LINE * qm.mva(net).X["line"],
             "simulated_bandwidth": p.stream_counted * LINE * s.X["line"].mean,
         }
+        scale = p.stream_counted * LINE / GB
+        validation = (validation_entry(
+            "SKL STREAM, 10 threads", "STREAM bandwidth [GB/s]",
+            float(extra["simulation"]["mva_bandwidth"]) / GB,
+            (float(s.X["line"].mean) * scale, float(s.X["line"].half_width) * scale),
+            tolerance=0.0, method="MVA (exact, product form) vs simulation"),)
+        status = ("the SKL STREAM network (cores, memory channels, UPI) at 10 threads; the "
+                  "other rows are peaks, HPL's scalability formula and the cache model, "
+                  "no network")
     notes = (
         f"SKL bottleneck: memory channels while remote < {switch:.4f} (= 41.6 / 255.9), the "
         f"UPI link above; the fitted remote fraction {p.remote:.4f} puts UPI just past the "
@@ -545,4 +579,5 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
         "file hits nothing, hence a cliff rather than a slope",
     )
     return CaseReport("manycore", "Multi-/many-core nodes: paper (Yoon & Song 2019) vs model",
-                      rows, p, fitted=fitted, extra=extra, notes=notes)
+                      rows, p, fitted=fitted, extra=extra, notes=notes, validation=validation,
+                      sim_status=status)
