@@ -124,6 +124,10 @@ _LAZY = {
     "cases": ("qmodels.cases", None),
     # what-if sweeps and plots
     "sweep": ("qmodels.whatif", "sweep"),
+    # capacity questions answered directly
+    "size": ("qmodels.whatif.size", "size"),
+    "Sizing": ("qmodels.whatif.size", "Sizing"),
+    "InfeasibleTargetError": ("qmodels.errors", "InfeasibleTargetError"),
     "plot": ("qmodels.plot", None),
 }
 

@@ -21,6 +21,7 @@ __all__ = [
     "UnstableError",
     "UnsupportedModelError",
     "ProblemTooLargeError",
+    "InfeasibleTargetError",
     "QModelsWarning",
     "ConvergenceWarning",
     "NumericalWarning",
@@ -109,6 +110,13 @@ class ProblemTooLargeError(UnsupportedModelError):
     construction passes the limit); the message
     states the estimated cost, the limit, and the methods that can answer
     (bounds, approximate MVA, simulation)."""
+
+
+class InfeasibleTargetError(QModelsError, ValueError):
+    """A capacity question (:func:`qmodels.size`) with no answer: no value
+    of the varied parameter meets the targets, or a ceiling never binds so
+    no largest value exists.  The message names the target and the figure
+    that stops it."""
 
 
 class QModelsWarning(UserWarning):
