@@ -128,6 +128,10 @@ _LAZY = {
     "size": ("qmodels.whatif.size", "size"),
     "Sizing": ("qmodels.whatif.size", "Sizing"),
     "InfeasibleTargetError": ("qmodels.errors", "InfeasibleTargetError"),
+    # service demands from monitoring data
+    "estimate_demands": ("qmodels.whatif.estimate", "estimate_demands"),
+    "DemandEstimate": ("qmodels.whatif.estimate", "DemandEstimate"),
+    "CollinearityWarning": ("qmodels.errors", "CollinearityWarning"),
     "plot": ("qmodels.plot", None),
 }
 

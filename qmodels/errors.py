@@ -25,6 +25,7 @@ __all__ = [
     "QModelsWarning",
     "ConvergenceWarning",
     "NumericalWarning",
+    "CollinearityWarning",
     "SimulationWarning",
 ]
 
@@ -130,6 +131,12 @@ class ConvergenceWarning(QModelsWarning):
 
 class NumericalWarning(QModelsWarning):
     """A numerical difficulty that may reduce accuracy."""
+
+
+class CollinearityWarning(NumericalWarning):
+    """A regression whose regressors are nearly linearly dependent (a large
+    condition number): its individual coefficients, e.g. per-class demands
+    estimated from throughputs that move together, are poorly determined."""
 
 
 class SimulationWarning(ConvergenceWarning):
