@@ -183,6 +183,18 @@ def test_max_arrival_rate_mm1_by_hand():
     assert s.binding == ("R[io]<=0.05",)
 
 
+def test_max_arrival_rate_with_another_class_by_hand():
+    # one queue, a: D = 0.01, b: D = 0.02 at 10/s (U_b = 0.2); processor sharing,
+    # R_a = D_a / (1 - U) (BCMP, QSP eq. 6.x) <= 0.05  ->  U <= 0.8  ->  lam_a <= 60
+    net = qm.Network([qm.Queue("cpu", 0.01, discipline="ps")],
+                     [qm.Open("a", 1, demands={"cpu": 0.01}),
+                      qm.Open("b", 10, demands={"cpu": 0.02})])
+    s = qm.size(net, "R[a]<=0.05", vary="arrival_rate", cls="a")
+    assert s.answer == pytest.approx(60.0, rel=2e-6)
+    with pytest.raises(qm.InvalidValueError, match="name the class"):
+        qm.size(net, "R[a]<=0.05", vary="arrival_rate")
+
+
 def test_refusals():
     net = _two_station(N=5)
     with pytest.raises(qm.UnsupportedModelError, match="percentile"):

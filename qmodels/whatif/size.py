@@ -79,6 +79,7 @@ from ..errors import (
     InfeasibleTargetError,
     InvalidValueError,
     ProblemTooLargeError,
+    UnstableError,
     UnsupportedModelError,
 )
 from ..model import Closed, Delay, LoadDependent, Network, Open, Queue
@@ -678,7 +679,9 @@ def _arrival_rate(net: Network, targets, cls, tol) -> Sizing:
     # saturation: the rate at which some station's utilisation reaches 1
     D = np.asarray(net.demands, dtype=float)
     c = _max_rates(net)
-    others = np.delete(D, ci, axis=0).sum(axis=0) if len(net.classes) > 1 else np.zeros(len(c))
+    lam = np.array([float(k.arrival_rate) for k in net.classes])
+    load = lam[:, None] * D            # busy servers each class brings (utilisation law)
+    others = np.delete(load, ci, axis=0).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         room = np.where(D[ci] > 0, (c - others) / D[ci], np.inf)
     lam_sat = float(np.min(room))
@@ -689,17 +692,20 @@ def _arrival_rate(net: Network, targets, cls, tol) -> Sizing:
 
     cache: dict = {}
 
-    def state(lam):
-        if lam not in cache:
-            n2 = _set(net, "arrival_rate", name, lam)
-            fig, r = prob.evaluate(n2)
-            cache[lam] = (n2, fig, r)
-        return cache[lam]
+    def state(rate):
+        if rate not in cache:
+            n2 = _set(net, "arrival_rate", name, rate)
+            try:
+                fig, r = prob.evaluate(n2)
+            except UnstableError:      # rounding at the edge of saturation
+                fig, r = None, None
+            cache[rate] = (n2, fig, r)
+        return cache[rate]
 
-    def feasible(lam):
-        fig = state(lam)[1]
-        return not [1 for t, k in prob.resolved if t.ceiling and
-                    not fig[k] <= t.value]
+    def feasible(rate):
+        fig = state(rate)[1]
+        return fig is not None and not [1 for t, k in prob.resolved if t.ceiling and
+                                        not fig[k] <= t.value]
 
     lo = lam_sat * 1e-9
     if not feasible(lo):
@@ -721,7 +727,9 @@ def _arrival_rate(net: Network, targets, cls, tol) -> Sizing:
     return Sizing(
         question=f"the largest arrival rate of class {name!r} meeting the targets",
         parameter=f"{name}.arrival_rate", answer=lo, beyond=hi,
-        binding=tuple(prob.failed(state(hi)[1])), at=at, at_beyond=state(hi)[1],
+        binding=tuple(prob.failed(state(hi)[1])) if state(hi)[1] is not None else (
+            "stability (some station's utilisation >= 1)",),
+        at=at, at_beyond=state(hi)[1] or {k: math.nan for k in at},
         bottleneck=_bottleneck(r), network=n_at,
         targets=tuple(str(t) for t in prob.targets),
         notes=(f"bisection to relative resolution {tol:g}; saturation at {fmt(lam_sat)}",))
@@ -757,8 +765,6 @@ def _station_search(net: Network, targets, vary, station, tol) -> Sizing:
             try:
                 fig, r = prob.evaluate(n2)
             except Exception as e:  # noqa: BLE001 - an unstable point fails its targets
-                from ..errors import UnstableError
-
                 if not isinstance(e, (UnstableError, InvalidValueError)) or closed:
                     raise
                 cache[v] = (n2, None, None)
