@@ -124,6 +124,7 @@ _LAZY = {
     "cases": ("qmodels.cases", None),
     # what-if sweeps and plots
     "sweep": ("qmodels.whatif", "sweep"),
+    "apply": ("qmodels.whatif", "apply"),
     # capacity questions answered directly
     "size": ("qmodels.whatif.size", "size"),
     "Sizing": ("qmodels.whatif.size", "Sizing"),
