@@ -127,6 +127,15 @@ _LAZY = {
     "cases": ("qmodels.cases", None),
     # what-if sweeps and plots
     "sweep": ("qmodels.whatif", "sweep"),
+    "apply": ("qmodels.whatif", "apply"),
+    # capacity questions answered directly
+    "size": ("qmodels.whatif.size", "size"),
+    "Sizing": ("qmodels.whatif.size", "Sizing"),
+    "InfeasibleTargetError": ("qmodels.errors", "InfeasibleTargetError"),
+    # service demands from monitoring data
+    "estimate_demands": ("qmodels.whatif.estimate", "estimate_demands"),
+    "DemandEstimate": ("qmodels.whatif.estimate", "DemandEstimate"),
+    "CollinearityWarning": ("qmodels.errors", "CollinearityWarning"),
     "plot": ("qmodels.plot", None),
 }
 

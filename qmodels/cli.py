@@ -8,6 +8,7 @@
     qmodels check MODEL...                        validate model files
     qmodels convert SRC DST                       YAML <-> JSON <-> JMT (JMVA, JSIMg)
     qmodels sweep MODEL --vary P=A:B:N ...        what-if sweep to Parquet/CSV
+    qmodels size MODEL --max-population --target 'R<=2'   capacity questions
     qmodels --version
 
 Errors in the model file are reported with their path in the file and exit
@@ -324,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .whatif import register_cli as register_sweep
 
     register_sweep(sub)           # qmodels sweep
+    from .whatif.size import register_cli as register_size
+
+    register_size(sub)            # qmodels size
     from .cases import CASES
 
     c = sub.add_parser("case", help="a source paper as a model: the paper-vs-model table",

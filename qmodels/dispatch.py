@@ -80,6 +80,32 @@ METHODS: dict[str, Method] = {
 AUTO_ORDER = ("exact", "decomposition", "linearizer")
 
 
+#: names other tools and textbooks use for a method here: suggested, never
+#: taken silently (``method="mva"`` is exact MVA: ``"exact"``)
+SYNONYMS = {
+    "mva": "exact", "exact-mva": "exact", "exact_mva": "exact", "product-form": "exact",
+    "jackson": "exact", "bcmp": "exact", "aba": "bounds", "bjb": "bounds",
+    "amva": "schweitzer", "bard": "schweitzer", "schweitzer-bard": "schweitzer",
+    "chandy-neuse": "linearizer", "buzen": "convolution", "fes": "decomposition",
+    "markov": "ctmc", "symbolic": "exact-symbolic", "simulation": "sim", "simulate": "sim",
+    "des": "sim",
+}
+
+
+def _suggest(method) -> str | None:
+    """The method most likely meant by an unknown name: a known synonym,
+    else the closest name by :func:`difflib.get_close_matches`."""
+    import difflib
+
+    key = str(method).strip().lower()
+    if key in METHODS:
+        return key
+    if key in SYNONYMS:
+        return SYNONYMS[key]
+    close = difflib.get_close_matches(key, list(METHODS) + list(SYNONYMS), n=1, cutoff=0.6)
+    return SYNONYMS.get(close[0], close[0]) if close else None
+
+
 def methods() -> dict[str, str]:
     """Method names and the assumptions each one makes."""
     return {"auto": "the most exact method that can answer: "
@@ -92,8 +118,10 @@ def solver(method: str) -> Callable:
     try:
         m = METHODS[method]
     except (KeyError, TypeError):
+        hint = _suggest(method)
         raise UnsupportedModelError(
-            f"unknown method {method!r}; available: auto, {', '.join(sorted(METHODS))}"
+            f"unknown method {method!r}{f' (did you mean {hint!r}?)' if hint else ''}; "
+            f"available: auto, {', '.join(sorted(METHODS))}"
         ) from None
     return getattr(importlib.import_module(m.module), m.function)
 

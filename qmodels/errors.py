@@ -21,9 +21,11 @@ __all__ = [
     "UnstableError",
     "UnsupportedModelError",
     "ProblemTooLargeError",
+    "InfeasibleTargetError",
     "QModelsWarning",
     "ConvergenceWarning",
     "NumericalWarning",
+    "CollinearityWarning",
     "SimulationWarning",
 ]
 
@@ -111,6 +113,13 @@ class ProblemTooLargeError(UnsupportedModelError):
     (bounds, approximate MVA, simulation)."""
 
 
+class InfeasibleTargetError(QModelsError, ValueError):
+    """A capacity question (:func:`qmodels.size`) with no answer: no value
+    of the varied parameter meets the targets, or a ceiling never binds so
+    no largest value exists.  The message names the target and the figure
+    that stops it."""
+
+
 class QModelsWarning(UserWarning):
     """Base class of qmodels warnings."""
 
@@ -122,6 +131,12 @@ class ConvergenceWarning(QModelsWarning):
 
 class NumericalWarning(QModelsWarning):
     """A numerical difficulty that may reduce accuracy."""
+
+
+class CollinearityWarning(NumericalWarning):
+    """A regression whose regressors are nearly linearly dependent (a large
+    condition number): its individual coefficients, e.g. per-class demands
+    estimated from throughputs that move together, are poorly determined."""
 
 
 class SimulationWarning(ConvergenceWarning):

@@ -88,8 +88,10 @@ def throughput_curve(model, ax=None, *, metric: str = "throughput", bounds=True,
     ax : matplotlib Axes, optional
     metric : "throughput"/"X" or "response_time"/"R"
     bounds : bool or Bounds
-        Draw the bounds of :func:`qmodels.bounds` (a Curve alone carries no
-        network: pass its ``Bounds`` here to draw them).
+        Draw the bounds of :func:`qmodels.bounds` (of the curve's own
+        network, which the solvers record in ``Curve.network``; a Curve
+        built without one draws no bounds unless its ``Bounds`` are passed
+        here).
     n_star : bool
         Mark N* = (D + Z)/Dmax, where the light-load and heavy-load
         asymptotes meet (QSP sec. 5.3).
@@ -111,6 +113,7 @@ def throughput_curve(model, ax=None, *, metric: str = "throughput", bounds=True,
     net = None
     if isinstance(model, Curve):
         curve = model
+        net = getattr(model, "network", None)   # set by the solvers: draw its bounds
     elif isinstance(model, (Network, Result)):
         net = model if isinstance(model, Network) else model.network
         curve = getattr(model, "curve", None)

@@ -190,6 +190,9 @@ class Curve(FrameReport):
     utilization: np.ndarray
     station_names: tuple
     class_name: str = ""
+    #: the network the curve was solved for (so that ``plot()`` can draw its
+    #: bounds and N*); None when the curve was built without one
+    network: Any = field(default=None, repr=False, compare=False)
 
     X = property(lambda self: self.throughput)
     R = property(lambda self: self.response_time)
@@ -209,7 +212,8 @@ class Curve(FrameReport):
         return pd.DataFrame(data, index=pd.Index(self.population, name="N"))
 
     def plot(self, ax=None, **kwargs):
-        """Plot X(n) (the TPS curve); see :func:`qmodels.plot.throughput_curve`."""
+        """Plot X(n) (the TPS curve) with the ABA and BJB bounds and N* of
+        its network; see :func:`qmodels.plot.throughput_curve`."""
         from .plot import throughput_curve
 
         return throughput_curve(self, ax=ax, **kwargs)

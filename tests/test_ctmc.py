@@ -660,7 +660,7 @@ def test_error_zero_service_time():
 
 def test_marginal_errors():
     net = qm.Network([qm.Queue("a", 1.0)], [qm.Closed("tx", 2, visits={"a": 1})])
-    with pytest.raises(UnsupportedModelError, match="come from a ctmc result, got method 'exact'"):
+    with pytest.raises(UnsupportedModelError, match="come from a ctmc or convolution result, got method 'exact'"):
         marginal(mva(net), "a")
     with pytest.raises(UnknownNameError, match="unknown station 'zz'"):
         marginal(ctmc(net), "zz")

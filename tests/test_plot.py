@@ -64,9 +64,16 @@ def test_throughput_curve_exact_bounds_and_n_star():
 
 def test_curve_plot_result_plot_response_time():
     net = central()
-    # Curve.plot: no network, so no bounds unless given
+    # Curve.plot: the solver records the network, so the bounds and N* are drawn
+    # (as the README promises); bounds=False, or a curve without a network, draws none
     ax = qm.mva(net, curve=True).curve.plot()
+    assert "ABA upper" in _labels(ax) and any(x.startswith("N* = ") for x in _labels(ax))
+    ax = qm.mva(net, curve=True).curve.plot(bounds=False, n_star=False)
     assert _labels(ax) == ["exact MVA"]
+    import dataclasses
+
+    bare = dataclasses.replace(qm.mva(net, curve=True).curve, network=None)
+    assert _labels(bare.plot()) == ["exact MVA"]
     ax = qm.mva(net, curve=True).curve.plot(bounds=qm.bounds(net))
     assert "ABA upper" in _labels(ax)
     ax = qm.mva(net).plot(metric="response_time")

@@ -602,15 +602,22 @@ def _figures(net, spec, chain, states, pi, resid) -> Result:
 
 def marginal(result: Result, station: str) -> np.ndarray:
     """P(n jobs present at ``station``), n = 0, 1, ..., from a
-    :func:`ctmc` result (jobs blocked after service there included).
+    :func:`ctmc` result (jobs blocked after service there included) or a
+    :func:`~qmodels.convolution` result (all classes together; computed
+    from the network when the result was made without ``marginals=True``,
+    Bolch et al. 2006, eq. 8.13).
 
     Raises :class:`~qmodels.errors.UnsupportedModelError` for a result of
     another method and :class:`~qmodels.errors.UnknownNameError` for an
     unknown station.
     """
-    if result.method != "ctmc" or "marginals" not in result.info:
-        raise UnsupportedModelError(
-            f"marginal distributions come from a ctmc result, got method {result.method!r}"
-        )
     result.network.station(station)  # raises UnknownNameError
-    return result.info["marginals"][station]
+    if "marginals" in result.info:
+        return result.info["marginals"][station]
+    if result.method == "convolution":
+        from .convolution import convolution
+
+        return convolution(result.network, marginals=True).info["marginals"][station]
+    raise UnsupportedModelError(
+        f"marginal distributions come from a ctmc or convolution result, got method "
+        f"{result.method!r}; solve with qm.ctmc(net) or qm.convolution(net, marginals=True)")

@@ -453,6 +453,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
             utilization=Uc,
             station_names=net.station_names,
             class_name=cls.name,
+            network=net,
         )
     return Result(
         method="exact",

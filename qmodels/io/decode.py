@@ -209,9 +209,11 @@ def _clean(obj, path: str, errs, depth=0):
 # ---------------------------------------------------------------------------
 
 def _symbols(spec, errs):
+    out = {}
+    if not spec:    # no symbols: a plain numeric model never imports sympy
+        return out
     import sympy as sp
 
-    out = {}
     for name, assumptions in (spec or {}).items():
         if keyword.iskeyword(name):
             errs.add(f"symbols.{name}", f"{name!r} is a Python keyword and cannot appear in an "

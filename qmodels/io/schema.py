@@ -24,7 +24,7 @@ import sys
 from importlib import resources
 from typing import Any
 
-__all__ = ["schema", "validate", "format_path", "register_cli", "SCHEMA_FILE"]
+__all__ = ["schema", "validate", "conforms", "format_path", "register_cli", "SCHEMA_FILE"]
 
 SCHEMA_FILE = "model.schema.json"
 
@@ -37,6 +37,146 @@ def _schema_text() -> str:
 def schema() -> dict:
     """The model-file JSON Schema as a dict (a fresh copy each call)."""
     return json.loads(_schema_text())
+
+
+#: the keywords :func:`_conforms` decides itself; a schema using any other
+#: keyword (a key added later) sends every file through jsonschema
+_KEYWORDS = frozenset({
+    "$schema", "$id", "$defs", "$ref", "title", "description", "type", "required",
+    "additionalProperties", "properties", "items", "enum", "const", "minItems",
+    "minLength", "pattern", "propertyNames", "if", "then", "else", "allOf"})
+
+_JSON_TYPES = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
+    or (isinstance(v, float) and v.is_integer()),
+}
+
+
+def _keywords_known(node) -> bool:
+    """Whether every schema object inside ``node`` uses only :data:`_KEYWORDS`
+    (``properties`` and ``$defs`` hold names, not keywords)."""
+    if isinstance(node, list):
+        return all(_keywords_known(n) for n in node)
+    if not isinstance(node, dict):
+        return True
+    for key, sub in node.items():
+        if key not in _KEYWORDS:
+            return False
+        if key in ("properties", "$defs"):
+            if not all(_keywords_known(v) for v in sub.values()):
+                return False
+        elif key not in ("enum", "const", "required") and not _keywords_known(sub):
+            return False
+    return True
+
+
+def _conforms(inst, node, root) -> bool:
+    """Whether ``inst`` is valid against the schema object ``node`` (JSON
+    Schema 2020-12 semantics for the keywords of :data:`_KEYWORDS`; JSON
+    equality for ``enum``/``const``, where 1 == 1.0 but True != 1).
+
+    A yes/no decision procedure only: the messages of an invalid file come
+    from jsonschema (:func:`validate`).  It exists so that a valid file, the
+    common case, is accepted without importing jsonschema, whose format
+    checkers take about a second to import (the ``qmodels`` command's start).
+    """
+    if node is True:
+        return True
+    if node is False:
+        return False
+    ref = node.get("$ref")
+    if ref is not None:
+        target = root
+        for part in ref.lstrip("#/").split("/"):
+            target = target[part]
+        if not _conforms(inst, target, root):
+            return False
+    t = node.get("type")
+    if t is not None:
+        types = [t] if isinstance(t, str) else t
+        if not any(_JSON_TYPES[x](inst) for x in types):
+            return False
+    if "enum" in node and not any(_json_equal(inst, v) for v in node["enum"]):
+        return False
+    if "const" in node and not _json_equal(inst, node["const"]):
+        return False
+    if isinstance(inst, dict) and not _object_conforms(inst, node, root):
+        return False
+    if isinstance(inst, list) and not _array_conforms(inst, node, root):
+        return False
+    if isinstance(inst, str) and not _string_conforms(inst, node):
+        return False
+    if "if" in node:
+        branch = "then" if _conforms(inst, node["if"], root) else "else"
+        if branch in node and not _conforms(inst, node[branch], root):
+            return False
+    return all(_conforms(inst, sub, root) for sub in node.get("allOf", ()))
+
+
+def _object_conforms(inst: dict, node, root) -> bool:
+    if any(k not in inst for k in node.get("required", ())):
+        return False
+    props = node.get("properties", {})
+    for k, v in inst.items():
+        if k in props:
+            if not _conforms(v, props[k], root):
+                return False
+        elif "additionalProperties" in node:
+            if not _conforms(v, node["additionalProperties"], root):
+                return False
+    names = node.get("propertyNames")
+    return names is None or all(_conforms(k, names, root) for k in inst)
+
+
+def _array_conforms(inst: list, node, root) -> bool:
+    if len(inst) < node.get("minItems", 0):
+        return False
+    return "items" not in node or all(_conforms(v, node["items"], root) for v in inst)
+
+
+def _string_conforms(inst: str, node) -> bool:
+    if len(inst) < node.get("minLength", 0):
+        return False
+    if "pattern" in node:
+        import re
+
+        return re.search(node["pattern"], inst) is not None
+    return True
+
+
+def _json_equal(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+@functools.lru_cache(maxsize=1)
+def _fast_schema():
+    """The schema, if :func:`_conforms` understands all of it, else None."""
+    s = schema()
+    return s if _keywords_known(s) else None
+
+
+def conforms(data: Any) -> bool:
+    """Whether ``data`` is structurally valid, decided without jsonschema
+    when the schema uses only keywords that :func:`_conforms` implements
+    (else by jsonschema itself)."""
+    s = _fast_schema()
+    if s is None:
+        return not any(True for _ in _validator().iter_errors(data))
+    return _conforms(data, s, s)
 
 
 @functools.lru_cache(maxsize=1)
@@ -135,7 +275,13 @@ def _messages(err) -> list[tuple[list, str]]:
 
 def validate(data: Any) -> list[tuple[str, str]]:
     """Structural errors of a parsed model file, as ``(path, message)``
-    pairs in document order (empty when the structure is valid)."""
+    pairs in document order (empty when the structure is valid).
+
+    A valid file is recognised by :func:`conforms` without importing
+    jsonschema; only a file with errors runs the full validator, for its
+    error locations."""
+    if conforms(data):
+        return []
     errors = []
     seen = set()
     for err in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.path))):

@@ -223,6 +223,23 @@ class SymbolicResult(Result):
     def _repr_latex_(self):
         return "$$" + self.latex() + "$$"
 
+    def __repr__(self):
+        """One equation per figure, as :meth:`latex_lines` in plain text:
+        class X and R, station Q and U (the numeric table's columns would
+        hold whole expressions)."""
+        net = self.network
+        load = ", ".join(
+            f"{c.name!r} N = {c.population}" if isinstance(c, Closed)
+            else f"{c.name!r} lambda = {c.arrival_rate}" for c in net.classes)
+        params = ", ".join(str(p) for p in self.parameters) or "none (exact rationals)"
+        lines = [f"{self.method} solution ({load}; parameters: {params})"]
+        for c in net.class_names:
+            lines += [f"  X[{c}] = {self.expr('X', c)}", f"  R[{c}] = {self.expr('R', c)}"]
+        for s in net.station_names:
+            lines += [f"  Q[{s}] = {self.expr('Q', s)}", f"  U[{s}] = {self.expr('U', s)}"]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
     # -- numbers back ---------------------------------------------------------
     def lambdify(self, metric: str, key=None, args=None) -> Callable:
         """A numpy function computing ``metric`` for ``key`` from the
