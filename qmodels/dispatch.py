@@ -44,6 +44,17 @@ METHODS: dict[str, Method] = {
         "qmodels.analytic.amva", "linearizer",
         "Linearizer (Chandy-Neuse) approximate MVA (closed, multi-class; stations as "
         "schweitzer, closer to exact)"),
+    "qna": Method(
+        "qmodels.analytic.qna", "qna",
+        "APPROXIMATE: Whitt's Queueing Network Analyzer (1983) for open networks with general "
+        "service and arrival shapes (two-moment flows; KLB for one server, Allen-Cunneen for "
+        "several; PS and delays as in product form); exact for Jackson networks; no pools, "
+        "finite capacities or load-dependent stations"),
+    "mva-residual": Method(
+        "qmodels.analytic.amva_residual", "mva_residual",
+        "APPROXIMATE: Schweitzer MVA with the residual-service correction for FCFS queues with "
+        "general service (Reiser 1979; Bolch et al. 2006, sec. 10.1.4), closed classes; "
+        "c-server FCFS by Seidmann's split; equals schweitzer when service is exponential"),
     "convolution": Method(
         "qmodels.analytic.convolution", "convolution",
         "normalising constants (Buzen's convolution), single- and multi-class closed"),
