@@ -28,9 +28,11 @@ What is exact: an open Jackson / BCMP network of FCFS queues with
 class-independent exponential service, delays and Poisson arrivals (every
 arrival SCV is then 1 and every formula below reduces to M/M/1, M/M/c or
 M/M/inf); the first station reached by a Poisson stream alone (M/G/1:
-Pollaczek-Khinchine).  Everything else is approximate; the errors measured
-against the simulator are in ``validation/nonexp_table.md``
-(``python -m validation.nonexp``).
+Pollaczek-Khinchine).  Everything else is approximate: over 60 random
+open networks (``python -m validation.nonexp``, table in
+``validation/nonexp_table.md``) the class response time was within 31 % of
+the simulator's, 6.2 % on average (ignoring the shapes: 95 %, 17 %); the
+documented tolerance is 35 %.
 """
 
 from __future__ import annotations
