@@ -53,7 +53,7 @@ METHODS: dict[str, Method] = {
     "mva-residual": Method(
         "qmodels.analytic.amva_residual", "mva_residual",
         "APPROXIMATE: Schweitzer MVA with the residual-service correction for FCFS queues with "
-        "general service (Reiser 1979; Bolch et al. 2006, sec. 10.1.4), closed classes; "
+        "general service (Reiser 1979; Bolch et al. 2006, ch. 10), closed classes; "
         "c-server FCFS by Seidmann's split; equals schweitzer when service is exponential"),
     "convolution": Method(
         "qmodels.analytic.convolution", "convolution",

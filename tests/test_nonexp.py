@@ -33,7 +33,7 @@ SHAPES = [None, Deterministic(), Erlang(3), Uniform(0.5), HyperExponential(4.0),
 #: documented worst relative errors against the simulator (class response
 #: time R for QNA; class throughput X and R for residual MVA): the maxima
 #: over the 60 + 60 networks of `python -m validation.nonexp` (seed 1:
-#: 30.72 %; 31.85 % and 46.72 %; validation/nonexp_table.md), rounded up
+#: 28.73 %; 31.85 % and 46.72 %; validation/nonexp_table.md), rounded up
 QNA_R_TOL = 0.35
 RESIDUAL_X_TOL = 0.35
 RESIDUAL_R_TOL = 0.50
@@ -52,7 +52,7 @@ def pk_response(lam, s, cs2):
 
 
 def erlang_c_response(lam, s, c):
-    """M/M/c mean response time (Kleinrock 1975, eqs. 3.39-3.40), the
+    """M/M/c mean response time (Kleinrock 1975, sec. 3.5, Erlang C), the
     probability of waiting written as the explicit sum
     C = (a^c / c!) / (1 - rho) / (sum_{n<c} a^n/n! + (a^c / c!) / (1 - rho)),
     W = C s / (c (1 - rho))."""
@@ -332,12 +332,14 @@ def test_qna_refusals(make, match):
         qm.qna(make())
 
 
-def test_qna_refuses_symbolic():
+def test_both_refuse_symbolic_input():
     import sympy as sp
 
-    net = _open([qm.Queue("a", sp.Symbol("s", positive=True))])
+    s = sp.Symbol("s", positive=True)
     with pytest.raises(UnsupportedModelError, match="sympy"):
-        qm.qna(net)
+        qm.qna(_open([qm.Queue("a", s)]))
+    with pytest.raises(UnsupportedModelError, match=r"station 'a'.*sympy"):
+        qm.mva_residual(_closed([qm.Queue("a", s, distribution=Erlang(2))]))
 
 
 def _closed(st, **kw):
@@ -353,6 +355,9 @@ def _closed(st, **kw):
     (lambda: _closed([qm.Queue("a", 0.1, capacity=2, distribution=Erlang(2))]), {},
      r"station 'a': finite capacity 2"),
     (lambda: _open([qm.Queue("a", 0.1)]), {}, r"closed classes only.*'o'.*qna"),
+    (lambda: qm.Network([qm.Queue("a", 0.1, distribution=Erlang(2))],
+                        [qm.Closed("c", 2, visits={"a": 1}), qm.Open("o", 1, visits={"a": 1})]),
+     {}, r"open classes \('o'\).*mixed"),
     (lambda: _closed([qm.Queue("a", 0.1), qm.Queue("b", 0.1)],
                      pools=[qm.TokenPool("buf", 1, "a", "b")]), {}, r"token pool 'buf'"),
 ])

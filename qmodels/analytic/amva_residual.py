@@ -5,8 +5,8 @@ APPROXIMATION.
 A job arriving at a single-server FCFS queue waits for the jobs queued
 before it (a full service each) and for the residual service of the job in
 service.  With service SCV c^2 the mean residual of a service in progress
-is S (1 + c^2) / 2 (renewal theory; Kleinrock 1975, eq. 5.11), so the
-arrival-theorem response time becomes
+is S (1 + c^2) / 2 (the mean residual life of a renewal interval;
+Kleinrock 1975, sec. 5.2), so the arrival-theorem response time becomes
 
     R_ck = S_ck + sum_j S_jk (Q_jk - U_jk) + sum_j U_jk S_jk (1 + c_k^2) / 2
          = S_ck + sum_j S_jk Q_jk + sum_j U_jk S_jk (c_k^2 - 1) / 2
@@ -14,8 +14,8 @@ arrival-theorem response time becomes
 with Q_jk, U_jk the mean number and utilisation of class j at station k as
 seen by the arriving class-c job, i.e. at population N - e_c (Reiser's
 approximation for non-exponential FCFS service in MVA; Bolch, Greiner,
-de Meer & Trivedi 2006, sec. 10.1.4, "approximate MVA for closed
-non-product-form networks"; M. Reiser, "A queueing network analysis of
+de Meer & Trivedi 2006, ch. 10, approximate MVA for closed
+non-product-form networks; M. Reiser, "A queueing network analysis of
 computer communication networks with window flow control", IEEE Trans.
 Commun. 27(8), 1979).  Here both are estimated by Schweitzer's
 approximation, Q_jk(N - e_c) = (N_j - [j = c]) / N_j Q_jk(N) and the same
@@ -26,7 +26,9 @@ Schweitzer's.
 
 A c-server FCFS queue is split as in Seidmann, Schweitzer & Shalev-Oren
 (1987): one server of service time S/c (same SCV) plus a delay of S (c-1)/c;
-the correction applies to the single-server part.  PS queues and delays are
+the correction applies to the single-server part (the two published
+approximations combined here; their joint accuracy is what the validation
+catalog measures, no paper is claimed for it).  PS queues and delays are
 insensitive to the service shape (BCMP types 2, 3) and are treated as in
 product form.
 
@@ -207,7 +209,7 @@ def mva_residual(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     M. Reiser, "A queueing network analysis of computer communication
     networks with window flow control", IEEE Trans. Commun. 27(8), 1979.
     G. Bolch, S. Greiner, H. de Meer, K. S. Trivedi, Queueing Networks and
-    Markov Chains, 2nd ed., Wiley 2006, sec. 10.1.4.
+    Markov Chains, 2nd ed., Wiley 2006, ch. 10.
     P. Schweitzer, "Approximate analysis of multiclass closed networks of
     queues", 1979.
     A. Seidmann, P. Schweitzer, S. Shalev-Oren, "Computerized closed
@@ -231,7 +233,7 @@ def mva_residual(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     X, R, it, conv = residual_fixed_point(Dx, Sx, Vx, kind, corr, resid, mult, nmult, Z, N, Q,
                                           float(tol), int(max_iter))
     notes = ["APPROXIMATION: MVA with a residual-service correction for FCFS stations with "
-             "general service (Reiser 1979; Bolch et al. 2006, sec. 10.1.4), arrival-instant "
+             "general service (Reiser 1979; Bolch et al. 2006, ch. 10), arrival-instant "
              "figures by Schweitzer's estimate"] + notes
     info = {"algorithm": "residual-service approximate MVA (Schweitzer estimates)",
             "iterations": int(it), "converged": bool(conv), "tol": float(tol),

@@ -21,7 +21,7 @@ Assumptions
   stations where the class enters.
 * Service times of every class at a station have the station's
   ``distribution`` shape (default exponential) with the class's mean.
-* Classes are aggregated per station (Whitt 1983, sec. III): one arrival
+* Classes are aggregated per station (Whitt 1983, the section on multiple classes): one arrival
   flow, one service mean and SCV from the class mix.
 
 What is exact: an open Jackson / BCMP network of FCFS queues with
@@ -30,7 +30,7 @@ arrival SCV is then 1 and every formula below reduces to M/M/1, M/M/c or
 M/M/inf); the first station reached by a Poisson stream alone (M/G/1:
 Pollaczek-Khinchine).  Everything else is approximate: over 60 random
 open networks (``python -m validation.nonexp``, table in
-``validation/nonexp_table.md``) the class response time was within 31 % of
+``validation/nonexp_table.md``) the class response time was within 29 % of
 the simulator's, 6.2 % on average (ignoring the shapes: 95 %, 17 %); the
 documented tolerance is 35 %.
 """
@@ -154,9 +154,9 @@ def _inputs(net: Network):
 
 def erlang_c_prob(c: int, a: float) -> float:
     """Probability of waiting in M/M/c with offered load a = lambda tau < c
-    (Erlang C; Kleinrock 1975, eq. 3.40), from Erlang B's recursion
-    B(0) = 1, B(n) = a B(n-1) / (n + a B(n-1)) (Bolch et al. 2006,
-    eq. 6.29-6.30): C = c B / (c - a (1 - B))."""
+    (Erlang C; Kleinrock 1975, sec. 3.5), from Erlang B's recursion
+    B(0) = 1, B(n) = a B(n-1) / (n + a B(n-1)) and C = c B / (c - a (1 - B))
+    (the identity between Erlang's B and C formulas)."""
     b = 1.0
     for n in range(1, c + 1):
         b = a * b / (n + a * b)
@@ -165,7 +165,7 @@ def erlang_c_prob(c: int, a: float) -> float:
 
 def klb_wait(rho: float, tau: float, ca2: float, cs2: float) -> float:
     """GI/G/1 mean wait by Kraemer & Langenbach-Belz (1976), as used by QNA
-    (Whitt 1983, eqs. (45)-(46); Bolch et al. 2006, eq. 6.149):
+    (Whitt 1983, the congestion at each node; Kraemer & Langenbach-Belz 1976):
     W = tau rho (ca2 + cs2) / (2 (1 - rho)) g, with
     g = exp(-2 (1 - rho) (1 - ca2)^2 / (3 rho (ca2 + cs2))) for ca2 < 1 and
     g = exp(-(1 - rho) (ca2 - 1) / (ca2 + 4 cs2)) for ca2 >= 1.  With
@@ -183,8 +183,9 @@ def klb_wait(rho: float, tau: float, ca2: float, cs2: float) -> float:
 
 
 def allen_cunneen_wait(m: int, rho: float, tau: float, ca2: float, cs2: float) -> float:
-    """GI/G/m mean wait by Allen & Cunneen (Allen 1990, sec. 6.4; Bolch et
-    al. 2006, eq. 6.152; the form QNA uses for m > 1, Whitt 1983, sec. V):
+    """GI/G/m mean wait by Allen & Cunneen (Allen 1990, ch. on
+    G/G/c approximations; QNA's form for m > 1 scales the M/M/m wait the same
+    way, Whitt 1983):
     W = (ca2 + cs2) / 2 * C(m, m rho) tau / (m (1 - rho)), the M/M/m wait
     scaled; with ca2 = cs2 = 1 it is Erlang C exactly."""
     if rho <= 0.0:
@@ -200,14 +201,14 @@ def qna_kernel(lam, ca2_ext, p0, P, S, cs2_st, kind, servers, names):
     Steps (Whitt 1983):
 
     1. Traffic rate equations per class: lamk_c = lam_c p0_c (I - P_c)^-1.
-    2. Aggregation (sec. III): lambda_j = sum_c lamk_cj; routing
+    2. Aggregation of the classes: lambda_j = sum_c lamk_cj; routing
        q_ij = sum_c lamk_ci P_cij / lambda_i; service mean
        tau_j = sum_c (lamk_cj / lambda_j) S_cj and SCV
        cs2_j = sum_c (lamk_cj / lambda_j) (S_cj / tau_j)^2 (cs2_cj + 1) - 1;
        external flow into j: rate lambda_0j = sum_c lam_c p0_cj, SCV the
        rate-weighted mean of the thinned class streams p ca2_c + 1 - p
-       (splitting a renewal stream at random, Whitt 1983, eq. for splitting).
-    3. Traffic variability equations (sec. IV): departures of i,
+       (splitting a renewal stream at random, Whitt 1983).
+    3. Traffic variability equations: departures of i,
        cd2_i = 1 + (1 - rho_i^2)(ca2_i - 1) + rho_i^2 (cs2_i - 1)/sqrt(m_i)
        (m_i = inf for a delay: cd2 = ca2); the flow i -> j has SCV
        q_ij cd2_i + 1 - q_ij (splitting); arrivals to j are the superposition
@@ -217,14 +218,15 @@ def qna_kernel(lam, ca2_ext, p0, P, S, cs2_st, kind, servers, names):
        ca2_j = a_j + sum_i ca2_i b_ij, a linear system, solved directly.
        Immediate feedback (q_jj > 0, which the random routing of a class
        given by visits always has) is first eliminated as Whitt does
-       (sec. III): the q_jj-loop becomes one longer visit of mean
+       : the q_jj-loop becomes one longer visit of mean
        tau_j / (1 - q_jj) and SCV q_jj + (1 - q_jj) cs2_j, the flows out
        of j are renormalised by 1 - q_jj.
-    4. Waiting (sec. V): KLB for one server (:func:`klb_wait`),
+    4. Congestion at each node: KLB for one server (:func:`klb_wait`),
        Allen-Cunneen for m > 1 (:func:`allen_cunneen_wait`), none at a
        delay.  PS: the product-form (insensitive) value
        S_cj / (1 - rho_j) for one server, the M/M/m-PS birth-death chain
-       otherwise (Kleinrock 1976, sec. 4.4; BCMP type 2).
+       otherwise (BCMP type 2, insensitive to the service shape;
+       Baskett, Chandy, Muntz & Palacios 1975).
     5. Per-class response time per visit: R_cj = S_cj + W_j, with W_j the
        wait per stay of the eliminated station times (1 - q_jj) (the stay
        spread over its mean number of visits; exact for M/M/m).
@@ -258,7 +260,7 @@ def qna_kernel(lam, ca2_ext, p0, P, S, cs2_st, kind, servers, names):
                 f"{tau[k]:.6g} / {int(servers[k])} = {rho[k]:.6g} >= 1 (QNA needs every "
                 "station below saturation)",
                 station=names[k], rho=float(rho[k]))
-    # immediate feedback eliminated (Whitt 1983, sec. III): a stay of a
+    # immediate feedback eliminated (Whitt 1983): a stay of a
     # geometric number of visits is one visit of mean tau / (1 - q_jj) and
     # SCV q_jj + (1 - q_jj) cs2; flows leave at lambda_j (1 - q_jj)
     qjj = np.where(act, np.diag(flow) / np.where(act, lj, 1.0), 0.0)
@@ -364,7 +366,8 @@ def qna(net: Network) -> Result:
     S. L. Albin, "Approximating a point process by a renewal process, II:
     superposition arrival processes to queues", Oper. Res. 32, 1984.
     G. Bolch, S. Greiner, H. de Meer, K. S. Trivedi, Queueing Networks and
-    Markov Chains, 2nd ed., Wiley 2006, sec. 10.1.3 (QNA).
+    Markov Chains, 2nd ed., Wiley 2006, ch. 10 (QNA among the methods for
+    non-product-form networks).
     """
     lam, ca2_ext, p0, P, S, cs2_st, kind, servers = _inputs(net)
     names = [s.name for s in net.stations]
