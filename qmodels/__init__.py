@@ -116,6 +116,9 @@ _LAZY = {
     "schweitzer": ("qmodels.analytic.amva", "schweitzer"),
     "linearizer": ("qmodels.analytic.amva", "linearizer"),
     "Lattice": ("qmodels.analytic.multiclass", "Lattice"),
+    # approximations for non-exponential service (open: QNA; closed: residual MVA)
+    "qna": ("qmodels.analytic.qna", "qna"),
+    "mva_residual": ("qmodels.analytic.amva_residual", "mva_residual"),
     "throughput_vs_tokens": ("qmodels.analytic.decomposition", "throughput_vs_tokens"),
     # bounds beyond ABA/BJB
     **{n: ("qmodels.analytic.bounds", n) for n in ("geometric_bounds", "proportional_bounds")},

@@ -56,6 +56,18 @@ METHODS: dict[str, Method] = {
         "qmodels.analytic.amva", "linearizer",
         "Linearizer (Chandy-Neuse) approximate MVA (closed, multi-class; stations as "
         "schweitzer, closer to exact)", "for_amva"),
+    "qna": Method(
+        "qmodels.analytic.qna", "qna",
+        "APPROXIMATE: Whitt's Queueing Network Analyzer (1983) for open networks with general "
+        "service and arrival shapes (two-moment flows; KLB for one server, Allen-Cunneen for "
+        "several; PS and delays as in product form); exact for Jackson networks; no pools, "
+        "finite capacities or load-dependent stations", "for_qna"),
+    "mva-residual": Method(
+        "qmodels.analytic.amva_residual", "mva_residual",
+        "APPROXIMATE: Schweitzer MVA with the residual-service correction for FCFS queues with "
+        "general service (Reiser 1979; Bolch et al. 2006, ch. 10), closed classes; "
+        "c-server FCFS by Seidmann's split; equals schweitzer when service is exponential",
+        "for_mva_residual"),
     "convolution": Method(
         "qmodels.analytic.convolution", "convolution",
         "normalising constants (Buzen's convolution), single- and multi-class closed"),
@@ -77,7 +89,7 @@ METHODS: dict[str, Method] = {
 
 #: the methods ``solve(net)`` tries, most exact first (an approximation only
 #: where the exact method cannot answer: not product form, or too large)
-AUTO_ORDER = ("exact", "decomposition", "linearizer")
+AUTO_ORDER = ("exact", "decomposition", "mva-residual", "qna", "linearizer")
 
 
 #: names other tools and textbooks use for a method here: suggested, never
@@ -159,10 +171,9 @@ def _none_applies(passed) -> UnsupportedModelError:
 
 def _auto(network: Network, options: dict):
     """``solve(net)`` with no method: :func:`choose`, then solve; a method
-    that refuses the problem's size passes it on to the next one."""
+    that refuses the problem (its size, or a finer condition than its
+    requirement checks) passes it on to the next one."""
     from dataclasses import replace
-
-    from .errors import ProblemTooLargeError
 
     passed: list[tuple[str, str]] = []
     for name in AUTO_ORDER:
@@ -174,7 +185,9 @@ def _auto(network: Network, options: dict):
         check_options(name, options)
         try:
             result = solver(name)(network, **options)
-        except ProblemTooLargeError as e:
+        except UnsupportedModelError as e:
+            # the method's own finer refusal (or ProblemTooLargeError): the
+            # next method may answer, and the note says why this one did not
             passed.append((name, str(e)))
             continue
         note = f"method chosen by qm.solve: {name!r}"

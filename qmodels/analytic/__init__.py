@@ -15,6 +15,10 @@ refuses, with a typed error, a model it cannot honour.
 :mod:`.multiclass`   exact multi-class MVA over the population lattice, and
                      mixed networks
 :mod:`.amva`         approximate MVA: Schweitzer-Bard and Linearizer
+:mod:`.qna`          Whitt's Queueing Network Analyzer: open networks with
+                     general service and arrival shapes (approximate)
+:mod:`.amva_residual`  Schweitzer MVA with the residual-service correction
+                     for general FCFS service, closed (approximate)
 :mod:`.convolution`  normalising constants (Buzen) in log space
 :mod:`.batch`        exact and approximate MVA over many networks at once
 :mod:`.decomposition`  flow-equivalent servers for held resources
