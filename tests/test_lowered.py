@@ -162,3 +162,20 @@ def test_lower_is_what_the_network_caches():
     a, b = lower(net), net.lowered
     assert a.kind == b.kind and a.multipliers == b.multipliers
     assert a.station_names == b.station_names == net.station_names
+
+
+def test_solve_chooses_a_two_moment_method_for_general_fcfs_service():
+    closed = _net(qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08, distribution=qm.Erlang(4)))
+    r = qm.solve(closed)
+    assert r.method == "mva-residual"
+    assert "passed over exact: station 'disk': FCFS with Erlang service" in r.notes[-1]
+    np.testing.assert_array_equal(r.class_throughput, qm.mva_residual(closed).class_throughput)
+    opened = qm.Network([qm.Queue("dma", 0.01, distribution=qm.Deterministic()),
+                         qm.Queue("disk", 0.02)], [qm.Open("io", 20.0, visits={"dma": 1,
+                                                                                 "disk": 1})])
+    r = qm.solve(opened)
+    assert r.method == "qna"
+    np.testing.assert_array_equal(r.class_response_time, qm.qna(opened).class_response_time)
+    # exponential service: the product-form methods answer, not the two-moment ones
+    plain = _net(qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08))
+    assert qm.solve(plain).method == "exact"

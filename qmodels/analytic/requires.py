@@ -182,20 +182,30 @@ def _general_stations(net: Network, *, ld: bool) -> str | None:
     return None
 
 
+def _general_service(net: Network) -> str | None:
+    """Some FCFS queue has general service (else the product-form methods,
+    exact or Linearizer, answer at least as well)."""
+    if service_shapes(net) is None:
+        return ("every FCFS queue has exponential service: the product-form methods "
+                "answer")
+    return None
+
+
 def for_qna(net: Network) -> str | None:
-    """``qna``: numbers, open classes, no pools or finite room, delays and
-    FCFS/PS/LCFS-PR queues with any service shape."""
+    """``qna``: numbers, open classes, an FCFS queue with general service,
+    no pools or finite room, delays and FCFS/PS/LCFS-PR queues."""
     low = net.lowered
     if not low.is_open.all():
         return "the network has closed classes (QNA is for open networks)"
-    return numeric(net) or pools(net) or capacities(net, None) or _general_stations(
-        net, ld=False)
+    return (numeric(net) or _general_service(net) or pools(net) or capacities(net, None)
+            or _general_stations(net, ld=False))
 
 
 def for_mva_residual(net: Network) -> str | None:
-    """``mva-residual``: numbers, closed classes, no pools or binding
-    capacity, delays and FCFS/PS/LCFS-PR queues with any service shape."""
-    return (numeric(net) or closed_only(net) or pools(net)
+    """``mva-residual``: numbers, closed classes, an FCFS queue with general
+    service, no pools or binding capacity, delays and FCFS/PS/LCFS-PR
+    queues (and load-dependent stations with exponential service)."""
+    return (numeric(net) or closed_only(net) or _general_service(net) or pools(net)
             or capacities(net, closed_population(net)) or _general_stations(net, ld=True))
 
 
