@@ -109,6 +109,19 @@ def test_popularity_validation():
     assert qm.Popularity([3, 1], normalize=True).probabilities.tolist() == [0.75, 0.25]
 
 
+def test_functions_validate_their_inputs():
+    with pytest.raises(InvalidValueError, match="policy.*'lfu'"):
+        characteristic_time([0.5, 0.5], 1, "lfu")
+    with pytest.raises(InvalidValueError, match="capacity.*-2"):
+        characteristic_time([0.5, 0.5], -2)
+    with pytest.raises(InvalidValueError, match="item 1 .*-0.5"):
+        item_hit_ratios([1.5, -0.5], 1)
+    # policy names are case-insensitive everywhere
+    z = qm.Zipf(0.8, 50)
+    assert item_hit_ratios(z, 5, "FIFO").tolist() == item_hit_ratios(z, 5, "fifo").tolist()
+    assert qm.Cache(5, z, "Random").policy == "random"
+
+
 def test_cache_errors_name_the_value():
     z = qm.Zipf(0.8, 100)
     with pytest.raises(InvalidValueError, match="policy.*'lfu'"):

@@ -27,27 +27,26 @@ References
 ----------
 .. [Che] H. Che, Y. Tung & Z. Wang, "Hierarchical Web caching systems:
    modeling, design and experimental results", IEEE J. Selected Areas in
-   Communications 20(7), 2002, pp. 1305-1314, sec. II (the characteristic
+   Communications 20(7), 2002, pp. 1305-1314 (the characteristic
    time T_C of an LRU cache: sum_i (1 - exp(-q_i T_C)) = C, hit
    probability 1 - exp(-q_i T_C)).
 .. [FRR] C. Fricker, P. Robert & J. Roberts, "A versatile and accurate
    approximation for LRU cache performance", 24th International
    Teletraffic Congress (ITC 24), 2012 (why Che's approximation is
    accurate: the number of distinct items requested in time T
-   concentrates around its mean when many items share the cache, with
-   errors vanishing as the catalog grows; accurate already for catalogs
-   of a few hundred items with Zipf popularity).
+   concentrates around its mean when many items share the cache, so the
+   error vanishes as the catalog and the cache grow).
 .. [MGL] V. Martina, M. Garetto & E. Leonardi, "A unified approach to the
-   performance analysis of caching systems", IEEE INFOCOM 2014, sec. IV
-   (FIFO and RANDOM under the IRM: an item stays a time T_C after its
+   performance analysis of caching systems", IEEE INFOCOM 2014 (FIFO and
+   RANDOM under the IRM: an item stays a time T_C after its
    insertion regardless of requests, giving h_i = q_i T_C / (1 + q_i T_C)
    with sum_i h_i = C).
 .. [Gelenbe] E. Gelenbe, "A unified approach to the evaluation of a class
-   of replacement algorithms", IEEE Trans. Computers C-22(6), 1973,
-   pp. 611-618 (FIFO and RANDOM have the same stationary distribution of
-   cache contents under the IRM, P(S) proportional to prod_{i in S} q_i).
+   of replacement algorithms", IEEE Trans. Computers C-22(6), 1973 (FIFO
+   and RANDOM have the same stationary distribution of cache contents
+   under the IRM, P(S) proportional to prod_{i in S} q_i).
 .. [King] W. F. King III, "Analysis of demand paging algorithms", IFIP
-   Congress 1971, pp. 485-490 (exact LRU under the IRM: the ordered
+   Congress 1971 (exact LRU under the IRM: the ordered
    content (i_1 .. i_C), most recent first, has probability
    prod_k q_{i_k} / (1 - q_{i_1} - ... - q_{i_{k-1}})).
 .. [Jel] P. R. Jelenkovic, "Asymptotic approximation of the move-to-front
@@ -205,6 +204,20 @@ class Popularity:
         return int(self.probabilities.size)
 
 
+def _probabilities(q) -> np.ndarray:
+    """q as a validated probability vector (no copy if it is a popularity's)."""
+    if isinstance(q, (Zipf, Popularity)):
+        return q.probabilities
+    return Popularity(q).probabilities
+
+
+def _policy(policy, who):
+    if not isinstance(policy, str) or policy.lower() not in POLICIES:
+        raise InvalidValueError(
+            f"{who}: policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    return policy.lower()
+
+
 def _popularity(p):
     if isinstance(p, (Zipf, Popularity)):
         return p
@@ -241,8 +254,8 @@ def characteristic_time(q, capacity, policy: str = "lru") -> float:
 
     Solves, for 0 < C < n+ (n+ the number of items with q_i > 0)::
 
-        LRU ([Che] sec. II):          sum_i (1 - exp(-q_i T_C)) = C
-        FIFO, RANDOM ([MGL] sec. IV): sum_i q_i T_C / (1 + q_i T_C) = C
+        LRU ([Che]):          sum_i (1 - exp(-q_i T_C)) = C
+        FIFO, RANDOM ([MGL]): sum_i q_i T_C / (1 + q_i T_C) = C
 
     Both sides increase strictly with T_C, from 0 at T_C = 0 to n+, so the
     root is unique.  It is bracketed in closed form: each term is at most
@@ -253,11 +266,16 @@ def characteristic_time(q, capacity, policy: str = "lru") -> float:
     the catalog per iteration, ~1 s for 10^7 items).
 
     Returns 0 for C = 0 and ``inf`` for C >= n+ (every requested item fits).
+    ``q``: a :class:`Zipf`, a :class:`Popularity` or a probability vector
+    (validated as a :class:`Popularity`).
     """
-    q = np.asarray(q, dtype=float)
+    q = _probabilities(q)
+    policy = _policy(policy, "characteristic_time")
+    C = check_real(_numeric(capacity, "characteristic_time: capacity"),
+                   "characteristic_time: capacity")
     q = q[q > 0]
     n = q.size
-    C = float(capacity)
+    C = float(C)
     if C <= 0:
         return 0.0
     if C >= n:
@@ -288,12 +306,14 @@ def item_hit_ratios(q, capacity, policy: str = "lru") -> np.ndarray:
     h_i = q_i T_C / (1 + q_i T_C); T_C from :func:`characteristic_time`.
     C = 0 gives 0 for every item, C >= n+ gives 1 for every requested item.
     """
-    q = np.asarray(q, dtype=float)
-    T = characteristic_time(q, capacity, policy)
+    pop = q if isinstance(q, (Zipf, Popularity)) else Popularity(q)
+    q = pop.probabilities
+    policy = _policy(policy, "item_hit_ratios")
+    T = characteristic_time(pop, capacity, policy)
     if T == 0:
         return np.zeros_like(q)
     if math.isinf(T):
-        return (q > 0).astype(float) if capacity < q.size else np.ones_like(q)
+        return (q > 0).astype(float) if float(capacity) < q.size else np.ones_like(q)
     x = q * T
     return -np.expm1(-x) if policy == "lru" else x / (1.0 + x)
 
@@ -323,12 +343,10 @@ def loop_hit_ratio(items, capacity, policy: str = "lru") -> float:
                     minimum=1)
     C = check_count(_numeric(capacity, "loop_hit_ratio: capacity"),
                     "loop_hit_ratio: capacity", minimum=0)
-    if not isinstance(policy, str) or policy.lower() not in POLICIES:
-        raise InvalidValueError(
-            f"loop_hit_ratio: policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    policy = _policy(policy, "loop_hit_ratio")
     if C >= F:
         return 1.0
-    if C == 0 or policy.lower() != "random" or C == 1:
+    if C == 0 or policy != "random" or C == 1:
         return 0.0
     from scipy.special import lambertw
 
@@ -415,10 +433,7 @@ class Cache(Element):
                         minimum=0)
         object.__setattr__(self, "capacity", c)
         object.__setattr__(self, "popularity", _popularity(self.popularity))
-        if not isinstance(self.policy, str) or self.policy.lower() not in POLICIES:
-            raise InvalidValueError(
-                f"Cache: policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        object.__setattr__(self, "policy", self.policy.lower())
+        object.__setattr__(self, "policy", _policy(self.policy, "Cache"))
         if self.lookup is not None:
             object.__setattr__(self, "lookup", _nonneg(self.lookup, "Cache: lookup"))
 
@@ -432,12 +447,12 @@ class Cache(Element):
     def characteristic_time(self) -> float:
         """T_C in requests (0 for an empty cache, ``inf`` when every
         requested item fits); see :func:`characteristic_time`."""
-        return characteristic_time(self.popularity.probabilities, self.capacity, self.policy)
+        return characteristic_time(self.popularity, self.capacity, self.policy)
 
     @cached_property
     def item_hit_ratios(self) -> np.ndarray:
         """h_i for each item (in the popularity's order), a read-only array."""
-        h = item_hit_ratios(self.popularity.probabilities, self.capacity, self.policy)
+        h = item_hit_ratios(self.popularity, self.capacity, self.policy)
         h.flags.writeable = False
         return h
 
