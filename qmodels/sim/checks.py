@@ -20,6 +20,7 @@ from ..errors import InvalidValueError
 from ..model.network import Closed, Network, Open
 from .flatten import Flat, limiting_capacity
 from .stats import check_level, estimate
+from .tails import check_batches, check_tails, default_horizon_need
 from .windows import _trend_series
 
 #: default events per replication when no horizon is given (at least)
@@ -152,6 +153,12 @@ def _default_horizon(net: Network, flat: Flat):
     if RELAXATIONS * relax > t_min:
         t_min = RELAXATIONS * relax
         why = f"{RELAXATIONS} relaxation times of {who}"
+    # heavy tails: enough draws of each per replication (qmodels.sim.tails)
+    # (only when that fits under the event cap: a need far beyond it is left
+    # to the run's own warning rather than paid for with a capped run)
+    t_tail, why_tail = default_horizon_need(net, flat, lambda ci: _throughput_bound(net, ci))
+    if t_tail > t_min and t_tail * rate <= MAX_DEFAULT_EVENTS:
+        t_min, why = t_tail, why_tail
     horizon = max(DEFAULT_EVENTS / rate, t_min)
     if horizon * rate > MAX_DEFAULT_EVENTS:
         need = horizon
@@ -215,15 +222,23 @@ class _Checks:
 def _diagnose(net: Network, flat: Flat, obs, chk: _Checks, horizon: float, warm_mean: float,
               method: str):
     """Problems found in a finished run, as (kind, message): a transient
-    not removed, too few events, cycles or completions, a number present
-    that grows, a law broken (throughput above its asymptotic bound,
-    unequal throughputs per visit).  Laws are tested with intervals at
-    CHECK_LEVEL, so a warning means the run, not chance, is at fault."""
+    not removed, too few events, cycles or completions, a heavy-tailed
+    distribution drawn too rarely per observation or correlated batch means
+    (:mod:`qmodels.sim.tails`), a number present that grows, a law broken
+    (throughput above its asymptotic bound, unequal throughputs per visit).
+    Laws are tested with intervals at CHECK_LEVEL, so a warning means the
+    run, not chance, is at fault."""
     out = []
     hint = "pass a longer horizon="
     drift = _drift(net, obs, chk, method)
     if drift is not None:
         out.append(drift)
+    # heavy tails drawn too rarely per observation; batch means that are
+    # correlated (qmodels.sim.tails): intervals that cannot be trusted
+    span = (horizon - warm_mean) / (len(obs) if method == "batch_means" else 1)
+    out.extend(check_tails(net, flat, obs, span))
+    if method == "batch_means":
+        out.extend(check_batches(net, obs, CHECK_LEVEL))
     ev = min(chk.events) if chk.events else 0
     if ev < MIN_EVENTS:
         out.append(("short", f"a run saw only {ev} events (fewer than {MIN_EVENTS}): its figures "
