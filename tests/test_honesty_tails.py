@@ -171,3 +171,17 @@ def test_coverage_or_warning_over_seeds(dist, seeds, capsys):
         print(f"\n{dist}: exact R {R:.4g}, missed {missed}/{seeds}, warned {warned}/{seeds}, "
               f"silent misses {silent}")
     assert silent <= 4
+
+
+def test_pareto_round_trips_and_jsimg_refuses_it_by_name(tmp_path):
+    from qmodels.errors import UnsupportedModelError
+    from qmodels.io import modelfile
+    from qmodels.io.jsimg import to_jsimg
+
+    net, _ = _mg1(qm.Pareto(3.5), 0.5)
+    for ext in ("yaml", "json"):
+        p = tmp_path / f"m.{ext}"
+        modelfile.save(net, p)
+        assert modelfile.load(p) == net
+    with pytest.raises(UnsupportedModelError, match="pareto"):
+        to_jsimg(net)
