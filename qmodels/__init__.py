@@ -47,6 +47,7 @@ from .model.distributions import (
     Exponential,
     HyperExponential,
     Lognormal,
+    Pareto,
     Uniform,
 )
 from .model.network import (
@@ -147,7 +148,7 @@ __all__ = [
     # model
     "Network", "Station", "Delay", "Queue", "LoadDependent", "Closed", "Open", "Power",
     "TokenPool", "distributions", "Distribution", "Exponential", "Deterministic", "Erlang",
-    "HyperExponential", "Lognormal", "Uniform", "Empirical",
+    "HyperExponential", "Lognormal", "Uniform", "Empirical", "Pareto",
     # solvers
     "solve", "methods", "mva", "bounds", "Bounds", "bottleneck", "saturation_population",
     # laws

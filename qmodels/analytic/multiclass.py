@@ -63,6 +63,13 @@ _MAX_LD_WORK = 2e8
 #: exact solver accepts; beyond, it names the approximations.
 _MAX_POINTS = 1e9
 _MAX_FLOATS = 2e8
+#: Time: the lattice recursion costs about _SECONDS_PER_UNIT per population
+#: vector x class x station (x 2**M complement networks), measured on one
+#: x86-64 core (4 classes x 25-40 jobs, 3-6 stations: 0.15-0.24 us; a point's
+#: fixed overhead folded in); beyond _MAX_SECONDS of estimated time the exact
+#: solver refuses with the estimate (4 classes x 150 jobs ran 349 s before).
+_SECONDS_PER_UNIT = 2e-7
+_MAX_SECONDS = 60.0
 
 
 
@@ -93,6 +100,17 @@ def _closed_arrays(net: Network, D, Z, N, solver: str):
         mult[i, len(a):] = a[-1]
         nmult[i] = len(a)
     return Dk, kind, ldpos, np.array(ld_st, np.int64), mult[:M] if M else mult[:0], nmult[:M]
+
+
+def exact_seconds(points: int, C: int, K: int, M: int = 0) -> float:
+    """Estimated seconds of the exact multi-class recursion: population
+    vectors x classes x stations (x 2**M complement networks for M
+    multi-server or load-dependent stations) x _SECONDS_PER_UNIT.  The
+    recursion does O(C K) work per population vector (Reiser & Lavenberg
+    1980; Lazowska et al. 1984, sec. 7.4.2), once per complement network
+    (the networks without each subset of those stations, see
+    :func:`solve_exact`)."""
+    return float(points) * max(C, 1) * max(K, 1) * (2 ** M) * _SECONDS_PER_UNIT
 
 
 def _lattice_size(N) -> int:
@@ -126,6 +144,16 @@ def _closed_exact_arrays(net: Network, D, Z, N, curve: bool, progress=None):
             f"vectors and stores {floats:.3g} numbers (limits {_MAX_POINTS:.0e} and "
             f"{_MAX_FLOATS:.0e}{', curve=True stores every point' if curve else ''}): "
             "use method='schweitzer' or 'linearizer'"
+        )
+    est = exact_seconds(Lsize, C, K, M)
+    if est > _MAX_SECONDS:
+        pops = ", ".join(f"{c.name}={n}" for c, n in zip(net.classes, N, strict=True))
+        raise ProblemTooLargeError(
+            f"exact multi-class MVA over populations ({pops}) visits {Lsize:.3g} population "
+            f"vectors x {C} classes x {K} stations{f' x 2^{M} subnetworks' if M else ''}: "
+            f"an estimated {est:.3g} s (about {_SECONDS_PER_UNIT:.1e} s per vector x class x "
+            f"station on one core), more than the {_MAX_SECONDS:g} s limit; use "
+            "method='schweitzer' or 'linearizer' (approximate MVA, seconds), or 'bounds'"
         )
     Nv = np.asarray(N, dtype=np.int64)
     if M == 0:
@@ -361,7 +389,9 @@ def solve_exact(net: Network, *, curve: bool = False, progress: bool | None = No
         R_ck(n) = D_ck (1 + Q_k(n - e_c))    (queue; delay: D_ck)
         X_c(n) = n_c / (Z_c + sum_k R_ck(n)),  Q_k(n) = sum_c X_c(n) R_ck(n)
 
-    Cost O(K C prod_c (N_c + 1)), memory O(K prod_{c>1} (N_c + 1)).
+    Cost O(K C prod_c (N_c + 1)), memory O(K prod_{c>1} (N_c + 1)); a
+    lattice whose estimated time (:func:`exact_seconds`) passes 60 s is
+    refused with a :class:`~qmodels.errors.ProblemTooLargeError` stating it.
     Multi-server and load-dependent stations use the arrival theorem with
     marginal probabilities (Bolch et al. 2006, eqs. 8.35-8.37, 8.43); the
     probability of an empty station, whose textbook form 1 - sum_j p(j)

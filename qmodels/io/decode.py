@@ -45,8 +45,10 @@ _DISTS = {
     "lognormal": (dist.Lognormal, ("scv",)),
     "uniform": (dist.Uniform, ("spread",)),
     "empirical": (dist.Empirical, ("samples",)),
+    "pareto": (dist.Pareto, ("alpha",)),
 }
-_DIST_ATTR = {"k": "k", "scv": "scv_value", "spread": "spread", "samples": "samples"}
+_DIST_ATTR = {"k": "k", "scv": "scv_value", "spread": "spread", "samples": "samples",
+              "alpha": "alpha"}
 
 
 def _path_key(path: str):

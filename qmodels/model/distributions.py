@@ -30,6 +30,7 @@ __all__ = [
     "Lognormal",
     "Uniform",
     "Empirical",
+    "Pareto",
     "is_exponential",
 ]
 
@@ -161,6 +162,33 @@ class Empirical(Distribution):
     def scv(self):
         arr = np.asarray(self.samples)
         return float(arr.var() / arr.mean() ** 2)
+
+
+@dataclass(frozen=True)
+class Pareto(Distribution):
+    """Pareto (type I) of shape ``alpha`` > 2 (a finite variance): P(X > x)
+    = (x_m / x)^alpha for x >= x_m, scaled so that its mean alpha x_m /
+    (alpha - 1) is the model's mean; SCV = 1 / (alpha (alpha - 2)) (Law
+    2015, sec. 6.2.2; Johnson, Kotz & Balakrishnan, *Continuous Univariate
+    Distributions* 1, 2nd ed. 1994, ch. 20).  A power-law tail: its k-th
+    moment is infinite for k >= alpha, so with alpha <= 4 an FCFS queue's
+    waiting times have no finite variance constant and no simulation run
+    gives a trustworthy interval there (the simulator says so)."""
+
+    alpha: float = 3.0
+    name = "pareto"
+
+    def __post_init__(self):
+        a = self.alpha
+        if isinstance(a, bool) or not isinstance(a, (int, float)) or not math.isfinite(a) \
+                or a <= 2:
+            raise InvalidValueError(
+                f"Pareto: alpha must be a finite number > 2 (a finite variance), got {a!r}")
+
+    @property
+    def scv(self):
+        a = float(self.alpha)
+        return 1.0 / (a * (a - 2.0))
 
 
 def is_exponential(dist) -> bool:

@@ -260,10 +260,10 @@ def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, preci
         # a default horizon too short for the transient or for the cycles of
         # each job: run again, 4x longer (the same seed, so the same streams)
         if not (default_horizon and capped is None and attempt < EXTENSIONS and any(
-                kind in ("warmup", "cycles") for kind, _ in problems)):
+                kind in ("warmup", "cycles", "tail") for kind, _ in problems)):
             break
         extended.append(f"default horizon {horizon:.6g} made 4x longer: "
-                        + next(m for k, m in problems if k in ("warmup", "cycles")))
+                        + next(m for k, m in problems if k in ("warmup", "cycles", "tail")))
         horizon *= 4.0
     if capped:
         problems.insert(0, ("horizon", capped))

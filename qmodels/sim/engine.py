@@ -76,7 +76,7 @@ NSI = 7
 # status codes returned by run()
 OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
 # distribution kinds
-D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP = range(7)
+D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP, D_PARETO = range(8)
 
 INF_CAP = 1 << 62
 
@@ -132,6 +132,10 @@ def draw(kind, a, b, off, ln, emp, mean, rng, SI):
         return math.exp(math.log(mean) - 0.5 * a * a + a * _norm(rng, SI))
     if kind == D_UNIF:
         return mean * (1.0 - a + 2.0 * a * _uni(rng, SI))
+    if kind == D_PARETO:
+        # a = shape alpha, b = scale x_m / mean = (alpha - 1) / alpha; by
+        # inversion of F(x) = 1 - (x_m / x)^alpha (Law 2015, sec. 8.2.1)
+        return mean * b * (1.0 - _uni(rng, SI)) ** (-1.0 / a)
     # empirical: samples normalised to mean 1, resampled uniformly
     i = int(_uni(rng, SI) * ln)
     if i >= ln:

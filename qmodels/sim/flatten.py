@@ -51,6 +51,7 @@ from ..model.distributions import (
     Exponential,
     HyperExponential,
     Lognormal,
+    Pareto,
     Uniform,
 )
 from ..model.network import (
@@ -154,6 +155,12 @@ def _encode_distribution(dist, who: str, emp: list):
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not (0 <= s <= 1):
             raise InvalidValueError(f"{who}: Uniform spread must be in [0, 1], got {s!r}")
         return E.D_UNIF, float(s), 0.0, 0, 0
+    if isinstance(dist, Pareto):
+        al = dist.alpha
+        if isinstance(al, bool) or not isinstance(al, (int, float)) or not math.isfinite(al) \
+                or al <= 2:
+            raise InvalidValueError(f"{who}: Pareto alpha must be > 2, got {al!r}")
+        return E.D_PARETO, float(al), (float(al) - 1.0) / float(al), 0, 0
     if isinstance(dist, Empirical):
         arr = np.asarray(dist.samples, dtype=float)
         if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0) or arr.sum() <= 0:

@@ -168,14 +168,47 @@ def _batch_plan(spec: _Spec, points: _Grid):
             "stations": base.station_names, "class": cls.name}
 
 
+#: work (population x stations, summed over rows) per call of the compiled
+#: kernel: about 0.1 s, so that Ctrl-C (seen by Python between calls) stops a
+#: batched sweep within a second
+SLICE_WORK = 3e7
+
+
+def _slices(N, K: int):
+    """Row ranges [a, b) whose summed work (N + 1) K stays under SLICE_WORK
+    (a single heavier row is a slice of its own)."""
+    work = np.cumsum((np.asarray(N, dtype=float) + 1.0) * max(K, 1))
+    out, a = [], 0
+    while a < len(work):
+        base = work[a - 1] if a else 0.0
+        b = int(np.searchsorted(work, base + SLICE_WORK, side="right"))
+        b = max(b, a + 1)
+        out.append((a, b))
+        a = b
+    return out
+
+
 def _batch_chunk(D, Z, N, c, delay):
-    """Worker task of the batched route: X and Q of the rows."""
+    """Worker task of the batched route: X and Q of the rows, solved in
+    slices of SLICE_WORK so that a KeyboardInterrupt is seen between them
+    (each row is solved on its own: the slicing changes no number)."""
     from ..analytic.batch import mva_batch
 
-    if len(N) and (N == N[0]).all():
-        N = int(N[0])   # one population: mva_batch skips its per-row check
-    r = mva_batch(D, Z, N, servers=c, delay=np.broadcast_to(delay, D.shape))
-    return np.array(r.throughput), np.array(r.queue_length)
+    B = D.shape[0]
+    Zs = np.broadcast_to(np.asarray(Z, dtype=float), (B,))
+    cs = np.broadcast_to(c, D.shape)
+    Xs, Qs = [], []
+    for a, b in _slices(N, D.shape[1]):
+        n = N[a:b]
+        if len(n) and (n == n[0]).all():
+            n = int(n[0])   # one population: mva_batch skips its per-row check
+        r = mva_batch(D[a:b], Zs[a:b], n, servers=cs[a:b],
+                      delay=np.broadcast_to(delay, D[a:b].shape))
+        Xs.append(np.array(r.throughput))
+        Qs.append(np.array(r.queue_length))
+    if not Xs:
+        return np.zeros(0), np.zeros((0, D.shape[1]))
+    return np.concatenate(Xs), np.concatenate(Qs)
 
 
 def _batch_task(spec: _Spec, cols: Mapping, first: int):
