@@ -68,7 +68,7 @@ _LAZY = {
     "queues": ("qmodels.analytic.queues", None),
     **{n: ("qmodels.analytic.queues", n) for n in (
         "QueueMetrics", "erlang_b", "erlang_c", "mm1", "mmc", "mm1k", "mmck", "mminf",
-        "mg1", "md1", "gg1", "ggc")},
+        "mg1", "md1", "gg1", "ggc", "mg1_prio", "mg1_prio_pr", "mmc_prio")},
     # model files
     "modelfile": ("qmodels.io.modelfile", None),
     "load": ("qmodels.io.modelfile", "load"),
