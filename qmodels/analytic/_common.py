@@ -61,12 +61,45 @@ def non_exponential_fcfs(net: Network):
 
     V = net.visits
     for k, s in enumerate(net.stations):
-        if not isinstance(s, Queue) or s.discipline != "fcfs" or is_exponential(s.distribution):
+        fcfs = isinstance(s, Queue) and (
+            s.discipline == "fcfs" or (s.discipline in ("prio", "prio-pr")
+                                       and len(_priority_levels(net, k)) <= 1))
+        if not fcfs or is_exponential(s.distribution):
             continue
         if any(V[i][k] != 0 for i in range(len(net.classes))):
             d = s.distribution
             return s, f"station {s.name!r} (FCFS, {type(d).__name__} service, scv {d.scv:g})"
     return None, None
+
+
+def _priority_levels(net: Network, k: int) -> set:
+    """The priority levels of the classes that visit station k."""
+    V = net.visits
+    return {int(c.priority) for i, c in enumerate(net.classes) if V[i][k] != 0}
+
+
+def mixed_priority_station(net: Network):
+    """The first ``prio``/``prio-pr`` queue visited by classes of more than
+    one priority level, or None.  With one level present a priority queue
+    serves FCFS (the order within a level), so only a mix breaks product
+    form (BCMP allows no class-dependent order; Baskett et al. 1975)."""
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Queue) and s.discipline in ("prio", "prio-pr") \
+                and len(_priority_levels(net, k)) > 1:
+            return s
+    return None
+
+
+def _check_priorities(net: Network, solver: str):
+    """Refuse, naming it, a priority queue whose classes have different
+    levels: no product form, so no exact or product-form answer."""
+    s = mixed_priority_station(net)
+    if s is not None:
+        levels = sorted(_priority_levels(net, net.station_names.index(s.name)))
+        raise UnsupportedModelError(
+            f"station {s.name!r}: discipline {s.discipline!r} with classes of priority levels "
+            f"{levels} breaks product form; {solver} cannot honour it: use method='priority' "
+            "(an approximation) or method='sim'")
 
 
 def _check_service_shapes(net: Network, solver: str):
@@ -76,6 +109,7 @@ def _check_service_shapes(net: Network, solver: str):
     visits with another shape is refused, naming the station: the
     product-form answer would be that of the exponential, silently (M/D/1
     waits half as long as M/M/1; Kleinrock 1975, eq. 5.85)."""
+    _check_priorities(net, solver)
     s, _ = non_exponential_fcfs(net)
     if s is not None:
         d = s.distribution
@@ -179,13 +213,19 @@ def _ps_notes(net: Network) -> list[str]:
         differs = multi & (big - small > 1e-12 * np.maximum(1.0, np.abs(big)))
     names = [
         s.name for k, s in enumerate(net.stations)
-        if differs[k] and not isinstance(s, Delay) and getattr(s, "discipline", "fcfs") != "ps"
+        if differs[k] and not isinstance(s, Delay)
+        and getattr(s, "discipline", "fcfs") not in ("ps", "lcfs-pr")
     ]
+    prio = [s.name for k, s in enumerate(net.stations)
+            if isinstance(s, Queue) and s.discipline in ("prio", "prio-pr") and used[:, k].any()]
+    notes = ([f"priority station(s) {', '.join(repr(n) for n in prio)}: every class there has "
+              "the same priority level, so the discipline serves them FCFS (solved as FCFS)"]
+             if prio else [])
     if not names:
-        return []
+        return notes
     shown = ", ".join(repr(n) for n in names[:8]) + (
         f" and {len(names) - 8} more" if len(names) > 8 else "")
-    return [
+    return notes + [
         f"FCFS station(s) {shown} with class-dependent service times are solved as "
         "processor sharing (BCMP type 2), which product form requires"
     ]
