@@ -118,6 +118,8 @@ _LAZY = {
     **{n: ("qmodels.analytic.bounds", n) for n in ("geometric_bounds", "proportional_bounds")},
     **{n: ("qmodels.analytic.bounds_multiclass", n) for n in ("multiclass_bounds", "pool_bounds")},
     "job_speed": ("qmodels.analytic.laws", "job_speed"),
+    # networks with priority queues (an approximation; method='priority')
+    "priority": ("qmodels.analytic.priority", "priority"),
     "exact_network": ("qmodels.symbolic.exact", "exact_network"),
     "pool_chains": ("qmodels.model", "pool_chains"),
     # the five source systems as models

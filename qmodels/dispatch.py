@@ -56,6 +56,12 @@ METHODS: dict[str, Method] = {
     "exact-symbolic": Method(
         "qmodels.symbolic.mva", "solve_symbolic",
         "exact single-class MVA in rational expressions of the model's symbols"),
+    "priority": Method(
+        "qmodels.analytic.priority", "priority",
+        "APPROXIMATION for priority queues (prio, prio-pr) with mixed priority levels: "
+        "closed single-server networks by the MVA priority approximation (Bryant et al. "
+        "1984 form, Schweitzer arrival instants); open networks by exact single-station "
+        "priority formulas (Cobham; preemptive resume) on Poisson class flows"),
     "sim": Method(
         "qmodels.sim.api", "simulate",
         "discrete-event simulation with confidence intervals (needs seed=...)"),
