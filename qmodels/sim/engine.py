@@ -11,21 +11,23 @@ not change a single number.
 Model arrays (read only)
 ------------------------
 ``STI[k]`` (int): kind (0 delay, 1 FCFS with c servers, 2 sharing: PS or
-load-dependent, 3 non-preemptive priority, 4 preemptive-resume priority, 5
-LCFS preemptive resume; see :func:`prio_arrive`), utilisation kind (0
-servers held, 1 min(n, c), 2 n > 0), servers, capacity, distribution kind,
-offset and length of its empirical samples, length of its rate table.
-``STF[k]`` (float): distribution parameters a, b and the utilisation
-divisor. ``RM[k, :]``: total service rate multiplier f(n) of a sharing
-station with n jobs (PS with c servers: min(n, c)). ``S[c, k]``: mean
-service time. ``CLI[c]``: open flag, population, inter-arrival kind,
-empirical offset and length, priority level (0 the highest). ``CLF[c]``:
+load-dependent), utilisation kind (0 servers held, 1 min(n, c), 2 n > 0),
+servers, capacity, distribution kind, offset and length of its empirical
+samples, length of its rate table.  ``STF[k]`` (float): distribution
+parameters a, b and the utilisation divisor.  ``RM[k, :]``: total service
+rate multiplier f(n) of a sharing station with n jobs (PS with c servers:
+min(n, c)).  ``S[c, k]``: mean service time.  ``CLI[c]``: open flag,
+population, inter-arrival kind, empirical offset and length.  ``CLF[c]``:
 think time Z, mean inter-arrival time, a, b, log of the first histogram
-edge, bins per unit of log. Routing: ``RN[c, r]`` destinations of row r (r =
-K is the start of a cycle, destination K its end), ``RD`` the destinations,
-``RC`` their cumulative probabilities. Pools: ``PLI[p]`` tokens, acquire and
-release station; ``ACQ[c, k]`` / ``REL[c, k]`` bit masks of the pools class
-c takes on entering / gives back on leaving k.
+edge, bins per unit of log.  Routing: ``RN[c, r]`` destinations of row r
+(r = K is the start of a cycle, destination K its end), ``RD`` the
+destinations, ``RC`` their cumulative probabilities.  Pools: ``PLI[p]``
+tokens, acquire and release station; ``ACQ[c, k]`` / ``REL[c, k]`` bit
+masks of the pools class c takes on entering / gives back on leaving k.
+
+Priority stations (kinds 3 non-preemptive priority, 4 preemptive-resume
+priority, 5 LCFS preemptive resume; :func:`prio_arrive`) read the class's
+priority level in ``CLI[c, CL_PRIO]`` (0 the highest).
 
 :func:`run` takes the arrays in three tuples, ``M`` (the model arrays
 above, read only), ``J`` (the state: job table, event heap, stations,
