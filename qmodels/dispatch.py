@@ -59,9 +59,9 @@ METHODS: dict[str, Method] = {
     "priority": Method(
         "qmodels.analytic.priority", "priority",
         "APPROXIMATION for priority queues (prio, prio-pr) with mixed priority levels: "
-        "closed single-server networks by the MVA priority approximation (Bryant et al. "
-        "1984 form, Schweitzer arrival instants); open networks by exact single-station "
-        "priority formulas (Cobham; preemptive resume) on Poisson class flows"),
+        "closed single-server networks by Sevcik's shadow server in Schweitzer's approximate "
+        "MVA; open networks by exact single-station priority formulas (Cobham; preemptive "
+        "resume) on Poisson class flows"),
     "sim": Method(
         "qmodels.sim.api", "simulate",
         "discrete-event simulation with confidence intervals (needs seed=...)"),
