@@ -10,6 +10,14 @@ replications with MSER-5 warm-up); prints one line per class, then the
 maximum and mean of |R error| over all classes, closed and open apart.
 ``tests/test_priority.py::test_network_approximation_against_simulation``
 (slow) checks the same networks with the tolerances stated there.
+
+2026-11-25, defaults (horizon 20,000, 8 replications, seed 1), |R error|:
+closed networks max 19.8 % (the low class of the scv-4 egress port, whose
+FCFS version is 17 % off too: the residual-service form, not the
+priority part; the exponential networks: max 11.2 %), mean 7.0 % over 9
+classes; open networks max 4.6 % (the tandem downstream of a HOL port),
+mean 1.5 % over 9 classes (single stations within the simulator's
+confidence interval).
 """
 
 from __future__ import annotations
