@@ -69,7 +69,7 @@ _LAZY = {
     "queues": ("qmodels.analytic.queues", None),
     **{n: ("qmodels.analytic.queues", n) for n in (
         "QueueMetrics", "erlang_b", "erlang_c", "mm1", "mmc", "mm1k", "mmck", "mminf",
-        "mg1", "md1", "gg1", "ggc")},
+        "mg1", "md1", "gg1", "ggc", "mg1_prio", "mg1_prio_pr", "mmc_prio")},
     # model files
     "modelfile": ("qmodels.io.modelfile", None),
     "load": ("qmodels.io.modelfile", "load"),
@@ -125,6 +125,8 @@ _LAZY = {
     **{n: ("qmodels.analytic.bounds", n) for n in ("geometric_bounds", "proportional_bounds")},
     **{n: ("qmodels.analytic.bounds_multiclass", n) for n in ("multiclass_bounds", "pool_bounds")},
     "job_speed": ("qmodels.analytic.laws", "job_speed"),
+    # networks with priority queues (an approximation; method='priority')
+    "priority": ("qmodels.analytic.priority", "priority"),
     "exact_network": ("qmodels.symbolic.exact", "exact_network"),
     "pool_chains": ("qmodels.model", "pool_chains"),
     # the five source systems as models

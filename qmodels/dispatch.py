@@ -81,6 +81,12 @@ METHODS: dict[str, Method] = {
     "exact-symbolic": Method(
         "qmodels.symbolic.mva", "solve_symbolic",
         "exact single-class MVA in rational expressions of the model's symbols"),
+    "priority": Method(
+        "qmodels.analytic.priority", "priority",
+        "APPROXIMATION for priority queues (prio, prio-pr) with mixed priority levels: "
+        "closed single-server networks by Sevcik's shadow server in Schweitzer's approximate "
+        "MVA; open networks by exact single-station priority formulas (Cobham; preemptive "
+        "resume) on Poisson class flows", "for_priority"),
     "sim": Method(
         "qmodels.sim.api", "simulate",
         "discrete-event simulation with confidence intervals (needs seed=...)"),
@@ -89,7 +95,7 @@ METHODS: dict[str, Method] = {
 
 #: the methods ``solve(net)`` tries, most exact first (an approximation only
 #: where the exact method cannot answer: not product form, or too large)
-AUTO_ORDER = ("exact", "decomposition", "mva-residual", "qna", "linearizer")
+AUTO_ORDER = ("exact", "priority", "decomposition", "mva-residual", "qna", "linearizer")
 
 
 #: names other tools and textbooks use for a method here: suggested, never

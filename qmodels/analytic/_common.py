@@ -69,14 +69,26 @@ def non_exponential_fcfs(net: Network):
         return None, None
     low = net.lowered
     V = net.visits
-    for k, kind in enumerate(low.kind):
-        if kind != "queue" or low.discipline[k] != "fcfs" or low.exponential[k]:
+    for k in range(len(low.kind)):
+        if not low.acts_fcfs[k] or low.exponential[k]:
             continue
         if any(V[i][k] != 0 for i in range(len(low.class_names))):
             s = net.stations[k]
             d = s.distribution
             return s, f"station {s.name!r} (FCFS, {type(d).__name__} service, scv {d.scv:g})"
     return None, None  # pragma: no cover - service_shapes found one above
+
+
+def mixed_priority_station(net: Network):
+    """The first ``prio``/``prio-pr`` queue visited by classes of more than
+    one priority level, or None.  With one level present a priority queue
+    serves FCFS (the order within a level), so only a mix breaks product
+    form (BCMP allows no class-dependent order; Baskett et al. 1975)."""
+    low = net.lowered
+    for k, d in enumerate(low.discipline):
+        if d in ("prio", "prio-pr") and len(low.levels(k)) > 1:
+            return net.stations[k]
+    return None
 
 
 def _check_service_shapes(net: Network, solver: str):
@@ -102,9 +114,7 @@ def _check_capacities(net: Network, population: int | None, solver: str):
         return
     why = requires.station_kinds(net)
     if why is not None:
-        raise UnsupportedModelError(
-            f"{why}; {solver} cannot honour it: use qm.solve(net) to pick a method that "
-            "can, or method='sim'")
+        raise UnsupportedModelError(f"{why}; {solver} cannot honour it: {requires.way_out(net)}")
     why = requires.pools(net)
     if why is not None:
         raise UnsupportedModelError(
@@ -164,13 +174,20 @@ def _ps_notes(net: Network) -> list[str]:
         differs = multi & (big - small > 1e-12 * np.maximum(1.0, np.abs(big)))
     names = [
         s.name for k, s in enumerate(net.stations)
-        if differs[k] and not isinstance(s, Delay) and getattr(s, "discipline", "fcfs") != "ps"
+        if differs[k] and not isinstance(s, Delay)
+        and getattr(s, "discipline", "fcfs") not in ("ps", "lcfs-pr")
     ]
+    low = net.lowered
+    prio = [low.station_names[k] for k, d in enumerate(low.discipline)
+            if d in ("prio", "prio-pr") and used[:, k].any()]
+    notes = ([f"priority station(s) {', '.join(repr(n) for n in prio)}: every class there has "
+              "the same priority level, so the discipline serves them FCFS (solved as FCFS)"]
+             if prio else [])
     if not names:
-        return []
+        return notes
     shown = ", ".join(repr(n) for n in names[:8]) + (
         f" and {len(names) - 8} more" if len(names) > 8 else "")
-    return [
+    return notes + [
         f"FCFS station(s) {shown} with class-dependent service times are solved as "
         "processor sharing (BCMP type 2), which product form requires"
     ]

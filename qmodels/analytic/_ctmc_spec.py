@@ -92,6 +92,11 @@ class _Spec:
                 self.c.append(math.inf)
                 self.mult.append(None)
             elif isinstance(s, Queue):
+                if s.discipline not in ("fcfs", "ps"):
+                    raise UnsupportedModelError(
+                        f"station {s.name!r}: ctmc models FCFS and PS queues (numbers per "
+                        f"class), not discipline {s.discipline!r}, whose state needs the "
+                        "order of the jobs; use method='sim' (or 'priority')")
                 self.kind.append(_FCFS if s.discipline == "fcfs" else _PS)
                 self.c.append(int(s.servers))
                 self.mult.append(None)

@@ -37,7 +37,7 @@ from .._format import fmt, format_table
 from .._validate import is_symbolic
 from ..errors import UnsupportedModelError
 from ..model.network import Closed, Delay, Network
-from ._common import non_exponential_fcfs
+from ._common import mixed_priority_station, non_exponential_fcfs
 from .laws import (
     _bound_demands,
     _class_of,
@@ -528,6 +528,13 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
     # operational and holds for any shape
     _, shape = non_exponential_fcfs(net)
     if len(net.classes) > 1:
+        mixed = mixed_priority_station(net)
+        if mixed is not None:
+            raise UnsupportedModelError(
+                f"station {mixed.name!r}: discipline {mixed.discipline!r} with classes of "
+                "different priority levels breaks product form, on which the multi-class "
+                "bounds rest: no multi-class bound is proven here; use method='priority' "
+                "or 'sim'")
         if shape is not None:
             raise UnsupportedModelError(
                 f"{shape} breaks product form, on which the multi-class bounds rest "

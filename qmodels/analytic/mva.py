@@ -25,6 +25,7 @@ from ._common import (
     _check_capacities,
     _check_size,
     _not_finite,
+    _ps_notes,
     _require_numeric,
     _run,
 )
@@ -426,7 +427,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
             f"station {bad!r} is multi-server or load-dependent: the plain MVA recursion "
             "is exact only for single-server and delay stations (use algorithm='auto')"
         )
-    notes: list[str] = []
+    notes: list[str] = _ps_notes(net)  # one class: only a priority queue's note
     if has_ld:
         Xc, Qc, P0 = _ld_solution(D, shapes, Z, N, net)
         algo = "log-space convolution (multi-server / load-dependent)"

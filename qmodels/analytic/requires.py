@@ -44,6 +44,24 @@ def numeric(net: Network) -> str | None:
     return None
 
 
+#: the method that answers for a station kind or discipline product form
+#: refuses (what a refusal names as the way out)
+HANDLED_BY = {"forkjoin": "method='forkjoin'", "prio": "method='priority' (an approximation)",
+              "prio-pr": "method='priority' (an approximation)"}
+
+
+def way_out(net: Network) -> str:
+    """The methods to point to for the first station :func:`station_kinds`
+    refuses: the one that handles its kind or discipline (if any), and the
+    simulator."""
+    low = net.lowered
+    for k, kind in enumerate(low.kind):
+        key = kind if kind not in ("delay", "queue", "ld") else low.discipline[k]
+        if key in HANDLED_BY and low.visited[k] and not low.acts_fcfs[k]:
+            return f"use {HANDLED_BY[key]} or method='sim'"
+    return "use qm.solve(net) to pick a method that can, or method='sim'"
+
+
 def station_kinds(net: Network) -> str | None:
     """Every station a class visits is of a kind product form knows."""
     low = net.lowered
@@ -54,6 +72,11 @@ def station_kinds(net: Network) -> str | None:
             return (f"station {name!r} is a {kind!r} element, which has no product-form "
                     "solution")
         if kind == "queue" and visited[k] and low.discipline[k] not in PRODUCT_FORM_DISCIPLINES:
+            if low.acts_fcfs[k]:
+                continue        # a priority queue with one level present serves FCFS
+            if low.discipline[k] in ("prio", "prio-pr"):
+                return (f"station {name!r}: discipline {low.discipline[k]!r} with classes of "
+                        f"priority levels {list(low.levels(k))} breaks product form")
             return (f"station {name!r}: discipline {low.discipline[k]!r} breaks product form "
                     f"(which needs one of {', '.join(PRODUCT_FORM_DISCIPLINES)})")
     return None
@@ -65,8 +88,8 @@ def service_shapes(net: Network) -> str | None:
     stations are insensitive to the shape, types 2-4)."""
     low = net.lowered
     visited = net.lowered.visited
-    for k, kind in enumerate(low.kind):
-        if kind != "queue" or low.discipline[k] != "fcfs" or low.exponential[k] or not visited[k]:
+    for k in range(len(low.kind)):
+        if not low.acts_fcfs[k] or low.exponential[k] or not visited[k]:
             continue
         d = net.stations[k].distribution
         return (f"station {low.station_names[k]!r}: FCFS with {type(d).__name__} service "
@@ -212,3 +235,17 @@ def for_mva_residual(net: Network) -> str | None:
 def has_kind(net: Network, kind: str) -> bool:
     """Some station of the network is of ``kind`` (e.g. ``"forkjoin"``)."""
     return kind in net.lowered.kind
+
+
+def for_priority(net: Network) -> str | None:
+    """``priority``: numbers and a priority queue (``prio``, ``prio-pr``)
+    that classes of several levels visit (with one level the queue is
+    FCFS, and the product-form methods answer)."""
+    low = net.lowered
+    why = numeric(net)
+    if why:
+        return why
+    if not any(d in ("prio", "prio-pr") and len(low.levels(k)) > 1
+               for k, d in enumerate(low.discipline)):
+        return "no priority queue is visited by classes of several priority levels"
+    return pools(net)

@@ -309,7 +309,11 @@ def _queue(s, name, service, kw, path, errs, ctx, ok):
     if servers is None or not _probe(errs, f"{path}.servers",
                                      lambda: Queue(name, 0.0, servers=servers)) or not ok:
         return None
-    return Queue(name, service, servers=servers, discipline=s.get("discipline", "fcfs"), **kw)
+    discipline = s.get("discipline", "fcfs")
+    if not _probe(errs, f"{path}.discipline",
+                  lambda: Queue(name, 0.0, servers=servers, discipline=discipline)):
+        return None
+    return Queue(name, service, servers=servers, discipline=discipline, **kw)
 
 
 def _station(s, path, errs, ctx):
@@ -406,6 +410,9 @@ def _class_probes(name, ctype, kw, path, errs) -> bool:
     elif "arrival_rate" in kw:
         ok &= _probe(errs, f"{path}.arrival_rate", lambda: Open(name, kw["arrival_rate"],
                                                                  visits={}))
+    if "priority" in kw:
+        ok &= _probe(errs, f"{path}.priority",
+                     lambda: make(name, priority=kw["priority"], visits={}))
     for key in ("visits", "demands", "service"):
         for st, v in (kw.get(key) or {}).items():
             spec = {key: {st: v}} if key != "service" else {"visits": {}, "service": {st: v}}
@@ -423,6 +430,8 @@ def _class(c, path, station_names, errs, ctx):
     n0 = len(errs)
     kw: dict[str, Any] = {}
     _class_maps(c, path, station_names, errs, ctx, kw)
+    if "priority" in c:
+        kw["priority"] = _value(c["priority"], f"{path}.priority", errs, ctx, integer=True)
     if ctype == "closed":
         _closed_fields(c, path, station_names, errs, ctx, kw)
     else:

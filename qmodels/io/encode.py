@@ -123,6 +123,8 @@ def _class_out(c, symbols: dict) -> dict:
         d["arrival_rate"] = o(c.arrival_rate)
         if c.interarrival is not None:
             d["interarrival"] = _dist_out(c.interarrival, symbols)
+    if c.priority != 0:
+        d["priority"] = c.priority
     for key in ("visits", "demands", "service"):
         m = getattr(c, key)
         if m is not None:

@@ -50,6 +50,15 @@ Queue, 1 server, FCFS or PS     listation          Server (FCFS), PSServer
                                                    (egalitarian PS)
 Queue, c servers                ldstation, single  Server maxJobs = c
                                 closed class only
+Queue, prio / prio-pr           refused            TailStrategyPriority on a
+                                                   Server / FCFSPRStrategy-
+                                                   Priority on a
+                                                   PreemptiveServer
+Queue, lcfs-pr                  refused            LCFSPRStrategy on a
+                                                   PreemptiveServer
+class priority                  ignored            userClass priority
+                                                   (JMT: larger is served
+                                                   first; written max - p)
 LoadDependent                   ldstation, single  refused
                                 closed class only
 capacity                        refused if it can  Queue size; BAS blocking

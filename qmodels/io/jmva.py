@@ -24,6 +24,16 @@ from ._xml import _XSI, _num, _numeric, _parse_xml, _steps, _unique, validate_jm
 __all__ = ["to_jmva", "from_jmva", "save_jmva", "load_jmva"]
 
 
+def _refuse_disciplines(net: Network) -> None:
+    """JMVA's stations are FCFS, PS or delay: a priority or LCFS-PR queue
+    is refused by name."""
+    for s in net.stations:
+        if isinstance(s, Queue) and s.discipline in ("prio", "prio-pr", "lcfs-pr"):
+            raise UnsupportedModelError(
+                f"station {s.name!r}: discipline {s.discipline!r} has no JMVA station type "
+                "(JMVA solves FCFS, PS and delay stations); use to_jsimg (simulation)")
+
+
 def to_jmva(net: Network, *, description: str | None = None) -> str:
     """The JMVA XML of a product-form network (see :mod:`qmodels.io.jmt` for
     what maps and what is refused).
@@ -44,6 +54,7 @@ def to_jmva(net: Network, *, description: str | None = None) -> str:
             "use to_jsimg (finite capacity regions)")
     total = sum(c.population for c in net.closed_classes)
     notes = []
+    _refuse_disciplines(net)
     for s in net.stations:
         if s.capacity is not None:
             if net.open_classes or s.capacity < total:

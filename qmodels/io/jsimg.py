@@ -225,6 +225,14 @@ def _pool_spans(net: Network, classes, cnames, rows) -> dict:
     return spans
 
 
+#: discipline -> (JMT queue put strategy, server section class)
+_PUT_AND_SERVER = {
+    "prio": ("TailStrategyPriority", "Server"),
+    "prio-pr": ("FCFSPRStrategyPriority", "PreemptiveServer"),
+    "lcfs-pr": ("LCFSPRStrategy", "PreemptiveServer"),
+}
+
+
 class _SimWriter:
     """Writes the parts of a JSIMg ``sim`` element for the given classes
     and routing rows ({class: {node: {node: p}}})."""
@@ -235,8 +243,13 @@ class _SimWriter:
         self.rows = rows
 
     def user_classes(self, net: Network, refs) -> None:
+        # JMT serves the class with the larger ``priority`` first
+        # (QueuePutStrategies.TailStrategyPriority inserts a job ahead of
+        # every job of a smaller number); qmodels' 0 is the highest, so a
+        # class is written as max - priority
+        top = max((int(c.priority) for c in self.classes), default=0)
         for c in self.classes:
-            attrs = {"name": c.name, "priority": "0"}
+            attrs = {"name": c.name, "priority": str(top - int(c.priority))}
             if isinstance(c, Closed):
                 attrs.update(type="closed", customers=str(int(c.population)),
                              referenceSource=refs[c.name] or net.station_names[0])
@@ -260,7 +273,7 @@ class _SimWriter:
                 _sub(entry, "stationName", "java.lang.String", dst)
                 _sub(entry, "probability", _D, _num(p))
 
-    def queue_section(self, node_el, capacity) -> None:
+    def queue_section(self, node_el, capacity, put_strategy="TailStrategy") -> None:
         sec = ET.SubElement(node_el, "section", className="Queue")
         _param(sec, "size", "java.lang.Integer", str(int(capacity)) if capacity else "-1")
         drops = _param(sec, "dropStrategies", "java.lang.String", array=True)
@@ -272,7 +285,7 @@ class _SimWriter:
         put = _param(sec, "QueuePutStrategy", f"{_NS}.QueuePutStrategy", array=True)
         for c in self.classes:
             ET.SubElement(put, "refClass").text = c.name
-            _sub(put, "TailStrategy", f"{_NS}.QueuePutStrategies.TailStrategy")
+            _sub(put, put_strategy, f"{_NS}.QueuePutStrategies.{put_strategy}")
 
     def service(self, par, means, shape, who) -> None:
         for c, m in zip(self.classes, means, strict=False):
@@ -295,13 +308,18 @@ class _SimWriter:
 
     def station_node(self, s, means) -> None:
         node = ET.SubElement(self.sim, "node", name=s.name)
-        self.queue_section(node, s.capacity)
+        disc = s.discipline if isinstance(s, Queue) else None
+        # priority and preemptive disciplines as JMT writes them: the put
+        # strategy orders the queue, a PreemptiveServer lets an arrival take
+        # the server (and the preempted job resumes where it stopped)
+        put, server = _PUT_AND_SERVER.get(disc, ("TailStrategy", "Server"))
+        self.queue_section(node, s.capacity, put)
         who = f"station {s.name!r}"
-        ps = isinstance(s, Queue) and s.discipline == "ps"
+        ps = disc == "ps"
         if isinstance(s, Delay):
             sec = ET.SubElement(node, "section", className="Delay")
         else:
-            sec = ET.SubElement(node, "section", className="PSServer" if ps else "Server")
+            sec = ET.SubElement(node, "section", className="PSServer" if ps else server)
             _param(sec, "maxJobs", "java.lang.Integer", str(int(s.servers)))
             nv = _param(sec, "numberOfVisits", "java.lang.Integer", array=True)
             for c in self.classes:

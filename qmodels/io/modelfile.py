@@ -20,7 +20,8 @@ The format (times in seconds, rates per second, power in watts)::
         service: 0.010                     # mean service time per visit (required,
                                            #   unless every class gives its own)
         servers: 4                         # queue only, default 1
-        discipline: fcfs                   # queue only: fcfs | ps
+        discipline: fcfs                   # queue only: fcfs | ps | prio | prio-pr |
+                                           #   lcfs-pr (prio: by class priority)
         capacity: 8                        # optional finite room
         rate_multipliers: [1, 1.8, 2.4]    # ld only: rate with n jobs = a[n-1]/service
         power: {busy: 6.8, idle: 4.0}      # optional (read, write too)
@@ -31,6 +32,7 @@ The format (times in seconds, rates per second, power in watts)::
         population: 40                     # closed: non-negative integer
         think_time: 0                      # closed, optional
         reference: cpu                     # closed, optional
+        priority: 0                        # optional, 0 = highest (default 0)
         arrival_rate: 2.5                  # open
         interarrival: {type: hyperexponential, scv: 4}   # open, optional
         visits: {cpu: 1, disk: 0.27}       # exactly one of visits,

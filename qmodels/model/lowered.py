@@ -27,7 +27,8 @@ Per station ``k`` (in ``station_names`` order):
   (1 for the default exponential) and ``exponential[k]``;
 * ``used[k]``: some class has a positive demand there.
 
-Per class ``c``: ``is_open``, ``population`` (0 for open classes),
+Per class ``c``: ``is_open``, ``priority`` (0 highest), ``population`` (0
+for open classes),
 ``think_time``, ``arrival_rate``.  Class x station: ``visits`` V,
 ``service_times`` S and ``demands`` D = V S (the network's own read-only
 arrays; object arrays when the model has sympy symbols, ``symbolic``).
@@ -85,6 +86,7 @@ class Lowered:
     scv: np.ndarray
     exponential: np.ndarray
     is_open: np.ndarray
+    priority: np.ndarray
     population: np.ndarray
     think_time: np.ndarray
     arrival_rate: np.ndarray
@@ -110,6 +112,25 @@ class Lowered:
         V = self.visits
         out = np.array([any(V[i][k] != 0 for i in range(V.shape[0]))
                         for k in range(V.shape[1])], dtype=bool)
+        out.flags.writeable = False
+        return out
+
+    def levels(self, k: int) -> tuple:
+        """The priority levels (0 highest) of the classes that visit
+        station ``k``, sorted."""
+        V = self.visits
+        return tuple(sorted({int(self.priority[i]) for i in range(V.shape[0])
+                             if V[i][k] != 0}))
+
+    @cached_property
+    def acts_fcfs(self) -> np.ndarray:
+        """Per station: a queue that serves in order of arrival, FCFS or a
+        priority queue (``prio``, ``prio-pr``) visited by classes of one
+        level only (the order within a level is FCFS)."""
+        out = np.array([
+            kind == "queue" and (d == "fcfs" or (d in ("prio", "prio-pr")
+                                                 and len(self.levels(k)) <= 1))
+            for k, (kind, d) in enumerate(zip(self.kind, self.discipline))], dtype=bool)
         out.flags.writeable = False
         return out
 
@@ -241,6 +262,11 @@ class Lowered:
         return a[min(n, len(a)) - 1]
 
 
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    arr.flags.writeable = False
+    return arr
+
+
 def _station_row(s) -> tuple:
     """(kind, discipline, servers, multipliers) of one station."""
     if isinstance(s, Delay):
@@ -291,6 +317,8 @@ def lower(net: Network) -> Lowered:
         scv=scv,
         exponential=expo,
         is_open=np.array([not c for c in closed], dtype=bool),
+        priority=_frozen(np.array([int(getattr(c, "priority", 0)) for c in classes],
+                                  dtype=np.int64)),
         population=population,
         think_time=per_class("think_time", 0.0),
         arrival_rate=per_class("arrival_rate", 0.0),

@@ -73,12 +73,18 @@ class _Class:
     routing: Mapping | None = field(default=None, kw_only=True)
     demands: Mapping | None = field(default=None, kw_only=True)
     service: Mapping | None = field(default=None, kw_only=True)
+    priority: int = field(default=0, kw_only=True)
 
     kind: ClassVar[str] = "class"
 
     def __post_init__(self):
         check_name(self.name, "class")
         who = f"class {self.name!r}"
+        if is_symbolic(self.priority):
+            raise InvalidValueError(
+                f"{who}: priority must be a non-negative integer, got {self.priority!r}")
+        object.__setattr__(self, "priority",
+                           check_count(self.priority, f"{who}: priority", minimum=0))
         given = [k for k in ("visits", "routing", "demands") if getattr(self, k) is not None]
         if len(given) != 1:
             raise InvalidValueError(
@@ -125,6 +131,10 @@ class Closed(_Class):
         (overrides the station's own service time).
     think_time : float
         Z, a delay outside the stations (an infinite-server terminal stage).
+    priority : int
+        Non-negative integer, 0 the highest (default 0): the order in which
+        a station with a priority discipline (``Queue(discipline="prio")``
+        or ``"prio-pr"``) serves classes.  Other disciplines ignore it.
     reference : str, optional
         The station whose visit ratio is 1 when routing is given (default:
         the first station of the routing, resolved here so that the model
@@ -159,6 +169,8 @@ class Open(_Class):
     With ``routing``, the row ``"source"`` gives where arrivals enter and a
     station's row may send jobs to ``"sink"``.  ``interarrival`` is the shape
     of the inter-arrival time (default exponential: Poisson arrivals).
+    ``priority`` is a non-negative integer, 0 the highest (default 0), used
+    by stations with a priority discipline (see :class:`Closed`).
     """
 
     arrival_rate: Number = 0.0

@@ -19,6 +19,11 @@ from ..errors import InvalidValueError
 
 __all__ = ["Power", "Station", "Delay", "Queue", "LoadDependent", "SOURCE", "SINK"]
 
+#: Queueing disciplines of a :class:`Queue`; ``PRIORITY_DISCIPLINES`` are
+#: those that order classes by their ``priority``.
+DISCIPLINES = ("fcfs", "ps", "prio", "prio-pr", "lcfs-pr")
+PRIORITY_DISCIPLINES = ("prio", "prio-pr")
+
 #: Reserved routing names for open classes: where jobs enter and leave.
 SOURCE = "source"
 SINK = "sink"
@@ -157,7 +162,14 @@ class Delay(Station):
 class Queue(Station):
     """Queueing station with ``servers`` identical servers.
 
-    ``discipline`` is ``"fcfs"`` (default) or ``"ps"`` (processor sharing).
+    ``discipline`` is ``"fcfs"`` (default), ``"ps"`` (processor sharing),
+    ``"prio"`` (non-preemptive priority by the classes' ``priority``, 0 the
+    highest, FCFS within a level), ``"prio-pr"`` (preemptive resume
+    priority: a job of a higher level takes the server from the lowest
+    level in service, which resumes its remaining work later), or
+    ``"lcfs-pr"`` (last come first served, preemptive resume: a single
+    server, BCMP type 4, product form).  Priority stations break product
+    form: use ``method='priority'`` (an approximation) or ``'sim'``.
     In product-form solvers an FCFS station whose service time differs by
     class is solved as processor sharing (BCMP type 2), which is what
     product form requires; the result says so.
@@ -172,9 +184,15 @@ class Queue(Station):
         super().__post_init__()
         c = check_count(self.servers, f"station {self.name!r}: servers", minimum=1)
         object.__setattr__(self, "servers", c)
-        if self.discipline not in ("fcfs", "ps"):
+        if self.discipline not in DISCIPLINES:
             raise InvalidValueError(
-                f"station {self.name!r}: discipline must be 'fcfs' or 'ps', got {self.discipline!r}"
+                f"station {self.name!r}: discipline must be one of "
+                f"{', '.join(repr(d) for d in DISCIPLINES)}, got {self.discipline!r}"
+            )
+        if self.discipline == "lcfs-pr" and c != 1:
+            raise InvalidValueError(
+                f"station {self.name!r}: discipline 'lcfs-pr' is single-server (BCMP type 4), "
+                f"got servers={c!r}"
             )
         if self.capacity is not None and not is_symbolic(c) and self.capacity < c:
             raise InvalidValueError(

@@ -25,6 +25,10 @@ destinations, ``RC`` their cumulative probabilities.  Pools: ``PLI[p]``
 tokens, acquire and release station; ``ACQ[c, k]`` / ``REL[c, k]`` bit
 masks of the pools class c takes on entering / gives back on leaving k.
 
+Priority stations (kinds 3 non-preemptive priority, 4 preemptive-resume
+priority, 5 LCFS preemptive resume; :func:`prio_arrive`) read the class's
+priority level in ``CLI[c, CL_PRIO]`` (0 the highest).
+
 :func:`run` takes the arrays in three tuples, ``M`` (the model arrays
 above, read only), ``J`` (the state: job table, event heap, stations,
 pools, scalars) and ``T`` (the statistics: ``ACC``, its snapshots at cell
@@ -79,6 +83,10 @@ OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
 D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP, D_PARETO = range(8)
 
 INF_CAP = 1 << 62
+# station kinds served in priority order (STI[k, 0]) and the class column
+# of the priority level (CLI[c, CL_PRIO])
+K_PRIO, K_PRIO_PR, K_LCFS_PR = 3, 4, 5
+CL_PRIO = 5
 
 
 # ---------------------------------------------------------------------------
@@ -634,6 +642,9 @@ def _depart(j, k, now, ub_n, M, J, T, rng):
             heap_set(C + K + h, now + x, HE, HT, POS, SI)
         else:
             SS[k, K_BUSY] -= 1
+    elif kind >= K_PRIO:
+        prio_depart(j, k, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, SI, rng,
+                    C, K)
     else:
         if JI[j, J_STATE] == S_SERV:
             share_unlink(j, k, SS, JI)
@@ -696,6 +707,16 @@ def _arrive(j, s, now, M, J, T, rng):
     if kind == 2:
         _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT, POS, SI,
                rng, C, K, o_ev)
+        return
+    if kind >= K_PRIO:
+        flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+        NC[cc, s] += 1
+        SS[s, K_N] += 1
+        JF[j, F_TARR] = now
+        JI[j, J_LOC] = s
+        ACC[o_ev] += 1.0
+        prio_arrive(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, SI, rng,
+                    C, K)
         return
     # _enter for delay and FCFS stations, written out: the common path of
     # every event stays in ``run`` instead of the rare path's _enter
@@ -950,3 +971,90 @@ def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT
         JF[j, F_VFIN] = SFL[s, 1] + draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6],
                                          EMP, S[c, s], rng, SI)
         share_resched(s, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
+
+
+# ---------------------------------------------------------------------------
+# priority stations: non-preemptive priority, preemptive-resume priority,
+# LCFS preemptive resume (kinds K_PRIO, K_PRIO_PR, K_LCFS_PR)
+# ---------------------------------------------------------------------------
+# A job at such a station is waiting (S_WAIT) or served (S_SERV, its own
+# completion in the heap); the station's jobs are found by scanning the job
+# table (J_LOC), which keeps every other station's code and lists untouched.
+# JF[j, F_VFIN] holds the remaining work of a preempted job (-1: none yet):
+# preemptive *resume*, the job later continues where it stopped; its service
+# time is drawn once, when it first starts.
+
+@njit(_nrt=False)
+def prio_before(a, b, kind, CLI, JI, JF):
+    """True if job a is served before job b at a station of this kind:
+    LCFS-PR, the later arrival; priority, the smaller level (0 highest),
+    then the earlier arrival (FCFS within a level)."""
+    if kind == K_LCFS_PR:
+        return JF[a, F_TARR] > JF[b, F_TARR]
+    pa = CLI[JI[a, J_CLS], CL_PRIO]
+    pb = CLI[JI[b, J_CLS], CL_PRIO]
+    if pa != pb:
+        return pa < pb
+    return JF[a, F_TARR] < JF[b, F_TARR]
+
+
+@njit(_nrt=False)
+def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K):
+    """Job h starts service at priority station s, or resumes its
+    remaining work if it was preempted."""
+    c = JI[h, J_CLS]
+    BS[c, s] += 1
+    JI[h, J_STATE] = S_SERV
+    x = JF[h, F_VFIN]
+    if x < 0.0:
+        x = draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6], EMP, S[c, s], rng, SI)
+    JF[h, F_VFIN] = -1.0
+    heap_set(C + K + h, now + x, HE, HT, POS, SI)
+
+
+@njit(_nrt=False)
+def prio_arrive(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K):
+    """Job j, just counted at priority station s, starts if a server is
+    free; at a preemptive station it takes the server of the job in service
+    that would be served last, if j comes before it (that job keeps its
+    remaining work and waits); else j waits."""
+    kind = STI[s, 0]
+    JF[j, F_VFIN] = -1.0
+    if SS[s, K_BUSY] < STI[s, 2]:
+        SS[s, K_BUSY] += 1
+        _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K)
+        return
+    if kind != K_PRIO:
+        v = -1
+        for i in range(JI.shape[0]):
+            if i != j and JI[i, J_LOC] == s and JI[i, J_STATE] == S_SERV and (
+                    v < 0 or prio_before(v, i, kind, CLI, JI, JF)):
+                v = i
+        if v >= 0 and prio_before(j, v, kind, CLI, JI, JF):
+            e = C + K + v
+            rem = HT[POS[e]] - now
+            JF[v, F_VFIN] = rem if rem > 0.0 else 0.0
+            heap_remove(e, HE, HT, POS, SI)
+            BS[JI[v, J_CLS], s] -= 1
+            JI[v, J_STATE] = S_WAIT
+            _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K)
+            return
+    JI[j, J_STATE] = S_WAIT
+
+
+@njit(_nrt=False)
+def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K):
+    """Job j (served, or blocked holding its server) leaves priority
+    station s: the waiting job served first (a preempted one resumes) takes
+    the server."""
+    BS[JI[j, J_CLS], s] -= 1
+    kind = STI[s, 0]
+    h = -1
+    for i in range(JI.shape[0]):
+        if i != j and JI[i, J_LOC] == s and JI[i, J_STATE] == S_WAIT and (
+                h < 0 or prio_before(i, h, kind, CLI, JI, JF)):
+            h = i
+    if h >= 0:
+        _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K)
+    else:
+        SS[s, K_BUSY] -= 1

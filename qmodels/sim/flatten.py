@@ -319,6 +319,11 @@ def _encode_pools(net: Network):
                 f"token pool {pool.name!r}: tokens must be an integer >= 1, got {tokens!r}"
             )
         ka, kr = index[pool.acquire], index[pool.release]
+        if getattr(net.stations[ka], "discipline", None) in _PRIO_KINDS:
+            raise UnsupportedModelError(
+                f"token pool {pool.name!r}: its acquire station {pool.acquire!r} has "
+                f"discipline {net.stations[ka].discipline!r}; the simulator takes tokens only "
+                "at FCFS, PS, load-dependent and delay stations")
         if net.stations[ka].capacity is not None:
             raise UnsupportedModelError(
                 f"token pool {pool.name!r}: its acquire station {pool.acquire!r} has a finite "
@@ -341,6 +346,10 @@ def _encode_pools(net: Network):
     return PLI, ACQ, REL
 
 
+#: disciplines served in priority order -> station kind of the event loop
+_PRIO_KINDS = {"prio": E.K_PRIO, "prio-pr": E.K_PRIO_PR, "lcfs-pr": E.K_LCFS_PR}
+
+
 def _encode_stations(net: Network, V: np.ndarray, emp: list):
     """(STI, STF, RM) of the stations (layout in :mod:`qmodels.sim.engine`)."""
     K = len(net.stations)
@@ -356,6 +365,8 @@ def _encode_stations(net: Network, V: np.ndarray, emp: list):
             c = int(s.servers)
             if s.discipline == "fcfs":
                 kind, ukind, ucap, rm = 1, 0, float(c), [1.0]
+            elif s.discipline in _PRIO_KINDS:
+                kind, ukind, ucap, rm = _PRIO_KINDS[s.discipline], 0, float(c), [1.0]
             else:
                 kind, ukind, ucap, rm = 2, 1, float(c), [float(i) for i in range(1, c + 1)]
         elif isinstance(s, LoadDependent):
@@ -387,7 +398,7 @@ def _encode_classes(net: Network, V, Sm, pops, rates, emp: list):
     """(CLI, CLF, routing rows of each class)."""
     K, C = len(net.stations), len(net.classes)
     index = {n: k for k, n in enumerate(net.station_names)}
-    CLI = np.zeros((C, 5), dtype=np.int64)
+    CLI = np.zeros((C, 6), dtype=np.int64)
     CLF = np.zeros((C, 6), dtype=float)
     rows_all = []
     for ci, cls in enumerate(net.classes):
@@ -404,13 +415,14 @@ def _encode_classes(net: Network, V, Sm, pops, rates, emp: list):
             lam = rates[ci]
             dk, a, b, off, ln = _encode_distribution(cls.interarrival, f"{who}: interarrival",
                                                      emp)
-            CLI[ci] = (1, 0, dk, off, ln)
+            CLI[ci, :5] = (1, 0, dk, off, ln)
             CLF[ci, 1] = 1.0 / lam if lam > 0 else np.inf
             CLF[ci, 2] = a
             CLF[ci, 3] = b
         else:
-            CLI[ci] = (0, pops[ci], 0, 0, 0)
+            CLI[ci, :5] = (0, pops[ci], 0, 0, 0)
             CLF[ci, 0] = float(cls.think_time)
+        CLI[ci, E.CL_PRIO] = int(cls.priority)
         # histogram of cycle times: 10 decades from 1e-4 x the demand per cycle
         scale = float(np.sum(V[ci] * Sm[ci]))
         if not scale > 0:

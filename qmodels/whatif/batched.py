@@ -36,7 +36,7 @@ def _batchable_net(net: Network) -> bool:
     # an FCFS queue with another service shape is not product form: the
     # one-by-one route refuses it with exact MVA's message
     return all(isinstance(s, (Delay, Queue)) and s.capacity is None
-               and (isinstance(s, Delay) or s.discipline != "fcfs"
+               and (isinstance(s, Delay) or s.discipline in ("ps", "lcfs-pr")
                     or is_exponential(s.distribution))
                for s in net.stations)
 

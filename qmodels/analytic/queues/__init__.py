@@ -22,6 +22,9 @@ function               model                                       exact?
 :func:`ggc`            G/G/c (Allen-Cunneen)                       approx.
 :func:`erlang_b`       loss probability of M/M/c/c                 exact
 :func:`erlang_c`       waiting probability of M/M/c                exact
+:func:`mg1_prio`       M/G/1 non-preemptive priority, per class    exact
+:func:`mg1_prio_pr`    M/G/1 preemptive-resume priority, per class exact
+:func:`mmc_prio`       M/M/c non-preemptive priority, one rate     exact
 =====================  ==========================================  =========
 
 Rates are per unit of time, times in that unit.  Inputs are validated:
@@ -38,7 +41,8 @@ decide it.
 The formulas live in three modules: :mod:`.metrics` (the
 :class:`QueueMetrics` result and the input checks), :mod:`.markovian`
 (Erlang B and C, M/M/1, M/M/c, M/M/1/K, M/M/c/K, M/M/inf) and
-:mod:`.general` (M/G/1, M/D/1 and the G/G/1, G/G/c approximations); this
+:mod:`.general` (M/G/1, M/D/1 and the G/G/1, G/G/c approximations), and
+:mod:`.priority` (priority queues, one result per class); this
 package re-exports every public name.
 """
 
@@ -47,6 +51,7 @@ from __future__ import annotations
 from .general import gg1, ggc, md1, mg1
 from .markovian import erlang_b, erlang_c, mm1, mm1k, mmc, mmck, mminf
 from .metrics import QueueMetrics
+from .priority import mg1_prio, mg1_prio_pr, mmc_prio
 
 __all__ = [
     "QueueMetrics",
@@ -61,4 +66,7 @@ __all__ = [
     "md1",
     "gg1",
     "ggc",
+    "mg1_prio",
+    "mg1_prio_pr",
+    "mmc_prio",
 ]
