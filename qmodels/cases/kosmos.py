@@ -523,7 +523,8 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
     sim : bool
         Also simulate the KOSMOS_SRIO host + link tandem at 128 B, 512 B
         and 4 KB with deterministic service (qmodels' simulator; a few
-        seconds) and put the simulated bandwidths in ``extra["sim"]``.
+        seconds), put the simulated bandwidths in ``extra["sim"]`` and beside the
+        bound in ``validation`` (printed under the table).
     seed : int
         Simulator seed.
     refit : bool
