@@ -50,7 +50,7 @@ def test_max_population_two_stations_by_hand_recursion(r, Z):
     assert s.binding == (f"R[tx]<={r:g}",)
     assert s.at["R[tx]"] == pytest.approx(R[expected - 1], rel=1e-12)
     assert s.at_beyond["R[tx]"] == pytest.approx(R[expected], rel=1e-12)
-    assert s.bottleneck == "disk"
+    assert s.bottleneck == "disk" and s.next_bottleneck == "cpu"
     assert s.network.classes[0].population == expected
 
 
@@ -170,7 +170,7 @@ def test_speedup_closed_moves_the_bottleneck():
     R = _mva_R([0.05, 0.08 / s.answer], 0.0, 10)[-1]
     assert R == pytest.approx(0.52, rel=1e-5)
     assert s.answer > 1.6          # R(10) >= 10 D_max: D_disk must drop below 0.052
-    assert s.bottleneck == "cpu"
+    assert s.bottleneck == "cpu" and s.next_bottleneck == "disk"
     assert qm.size(net, "R<=0.6", vary="speed", station="disk").bottleneck == "disk"
 
 
