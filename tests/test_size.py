@@ -50,7 +50,7 @@ def test_max_population_two_stations_by_hand_recursion(r, Z):
     assert s.binding == (f"R[tx]<={r:g}",)
     assert s.at["R[tx]"] == pytest.approx(R[expected - 1], rel=1e-12)
     assert s.at_beyond["R[tx]"] == pytest.approx(R[expected], rel=1e-12)
-    assert s.bottleneck == "disk"
+    assert s.bottleneck == "disk" and s.next_bottleneck == "cpu"
     assert s.network.classes[0].population == expected
 
 
@@ -118,6 +118,21 @@ def test_fewest_servers_erlang_c(lam, S, r):
     assert s.network.stations[0].servers == c
 
 
+@settings(max_examples=30, deadline=None)
+@given(lam=st.floats(1.0, 500.0), S=st.floats(0.001, 0.1), slack=st.floats(1.001, 3.0))
+def test_property_fewest_servers_meet_target_and_one_fewer_does_not(lam, S, slack):
+    r = slack * S                                   # above S: enough servers always meet it
+    a = lam * S
+
+    def R(c):                                       # M/M/c by Erlang C; inf when unstable
+        return S + _erlang_c(c, a) * S / (c - a) if c > a else math.inf
+
+    net = qm.Network([qm.Queue("q", S)], [qm.Open("o", lam, visits={"q": 1})])
+    c = qm.size(net, f"R<={r!r}", vary="servers", station="q").answer
+    assert R(c) <= r * (1 + 1e-9)
+    assert c == 1 or R(c - 1) > r * (1 - 1e-9)
+
+
 def test_servers_percentile_mm1_closed_form():
     # M/M/1: T ~ Exp(mu - lam), p-quantile -ln(1-p)/(mu - lam)
     assert mmc_response_quantile(50, 0.01, 1, 0.95) == pytest.approx(-math.log(0.05) / 50)
@@ -170,7 +185,7 @@ def test_speedup_closed_moves_the_bottleneck():
     R = _mva_R([0.05, 0.08 / s.answer], 0.0, 10)[-1]
     assert R == pytest.approx(0.52, rel=1e-5)
     assert s.answer > 1.6          # R(10) >= 10 D_max: D_disk must drop below 0.052
-    assert s.bottleneck == "cpu"
+    assert s.bottleneck == "cpu" and s.next_bottleneck == "disk"
     assert qm.size(net, "R<=0.6", vary="speed", station="disk").bottleneck == "disk"
 
 

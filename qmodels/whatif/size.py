@@ -305,6 +305,21 @@ def _bottleneck(result) -> str:
     return ", ".join(result.bottleneck)
 
 
+def _next_bottleneck(result) -> str:
+    """The queueing station that would limit next: the highest utilisation
+    per server after the bottleneck's (its saturation rate c_k / D_k is the
+    next smallest; ties joined by commas); empty with no other queue."""
+    net = result.network
+    U = np.asarray(result.station_utilization, dtype=float).sum(axis=0)
+    first = set(result.bottleneck)
+    rest = [(U[k], s.name) for k, s in enumerate(net.stations)
+            if not isinstance(s, Delay) and s.name not in first]
+    if not rest:
+        return ""
+    top = max(u for u, _ in rest)
+    return ", ".join(n for u, n in rest if u >= top * (1 - 1e-9))
+
+
 class _Problem:
     """The targets resolved against one network: each target's figure key,
     and a function from a network to (figures, all met?, failed targets)."""
@@ -395,8 +410,11 @@ class Sizing:
         The figures (``X[cls]``, ``R[cls]``, ``U[station]``, and any
         percentile) at ``answer`` and at ``beyond``.
     bottleneck : str
-        The bottleneck station(s) at the answer (for a speed-up or added
-        servers: the station that limits next).
+        The bottleneck station(s) at the answer (after a speed-up or added
+        servers, possibly another station than before).
+    next_bottleneck : str
+        The queueing station that would limit next: the highest
+        utilisation per server after the bottleneck's.
     network : Network
         The model at the answer, ready to solve.
     targets : tuple of str
@@ -412,6 +430,7 @@ class Sizing:
     at_beyond: dict
     bottleneck: str
     network: Network = field(repr=False)
+    next_bottleneck: str = ""
     targets: tuple = ()
     notes: tuple = ()
 
@@ -438,7 +457,8 @@ class Sizing:
                  (f"  binding    {', '.join(self.binding)} (fails at "
                   f"{self.parameter} = {val(self.beyond)})" if self.binding else
                   "  binding    none: the targets hold at the smallest value searched"),
-                 f"  bottleneck {self.bottleneck}",
+                 f"  bottleneck {self.bottleneck}"
+                 + (f" (next: {self.next_bottleneck})" if self.next_bottleneck else ""),
                  f"  {'':{width}s}  {'answer':>12s}  {'beyond':>12s}"]
         for k in keys:
             lines.append(f"  {k:{width}s}  {fmt(self.at[k]):>12s}  {fmt(self.at_beyond[k]):>12s}")
@@ -448,7 +468,8 @@ class Sizing:
     def to_dict(self) -> dict:
         return {"question": self.question, "parameter": self.parameter,
                 "answer": self.answer, "beyond": self.beyond, "binding": list(self.binding),
-                "bottleneck": self.bottleneck, "targets": list(self.targets),
+                "bottleneck": self.bottleneck, "next_bottleneck": self.next_bottleneck,
+                "targets": list(self.targets),
                 "at": self.at, "at_beyond": self.at_beyond, "notes": list(self.notes)}
 
 
@@ -616,7 +637,7 @@ def _population(net: Network, targets, cls) -> Sizing:
         question=f"the largest population of class {name!r} meeting the targets",
         parameter=f"{name}.population", answer=answer, beyond=answer + 1,
         binding=tuple(prob.failed(beyond)), at=at, at_beyond=beyond,
-        bottleneck=_bottleneck(r), network=net_at,
+        bottleneck=_bottleneck(r), next_bottleneck=_next_bottleneck(r), network=net_at,
         targets=tuple(str(t) for t in prob.targets),
         notes=("exact MVA curve n = 0.." + str(len(curve.population) - 1),))
 
@@ -730,7 +751,7 @@ def _arrival_rate(net: Network, targets, cls, tol) -> Sizing:
         binding=tuple(prob.failed(state(hi)[1])) if state(hi)[1] is not None else (
             "stability (some station's utilisation >= 1)",),
         at=at, at_beyond=state(hi)[1] or {k: math.nan for k in at},
-        bottleneck=_bottleneck(r), network=n_at,
+        bottleneck=_bottleneck(r), next_bottleneck=_next_bottleneck(r), network=n_at,
         targets=tuple(str(t) for t in prob.targets),
         notes=(f"bisection to relative resolution {tol:g}; saturation at {fmt(lam_sat)}",))
 
@@ -820,7 +841,7 @@ def _station_search(net: Network, targets, vary, station, tol) -> Sizing:
         question=f"the {word} of station {station!r} meeting the targets",
         parameter=param, answer=answer, beyond=beyond if beyond is not None else math.nan,
         binding=binding, at=at, at_beyond=at_beyond,
-        bottleneck=_bottleneck(r), network=n_at,
+        bottleneck=_bottleneck(r), next_bottleneck=_next_bottleneck(r), network=n_at,
         targets=tuple(str(t) for t in prob.targets), notes=notes)
 
 
