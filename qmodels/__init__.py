@@ -120,6 +120,9 @@ _LAZY = {
     "job_speed": ("qmodels.analytic.laws", "job_speed"),
     "exact_network": ("qmodels.symbolic.exact", "exact_network"),
     "pool_chains": ("qmodels.model", "pool_chains"),
+    # fork-join (parallel tasks joined): the element and its solver
+    "ForkJoin": ("qmodels.model.forkjoin", "ForkJoin"),
+    "forkjoin": ("qmodels.analytic.forkjoin", "forkjoin"),
     # the five source systems as models
     "cases": ("qmodels.cases", None),
     # what-if sweeps and plots
