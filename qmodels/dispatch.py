@@ -56,6 +56,12 @@ METHODS: dict[str, Method] = {
     "exact-symbolic": Method(
         "qmodels.symbolic.mva", "solve_symbolic",
         "exact single-class MVA in rational expressions of the model's symbols"),
+    "forkjoin": Method(
+        "qmodels.analytic.forkjoin", "forkjoin",
+        "fork-join networks, one class, exponential single-server queues and delays: open "
+        "Flatto-Hahn (2 branches, exact) / Nelson-Tantawi (homogeneous M/M/1 branches) or the "
+        "independence upper bound; closed an MVA recursion with the fork-join time the mean "
+        "maximum of branch times (approximate, exact at N = 1)"),
     "sim": Method(
         "qmodels.sim.api", "simulate",
         "discrete-event simulation with confidence intervals (needs seed=...)"),

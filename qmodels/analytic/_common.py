@@ -89,7 +89,14 @@ def _check_service_shapes(net: Network, solver: str):
 
 def _check_capacities(net: Network, population: int | None, solver: str):
     """Refuse what breaks product form, naming the pool or station: token
-    pools, a finite capacity that can bind, a non-exponential FCFS queue."""
+    pools, a finite capacity that can bind, a non-exponential FCFS queue,
+    a fork-join."""
+    from ..model.forkjoin import forkjoins
+
+    for f in forkjoins(net.stations):
+        raise UnsupportedModelError(
+            f"fork-join {f.name!r} ({len(f.branches)} branches joined) breaks product form; "
+            f"{solver} cannot honour it: use method='forkjoin' or method='sim'")
     if net.pools:
         p = net.pools[0]
         raise UnsupportedModelError(

@@ -101,6 +101,7 @@ class Flat:
     hist_lo: np.ndarray  # log of the lower edge of bin 1, per class
     hist_step: float  # log width of a bin
     max_tasks: int = 0  # tasks of the largest fork (0: no fork-join)
+    branch: np.ndarray | None = None  # stations on fork-join branches (None: no fork-join)
 
 
 def acc_layout(C: int, K: int, P: int) -> dict:
@@ -267,7 +268,8 @@ def flatten(net: Network) -> Flat:
     return Flat(STI, STF, RM, np.asarray(emp if emp else [1.0], dtype=float), Sm, CLI, CLF,
                 RN, RD, RC, PLI, ACQ, REL, n_closed, cls_of_job, K, C, int(PLI.shape[0]),
                 ucap_all, V, CLF[:, 4].copy(), math.log(10.0) * HIST_DECADES / HIST_BINS,
-                max([f.n_tasks for f in forkjoins(net.stations)], default=0))
+                max([f.n_tasks for f in forkjoins(net.stations)], default=0),
+                np.array(branch_mask(net), dtype=bool) if forkjoins(net.stations) else None)
 
 
 def _check_workload(net: Network, pops, rates, V, Sm) -> None:
