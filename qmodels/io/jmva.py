@@ -24,6 +24,14 @@ from ._xml import _XSI, _num, _numeric, _parse_xml, _steps, _unique, validate_jm
 __all__ = ["to_jmva", "from_jmva", "save_jmva", "load_jmva"]
 
 
+def _refuse_forkjoin(net: Network) -> None:
+    for s in net.stations:
+        if s.kind == "forkjoin":
+            raise UnsupportedModelError(
+                f"fork-join {s.name!r}: JMVA (product form) has no fork-join; use to_jsimg "
+                "(fork and join nodes)")
+
+
 def to_jmva(net: Network, *, description: str | None = None) -> str:
     """The JMVA XML of a product-form network (see :mod:`qmodels.io.jmt` for
     what maps and what is refused).
@@ -38,6 +46,7 @@ def to_jmva(net: Network, *, description: str | None = None) -> str:
         closed).
     """
     _numeric(net, "JMVA")
+    _refuse_forkjoin(net)
     if net.pools:
         raise UnsupportedModelError(
             f"token pool {net.pools[0].name!r}: JMVA (product form) has no held resources; "
