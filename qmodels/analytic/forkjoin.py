@@ -139,24 +139,60 @@ def _read(net: Network, solver: str = "forkjoin"):
 # kernels on plain arrays
 # ---------------------------------------------------------------------------
 
-def _stage_survival(means, t):
+def _hypo_coefficients(means):
+    """(rates r_i, coefficients c_i) with P(T > t) = sum_i c_i e^{-r_i t} for
+    T a sum of exponential stages of distinct rates, c_i = prod_{j != i}
+    r_j / (r_j - r_i) (the hypoexponential distribution; Ross,
+    *Introduction to Probability Models*, sec. 5.2.4); None when two rates
+    are within 1 % of each other (the coefficients would cancel badly)."""
+    r = sorted(1.0 / x for x in means)
+    if any(b - a <= 1e-2 * b for a, b in zip(r[:-1], r[1:])):
+        return None
+    c = [math.prod(rj / (rj - ri) for j, rj in enumerate(r) if j != i)
+         for i, ri in enumerate(r)]
+    return r, c
+
+
+def _stage_survival(means, t, coef=None):
     """P(sum of independent exponential stages with the given means > t)
     (a hypoexponential / phase-type survival function: alpha e^{T t} 1
-    with alpha = e_1 and T the bidiagonal generator; Neuts 1981, ch. 2)."""
+    with alpha = e_1 and T the bidiagonal generator; Neuts 1981, ch. 2),
+    by the closed form of :func:`_hypo_coefficients` when ``coef`` is
+    given, else by the matrix exponential."""
     m = [x for x in means if x > 0]
     if not m:
         return 0.0
     if len(m) == 1:
         return math.exp(-t / m[0])
-    from scipy.linalg import expm
-
-    n = len(m)
-    T = np.zeros((n, n))
-    for i, x in enumerate(m):
-        T[i, i] = -1.0 / x
-        if i + 1 < n:
-            T[i, i + 1] = 1.0 / x
-    return float(expm(T * t)[0].sum())
+    if coef is not None:
+        r, c = coef
+        return min(1.0, max(0.0, sum(ci * math.exp(-ri * t) for ri, ci in zip(r, c))))
+    # uniformization (Jensen 1953; Stewart, *Introduction to the Numerical
+    # Solution of Markov Chains*, 1994, sec. 8.2): with q the largest rate,
+    # P(T > t) = sum_k Poisson(k; q t) s_k, s_k the probability that the
+    # jump chain (stage i advances w.p. r_i / q) is not absorbed in k steps;
+    # every term is non-negative
+    r = [1.0 / x for x in m]
+    q = max(r)
+    adv = [ri / q for ri in r]
+    x = q * t
+    v = [1.0] + [0.0] * (len(m) - 1)
+    lp = -x
+    out = 0.0
+    k = 0
+    while True:
+        w = math.exp(lp)
+        sk = sum(v)
+        out += w * sk
+        if (k > x and w * sk < 1e-17) or sk < 1e-300:
+            break
+        nv = [v[0] * (1.0 - adv[0])]
+        for i in range(1, len(v)):
+            nv.append(v[i] * (1.0 - adv[i]) + v[i - 1] * adv[i - 1])
+        v = nv
+        k += 1
+        lp += math.log(x) - math.log(k) if x > 0 else -math.inf
+    return min(1.0, out)
 
 
 def expected_max(branches) -> float:
@@ -179,12 +215,13 @@ def expected_max(branches) -> float:
     if len(br) == 1:
         return float(sum(br[0]))
     scale = max(sum(b) for b in br)
+    coefs = [_hypo_coefficients(b) if len(b) > 1 else None for b in br]
 
     def tail(u):
         t = u * scale
         p = 1.0
-        for b in br:
-            p *= 1.0 - _stage_survival(b, t)
+        for b, cf in zip(br, coefs):
+            p *= 1.0 - _stage_survival(b, t, cf)
         return 1.0 - p
 
     val, _ = quad(tail, 0.0, np.inf, epsabs=1e-13, epsrel=1e-11, limit=400)
