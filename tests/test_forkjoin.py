@@ -328,10 +328,11 @@ def test_simulated_closed_fork_join_agrees_with_the_mva_recursion():
         assert _close(s.X["c"].mean * V * S, s.U[k], 0.01)
 
 
-#: closed-network tolerance on X (relative), from the validation run
-CLOSED_X_TOL = 0.04
-#: closed-network tolerance on the fork-join time R_fj (relative)
-CLOSED_R_TOL = 0.08
+#: closed-network tolerances (relative) on X and on the fork-join time R_fj: the
+#: largest errors over the 108 networks of ``python -m validation.forkjoin_accuracy
+#: --quick`` (2026-11-25: X 4.87 %, R_fj 6.35 %, both at k = 8, N = 5), rounded up
+CLOSED_X_TOL = 0.05
+CLOSED_R_TOL = 0.07
 
 
 @pytest.mark.slow

@@ -46,9 +46,16 @@ Closed class (population N, think time Z)
     fork-join).  At N = 1 this is exact (a lone job's tasks meet empty
     stations: E[max] of independent service-time sums, e.g. H_k S for k
     exponential branches); for N > 1 it is an approximation, not Varki's
-    exact equations: the error measured against the simulator on the
-    networks of ``tests/test_forkjoin.py`` is given in the module's tests
-    and in the result's note.
+    exact equations.  Against the simulator, over the 108 networks of
+    ``python -m validation.forkjoin_accuracy --quick`` (k = 2, 4, 8
+    branches of one queue or two in tandem, equal or spread service times,
+    with and without stations outside, N = 2, 5, 20, Z = 0 or 2 s;
+    2026-11-25): throughput error at most 4.9 % (mean 1.2 %), fork-join
+    time at most 6.4 % (mean 1.6 %); X is low and R_f high (independence
+    overstates the maximum), the error grows with k and is largest at
+    moderate N.  Open homogeneous fork-joins against the simulator: at
+    most 3.3 % (k = 8, rho = 0.85; mean 1.2 %); the independence bound
+    was never below the simulated value and at most 9.8 % above it.
 
 Assumptions of both: one class; exponential service everywhere (the
 branch times are sums of exponential stages); single-server queues and
