@@ -344,7 +344,7 @@ def test_closed_fork_join_mva_vs_simulation(k, N, Z, spread):
                      + [qm.Queue(f"q{i}", float(S[i])) for i in range(k)],
                      [qm.Closed("c", N, think_time=Z, visits={"fj": 1, "cpu": 1})])
     a = forkjoin(net)
-    s = qm.simulate(net, seed=k * 100 + N, horizon=50000.0, replications=8)
+    s = qm.simulate(net, seed=k * 100 + N, horizon=20000.0, replications=8)
     assert _close(float(a.X["c"]), s.X["c"], CLOSED_X_TOL)
     assert _close(float(a.R["fj"]), s.R["fj"], CLOSED_R_TOL)
 
@@ -354,7 +354,7 @@ def test_closed_fork_join_mva_vs_simulation(k, N, Z, spread):
 def test_open_homogeneous_fork_join_vs_simulation(k, rho):
     net = homogeneous(k, S=1.0, lam=rho)
     a = forkjoin(net)
-    s = qm.simulate(net, seed=k, horizon=400000.0, replications=8)
+    s = qm.simulate(net, seed=k, horizon=100000.0, replications=8)
     # k = 2 exact (Flatto-Hahn); k > 2 Nelson-Tantawi, within 5 % by their account
     assert _close(float(a.R["fj"]), s.R["fj"], 0.01 if k == 2 else 0.05)
 
@@ -366,7 +366,7 @@ def test_heterogeneous_open_fork_join_independence_value_is_an_upper_bound():
                      [qm.Open("o", 0.6, visits={"fj": 1})])
     a = forkjoin(net)
     assert "upper bound" in a.notes[0]
-    s = qm.simulate(net, seed=3, horizon=400000.0, replications=8)
+    s = qm.simulate(net, seed=3, horizon=100000.0, replications=8)
     assert float(a.R["fj"]) >= s.R["fj"].mean - s.R["fj"].half_width
 
 
