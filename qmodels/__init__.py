@@ -129,6 +129,9 @@ _LAZY = {
     "priority": ("qmodels.analytic.priority", "priority"),
     "exact_network": ("qmodels.symbolic.exact", "exact_network"),
     "pool_chains": ("qmodels.model", "pool_chains"),
+    # fork-join (parallel tasks joined): the element and its solver
+    "ForkJoin": ("qmodels.model.forkjoin", "ForkJoin"),
+    "forkjoin": ("qmodels.analytic.forkjoin", "forkjoin"),
     # the five source systems as models
     "cases": ("qmodels.cases", None),
     # what-if sweeps and plots

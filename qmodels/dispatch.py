@@ -87,6 +87,12 @@ METHODS: dict[str, Method] = {
         "closed single-server networks by Sevcik's shadow server in Schweitzer's approximate "
         "MVA; open networks by exact single-station priority formulas (Cobham; preemptive "
         "resume) on Poisson class flows", "for_priority"),
+    "forkjoin": Method(
+        "qmodels.analytic.forkjoin", "forkjoin",
+        "fork-join networks, one class, exponential single-server queues and delays: open "
+        "Flatto-Hahn (2 branches, exact) / Nelson-Tantawi (homogeneous M/M/1 branches) or the "
+        "independence upper bound; closed an MVA recursion with the fork-join time the mean "
+        "maximum of branch times (approximate, exact at N = 1)", "for_forkjoin"),
     "sim": Method(
         "qmodels.sim.api", "simulate",
         "discrete-event simulation with confidence intervals (needs seed=...)"),
@@ -95,7 +101,8 @@ METHODS: dict[str, Method] = {
 
 #: the methods ``solve(net)`` tries, most exact first (an approximation only
 #: where the exact method cannot answer: not product form, or too large)
-AUTO_ORDER = ("exact", "priority", "decomposition", "mva-residual", "qna", "linearizer")
+AUTO_ORDER = ("exact", "forkjoin", "priority", "decomposition", "mva-residual", "qna",
+              "linearizer")
 
 
 #: names other tools and textbooks use for a method here: suggested, never

@@ -318,7 +318,10 @@ class Result:
         elif metric == "response_time":
             klass = {c: _num(self.class_response_time[i]) for i, c in enumerate(cn)}
         elif metric == "queue_length":
-            klass = {c: _num(self.station_queue_length[i].sum()) for i, c in enumerate(cn)}
+            from .model.forkjoin import branch_mask  # jobs, not the tasks of their forks
+
+            jobs = ~np.array(branch_mask(net), dtype=bool)
+            klass = {c: _num(self.station_queue_length[i][jobs].sum()) for i, c in enumerate(cn)}
         else:
             klass = {}
         return Figures(metric, station, klass, pair)

@@ -516,6 +516,10 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
         raise InvalidValueError(f"bounds needs a qmodels Network, got {type(net).__name__}")
     ci = _class_of(net, cls)
     c = net.classes[ci]
+    if any(s.kind == "forkjoin" for s in net.stations):
+        from .forkjoin import forkjoin_bounds  # operational bounds only
+
+        return forkjoin_bounds(net, c.name)
     _check_capacities(net)
     opt, pes, nc, delay, names = _bound_demands(net, ci)
     sym = net.is_symbolic

@@ -670,6 +670,11 @@ def decompose(net: Network, *, curve: bool = False, inner: str = "auto") -> Resu
     """
     from ._common import _check_service_shapes
 
+    for s in net.stations:
+        if s.kind == "forkjoin":
+            raise UnsupportedModelError(
+                f"fork-join {s.name!r}: the decomposition assumes product form inside and "
+                "around its pools; use method='forkjoin' or method='sim'")
     # the flow-equivalent servers and the CTMC inside a group are those of
     # exponential FCFS queues: another shape would be answered as exponential
     _check_service_shapes(net, "the decomposition")

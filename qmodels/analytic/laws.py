@@ -183,6 +183,10 @@ def saturation_population(net: Network, cls: str | None = None):
     c = net.classes[ci]
     if not isinstance(c, Closed):
         raise UnsupportedModelError(f"class {c.name!r} is open: N* is for closed classes")
+    if any(s.kind == "forkjoin" for s in net.stations):
+        from .forkjoin import forkjoin_bounds  # D: a fork-join counts its longest branch
+
+        return forkjoin_bounds(net, c.name).saturation_population
     opt, _, nc, delay, _ = _bound_demands(net, ci)
     if not opt:
         return math.inf

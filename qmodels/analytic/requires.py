@@ -68,6 +68,9 @@ def station_kinds(net: Network) -> str | None:
     visited = net.lowered.visited
     for k, kind in enumerate(low.kind):
         name = low.station_names[k]
+        if kind == "forkjoin":
+            f = net.stations[k]
+            return f"fork-join {name!r} ({len(f.branches)} branches joined) breaks product form"
         if kind not in ("delay", "queue", "ld"):
             return (f"station {name!r} is a {kind!r} element, which has no product-form "
                     "solution")
@@ -249,3 +252,12 @@ def for_priority(net: Network) -> str | None:
                for k, d in enumerate(low.discipline)):
         return "no priority queue is visited by classes of several priority levels"
     return pools(net)
+
+
+def for_forkjoin(net: Network) -> str | None:
+    """``forkjoin``: numbers and a fork-join element (the method itself
+    refuses, by name, what it does not model: several classes, multi-server
+    queues, ...)."""
+    if not has_kind(net, "forkjoin"):
+        return "the network has no fork-join"
+    return numeric(net) or pools(net)

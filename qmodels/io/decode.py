@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ModelError, ModelFileError, RoutingError
 from ..model import distributions as dist
+from ..model.forkjoin import ForkJoin
 from ..model.network import (
     SINK,
     SOURCE,
@@ -316,8 +317,38 @@ def _queue(s, name, service, kw, path, errs, ctx, ok):
     return Queue(name, service, servers=servers, discipline=discipline, **kw)
 
 
-def _station(s, path, errs, ctx):
+def _forkjoin(s, path, names, errs):
+    """A :class:`ForkJoin` from its entry (``kind: forkjoin``, ``branches``,
+    optional ``tasks``), or None (errors added at their paths)."""
+    n0 = len(errs)
+    for bad in ("service", "servers", "discipline", "capacity", "rate_multipliers", "power",
+                "distribution"):
+        if bad in s:
+            errs.add(f"{path}.{bad}", f"a fork-join has no {bad} (it does no service; its "
+                                      "branches' stations do)")
+    if "branches" not in s:
+        errs.add(f"{path}.branches", "missing branches of a fork-join")
+        return None
+    for b, br in enumerate(s["branches"]):
+        for j, st in enumerate(br):
+            if st not in names:
+                errs.add(f"{path}.branches[{b}][{j}]", f"unknown station {st!r}")
+    if len(errs) > n0:
+        return None
+    try:
+        return ForkJoin(s["name"], s["branches"], tasks=s.get("tasks"))
+    except ModelError as e:
+        errs.add(path, str(e))
+        return None
+
+
+def _station(s, path, errs, ctx, names=frozenset()):
     explicit = s.get("kind")
+    if explicit == "forkjoin":
+        return _forkjoin(s, path, names, errs)
+    for key in ("branches", "tasks"):
+        if key in s:
+            errs.add(f"{path}.{key}", f"only a fork-join (kind: forkjoin) has {key}")
     kind = explicit or ("ld" if "rate_multipliers" in s else "queue")
     kind = "ld" if kind == "load_dependent" else kind
     n0 = len(errs)
@@ -477,15 +508,16 @@ def _lacks_service(s, path, good_classes, errs) -> bool:
     return False
 
 
-def _stations(stations_raw, good_classes, broken, errs, ctx, seen):
+def _stations(stations_raw, good_classes, broken, errs, ctx, seen, names=frozenset()):
     stations = []
     for i, s in enumerate(stations_raw):
         path = f"stations[{i}]"
         if broken(path):
             continue
-        if "service" not in s and _lacks_service(s, path, good_classes, errs):
+        if "service" not in s and s.get("kind") != "forkjoin" and _lacks_service(
+                s, path, good_classes, errs):
             continue
-        st = _station(s, path, errs, ctx)
+        st = _station(s, path, errs, ctx, names)
         if st is None:
             continue
         if st.name in seen:
@@ -616,7 +648,7 @@ def from_dict(data: Any, *, source: str = "model") -> Network:
     good_classes = [c for i, c in enumerate(classes_raw)
                     if isinstance(c, dict) and not broken(f"classes[{i}]")]
     seen: dict = {}
-    stations = _stations(stations_raw, good_classes, broken, errs, ctx, seen)
+    stations = _stations(stations_raw, good_classes, broken, errs, ctx, seen, names)
     classes, class_paths = _classes(classes_raw, names, broken, errs, ctx, seen)
     class_names = {c.get("name") for c in classes_raw
                    if isinstance(c, dict) and isinstance(c.get("name"), str)}

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import InvalidValueError
+from ..model.forkjoin import ForkJoin
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from .decode import _DIST_ATTR, _DISTS, _check_text, _Errors
 from .expressions import _expr_printer
@@ -87,6 +88,12 @@ def _station_out(s, symbols: dict) -> dict:
         return _out(v, symbols)
 
     d: dict[str, Any] = {"name": s.name}
+    if isinstance(s, ForkJoin):
+        d["kind"] = "forkjoin"
+        d["branches"] = [list(b) for b in s.branches]
+        if any(t != 1 for t in s.tasks):
+            d["tasks"] = [int(t) for t in s.tasks]
+        return d
     if isinstance(s, Delay):
         d["kind"] = "delay"
     elif isinstance(s, LoadDependent):

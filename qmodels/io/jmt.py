@@ -69,6 +69,12 @@ distribution                    dropped (noted)    Exponential, Deterministic,
                                                    means), Uniform, Lognormal;
                                                    Empirical refused
 interarrival                    dropped (noted)    Source service strategy
+ForkJoin                        refused            Fork node (jobsPerLink =
+                                                   tasks, equal on every
+                                                   branch) and Join node
+                                                   ``<name>.join`` (standard
+                                                   join); no station
+                                                   measures on either
 TokenPool                       refused            finite capacity region
                                                    (blockingRegion) over the
                                                    pool's span, every class;

@@ -34,6 +34,14 @@ def _refuse_disciplines(net: Network) -> None:
                 "(JMVA solves FCFS, PS and delay stations); use to_jsimg (simulation)")
 
 
+def _refuse_forkjoin(net: Network) -> None:
+    for s in net.stations:
+        if s.kind == "forkjoin":
+            raise UnsupportedModelError(
+                f"fork-join {s.name!r}: JMVA (product form) has no fork-join; use to_jsimg "
+                "(fork and join nodes)")
+
+
 def to_jmva(net: Network, *, description: str | None = None) -> str:
     """The JMVA XML of a product-form network (see :mod:`qmodels.io.jmt` for
     what maps and what is refused).
@@ -48,6 +56,7 @@ def to_jmva(net: Network, *, description: str | None = None) -> str:
         closed).
     """
     _numeric(net, "JMVA")
+    _refuse_forkjoin(net)
     if net.pools:
         raise UnsupportedModelError(
             f"token pool {net.pools[0].name!r}: JMVA (product form) has no held resources; "

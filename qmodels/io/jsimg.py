@@ -18,6 +18,7 @@ from ..errors import UnsupportedModelError
 from ..model import distributions as dist
 from ..model.network import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
 from ..model.pools import held_reach
+from . import _jsimg_forkjoin as fj
 from ._xml import _XSI, _num, _numeric, _unique
 
 __all__ = ["to_jsimg", "save_jsimg"]
@@ -115,7 +116,9 @@ def _routing_rows(net: Network, i: int, c, think: str | None, ref: str | None):
             rows[think] = {ref: 1.0}
         return rows
     V = np.asarray(net.visits[i], dtype=float)
-    visited = [(net.station_names[k], float(V[k])) for k in range(len(V)) if V[k] > 0]
+    branch = fj.branch_mask(net)  # tasks, not jobs, visit fork-join branches
+    visited = [(net.station_names[k], float(V[k])) for k in range(len(V))
+               if V[k] > 0 and not branch[k]]
     if not visited:
         raise UnsupportedModelError(f"class {c.name!r} visits no station")
     T = sum(v for _, v in visited)
@@ -178,8 +181,10 @@ def _references(net: Network, classes, taken):
         if isinstance(c, Closed):
             ref = c.reference
             V = np.asarray(net.visits[i], dtype=float)
+            branch = fj.branch_mask(net)
             if ref is None or V[net.station_names.index(ref)] <= 0:
-                ref = next((net.station_names[k] for k in range(len(V)) if V[k] > 0), None)
+                ref = next((net.station_names[k] for k in range(len(V))
+                            if V[k] > 0 and not branch[k]), None)
             refs[c.name] = ref
             if float(c.think_time) > 0:
                 think[c.name] = _unique(f"think.{c.name}", taken)
@@ -363,7 +368,7 @@ class _SimWriter:
         V = np.asarray(net.visits, dtype=float)
         for k, s in enumerate(net.stations):
             for i, c in enumerate(self.classes):
-                if V[i, k] > 0:
+                if V[i, k] > 0 and s.kind != "forkjoin":
                     for mtype in ("Throughput", "Number of Customers", "Response Time",
                                   "Utilization"):
                         measure(mtype, s.name, c.name, "station")
@@ -435,6 +440,8 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
     think, refs = _references(net, classes, taken)
     rows = {c.name: _routing_rows(net, i, c, think.get(c.name), refs.get(c.name))
             for i, c in enumerate(classes)}
+    joins = fj.join_names(net, taken)
+    rows = fj.rewrite_rows(net, rows, joins)
     _check_capacities(net, rows)
     spans = _pool_spans(net, classes, cnames, rows)
 
@@ -453,7 +460,10 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
     if net.open_classes:
         w.source_node()
     for k, s in enumerate(net.stations):
-        w.station_node(s, S[:, k])
+        if s.name in joins:
+            fj.write_nodes(w, s, joins[s.name])
+        else:
+            w.station_node(s, S[:, k])
     for cname, tnode in think.items():
         w.think_node(cname, tnode)
     if net.open_classes:

@@ -19,6 +19,7 @@ from .network import (
     SOURCE,
     Closed,
     Delay,
+    ForkJoin,
     FrozenMap,
     LoadDependent,
     Network,
@@ -31,4 +32,5 @@ from .network import (
 )
 
 __all__ = ["Power", "Station", "Delay", "Queue", "LoadDependent", "Closed", "Open", "Network",
-           "TokenPool", "pool_chains", "FrozenMap", "ROUTING_TOLERANCE", "SOURCE", "SINK"]
+           "ForkJoin", "TokenPool", "pool_chains", "FrozenMap", "ROUTING_TOLERANCE", "SOURCE",
+           "SINK"]

@@ -29,6 +29,7 @@ from ..errors import (
     UnknownNameError,
     UnreachableStationError,
 )
+from .forkjoin import ForkJoin, check_forkjoins, forkjoin_visits
 from .pools import TokenPool, pool_chains
 from .stations import (
     SINK,
@@ -50,6 +51,7 @@ __all__ = [
     "Closed",
     "Open",
     "Network",
+    "ForkJoin",
     "TokenPool",
     "pool_chains",
     "FrozenMap",
@@ -366,7 +368,8 @@ def _check_parts(stations: tuple, classes: tuple, pools: tuple) -> None:
     seen: dict[str, str] = {}
     for s in stations:
         if not isinstance(s, Station) or type(s) is Station:
-            raise InvalidValueError(f"not a station (Delay, Queue, LoadDependent): {s!r}")
+            raise InvalidValueError(
+                f"not a station (Delay, Queue, LoadDependent, ForkJoin): {s!r}")
         if s.name in seen:
             raise DuplicateNameError(f"duplicate station name {s.name!r}")
         seen[s.name] = "station"
@@ -390,6 +393,7 @@ def _check_parts(stations: tuple, classes: tuple, pools: tuple) -> None:
         for cn in p.classes or ():
             if cn not in class_names:
                 raise UnknownNameError(f"token pool {p.name!r}: unknown class {cn!r}")
+    check_forkjoins(stations, classes, pools)
 
 
 def _class_tables(stations: tuple, classes: tuple) -> tuple[list, list]:
@@ -422,6 +426,7 @@ def _class_tables(stations: tuple, classes: tuple) -> tuple[list, list]:
             svc[ci][at(who, "service times", st)] = val
         if isinstance(c, Closed) and c.reference is not None:
             at(who, "reference", c.reference)
+    forkjoin_visits(stations, vis)  # tasks visit their branch once per fork
     return vis, svc
 
 

@@ -107,8 +107,11 @@ def _throughput_bound(net: Network, ci: int) -> float:
     cls = net.classes[ci]
     if isinstance(cls, Open):
         return float(cls.arrival_rate)
+    from ..model.forkjoin import critical_path_demand
+
     D = net.demands.astype(float)[ci]
-    tot = float(D.sum()) + float(cls.think_time)
+    # a fork-join counts its longest branch (sum_k D_k without fork-joins)
+    tot = critical_path_demand(net, ci) + float(cls.think_time)
     x = cls.population / tot if tot > 0 else math.inf
     for k, s in enumerate(net.stations):
         if D[k] > 0 and s.kind != "delay":

@@ -61,22 +61,22 @@ import numpy as np
 
 from .._jit import njit
 
-# job table columns (JI, int64)
-J_CLS, J_LOC, J_NXT, J_PRV, J_HELD, J_STATE, J_DEST, J_CYEND = range(8)
-NJI = 8
+# job table columns (JI, int64); J_PAR, J_PEND: fork-join (see the end of the module)
+J_CLS, J_LOC, J_NXT, J_PRV, J_HELD, J_STATE, J_DEST, J_CYEND, J_PAR, J_PEND = range(10)
+NJI = 10
 # job table columns (JF, float64)
 F_TARR, F_TCYC, F_VFIN = range(3)
 NJF = 3
 # job states
-S_FREE, S_WAIT, S_SERV, S_BLOCKED, S_THINK, S_POOL = range(6)
+S_FREE, S_WAIT, S_SERV, S_BLOCKED, S_THINK, S_POOL, S_FORK = range(7)
 # station state columns (SS, int64)
 K_N, K_BUSY, K_WQH, K_WQT, K_BLH, K_BLT, K_ACTH, K_NACT = range(8)
 NSS = 8
 # pool state columns (PS, int64)
 P_FREE, P_QH, P_QT, P_QLEN = range(4)
 # scalar state (SI, int64)
-I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS = range(7)
-NSI = 7
+I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS, I_FTASKS = range(8)
+NSI = 8
 # status codes returned by run()
 OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
 # distribution kinds
@@ -87,6 +87,8 @@ INF_CAP = 1 << 62
 # of the priority level (CLI[c, CL_PRIO])
 K_PRIO, K_PRIO_PR, K_LCFS_PR = 3, 4, 5
 CL_PRIO = 5
+#: station kind of a fork-join element (STI[k, 0]; 0 delay, 1 FCFS, 2 sharing)
+KIND_FORKJOIN = 6
 
 
 # ---------------------------------------------------------------------------
@@ -642,13 +644,13 @@ def _depart(j, k, now, ub_n, M, J, T, rng):
             heap_set(C + K + h, now + x, HE, HT, POS, SI)
         else:
             SS[k, K_BUSY] -= 1
-    elif kind >= K_PRIO:
-        prio_depart(j, k, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, SI, rng,
-                    C, K)
-    else:
+    elif kind == 2:
         if JI[j, J_STATE] == S_SERV:
             share_unlink(j, k, SS, JI)
         share_resched(k, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
+    elif K_PRIO <= kind <= K_LCFS_PR:
+        prio_depart(j, k, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, SI, rng,
+                    C, K)
     # tokens given back on leaving k (all of them at the end of a cycle)
     held = JI[j, J_HELD]
     if held != 0:
@@ -708,7 +710,7 @@ def _arrive(j, s, now, M, J, T, rng):
         _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT, POS, SI,
                rng, C, K, o_ev)
         return
-    if kind >= K_PRIO:
+    if K_PRIO <= kind <= K_LCFS_PR:
         flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
         NC[cc, s] += 1
         SS[s, K_N] += 1
@@ -758,6 +760,16 @@ def _move(j, src, d, now, M, J, T, rng):
         JI[j, J_CYEND] = 0
         if d == K:
             _leave_route(j, now, M, J, T, rng)
+        elif STI[d, 0] == KIND_FORKJOIN:
+            # a fork (a job) or a join (a task); a completed join sends the
+            # parent on from the fork-join, as the next move of this list
+            p, d2 = fj_arrive(j, d, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF,
+                              SS, NC, BS, SFL, T[0], HE, HT, POS, SI, T[3], T[4], rng)
+            if p >= 0:
+                j = p
+                src = d
+                d = d2
+                continue
         else:
             _arrive(j, d, now, M, J, T, rng)
         # ---- next blocked job that can move now
@@ -817,6 +829,8 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit):
         elif rng.shape[0] - SI[I_UPOS] < umin:
             status = NEED_RANDOM
         elif HE[0] < C and SI[I_FREE] < 0:
+            status = NEED_ROOM
+        elif SI[I_FTASKS] > 0 and fj_short(SI[I_FTASKS] + 1, JI, SI):
             status = NEED_ROOM
         elif SI[I_OPEN] > open_limit:
             status = TOO_MANY
@@ -1058,3 +1072,84 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
         _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K)
     else:
         SS[s, K_BUSY] -= 1
+# fork-join (qmodels.model.forkjoin): a job reaching a fork-join station f
+# (STI[f, 0] == KIND_FORKJOIN) forks STI[f, 7] tasks, task i entering station
+# RM[f, i] (the first station of its branch); a task follows its branch by
+# the routing rows of the branch stations (the last one routes to f) and
+# joins at f.  A task is a job-table row with J_PAR = its parent (-1 for a
+# job); the parent waits at f (state S_FORK) with J_PEND tasks to go, and
+# leaves f, routed from f as after any visit, when the last one joins.
+# SI[I_FTASKS] is the largest fork (0: no fork-join, nothing here is used).
+# ---------------------------------------------------------------------------
+
+@njit(_nrt=False)
+def fj_short(n, JI, SI):
+    """Whether the free list holds fewer than ``n`` job rows (a fork needs a
+    row per task; the loop asks for room before an event that may fork)."""
+    j = SI[I_FREE]
+    i = 0
+    while j >= 0 and i < n:
+        j = JI[j, J_NXT]
+        i += 1
+    return i < n
+
+
+@njit(_nrt=False)
+def fj_arrive(j, f, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF, SS, NC, BS, SFL,
+              ACC, HE, HT, POS, SI, HIST, SEG, rng):
+    """Row j reaches fork-join f.  A job forks: it waits at f and its tasks
+    enter the first stations of their branches.  A task joins: its row goes
+    back to the free list; if it was its parent's last, returns (parent,
+    the parent's next destination), else (-1, -1)."""
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    o_ev = ACC.shape[0] - 1  # the event count, the last entry of ACC
+    par = JI[j, J_PAR]
+    if par < 0:
+        c = JI[j, J_CLS]
+        flush_station(f, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+        NC[c, f] += 1
+        SS[f, K_N] += 1
+        JF[j, F_TARR] = now
+        JI[j, J_LOC] = f
+        JI[j, J_STATE] = S_FORK
+        ACC[o_ev] += 1.0
+        n = STI[f, 7]
+        JI[j, J_PEND] = n
+        for i in range(n):
+            t = SI[I_FREE]
+            SI[I_FREE] = JI[t, J_NXT]
+            JI[t, J_CLS] = c
+            JI[t, J_PAR] = j
+            JI[t, J_HELD] = 0
+            JI[t, J_CYEND] = 0
+            JI[t, J_NXT] = -1
+            JI[t, J_PRV] = -1
+            JI[t, J_LOC] = -1
+            JF[t, F_TCYC] = now
+            _enter(t, int(RM[f, i]), now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC,
+                   HE, HT, POS, SI, rng, C, K, o_ev)
+        return -1, -1
+    JI[j, J_PAR] = -1
+    JI[j, J_STATE] = S_FREE
+    JI[j, J_LOC] = -1
+    JI[j, J_NXT] = SI[I_FREE]
+    SI[I_FREE] = j
+    JI[par, J_PEND] -= 1
+    if JI[par, J_PEND] > 0:
+        return -1, -1
+    # the join is complete: route the parent on from f (as _end_service)
+    c = JI[par, J_CLS]
+    seg = SEG[SI[I_CELL]]
+    o_cyc = 4 * C * K
+    d = next_dest(c, f, RN, RD, RC, rng, SI)
+    if d == K:
+        record_cycle(c, now - JF[par, F_TCYC], ACC, o_cyc, C, HIST, seg, CLF)
+        JI[par, J_CYEND] = 1
+        if CLI[c, 0] == 0 and CLF[c, 0] <= 0.0:
+            JF[par, F_TCYC] = now
+            d = next_dest(c, K, RN, RD, RC, rng, SI)
+            while d == K:
+                record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
+                d = next_dest(c, K, RN, RD, RC, rng, SI)
+    return par, d

@@ -54,6 +54,7 @@ from ..model.distributions import (
     Pareto,
     Uniform,
 )
+from ..model.forkjoin import ForkJoin, branch_mask, forkjoins
 from ..model.network import (
     SINK,
     SOURCE,
@@ -100,6 +101,8 @@ class Flat:
     visits: np.ndarray
     hist_lo: np.ndarray  # log of the lower edge of bin 1, per class
     hist_step: float  # log width of a bin
+    max_tasks: int = 0  # tasks of the largest fork (0: no fork-join)
+    branch: np.ndarray | None = None  # stations on fork-join branches (None: no fork-join)
 
 
 def acc_layout(C: int, K: int, P: int) -> dict:
@@ -258,6 +261,7 @@ def flatten(net: Network) -> Flat:
     pops = [int(getattr(c, "population", 0)) for c in net.classes]
     rates = [float(c.arrival_rate) if isinstance(c, Open) else 0.0 for c in net.classes]
     _check_workload(net, pops, rates, V, Sm)
+    _check_forkjoins(net)
     PLI, ACQ, REL = _encode_pools(net)
     emp: list[float] = []
     STI, STF, RM = _encode_stations(net, V, emp)
@@ -270,7 +274,9 @@ def flatten(net: Network) -> Flat:
     ucap_all = STF[:, 2].copy()
     return Flat(STI, STF, RM, np.asarray(emp if emp else [1.0], dtype=float), Sm, CLI, CLF,
                 RN, RD, RC, PLI, ACQ, REL, n_closed, cls_of_job, K, C, int(PLI.shape[0]),
-                ucap_all, V, CLF[:, 4].copy(), math.log(10.0) * HIST_DECADES / HIST_BINS)
+                ucap_all, V, CLF[:, 4].copy(), math.log(10.0) * HIST_DECADES / HIST_BINS,
+                max([f.n_tasks for f in forkjoins(net.stations)], default=0),
+                np.array(branch_mask(net), dtype=bool) if forkjoins(net.stations) else None)
 
 
 def _check_workload(net: Network, pops, rates, V, Sm) -> None:
@@ -372,6 +378,11 @@ def _encode_stations(net: Network, V: np.ndarray, emp: list):
         elif isinstance(s, LoadDependent):
             kind, ukind, c, ucap = 2, 2, 1, 1.0
             rm = [float(a) for a in s.rate_multipliers]
+        elif isinstance(s, ForkJoin):
+            # no service; its rate row holds the first station of each task
+            kind, ukind, c, ucap = E.KIND_FORKJOIN, 0, E.INF_CAP, 1.0
+            index = {n: i for i, n in enumerate(net.station_names)}
+            rm = [float(index[br[0]]) for br, t in zip(s.branches, s.tasks) for _ in range(t)]
         else:
             raise UnsupportedModelError(f"{who}: unknown station kind {s.kind!r}")
         dk, a, b, off, ln = _encode_distribution(s.distribution, f"{who}: distribution", emp)
@@ -401,15 +412,19 @@ def _encode_classes(net: Network, V, Sm, pops, rates, emp: list):
     CLI = np.zeros((C, 6), dtype=np.int64)
     CLF = np.zeros((C, 6), dtype=float)
     rows_all = []
+    fj_rows = _forkjoin_rows(net, index)
     for ci, cls in enumerate(net.classes):
         who = f"class {cls.name!r}"
+        # jobs never visit branch stations: tasks do, by the rows added below
+        vj = np.where(branch_mask(net), 0.0, V[ci]) if fj_rows else V[ci]
         if cls.routing is not None:
             rows = _explicit_routing(cls, index, K)
-        elif V[ci].sum() <= 0:
+        elif vj.sum() <= 0:
             rows = {K: [(K, 1.0)]}
         else:
             chains = [tuple(index[x] for x in ch) for ch in pool_chains(net, ci)]
-            rows = _visit_routing(V[ci], K, chains)
+            rows = _visit_routing(vj, K, chains)
+        rows.update(fj_rows)
         rows_all.append(rows)
         if isinstance(cls, Open):
             lam = rates[ci]
@@ -431,6 +446,33 @@ def _encode_classes(net: Network, V, Sm, pops, rates, emp: list):
         CLF[ci, 4] = math.log(scale * 1e-4)
         CLF[ci, 5] = 1.0 / step
     return CLI, CLF, rows_all
+
+
+def _check_forkjoins(net: Network) -> None:
+    """What the simulator does not do with fork-joins: finite capacities
+    (a task or a joined job blocked after service) are refused by name."""
+    fjs = forkjoins(net.stations)
+    if not fjs:
+        return
+    for s in net.stations:
+        if s.capacity is not None:
+            raise UnsupportedModelError(
+                f"station {s.name!r}: finite capacity {s.capacity} in a network with fork-join "
+                f"{fjs[0].name!r}; the simulator does not model blocking together with "
+                "fork-joins")
+
+
+def _forkjoin_rows(net: Network, index: dict) -> dict:
+    """Routing rows of the branch stations (the same for every class): a
+    task goes on to the next station of its branch, from the last one to the
+    fork-join, where it joins."""
+    rows: dict[int, list] = {}
+    for f in forkjoins(net.stations):
+        for br in f.branches:
+            path = [index[x] for x in br] + [index[f.name]]
+            for a, b in zip(path[:-1], path[1:]):
+                rows[a] = [(b, 1.0)]
+    return rows
 
 
 def _routing_arrays(rows_all, C: int, K: int):

@@ -39,7 +39,8 @@ class _Run:
         self.rng = rng
         C, K, P = flat.C, flat.K, flat.P
         has_open = bool(np.any(flat.CLI[:, 0] == 1))
-        J = flat.n_closed + (256 if has_open else 0)
+        # a closed job and the tasks of its fork (fork-joins do not nest)
+        J = flat.n_closed * (1 + flat.max_tasks) + (256 if has_open else 0)
         self.JI = np.full((max(J, 1), E.NJI), -1, dtype=np.int64)
         self.JI[:, E.J_HELD] = 0
         self.JI[:, E.J_CYEND] = 0
@@ -48,6 +49,7 @@ class _Run:
         self.JF = np.zeros((max(J, 1), E.NJF))
         self.SI = np.zeros(E.NSI, dtype=np.int64)
         self.SI[E.I_NCLOSED] = flat.n_closed
+        self.SI[E.I_FTASKS] = flat.max_tasks
         self.SI[E.I_FREE] = -1
         self._link_free(flat.n_closed, J)
         E_ = C + K + max(J, 1)

@@ -90,7 +90,8 @@ def _window(run: _Run, a: int, b: int):
                                                                    comp.sum(0), 1), np.nan),
             "X_cl": cyc / T,
             "R_cl": np.where(cyc > 0, cyct / np.where(cyc > 0, cyc, 1), np.nan),
-            "Q_cl": area_n.sum(1) / T,
+            # jobs, not the tasks of their forks (at fork-join branch stations)
+            "Q_cl": (area_n.sum(1) if f.branch is None else area_n[:, ~f.branch].sum(1)) / T,
             "lost": d[lay["lost"]: lay["lost"] + C] / T,
             "pool_U": d[lay["pool_busy"]: lay["pool_busy"] + P] / (T * np.maximum(f.PLI[:, 0], 1))
             if P else np.zeros(0),
