@@ -33,7 +33,7 @@ def _check_distribution(dist, what: str):
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Power:
     """Electrical power of a device per state, in watts.
 
@@ -47,6 +47,19 @@ class Power:
     idle: Number = 0.0
     read: Number | None = None
     write: Number | None = None
+
+    def __init__(self, busy=None, idle=0.0, read=None, write=None, **unknown):
+        # written out (not the dataclass's) so that a misspelt or missing
+        # parameter is an InvalidValueError naming it, not a bare TypeError
+        if unknown:
+            raise InvalidValueError(
+                f"Power has no parameter {next(iter(unknown))!r}: it takes busy, idle, read "
+                "and write (watts)")
+        if busy is None:
+            raise InvalidValueError("Power needs busy= (the watts drawn while serving)")
+        for attr, v in (("busy", busy), ("idle", idle), ("read", read), ("write", write)):
+            object.__setattr__(self, attr, v)
+        self.__post_init__()
 
     def __post_init__(self):
         object.__setattr__(self, "busy", check_real(self.busy, "power.busy"))
