@@ -211,3 +211,20 @@ classes:
     errs = _file_errors(text.replace("name: disk}", "name: disk, name: x}"))
     assert "duplicate key 'name'" in errs["stations[1].name"]
 
+
+
+# --- item 10: a symbol used only in a pool's token count --------------------------------
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_symbol_only_in_pool_tokens_round_trips(tmp_path, suffix):
+    import sympy as sp
+
+    k = sp.Symbol("k", positive=True, integer=True)
+    net = qm.Network([qm.Queue("a", 0.1), qm.Queue("b", 0.2)],
+                     [qm.Closed("tx", 3, visits={"a": 1, "b": 1})],
+                     pools=[qm.TokenPool("tok", k, "a", "b")])
+    path = tmp_path / f"m{suffix}"
+    qm.save(net, path)
+    back = qm.load(path)
+    assert back == net
+    assert back.pools[0].tokens == k
