@@ -262,3 +262,21 @@ def test_vary_range_too_many_points_is_refused_before_allocating():
 
     with pytest.raises(ProblemTooLargeError, match="points"):
         parse_values("disk.service", "0.1:1:1000000000000")
+
+
+# --- item 12: a zero-width interval says why -------------------------------------------
+
+def test_zero_width_interval_says_why():
+    from qmodels.sim.stats import estimate
+
+    e = estimate([1.0, 1.0, 1.0], 0.95)
+    assert e.half_width == 0
+    assert "not an exact value" in repr(e)
+    assert "not an exact value" not in repr(estimate([1.0, 0.9, 1.0], 0.95))
+    # a station busy through every replication: cpu never idles while one of
+    # 4 jobs is at cpu (mean 1 s) and the others take 1 ms at the delay
+    net = qm.Network([qm.Queue("cpu", 1.0), qm.Delay("think", 1e-3)],
+                     [qm.Closed("tx", 4, visits={"cpu": 1, "think": 1})])
+    r = qm.simulate(net, seed=1, horizon=50.0, replications=2)
+    assert r.U["cpu"].half_width == 0
+    assert any("zero-width" in n and "'cpu'" in n for n in r.notes)
