@@ -21,6 +21,7 @@ __all__ = [
     "UnstableError",
     "UnsupportedModelError",
     "ProblemTooLargeError",
+    "MissingDependencyError",
     "QModelsWarning",
     "ConvergenceWarning",
     "NumericalWarning",
@@ -109,6 +110,25 @@ class ProblemTooLargeError(UnsupportedModelError):
     construction passes the limit); the message
     states the estimated cost, the limit, and the methods that can answer
     (bounds, approximate MVA, simulation)."""
+
+
+class MissingDependencyError(QModelsError, ImportError):
+    """An optional package that a requested feature needs is not installed;
+    raised before any work starts, the message names the package and the
+    ``pip install qmodels[extra]`` that brings it."""
+
+
+def require(module: str, extra: str, feature: str):
+    """Import and return ``module``, or raise :class:`MissingDependencyError`
+    saying that ``feature`` needs it and which extra installs it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(
+            f"{feature} needs the optional package {module!r}, which is not installed: "
+            f"pip install 'qmodels[{extra}]' (or pip install {module})") from None
 
 
 class QModelsWarning(UserWarning):

@@ -280,3 +280,49 @@ def test_zero_width_interval_says_why():
     r = qm.simulate(net, seed=1, horizon=50.0, replications=2)
     assert r.U["cpu"].half_width == 0
     assert any("zero-width" in n and "'cpu'" in n for n in r.notes)
+
+
+# --- item 8: optional packages checked before computing ---------------------------------
+
+def _without(monkeypatch, *modules):
+    """Make ``import m`` fail for each module (as if not installed)."""
+    import sys
+
+    for m in modules:
+        monkeypatch.setitem(sys.modules, m, None)
+
+
+@pytest.mark.parametrize("argv, missing, extra", [
+    (["--out", "{tmp}/r.parquet"], "pyarrow", "dist"),
+    (["--store", "{tmp}/st"], "pyarrow", "dist"),
+    (["--parallel", "--csv"], "distributed", "dist"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--csv"], "distributed", "dist"),
+])
+def test_sweep_cli_missing_optional_package_before_solving(tmp_path, monkeypatch, capsys,
+                                                           argv, missing, extra):
+    import qmodels.whatif.core as core
+    from qmodels.cli import main
+
+    model = tmp_path / "m.yaml"
+    model.write_text(MODEL.format(service=0.1, population=3))
+    solved = []
+    monkeypatch.setattr(core, "_execute", lambda *a, **k: solved.append(1) or [])
+    _without(monkeypatch, missing)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    status = main(["sweep", str(model), "--vary", "tx.population=1,2", *args])
+    err = capsys.readouterr().err
+    assert status == 2 and not solved
+    assert f"'{missing}'" in err and f"qmodels[{extra}]" in err
+    assert "Traceback" not in err
+
+
+def test_sweep_api_missing_optional_package(tmp_path, monkeypatch):
+    from qmodels.errors import MissingDependencyError
+
+    _without(monkeypatch, "pyarrow", "distributed")
+    with pytest.raises(MissingDependencyError, match="pyarrow"):
+        qm.sweep(_net(), {"tx.population": [1, 2]}, store=tmp_path / "st")
+    with pytest.raises(MissingDependencyError, match="distributed"):
+        qm.sweep(_net(), {"tx.population": [1, 2]}, parallel=True)
+    # an ImportError too, for code that catches that
+    assert issubclass(MissingDependencyError, ImportError)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InvalidValueError, ProblemTooLargeError, QModelsError
+from ..errors import InvalidValueError, ProblemTooLargeError, QModelsError, require
 from .core import sweep
 
 __all__ = ["register_cli", "parse_values"]
@@ -92,6 +92,18 @@ def _check_out(out: Path) -> None:
         raise InvalidValueError(f"--out {out}: no directory {str(parent)!r}")
 
 
+def _check_extras(args) -> None:
+    """Refuse, before any point is solved, an option whose optional package
+    is missing (the sweep used to run to the end and then fail writing)."""
+    if args.out and not (args.csv or Path(args.out).suffix == ".csv"):
+        require("pyarrow", "dist", f"--out {args.out} (a Parquet file; --csv needs nothing)")
+    if args.store:
+        require("pyarrow", "dist", "--store (Parquet parts)")
+    if args.parallel or args.scheduler:
+        require("distributed", "dist",
+                "--parallel" if args.parallel else "--scheduler")
+
+
 def cmd_sweep(args) -> int:
     from ..errors import ModelFileError
     from ..io import modelfile
@@ -108,6 +120,7 @@ def cmd_sweep(args) -> int:
             vary[path] = parse_values(path, text.strip())
         if args.out:
             _check_out(Path(args.out))
+        _check_extras(args)
         net = modelfile.load(args.model)
         client = None
         if args.scheduler:
