@@ -326,3 +326,49 @@ def test_sweep_api_missing_optional_package(tmp_path, monkeypatch):
         qm.sweep(_net(), {"tx.population": [1, 2]}, parallel=True)
     # an ImportError too, for code that catches that
     assert issubclass(MissingDependencyError, ImportError)
+
+
+# --- item 5: size guards before any allocation -----------------------------------------
+
+def _mm1(pop, **kw):
+    return qm.Network([qm.Queue("cpu", 0.1, **kw)], [qm.Closed("tx", pop, visits={"cpu": 1})])
+
+
+@pytest.mark.parametrize("net, kw, expect", [
+    (_mm1(10**8), {}, "closed jobs"),
+    (_mm1(10**12), {}, "closed jobs"),
+    (_mm1(3, distribution=qm.Erlang(k=10**9)), {}, "Deterministic"),
+    (_mm1(3), {"replications": 10**9}, "replications"),
+])
+def test_simulator_size_guards(net, kw, expect, monkeypatch):
+    from qmodels.errors import ProblemTooLargeError
+
+    # no array of the run may be allocated before the refusal
+    def no_alloc(*a, **k):
+        raise AssertionError("allocated before the size check")
+
+    import qmodels.sim.api as api
+
+    monkeypatch.setattr(api, "flatten", no_alloc)
+    with pytest.raises(ProblemTooLargeError, match=expect) as ei:
+        qm.simulate(net, seed=1, horizon=10.0, **kw)
+    assert "GiB" in str(ei.value)
+
+
+def test_simulator_size_guard_leaves_ordinary_runs_alone():
+    from qmodels.sim.guards import MAX_RUN_BYTES, run_bytes
+
+    assert run_bytes(_mm1(10**5)) < MAX_RUN_BYTES
+    # hand count: 3 jobs x 15 words + 4 x 8 bytes x (3 + 1 + 8) x (2 x 2 + 6) uniforms
+    assert run_bytes(_mm1(3)) == 3 * 8 * 15 + 32 * 12 * 10
+
+
+@pytest.mark.parametrize("K, N", [(1000, 30), (200, 10**4)])
+def test_convolution_many_multiserver_stations_refused_at_once(K, N):
+    from qmodels.analytic.convolution import convolution
+    from qmodels.errors import ProblemTooLargeError
+
+    net = qm.Network([qm.Queue(f"s{i}", 0.01, servers=2) for i in range(K)],
+                     [qm.Closed("tx", N, visits={f"s{i}": 1 for i in range(K)})])
+    with pytest.raises(ProblemTooLargeError, match="load-dependent steps"):
+        convolution(net)

@@ -30,6 +30,7 @@ from .checks import (
     _horizon_too_short,
 )
 from .flatten import flatten
+from .guards import check_sim_size
 from .result import SimResult
 from .run import _raise_status, _Run
 from .stats import Estimate, estimate
@@ -200,6 +201,7 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     cold_start = not getattr(E.run, "signatures", ())
     level = _check_args(network, seed, horizon, replications, warmup, precision, level,
                         method, max_events)
+    check_sim_size(network, replications if method == "replications" else 1)
     flat = flatten(network)
     default_horizon = horizon is None
     capped = None
