@@ -372,3 +372,27 @@ def test_convolution_many_multiserver_stations_refused_at_once(K, N):
                      [qm.Closed("tx", N, visits={f"s{i}": 1 for i in range(K)})])
     with pytest.raises(ProblemTooLargeError, match="load-dependent steps"):
         convolution(net)
+
+
+def test_jmva_export_of_huge_ldstation_refused():
+    from qmodels.errors import ProblemTooLargeError
+    from qmodels.io.jmva import to_jmva
+
+    with pytest.raises(ProblemTooLargeError, match="ldstation") as ei:
+        to_jmva(_mm1(10**8, servers=2))
+    assert "GiB" in str(ei.value) and "to_jsimg" in str(ei.value)
+    assert "ldstation" in to_jmva(_mm1(5, servers=2))
+
+
+def test_exact_batch_and_sweep_refuse_what_solve_refuses():
+    from qmodels.errors import ProblemTooLargeError
+
+    with pytest.raises(ProblemTooLargeError, match="steps"):
+        qm.mva_batch([[0.05, 0.08]], 0.0, 10**12)
+    with pytest.raises(ProblemTooLargeError):
+        qm.sweep(_mm1(3), {"tx.population": [10, 10**12]})
+    with pytest.raises(ProblemTooLargeError):   # the one-by-one solve agrees
+        qm.solve(_mm1(10**12))
+    assert qm.mva_batch([[0.05, 0.08]], 0.0, 3).X[0] == pytest.approx(qm.mva(
+        qm.Network([qm.Queue("a", 0.05), qm.Queue("b", 0.08)],
+                   [qm.Closed("tx", 3, visits={"a": 1, "b": 1})])).X["tx"], rel=1e-12)
