@@ -83,8 +83,9 @@ def check_real(value, what: str, *, allow_zero: bool = True, allow_inf: bool = F
 
 #: Largest finite float, as an int: a larger exact number cannot be computed with.
 _FLOAT_MAX = int(sys.float_info.max)
-#: Largest count (population, servers, tokens, phases): a 64-bit integer.
-MAX_COUNT = 2**63 - 1
+#: Largest count (population, servers, tokens, phases): solvers compute with
+#: counts as floats, so one past the largest float cannot be honoured.
+MAX_COUNT = _FLOAT_MAX
 
 
 def _digits(value) -> str:
@@ -96,7 +97,12 @@ def _digits(value) -> str:
     return text if len(text) <= 40 else f"a number of {len(text.lstrip('-'))} digits"
 
 
-def check_count(value, what: str, *, minimum: int, error=InvalidValueError):
+#: Largest count kept in 64-bit integer arrays (servers, capacity, tokens).
+MAX_INT64 = 2**63 - 1
+
+
+def check_count(value, what: str, *, minimum: int, error=InvalidValueError,
+                maximum=MAX_COUNT):
     """An integer >= minimum; never rounded. Integral floats (10.0) are taken
     as the integer they are; 10.3, True, NaN are rejected."""
     desc = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
@@ -124,8 +130,10 @@ def check_count(value, what: str, *, minimum: int, error=InvalidValueError):
         raise bad()
     if v < minimum:
         raise bad()
-    if v > MAX_COUNT:
-        raise error(f"{what} is too large: {_digits(v)} exceeds 2**63 - 1")
+    if v > maximum:
+        raise error(f"{what} is too large: {_digits(v)} exceeds "
+                    + ("the largest float (about 1.8e308)" if maximum == MAX_COUNT
+                       else f"{maximum} (a 64-bit integer)"))
     return v
 
 

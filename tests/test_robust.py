@@ -396,3 +396,128 @@ def test_exact_batch_and_sweep_refuse_what_solve_refuses():
     assert qm.mva_batch([[0.05, 0.08]], 0.0, 3).X[0] == pytest.approx(qm.mva(
         qm.Network([qm.Queue("a", 0.05), qm.Queue("b", 0.08)],
                    [qm.Closed("tx", 3, visits={"a": 1, "b": 1})])).X["tx"], rel=1e-12)
+
+
+# --- property: any model across 1e-12..1e12 solves with the laws, or a typed error -------
+
+def _scaled(draw, net):
+    """``net`` with every time scaled by its own factor drawn across
+    1e-12..1e12 (log-uniform: a factor per station, per think time, per
+    arrival rate), and maybe a closed population made huge."""
+    import dataclasses
+
+    from hypothesis import strategies as st
+
+    def factor():
+        return 10.0 ** draw(st.floats(-12.0, 12.0))
+
+    f = {s.name: factor() for s in net.stations}
+    stations = [dataclasses.replace(s, service=s.service * f[s.name]) for s in net.stations]
+
+    def times(m):
+        return None if m is None else {k: v * f[k] for k, v in m.items()}
+
+    classes = []
+    for c in net.classes:
+        kw = {"service": times(c.service), "demands": times(c.demands)}
+        if isinstance(c, qm.Closed):
+            kw["think_time"] = c.think_time * factor()
+            if draw(st.integers(0, 5)) == 0:
+                kw["population"] = 10 ** draw(st.integers(11, 12))
+        else:
+            kw["arrival_rate"] = c.arrival_rate * factor()
+        classes.append(dataclasses.replace(c, **kw))
+    return qm.Network(stations, classes, name=net.name, pools=net.pools)
+
+
+def _property_case():
+    from hypothesis import strategies as st
+
+    from qmodels.testing import networks
+
+    @st.composite
+    def case(draw):
+        net = draw(networks(max_classes=2, max_stations=3, max_population=4))
+        method = draw(st.sampled_from(["mva", "exact", "schweitzer"]))
+        try:
+            return _scaled(draw, net), method
+        except QModelsErrorAlias as e:     # a scaled value the model refuses: typed
+            return e, method
+    return case()
+
+
+QModelsErrorAlias = qm.errors.QModelsError
+
+
+def test_property_wide_values_solve_with_laws_or_typed_error():
+    import warnings
+
+    from hypothesis import given
+
+    from qmodels.testing import assert_operational_laws
+
+    @given(_property_case())
+    def check(case):
+        net, method = case
+        if isinstance(net, QModelsErrorAlias):
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                r = qm.mva(net) if method == "mva" else qm.solve(net, method=method)
+            except QModelsErrorAlias:
+                return
+        assert_operational_laws(r, rtol=1e-6 if method != "schweitzer" else 1e-3)
+
+    check()
+
+
+@pytest.mark.parametrize("method", ["exact", "sim"])
+def test_huge_server_count_is_a_typed_error_or_solved(method):
+    # 2**62 servers fit a 64-bit integer: no bare OverflowError/MemoryError,
+    # and the open solver refuses to sum 2**62 terms
+    import warnings
+
+    from qmodels.errors import ProblemTooLargeError, QModelsError
+
+    nets = [qm.Network([qm.Queue("a", 0.01, servers=2**62)], [qm.Open("o", 1.0, visits={"a": 1})]),
+            qm.Network([qm.Queue("a", 0.01, servers=2**62), qm.Queue("b", 0.02)],
+                       [qm.Closed("c", 5, visits={"a": 1, "b": 1}),
+                        qm.Open("o", 1.0, visits={"a": 1})])]
+    for net in nets:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                if method == "sim":
+                    qm.simulate(net, seed=1, horizon=5.0, replications=2)
+                else:
+                    with pytest.raises(ProblemTooLargeError, match="servers"):
+                        qm.solve(net)
+            except QModelsError:
+                pass
+    with pytest.raises(InvalidValueError, match="64-bit"):
+        qm.Queue("a", 0.01, servers=2**70)
+
+
+def test_response_time_does_not_cancel_against_a_huge_think_time():
+    # R = N/X - Z lost 5 digits when Z = 1.6e12 s and R ~ 1 s (found by the
+    # property test below); R = sum_k Q_k / X keeps them.  By hand: one job,
+    # a 2-server PS queue of S = 0.9592441977 s: R = S exactly
+    S = 0.9592441977367816
+    net = qm.Network([qm.Queue("s0", S, servers=2, discipline="ps")],
+                     [qm.Closed("c0", 1, think_time=1577397721663.4897, visits={"s0": 1})])
+    assert qm.mva(net).R["c0"] == pytest.approx(S, rel=1e-12)
+    one = qm.Network([qm.Queue("s0", S)],
+                     [qm.Closed("c0", 1, think_time=1577397721663.4897, visits={"s0": 1})])
+    assert qm.mva(one).R["c0"] == pytest.approx(S, rel=1e-12)
+    assert qm.mva_batch([[S]], 1577397721663.4897, 1).R[0] == pytest.approx(S, rel=1e-12)
+
+
+def test_mixed_solver_huge_population_refused_before_allocating():
+    from qmodels.errors import ProblemTooLargeError
+
+    net = qm.Network([qm.Queue("s0", 0.1, servers=2)],
+                     [qm.Closed("c0", 10**12, visits={"s0": 1}),
+                      qm.Open("c1", 1.0, visits={"s0": 1})])
+    with pytest.raises(ProblemTooLargeError, match="closed jobs"):
+        qm.mva(net)

@@ -410,7 +410,8 @@ def _finish(method, D, Z, pop, c, dl, X, Q, names, curve=None, its=None, conv=No
     B, K = D.shape
     U = X[:, None] * D / np.where(dl, 1.0, c)
     with np.errstate(divide="ignore", invalid="ignore"):
-        R = np.where(X > 0, pop / np.where(X > 0, X, 1.0) - Z, D.sum(axis=1))
+        # sum_k Q_k / X, as mva_single (n/X - Z cancels when Z >> R)
+        R = np.where(X > 0, Q.sum(axis=1) / np.where(X > 0, X, 1.0), D.sum(axis=1))
         res = np.where(X[:, None] > 0, Q / np.where(X > 0, X, 1.0)[:, None], D)
     R = np.where(pop > 0, np.maximum(R, 0.0), R)
     if names is None:
@@ -527,7 +528,7 @@ def mva_batch(demands, think_times, population, *, servers=None, delay=None,
         n = np.arange(nmax + 1)
         Uc = Xc[:, :, None] * D[:, None, :] / np.where(dl, 1.0, c)[:, None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
-            Rc = np.where(Xc > 0, n[None, :] / np.where(Xc > 0, Xc, 1.0) - Z[:, None],
+            Rc = np.where(Xc > 0, Qc.sum(axis=2) / np.where(Xc > 0, Xc, 1.0),
                           D.sum(axis=1)[:, None])
         Rc[:, 1:] = np.maximum(Rc[:, 1:], 0.0)
         cur = {"population": n, "X": Xc, "R": Rc, "Q": Qc, "U": Uc}

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .._validate import Number, check_count, check_name, check_real, is_symbolic
+from .._validate import MAX_INT64, Number, check_count, check_name, check_real, is_symbolic
 from ..errors import InvalidValueError
 
 __all__ = ["Power", "Station", "Delay", "Queue", "LoadDependent", "SOURCE", "SINK"]
@@ -116,7 +116,8 @@ class Station:
                     f"station {self.name!r}: power must be a Power, got {self.power!r}"
                 )
         if self.capacity is not None:
-            cap = check_count(self.capacity, f"station {self.name!r}: capacity", minimum=1)
+            cap = check_count(self.capacity, f"station {self.name!r}: capacity", minimum=1,
+                              maximum=MAX_INT64)
             object.__setattr__(self, "capacity", cap)
         _check_distribution(self.distribution, f"station {self.name!r}: distribution")
 
@@ -183,7 +184,8 @@ class Queue(Station):
 
     def __post_init__(self):
         super().__post_init__()
-        c = check_count(self.servers, f"station {self.name!r}: servers", minimum=1)
+        c = check_count(self.servers, f"station {self.name!r}: servers", minimum=1,
+                        maximum=MAX_INT64)
         object.__setattr__(self, "servers", c)
         if self.discipline not in ("fcfs", "ps"):
             raise InvalidValueError(
