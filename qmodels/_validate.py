@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Mapping
 from typing import Any, Union
 
@@ -59,11 +60,20 @@ def check_real(value, what: str, *, allow_zero: bool = True, allow_inf: bool = F
         # kept exact (a visit ratio of 1 stays 1 in symbolic expressions)
         if value < 0 or (value == 0 and not allow_zero):
             raise InvalidValueError(f"{what} must be a finite {kind} number, got {value!r}")
+        if int(value) > _FLOAT_MAX:
+            raise InvalidValueError(f"{what} is too large: {_digits(value)} exceeds the "
+                                    "largest float (about 1.8e308)")
         return int(value)
     try:
         v = float(value)
     except (TypeError, ValueError):
         raise InvalidValueError(f"{what} must be a finite {kind} number, got {value!r}") from None
+    except OverflowError:
+        raise InvalidValueError(f"{what} is too large: {_digits(value)} exceeds the largest "
+                                "float (about 1.8e308)") from None
+    if v == 0 and value != 0:
+        raise InvalidValueError(f"{what} underflows: {_digits(value)} is not zero but below "
+                                "the smallest float (about 5e-324)")
     if math.isnan(v) or (math.isinf(v) and not allow_inf) or v < 0 or (v == 0 and not allow_zero):
         raise InvalidValueError(f"{what} must be a finite {kind} number, got {value!r}")
     # exact inputs (Fraction, sympy Rational, sqrt(2)) stay exact for the
@@ -71,7 +81,28 @@ def check_real(value, what: str, *, allow_zero: bool = True, allow_inf: bool = F
     return value if is_exact_number(value) else v
 
 
-def check_count(value, what: str, *, minimum: int, error=InvalidValueError):
+#: Largest finite float, as an int: a larger exact number cannot be computed with.
+_FLOAT_MAX = int(sys.float_info.max)
+#: Largest count (population, servers, tokens, phases): solvers compute with
+#: counts as floats, so one past the largest float cannot be honoured.
+MAX_COUNT = _FLOAT_MAX
+
+
+def _digits(value) -> str:
+    """A short description of a (possibly huge) exact number."""
+    try:
+        text = str(value)
+    except ValueError:  # an int beyond Python's str() digit limit
+        return f"a number of about {int(value).bit_length() * 0.30103:.0f} digits"
+    return text if len(text) <= 40 else f"a number of {len(text.lstrip('-'))} digits"
+
+
+#: Largest count kept in 64-bit integer arrays (servers, capacity, tokens).
+MAX_INT64 = 2**63 - 1
+
+
+def check_count(value, what: str, *, minimum: int, error=InvalidValueError,
+                maximum=MAX_COUNT):
     """An integer >= minimum; never rounded. Integral floats (10.0) are taken
     as the integer they are; 10.3, True, NaN are rejected."""
     desc = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
@@ -99,12 +130,20 @@ def check_count(value, what: str, *, minimum: int, error=InvalidValueError):
         raise bad()
     if v < minimum:
         raise bad()
+    if v > maximum:
+        raise error(f"{what} is too large: {_digits(v)} exceeds "
+                    + ("the largest float (about 1.8e308)" if maximum == MAX_COUNT
+                       else f"{maximum} (a 64-bit integer)"))
     return v
 
 
 def check_name(name, what: str) -> str:
     if not isinstance(name, str) or not name.strip():
         raise InvalidValueError(f"{what} name must be a non-empty string, got {name!r}")
+    if name != name.strip():
+        # 'cpu' and 'cpu ' would be two stations that print alike
+        raise InvalidValueError(f"{what} name {name!r} has leading or trailing white space: "
+                                f"write {name.strip()!r}")
     return name
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable, NamedTuple
 
-from .errors import UnsupportedModelError
+from .errors import InvalidValueError, UnsupportedModelError
 from .model import Network
 
 __all__ = ["solve", "methods", "solver", "check_options", "METHODS"]
@@ -140,6 +140,10 @@ def methods() -> dict[str, str]:
 
 def solver(method: str) -> Callable:
     """The function behind ``method`` (imports its module on first use)."""
+    if not isinstance(method, str):
+        raise InvalidValueError(
+            f"method must be a method name (a string), got {method!r}; available: "
+            f"{', '.join(sorted(METHODS))}")
     try:
         m = METHODS[method]
     except (KeyError, TypeError):

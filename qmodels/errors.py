@@ -22,6 +22,7 @@ __all__ = [
     "UnsupportedModelError",
     "ProblemTooLargeError",
     "InfeasibleTargetError",
+    "MissingDependencyError",
     "QModelsWarning",
     "ConvergenceWarning",
     "NumericalWarning",
@@ -118,6 +119,25 @@ class InfeasibleTargetError(QModelsError, ValueError):
     of the varied parameter meets the targets, or a ceiling never binds so
     no largest value exists.  The message names the target and the figure
     that stops it."""
+
+
+class MissingDependencyError(QModelsError, ImportError):
+    """An optional package that a requested feature needs is not installed;
+    raised before any work starts, the message names the package and the
+    ``pip install qmodels[extra]`` that brings it."""
+
+
+def require(module: str, extra: str, feature: str):
+    """Import and return ``module``, or raise :class:`MissingDependencyError`
+    saying that ``feature`` needs it and which extra installs it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(
+            f"{feature} needs the optional package {module!r}, which is not installed: "
+            f"pip install 'qmodels[{extra}]' (or pip install {module})") from None
 
 
 class QModelsWarning(UserWarning):

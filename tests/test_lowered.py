@@ -44,7 +44,7 @@ def test_lowered_tables():
     assert low.kind == ("delay", "queue", "ld", "queue")
     assert low.discipline == ("delay", "ps", "ps", "fcfs")
     assert math.isinf(low.servers[0]) and list(low.servers[1:]) == [3, 1, 1]
-    assert low.multipliers == (None, (1.0, 2.0, 3.0), (1.0, 1.5), (1.0,))
+    assert low.multipliers == (None, None, (1.0, 1.5), None)
     assert low.capacity == (None, None, None, 9)
     assert list(low.scv) == [1.0, 1.0, 1.0, 0.25]
     assert list(low.exponential) == [True, True, True, False]
@@ -89,6 +89,15 @@ def test_station_shapes(station, n, options, expected):
     low = _net(station).lowered
     assert low.shape(0, n, **options) == expected
     assert low.shape(0, n, **options) is low.shape(0, n, **options)  # kept
+
+
+def test_a_huge_server_count_is_not_listed():
+    # min(n, c) is never materialised for the whole of c: lowering a queue
+    # of 2**62 servers is immediate, and a shape asks only up to n
+    net = _net(qm.Queue("farm", 1.0, servers=2**62))
+    low = net.lowered
+    assert low.multipliers == (None,) and low.servers[0] == 2.0**62
+    assert low.shape(0, 10) == (DELAY, None)
 
 
 def test_unused_station_is_a_delay_only_when_asked():

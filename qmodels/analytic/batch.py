@@ -410,7 +410,8 @@ def _finish(method, D, Z, pop, c, dl, X, Q, names, curve=None, its=None, conv=No
     B, K = D.shape
     U = X[:, None] * D / np.where(dl, 1.0, c)
     with np.errstate(divide="ignore", invalid="ignore"):
-        R = np.where(X > 0, pop / np.where(X > 0, X, 1.0) - Z, D.sum(axis=1))
+        # sum_k Q_k / X, as mva_single (n/X - Z cancels when Z >> R)
+        R = np.where(X > 0, Q.sum(axis=1) / np.where(X > 0, X, 1.0), D.sum(axis=1))
         res = np.where(X[:, None] > 0, Q / np.where(X > 0, X, 1.0)[:, None], D)
     R = np.where(pop > 0, np.maximum(R, 0.0), R)
     if names is None:
@@ -493,6 +494,7 @@ def mva_batch(demands, think_times, population, *, servers=None, delay=None,
     ld_rows = np.flatnonzero(ld.any(axis=1))
     fast_rows = np.flatnonzero(~ld.any(axis=1)).astype(np.int64)
 
+    _check_batch_budget(nrun, c, ld, fast_rows, ld_rows, K, curve)
     X = np.zeros(B)
     Q = np.zeros((B, K))
     rows_c = B if curve else 0
@@ -526,11 +528,36 @@ def mva_batch(demands, think_times, population, *, servers=None, delay=None,
         n = np.arange(nmax + 1)
         Uc = Xc[:, :, None] * D[:, None, :] / np.where(dl, 1.0, c)[:, None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
-            Rc = np.where(Xc > 0, n[None, :] / np.where(Xc > 0, Xc, 1.0) - Z[:, None],
+            Rc = np.where(Xc > 0, Qc.sum(axis=2) / np.where(Xc > 0, Xc, 1.0),
                           D.sum(axis=1)[:, None])
         Rc[:, 1:] = np.maximum(Rc[:, 1:], 0.0)
         cur = {"population": n, "X": Xc, "R": Rc, "Q": Qc, "U": Uc}
     return _finish("exact", D, Z, pop, c, dl, X, Q, station_names, curve=cur)
+
+
+def _check_batch_budget(nrun, c, ld, fast_rows, ld_rows, K, curve) -> None:
+    """Refuse, before allocating, a batch whose exact recursion would pass
+    the limits of :func:`qmodels.analytic.mva.mva_single` (the same work
+    model: N K per row, plus the log-space convolution steps of its
+    c-server stations), summed over the rows, so that a batch or a sweep
+    refuses what ``qmodels solve`` refuses (N = 10^12 ran for hours)."""
+    from ._common import _check_size
+    from .mva import _LOG_STEP, MAX_FLOATS, MAX_WORK, _complement_costs
+
+    work = float(nrun[fast_rows].astype(float).sum()) * K
+    floats = 0.0
+    for b in ld_rows:
+        N = int(nrun[b])
+        L = [int(x) for x in c[b][ld[b]]]
+        work += float(N) * K + _LOG_STEP * min(_complement_costs(N, L))
+        floats = max(floats, float(N + 1) * (4 + 3 * len(L)))
+        if work > MAX_WORK:
+            break
+    if curve:
+        floats += float(len(nrun)) * (int(nrun.max()) + 1) * (2 * K + 3)
+    worst = int(np.argmax(nrun)) if len(nrun) else 0
+    _check_size(f"exact MVA of a batch of {len(nrun)} row(s) (row {worst}: N = "
+                f"{int(nrun[worst]) if len(nrun) else 0})", work, floats, MAX_WORK, MAX_FLOATS)
 
 
 def _check_finite(X):

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._jit import jitable, lazyjit
-from ..errors import InvalidValueError, UnsupportedModelError
+from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
 from ..model.lowered import DELAY, FIXED
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from ..results import Curve, Result
@@ -260,6 +260,13 @@ def _check_closed(net: Network, solver: str):
 #: lattice may take; beyond, it refuses before allocating anything.
 MAX_FLOATS = 2e8
 MAX_STEPS = 2e9
+#: Largest number of load-dependent steps: one per lattice point, per
+#: load-dependent (or c-server) station, per build of G and of each
+#: complement G_-k, i.e. size x M x (M + 1).  Measured at about 1.2e-5 s
+#: each on the 2-core reference machine (M two-server queues: M = 100,
+#: N = 30 took 3.5 s; M = 50, N = 1000, 28 s; M = 100, N = 1000, 122 s), so
+#: 5e6 is about a minute; M = 1000 at N = 30 (131 s) is refused.
+MAX_LD_STEPS = 5e6
 
 
 def _check_lattice_budget(net: Network, pops) -> None:
@@ -273,8 +280,20 @@ def _check_lattice_budget(net: Network, pops) -> None:
     R, K = len(pops), len(net.stations)
     floats = size * (R + 4)
     steps = size * R * K
-    _check_size(f"convolution over the population lattice of {tuple(int(n) for n in pops)} "
-                f"({size:.3g} points)", steps, floats, MAX_STEPS, MAX_FLOATS)
+    what = (f"convolution over the population lattice of {tuple(int(n) for n in pops)} "
+            f"({size:.3g} points)")
+    _check_size(what, steps, floats, MAX_STEPS, MAX_FLOATS)
+    total = sum(int(n) for n in pops)
+    M = sum(1 for s in net.stations
+            if (isinstance(s, Queue) and 1 < int(s.servers) <= total) or (
+                isinstance(s, LoadDependent) and any(x != 1 for x in s.rate_multipliers)))
+    ld_steps = float(size) * M * (M + 1)
+    if ld_steps > MAX_LD_STEPS:
+        raise ProblemTooLargeError(
+            f"{what} with {M} load-dependent or multi-server stations needs about "
+            f"{ld_steps:.3g} load-dependent steps (G and one complement G_-k per such "
+            f"station; limit {MAX_LD_STEPS:.0e}, about a minute): use method='exact' (MVA) "
+            "for one class, 'bounds', 'schweitzer' or 'linearizer' (approximate MVA) or 'sim'")
 
 
 #: log of the largest float: a throughput past it is not representable

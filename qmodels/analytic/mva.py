@@ -447,10 +447,11 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
                 Uc[:, k] = 1.0 - P0[:, k]
     if not np.all(np.isfinite(Xc)):
         raise _not_finite(net, "throughput")
-    # class response time per cycle, R(n) = n/X(n) - Z, and at n = 0 what
-    # a lone job sees, sum_k V_k S_k / a_k(1) (the limit n -> 0)
-    pops = np.arange(N + 1) if curve else np.array([N])
-    Rc = np.where(Xc > 0, pops / np.where(Xc > 0, Xc, 1.0) - Z, float(np.dot(V, lone)))
+    # class response time per cycle, R(n) = sum_k Q_k(n) / X(n) (Little's
+    # law at the stations; equal to n/X(n) - Z, which cancels catastrophically
+    # when Z >> R), and at n = 0 what a lone job sees, sum_k V_k S_k / a_k(1)
+    # (the limit n -> 0)
+    Rc = np.where(Xc > 0, Qc.sum(axis=1) / np.where(Xc > 0, Xc, 1.0), float(np.dot(V, lone)))
     if N > 0:
         Rc = np.maximum(Rc, 0.0)
     X, Q, U, R = Xc[-1], Qc[-1], Uc[-1], Rc[-1]

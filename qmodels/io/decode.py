@@ -108,6 +108,10 @@ def _value(v, path, errs, ctx, *, integer=False):
         except ValueError:
             pass
         else:
+            why = _lossy_number(s, f)
+            if why:
+                errs.add(path, why)
+                return None
             if integer and f.is_integer() and not any(c in s.lower() for c in ".e"):
                 return int(s)
             return int(f) if integer and math.isfinite(f) and f.is_integer() else f
@@ -123,6 +127,19 @@ def _value(v, path, errs, ctx, *, integer=False):
         return v
     errs.add(path, f"expected a number, got {type(v).__name__}")
     return None
+
+
+def _lossy_number(text: str, f: float) -> str:
+    """Why the number ``text`` (read by ``float`` as ``f``) must be refused,
+    or "": a non-zero number below the smallest float reads as 0 (``1e-400``),
+    and Python-only syntax (``1_000``) is not a model file's."""
+    if "_" in text:
+        return f"{text!r} is not a decimal number (no underscores in numbers)"
+    mantissa = text.lower().split("e")[0]
+    if f == 0 and any(c in "123456789" for c in mantissa):
+        return (f"{text!r} underflows to 0: it is below the smallest float (about 5e-324); "
+                "write 0 if zero is meant, or change the unit")
+    return ""
 
 
 def _values(m, path, errs, ctx):
@@ -298,9 +315,10 @@ def _load_dependent(s, name, service, kw, path, errs, ctx, ok):
             for j, v in enumerate(s["rate_multipliers"])]
     if any(v is None for v in vals) or not ok:
         return None
-    for j, v in enumerate(vals):
+    for j in range(len(vals)):
+        # the multipliers up to j, so that the error names index j
         if not _probe(errs, f"{path}.rate_multipliers[{j}]",
-                      lambda v=v: LoadDependent(name, 0.0, rate_multipliers=(v,))):
+                      lambda j=j: LoadDependent(name, 0.0, rate_multipliers=tuple(vals[:j + 1]))):
             return None
     return LoadDependent(name, service, rate_multipliers=tuple(vals), **kw)
 
@@ -358,7 +376,7 @@ def _station(s, path, errs, ctx, names=frozenset()):
     if kw is None:
         return None
     name = s["name"]
-    if len(errs) > n0:
+    if len(errs) > n0 or not _probe(errs, f"{path}.name", lambda: Delay(name, 0.0)):
         return None
     ok = _probe(errs, f"{path}.service", lambda: Delay(name, service))
     if kw.get("capacity") is not None:
@@ -470,6 +488,10 @@ def _class(c, path, station_names, errs, ctx):
     if len(errs) > n0:
         return None
     name = c["name"]
+    make = Closed if ctype == "closed" else Open
+    probe = {"population": 0} if ctype == "closed" else {"arrival_rate": 1.0}
+    if not _probe(errs, f"{path}.name", lambda: make(name, visits={}, **probe)):
+        return None
     if not _class_probes(name, ctype, kw, path, errs):
         return None
     make = Closed if ctype == "closed" else Open

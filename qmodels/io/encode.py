@@ -152,15 +152,18 @@ def to_dict(net: Network) -> dict:
     _check_names(net)
     stations = [_station_out(s, symbols) for s in net.stations]
     classes = [_class_out(c, symbols) for c in net.classes]
+    # the pools before ``symbols`` is written: a symbol used only in a
+    # pool's token count must be declared too
+    pools = [{"name": p.name, "tokens": _out(p.tokens, symbols),
+              "acquire": p.acquire, "release": p.release,
+              **({"classes": list(p.classes)} if p.classes is not None else {}),
+              **({"path": list(p.path)} if p.path is not None else {})}
+             for p in net.pools]
     out: dict[str, Any] = {"name": net.name}
     if symbols:
         out["symbols"] = {n: _assumptions(symbols[n]) for n in sorted(symbols)}
     out["stations"] = stations
     out["classes"] = classes
-    if net.pools:
-        out["pools"] = [{"name": p.name, "tokens": _out(p.tokens, symbols),
-                         "acquire": p.acquire, "release": p.release,
-                         **({"classes": list(p.classes)} if p.classes is not None else {}),
-                         **({"path": list(p.path)} if p.path is not None else {})}
-                        for p in net.pools]
+    if pools:
+        out["pools"] = pools
     return out

@@ -16,12 +16,26 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..errors import ModelError, ModelFileError, UnsupportedModelError
+from ..errors import ModelError, ModelFileError, ProblemTooLargeError, UnsupportedModelError
 from ..model import distributions as dist
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
 from ._xml import _XSI, _num, _numeric, _parse_xml, _steps, _unique, validate_jmva
 
 __all__ = ["to_jmva", "from_jmva", "save_jmva", "load_jmva"]
+
+#: Most service times one JMVA ldstation may list (one per population 1..N).
+MAX_LD_ENTRIES = 1_000_000
+
+
+def _check_ld_size(s, total) -> None:
+    """Refuse an ldstation too long to write: it lists one service time
+    for each population 1..N (about 24 bytes each)."""
+    if total > MAX_LD_ENTRIES:
+        raise ProblemTooLargeError(
+            f"station {s.name!r}: a JMVA ldstation lists one service time for each "
+            f"population 1..N; N = {total} would write about {total * 24 / 2**30:.3g} GiB "
+            f"of XML (limit {MAX_LD_ENTRIES} values): export a smaller population, or use "
+            "to_jsimg (JSIM keeps the server count)")
 
 
 def _refuse_disciplines(net: Network) -> None:
@@ -86,6 +100,7 @@ def to_jmva(net: Network, *, description: str | None = None) -> str:
             raise UnsupportedModelError(
                 f"station {s.name!r}: a {what} station is a JMVA ldstation, which JMVA solves "
                 "for a single closed class only")
+        _check_ld_size(s, total if multi else 0)
     for c in net.open_classes:
         if c.interarrival is not None and not isinstance(c.interarrival, dist.Exponential):
             notes.append(f"inter-arrival shape of {c.name!r} dropped: JMVA uses the rate")

@@ -80,6 +80,7 @@ import functools
 import io
 import json
 import os
+import re
 import select
 import stat
 import sys
@@ -87,7 +88,7 @@ from pathlib import Path
 
 from ..errors import InvalidValueError, ModelFileError
 from ..model.network import Network
-from .decode import MAX_DEPTH, _Errors, _join, from_dict
+from .decode import MAX_DEPTH, _Errors, _join, _lossy_number, from_dict
 from .encode import to_dict
 from .expressions import MAX_EXPRESSION, parse_expression  # noqa: F401 (re-exported)
 
@@ -136,6 +137,26 @@ def _yaml_dumper():
     return _with_yaml12_floats(yaml.SafeDumper)
 
 
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+#: What YAML 1.2 and JSON read alike: a plain decimal number (or .inf/.nan).
+_PLAIN_NUMBER = re.compile(r"[-+]?(?:(?:[1-9][0-9]*|0)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+                           r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
+
+
+def _yaml11_number(text: str, value) -> str:
+    """Why a plain YAML number must be refused, or "": YAML 1.1 forms that
+    YAML 1.2 and JSON read otherwise or not at all (``1:30`` is 90 in base
+    60, ``010`` is octal 8, ``0x10``, ``1_000``), and a non-zero number
+    that underflows to 0 (``1e-400``)."""
+    if not _PLAIN_NUMBER.fullmatch(text):
+        how = ("a base-60 (sexagesimal) number" if ":" in text
+               else "an octal number" if re.fullmatch(r"[-+]?0[0-7_]+", text)
+               else "a non-decimal number")
+        return (f"{text!r} is read by YAML 1.1 as {how}, {value!r}: write the number in "
+                "decimal (or quote the text if a name is meant)")
+    return _lossy_number(text, value) if isinstance(value, float) else ""
+
+
 class _Budget:
     def __init__(self):
         self.nodes = 0
@@ -150,13 +171,22 @@ def _from_yaml_node(node, path, errs, loader, budget, depth):
     if depth > MAX_DEPTH:
         raise _TooDeep(path)
     if isinstance(node, yaml.ScalarNode):
-        return loader.construct_object(node, deep=True)
+        value = loader.construct_object(node, deep=True)
+        if node.style is None and node.tag in (_INT, _FLOAT):
+            why = _yaml11_number(node.value, value)
+            if why:
+                errs.add(path, why)
+        return value
     if isinstance(node, yaml.SequenceNode):
         return [_from_yaml_node(n, f"{path}[{i}]", errs, loader, budget, depth + 1)
                 for i, n in enumerate(node.value)]
     if isinstance(node, yaml.MappingNode):
+        # a key written in this mapping overrides one merged in by
+        # ``<<: *anchor`` (YAML merge key); only a key written twice here is
+        # a duplicate
+        own = {id(k) for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"}
         loader.flatten_mapping(node)
-        out = {}
+        out, own_keys = {}, set()
         for knode, vnode in node.value:
             if not isinstance(knode, yaml.ScalarNode):
                 errs.add(path, "a mapping key must be a plain value "
@@ -165,9 +195,11 @@ def _from_yaml_node(node, path, errs, loader, budget, depth):
             key = loader.construct_object(knode, deep=True)
             key = key if isinstance(key, str) else str(key)
             kpath = _join(path, key)
-            if key in out:
-                errs.add(kpath, f"duplicate key {key!r} (line {knode.start_mark.line + 1})")
-                continue
+            if id(knode) in own:
+                if key in own_keys:
+                    errs.add(kpath, f"duplicate key {key!r} (line {knode.start_mark.line + 1})")
+                    continue
+                own_keys.add(key)
             out[key] = _from_yaml_node(vnode, kpath, errs, loader, budget, depth + 1)
         return out
     raise _TooBig(f"unexpected YAML node {type(node).__name__}")
@@ -212,7 +244,9 @@ def parse(text: str, *, fmt: str = "yaml", source: str = "model"):
     try:
         if fmt == "json":
             try:
-                raw = json.loads(text, object_pairs_hook=_Pairs)
+                # a number that underflows stays text, for _value to refuse
+                raw = json.loads(text, object_pairs_hook=_Pairs, parse_float=lambda t: (
+                    t if _lossy_number(t, float(t)) else float(t)))
             except json.JSONDecodeError as e:
                 raise ModelFileError([(f"line {e.lineno}, column {e.colno}",
                                        f"not valid JSON: {e.msg}")], source) from None

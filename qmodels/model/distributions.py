@@ -15,6 +15,7 @@ hyperexponential for SCV > 1).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -141,6 +142,11 @@ class Uniform(Distribution):
         return self.spread**2 / 3.0
 
 
+def _shown(x, limit: int = 60) -> str:
+    text = repr(x)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 @dataclass(frozen=True)
 class Empirical(Distribution):
     """Resampling of observed times, rescaled so that their mean equals the
@@ -150,7 +156,15 @@ class Empirical(Distribution):
     name = "empirical"
 
     def __post_init__(self):
-        arr = np.asarray(self.samples, dtype=float).ravel()
+        bad = InvalidValueError(
+            "Empirical: samples must be a flat sequence of numbers (the observed times), got "
+            f"{_shown(self.samples)}")
+        if isinstance(self.samples, (str, bytes, Mapping)):
+            raise bad
+        try:
+            arr = np.asarray(self.samples, dtype=float).ravel()
+        except (TypeError, ValueError, OverflowError):
+            raise bad from None
         if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0) or arr.sum() <= 0:
             raise InvalidValueError(
                 "Empirical: samples must be a non-empty set of finite non-negative numbers "

@@ -19,9 +19,10 @@ Per station ``k`` (in ``station_names`` order):
   discipline (``"fcfs"``, ``"ps"``; a load-dependent station is ``"ps"``:
   its total rate is shared, BCMP type 2);
 * ``servers[k]``: c (``inf`` for a delay, 1 for a load-dependent station);
-* ``multipliers[k]``: the service-rate multipliers a(1), a(2), ... as
-  floats (``None`` for a delay; ``(1, 2, ..., c)`` for a c-server queue;
-  the last value holds for every larger number present);
+* ``multipliers[k]``: the service-rate multipliers a(1), a(2), ... of a
+  load-dependent station as floats (the last value holds for every larger
+  number present); ``None`` for a delay and for a queue, whose a(n) =
+  min(n, c) is never listed in full (c may be large);
 * ``capacity[k]``: finite room or ``None``;
 * ``scv[k]``: the squared coefficient of variation of the service shape
   (1 for the default exponential) and ``exponential[k]``;
@@ -272,9 +273,9 @@ def _station_row(s) -> tuple:
     if isinstance(s, Delay):
         return "delay", "delay", math.inf, None
     if isinstance(s, Queue):
-        c = s.servers
-        mult = None if is_symbolic(c) else _floats(range(1, int(c) + 1))
-        return "queue", s.discipline, c, mult
+        # min(n, c) is not listed (c may be 10^4 or more): shape() and the
+        # solvers build the multipliers they need, as far as they need them
+        return "queue", s.discipline, s.servers, None
     if isinstance(s, LoadDependent):
         rm = s.rate_multipliers
         mult = None if any(is_symbolic(a) for a in rm) else _floats(rm)

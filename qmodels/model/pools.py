@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .._validate import check_count, check_name, is_symbolic
+from .._validate import MAX_INT64, check_count, check_name, is_symbolic
 from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
 
 if TYPE_CHECKING:
@@ -68,7 +68,8 @@ class TokenPool:
         check_name(self.name, "token pool")
         object.__setattr__(
             self, "tokens",
-            check_count(self.tokens, f"token pool {self.name!r}: tokens", minimum=1),
+            check_count(self.tokens, f"token pool {self.name!r}: tokens", minimum=1,
+                        maximum=MAX_INT64),
         )
         check_name(self.acquire, f"token pool {self.name!r}: acquire station")
         check_name(self.release, f"token pool {self.name!r}: release station")

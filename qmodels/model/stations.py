@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .._validate import Number, check_count, check_name, check_real, is_symbolic
+from .._validate import MAX_INT64, Number, check_count, check_name, check_real, is_symbolic
 from ..errors import InvalidValueError
 
 __all__ = ["Power", "Station", "Delay", "Queue", "LoadDependent", "SOURCE", "SINK"]
@@ -38,7 +38,7 @@ def _check_distribution(dist, what: str):
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Power:
     """Electrical power of a device per state, in watts.
 
@@ -52,6 +52,19 @@ class Power:
     idle: Number = 0.0
     read: Number | None = None
     write: Number | None = None
+
+    def __init__(self, busy=None, idle=0.0, read=None, write=None, **unknown):
+        # written out (not the dataclass's) so that a misspelt or missing
+        # parameter is an InvalidValueError naming it, not a bare TypeError
+        if unknown:
+            raise InvalidValueError(
+                f"Power has no parameter {next(iter(unknown))!r}: it takes busy, idle, read "
+                "and write (watts)")
+        if busy is None:
+            raise InvalidValueError("Power needs busy= (the watts drawn while serving)")
+        for attr, v in (("busy", busy), ("idle", idle), ("read", read), ("write", write)):
+            object.__setattr__(self, attr, v)
+        self.__post_init__()
 
     def __post_init__(self):
         object.__setattr__(self, "busy", check_real(self.busy, "power.busy"))
@@ -108,7 +121,8 @@ class Station:
                     f"station {self.name!r}: power must be a Power, got {self.power!r}"
                 )
         if self.capacity is not None:
-            cap = check_count(self.capacity, f"station {self.name!r}: capacity", minimum=1)
+            cap = check_count(self.capacity, f"station {self.name!r}: capacity", minimum=1,
+                              maximum=MAX_INT64)
             object.__setattr__(self, "capacity", cap)
         _check_distribution(self.distribution, f"station {self.name!r}: distribution")
 
@@ -182,7 +196,8 @@ class Queue(Station):
 
     def __post_init__(self):
         super().__post_init__()
-        c = check_count(self.servers, f"station {self.name!r}: servers", minimum=1)
+        c = check_count(self.servers, f"station {self.name!r}: servers", minimum=1,
+                        maximum=MAX_INT64)
         object.__setattr__(self, "servers", c)
         if self.discipline not in DISCIPLINES:
             raise InvalidValueError(

@@ -30,6 +30,7 @@ from .checks import (
     _horizon_too_short,
 )
 from .flatten import flatten
+from .guards import check_sim_size
 from .result import SimResult
 from .run import _raise_status, _Run
 from .stats import Estimate, estimate
@@ -200,6 +201,7 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     cold_start = not getattr(E.run, "signatures", ())
     level = _check_args(network, seed, horizon, replications, warmup, precision, level,
                         method, max_events)
+    check_sim_size(network, replications if method == "replications" else 1)
     flat = flatten(network)
     default_horizon = horizon is None
     capped = None
@@ -423,6 +425,23 @@ def _batch_means(network, flat, ss, horizon, warm, use_mser, precision, level, c
 # assembling the result
 # ---------------------------------------------------------------------------
 
+def _degenerate_note(figs) -> list:
+    """A note naming the station figures whose interval has zero width
+    although their mean is not 0: every observation was the same (a
+    station busy, or holding the same jobs, through every replication),
+    which says the run saw no variation, not that the value is exact."""
+    flat = [f"{m} at {s!r} = {e.mean:g}" for m, f in (("U", figs["utilization"]),
+                                                     ("Q", figs["queue_length"]))
+            for s, e in f._station.items() if e.degenerate and e.mean != 0]
+    if not flat:
+        return []
+    shown = ", ".join(flat[:4]) + (f" and {len(flat) - 4} more" if len(flat) > 4 else "")
+    return [f"zero-width intervals ({shown}): the figure was the same in every observation "
+            "(e.g. a station busy throughout each replication), so the interval shows no "
+            "variation, not an exact value; the true value can differ slightly (a "
+            "longer run or an analytic solver tells)"]
+
+
 def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, method, notes):
     sn, cn = net.station_names, net.class_names
 
@@ -462,6 +481,7 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
             isinstance(c, Open) and c.routing is None for c in net.classes):
         closed_note.append("classes given by visits or demands are routed at random with the "
                            "same visit ratios")
+    closed_note += _degenerate_note(figs)
     return SimResult(
         network=net, seed=seed if not isinstance(seed, np.integer) else int(seed), level=level,
         n=len(obs), horizon=horizon, warmup=warm_mean, events=int(events), wall_time=wall,

@@ -89,7 +89,7 @@ def _check_args(network, seed, horizon, replications, warmup, precision, level, 
     level = check_level(level)
     if max_events is not None:
         if isinstance(max_events, bool) or not isinstance(max_events, numbers.Real) \
-                or max_events < 1:
+                or not max_events >= 1:
             raise InvalidValueError(f"max_events must be a number >= 1, got {max_events!r}")
     return level
 

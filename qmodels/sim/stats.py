@@ -75,9 +75,19 @@ class Estimate:
     def __float__(self) -> float:
         return float(self.mean)
 
+    @property
+    def degenerate(self) -> bool:
+        """True when ``n >= 2`` observations were all equal, so that the
+        interval has zero width: the observations did not vary, which
+        does not make the mean exact (a station busy through every
+        replication shows U = 1 ± 0 when the true value is just below 1)."""
+        return self.n >= 2 and self.half_width == 0 and math.isfinite(self.mean)
+
     def __repr__(self) -> str:
+        why = (f"; all {self.n} observations equal: zero width means no variation was "
+               "seen, not an exact value") if self.degenerate else ""
         return (f"{_g(self.mean)} ± {_g(self.half_width)} "
-                f"({100 * self.level:g}%, n={self.n})")
+                f"({100 * self.level:g}%, n={self.n}{why})")
 
     __str__ = __repr__
 

@@ -236,14 +236,15 @@ def _batch_frame(plan, X, Q, points, method, report, first):
     import pandas as pd
 
     V, S, c = plan["V"], plan["S"], plan["c"]
-    N, Z = plan["N"], plan["Z"]
+    N = plan["N"]
     delay = plan["delay"]
     D = V * S
     B, K = D.shape
     servers = np.where(delay, 1.0, c.astype(float))
     U = X[:, None] * D / servers
     with np.errstate(divide="ignore", invalid="ignore"):
-        R = np.where(X > 0, N / np.where(X > 0, X, 1.0) - Z, D.sum(axis=1))
+        # sum_k Q_k / X, as mva_single (n/X - Z cancels when Z >> R)
+        R = np.where(X > 0, Q.sum(axis=1) / np.where(X > 0, X, 1.0), D.sum(axis=1))
     R = np.where(N > 0, np.maximum(R, 0.0), R)
     Xk = X[:, None] * V
     flow = Xk > 0

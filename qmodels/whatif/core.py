@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._progress import bar as progress_bar
-from ..errors import InvalidValueError, QModelsError, UnknownNameError
+from ..errors import InvalidValueError, QModelsError, UnknownNameError, require
 from ..model import Network
 from .batched import _batch_ok, _batch_task
 from .points import _Grid
@@ -126,6 +126,10 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     row for row.
     """
 
+    if store is not None:
+        require("pyarrow", "dist", "sweep(store=...) (Parquet parts)")
+    if parallel and client is None:
+        require("distributed", "dist", "sweep(parallel=True) (a local dask cluster)")
     points = _Grid(vary, rows)
     spec = _options(_make_spec(model, points.names, method, options, seed), stations,
                     on_error, chunksize)
