@@ -763,6 +763,9 @@ def test_public_names():
         "md1",
         "gg1",
         "ggc",
+        "mg1_prio",
+        "mg1_prio_pr",
+        "mmc_prio",
     }
     for name in q.__all__:
         obj = getattr(q, name)

@@ -137,6 +137,12 @@ def mg1_prio(arrival_rates, service_times, scvs=1.0, priorities=None) -> tuple:
     UnstableError
         Total load rho >= 1 (names the first class whose level saturates).
 
+    References
+    ----------
+    Cobham, "Priority assignment in waiting line problems", J. Oper. Res.
+    Soc. America 2 (1954) 70-76; Kleinrock, Queueing Systems Vol. 2 (1976),
+    Sec. 3.6; Harchol-Balter (2013), Ch. 31.
+
     Examples
     --------
     >>> hi, lo = mg1_prio([0.3, 0.3], [1.0, 1.0])
@@ -173,6 +179,11 @@ def mg1_prio_pr(arrival_rates, service_times, scvs=1.0, priorities=None) -> tupl
     included).
 
     Parameters, returns and errors as :func:`mg1_prio`.
+
+    References
+    ----------
+    Kleinrock, Queueing Systems Vol. 2 (1976), Sec. 3.7; Harchol-Balter,
+    Performance Modeling and Design of Computer Systems (2013), Ch. 32.
 
     Examples
     --------
@@ -224,6 +235,12 @@ def mmc_prio(arrival_rates, service_time, servers, priorities=None) -> tuple:
         As :func:`mg1_prio`; service times that differ between classes.
     UnstableError
         a >= c.
+
+    References
+    ----------
+    Cobham (1954); Kleinrock, Queueing Systems Vol. 2 (1976), Sec. 3.6;
+    Gross, Shortle, Thompson & Harris, Fundamentals of Queueing Theory,
+    4th ed. (2008), Sec. 3.4.1.
 
     Examples
     --------
