@@ -112,3 +112,33 @@ def test_a_broken_file_still_gets_jsonschema_messages():
            "classes": [{"name": "c", "type": "closed", "population": 1, "visits": {"a": 1}}]}
     errs = schema.validate(doc)
     assert errs and errs[0][0] == "stations[0].colour"
+
+
+#: a document with the keys of the fork-join, priority and Pareto
+#: vocabulary (oneOf and minimum in the schema)
+_VOCABULARY = {
+    "name": "vocabulary",
+    "stations": [{"name": "fj", "kind": "forkjoin", "branches": [["d1"], ["d2"]], "tasks": [1, 2]},
+                 {"name": "d1", "service": 0.01, "discipline": "prio"},
+                 {"name": "d2", "service": 0.01,
+                  "distribution": {"type": "pareto", "alpha": 3}}],
+    "classes": [{"name": "c", "type": "closed", "population": 2, "priority": 1,
+                 "visits": {"fj": 1}}],
+}
+
+
+def test_fast_check_agrees_on_the_new_vocabulary():
+    assert schema._fast_schema() is not None      # no keyword sends it to jsonschema
+    assert schema.conforms(_VOCABULARY) and _jsonschema_valid(_VOCABULARY)
+    docs = _mutations(_VOCABULARY) + [
+        {**_VOCABULARY, "classes": [{**_VOCABULARY["classes"][0], "priority": -1}]},
+        {**_VOCABULARY, "stations": [{**_VOCABULARY["stations"][0], "tasks": 0}]
+         + _VOCABULARY["stations"][1:]},
+        {**_VOCABULARY, "stations": [{**_VOCABULARY["stations"][0], "tasks": [1, 0]}]
+         + _VOCABULARY["stations"][1:]},
+        {**_VOCABULARY, "stations": [{**_VOCABULARY["stations"][0], "tasks": 2.5}]
+         + _VOCABULARY["stations"][1:]},
+    ]
+    disagree = [d for d in docs if schema.conforms(d) != _jsonschema_valid(d)]
+    assert not disagree, disagree[:2]
+    assert {schema.conforms(d) for d in docs} == {True, False}

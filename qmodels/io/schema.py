@@ -44,7 +44,8 @@ def schema() -> dict:
 _KEYWORDS = frozenset({
     "$schema", "$id", "$defs", "$ref", "title", "description", "type", "required",
     "additionalProperties", "properties", "items", "enum", "const", "minItems",
-    "minLength", "pattern", "propertyNames", "if", "then", "else", "allOf"})
+    "minLength", "pattern", "propertyNames", "if", "then", "else", "allOf", "oneOf",
+    "minimum"})
 
 _JSON_TYPES = {
     "object": lambda v: isinstance(v, dict),
@@ -116,6 +117,11 @@ def _conforms(inst, node, root) -> bool:
         branch = "then" if _conforms(inst, node["if"], root) else "else"
         if branch in node and not _conforms(inst, node[branch], root):
             return False
+    if "minimum" in node and isinstance(inst, (int, float)) and not isinstance(inst, bool) \
+            and inst < node["minimum"]:
+        return False
+    if "oneOf" in node and sum(_conforms(inst, sub, root) for sub in node["oneOf"]) != 1:
+        return False
     return all(_conforms(inst, sub, root) for sub in node.get("allOf", ()))
 
 
