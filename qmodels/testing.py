@@ -126,8 +126,11 @@ def _station(draw, name, opts, symbol):
         for s in steps:
             rm.append(rm[-1] + s)
         return LoadDependent(name, service, rate_multipliers=tuple(rm), **kw)
-    return Queue(name, service, servers=servers,
-                 discipline=draw(st.sampled_from(opts["disciplines"])), **kw)
+    discipline = draw(st.sampled_from(opts["disciplines"]))
+    if discipline == "lcfs-pr":
+        servers = 1                 # LCFS-PR is a single-server discipline (BCMP type 4)
+        kw.pop("capacity", None)
+    return Queue(name, service, servers=servers, discipline=discipline, **kw)
 
 
 def _closed_routing(draw, nodes):
@@ -163,10 +166,13 @@ def _open_routing(draw, nodes):
 
 
 def _workload(draw, name, closed, station_names, opts):
-    how = draw(st.sampled_from(["visits", "routing", "demands"]))
     kw = {}
     m = draw(st.integers(1, len(station_names)))
     nodes = draw(st.permutations(station_names))[:m]
+    fj = opts.get("forkjoin")
+    # a fork-join serves nothing itself: no demand or service time there
+    how = draw(st.sampled_from(["visits", "routing"] if fj in nodes else
+                               ["visits", "routing", "demands"]))
     if how == "visits":
         kw["visits"] = {n: draw(st.sampled_from([0.25, 0.5, 1, 1.0, 2.0, 3])) for n in nodes}
     elif how == "demands":
@@ -176,9 +182,13 @@ def _workload(draw, name, closed, station_names, opts):
         if closed:
             kw["reference"] = draw(st.sampled_from(nodes))
     if how != "demands" and draw(st.booleans()):
-        own = draw(st.lists(st.sampled_from(nodes), max_size=len(nodes), unique=True))
+        served = [n for n in nodes if n != fj]
+        own = draw(st.lists(st.sampled_from(served), max_size=len(served), unique=True)) \
+            if served else []
         if own:
             kw["service"] = {n: draw(_TIMES) for n in own}
+    if opts.get("priorities"):
+        kw["priority"] = draw(st.integers(0, 2))
     if closed:
         kw["think_time"] = draw(st.one_of(st.just(0.0), _TIMES))
         return Closed(name, draw(st.integers(0, opts["max_population"])), **kw)
@@ -229,7 +239,8 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
              load_dependent: bool = True, distributions: bool = False,
              capacities: bool = False, power: bool = False, pools: bool = False,
              symbolic: bool = False, unicode_names: bool = False,
-             disciplines: tuple = ("fcfs", "ps"), stable: bool = True) -> st.SearchStrategy:
+             disciplines: tuple = ("fcfs", "ps"), stable: bool = True,
+             priorities: bool = False, forkjoins: bool = False) -> st.SearchStrategy:
     """Valid :class:`~qmodels.model.Network` objects.
 
     Parameters
@@ -263,7 +274,14 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
         0's first time becomes one (``T0`` or ``D0``): ``net.is_symbolic``
         holds.
     disciplines : tuple of str
-        Queueing disciplines queues may have (``"fcfs"``, ``"ps"``).
+        Queueing disciplines queues may have: ``"fcfs"``, ``"ps"``, and the
+        priority vocabulary ``"prio"``, ``"prio-pr"``, ``"lcfs-pr"``.
+    priorities : bool
+        Classes get a priority level 0..2 (0 highest).
+    forkjoins : bool
+        With two stations or more, one :class:`~qmodels.model.ForkJoin`
+        ``fj`` whose 1-3 branches are single stations of the network,
+        reached only through it (classes visit ``fj``, never a branch).
     unicode_names : bool
         Station and class names are drawn from letters and digits of any
         script (NFC-normalised, distinct); else ``s0, s1, ...`` and
@@ -276,24 +294,28 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
     """
     if kind not in ("any", "closed", "open", "mixed"):
         raise ValueError(f"kind must be 'any', 'closed', 'open' or 'mixed', got {kind!r}")
-    if not disciplines or not set(disciplines) <= {"fcfs", "ps"}:
-        raise ValueError(f"disciplines must be a non-empty subset of ('fcfs', 'ps'), got "
+    known = {"fcfs", "ps", "prio", "prio-pr", "lcfs-pr"}
+    if not disciplines or not set(disciplines) <= known:
+        raise ValueError(f"disciplines must be a non-empty subset of {sorted(known)}, got "
                          f"{disciplines!r}")
     if not 1 <= min_classes <= max_classes or max_stations < 1 or max_population < 0:
         raise ValueError("need 1 <= min_classes <= max_classes, max_stations >= 1 and "
                          "max_population >= 0")
     return _networks(kind, min_classes, max_classes, max_stations, max_population,
                      multi_server, load_dependent, distributions, capacities, power, pools,
-                     symbolic, unicode_names, tuple(disciplines), stable)
+                     symbolic, unicode_names, tuple(disciplines), stable, priorities,
+                     forkjoins)
 
 
 @st.composite
 def _networks(draw, kind, min_classes, max_classes, max_stations, max_population,
               multi_server, load_dependent, distributions, capacities, power, pools,
-              symbolic, unicode_names, disciplines, stable):
+              symbolic, unicode_names, disciplines, stable, priorities=False,
+              forkjoins=False):
     opts = dict(multi_server=multi_server, load_dependent=load_dependent,
                 distributions=distributions, capacities=capacities, power=power,
-                max_population=max_population, disciplines=disciplines)
+                max_population=max_population, disciplines=disciplines,
+                priorities=priorities)
     taken: set = set()
     K = draw(st.integers(1, max_stations))
     station_names = _names(draw, "s", K, unicode_names, taken)
@@ -305,6 +327,17 @@ def _networks(draw, kind, min_classes, max_classes, max_stations, max_population
             if k == 0 or draw(st.booleans()):
                 symbols[k] = sp.Symbol(f"S{k}", positive=True)
     stations = [_station(draw, n, opts, symbols[k]) for k, n in enumerate(station_names)]
+    reachable = list(station_names)
+    if forkjoins and K >= 2:
+        from .model.forkjoin import ForkJoin
+
+        branches = draw(st.lists(st.sampled_from(station_names), min_size=1,
+                                 max_size=min(3, K - 1), unique=True))
+        fj = "fj" if "fj" not in taken else "fj_"
+        taken.add(fj)
+        stations.append(ForkJoin(fj, branches=[[b] for b in branches]))
+        reachable = [n for n in station_names if n not in branches] + [fj]
+        opts["forkjoin"] = fj
 
     lo = max(min_classes, 2 if kind == "mixed" else 1)
     C = draw(st.integers(lo, max(lo, max_classes)))
@@ -319,10 +352,15 @@ def _networks(draw, kind, min_classes, max_classes, max_stations, max_population
         if kind == "mixed" and not any(closed):
             closed[0] = True
     class_names = _names(draw, "c", C, unicode_names, taken)
-    classes = [_workload(draw, n, cl, station_names, opts)
+    classes = [_workload(draw, n, cl, reachable, opts)
                for n, cl in zip(class_names, closed)]
     pool_list = []
     if pools:
+        holdable = [n for n in reachable if n != opts.get("forkjoin")] or None
+        if holdable is None:
+            pools = False
+    if pools:
+        station_names = holdable
         a = draw(st.sampled_from(station_names))
         b = draw(st.sampled_from(station_names))
         users = None

@@ -91,10 +91,11 @@ def _arrays(net: Network):
         if isinstance(s, Delay):
             code[k] = 0
             continue
-        if isinstance(s, LoadDependent):
+        if not isinstance(s, Queue):
+            what = "load-dependent ones" if isinstance(s, LoadDependent) else f"a {s.kind!r}"
             raise UnsupportedModelError(
                 f"station {s.name!r}: method='priority' handles delay and queue stations, not "
-                "load-dependent ones; use method='sim'")
+                f"{what}; use method='sim'")
         d = s.distribution
         scv[k] = 1.0 if d is None else float(d.scv)
         servers[k] = int(s.servers)
