@@ -14,7 +14,6 @@ References used as independent checks (none computed by the code under test):
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -26,6 +25,7 @@ from qmodels.errors import InvalidValueError, UnsupportedModelError
 from qmodels.physical.cache import (
     _cache_run,
     characteristic_time,
+    exact_hit_ratio,
     item_hit_ratios,
     loop_hit_ratio,
 )
@@ -38,26 +38,14 @@ POLICIES = ("lru", "fifo", "random")
 # ---------------------------------------------------------------------------
 
 def king_lru(q, C):
-    """Exact LRU hit ratio under the IRM ([King]): sum over ordered contents."""
-    total = 0.0
-    for seq in itertools.permutations(range(len(q)), C):
-        p, used = 1.0, 0.0
-        for i in seq:
-            p *= q[i] / (1.0 - used)
-            used += q[i]
-        total += p * used
-    return total
+    """Exact LRU hit ratio under the IRM ([King])."""
+    return exact_hit_ratio(q, C, "lru")
 
 
 def gelenbe_fifo(q, C):
     """Exact FIFO/RANDOM hit ratio under the IRM ([Gelenbe]): product form
     over content sets."""
-    num = den = 0.0
-    for s in itertools.combinations(range(len(q)), C):
-        w = math.prod(q[i] for i in s)
-        num += w * sum(q[i] for i in s)
-        den += w
-    return num / den
+    return exact_hit_ratio(q, C, "fifo")
 
 
 def test_exact_references_on_a_hand_case():

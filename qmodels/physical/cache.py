@@ -77,7 +77,8 @@ from ..errors import InvalidValueError, UnsupportedModelError
 from ._common import Element, _any_sym, _nonneg, _pos
 
 __all__ = ["Zipf", "Popularity", "Cache", "CacheSimResult", "WorkingSet", "POLICIES",
-           "characteristic_time", "item_hit_ratios", "simulate_cache", "loop_hit_ratio"]
+           "characteristic_time", "item_hit_ratios", "simulate_cache", "loop_hit_ratio",
+           "exact_hit_ratio"]
 
 #: the replacement policies :class:`Cache` knows
 POLICIES = ("lru", "fifo", "random")
@@ -820,3 +821,52 @@ class WorkingSet(Element):
         t, s = self.time_per_byte, self.spill_time_per_byte
         spill = (d - M) if self.access == "random" else d
         return sp.Piecewise((p * (d * t + spill * s), sp.sympify(d) > M), (p * d * t, True))
+
+
+#: most terms (ordered or unordered cache contents) exact_hit_ratio sums
+EXACT_MAX_TERMS = 2_000_000
+
+
+def exact_hit_ratio(probabilities, capacity: int, policy: str = "lru") -> float:
+    """The exact stationary hit ratio of a small cache under the independent
+    reference model, the reference Che's approximation is measured against.
+
+    LRU ([King]): the cache's contents in recency order s_1..s_C have
+    probability prod_i q_{s_i} / (1 - q_{s_1} - ... - q_{s_{i-1}}), and the
+    hit ratio is the mean of q_{s_1} + ... + q_{s_C} over them.  FIFO and
+    RANDOM ([Gelenbe]): the content set S has probability proportional to
+    prod_{i in S} q_i (a product form), and the hit ratio is the mean of
+    sum_{i in S} q_i.  Sums over every ordered (LRU) or unordered content of
+    ``capacity`` items, so only for small catalogs: more than
+    :data:`EXACT_MAX_TERMS` terms is a ProblemTooLargeError.
+    """
+    import itertools
+
+    from ..errors import ProblemTooLargeError
+
+    q = [float(x) for x in probabilities]
+    n, C = len(q), int(capacity)
+    if policy not in POLICIES:
+        raise InvalidValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    if not 0 <= C <= n:
+        raise InvalidValueError(f"capacity must be 0..{n} (the items), got {capacity!r}")
+    terms = math.perm(n, C) if policy == "lru" else math.comb(n, C)
+    if terms > EXACT_MAX_TERMS:
+        raise ProblemTooLargeError(
+            f"the exact {policy} hit ratio of {C} of {n} items sums {terms:.3g} cache contents "
+            f"(limit {EXACT_MAX_TERMS:.0e}): use Cache(...).hit_ratio (Che) or simulate()")
+    if policy == "lru":
+        total = 0.0
+        for seq in itertools.permutations(range(n), C):
+            p, used = 1.0, 0.0
+            for i in seq:
+                p *= q[i] / (1.0 - used)
+                used += q[i]
+            total += p * used
+        return total
+    num = den = 0.0
+    for s_ in itertools.combinations(range(n), C):
+        w = math.prod(q[i] for i in s_)
+        num += w * sum(q[i] for i in s_)
+        den += w
+    return num / den
