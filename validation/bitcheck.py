@@ -14,14 +14,18 @@ The lowering of a network (``qmodels.model.lowered``) was checked this way:
 ``gen`` and ``run`` on the commit before it, ``run`` after, ``cmp``: no
 figure changed.
 """
+
+from __future__ import annotations
+
 import pickle
 import sys
 import warnings
 
 import numpy as np
 
-warnings.simplefilter("ignore")
 import qmodels as qm
+
+warnings.simplefilter("ignore")
 
 
 def gen():
@@ -44,10 +48,15 @@ def gen():
             nets.append(net)
         collect()
     # hand-made: multi-server, ld, large N
-    nets.append(qm.Network([qm.Queue("a", 0.01, servers=4), qm.LoadDependent("b", 0.02, rate_multipliers=(1, 1.8, 2.4, 2.8)), qm.Delay("z", 0.5), qm.LoadDependent("c", 0.03, rate_multipliers=(2, 2, 2))],
+    raid = qm.LoadDependent("b", 0.02, rate_multipliers=(1, 1.8, 2.4, 2.8))
+    nets.append(qm.Network(
+        [qm.Queue("a", 0.01, servers=4), raid, qm.Delay("z", 0.5),
+         qm.LoadDependent("c", 0.03, rate_multipliers=(2, 2, 2))],
         [qm.Closed("tx", 500, visits={"a": 1, "b": 2, "c": 1, "z": 1}, think_time=1.0)]))
-    nets.append(qm.Network([qm.Queue("a", 0.01, servers=4), qm.LoadDependent("b", 0.02, rate_multipliers=(1, 1.8, 2.4, 2.8)), qm.Queue("d", 0.005)],
-        [qm.Closed("t1", 6, visits={"a": 1, "b": 2}, think_time=1.0), qm.Closed("t2", 4, visits={"a": 1, "d": 3})]))
+    nets.append(qm.Network(
+        [qm.Queue("a", 0.01, servers=4), raid, qm.Queue("d", 0.005)],
+        [qm.Closed("t1", 6, visits={"a": 1, "b": 2}, think_time=1.0),
+         qm.Closed("t2", 4, visits={"a": 1, "d": 3})]))
     return nets
 
 SOLVERS = {
@@ -62,7 +71,8 @@ SOLVERS = {
 
 def record(r):
     out = {}
-    for a in ("class_throughput", "class_response_time", "station_throughput", "station_queue_length", "station_response_time", "station_utilization"):
+    for a in ("class_throughput", "class_response_time", "station_throughput",
+              "station_queue_length", "station_response_time", "station_utilization"):
         if hasattr(r, a):
             out[a] = np.asarray(getattr(r, a), dtype=float).copy()
     if getattr(r, "notes", None) is not None:
@@ -97,21 +107,26 @@ if __name__ == "__main__":
         nets = pickle.load(open(sys.argv[2], "rb"))
         pickle.dump(run(nets), open(sys.argv[3], "wb"))
     else:
-        a = pickle.load(open(sys.argv[2], "rb")); b = pickle.load(open(sys.argv[3], "rb"))
+        a = pickle.load(open(sys.argv[2], "rb"))
+        b = pickle.load(open(sys.argv[3], "rb"))
         bad = 0
         for i, (x, y) in enumerate(zip(a, b)):
             for k in x:
                 xa, ya = x[k], y.get(k)
                 if isinstance(xa, tuple) or isinstance(ya, tuple):
                     if xa != ya:
-                        bad += 1; print(i, k, xa if isinstance(xa, tuple) else "ok", "->", ya if isinstance(ya, tuple) else "ok")
+                        bad += 1
+                        print(i, k, xa if isinstance(xa, tuple) else "ok", "->",
+                              ya if isinstance(ya, tuple) else "ok")
                     continue
                 for f in xa:
                     u, v = xa[f], ya.get(f)
                     if f == "notes" or isinstance(u, str):
                         same = u == v
                     else:
-                        same = v is not None and u.shape == v.shape and np.array_equal(u, v, equal_nan=True)
+                        same = (v is not None and u.shape == v.shape
+                                and np.array_equal(u, v, equal_nan=True))
                     if not same:
-                        bad += 1; print(i, k, f, "differs")
+                        bad += 1
+                        print(i, k, f, "differs")
         print("differences:", bad, "of", len(a), "networks")
