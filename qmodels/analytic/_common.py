@@ -163,7 +163,14 @@ def _open_ld_station(lam_k, S, mult, name):
 
 def _ps_notes(net: Network) -> list[str]:
     """One note naming the FCFS queueing stations whose mean service time
-    differs by class: they are solved as processor sharing (BCMP type 2)."""
+    differs by class: they are solved as processor sharing (BCMP type 2);
+    and one naming priority queues that one level visits (solved as FCFS).
+    Computed once per network (the lowered form keeps them); a new list each
+    call, which the caller may extend."""
+    return list(net.lowered.memo(("ps_notes",), lambda: tuple(_notes_of(net))))
+
+
+def _notes_of(net: Network) -> list[str]:
     V = np.asarray(net.visits, dtype=float)
     S = np.asarray(net.service_times, dtype=float)
     used = V > 0
