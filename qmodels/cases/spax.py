@@ -843,15 +843,18 @@ def demo_report(outdir, params: Params | None = None, *, sim: bool = True, seed:
     ax.scatter([0.3, 0.4], [PAPER["tps_pio30"], PAPER["tps_pio40"]], marker="x", color="k",
                zorder=3, label="paper")
     ax.set_xlabel("I/O probability p_io (m = 0, unlimited disks)")
-    ax.set_ylabel("TPS")
+    ax.set_ylabel("TPS [transactions/s]")
     ax2 = ax.twinx()
     ax2.plot(pios, [_pool_q(r, "xnif") for r in res], "s--", color="C3",
              label="packets waiting for an XNIF slot")
-    ax2.set_ylabel("XNIF buffer queue")
+    ax2.set_ylabel("XNIF buffer queue [packets waiting]")
     for s in rep.extra["switch_points"]["p_io"]:
-        ax.axvline(s["value"], ls=":", color="grey")
-    fig.legend(loc="center right", fontsize=8)
-    fig.tight_layout()
+        ax.axvline(s["value"], ls=":", color="grey",
+                   label=f"bottleneck switch p_io = {s['value']:.3f} (symbolic)")
+    # one legend below the axes: inside, it covered a curve or the right axis
+    handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+    fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     figs.append(("tps_vs_pio.png", "TPS and XNIF buffer queue vs I/O probability "
                                    "(dotted: symbolic switch point)"))
     fig.savefig(os.path.join(outdir, figs[-1][0]), dpi=100)
@@ -862,7 +865,7 @@ def demo_report(outdir, params: Params | None = None, *, sim: bool = True, seed:
     rb = [solve(_with(p, xnif_slots=int(b))) for b in bs]
     fig, (ax, axq) = plt.subplots(2, 1, figsize=(6, 6), sharex=True)
     ax.plot(bs, [r.X["tx"] for r in rb], "o-")
-    ax.set_ylabel("TPS")
+    ax.set_ylabel("TPS [transactions/s]")
     pci = [s for s in rb[0].network.station_names if s.startswith("pci")][0]
     axq.plot(bs, [_pool_q(r, "xnif") for r in rb], "o-", label="XNIF buffer (waiting)")
     axq.plot(bs, [r.Q["dma"] for r in rb], "s-", label="DMA")
@@ -871,7 +874,7 @@ def demo_report(outdir, params: Params | None = None, *, sim: bool = True, seed:
     axq.plot(bs, [r.Q[pci] for r in rb], "v-", label=f"PCI ({pci})")
     axq.set_yscale("symlog", linthresh=0.01)
     axq.set_xlabel("XNIF buffer slots")
-    axq.set_ylabel("mean queue")
+    axq.set_ylabel("mean queue [jobs or packets]")
     b_star = rep.extra["switch_points"]["buffers"]
     if b_star:
         for a_ in (ax, axq):
@@ -887,15 +890,18 @@ def demo_report(outdir, params: Params | None = None, *, sim: bool = True, seed:
     # 3. disks per ION for the three profiles
     fig, ax = plt.subplots(figsize=(6, 4))
     counts = (1, 2, 3, 4, 6, 8, 12, 16)
-    for prof, (pio, m) in PROFILES.items():
+    for i, (prof, (pio, m)) in enumerate(PROFILES.items()):
         base = _profile(p, prof)
+        knee = PAPER['knee_' + {'cpu': 'cpu', 'normal': 'normal', 'io': 'io'}[prof]]
         ax.plot(counts, [tps(_with(base, disks_per_ion=n)) for n in counts], "o-",
-                label=f"p_io {pio:.0%}, m {m:.0%} (paper knee "
-                      f"{PAPER['knee_' + {'cpu': 'cpu', 'normal': 'normal', 'io': 'io'}[prof]]})")
+                color=f"C{i}", label=f"p_io {pio:.0%}, m {m:.0%}")
+        # the paper's knee for this profile (not reproduced: see the table's notes)
+        ax.axvline(knee, ls=":", color=f"C{i}", label=f"paper's knee: {knee} disks")
     ax.set_xscale("log", base=2)
+    ax.set_xticks(counts, [str(n) for n in counts])
     ax.set_xlabel("disks per ION")
-    ax.set_ylabel("TPS")
-    ax.legend(fontsize=8)
+    ax.set_ylabel("TPS [transactions/s]")
+    ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     figs.append(("disks.png", "TPS vs disks per ION for the three load profiles"))
     fig.savefig(os.path.join(outdir, figs[-1][0]), dpi=100)
