@@ -54,6 +54,19 @@ _LABEL = {"X": "throughput X [1/s]", "R": "response time R [s]", "Q": "queue len
           "U": "utilization U"}
 
 
+#: the unit of a swept parameter, by the last part of its path
+_PATH_UNITS = {"service": "[s]", "think_time": "[s]", "arrival_rate": "[1/s]",
+               "population": "[jobs]", "servers": "[servers]", "tokens": "[tokens]",
+               "capacity": "[jobs]"}
+
+
+def _path_label(x: str) -> str:
+    """An axis label for a sweep's parameter path: the path and its unit
+    (``disk.service [s]``); a path without a known unit as it is."""
+    unit = _PATH_UNITS.get(str(x).rsplit(".", 1)[-1])
+    return f"{x} {unit}" if unit else str(x)
+
+
 def _axes(ax):
     if ax is None:
         import matplotlib.pyplot as plt
@@ -289,7 +302,7 @@ def utilization(frame, x: str, ax=None, *, stations: Sequence[str] | None = None
             ax.annotate(f"{a} \u2192 {b}", (v, 1.0), xycoords=("data", "axes fraction"),
                         rotation=90, va="top", ha="right", fontsize="small")
     ax.switch_points = found
-    ax.set_xlabel(x)
+    ax.set_xlabel(_path_label(x))
     ax.set_ylabel(_LABEL["U"])
     ax.legend()
     return ax
@@ -342,7 +355,7 @@ def sweep(frame, x: str, y: str = "X", hue: str | None = None, *, scope: str | N
                         label=label, **kwargs)
         else:
             ax.plot(xv, yv, marker=".", label=label, **kwargs)
-    ax.set_xlabel(x)
+    ax.set_xlabel(_path_label(x))
     ax.set_ylabel(_LABEL.get(y, y))
     if hue is not None:
         ax.legend(title=None if hue == "name" else hue)
@@ -413,7 +426,7 @@ def response_time_breakdown(obj, ax=None, *, x: str | None = None):
                 res = np.hstack([res, wp.to_numpy(dtype=float) / Xc[:, None]])
             labels += [f"waiting for {p}" for p in wp.columns]
         ax.stackplot(xs, np.nan_to_num(res).T, labels=labels)
-        ax.set_xlabel(x)
+        ax.set_xlabel(_path_label(x))
     elif hasattr(obj, "network") and hasattr(obj, "queue_length"):
         net = obj.network
         bottom = np.zeros(len(net.classes))
@@ -578,7 +591,7 @@ def compare(analytic, simulated, ax=None, *, metric: str = "X", x: str | None = 
                 ax.errorbar(h[x], h[m].to_numpy(dtype=float),
                             yerr=h[f"{m}_hw"].to_numpy(dtype=float), fmt="o", color=f"C{i}",
                             capsize=3, label=f"{name} simulated")
-        ax.set_xlabel(x)
+        ax.set_xlabel(_path_label(x))
     else:
         net = analytic.network
         names = list(net.station_names)

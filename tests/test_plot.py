@@ -341,3 +341,22 @@ def test_utilization_of_a_model_function_sweep_leaves_out_busy_delays():
     frame = qm.sweep(build, {"s": [0.025, 0.05]}, progress=False)
     assert "delays" not in frame.attrs
     assert _labels(qm.plot.utilization(frame, x="s")) == ["disk"]
+
+
+def test_axes_name_their_units():
+    # a sweep's x axis is the parameter path with its unit, and the bottleneck
+    # regions' y axis names the per-server demands it draws (it said D_max,
+    # the envelope, for every station's line)
+    import sympy as sp
+
+    frame = qm.sweep(central(), {"disk2.service": [0.02, 0.1]}, progress=False)
+    assert qm.plot.sweep(frame, x="disk2.service", y="X").get_xlabel() == "disk2.service [s]"
+    assert qm.plot.utilization(frame, x="disk2.service").get_xlabel() == "disk2.service [s]"
+    B = sp.Symbol("B", positive=True)
+    pkt = qm.Network([qm.Queue("buffer", sp.Rational(8, 10**6), servers=B),
+                      qm.Queue("dma", sp.Rational(2, 10**6))],
+                     [qm.Closed("pkt", 4, visits={"buffer": 1, "dma": 1})])
+    ax = qm.bottleneck_regions(pkt, B, domain=(1, sp.oo)).plot(span=(1, 8))
+    assert ax.get_ylabel() == "per-server demand $D_k / c_k$ [s]"
+    assert any(t.get_text() == "max: $D_{\\max}$" for t in ax.get_legend().get_texts())
+    plt.close("all")

@@ -109,6 +109,9 @@ class Envelope:
     domain : (lower, upper)
     quantity : str
         LaTeX of what is maximised (for labels and plots).
+    curves : str
+        LaTeX naming the functions themselves, the plot's y label (default
+        the quantity's).
     """
 
     parameter: Any
@@ -118,6 +121,7 @@ class Envelope:
     domain: tuple
     quantity: str = r"f"
     title: str = "envelope"
+    curves: str = ""
 
     # -- queries ----------------------------------------------------------------
     def at(self, x) -> tuple:
@@ -284,7 +288,8 @@ class Envelope:
         x = self._grid(span, num)
         for lab in self.functions:
             ax.plot(x, self.lambdify(lab)(x), label=lab)
-        ax.plot(x, self.lambdify()(x), color="black", lw=2.5, alpha=0.35, label="max")
+        ax.plot(x, self.lambdify()(x), color="black", lw=2.5, alpha=0.35,
+                label=f"max: ${self.quantity}$")
         for s in self.switch_points:
             v = float(s.value)
             ax.axvline(v, ls="--", color="grey")
@@ -292,7 +297,7 @@ class Envelope:
                 ax.annotate(f"{self.parameter}* = {v:.4g}", (v, ax.get_ylim()[1]),
                             rotation=90, va="top", ha="right", fontsize=8)
         ax.set_xlabel(str(self.parameter))
-        ax.set_ylabel(f"${self.quantity}$")
+        ax.set_ylabel(self.curves or f"${self.quantity}$")
         ax.legend()
         return ax
 

@@ -302,6 +302,7 @@ def bottleneck_regions(
     return BottleneckRegions(
         parameter=theta, functions=funcs, regions=regions, switch_points=switches,
         domain=(lo, hi), quantity=r"D_{\max}", title="bottleneck (max D_k/c_k)", network=net,
+        curves=r"per-server demand $D_k / c_k$ [s]",
     )
 
 
