@@ -63,14 +63,7 @@ def write_nodes(w, f: ForkJoin, join: str) -> None:
     ET.SubElement(node, "section", className="ServiceTunnel")
     sec = ET.SubElement(node, "section", className="Fork")
 
-    def param(parent, name, cp, value=None, array=False):
-        attrs = {"classPath": cp, "name": name}
-        if array:
-            attrs["array"] = "true"
-        el = ET.SubElement(parent, "parameter", attrs)
-        if value is not None:
-            ET.SubElement(el, "value").text = value
-        return el
+    from .jsimg import _param as param  # jsimg imports this module at its top
 
     param(sec, "jobsPerLink", "java.lang.Integer", str(int(f.tasks[0])))
     param(sec, "block", "java.lang.Integer", "-1")
