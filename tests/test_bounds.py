@@ -673,3 +673,22 @@ def test_bounds_of_a_deterministic_fcfs_network_are_aba_only():
                                     qm.Closed("b", 1, visits={"cpu": 1, "disk": 1})])
     with pytest.raises(UnsupportedModelError, match="station 'cpu'"):
         qm.bounds(two, "a")
+
+
+def test_symbolic_bounds_from_a_model_file_keep_its_decimals_exact(tmp_path):
+    # `service: 2.0` in a file with symbols: the formulas read Max(2, 10*SA)
+    # (the decimal the file wrote), not Max(2.0, 10*SA); 0.1 is 1/10
+    import sympy as sp
+
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        "symbols: {SA: {positive: true}}\n"
+        "stations:\n  - {name: a, service: SA}\n  - {name: b, service: 2.0}\n"
+        "  - {name: c, service: 0.1}\n"
+        "classes:\n  - {name: tx, type: closed, population: 10, visits: {a: 10, b: 1, c: 1}}\n")
+    b = qm.bounds(qm.load(path))
+    SA = sp.Symbol("SA", positive=True)
+    assert not b.throughput_upper.atoms(sp.Float)
+    assert b.max_throughput == 1 / sp.Max(2, 10 * SA)
+    assert sp.simplify(b.saturation_population - (10 * SA + sp.Rational(21, 10))
+                       / sp.Max(2, 10 * SA)) == 0

@@ -241,6 +241,23 @@ def _elt_max(a, b, sym):
 # ---------------------------------------------------------------------------
 
 _KEYS = ("aba", "bjb", "gb", "pb")
+
+
+def _exact_decimals(v):
+    """``v`` (a sympy expression, a tuple of them, or a number) with every
+    sympy Float replaced by the exact rational of its shortest decimal
+    (``repr`` of the double: 2.0 -> 2, 0.1 -> 1/10).  Plain numbers and
+    None pass unchanged."""
+    if isinstance(v, tuple):
+        return tuple(_exact_decimals(x) for x in v)
+    if not hasattr(v, "atoms"):
+        return v
+    import sympy as sp
+
+    floats = v.atoms(sp.Float)
+    if not floats:
+        return v
+    return v.xreplace({f: sp.Rational(repr(float(f))) for f in floats})
 _LABEL = {"aba": "ABA", "bjb": "BJB", "gb": "GB", "pb": "PB"}
 
 
@@ -301,6 +318,16 @@ class Bounds:
     gb: tuple | None = None
     pb: tuple | None = None
     notes: tuple = ()
+
+    def __post_init__(self):
+        if not self.network.is_symbolic:
+            return
+        # a decimal written in a model file (service: 2.0) is the exact
+        # decimal the user meant: formulas show Max(2, 10*SA), not Max(2.0, ...)
+        for name in ("population", "throughput_lower", "throughput_upper",
+                     "response_time_lower", "response_time_upper", "max_throughput",
+                     "saturation_population", "aba", "bjb", "gb", "pb"):
+            object.__setattr__(self, name, _exact_decimals(getattr(self, name)))
 
     X = property(lambda self: (self.throughput_lower, self.throughput_upper))
     R = property(lambda self: (self.response_time_lower, self.response_time_upper))
