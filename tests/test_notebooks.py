@@ -43,3 +43,15 @@ def test_notebooks_folder_is_not_empty_once_cases_exist():
         missing = [n for n in names if n not in stems]
         assert not missing, f"case studies without a notebook: {missing}"
     assert os.path.isdir(cases)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebooks_use_only_the_public_api(path):
+    # a notebook is what a user copies from: no private module (qmodels.x._y)
+    import re
+
+    nbformat = pytest.importorskip("nbformat", reason="the notebooks extra is not installed")
+    code = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells
+                     if c.cell_type == "code")
+    private = re.findall(r"(?:from|import)\s+(qmodels(?:\.\w+)*\._\w+)", code)
+    assert not private, f"{path.name} imports private modules: {sorted(set(private))}"

@@ -25,10 +25,18 @@ import importlib
 from collections.abc import Mapping
 
 from ..errors import UnknownNameError
-from ._base import CaseReport, Row, fit_parameters, mark_stale, param, with_overrides
+from ._base import (
+    CaseReport,
+    Row,
+    fit_parameters,
+    mark_stale,
+    param,
+    parameter_table,
+    with_overrides,
+)
 
 __all__ = ["CASES", "case", "report", "CaseReport", "Row", "param", "with_overrides",
-           "fit_parameters"]
+           "fit_parameters", "parameter_table"]
 
 #: case name -> module holding ``Params`` and ``report``
 CASES = {
