@@ -141,6 +141,7 @@ _LAZY = {
     "size": ("qmodels.whatif.size", "size"),
     "Sizing": ("qmodels.whatif.size", "Sizing"),
     "InfeasibleTargetError": ("qmodels.errors", "InfeasibleTargetError"),
+    "MissingDependencyError": ("qmodels.errors", "MissingDependencyError"),
     # service demands from monitoring data
     "estimate_demands": ("qmodels.whatif.estimate", "estimate_demands"),
     "DemandEstimate": ("qmodels.whatif.estimate", "DemandEstimate"),
