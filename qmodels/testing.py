@@ -464,6 +464,9 @@ def assert_operational_laws(result, *, rtol: float = 1e-6, atol: float = 1e-9) -
       every queue;
     * response time law: ``R_c = sum_k V_ck R_ck``;
     * conservation: ``sum_k Q_ck + X_c Z_c = N_c`` for a closed class
+      (with a fork-join, its branch stations hold tasks, whose time and
+      number are inside the fork-join's own R and Q: both sums leave the
+      branch stations out)
       (interactive response time law, QSP eq. 3.5), ``X_c = lambda_c`` for
       an open class.
 
@@ -506,6 +509,10 @@ def assert_operational_laws(result, *, rtol: float = 1e-6, atol: float = 1e-9) -
                   if isinstance(d, Mapping)) if isinstance(pools, Mapping) else 0.0
     if net.pools and len(net.classes) > 1:
         _laws_of_pooled_classes(net, chk, Q, Xc, waiting)
+    from .model.forkjoin import branch_owner
+
+    branches = branch_owner(net.stations)
+    in_branch = np.array([s.name in branches for s in net.stations], dtype=bool)
     for c, cls in enumerate(net.classes):
         for k, st_ in enumerate(net.stations):
             where = f"station {st_.name!r}, class {cls.name!r}"
@@ -516,7 +523,9 @@ def assert_operational_laws(result, *, rtol: float = 1e-6, atol: float = 1e-9) -
                           X[c, k] * S[c, k] / st_.servers)
             elif isinstance(st_, Delay):
                 chk.close("utilisation law U = X S", where, U[c, k], X[c, k] * S[c, k])
-        visited = V[c] > 0
+        # a fork-join's branch stations hold its tasks: their time is inside
+        # the fork-join's own R (fork to join) and their jobs inside its Q
+        visited = (V[c] > 0) & ~in_branch
         if net.pools and len(net.classes) > 1 and isinstance(cls, Closed):
             continue   # the waiting is not split by class: checked in total above
         w = waiting if net.pools else 0.0
@@ -525,7 +534,8 @@ def assert_operational_laws(result, *, rtol: float = 1e-6, atol: float = 1e-9) -
                       Rc[c], float(np.dot(V[c, visited], R[c, visited])) + w / Xc[c])
         if isinstance(cls, Closed):
             chk.close("job conservation sum Q + W_token + X Z = N", f"class {cls.name!r}",
-                      Q[c].sum() + w + Xc[c] * float(cls.think_time), float(cls.population))
+                      Q[c, ~in_branch].sum() + w + Xc[c] * float(cls.think_time),
+                      float(cls.population))
         else:
             chk.close("flow conservation X = lambda", f"class {cls.name!r}", Xc[c],
                       float(cls.arrival_rate))

@@ -239,6 +239,12 @@ def _closed(net: Network, tol: float, max_iter: int) -> Result:
                       ConvergenceWarning, stacklevel=3)
         notes.append(f"not converged in {max_iter} iterations")
     U = X[:, None] * D
+    for k, s in enumerate(net.stations):
+        u = float(U[:, k].sum())
+        if code[k] > 0 and u > 1.0 + 1e-9:
+            notes.append(f"station {s.name!r}: the priority approximation puts its utilisation "
+                         f"at {u:.4g} > 1, an error of the approximation (a server is busy at "
+                         "most all the time): treat its figures with caution, or simulate")
     return _result(net, "priority", X, V * Rk, U, notes,
                    {"approximation": "shadow server (Sevcik 1977), Schweitzer AMVA",
                     "iterations": it}, visit_time=Rk)
@@ -288,6 +294,12 @@ def _closed_fixed_point(V, S, scv, code, level, N, Z, tol, max_iter):
         Xn = np.where(N > 0, N / np.maximum(Rres.sum(axis=1) + Z, 1e-300), 0.0)
         Qn = Xn[:, None] * Rres
         delta = np.max(np.abs(Qn - Q) / np.maximum(N[:, None], 1.0)) if C else 0.0
+        # the throughputs must settle too: with no think time and one station
+        # a class's Q is its N whatever its X, so Q alone can look converged
+        # after one sweep while X is still that of an empty network
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dx = np.abs(Xn - X) / np.maximum(np.maximum(Xn, X), 1e-300)
+        delta = max(delta, float(np.max(dx, initial=0.0)))
         Q, X = Qn, Xn
         if delta < tol:
             return X, Rk, it
