@@ -39,6 +39,10 @@ Closed / Open class             closedclass /      userClass closed (preload
                                 openclass          at the reference) / open
 think time Z                    delaystation       Delay node before the
                                 ``Z.<class>``      reference station
+                                (visit 1, that
+                                class only; read
+                                back as think
+                                time)
 visits / demands                visit, servicetime random routing with the
                                                    same visit ratios (as the
                                                    qmodels simulator)
