@@ -5,6 +5,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import qmodels as qm
+from qmodels.errors import InvalidValueError, UnsupportedModelError
 from qmodels.io import jmt
 
 # ---------------------------------------------------------------------------
@@ -53,3 +54,49 @@ def test_jmva_delay_named_like_think_but_shared_stays_a_station():
     back = jmt.from_jmva(jmt.to_jmva(net))
     assert "Z.a" in back.station_names
     assert back.klass("a").think_time == 0
+
+
+# ---------------------------------------------------------------------------
+# 2. JMT exports refuse power by name unless the caller lets them drop it
+# ---------------------------------------------------------------------------
+
+def _powered():
+    return qm.Network([qm.Queue("cpu", 0.01),
+                       qm.Queue("disk", 0.025, power=qm.Power(busy=6.8, idle=4.0))],
+                      [qm.Closed("tx", 3, visits={"cpu": 1, "disk": 1})], name="p")
+
+
+@pytest.mark.parametrize("suffix", [".jmva", ".jsimg"])
+def test_jmt_export_refuses_power_by_name(tmp_path, suffix):
+    with pytest.raises(UnsupportedModelError, match=r"station 'disk': power .*\.yaml or \.json"):
+        qm.save(_powered(), tmp_path / f"x{suffix}")
+    assert not (tmp_path / f"x{suffix}").exists()
+
+
+def test_jmt_export_drops_power_when_asked_and_says_so(tmp_path):
+    net = _powered()
+    qm.save(net, tmp_path / "x.jmva", drop=("power",))
+    desc = ET.parse(tmp_path / "x.jmva").getroot().find("description").text
+    assert "power of 'disk' dropped" in desc
+    back = qm.load(tmp_path / "x.jmva")
+    assert back.station("disk").power is None
+    assert qm.mva(back).X["tx"] == pytest.approx(qm.mva(net).X["tx"], rel=1e-12)
+    xml = jmt.to_jsimg(net, drop="power")
+    assert "<!-- qmodels export: power of 'disk' dropped" in xml
+    assert jmt.validate_jsimg(xml) == []
+    with pytest.raises(InvalidValueError, match="drop: 'colour'"):
+        jmt.to_jmva(net, drop=("colour",))
+    # model files keep power whatever drop says
+    qm.save(net, tmp_path / "x.yaml", drop=("power",))
+    assert qm.load(tmp_path / "x.yaml") == net
+
+
+def test_convert_cli_refuses_power_or_drops_it(tmp_path, capsys):
+    from qmodels.cli import main
+
+    qm.save(_powered(), tmp_path / "p.yaml")
+    assert main(["convert", str(tmp_path / "p.yaml"), str(tmp_path / "p.jmva")]) == 2
+    assert "station 'disk': power" in capsys.readouterr().err
+    assert main(["convert", str(tmp_path / "p.yaml"), str(tmp_path / "p.jsimg"),
+                 "--drop", "power"]) == 0
+    assert "power of 'disk' dropped" in (tmp_path / "p.jsimg").read_text()

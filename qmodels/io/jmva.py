@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import ModelError, ModelFileError, ProblemTooLargeError, UnsupportedModelError
 from ..model import distributions as dist
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
-from ._xml import _XSI, _num, _numeric, _parse_xml, _steps, _unique, validate_jmva
+from ._xml import _XSI, _dropped, _num, _numeric, _parse_xml, _steps, _unique, validate_jmva
 
 __all__ = ["to_jmva", "from_jmva", "save_jmva", "load_jmva"]
 
@@ -63,27 +63,39 @@ def _refuse_forkjoin(net: Network) -> None:
                 "(fork and join nodes)")
 
 
-def to_jmva(net: Network, *, description: str | None = None) -> str:
+def to_jmva(net: Network, *, description: str | None = None, drop=()) -> str:
     """The JMVA XML of a product-form network (see :mod:`qmodels.io.jmt` for
     what maps and what is refused).
+
+    Parameters
+    ----------
+    description : str, optional
+        The file's ``description`` (default: the network's name, and what
+        the export leaves out).
+    drop : str or tuple of str
+        Features the export may leave out, which it otherwise refuses:
+        ``"power"`` (JMT has no power).  What is dropped is listed in the
+        default description.
 
     Raises
     ------
     UnsupportedModelError
-        Symbolic values, token pools, a finite capacity that can bind,
+        Symbolic values, power (unless ``drop`` has ``"power"``), token
+        pools, a finite capacity that can bind,
         an FCFS queue with non-exponential service (not product form),
         multi-server or load-dependent stations with more than one class or
         an open class (JMVA's load-dependent stations are single-class
         closed).
     """
     _numeric(net, "JMVA")
+    dropped = _dropped(net, drop, "JMVA")
     _refuse_forkjoin(net)
     if net.pools:
         raise UnsupportedModelError(
             f"token pool {net.pools[0].name!r}: JMVA (product form) has no held resources; "
             "use to_jsimg (finite capacity regions)")
     total = sum(c.population for c in net.closed_classes)
-    notes = []
+    notes = list(dropped)
     _refuse_disciplines(net)
     for s in net.stations:
         if s.capacity is not None:
