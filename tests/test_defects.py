@@ -1,6 +1,10 @@
 """Defects a user reported, each pinned by a test that failed before its fix."""
 
+import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -100,3 +104,38 @@ def test_convert_cli_refuses_power_or_drops_it(tmp_path, capsys):
     assert main(["convert", str(tmp_path / "p.yaml"), str(tmp_path / "p.jsimg"),
                  "--drop", "power"]) == 0
     assert "power of 'disk' dropped" in (tmp_path / "p.jsimg").read_text()
+
+
+# ---------------------------------------------------------------------------
+# 3. sweep(parallel=True) from a script without the __main__ guard
+# ---------------------------------------------------------------------------
+
+_SCRIPT = """\
+import qmodels as qm
+net = qm.Network([qm.Queue("cpu", 0.2)], [qm.Closed("tx", 2, visits={"cpu": 1})])
+def run():
+    df = qm.sweep(net, {"tx.population": [1, 2, 3]}, parallel=True, progress=False)
+    print("rows", len(df))
+"""
+
+
+def _run_script(path, text):
+    path.write_text(text)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(Path(qm.__file__).parent.parent)] + os.environ.get("PYTHONPATH", "").split(os.pathsep)),
+        CI="1")
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          timeout=240, env=env, cwd=path.parent)
+
+
+def test_parallel_sweep_without_main_guard_says_so(tmp_path):
+    pytest.importorskip("distributed")
+    p = _run_script(tmp_path / "noguard.py", _SCRIPT + "run()\n")
+    assert p.returncode != 0
+    assert "MainGuardError" in p.stderr and "noguard.py" in p.stderr
+    assert "line 6" in p.stderr and 'if __name__ == "__main__":' in p.stderr
+    assert "Nanny failed to start" not in p.stderr.replace("'Nanny failed to start'", "")
+    # under the guard the same sweep runs: 3 points x (1 class + 1 station)
+    p = _run_script(tmp_path / "guard.py", _SCRIPT + 'if __name__ == "__main__":\n    run()\n')
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "rows 6" in p.stdout

@@ -97,7 +97,10 @@ one-by-one solves and 20,000 for the batched route) so the scheduler's
 overhead per task (about a millisecond) stays small.  The numbers are the same bit for
 bit whatever the number of workers: each point is solved on its own.
 A script that starts worker processes (``parallel=True``) must do so under
-``if __name__ == "__main__":``, as any program using multiprocessing.
+``if __name__ == "__main__":``, as any program using multiprocessing (the
+workers are spawned and import the script again): called from a script's top
+level outside that block, :func:`sweep` raises
+:class:`~qmodels.errors.MainGuardError` saying so before any process starts.
 
 Resumable sweeps
 ----------------
