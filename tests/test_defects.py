@@ -139,3 +139,61 @@ def test_parallel_sweep_without_main_guard_says_so(tmp_path):
     p = _run_script(tmp_path / "guard.py", _SCRIPT + 'if __name__ == "__main__":\n    run()\n')
     assert p.returncode == 0, p.stderr[-2000:]
     assert "rows 6" in p.stdout
+
+
+# ---------------------------------------------------------------------------
+# 4. a physical element's parameters are sweepable by path
+# ---------------------------------------------------------------------------
+
+def _disk_net(**disk):
+    d = qm.Disk(seek=0.008, rpm=7200, transfer_rate=100e6, size=8192, **disk)
+    return qm.Network([d.station("disk"), qm.Queue("cpu", 0.01)],
+                      [qm.Closed("tx", 1, visits={"disk": 1, "cpu": 1})])
+
+
+def test_sweep_varies_a_disk_elements_rpm():
+    """One job alone: X = 1 / (D_disk + D_cpu) with, by Hennessy & Patterson
+    (5th ed., appendix D.2), D_disk = seek + (60 / rpm) / 2 + size / rate."""
+    rpms = [5400, 7200, 15000]
+    df = qm.sweep(_disk_net(), {"disk.rpm": rpms}, stations=False, progress=False)
+    for rpm, x in zip(rpms, df.sort_values("point")["X"], strict=True):
+        d_disk = 0.008 + 60 / rpm / 2 + 8192 / 100e6
+        assert x == pytest.approx(1 / (d_disk + 0.01), rel=1e-12)
+    # the station rebuilt from the changed element keeps it, so paths compose
+    from qmodels.whatif.paths import apply
+
+    net = apply(_disk_net(), {"disk.rpm": 15000, "disk.miss_rate": 0.5})
+    assert net.station("disk").element.rpm == 15000
+    assert net.station("disk").service == pytest.approx(
+        0.5 * (0.008 + 2e-3 + 8192 / 100e6), rel=1e-12)
+
+
+def test_element_path_keeps_the_station_options_and_servers():
+    from qmodels.whatif.paths import apply
+
+    cpu = qm.CPU(cores=4, clock=2e9, seconds=0.02)
+    pw = qm.Power(busy=95, idle=40)
+    net = qm.Network([cpu.station("cpu", power=pw, discipline="ps")],
+                     [qm.Closed("tx", 3, visits={"cpu": 1})])
+    s = apply(net, {"cpu.cores": 8}).station("cpu")
+    assert (s.servers, s.power, s.discipline) == (8, pw, "ps")
+    # servers set apart from the element stay as set
+    net2 = qm.Network([cpu.station("cpu", servers=2)], [qm.Closed("tx", 3, visits={"cpu": 1})])
+    assert apply(net2, {"cpu.clock": 4e9}).station("cpu").servers == 2
+    # the element is provenance only: not compared, not saved
+    assert qm.Network.from_dict(net.to_dict()) == net
+
+
+def test_element_path_refuses_a_station_changed_since():
+    import dataclasses
+
+    from qmodels.whatif.paths import apply
+
+    net = _disk_net()
+    changed = qm.Network([dataclasses.replace(net.station("disk"), service=0.5),
+                          net.station("cpu")], net.classes)
+    with pytest.raises(InvalidValueError, match=r"'disk.rpm': station 'disk' was built from a "
+                                                r"Disk but changed since"):
+        apply(changed, {"disk.rpm": 15000})
+    with pytest.raises(qm.errors.UnknownNameError, match="Queue has no parameter 'rpmm'"):
+        apply(net, {"disk.rpmm": 1})

@@ -37,6 +37,10 @@ A path names a model object, then an attribute, then (for mappings) a key:
 ``"buf.tokens"``                  token pool ``buf``: tokens
 ``"B"``                           a sympy symbol ``B`` of the model (put in
                                   with :func:`qmodels.substitute`)
+``"disk.rpm"``                    a parameter of the physical element the
+                                  station was built from
+                                  (``qm.Disk(...).station()``): the station
+                                  is rebuilt from the changed element
 ================================  ==========================================
 
 Every change goes through :func:`dataclasses.replace` on the frozen model

@@ -66,8 +66,9 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     vary : mapping parameter -> values
         The grid is the product of the axes (first axis slowest).  A
         parameter is a path (``"disk.service"``, ``"tx.population"``,
-        ``"buf.tokens"``, ``"tx.visits.disk"``) or, for a function model, one
-        of its argument names.
+        ``"buf.tokens"``, ``"tx.visits.disk"``; ``"disk.rpm"``, a parameter
+        of the physical element a station was built from) or, for a
+        function model, one of its argument names.
     rows : sequence of mappings or DataFrame
         Explicit points instead of ``vary``.
     method : str
