@@ -197,3 +197,31 @@ def test_element_path_refuses_a_station_changed_since():
         apply(changed, {"disk.rpm": 15000})
     with pytest.raises(qm.errors.UnknownNameError, match="Queue has no parameter 'rpmm'"):
         apply(net, {"disk.rpmm": 1})
+
+
+# ---------------------------------------------------------------------------
+# 5. table() wraps long notes to a readable width, losing no word
+# ---------------------------------------------------------------------------
+
+def test_table_wraps_long_notes_keeping_every_word():
+    net = qm.Network([qm.Queue("cpu", 0.2, distribution=qm.Erlang(2)),
+                      qm.Queue("disk", 0.1, servers=2)],
+                     [qm.Closed("a", 3, visits={"cpu": 1, "disk": 1}),
+                      qm.Closed("b", 2, visits={"cpu": 1, "disk": 2})])
+    r = qm.solve(net)
+    assert max(len(n) for n in r.notes) > 200  # the case reported: a long method note
+    lines = r.table().splitlines()
+    assert max(len(x) for x in lines) <= 100
+    start = next(i for i, x in enumerate(lines) if x.startswith("note: "))
+    assert " ".join(x.removeprefix("note: ").strip() for x in lines[start:]).split() == \
+        " ".join(r.notes).split()
+    # continuation lines sit under the note's text
+    assert all(x.startswith(("note: ", " " * 6)) for x in lines[start:])
+
+
+def test_note_lines_keeps_a_long_word_whole():
+    from qmodels._format import note_lines
+
+    word = "x" * 150
+    assert note_lines([f"see {word} here"]) == ["note: see", f"      {word}", "      here"]
+    assert note_lines(["short"], "  note: ") == ["  note: short"]
