@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["fmt", "format_table", "esc", "Raw", "cell", "html_table", "para", "title",
-           "notes"]
+__all__ = ["fmt", "format_table", "note_lines", "esc", "Raw", "cell", "html_table", "para",
+           "title", "notes"]
+
+#: widest line a note takes in a text table (``table()``, ``repr``)
+NOTE_WIDTH = 100
 
 
 def fmt(v, width=None) -> str:
@@ -54,6 +58,19 @@ def format_table(header: list[str], rows: list[list[Any]]) -> str:
         if j == 0:
             out.append("  ".join("-" * w for w in widths))
     return "\n".join(out)
+
+
+def note_lines(notes: Iterable[str], prefix: str = "note: ",
+               width: int = NOTE_WIDTH) -> list[str]:
+    """Each note as ``prefix`` + text, wrapped at spaces to ``width``
+    characters, the continuation lines indented under the text (a word
+    longer than the width, a path or a formula, stays whole)."""
+    out = []
+    for n in notes:
+        out += textwrap.wrap(str(n), width, initial_indent=prefix,
+                             subsequent_indent=" " * len(prefix), break_long_words=False,
+                             break_on_hyphens=False) or [prefix.rstrip()]
+    return out
 
 
 # -- HTML (the notebook displays) ------------------------------------------------

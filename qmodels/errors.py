@@ -23,6 +23,7 @@ __all__ = [
     "ProblemTooLargeError",
     "InfeasibleTargetError",
     "MissingDependencyError",
+    "MainGuardError",
     "QModelsWarning",
     "ConvergenceWarning",
     "NumericalWarning",
@@ -125,6 +126,14 @@ class MissingDependencyError(QModelsError, ImportError):
     """An optional package that a requested feature needs is not installed;
     raised before any work starts, the message names the package and the
     ``pip install qmodels[extra]`` that brings it."""
+
+
+class MainGuardError(QModelsError, RuntimeError):
+    """Worker processes cannot start because the script that asks for them
+    (``parallel=True``) does so outside ``if __name__ == "__main__":``: the
+    spawn start method re-imports the script in every worker, which would
+    start workers again.  Raised before any process starts; the message
+    names the script and line."""
 
 
 def require(module: str, extra: str, feature: str):

@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ._format import fmt, format_table
+from ._format import fmt, format_table, note_lines
 from ._validate import FrozenMap
 from .errors import InvalidValueError
 from .model.network import Network
@@ -572,8 +572,7 @@ class Result:
                 us += f", ... ({len(names)} tied)"
             tie = " (tie)" if len(names) > 1 else ""
             lines.append(f"bottleneck{tie}: {us}")
-        for note in self.notes:
-            lines.append(f"note: {note}")
+        lines += note_lines(self.notes)
         return "\n".join(lines)
 
     def __repr__(self):

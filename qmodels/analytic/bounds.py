@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .._format import fmt, format_table
+from .._format import fmt, format_table, note_lines
 from .._validate import is_symbolic
 from ..errors import UnsupportedModelError
 from ..model.network import Closed, Delay, Network
@@ -396,7 +396,7 @@ class Bounds:
         if self.bottleneck:
             tie = " (tie)" if len(self.bottleneck) > 1 else ""
             lines.append(f"bottleneck{tie}: {', '.join(self.bottleneck)}")
-        lines += [f"note: {n}" for n in self.notes]
+        lines += note_lines(self.notes)
         return "\n".join(lines)
 
     def __repr__(self):

@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._format import fmt, format_table
+from .._format import fmt, format_table, note_lines
 from .._progress import bar as progress_bar
 from ..errors import InvalidValueError, UnknownNameError
 
@@ -344,8 +344,7 @@ class CaseReport:
             if r.role != "derived" and "assumption:" in r.note:
                 lines.append(f"condition assumed: {r.quantity}: "
                              f"{r.note[r.note.index('assumption:') + 11:].strip()}")
-        for n in self.notes:
-            lines.append(f"note: {n}")
+        lines += note_lines(self.notes)
         return "\n".join(lines)
 
     def __str__(self):

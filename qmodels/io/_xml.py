@@ -18,7 +18,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 
-from ..errors import ModelFileError, UnsupportedModelError
+from ..errors import InvalidValueError, ModelFileError, UnsupportedModelError
 from ..model.network import Network
 
 __all__ = ["validate_jmva", "validate_jsimg"]
@@ -310,6 +310,32 @@ def _numeric(net: Network, fmt: str):
         raise UnsupportedModelError(
             f"{fmt} needs numbers: this network has sympy symbols; substitute values first "
             "(qmodels.substitute)")
+
+
+#: What a JMT export may leave out when the caller says so (``drop=``).
+DROPPABLE = ("power",)
+
+
+def _dropped(net: Network, drop, fmt: str) -> list[str]:
+    """The notes of what ``net`` loses in a ``fmt`` file, with ``drop`` the
+    features the caller lets the export leave out (a name or names from
+    :data:`DROPPABLE`).  JMT has no power: a station with ``power`` is
+    refused by name unless ``"power" in drop``."""
+    drop = (drop,) if isinstance(drop, str) else tuple(drop or ())
+    for d in drop:
+        if d not in DROPPABLE:
+            raise InvalidValueError(
+                f"drop: {d!r} is not a feature a JMT export can leave out "
+                f"(it can drop: {', '.join(map(repr, DROPPABLE))})")
+    powered = [s.name for s in net.stations if getattr(s, "power", None) is not None]
+    if not powered:
+        return []
+    if "power" not in drop:
+        raise UnsupportedModelError(
+            f"station {powered[0]!r}: power has no {fmt} equivalent (JMT computes no energy); "
+            "save as .yaml or .json to keep it, or pass drop=('power',) to leave it out "
+            "(qmodels convert: --drop power)")
+    return [f"power of {', '.join(map(repr, powered))} dropped (JMT has no power)"]
 
 
 def _unique(base: str, taken: set) -> str:

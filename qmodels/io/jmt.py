@@ -30,7 +30,11 @@ Everything that cannot be expressed raises
 pool and the feature.  Nothing that changes a solution is dropped silently:
 JMVA, like every product-form solver, uses only mean service times, and the
 exported file's ``description`` lists the shapes (and never-binding
-capacities) it leaves out; power, which no JMT solver uses, is not written.
+capacities) it leaves out.  Power, which JMT has no place for, is refused
+by name unless the caller lets the export drop it (``to_jmva(net,
+drop=("power",))``, ``qm.save(net, path, drop=("power",))``, ``qmodels
+convert --drop power``); the file then says so (JMVA: its description;
+JSIMg: an XML comment at the top).
 
 ==============================  =================  =========================
 qmodels                         JMVA               JSIMg
@@ -39,6 +43,10 @@ Closed / Open class             closedclass /      userClass closed (preload
                                 openclass          at the reference) / open
 think time Z                    delaystation       Delay node before the
                                 ``Z.<class>``      reference station
+                                (visit 1, that
+                                class only; read
+                                back as think
+                                time)
 visits / demands                visit, servicetime random routing with the
                                                    same visit ratios (as the
                                                    qmodels simulator)
@@ -79,7 +87,9 @@ TokenPool                       refused            finite capacity region
                                                    (blockingRegion) over the
                                                    pool's span, every class;
                                                    refused otherwise
-power                           dropped            dropped
+power                           refused; dropped   refused; dropped
+                                (noted) with       (noted) with
+                                ``drop``           ``drop``
 symbolic values                 refused            refused
 ==============================  =================  =========================
 

@@ -5,6 +5,13 @@ JMVA XML of JMT's ``JMTmodel.xsd`` and :func:`from_jmva` reads one back (it
 solves to the same numbers: the tests check it).  What maps and what is
 refused is tabled in :mod:`qmodels.io.jmt`.
 
+A closed class's think time Z is written as a ``delaystation`` named
+``Z.<class>`` that only that class visits, once, with service time Z (JMVA
+has no think time of its own); :func:`from_jmva` reads such a station back
+as the class's ``think_time``, so the round trip is lossless (a station of
+your own with that name, visited once by that class alone, is read as its
+think time too: the same solution, with R excluding it).
+
 The load-dependent service times of an ``ldstation`` are written, as LINE's
 JMT writer does (Casale et al., LINE solver, ``writeJMVA``), as the service
 time with n = 1, 2, ..., N jobs present, ``S / a(n)``, separated by ``;``.
@@ -19,7 +26,7 @@ import numpy as np
 from ..errors import ModelError, ModelFileError, ProblemTooLargeError, UnsupportedModelError
 from ..model import distributions as dist
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
-from ._xml import _XSI, _num, _numeric, _parse_xml, _steps, _unique, validate_jmva
+from ._xml import _XSI, _dropped, _num, _numeric, _parse_xml, _steps, _unique, validate_jmva
 
 __all__ = ["to_jmva", "from_jmva", "save_jmva", "load_jmva"]
 
@@ -56,27 +63,39 @@ def _refuse_forkjoin(net: Network) -> None:
                 "(fork and join nodes)")
 
 
-def to_jmva(net: Network, *, description: str | None = None) -> str:
+def to_jmva(net: Network, *, description: str | None = None, drop=()) -> str:
     """The JMVA XML of a product-form network (see :mod:`qmodels.io.jmt` for
     what maps and what is refused).
+
+    Parameters
+    ----------
+    description : str, optional
+        The file's ``description`` (default: the network's name, and what
+        the export leaves out).
+    drop : str or tuple of str
+        Features the export may leave out, which it otherwise refuses:
+        ``"power"`` (JMT has no power).  What is dropped is listed in the
+        default description.
 
     Raises
     ------
     UnsupportedModelError
-        Symbolic values, token pools, a finite capacity that can bind,
+        Symbolic values, power (unless ``drop`` has ``"power"``), token
+        pools, a finite capacity that can bind,
         an FCFS queue with non-exponential service (not product form),
         multi-server or load-dependent stations with more than one class or
         an open class (JMVA's load-dependent stations are single-class
         closed).
     """
     _numeric(net, "JMVA")
+    dropped = _dropped(net, drop, "JMVA")
     _refuse_forkjoin(net)
     if net.pools:
         raise UnsupportedModelError(
             f"token pool {net.pools[0].name!r}: JMVA (product form) has no held resources; "
             "use to_jsimg (finite capacity regions)")
     total = sum(c.population for c in net.closed_classes)
-    notes = []
+    notes = list(dropped)
     _refuse_disciplines(net)
     for s in net.stations:
         if s.capacity is not None:
@@ -241,7 +260,33 @@ def _build_stations(pending, cls_els, names, V, S, errors):
     return stations
 
 
-def _build_classes(cls_els, stations, V, S, errors):
+def _think_stations(pending, cls_els, V, S) -> dict:
+    """Take out the think-time stations :func:`to_jmva` writes: a
+    ``delaystation`` named ``Z.<class>`` of a closed class that only that
+    class visits, with visit 1 and a positive service time (the think time),
+    while the class visits other stations too.  Returns class -> think time;
+    ``pending``, ``V`` and ``S`` lose those stations."""
+    closed = {c.get("name") for c in cls_els if c.tag == "closedclass"}
+    think = {}
+    for item in list(pending):
+        el, sname = item[0], item[1]
+        cn = sname[2:] if sname.startswith("Z.") else None
+        if el.tag != "delaystation" or cn not in closed:
+            continue
+        others = [c for c in V if c != cn and sname in V[c]]
+        z = S[cn].get(sname)
+        if (others or V[cn].get(sname) != 1.0 or z is None or not z > 0
+                or not any(k != sname for k in V[cn])):
+            continue
+        think[cn] = z
+        pending.remove(item)
+        for c in V:
+            V[c].pop(sname, None)
+            S[c].pop(sname, None)
+    return think
+
+
+def _build_classes(cls_els, stations, V, S, errors, think=None):
     classes = []
     for c, step in zip(cls_els, _steps(cls_els), strict=False):
         cn = c.get("name")
@@ -254,6 +299,8 @@ def _build_classes(cls_els, stations, V, S, errors):
         try:
             if c.tag == "closedclass":
                 pop = float(c.get("population"))
+                if think and cn in think:
+                    kw["think_time"] = think[cn]
                 classes.append(Closed(cn, int(pop) if pop.is_integer() else pop, **kw))
             else:
                 classes.append(Open(cn, float(c.get("rate")), **kw))
@@ -280,9 +327,11 @@ def from_jmva(xml: str, *, source: str = "jmva") -> Network:
     :class:`~qmodels.model.Delay`, ``listation`` a
     :class:`~qmodels.model.Queue` (``servers`` as given), ``ldstation`` a
     :class:`~qmodels.model.LoadDependent` with rate multipliers
-    ``a(n) = S(1) / S(n)`` (single closed class).  A think-time station
-    written by :func:`to_jmva` comes back as a delay station (same
-    solution; the class's R then includes it).
+    ``a(n) = S(1) / S(n)`` (single closed class).  A ``delaystation`` named
+    ``Z.<class>`` that only that closed class visits, with visit 1, is the
+    think-time station :func:`to_jmva` writes: it comes back as that
+    class's ``think_time`` (its service time), so a network with think
+    times round-trips losslessly and the class's R excludes it again.
 
     Raises
     ------
@@ -305,8 +354,9 @@ def from_jmva(xml: str, *, source: str = "jmva") -> Network:
     pending = _read_stations(st_els, V, S, errors)
     if errors:
         raise ModelFileError(errors, source)
+    think = _think_stations(pending, cls_els, V, S)
     stations = _build_stations(pending, cls_els, names, V, S, errors)
-    classes = _build_classes(cls_els, stations, V, S, errors)
+    classes = _build_classes(cls_els, stations, V, S, errors, think)
     if errors:
         raise ModelFileError(errors, source)
     try:

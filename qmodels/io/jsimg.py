@@ -19,7 +19,7 @@ from ..model import distributions as dist
 from ..model.network import SINK, SOURCE, Closed, Delay, LoadDependent, Network, Open, Queue
 from ..model.pools import held_reach
 from . import _jsimg_forkjoin as fj
-from ._xml import _XSI, _num, _numeric, _unique
+from ._xml import _XSI, _dropped, _num, _numeric, _unique
 
 __all__ = ["to_jsimg", "save_jsimg"]
 
@@ -408,7 +408,8 @@ class _SimWriter:
 
 
 def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_000,
-             confidence: float = 0.99, precision: float = 0.03, timestamp: str = "") -> str:
+             confidence: float = 0.99, precision: float = 0.03, timestamp: str = "",
+             drop=()) -> str:
     """The JSIMg (JMT simulator) XML of ``net`` (see :mod:`qmodels.io.jmt`
     for what maps and what is refused).
 
@@ -424,15 +425,21 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
     timestamp : str
         The archive's ``timestamp`` attribute (default empty: the output is
         a function of the model only).
+    drop : str or tuple of str
+        Features the export may leave out, which it otherwise refuses:
+        ``"power"`` (JMT has no power).  What is dropped is said in an XML
+        comment at the top of the file (JSIMg has no description).
 
     Raises
     ------
     UnsupportedModelError
-        Symbolic values, load-dependent stations, empirical distributions,
+        Symbolic values, power (unless ``drop`` has ``"power"``),
+        load-dependent stations, empirical distributions,
         a finite capacity fed by an open class from another station, token
         pools JMT regions cannot express.
     """
     _numeric(net, "JSIMg")
+    dropped = _dropped(net, drop, "JSIMg")
     _refuse_load_dependent(net)
     classes = list(net.classes)
     cnames = [c.name for c in classes]
@@ -474,7 +481,8 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
     w.regions(net, spans)
     w.preload(refs)
     ET.indent(archive)
-    return ("<?xml version='1.0' encoding='UTF-8' standalone='no'?>\n"
+    note = "".join(f"<!-- qmodels export: {d.replace('--', '- -')} -->\n" for d in dropped)
+    return ("<?xml version='1.0' encoding='UTF-8' standalone='no'?>\n" + note
             + ET.tostring(archive, encoding="unicode") + "\n")
 
 

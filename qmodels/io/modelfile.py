@@ -398,19 +398,21 @@ def _format_of(path, default=None) -> str:
     return fmt
 
 
-def save(net: Network, path, *, format: str | None = None) -> None:
+def save(net: Network, path, *, format: str | None = None, drop=()) -> None:
     """Write ``net`` to a file whose format its suffix names: ``.yaml`` /
     ``.yml`` or ``.json`` model files (``load(path) == net``), or JMT's
     ``.jmva`` / ``.jsimg`` (:mod:`qmodels.io.jmt`, which refuses what JMT cannot
     express).  ``"-"`` writes to standard output (YAML unless ``format``
-    says otherwise)."""
+    says otherwise).  ``drop`` names features a JMT export may leave out
+    rather than refuse (``("power",)``; the file says what it dropped);
+    model files keep everything and drop nothing."""
     if not isinstance(net, Network):
         raise TypeError(f"save() needs a qmodels Network, got {type(net).__name__}")
     fmt = format or _format_of(path)
     if fmt in ("jmva", "jsimg"):
         from . import jmt
 
-        text = jmt.to_jmva(net) if fmt == "jmva" else jmt.to_jsimg(net)
+        text = jmt.to_jmva(net, drop=drop) if fmt == "jmva" else jmt.to_jsimg(net, drop=drop)
     else:
         text = dumps(net, fmt)
     if str(path) == "-":
@@ -455,7 +457,7 @@ def _cmd_convert(args) -> int:
 
     try:
         net = load(args.source)
-        save(net, args.target, format=args.to)
+        save(net, args.target, format=args.to, drop=tuple(args.drop or ()))
     except (QModelsError, ValueError, OSError) as e:
         return _report(e)
     return 0
@@ -477,4 +479,7 @@ def register_cli(sub) -> None:
     v.add_argument("target", metavar="TARGET")
     v.add_argument("--to", choices=["yaml", "json", "jmva", "jsimg"],
                    help="output format (default: from TARGET's suffix; YAML for -)")
+    v.add_argument("--drop", action="append", choices=["power"],
+                   help="let a JMT export leave this feature out (noted in the file) "
+                        "instead of refusing the model; repeatable")
     v.set_defaults(func=_cmd_convert)

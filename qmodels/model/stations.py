@@ -96,6 +96,11 @@ class Station:
     distribution : qmodels.distributions.Distribution, optional
         Shape of the service time (default exponential).  Product-form
         solvers use only the mean; the simulator draws from the shape.
+    element : optional
+        The physical element (:mod:`qmodels.physical.elements`) this station
+        was built from, set by ``element.station()``, so that its parameters
+        can be varied by path (``qm.sweep(net, {"disk.rpm": [...]})``).
+        Provenance only: not compared, not saved to model files.
     """
 
     name: str
@@ -103,6 +108,7 @@ class Station:
     power: Power | None = field(default=None, kw_only=True)
     capacity: int | None = field(default=None, kw_only=True)
     distribution: Any = field(default=None, kw_only=True)
+    element: Any = field(default=None, kw_only=True, compare=False, repr=False)
 
     kind: ClassVar[str] = "station"
 

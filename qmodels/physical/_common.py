@@ -117,10 +117,13 @@ class Element:
 
         ``kw`` goes to ``Queue`` (``power``, ``capacity``, ``distribution``,
         ``discipline``, ``servers``); ``servers`` defaults to the element's
-        own (CPU cores; 1 otherwise).
+        own (CPU cores; 1 otherwise).  The station keeps this element
+        (``station.element``), so a sweep can vary its parameters by path:
+        ``"disk.rpm"`` rebuilds the station from the changed element
+        (:func:`qmodels.whatif.paths.apply`).
         """
         kw.setdefault("servers", self.servers)
-        return Queue(name or self.default_name, self.service_time, **kw)
+        return Queue(name or self.default_name, self.service_time, element=self, **kw)
 
     def stations(self, name: str | None = None, **kw) -> tuple:
         """The stations of this element (one for most elements)."""

@@ -52,7 +52,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._format import fmt, format_table
+from .._format import fmt, format_table, note_lines
 from .._validate import check_fraction, check_real, is_symbolic
 from ..errors import InvalidValueError, UnknownNameError
 from ..model.network import Delay, Power
@@ -197,7 +197,7 @@ class EnergyReport(FrameReport):
                      f"(= TPS per watt)")
         if self.energy_per_byte is not None:
             lines.append(f"energy per byte {fmt(self.energy_per_byte)} J/B")
-        lines += [f"note: {n}" for n in self.notes]
+        lines += note_lines(self.notes)
         return "\n".join(lines)
 
 

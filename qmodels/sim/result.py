@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .. import _format as h
-from .._format import format_table
+from .._format import format_table, note_lines
 from ..errors import InvalidValueError
 from ..model.network import FrozenMap, Network
 from ..results import Figures
@@ -285,8 +285,7 @@ class SimResult:
             lines.append("bottleneck: " + ", ".join(self.bottleneck))
         lines.append(f"{self.events:,} events in {self.wall_time:.3g} s "
                      f"({self.events_per_second:.3g} events/s)")
-        for note in self.notes:
-            lines.append(f"note: {note}")
+        lines += note_lines(self.notes)
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -25,6 +25,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
+from .._format import note_lines
 from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
 from ..model.network import Closed, Delay, FrozenMap, LoadDependent, Network, Queue
 from ..results import Curve, Result
@@ -237,7 +238,7 @@ class SymbolicResult(Result):
             lines += [f"  X[{c}] = {self.expr('X', c)}", f"  R[{c}] = {self.expr('R', c)}"]
         for s in net.station_names:
             lines += [f"  Q[{s}] = {self.expr('Q', s)}", f"  U[{s}] = {self.expr('U', s)}"]
-        lines += [f"  note: {n}" for n in self.notes]
+        lines += note_lines(self.notes, "  note: ")
         return "\n".join(lines)
 
     # -- numbers back ---------------------------------------------------------

@@ -37,6 +37,10 @@ A path names a model object, then an attribute, then (for mappings) a key:
 ``"buf.tokens"``                  token pool ``buf``: tokens
 ``"B"``                           a sympy symbol ``B`` of the model (put in
                                   with :func:`qmodels.substitute`)
+``"disk.rpm"``                    a parameter of the physical element the
+                                  station was built from
+                                  (``qm.Disk(...).station()``): the station
+                                  is rebuilt from the changed element
 ================================  ==========================================
 
 Every change goes through :func:`dataclasses.replace` on the frozen model
@@ -97,7 +101,10 @@ one-by-one solves and 20,000 for the batched route) so the scheduler's
 overhead per task (about a millisecond) stays small.  The numbers are the same bit for
 bit whatever the number of workers: each point is solved on its own.
 A script that starts worker processes (``parallel=True``) must do so under
-``if __name__ == "__main__":``, as any program using multiprocessing.
+``if __name__ == "__main__":``, as any program using multiprocessing (the
+workers are spawned and import the script again): called from a script's top
+level outside that block, :func:`sweep` raises
+:class:`~qmodels.errors.MainGuardError` saying so before any process starts.
 
 Resumable sweeps
 ----------------

@@ -66,8 +66,9 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     vary : mapping parameter -> values
         The grid is the product of the axes (first axis slowest).  A
         parameter is a path (``"disk.service"``, ``"tx.population"``,
-        ``"buf.tokens"``, ``"tx.visits.disk"``) or, for a function model, one
-        of its argument names.
+        ``"buf.tokens"``, ``"tx.visits.disk"``; ``"disk.rpm"``, a parameter
+        of the physical element a station was built from) or, for a
+        function model, one of its argument names.
     rows : sequence of mappings or DataFrame
         Explicit points instead of ``vary``.
     method : str
@@ -84,6 +85,10 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         Run the chunks on this dask cluster.
     parallel : bool
         Start a local dask cluster for this call (one process per core).
+        Its workers are spawned processes, which import the main script
+        again: a script must call ``sweep(parallel=True)`` under
+        ``if __name__ == "__main__":`` (else :class:`MainGuardError`,
+        before any process starts).
     chunksize : int, optional
         Points per task (and per stored part).
     store : path, optional
@@ -116,6 +121,11 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
     UnsupportedModelError
         The method cannot solve the model at some point (the error names
         the point and its parameters).
+    MainGuardError
+        ``parallel=True`` from a script's top level outside
+        ``if __name__ == "__main__":`` (each spawned worker would re-run the
+        script and start workers again; dask would say only "Nanny failed
+        to start").
 
     Notes
     -----
@@ -153,8 +163,13 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
 
     own_cluster = None
     if parallel and client is None and len(todo):
+        import dask
         from distributed import Client, LocalCluster
 
+        from ._mainguard import check_main_guard
+
+        check_main_guard("sweep(parallel=True)",
+                         dask.config.get("distributed.worker.multiprocessing-method", "spawn"))
         own_cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
                                    processes=True, dashboard_address=None)
         client = Client(own_cluster)

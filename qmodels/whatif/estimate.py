@@ -153,7 +153,7 @@ class DemandEstimate:
         return pd.DataFrame(rows).set_index(["class", "station"])
 
     def __repr__(self):
-        from .._format import fmt
+        from .._format import fmt, note_lines
 
         lines = [f"DemandEstimate: {len(self.classes)} classes x {len(self.stations)} stations "
                  f"from {self.intervals} intervals (NNLS on the utilisation law; "
@@ -167,7 +167,7 @@ class DemandEstimate:
                              f"[{fmt(self.lower[i, k])}, {fmt(self.upper[i, k])}]")
             lines.append(f"    {'(background)':{w}s}  B = {fmt(self.background[k]):>10s}  "
                          f"[{fmt(self.background_lower[k])}, {fmt(self.background_upper[k])}]")
-        lines += [f"  note: {n}" for n in self.notes]
+        lines += note_lines(self.notes, "  note: ")
         return "\n".join(lines)
 
     def network(self, *, populations: Mapping | None = None,

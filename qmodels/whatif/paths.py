@@ -5,6 +5,15 @@ attribute, then (for mappings) a key; :func:`apply` puts values into a
 network along such paths, every change going through
 :func:`dataclasses.replace` on the frozen model objects so that it is
 validated exactly as the model itself.
+
+A station built from a physical element (``qm.Disk(...).station()``, see
+:mod:`qmodels.physical.elements`) keeps it as ``station.element``; a path
+naming one of the element's parameters that the station itself does not have
+(``"disk.rpm"``, ``"disk.miss_rate"``) changes the element and rebuilds the
+station from it (same name, power, capacity, distribution, discipline; the
+servers follow the element unless they were set apart from it).  The station
+must still be what its element builds: one whose service time was changed
+afterwards is refused by name rather than silently overwritten.
 """
 
 from __future__ import annotations
@@ -42,6 +51,9 @@ def _set_in(obj, parts: Sequence[str], value, path: str):
         return new
     if dataclasses.is_dataclass(obj):
         names = [f.name for f in dataclasses.fields(obj) if f.init]
+        el = getattr(obj, "element", None) if head not in names else None
+        if el is not None and dataclasses.is_dataclass(el) and head in _params(el):
+            return _rebuild(obj, el, parts, value, path)
         if head not in names:
             raise UnknownNameError(
                 f"parameter {path!r}: {type(obj).__name__} has no parameter {head!r} "
@@ -56,6 +68,27 @@ def _set_in(obj, parts: Sequence[str], value, path: str):
             cur = {}
         return dataclasses.replace(obj, **{head: _set_in(cur, rest, value, path)})
     raise UnknownNameError(f"parameter {path!r}: cannot look up {head!r} in {obj!r}")
+
+
+def _params(obj) -> list[str]:
+    return [f.name for f in dataclasses.fields(obj) if f.init]
+
+
+def _rebuild(station, el, parts, value, path):
+    """``station`` rebuilt from its element ``el`` with the parameter chain
+    ``parts`` set (see the module docstring)."""
+    kw = {n: getattr(station, n) for n in _params(station)
+          if n not in ("name", "service", "element")}
+    if el.station(station.name, **kw) != station:
+        raise InvalidValueError(
+            f"parameter {path!r}: station {station.name!r} was built from a "
+            f"{type(el).__name__} but changed since (service {station.service!r}, the element "
+            f"gives {el.service_time!r}); vary {station.name + '.service'!r}, or rebuild the "
+            "station from the element")
+    new_el = _set_in(el, parts, value, path)
+    if kw.get("servers") == el.servers:
+        kw.pop("servers")  # the element's own (CPU cores) follow it
+    return new_el.station(station.name, **kw)
 
 
 def _split(path: str) -> list[str]:

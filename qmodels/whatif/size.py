@@ -74,7 +74,7 @@ from typing import Any
 
 import numpy as np
 
-from .._format import fmt
+from .._format import fmt, note_lines
 from ..errors import (
     InfeasibleTargetError,
     InvalidValueError,
@@ -462,7 +462,7 @@ class Sizing:
                  f"  {'':{width}s}  {'answer':>12s}  {'beyond':>12s}"]
         for k in keys:
             lines.append(f"  {k:{width}s}  {fmt(self.at[k]):>12s}  {fmt(self.at_beyond[k]):>12s}")
-        lines += [f"  note: {n}" for n in self.notes]
+        lines += note_lines(self.notes, "  note: ")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:

@@ -30,6 +30,9 @@ def _fingerprint(spec: _Spec, points: _Grid) -> str:
     m = spec.model
     if isinstance(m, Network):
         h.update(repr((m.name, m.stations, m.classes, m.pools)).encode())
+        # the elements stations were built from (not in their repr): their
+        # parameters are paths too ("disk.rpm")
+        h.update(repr([s.element for s in m.stations]).encode())
     else:
         h.update(f"{getattr(m, '__module__', '')}.{getattr(m, '__qualname__', repr(m))}".encode())
         try:
