@@ -637,7 +637,17 @@ def _slider_spec(path, spec):
 
 def _widgets():
     """ipywidgets, where it is installed and a Jupyter kernel can show it;
-    else None (a script or a test gets the static figure)."""
+    else None (a script or a test gets the static figure).
+
+    ``QMODELS_NO_WIDGETS=1`` in the environment also gives the static
+    figure: a headless notebook run (nbclient, nbconvert --execute) has a
+    kernel but nobody to move a slider, and widget comm traffic can stall
+    nbclient until its cell timeout (jupyter/nbclient issue #312).
+    """
+    import os
+
+    if os.environ.get("QMODELS_NO_WIDGETS", "") not in ("", "0"):
+        return None
     try:
         from IPython import get_ipython
 

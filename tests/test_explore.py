@@ -61,3 +61,20 @@ def test_in_a_kernel_with_widgets_each_slider_is_a_parameter(monkeypatch):
 def test_bad_sliders_are_refused_before_drawing(sliders, match):
     with pytest.raises(qm.ModelError, match=match):
         plot.explore(_net(), sliders)
+
+
+def test_qmodels_no_widgets_gives_the_static_figure_even_in_a_kernel(monkeypatch):
+    # a kernel is faked (a shell with a .kernel); the variable alone decides
+    pytest.importorskip("ipywidgets")
+    import IPython
+
+    class Shell:
+        kernel = object()
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
+    monkeypatch.delenv("QMODELS_NO_WIDGETS", raising=False)
+    assert plot._widgets() is not None
+    monkeypatch.setenv("QMODELS_NO_WIDGETS", "1")
+    assert plot._widgets() is None
+    fig = plot.explore(_net(), SLIDERS)
+    assert len(fig.axes) == 2
