@@ -60,3 +60,11 @@ def test_the_simulator_plugin_imports():
     assert error is None and sim is not None
     assert callable(sim.run_qmodels) and set(sim.CASES) == {"sim-mm1", "sim-closed4",
                                                             "sim-tandem-block"}
+
+
+def test_the_overhead_and_cli_scripts_import_and_run(capsys):
+    from benchmarks import bench_cli, bench_overhead
+
+    assert bench_overhead.main(["-n", "2"]) == 0
+    assert "overhead" in capsys.readouterr().out
+    assert callable(bench_cli.main)
