@@ -127,6 +127,22 @@ def _check_capacities(net: Network, population: int | None, solver: str):
     _check_service_shapes(net, solver)
 
 
+def _refuse_held_or_bounded(net: Network, solver: str, what: str = "does not model") -> None:
+    """Refuse a token pool or a finite capacity, naming it, for a method
+    whose model has neither (the two-moment, priority and fork-join
+    methods): the one refusal they share, from :func:`.requires.pools` and
+    :func:`.requires.capacities` (any capacity counts: ``population=None``)."""
+    if net.pools:
+        p = net.pools[0]
+        raise UnsupportedModelError(
+            f"token pool {p.name!r} ({p.tokens} tokens): {solver} {what} held resources: "
+            "use method='sim' or qmodels.analytic.decomposition")
+    why = requires.capacities(net, None)
+    if why is not None:
+        raise UnsupportedModelError(
+            f"{why}; {solver} {what} blocking: use method='sim' or qmodels.analytic.ctmc")
+
+
 def _open_ld_station(lam_k, S, mult, name):
     """Mean number at an open load-dependent station (birth-death chain).
 

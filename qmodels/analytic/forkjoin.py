@@ -80,6 +80,7 @@ from ..model.distributions import is_exponential
 from ..model.forkjoin import ForkJoin, branch_owner, forkjoins
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
 from ..results import Curve, Result
+from ._common import _refuse_held_or_bounded
 
 __all__ = ["forkjoin", "forkjoin_bounds", "expected_max", "nelson_tantawi"]
 
@@ -103,19 +104,12 @@ def _read(net: Network, solver: str = "forkjoin"):
         raise UnsupportedModelError(
             f"{solver} solves one class; this network has {len(net.classes)} "
             f"({', '.join(map(repr, net.class_names))}): use method='sim'")
-    if net.pools:
-        raise UnsupportedModelError(
-            f"token pool {net.pools[0].name!r}: {solver} does not model held resources: use "
-            "method='sim'")
+    _refuse_held_or_bounded(net, solver)
     own = branch_owner(net.stations)
     index = {s: k for k, s in enumerate(net.station_names)}
     K = len(net.stations)
     kind = np.zeros(K, dtype=np.int64)
     for k, s in enumerate(net.stations):
-        if s.capacity is not None:
-            raise UnsupportedModelError(
-                f"station {s.name!r}: finite capacity {s.capacity}; {solver} does not model "
-                "blocking: use method='sim'")
         if isinstance(s, ForkJoin):
             if any(t != 1 for t in s.tasks):
                 raise UnsupportedModelError(
@@ -481,15 +475,7 @@ def forkjoin_bounds(net: Network, cls: str | None = None):
     if net.is_symbolic:
         raise UnsupportedModelError(
             "fork-join bounds are numeric; this network has sympy symbols")
-    for s in net.stations:
-        if s.capacity is not None:
-            raise UnsupportedModelError(
-                f"station {s.name!r}: finite capacity {s.capacity} can block; no fork-join "
-                "bound is proven for blocking: use method='sim'")
-    if net.pools:
-        raise UnsupportedModelError(
-            f"token pool {net.pools[0].name!r}: no fork-join bound is proven with token "
-            "pools: use method='sim'")
+    _refuse_held_or_bounded(net, "fork-join bounds", "prove no bound with")
     own = branch_owner(net.stations)
     D = np.asarray(net.demands, dtype=float)[ci]
     S = np.asarray(net.service_times, dtype=float)[ci]

@@ -61,7 +61,7 @@ from ..errors import ConvergenceWarning, InvalidValueError, UnsupportedModelErro
 from ..model.distributions import is_exponential
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
 from ..results import Result
-from ._common import _check_options, _require_numeric, _result
+from ._common import _check_options, _refuse_held_or_bounded, _require_numeric, _result
 
 __all__ = ["priority"]
 
@@ -150,15 +150,7 @@ def priority(net: Network, *, tol: float = 1e-10, max_iter: int = 100_000) -> Re
     _check_options(tol, max_iter)
     solver = "method='priority'"
     _require_numeric(net, solver)
-    if net.pools:
-        raise UnsupportedModelError(
-            f"token pool {net.pools[0].name!r}: {solver} has no held resources; use "
-            "method='sim'")
-    for s in net.stations:
-        if s.capacity is not None:
-            raise UnsupportedModelError(
-                f"station {s.name!r}: finite capacity {s.capacity}; {solver} assumes unlimited "
-                "room: use method='sim'")
+    _refuse_held_or_bounded(net, solver)
     if all(isinstance(c, Open) for c in net.classes):
         return _open(net)
     if all(isinstance(c, Closed) for c in net.classes):

@@ -45,7 +45,7 @@ from ..errors import UnstableError, UnsupportedModelError
 from ..model.distributions import is_exponential
 from ..model.network import SINK, SOURCE, Delay, LoadDependent, Network, Open, Queue
 from ..results import Result
-from ._common import _open_ld_station, _require_numeric, _result
+from ._common import _open_ld_station, _refuse_held_or_bounded, _require_numeric, _result
 
 __all__ = ["qna"]
 
@@ -104,20 +104,12 @@ def _inputs(net: Network):
             f"{', '.join(repr(c.name) for c in net.closed_classes)}): use "
             f"{'method=' + repr('mva-residual') if not net.is_mixed else 'method=' + repr('sim')}")
     _require_numeric(net, solver)
-    if net.pools:
-        p = net.pools[0]
-        raise UnsupportedModelError(
-            f"token pool {p.name!r} ({p.tokens} tokens) is outside QNA's model (independent "
-            "GI/G/m stations): use method='sim' or qmodels.analytic.decomposition")
+    _refuse_held_or_bounded(net, solver)
     K, C = len(net.stations), len(net.classes)
     kind = np.zeros(K, np.int64)
     servers = np.ones(K)
     cs2 = np.ones(K)
     for k, s in enumerate(net.stations):
-        if s.capacity is not None:
-            raise UnsupportedModelError(
-                f"station {s.name!r}: finite capacity {s.capacity} can bind in an open "
-                "network; QNA assumes infinite room: use method='sim' or qmodels.analytic.ctmc")
         if isinstance(s, LoadDependent):
             raise UnsupportedModelError(
                 f"station {s.name!r}: a load-dependent station is not a GI/G/m queue, which QNA "
