@@ -472,3 +472,12 @@ def test_jsimg_writes_fork_and_join_nodes():
     assert ("source", "d1") not in edges  # jobs reach branch stations only as tasks
     with pytest.raises(UnsupportedModelError, match=r"fork-join 'f': tasks \[1, 4\]"):
         to_jsimg(list(_nets())[2])
+
+
+def test_simulator_refuses_a_priority_queue_first_on_a_branch():
+    net = qm.Network(
+        stations=[qm.ForkJoin("fj", branches=[["a"], ["b"]]),
+                  qm.Queue("a", 0.01, discipline="prio"), qm.Queue("b", 0.01)],
+        classes=[qm.Closed("io", 2, visits={"fj": 1})])
+    with pytest.raises(qm.UnsupportedModelError, match="station 'a'.*'prio'.*fork-join 'fj'"):
+        qm.simulate(net, seed=1, horizon=10.0)

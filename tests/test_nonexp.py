@@ -390,3 +390,27 @@ def test_results_speak_the_result_vocabulary():
     for r in (qm.qna(o), qm.mva_residual(c)):
         json.dumps(r.to_dict(), default=str)
         assert len(r.to_frame()) > 0 and r.table()
+
+
+def test_qna_solves_lcfs_pr_as_insensitive_and_refuses_mixed_priority():
+    # M/D/1 under LCFS-PR has the M/M/1 mean (insensitive, BCMP type 4):
+    # R = S / (1 - rho) = 2 at rho = 0.5 (QNA once applied the FCFS wait: 1.5)
+    net = qm.Network([qm.Queue("a", 1.0, discipline="lcfs-pr", distribution=qm.Deterministic())],
+                     [qm.Open("c", 0.5, visits={"a": 1})])
+    assert qm.qna(net).R["c"] == pytest.approx(2.0, rel=1e-12)
+    prio = qm.Network([qm.Queue("a", 1.0, discipline="prio", distribution=qm.Deterministic())],
+                      [qm.Open("c", 0.25, visits={"a": 1}, priority=0),
+                       qm.Open("d", 0.25, visits={"a": 1}, priority=1)])
+    with pytest.raises(UnsupportedModelError, match="station 'a'.*discipline 'prio'.*priority"):
+        qm.qna(prio)
+
+
+def test_residual_mva_corrects_a_priority_queue_that_one_level_visits():
+    # one priority level: the queue serves FCFS, so the same answer as FCFS
+    # (the shape was once dropped there, answering as if exponential)
+    def net(discipline):
+        return qm.Network([qm.Queue("a", 1.0, discipline=discipline,
+                                    distribution=qm.Deterministic()), qm.Queue("b", 0.5)],
+                          [qm.Closed("c", 3, visits={"a": 1, "b": 1})])
+    assert qm.mva_residual(net("prio")).X["c"] == qm.mva_residual(net("fcfs")).X["c"]
+    assert qm.solve(net("prio")).method == "mva-residual"

@@ -54,7 +54,7 @@ import numpy as np
 
 from ..errors import UnsupportedModelError
 from ..model.distributions import is_exponential
-from ..model.network import LoadDependent, Network, Queue
+from ..model.network import LoadDependent, Network
 from ..results import Result
 from ._common import _check_options
 from .amva import (
@@ -85,19 +85,20 @@ def _adapter(net: Network, multiserver: str):
             "open network, method='sim' for a mixed one")
     scv = np.ones(len(net.stations))
     fcfs = np.zeros(len(net.stations), bool)
+    acts_fcfs = net.lowered.acts_fcfs     # FCFS, or a priority queue one level visits
     plain = []
     for k, s in enumerate(net.stations):
         d = s.distribution
         if is_exponential(d):
             plain.append(s)
-            fcfs[k] = isinstance(s, Queue) and s.discipline == "fcfs"
+            fcfs[k] = bool(acts_fcfs[k])
             continue
         if isinstance(s, LoadDependent):
             raise UnsupportedModelError(
                 f"station {s.name!r}: load-dependent with {type(d).__name__} service (scv "
                 f"{d.scv:g}); {_SOLVER} corrects single- and multi-server FCFS queues only: use "
                 "method='sim'")
-        if isinstance(s, Queue) and s.discipline == "fcfs":
+        if acts_fcfs[k]:
             if s.servers > 1 and multiserver != "seidmann":
                 raise UnsupportedModelError(
                     f"station {s.name!r}: {s.servers}-server FCFS with {type(d).__name__} "

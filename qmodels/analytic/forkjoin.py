@@ -117,9 +117,9 @@ def _read(net: Network, solver: str = "forkjoin"):
                     "per branch: use method='sim'")
             kind[k] = 2
             continue
-        if isinstance(s, LoadDependent) or (isinstance(s, Queue) and s.servers != 1):
-            what = ("load-dependent" if isinstance(s, LoadDependent)
-                    else f"{s.servers} servers")
+        if not isinstance(s, (Delay, Queue)) or (isinstance(s, Queue) and s.servers != 1):
+            what = (f"{s.servers} servers" if isinstance(s, Queue)
+                    else "load-dependent" if isinstance(s, LoadDependent) else f"a {s.kind!r}")
             raise UnsupportedModelError(
                 f"station {s.name!r} ({what}): {solver} models single-server queues and "
                 "delays: use method='sim'")

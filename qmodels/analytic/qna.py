@@ -45,6 +45,7 @@ from ..errors import UnstableError, UnsupportedModelError
 from ..model.distributions import is_exponential
 from ..model.network import SINK, SOURCE, Delay, LoadDependent, Network, Open, Queue
 from ..results import Result
+from . import requires
 from ._common import _open_ld_station, _refuse_held_or_bounded, _require_numeric, _result
 
 __all__ = ["qna"]
@@ -116,13 +117,22 @@ def _inputs(net: Network):
                 "needs: use Queue(servers=c), method='exact' (exponential service) or 'sim'")
         d = s.distribution
         cs2[k] = 1.0 if is_exponential(d) else float(d.scv)
+        low = net.lowered
         if isinstance(s, Delay):
             kind[k] = _DELAY
-        elif isinstance(s, Queue):
-            kind[k] = _PS if s.discipline == "ps" else _FCFS
+        elif isinstance(s, Queue) and low.discipline[k] in ("ps", "lcfs-pr"):
+            # PS and LCFS-PR are insensitive to the service shape (BCMP types
+            # 2 and 4): the product-form value, whatever the SCV
+            kind[k] = _PS
             servers[k] = int(s.servers)
-        else:  # pragma: no cover - the model has no other kind
-            raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
+        elif isinstance(s, Queue) and low.acts_fcfs[k]:
+            kind[k] = _FCFS             # FCFS, or a priority queue one level visits
+            servers[k] = int(s.servers)
+        else:
+            raise UnsupportedModelError(
+                f"station {s.name!r}: QNA models FCFS, PS and LCFS-PR queues and delays, not "
+                f"{f'discipline {s.discipline!r}' if isinstance(s, Queue) else f'a {s.kind!r}'}"
+                f" here: {requires.way_out(net)}")
     index = {s.name: k for k, s in enumerate(net.stations)}
     V = np.asarray(net.visits, dtype=float)
     S = np.asarray(net.service_times, dtype=float)

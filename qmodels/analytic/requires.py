@@ -198,7 +198,7 @@ def _general_stations(net: Network, *, ld: bool) -> str | None:
             continue
         name = low.station_names[k]
         if kind == "queue":
-            if low.discipline[k] not in PRODUCT_FORM_DISCIPLINES:
+            if low.discipline[k] not in PRODUCT_FORM_DISCIPLINES and not low.acts_fcfs[k]:
                 return f"station {name!r}: discipline {low.discipline[k]!r} is not modelled"
             continue
         if kind == "ld" and ld and low.exponential[k]:

@@ -460,6 +460,16 @@ def _check_forkjoins(net: Network) -> None:
                 f"station {s.name!r}: finite capacity {s.capacity} in a network with fork-join "
                 f"{fjs[0].name!r}; the simulator does not model blocking together with "
                 "fork-joins")
+    # a task enters the first station of its branch by the event loop's
+    # _enter, which knows delay, FCFS and sharing stations only
+    for f in fjs:
+        for br in f.branches:
+            first = net.station(br[0])
+            if isinstance(first, Queue) and first.discipline in _PRIO_KINDS:
+                raise UnsupportedModelError(
+                    f"station {first.name!r}: a {first.discipline!r} queue first on a branch of "
+                    f"fork-join {f.name!r} is not simulated (its tasks would be served as "
+                    "processor sharing): put another station before it on the branch")
 
 
 def _forkjoin_rows(net: Network, index: dict) -> dict:
