@@ -699,8 +699,9 @@ def explore(net, sliders: Mapping[str, Sequence], *, figsize=(11, 4)):
 
         model = apply(net, {p: values[_key(p)] for p in specs})
         fig, (left, right) = plt.subplots(1, 2, figsize=figsize)
-        throughput_curve(model, ax=left)
-        stations(mva(model), ax=right)
+        solved = mva(model, curve=True)    # one solve draws both panels
+        throughput_curve(solved, ax=left)
+        stations(solved, ax=right)
         right.set_title("utilisation at the population N")
         fig.tight_layout()
         return fig

@@ -308,9 +308,13 @@ def item_hit_ratios(q, capacity, policy: str = "lru") -> np.ndarray:
     C = 0 gives 0 for every item, C >= n+ gives 1 for every requested item.
     """
     pop = q if isinstance(q, (Zipf, Popularity)) else Popularity(q)
-    q = pop.probabilities
     policy = _policy(policy, "item_hit_ratios")
-    T = characteristic_time(pop, capacity, policy)
+    return _hit_ratios_at(pop.probabilities, capacity, characteristic_time(pop, capacity, policy),
+                          policy)
+
+
+def _hit_ratios_at(q, capacity, T, policy) -> np.ndarray:
+    """h_i at characteristic time T (see :func:`item_hit_ratios`)."""
     if T == 0:
         return np.zeros_like(q)
     if math.isinf(T):
@@ -453,7 +457,9 @@ class Cache(Element):
     @cached_property
     def item_hit_ratios(self) -> np.ndarray:
         """h_i for each item (in the popularity's order), a read-only array."""
-        h = item_hit_ratios(self.popularity, self.capacity, self.policy)
+        # at the T_C already solved for this cache (one root-finding, not two)
+        h = _hit_ratios_at(self.popularity.probabilities, self.capacity,
+                           self.characteristic_time, self.policy)
         h.flags.writeable = False
         return h
 
