@@ -81,14 +81,12 @@ def non_exponential_fcfs(net: Network):
 
 def mixed_priority_station(net: Network):
     """The first ``prio``/``prio-pr`` queue visited by classes of more than
-    one priority level, or None.  With one level present a priority queue
-    serves FCFS (the order within a level), so only a mix breaks product
-    form (BCMP allows no class-dependent order; Baskett et al. 1975)."""
-    low = net.lowered
-    for k, d in enumerate(low.discipline):
-        if d in ("prio", "prio-pr") and len(low.levels(k)) > 1:
-            return net.stations[k]
-    return None
+    one priority level, or None (:func:`.requires.mixed_priority`).  With
+    one level present a priority queue serves FCFS (the order within a
+    level), so only a mix breaks product form (BCMP allows no
+    class-dependent order; Baskett et al. 1975)."""
+    k = requires.mixed_priority(net)
+    return None if k is None else net.stations[k]
 
 
 def _check_service_shapes(net: Network, solver: str):

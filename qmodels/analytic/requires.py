@@ -62,6 +62,17 @@ def way_out(net: Network) -> str:
     return "use qm.solve(net) to pick a method that can, or method='sim'"
 
 
+def mixed_priority(net: Network) -> int | None:
+    """The index of the first priority queue (``prio``, ``prio-pr``) that
+    classes of several levels visit, or None (with one level it serves
+    FCFS, the order within a level)."""
+    low = net.lowered
+    for k, d in enumerate(low.discipline):
+        if d in ("prio", "prio-pr") and low.visited[k] and not low.acts_fcfs[k]:
+            return k
+    return None
+
+
 def station_kinds(net: Network) -> str | None:
     """Every station a class visits is of a kind product form knows."""
     low = net.lowered
@@ -244,12 +255,10 @@ def for_priority(net: Network) -> str | None:
     """``priority``: numbers and a priority queue (``prio``, ``prio-pr``)
     that classes of several levels visit (with one level the queue is
     FCFS, and the product-form methods answer)."""
-    low = net.lowered
     why = numeric(net)
     if why:
         return why
-    if not any(d in ("prio", "prio-pr") and len(low.levels(k)) > 1
-               for k, d in enumerate(low.discipline)):
+    if mixed_priority(net) is None:
         return "no priority queue is visited by classes of several priority levels"
     return pools(net)
 

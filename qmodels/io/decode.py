@@ -234,7 +234,7 @@ def _symbols(spec, errs):
         return out
     import sympy as sp
 
-    for name, assumptions in (spec or {}).items():
+    for name, assumptions in spec.items():
         if keyword.iskeyword(name):
             errs.add(f"symbols.{name}", f"{name!r} is a Python keyword and cannot appear in an "
                                         f"expression: use {name + '_'!r}")
@@ -494,7 +494,6 @@ def _class(c, path, station_names, errs, ctx):
         return None
     if not _class_probes(name, ctype, kw, path, errs):
         return None
-    make = Closed if ctype == "closed" else Open
     try:
         return make(name, **kw)
     except ModelError as e:
