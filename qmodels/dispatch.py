@@ -19,6 +19,7 @@ passed over.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Callable, NamedTuple
 
@@ -214,21 +215,31 @@ def _auto(network: Network, options: dict):
     raise _none_applies(passed)
 
 
+@functools.lru_cache(maxsize=None)
+def _option_names(fn):
+    """The keyword options ``fn`` takes, or None when it takes any
+    (``**kwargs``) or has no signature; read once per solver."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return tuple(p.name for p in params[1:]
+                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
 def check_options(method: str, options) -> None:
     """Refuse an option the solver of ``method`` does not take, naming it
     and the options it does take (a misspelt ``tol`` must not be dropped
     silently, nor end in a bare TypeError)."""
-    import inspect
-
-    fn = solver(method)
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+    if not options:
         return
-    if any(p.kind is p.VAR_KEYWORD for p in params):
+    names = _option_names(solver(method))
+    if names is None:
         return
-    names = [p.name for p in params[1:]
-             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     unknown = [k for k in options if k not in names]
     if unknown:
         raise UnsupportedModelError(

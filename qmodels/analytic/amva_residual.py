@@ -76,8 +76,14 @@ def _adapter(net: Network, multiserver: str):
     """The network's service SCV per station (1 where the shape does not
     matter) and a copy without service shapes for the product-form
     preparation of :func:`qmodels.analytic.amva._amva_prepare`, after the
-    refusals particular to this method."""
+    refusals particular to this method; built once per network and
+    ``multiserver`` (a repeated solve reuses them)."""
     _check_multiserver(multiserver)
+    return net.lowered.memo(("mva-residual.adapter", multiserver),
+                            lambda: _build_adapter(net, multiserver))
+
+
+def _build_adapter(net: Network, multiserver: str):
     if net.classes and not net.is_closed:
         raise UnsupportedModelError(
             f"{_SOLVER} handles closed classes only; this network has open classes "
@@ -109,6 +115,8 @@ def _adapter(net: Network, multiserver: str):
         plain.append(dataclasses.replace(s, distribution=None))
     stripped = net if all(a is b for a, b in zip(plain, net.stations)) else \
         dataclasses.replace(net, stations=tuple(plain))
+    scv.flags.writeable = False
+    fcfs.flags.writeable = False
     return stripped, scv, fcfs
 
 

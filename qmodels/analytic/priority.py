@@ -59,7 +59,7 @@ import numpy as np
 
 from ..errors import ConvergenceWarning, InvalidValueError, UnsupportedModelError
 from ..model.distributions import is_exponential
-from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
+from ..model.network import Closed, Network, Open, Queue
 from ..results import Result
 from ._common import _check_options, _refuse_held_or_bounded, _require_numeric, _result
 
@@ -77,31 +77,48 @@ _NOTE_OPEN = (
 
 
 def _arrays(net: Network):
-    """The adapter from a Network to plain arrays (the lead's lowering will
-    replace it): V, S (classes x stations), the scv per station, the
-    station code (0 delay, 1 PS-like, 2 FCFS, 3 prio, 4 prio-pr), the
-    servers, and the priority level per class."""
+    """V, S (classes x stations), the scv per station, the station code
+    (0 delay, 1 PS-like, 2 FCFS, 3 prio, 4 prio-pr), the servers, and the
+    priority level per class, read from the lowered form and built once per
+    network (a repeated solve reuses them)."""
+    return net.lowered.memo("priority.arrays", lambda: _build_arrays(net))
+
+
+def _build_arrays(net: Network):
+    low = net.lowered
     V = np.asarray(net.visits, dtype=float)
     S = np.asarray(net.service_times, dtype=float)
     K = len(net.stations)
     scv = np.ones(K)
     code = np.zeros(K, dtype=np.int64)
     servers = np.ones(K, dtype=np.int64)
-    for k, s in enumerate(net.stations):
-        if isinstance(s, Delay):
-            code[k] = 0
+    for k, kind in enumerate(low.kind):
+        if kind == "delay":
             continue
-        if not isinstance(s, Queue):
-            what = "load-dependent ones" if isinstance(s, LoadDependent) else f"a {s.kind!r}"
+        if kind != "queue":
+            what = "load-dependent ones" if kind == "ld" else f"a {kind!r}"
             raise UnsupportedModelError(
-                f"station {s.name!r}: method='priority' handles delay and queue stations, not "
-                f"{what}; use method='sim'")
-        d = s.distribution
-        scv[k] = 1.0 if d is None else float(d.scv)
-        servers[k] = int(s.servers)
-        code[k] = {"ps": 1, "lcfs-pr": 1, "fcfs": 2, "prio": 3, "prio-pr": 4}[s.discipline]
-    level = np.array([int(c.priority) for c in net.classes], dtype=np.int64)
+                f"station {low.station_names[k]!r}: method='priority' handles delay and queue "
+                f"stations, not {what}; use method='sim'")
+        scv[k] = float(low.scv[k])
+        servers[k] = int(low.servers[k])
+        code[k] = {"ps": 1, "lcfs-pr": 1, "fcfs": 2, "prio": 3, "prio-pr": 4}[low.discipline[k]]
+    level = np.asarray(low.priority, dtype=np.int64)
+    for a in (V, S, scv, code, servers, level):
+        a.flags.writeable = False
     return V, S, scv, code, servers, level
+
+
+def _ps_twin(net: Network) -> Network:
+    """The same network with PS in place of each priority discipline (built
+    once per network)."""
+    def build():
+        stations = [Queue(s.name, s.service, servers=s.servers, discipline="ps",
+                          distribution=s.distribution, power=s.power)
+                    if isinstance(s, Queue) and s.discipline in _PRIO else s
+                    for s in net.stations]
+        return Network(stations, net.classes, name=net.name)
+    return net.lowered.memo("priority.ps_twin", build)
 
 
 def priority(net: Network, *, tol: float = 1e-10, max_iter: int = 100_000) -> Result:
@@ -170,10 +187,7 @@ def _open(net: Network) -> Result:
     # the same network with PS in place of each priority discipline: its
     # other stations' figures do not depend on that choice (Jackson/BCMP:
     # each station of an open product-form network is solved on its own)
-    stations = [Queue(s.name, s.service, servers=s.servers, discipline="ps",
-                      distribution=s.distribution, power=s.power)
-                if isinstance(s, Queue) and s.discipline in _PRIO else s for s in net.stations]
-    base = mva(Network(stations, net.classes, name=net.name))
+    base = mva(_ps_twin(net))
     lam = np.array([float(c.arrival_rate) for c in net.classes])
     Rk = np.array(base.station_response_time, dtype=float)
     U = np.array(base.station_utilization, dtype=float)
