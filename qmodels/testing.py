@@ -54,6 +54,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 
 from .model import distributions as dist
 from .model.network import Closed, Delay, LoadDependent, Network, Open, Power, Queue, TokenPool
+from .model.stations import DISCIPLINES
 
 __all__ = [
     "networks",
@@ -294,7 +295,7 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
     """
     if kind not in ("any", "closed", "open", "mixed"):
         raise ValueError(f"kind must be 'any', 'closed', 'open' or 'mixed', got {kind!r}")
-    known = {"fcfs", "ps", "prio", "prio-pr", "lcfs-pr"}
+    known = set(DISCIPLINES)
     if not disciplines or not set(disciplines) <= known:
         raise ValueError(f"disciplines must be a non-empty subset of {sorted(known)}, got "
                          f"{disciplines!r}")

@@ -17,6 +17,7 @@ from ..errors import (
 )
 from ..model.lowered import DELAY, FIXED, LD
 from ..model.network import Closed, Delay, LoadDependent, Network
+from ..model.stations import PRIORITY_DISCIPLINES
 from ..results import Result
 from . import requires
 
@@ -200,7 +201,7 @@ def _notes_of(net: Network) -> list[str]:
     ]
     low = net.lowered
     prio = [low.station_names[k] for k, d in enumerate(low.discipline)
-            if d in ("prio", "prio-pr") and used[:, k].any()]
+            if d in PRIORITY_DISCIPLINES and used[:, k].any()]
     notes = ([f"priority station(s) {', '.join(repr(n) for n in prio)}: every class there has "
               "the same priority level, so the discipline serves them FCFS (solved as FCFS)"]
              if prio else [])

@@ -60,12 +60,13 @@ import numpy as np
 from ..errors import ConvergenceWarning, InvalidValueError, UnsupportedModelError
 from ..model.distributions import is_exponential
 from ..model.network import Closed, Network, Open, Queue
+from ..model.stations import PRIORITY_DISCIPLINES
 from ..results import Result
 from ._common import _check_options, _refuse_held_or_bounded, _require_numeric, _result
 
 __all__ = ["priority"]
 
-_PRIO = ("prio", "prio-pr")
+_PRIO = PRIORITY_DISCIPLINES
 
 _NOTE_CLOSED = (
     "approximation: shadow-server priority approximation (Sevcik 1977) in Schweitzer's "

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .._validate import is_symbolic
 from ..model.network import Network
+from ..model.stations import PRIORITY_DISCIPLINES
 
 __all__ = [
     "PRODUCT_FORM_DISCIPLINES",
@@ -68,7 +69,7 @@ def mixed_priority(net: Network) -> int | None:
     FCFS, the order within a level)."""
     low = net.lowered
     for k, d in enumerate(low.discipline):
-        if d in ("prio", "prio-pr") and low.visited[k] and not low.acts_fcfs[k]:
+        if d in PRIORITY_DISCIPLINES and low.visited[k] and not low.acts_fcfs[k]:
             return k
     return None
 
@@ -88,7 +89,7 @@ def station_kinds(net: Network) -> str | None:
         if kind == "queue" and visited[k] and low.discipline[k] not in PRODUCT_FORM_DISCIPLINES:
             if low.acts_fcfs[k]:
                 continue        # a priority queue with one level present serves FCFS
-            if low.discipline[k] in ("prio", "prio-pr"):
+            if low.discipline[k] in PRIORITY_DISCIPLINES:
                 return (f"station {name!r}: discipline {low.discipline[k]!r} with classes of "
                         f"priority levels {list(low.levels(k))} breaks product form")
             return (f"station {name!r}: discipline {low.discipline[k]!r} breaks product form "

@@ -59,6 +59,7 @@ import numpy as np
 from .._validate import is_symbolic
 from ..errors import UnsupportedModelError
 from .network import Closed, Delay, LoadDependent, Network, Queue
+from .stations import PRIORITY_DISCIPLINES
 
 __all__ = ["Lowered", "lower", "DELAY", "FIXED", "LD"]
 
@@ -129,7 +130,7 @@ class Lowered:
         priority queue (``prio``, ``prio-pr``) visited by classes of one
         level only (the order within a level is FCFS)."""
         out = np.array([
-            kind == "queue" and (d == "fcfs" or (d in ("prio", "prio-pr")
+            kind == "queue" and (d == "fcfs" or (d in PRIORITY_DISCIPLINES
                                                  and len(self.levels(k)) <= 1))
             for k, (kind, d) in enumerate(zip(self.kind, self.discipline))], dtype=bool)
         out.flags.writeable = False
