@@ -120,6 +120,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -586,8 +587,12 @@ def cpu_factor(system: str, params: Params | None = None, benchmark: str | None 
 def comm_factor(system: str, params: Params | None = None) -> float:
     """g_p: time on ``system``'s interconnect / time on KOSMOS SRIO for the same
     bulk transfer, B_KOSMOS_SRIO(bulk) / B_p(bulk) from the bandwidth networks."""
-    p = params or Params()
-    _check_system(system)
+    return _comm_factor(_check_system(system), params or Params())
+
+
+@lru_cache(maxsize=256)
+def _comm_factor(system: str, p: Params) -> float:
+    # cached per (system, params): calibration asks for it once per network it builds
     return (bandwidth("KOSMOS_SRIO", p.bulk_size, p)
             / bandwidth(_SYSTEM_PLATFORM[system], p.bulk_size, p))
 
@@ -778,7 +783,13 @@ def calibrate(params: Params | None = None, hold=()) -> Params:
             bounds = {k: (0.0, math.inf) for k in names}
             if b == "graph":
                 bounds["graph_data"] = (1.0, 1e4)
-            p = replace(p, **fit_parameters(res, start, bounds, log=False, progress=False))
+            starts = [start]
+            if p.overlap and f"{b}_per_slave" in start:
+                # max(s c, g v) is flat in the smaller argument: also start from the
+                # extraction binding on KOSMOS, so least squares can reach either branch
+                starts.append({**start, f"{b}_per_slave": 2 * start[f"{b}_per_slave"]})
+            fits = [fit_parameters(res, x, bounds, log=False, progress=False) for x in starts]
+            p = replace(p, **min(fits, key=lambda f: float(np.sum(np.square(res(f))))))
         eff = f"{b}_moonshot_efficiency"
         if eff in _CLOUD_FIT[b] and eff not in hold:
             def res_e(vals, b=b, p=p):
@@ -990,6 +1001,11 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
         f"share D/n of D = {p.graph_data:.1f} GB vs 8 GB per node: the spill ends at "
         f"n* = {p.graph_data / p.node_memory_gb:.2f} slaves; Moonshot's Graph efficiency "
         f"e = {p.graph_moonshot_efficiency:.3f} (cycles per unit of work relative to the C2758)",
+        "overlap: with --set overlap=true the master packs the next partition while its link "
+        "sends the last (a scatter fork-join, max instead of sum); refitted at the default "
+        "parameters it meets the same fitted points and leaves In-Memory Moonshot 1-to-6 about "
+        "23 % high (in sequence: 22 %): the paper's numbers do not call for overlap, and no "
+        "overlap of the CPU and the link can place that row (its miss says why)",
     )
     return CaseReport("kosmos", "KOSMOS microserver interconnects: bandwidth and CloudSuite",
                       rows, p, fitted, extra, notes, validation=validation,
