@@ -366,6 +366,10 @@ def test_validation_list_agrees_within_its_stated_error(rep_sim):
         # both analytic methods are exact for deterministic networks; the 5e-3 budget is the
         # estimator's edge effect (a message or run cut by the horizon)
         assert abs(x["analytic"] / x["sim"]["mean"] - 1) <= 5e-3 + 1e-12, x
+    # the simulated run times also stand beside their rows in the table
+    row = _row(rep_sim, "In-Memory Analytics KOSMOS 1-to-4")
+    assert row.sim and row.sim[0] == pytest.approx(row.model, rel=5e-3)
+    assert "simulated (95 %)" in rep_sim.table().splitlines()[2]
     d = json.loads(json.dumps(rep_sim.to_dict()))
     assert d["validation"][0]["sim"]["mean"] > 0
     assert "analytic vs simulated" in rep_sim.table()
