@@ -1,26 +1,31 @@
-"""KOSMOS case: the paper-vs-model table, its calibration and physical sanity.
+"""KOSMOS case: the paper-vs-model table, its networks, calibration and physics.
 
-Reference values come from the paper (quoted in ``qmodels.cases.kosmos``) or
-from hand derivations written next to each assertion.
+Reference values come from the paper (quoted in ``qmodels.cases.kosmos``),
+from hand derivations written next to each assertion, or from an independent
+method (the simulator; ``qm.bounds``' operational bounds).
 """
 
 import dataclasses
+import json
 import math
 
 import numpy as np
 import pytest
+import sympy as sp
 
 import qmodels as qm
 from qmodels.cases import kosmos as k
 from qmodels.cases import with_overrides
-from qmodels.errors import InvalidValueError, UnknownNameError
+from qmodels.errors import InvalidValueError, UnknownNameError, UnsupportedModelError
 
 # The bar every predicted row without a ``miss`` must meet.  The paper's
-# CloudSuite tables are single runs without error bars and its bandwidth
-# figures are ratios read off one plot; 20 % is the project-wide bar.
+# CloudSuite tables are single runs without error bars (Data Analytics'
+# KOSMOS times wander by 2 % between 4 and 6 slaves where nothing should
+# change) and Fig. 5's ratios are read off a bar chart; 20 % is the
+# project-wide bar for such figures.
 BAR = 0.20
-# Bandwidth ratios are quoted to 0.1 % and, in the model, are ratios of line
-# rates once the host stops binding; they must come much closer than the bar.
+# Bandwidth ratios are quoted to 0.1 % and, in the model, are ratios of link
+# rates once the host stops binding: they must come much closer than the bar.
 BW_TOL = 0.05
 
 
@@ -28,6 +33,17 @@ BW_TOL = 0.05
 def rep():
     return k.report()
 
+
+@pytest.fixture(scope="module")
+def rep_sim():
+    return k.report(sim=True, seed=3)
+
+
+def _row(rep, name):
+    return next(r for r in rep.rows if r.quantity == name)
+
+
+# --------------------------------------------------------------------- the table
 
 def test_table_has_every_reported_number(rep):
     # 7 stated bandwidth ratios + 4 "flat above 4 KB" rows + 3 benchmarks x 3 systems x
@@ -38,10 +54,14 @@ def test_table_has_every_reported_number(rep):
         v for b in k.COMPLETION.values() for s in b.values() for v in s)
 
 
-def test_at_most_one_third_fitted(rep):
-    n_fit = sum(r.role == "fitted" for r in rep.rows)
-    assert n_fit == 3 + 12
-    assert 3 * n_fit <= len(rep.rows)
+def test_role_counts_and_at_most_one_third_fitted(rep):
+    c = rep.counts
+    # 3 bandwidth ratios; Data and In-Memory 4 points each; Graph KOSMOS 4 + Fig. 5 +
+    # Moonshot 1-to-1
+    assert c["fitted"] == 3 + 4 + 4 + 6
+    assert 3 * c["fitted"] <= len(rep.rows)
+    assert (c["predicted"], c["derived"], c["misses"]) == (18, 16, 3)
+    assert rep.summary() == "51 rows: 17 fitted, 18 predicted, 16 derived; 3 misses"
 
 
 def test_predicted_rows_meet_the_bar_or_say_why(rep):
@@ -54,37 +74,39 @@ def test_predicted_rows_meet_the_bar_or_say_why(rep):
     assert rep.worst_predicted <= BAR
 
 
-def test_misses_are_the_ones_the_model_cannot_produce(rep):
+def test_misses_are_named_and_argued_on_the_paper_numbers(rep):
     misses = {r.quantity for r in rep.rows if r.miss}
-    graph_far = {f"Graph Analytics {s} 1-to-{n}" for s in k.SYSTEMS for n in (4, 6)}
-    assert graph_far <= misses
-    # the argument behind those misses, checked on the paper's own numbers: with a
-    # fixed amount of work T(n) >= T(1) / n, and Graph Analytics breaks it at 4 slaves
-    for s in k.SYSTEMS:
-        t = dict(zip(k.SLAVES, k.COMPLETION["graph"][s]))
-        assert t[4] < t[1] / 4
-    # every other row keeps within the bar: the list of misses is short and named
-    assert misses - graph_far == {
-        "Graph Analytics Moonshot 1-to-1",
+    assert misses == {
+        "Graph Analytics Moonshot 1-to-4",
         "In-Memory Analytics Moonshot 1-to-6",
         "1-to-1 one board MicroBlade/KOSMOS In-Memory Analytics",
     }
+    # In-Memory on Moonshot: per added slave it grows 1.6 times as fast as MicroBlade,
+    # while its CPU (cores x clock: 8 x 2.4 / (4 x 2.0) = 2.4) and 1G link (2.5G / 1G =
+    # 2.5) are both at least 2.4 times slower: a per-slave cost on those two resources,
+    # summed or overlapped (max), scales by at least 2.4
+    t = k.COMPLETION["memory"]
+    slope = {s: (t[s][3] - t[s][0]) / 5 for s in ("Moonshot", "MicroBlade")}
+    assert slope["Moonshot"] / slope["MicroBlade"] == pytest.approx(1.60, abs=0.01)
+    assert min(k.cpu_factor("Moonshot"), 1e9 / 1e9 * 2.5) >= 2.4
+    # Graph on Moonshot at 4 slaves: the paper's system ratio dips (2.75) between 3.6 and 3.4
+    g = k.COMPLETION["graph"]
+    ratios = [a / b for a, b in zip(g["Moonshot"], g["KOSMOS"])]
+    assert ratios[2] < 0.85 * min(ratios[0], ratios[1], ratios[3])
 
 
 def test_fitted_rows_are_reproduced_where_the_family_allows(rep):
     for r in rep.rows:
         if r.role != "fitted":
             continue
-        # four constants on four points: exact for data and memory and the bandwidth
-        # ratios; graph's 1-2 slave points are super-linear too (T(2) < T(1)/2 on
-        # KOSMOS: 581 < 655.5), so even they cannot be met exactly
-        tol = 0.16 if r.quantity.startswith("Graph") else 1e-6
+        # exact where constants = points (bandwidth, Data, In-Memory, Graph's Fig. 5 and
+        # Moonshot rows); Graph's working set has 3 constants for KOSMOS's 4 points and the
+        # paper's 1-to-2 is below the random-access spill curve through the other three
+        tol = 0.09 if r.quantity.startswith("Graph Analytics KOSMOS") else 1e-5
         assert abs(r.rel_error) <= tol, (r.quantity, r.rel_error)
 
 
 def test_default_params_are_the_calibration():
-    # the values written into Params are what calibrate() finds (so Params() is usable
-    # without a refit and its 'fitted' sources are true)
     p0 = k.Params()
     p1 = k.calibrate(p0)
     for f in dataclasses.fields(p0):
@@ -102,75 +124,203 @@ def test_every_parameter_has_a_source():
         assert len(f.metadata["source"]) > 10, f.name
 
 
-# --------------------------------------------------------------------- hand derivations
+# ------------------------------------------------- predicted rows are not identities
 
-def test_srio_over_moonshot_at_4k_by_hand(rep):
-    # at 4 KB every platform is link-bound, so SRIO/Moonshot = (SRIO/MicroBlade) x
-    # (MicroBlade/Moonshot) = 3.146 x (2.5 Gbit/s / 1 Gbit/s), same TCP framing
-    got = next(r for r in rep.rows if r.quantity == "bandwidth KOSMOS_SRIO/Moonshot at 4096 B")
-    assert got.model == pytest.approx(3.146 * 2.5, rel=1e-6)
+def test_no_predicted_row_moves_in_lockstep_with_a_fitted_row(rep):
+    # Perturb each fitted constant by 10 % (no refit) and record how every row's model
+    # value moves.  A row computed from a fitted row's own equation (a fitted row times a
+    # constant, or a ratio of fitted rows) moves exactly as that row does under every
+    # perturbation; a prediction must not.  The Graph rows of MicroBlade and Moonshot do
+    # move in lockstep with KOSMOS's, which is why they are 'derived' (next test).
+    base = {r.quantity: r.model for r in rep.rows}
+    moves = {q: [] for q in base}
+    for name in rep.fitted:
+        v = getattr(rep.params, name)
+        q = dataclasses.replace(rep.params, **{name: v * 1.1 if v > 1e-6 else 0.1})
+        for r in k.report(q, refit=False).rows:
+            moves[r.quantity].append(r.model / base[r.quantity] - 1)
+    fitted = [r.quantity for r in rep.rows if r.role == "fitted"]
+    for r in rep.predicted:
+        mine = np.array(moves[r.quantity])
+        assert np.any(np.abs(mine) > 1e-6), r.quantity          # the model reaches it
+        for f in fitted:
+            assert not np.allclose(mine, moves[f], atol=1e-9), (r.quantity, f)
 
 
-def test_ethernet_payload_rate_by_hand():
+def test_graph_rows_of_other_systems_are_identities_hence_derived(rep):
+    # why they are 'derived': each is the fitted KOSMOS curve times a fitted 1-to-1 ratio
+    # (every slave station scales by one factor per system), whatever the parameters
+    for s, ratio in (("MicroBlade", 1.2),
+                     ("Moonshot", _row(rep, "Graph Analytics Moonshot 1-to-1").model
+                      / _row(rep, "Graph Analytics KOSMOS 1-to-1").model)):
+        for n in k.SLAVES:
+            r = _row(rep, f"Graph Analytics {s} 1-to-{n}")
+            kos = _row(rep, f"Graph Analytics KOSMOS 1-to-{n}").model
+            assert r.model == pytest.approx(ratio * kos, rel=1e-4), r.quantity
+            if (s, n) != ("Moonshot", 1):
+                assert r.role == "derived" and "knee" in r.note
+
+
+# --------------------------------------------------------------------- bandwidth network
+
+def test_bandwidth_network_is_host_dma_link_deterministic():
+    net = k.bandwidth_network("KOSMOS_SRIO", 4096)
+    assert net.station_names == ("host", "dma", "link")
+    assert all(s.distribution == qm.Deterministic() for s in net.stations)
+    assert net.classes[0].population == k.Params().window
+    assert isinstance(net.stations[1].element, qm.PCIe)
+
+
+def test_srio_payload_rate_by_hand():
+    # 2 lanes x 5 Gbaud x 8/10 / 8 = 1e9 B/s, times 256 / (256 + overhead) per packet
+    p = k.Params()
+    r = 2 * 5e9 * 0.8 / 8 * 256 / (256 + p.srio_packet_overhead)
+    assert float(k.link("KOSMOS_SRIO").bandwidth) == pytest.approx(r)
+    assert r == pytest.approx(925.6e6, rel=1e-3)       # 7.40 Gbit/s of payload
+
+
+def test_ethernet_and_pcie_rates_by_hand():
     # MTU 1500, TCP with timestamps: 1448 B of data per 1538 B on the wire
     assert k.bandwidth("MicroBlade", 65536) == pytest.approx(2.5e9 / 8 * 1448 / 1538)
     assert k.bandwidth("Moonshot", 65536) == pytest.approx(1e9 / 8 * 1448 / 1538)
+    # PCIe 2.0 x4: 4 x 5e9 x 0.8 / 8 = 2 GB/s x 256 / (256 + 24)
+    assert float(k.dma().bandwidth) == pytest.approx(2e9 * 256 / 280)
 
 
-def test_host_bound_below_crossover_by_hand():
+def test_srio_over_moonshot_at_4k_by_hand(rep):
+    # at 4 KB both are link-bound: SRIO/Moonshot = (SRIO/MicroBlade) x 2.5G / 1G
+    got = _row(rep, "bandwidth KOSMOS_SRIO/Moonshot at 4096 B")
+    assert got.model == pytest.approx(3.146 * 2.5, rel=1e-6)
+
+
+@pytest.mark.parametrize("platform", k.PLATFORMS)
+@pytest.mark.parametrize("size", [64, 128, 512, 4096, 65536])
+def test_network_equals_the_pipelined_bound_where_it_is_exact(platform, size):
+    # window >= 3 stations: the deterministic cycle meets 1 / D_max exactly
+    assert k.bandwidth(platform, size) == pytest.approx(k.pipelined_bound(platform, size),
+                                                        rel=1e-12)
+    net = k.bandwidth_network(platform, size)
+    b = qm.bounds(net)
+    assert k.path_throughput(net) == pytest.approx(float(b.max_throughput), rel=1e-12)
+
+
+def test_window_one_gives_hockney_by_hand():
+    # one message in flight: no overlap, B = m / (t0 + m / r_dma + m / r_link)
+    p = dataclasses.replace(k.Params(), window=1)
+    m = 1024
+    t = (k.host_overhead("KOSMOS_SRIO", p) + m / float(k.dma(p).bandwidth)
+         + m / float(k.link("KOSMOS_SRIO", p).bandwidth))
+    assert k.bandwidth("KOSMOS_SRIO", m, p) == pytest.approx(m / t, rel=1e-12)
+    # and the flat rows turn into predictions (the curve still climbs at 4 KB)
+    roles = {r.role for r in k.report(p, refit=False).rows if "/ 4 KB" in r.quantity}
+    assert roles == {"predicted"}
+
+
+def test_host_bound_below_and_link_bound_above_the_switch_point():
     p = k.Params()
-    # 128 B on KOSMOS: host-bound, one message per t0
     assert k.bandwidth("KOSMOS_SRIO", 128, p) == pytest.approx(128 / p.kosmos_host_overhead)
-    assert k.bandwidth("KOSMOS_ETH", 128, p) == pytest.approx(128 / p.kosmos_host_overhead)
-    assert k.crossover_size("MicroBlade", p) == pytest.approx(
-        p.microblade_host_overhead * 2.5e9 / 8 * 1448 / 1538)
+    assert k.bottleneck("KOSMOS_SRIO", 128) == "host"
+    assert k.bottleneck("KOSMOS_SRIO", 4096) == "link"
 
 
-def test_cpu_factor_from_table1():
-    # (8 cores x 2.4 GHz) / (4 cores x 2.0 GHz) = 2.4
-    assert k.cpu_factor("Moonshot") == pytest.approx(2.4)
-    assert k.cpu_factor("MicroBlade") == 1.0
-    p = with_overrides(k.Params(), ["moonshot_clock=2.4e9"])
-    assert k.cpu_factor("Moonshot", p) == pytest.approx(2.0)
+def test_symbolic_switch_point_checked_against_the_network():
+    expr, (m, t0, r) = k.switch_point()
+    assert sp.simplify(expr - t0 * r) == 0
+    p = k.Params()
+    for plat in k.PLATFORMS:
+        rate = float(k.link(plat, p).bandwidth)
+        ms = float(expr.subs({t0: k.host_overhead(plat, p), r: rate}))
+        assert ms == pytest.approx(k.crossover_size(plat, p))
+        assert k.bottleneck(plat, ms * (1 - 1e-6), p) == "host"
+        assert k.bottleneck(plat, ms * (1 + 1e-6), p) == "link"
+        # at m* the network's bandwidth is the link's full rate: t0 = m*/r
+        assert k.bandwidth(plat, ms, p) == pytest.approx(rate, rel=1e-9)
 
 
-def test_completion_time_is_the_sum_of_demands_by_hand():
+def test_changing_an_element_moves_the_bottleneck():
+    # a x1 PCIe port (457 MB/s after 8b/10b and TLP overhead) under the 925.6 MB/s SRIO
+    # path: the DMA binds at 4 KB and the bandwidth is its rate
+    p = dataclasses.replace(k.Params(), pcie_lanes=1)
+    assert k.bottleneck("KOSMOS_SRIO", 4096, p) == "dma"
+    assert k.bandwidth("KOSMOS_SRIO", 4096, p) == pytest.approx(5e9 * 0.8 / 8 * 256 / 280)
+    # the Ethernets (<= 294 MB/s) keep their link as the bottleneck
+    assert k.bottleneck("MicroBlade", 4096, p) == "link"
+
+
+def test_bandwidth_monotone_and_bounded():
+    sizes = np.unique(np.geomspace(1, 2 ** 20, 120).round())
+    for plat in k.PLATFORMS:
+        bw = np.array([k.bandwidth(plat, m) for m in sizes])
+        assert np.all(np.diff(bw) >= -1e-9 * bw[1:])
+        assert np.all(bw <= float(k.link(plat).bandwidth) * (1 + 1e-12))
+
+
+# --------------------------------------------------------------------- CloudSuite network
+
+def test_run_time_is_the_critical_path_by_hand():
     p = k.Params()
     s, g, n = 2.4, k.comm_factor("Moonshot", p), 4
-    hand = (s * (p.memory_serial + p.memory_per_slave * n) + s * p.memory_parallel / n
-            + g * p.memory_comm * n)
-    assert k.completion_time("memory", "Moonshot", 4, p) == pytest.approx(hand, rel=1e-12)
+    hand = (s * (p.memory_serial + p.memory_per_slave * n) + g * p.memory_comm * n
+            + s * p.memory_parallel / n)
+    net = k.cloud_network("memory", "Moonshot", n, p)
+    assert k.run_time(net) == pytest.approx(hand, rel=1e-12)
+    # an independent method: qm.bounds' lower response time (a fork-join is no faster than
+    # its slowest branch) is met with equality by one deterministic job
+    assert float(qm.bounds(net).response_time_lower) == pytest.approx(hand, rel=1e-9)
     assert g == pytest.approx(k.bandwidth("KOSMOS_SRIO", 65536) / k.bandwidth("Moonshot", 65536))
 
 
-# --------------------------------------------------------------------- physical sanity
-
-SIZES = np.unique(np.geomspace(1, 2 ** 20, 200).round())
-
-
-@pytest.mark.parametrize("pipelined", [True, False])
-@pytest.mark.parametrize("platform", k.PLATFORMS)
-def test_bandwidth_monotone_and_bounded(platform, pipelined):
-    p = dataclasses.replace(k.Params(), pipelined=pipelined)
-    bw = np.array([k.bandwidth(platform, m, p) for m in SIZES])
-    assert np.all(np.diff(bw) >= -1e-9 * bw[1:])
-    link = k.link(platform, p)
-    assert np.all(bw <= float(link.bandwidth) * (1 + 1e-12))
-    if platform != "KOSMOS_SRIO":
-        assert np.all(bw <= link.rate / 8)          # never above the line rate
+def test_overlap_puts_extraction_and_link_in_a_scatter_fork_join():
+    p = dataclasses.replace(k.Params(), overlap=True)
+    s, g, n = 1.0, k.comm_factor("MicroBlade", p), 6
+    net = k.cloud_network("memory", "MicroBlade", n, p)
+    assert "scatter" in net.station_names
+    hand = (s * p.memory_serial + max(s * p.memory_per_slave * n, g * p.memory_comm * n)
+            + s * p.memory_parallel / n)
+    assert k.run_time(net) == pytest.approx(hand, rel=1e-12)
+    assert k.run_time(net) < k.completion_time("memory", "MicroBlade", n)
 
 
-@pytest.mark.parametrize("platform", k.PLATFORMS)
-@pytest.mark.parametrize("size", [64, 512, 4096])
-def test_pipelined_bandwidth_is_the_network_bound(platform, size):
-    net = k.bandwidth_network(platform, size)
-    b = qm.bounds(net)
-    assert k.bandwidth(platform, size) == pytest.approx(size * float(b.max_throughput))
-    # exact MVA with more and more messages in flight approaches the bound from below
-    x = [float(qm.mva(k.bandwidth_network(platform, size, in_flight=n)).X["msg"]) * size
-         for n in (1, 8, 64)]
-    assert x[0] < x[1] < x[2] <= k.bandwidth(platform, size) * (1 + 1e-9)
-    assert x[2] >= 0.95 * k.bandwidth(platform, size)
+def test_overlap_does_not_rescue_in_memory_on_moonshot():
+    # the scatter fork-join (extraction overlapped with the transfers), refitted: the
+    # fitted points are met again, and the Moonshot 1-to-6 row stays a miss above the bar,
+    # as the argument in test_misses_are_named_and_argued_on_the_paper_numbers says it must
+    r = k.report(dataclasses.replace(k.Params(), overlap=True))
+    for x in r.rows:
+        if x.role == "fitted" and x.quantity.startswith("In-Memory"):
+            assert abs(x.rel_error) < 1e-6, x.quantity
+    row = _row(r, "In-Memory Analytics Moonshot 1-to-6")
+    assert row.miss and row.rel_error > BAR
+
+
+def test_graph_slaves_are_working_set_demands_and_speed_up_super_linearly():
+    p = k.Params()
+    # WorkingSet, random access: D(n) = (w/D) d + (spill/D) max(d - M, 0), d = D/n
+    for n in (1, 4, 6):
+        d = p.graph_data / n
+        hand = p.graph_parallel / p.graph_data * d + p.graph_spill / p.graph_data * max(
+            d - p.node_memory_gb, 0)
+        net = k.cloud_network("graph", "KOSMOS", n, p)
+        slave = dict(zip(net.station_names, np.asarray(net.service_times)[0]))["slave1"]
+        assert slave == pytest.approx(hand, rel=1e-12)
+    t = {n: k.completion_time("graph", "KOSMOS", n) for n in k.SLAVES}
+    assert t[1] / t[4] > 4 * 1.5                 # super-linear, as the paper's 12.6x
+    assert t[1] / t[6] > 6
+    # the knee: the share fits from n* = D / M slaves on (paper's 8 GB per node)
+    rep = k.report(refit=False)
+    assert rep.extra["graph_switch_slaves"] == pytest.approx(p.graph_data / 8.0)
+    assert 4 < rep.extra["graph_switch_slaves"] < 6
+
+
+def test_cpu_factor_from_table1_and_the_fitted_efficiency():
+    # (8 cores x 2.4 GHz) / (4 cores x 2.0 GHz) = 2.4, times e per workload
+    assert k.cpu_factor("Moonshot") == pytest.approx(2.4)
+    assert k.cpu_factor("Moonshot", benchmark="data") == pytest.approx(2.4)
+    assert k.cpu_factor("Moonshot", benchmark="graph") == pytest.approx(
+        2.4 * k.Params().graph_moonshot_efficiency)
+    assert k.cpu_factor("MicroBlade") == 1.0
+    p = with_overrides(k.Params(), ["moonshot_clock=2.4e9"])
+    assert k.cpu_factor("Moonshot", p) == pytest.approx(2.0)
 
 
 def test_completion_time_grows_with_slower_hardware():
@@ -181,13 +331,57 @@ def test_completion_time_grows_with_slower_hardware():
             assert k.completion_time(b, "Moonshot", n) >= k.completion_time(b, "MicroBlade", n)
 
 
-def test_cloud_network_single_job_response_is_sum_of_demands():
-    net = k.cloud_network("data", "MicroBlade", 2)
-    r = qm.mva(net)
-    assert float(r.R["run"]) == pytest.approx(float(np.sum(net.demands)))
+# --------------------------------------------------------------------- energy
+
+def test_message_energy_by_hand():
+    p = k.Params()
+    m = 4096
+    e = k.message_energy("KOSMOS_SRIO", m, p)
+    # E = P x T per element: a C2758 core (20 W / 8) for t0, the PCIe port for m / r_dma,
+    # the SRIO port for m / r_srio
+    assert e["host"] == pytest.approx(20 / 8 * p.kosmos_host_overhead)
+    assert e["dma"] == pytest.approx(p.pcie_power * m / float(k.dma(p).bandwidth))
+    assert e["link"] == pytest.approx(p.srio_power * m / float(k.link("KOSMOS_SRIO").bandwidth))
+    assert e["per_byte"] == pytest.approx((e["host"] + e["dma"] + e["link"]) / m)
 
 
-# --------------------------------------------------------------------- validation
+def test_job_energy_by_hand():
+    p = k.Params()
+    e = k.job_energy("memory", "KOSMOS", 2, p)
+    T = k.completion_time("memory", "KOSMOS", 2, p) * 1e3
+    link_busy = (p.memory_comm * 2) * 1e3               # g = 1 on KOSMOS
+    assert e["nodes_kJ"] == pytest.approx(3 * 20.0 * T / 1e3)
+    assert e["links_kJ"] == pytest.approx(p.srio_power * link_busy / 1e3)
+
+
+# --------------------------------------------------------------------- validation (--sim)
+
+def test_validation_list_agrees_within_its_stated_error(rep_sim):
+    v = rep_sim.validation
+    assert len(v) >= 3
+    kinds = {x["configuration"] for x in v}
+    assert any("128 B" in c for c in kinds) and any("fork-join" in c for c in kinds)
+    for x in v:
+        assert x["agree"], x
+        # both analytic methods are exact for deterministic networks; the 5e-3 budget is the
+        # estimator's edge effect (a message or run cut by the horizon)
+        assert abs(x["analytic"] / x["sim"]["mean"] - 1) <= 5e-3 + 1e-12, x
+    # the simulated run times also stand beside their rows in the table
+    row = _row(rep_sim, "In-Memory Analytics KOSMOS 1-to-4")
+    assert row.sim and row.sim[0] == pytest.approx(row.model, rel=5e-3)
+    assert "simulated (95 %)" in rep_sim.table().splitlines()[2]
+    d = json.loads(json.dumps(rep_sim.to_dict()))
+    assert d["validation"][0]["sim"]["mean"] > 0
+    assert "analytic vs simulated" in rep_sim.table()
+
+
+def test_simulation_is_reproducible():
+    a = k._simulate(k.Params(), 5)
+    b = k._simulate(k.Params(), 5)
+    assert [x["sim"]["mean"] for x in a] == [x["sim"]["mean"] for x in b]
+
+
+# --------------------------------------------------------------------- errors, overrides
 
 def test_errors_name_the_bad_value():
     with pytest.raises(UnknownNameError, match="unknown platform 'Infiniband'"):
@@ -200,45 +394,40 @@ def test_errors_name_the_bad_value():
         k.cpu_factor("Xeon")
     with pytest.raises(InvalidValueError, match="slaves must be an integer >= 1, got 0"):
         k.cloud_network("data", "KOSMOS", 0)
-    with pytest.raises(InvalidValueError, match="srio_bandwidth must be > 0"):
-        k.Params(srio_bandwidth=0.0)
+    with pytest.raises(InvalidValueError, match="srio_baud must be > 0"):
+        k.Params(srio_baud=0.0)
     with pytest.raises(InvalidValueError, match="moonshot_clock must be a finite number"):
         k.Params(moonshot_clock=-1.0)
+    with pytest.raises(InvalidValueError, match="window must be an integer"):
+        k.Params(window=2.5)
+    exp = qm.Network([qm.Queue("a", 1.0)], [qm.Closed("c", 2, visits={"a": 1})])
+    with pytest.raises(UnsupportedModelError, match="station 'a' is not a deterministic"):
+        k.path_throughput(exp)
+    with pytest.raises(UnsupportedModelError, match="one job only"):
+        k.run_time(exp)
 
 
 def test_case_registry_and_overrides():
     from qmodels.cases import report
 
     r = report("kosmos", ["moonshot_cores=8"])
-    # with 8 Moonshot cores the CPU factor is 1.2: Data Analytics 1-to-1 drops
-    base = next(x for x in k.report().rows if x.quantity == "Data Analytics Moonshot 1-to-1")
-    new = next(x for x in r.rows if x.quantity == "Data Analytics Moonshot 1-to-1")
+    base = _row(k.report(), "Data Analytics Moonshot 1-to-1")
+    new = _row(r, "Data Analytics Moonshot 1-to-1")
     assert new.model < base.model
     d = r.to_dict()
     assert d["case"] == "kosmos" and math.isfinite(d["rows"][0]["rel_error"])
 
 
-@pytest.mark.slow
-def test_simulated_tandem_matches_the_bound():
-    # deterministic host and link times with 8 messages in flight: the tandem runs at
-    # exactly 1 / max(t0, m/r) after the first message, so the simulator must agree
-    r = k.report(sim=True, seed=3)
-    for m, v in r.extra["sim"].items():
-        assert v["simulated"] == pytest.approx(v["bound"], rel=0.02), m
-
-
-
 def test_a_changed_calibrated_value_is_held_as_a_what_if():
-    # SRIO twice as fast: held, the host costs refitted around it; the SRIO/MicroBlade
-    # 4 KB ratio (link-bound) then doubles and is no longer met
-    p = dataclasses.replace(k.Params(), srio_bandwidth=2 * k.Params().srio_bandwidth)
+    # twice the SRIO packet overhead: held, the host costs refitted around it; the
+    # link-bound 4 KB ratio then follows the slower SRIO rate and is not met
+    po = 2 * k.Params().srio_packet_overhead
+    p = dataclasses.replace(k.Params(), srio_packet_overhead=po)
     r = k.report(p)
-    assert r.params.srio_bandwidth == p.srio_bandwidth
-    assert "srio_bandwidth" not in r.fitted and "kosmos_host_overhead" in r.fitted
-    row = next(x for x in r.rows if x.quantity == "bandwidth KOSMOS_SRIO/MicroBlade at 4096 B")
-    # link-bound at 4 KB: ratio = 2 x SRIO rate / MicroBlade payload rate, about 2 x 3.146
-    assert row.model == pytest.approx(2 * k.Params().srio_bandwidth / (2.5e9 / 8 * 1448 / 1538))
-    assert row.model == pytest.approx(2 * 3.146, rel=1e-3)
+    assert r.params.srio_packet_overhead == po
+    assert "srio_packet_overhead" not in r.fitted and "kosmos_host_overhead" in r.fitted
+    row = _row(r, "bandwidth KOSMOS_SRIO/MicroBlade at 4096 B")
+    assert row.model == pytest.approx(1e9 * 256 / (256 + po) / (2.5e9 / 8 * 1448 / 1538))
     # holding a whole group turns its rows into predictions
     q = dataclasses.replace(k.Params(), memory_serial=50.0, memory_parallel=5.0,
                             memory_per_slave=5.0, memory_comm=5.0)
