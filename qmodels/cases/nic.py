@@ -24,33 +24,64 @@ are the paper's, quoted here so the case is self-contained.
 
 The model
 ---------
-**Steady-state ceiling** (:func:`qmodels.elements.transport_limits`):
+**The path as a queueing network** (:func:`network`, :func:`stations`),
+each station built from its element with the parameters of :class:`Params`:
 
-    R = min(line rate x framing efficiency(MTU), window / RTT, bus)
+    host_tx -> bus_tx -> nic_tx -> access -> backbone -> nic_rx -> bus_rx
+    -> host_rx -> path (delay)
 
-with IEEE 802.3 framing (preamble, header, FCS, inter-frame gap: MTU + 38 B
-on the wire per MTU - 52 B of TCP payload with timestamps) and the bus a
-:class:`~qmodels.elements.PCIBus` or :class:`~qmodels.elements.PCIe`
-carrying each frame plus a 16 B descriptor.  For MTU 9000 and a 256 MB
-window this gives 990 Mbit/s, not 778-800: none of the three ceilings is
-the limit.
+the sending and receiving hosts' per-packet cost, the NIC's host bus
+(:class:`~qmodels.elements.PCIBus` for PCI and PCI-X,
+:class:`~qmodels.elements.PCIe` for PCI-E and on-board; a frame plus its
+16 B descriptor per crossing, each bus with its efficiency), the NIC
+controller, the 1 Gbit/s access link and the 10 Gbit/s backbone
+(:class:`~qmodels.elements.Ethernet`: MTU + 38 B on the wire per frame, a
+deterministic transfer, SCV 0) and the propagation delay as an
+infinite-server station (228 ms for a segment and its ACK, 114 ms one way).
+
+**TCP** is a closed class whose population is the window in segments: a
+segment is sent again only when its ACK is back, so the window is the
+number of customers in the loop.  The network's asymptotes are
+X <= min(1/D_max, N/(D + Z)) (Lazowska et al., *Quantitative System
+Performance*, 1984, sec. 5.2), which with the access link as the largest
+demand is min(line x framing, window / RTT): the textbook ceiling is the
+network's, and ``qm.solve`` (residual MVA, the transfers being
+deterministic) gives the curve between the regimes, up to 1.4 % below the
+sharp corner at the knee (:func:`knee_gap`; Reiser 1979 modelled window flow
+control the same way).  The window where the line takes over,
+
+    W* = r (RTT + D) (m - 52) / (8 (m + 38))   [bytes],
+
+the bandwidth-delay product times the framing efficiency (plus the path's
+own service times D), is derived with sympy (:func:`switch_window`) and
+found again in the network's sweep (the segments not queued at the line
+beyond the knee).
 
 **What limits TCP: slow start within a 10 s run.**  iperf 2.0.2 runs 10 s by
 default and the paper states no other duration.  TCP opens its window from
-the RFC 3390 initial window (``min(4 MSS, max(2 MSS, 4380 B))``, 2 segments
-at MSS 8948) and multiplies it by gamma = 1 + 1/b per round trip, b segments
-per ACK (Cardwell, Savage & Anderson, "Modeling TCP latency", IEEE INFOCOM
-2000, sec. III-A: slow start sends w1 (gamma^i - 1) / (gamma - 1) segments in
-its first i rounds).  The pipe holds R x RTT = 28.2 MB = 3154 segments, so
-slow start lasts 11 round trips = 2.5 s of the 10 s, during which it
-delivers only 36.6 MB.  The average over the run,
+the RFC 3390 initial window (2 segments at MSS 8948) and doubles it every
+round trip (b = 1 segment per ACK; Cardwell, Savage & Anderson, IEEE
+INFOCOM 2000, sec. III-A).  :func:`slow_start_network` sweeps the network in
+the window, round by round: round i holds w_i segments in flight, delivers
+them at the network's X(w_i) and lasts w_i / X(w_i) (one RTT below the pipe
+of 3155 segments, longer above it).  Eleven rounds below the pipe take 2.5 s
+of the 10 s and deliver 37 MB, so the run averages 771 Mbit/s, within 1-4 %
+of every Table 2 entry with no fitted parameter.  UDP has no window and no
+slow start, so it runs at the network's bottleneck (957 Mbit/s at MTU 1500,
+the line x framing): the gap between UDP (~950) and TCP (~800) that the
+paper reports is the ramp.
 
-    X = (d_ss + R (T - t_ss)) / T,
+**UDP** is an open class at the sender's offered load (:func:`udp_flow`):
+the network is stable below 1 / D_max, the ceiling of its bottleneck
+station, and delivers min(offered, ceiling).  The access link binds for
+every NIC in one direction (those rows are line x framing: ``derived``); in
+the paper's dual tests the PCI bus carries both directions and binds at
+513 Mbit/s each way.
 
-is 771 Mbit/s, within 1-4 % of every Table 2 entry with no fitted
-parameter.  UDP has no window and no slow start, so it runs at the
-framing-limited line rate (957 Mbit/s at MTU 1500): the gap between UDP
-(~950) and TCP (~800) that the paper reports is the ramp.
+**Energy** (:func:`transfer_energy`): E = P x T per state of each element
+(:func:`qmodels.energy`), the powers stated as assumptions in
+:class:`Params`; per GB a line-rate transfer costs ~350 J, a 64 KB window's
+2 Mbit/s some 150 kJ (the idle hosts).
 
 Two alternatives the numbers rule out (see ``report().notes``): the Mathis
 et al. loss-limited rate MSS/RTT x sqrt(3/2)/sqrt(p) would need a loss rate
@@ -62,7 +93,8 @@ MTU 9000 (11 kpackets/s) when the same hosts carry UDP at MTU 1500 at
 Not modelled: the PCI NIC's UDP loss of throughput above MTU 3000 (no
 figure in the paper gives a number, and a bus ceiling only improves with the
 MTU: the cause is inside the NIC or its driver, e.g. how its packet buffer is
-split with jumbo frames, which the paper does not report).
+split with jumbo frames, which the paper does not report).  The closed-form
+ceilings (:func:`steady_limits`, :func:`slow_start`) stay as cross-checks.
 """
 
 from __future__ import annotations
@@ -80,8 +112,10 @@ from ._base import CaseReport, Row, param
 
 __all__ = [
     "Params", "NICS", "MTUS", "WINDOWS", "TABLE2_TCP_MBPS", "PAPER_BDP", "UDP_NEAR_MBPS",
-    "SlowStart", "bus", "bus_limit", "link", "initial_window", "slow_start",
-    "tcp_throughput", "udp_throughput", "steady_limits", "bdp", "mathis_loss_rate",
+    "PATH", "DELAY", "SlowStart", "Ramp", "UDPFlow", "bus", "bus_limit", "link",
+    "initial_window", "slow_start", "stations", "network", "window_segments", "tcp_rate",
+    "slow_start_network", "tcp_throughput", "udp_flow", "udp_throughput", "steady_limits",
+    "bdp", "mathis_loss_rate", "switch_window", "knee_gap", "transfer_energy", "validation",
     "report",
 ]
 
@@ -205,10 +239,12 @@ def link(mtu, transport: str = "tcp", params: Params | None = None) -> el.Ethern
 def bus(nic: str, params: Params | None = None, size=None):
     """The host bus of ``nic`` as a qmodels element.
 
-    PCI: 32 bit at ``pci_clock`` (133 MB/s at 33.33 MHz); PCI-X: 64 bit at
-    ``pcix_clock`` (1067 MB/s); PCI-E and on-board: PCIe 1.x, 2.5 GT/s x1
-    with 8b/10b and TLP overhead (250 MB/s line, 211 MB/s of payload per
-    direction at 128 B TLPs).
+    PCI: 32 bit at ``pci_clock`` (133 MB/s at 33.33 MHz) x ``pci_efficiency``;
+    PCI-X: 64 bit at ``pcix_clock`` (1067 MB/s) x ``pcix_efficiency``; PCI-E
+    and on-board: PCIe 1.x, 2.5 GT/s x1 with 8b/10b (x ``pcie_efficiency``)
+    and TLP overhead (250 MB/s line, 211 MB/s of payload per direction at
+    128 B TLPs).  ``size``: bytes per job (a frame and its descriptor in
+    :func:`stations`).
     """
     p = params or Params()
     kind = NICS[_check_nic(nic)][0]
@@ -866,14 +902,16 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
     e_64k = transfer_energy("PCI-X", p.best_mtu, window_segments(65536, p.best_mtu, p), p)
     dual = udp_flow("PCI", 1500, p, dual=True)
     steady = ramp.rounds[-1][1]
+    below = [r for r in ramp.rounds if r[0] < sw["N_star_value"]]
     notes = (
         f"the path is a network of {len(stations('On-board', p.best_mtu, p))} stations (sender "
         "host, bus, NIC, 1 Gbit/s access link, backbone, NIC, bus, receiver host, RTT delay); the "
         "TCP window is its closed population, solved by qm.solve (residual MVA: the transfers "
         "are deterministic); UDP is an open class",
         f"slow start through the network at MTU {p.best_mtu}, {p.best_window / 2 ** 20:.0f} MB "
-        f"window: {len(ramp.rounds) - 1} rounds from {ramp.initial_segments} segments take "
-        f"{ramp.ramp_seconds:.2f} s of the {p.run_seconds:g} s run, then "
+        f"window: {len(below)} rounds below the pipe (windows {below[0][0]}..{below[-1][0]}) "
+        f"take {sum(r[2] for r in below):.2f} s of the {p.run_seconds:g} s run and deliver "
+        f"{sum(r[0] for r in below) * ramp.mss / 1e6:.1f} MB, then the line at "
         f"{_mbps(steady):.1f} Mbit/s; the run averages {_mbps(ramp.average):.1f} Mbit/s "
         f"(closed-form ramp of window/RTT rounds: {_mbps(cf.average):.1f})",
         f"window where the line takes over (sympy, {sw['latex']}): N* = "
