@@ -407,6 +407,19 @@ def test_errors_name_the_bad_value():
         nic.Params(pci_efficiency=1.5)
 
 
+def test_udp_row_roles_follow_the_bottleneck():
+    # a half-efficient PCI bus binds UDP through the PCI NIC: those rows become the network's
+    # predictions (no longer line x framing); an offered load below every ceiling is an input
+    slow = nic.report(dataclasses.replace(P, pci_efficiency=0.5))
+    pci = [r for r in slow.rows if r.quantity.startswith("UDP PCI MTU")]
+    assert all(r.role == "predicted" and "bus" in r.note for r in pci)
+    assert pci[0].model == pytest.approx(33.33e6 * 4 * 0.5 * 1472 / 1530 * 8e-6)
+    low = nic.report(dataclasses.replace(P, udp_offered_bps=500e6))
+    udp = [r for r in low.rows if r.quantity.startswith("UDP ") and r.unit == "Mbit/s"]
+    assert all(r.role == "derived" and "offered load" in r.note for r in udp)
+    assert all(r.model == pytest.approx(500) for r in udp)
+
+
 def test_overrides_through_the_registry():
     from qmodels.cases import report
 
