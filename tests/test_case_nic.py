@@ -207,6 +207,23 @@ def test_udp_ceiling_by_hand():
     assert f.delivered == pytest.approx(500e6 / 8) and f.result is not None
 
 
+@pytest.mark.parametrize("name", list(nic.NICS))
+def test_network_reproduces_the_closed_form_ceilings(name):
+    # Where the closed form is exact (an open network's ceiling is 1 / D_max; a closed one
+    # far beyond its knee runs at 1 / D_max) the network must give the same number as
+    # min(line x framing, bus) of qmodels.elements.transport_limits, computed independently
+    # from the elements' bandwidths
+    for mtu in nic.MTUS:
+        closed_form = float(nic.steady_limits(name, mtu, None, "udp").throughput)
+        assert nic.udp_throughput(name, mtu) == pytest.approx(closed_form, rel=1e-12)
+        tcp = float(nic.steady_limits(name, mtu, 2 ** 30, "tcp").throughput)
+        assert nic.tcp_rate(name, mtu, 4 * 10 ** 5) == pytest.approx(tcp, rel=2e-5)
+    # both directions through a parallel bus: its capacity halves (bus_limit, directions=2)
+    dual = nic.udp_flow(name, 1500, dual=True).delivered
+    assert dual == pytest.approx(min(nic.bus_limit(name, 1500, "udp", directions=2),
+                                     float(nic.link(1500, "udp").bandwidth)), rel=1e-12)
+
+
 def test_slow_start_through_the_network_by_hand():
     ramp = nic.slow_start_network("PCI-X", 9000, 256 * 2 ** 20)
     # RFC 3390: 2 segments at MSS 8948; doubling per round (b = 1) up to the 256 MB window
