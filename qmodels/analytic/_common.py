@@ -186,18 +186,20 @@ def _ps_notes(net: Network) -> list[str]:
 
 def _notes_of(net: Network) -> list[str]:
     V = np.asarray(net.visits, dtype=float)
-    S = np.asarray(net.service_times, dtype=float)
     used = V > 0
-    big = np.where(used, S, -np.inf).max(axis=0)
-    small = np.where(used, S, np.inf).min(axis=0)
-    multi = used.sum(axis=0) >= 2
-    with np.errstate(invalid="ignore"):
-        differs = multi & (big - small > 1e-12 * np.maximum(1.0, np.abs(big)))
-    names = [
-        s.name for k, s in enumerate(net.stations)
-        if differs[k] and not isinstance(s, Delay)
-        and getattr(s, "discipline", "fcfs") not in ("ps", "lcfs-pr")
-    ]
+    names = []
+    if V.shape[0] >= 2:     # (one class: no station is visited by two)
+        S = np.asarray(net.service_times, dtype=float)
+        big = np.where(used, S, -np.inf).max(axis=0)
+        small = np.where(used, S, np.inf).min(axis=0)
+        multi = used.sum(axis=0) >= 2
+        with np.errstate(invalid="ignore"):
+            differs = multi & (big - small > 1e-12 * np.maximum(1.0, np.abs(big)))
+        names = [
+            s.name for s in (net.stations[k] for k in np.flatnonzero(differs))
+            if not isinstance(s, Delay)
+            and getattr(s, "discipline", "fcfs") not in ("ps", "lcfs-pr")
+        ]
     low = net.lowered
     prio = [low.station_names[k] for k, d in enumerate(low.discipline)
             if d in ("prio", "prio-pr") and used[:, k].any()]
