@@ -146,3 +146,33 @@ def test_a_misspelt_option_is_refused_every_time():
         with pytest.raises(UnsupportedModelError, match="no option 'tolerance'"):
             qm.solve(net, method="schweitzer", tolerance=1e-6)
     assert qm.solve(net, method="schweitzer", tol=1e-8).method == "schweitzer"
+
+
+def test_station_totals_are_computed_once_and_read_only():
+    r = qm.mva(_net())
+    X, Q, U, R = r._station_totals()
+    assert r._station_totals()[0] is X
+    for a in (X, Q, U, R):
+        assert not a.flags.writeable
+    # they are the sums over classes (one class here: the class's own row)
+    assert X.tobytes() == r.station_throughput.sum(axis=0).tobytes()
+    assert r.U["disk"] == float(r.station_utilization[0, 1])
+
+
+def test_sweep_rows_equal_each_points_own_solve():
+    # the rows read each metric's mapping once per point now: they must
+    # still be the figures of a solve of that point's network
+    from qmodels.whatif.paths import apply
+
+    net = _net()
+    values = [0.04, 0.06]
+    df = qm.sweep(net, {"cpu.service": values}, method="schweitzer", progress=False)
+    for i, v in enumerate(values):
+        res = qm.solve(apply(net, {"cpu.service": v}), method="schweitzer")
+        rows = df[df["point"] == i]
+        for _, row in rows.iterrows():
+            name = row["name"]
+            for m in ("X", "R", "Q"):
+                assert row[m] == getattr(res, m)[name], (i, name, m)
+            if row["scope"] == "station":
+                assert row["U"] == res.U[name]
