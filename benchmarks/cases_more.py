@@ -29,7 +29,8 @@ from ._util import HERE, max_rel_diff, row, skipped, timeit
 
 TITLES = {
     "forkjoin-open-K4": "open fork-join, 4 identical exponential branches (rho = 0.6 each): "
-                        "qm forkjoin (Nelson-Tantawi) vs line-solver SolverMAM 'fj' (FJ_codes)",
+                        "qm forkjoin (Nelson-Tantawi) vs line-solver SolverMAM 'fj' (FJ_codes) "
+                        "and SolverMVA (Heidelberger-Trivedi)",
     "priority-closed-2c": "closed, 2 classes on a head-of-line priority CPU + disk + terminals: "
                           "qm priority (shadow server in Schweitzer) vs line-solver SolverMVA "
                           "'amva' (HOL)",
@@ -226,9 +227,14 @@ def run_case(cid, args, env):
         return rows
     budget, rep = args.peer_budget, args.repeat
     if cid == "forkjoin-open-K4":
-        rows.append(_peer(cid, P.LineModels.name,
-                          lambda: line.forkjoin_open(FJ["K"], FJ["lam"], FJ["S"], rep, budget),
-                          ref, "SolverMAM method 'fj' (FJ_codes; Qiu, Perez & Harrison 2015)"))
+        for solver, note in (("mam", "SolverMAM method 'fj' (FJ_codes; Qiu, Perez & "
+                                     "Harrison 2015)"),
+                             ("mva", "SolverMVA, fork_join 'default' (Heidelberger & Trivedi "
+                                     "1983)")):
+            rows.append(_peer(cid, f"{P.LineModels.name} {solver.upper()}",
+                              lambda s=solver: line.forkjoin_open(FJ["K"], FJ["lam"], FJ["S"], s,
+                                                                  rep, budget),
+                              ref, note))
     elif cid == "priority-closed-2c":
         rows.append(_peer(cid, P.LineModels.name,
                           lambda: line.priority_closed(PRIO, rep, budget),

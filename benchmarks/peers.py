@@ -384,10 +384,13 @@ class LineModels:
         """Solve afresh each time (a new solver object: no cached result)."""
         return _timeit_peer(solve, repeat, budget)
 
-    def forkjoin_open(self, K, lam, S, repeat, budget):
-        """Source -> Fork -> K FCFS exponential queues -> Join -> Sink,
-        ``SolverMAM(model, method='fj')``: FJ_codes' mean response time of
-        the fork-join (Qiu, Perez & Harrison 2015)."""
+    def forkjoin_open(self, K, lam, S, solver, repeat, budget):
+        """Source -> Fork -> K FCFS exponential queues -> Join -> Sink;
+        ``solver="mam"``: ``SolverMAM(model, method='fj')``, FJ_codes' mean
+        response time of the fork-join (Qiu, Perez & Harrison 2015);
+        ``solver="mva"``: ``SolverMVA(model)`` with its default fork-join
+        option (``fork_join='default'``, Heidelberger & Trivedi's
+        decomposition), the system response time ``getAvgSysRespT()``."""
         L = self.L
         model = L.Network("fj")
         source, sink = L.Source(model, "Source"), L.Sink(model, "Sink")
@@ -407,6 +410,8 @@ class LineModels:
         model.link(P)
 
         def solve():
+            if solver == "mva":
+                return float(np.ravel(L.SolverMVA(model, verbose=False).getAvgSysRespT())[0])
             s = L.SolverMAM(model, method="fj", verbose=False)
             s.runAnalyzer()
             return float(s.result.percentile_results["mean_response_time"])
