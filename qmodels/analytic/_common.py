@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .._validate import FrozenMap
 from ..errors import (
     InvalidValueError,
     ProblemTooLargeError,
@@ -277,19 +278,25 @@ def _result(net, method, X, Rres, U, notes, info, curve=None, visit_time=None):
         Rk = np.where(V > 0, Rres / np.where(V > 0, V, 1.0),
                       S if visit_time is None else visit_time)
     Rc = Rres.sum(axis=1)
-    return Result(
-        method=method,
-        network=net,
-        class_throughput=X,
-        class_response_time=Rc,
-        station_throughput=Xk,
-        station_queue_length=Q,
-        station_response_time=Rk,
-        station_utilization=U,
-        notes=tuple(notes),
-        curve=curve,
-        info=info,
-    )
+    if net.is_symbolic:
+        return Result(
+            method=method,
+            network=net,
+            class_throughput=X,
+            class_response_time=Rc,
+            station_throughput=Xk,
+            station_queue_length=Q,
+            station_response_time=Rk,
+            station_utilization=U,
+            notes=tuple(notes),
+            curve=curve,
+            info=info,
+        )
+    # Q, Xk, Rk and Rc are fresh here: the Result takes them over; X and U
+    # are the caller's (it may keep them), so they are copied
+    return Result._owned(method, net, np.array(X, dtype=float), Rc, Xk, Q, Rk,
+                         np.array(U, dtype=float), tuple(notes), curve,
+                         info if isinstance(info, FrozenMap) else FrozenMap(info or {}))
 
 
 def _divisors(net) -> np.ndarray:
