@@ -42,6 +42,12 @@ TITLES = {
                          "Octave's qncsconv vs ours (overflow check)",
 }
 CASE_IDS = list(TITLES)
+# issue 22: issue 19's methods against line-solver's model API, the decomposition
+# against the CTMC, `qmodels solve` end to end (benchmarks/cases_more.py)
+from . import cases_more as _more  # noqa: E402
+
+TITLES.update(_more.TITLES)
+CASE_IDS += list(_more.TITLES)
 
 TARGET_PEER = 10.0          # ours >= 10x the fastest peer (issue 3)
 TARGET_C = 1.0 / 3.0        # ours within 3x of the C loop
@@ -113,6 +119,8 @@ def _kw(fn, candidates, value):
 
 def ours(cid):
     """(label, fn(net or arrays) -> answer, extractor) for a case."""
+    if cid in _more.TITLES:
+        return _more.ours(cid)
     if cid.startswith("mva1"):
         return "qmodels.analytic.mva.mva_single", _attr("qmodels.analytic.mva", "mva_single"), {}
     if cid.startswith("mvaC"):
@@ -297,6 +305,8 @@ def _peer_row(cid, name, role, fn, ours_answer, target=None, note=""):
 
 
 def run_case(cid, args, env):
+    if cid in _more.TITLES:
+        return _more.run_case(cid, args, env)
     if cid.startswith(("multiserver", "convolution")):
         return []           # answers, not times: printed by extras()
     if cid.startswith("batch"):

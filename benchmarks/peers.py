@@ -325,3 +325,169 @@ def numpy_mva_batch(D, Z, N):
         X = n / (Z + R.sum(axis=1))
         Q = X[:, None] * R
     return X, Q
+
+
+# ---------------------------------------------------------------------------
+# line-solver's model API: fork-join, priority and non-exponential networks,
+# which its pfqn_* functions cannot express (issue 22; benchmarks/cases_more.py)
+# ---------------------------------------------------------------------------
+
+def _line_table(solver):
+    """line-solver's average table as a pandas DataFrame (``avg_table()``
+    returns an IndexedTable wrapping one in ``.data``): columns Station,
+    JobClass, QLen, Util, RespT, ResidT, Tput."""
+    t = solver.avg_table()
+    return getattr(t, "data", t)
+
+
+def _line_get(df, station, jobclass, column):
+    sel = df[(df["Station"].astype(str) == station) & (df["JobClass"].astype(str) == jobclass)]
+    if len(sel) != 1:
+        raise RuntimeError(f"line-solver table has {len(sel)} rows for ({station}, {jobclass})")
+    return float(sel[column].iloc[0])
+
+
+class LineModels:
+    """line-solver's native Python model API (``line_solver.Network`` and
+    its nodes, classes and distributions) and solvers ``SolverMVA`` and
+    ``SolverMAM``.  Each method builds the network of one case, solves it
+    ``repeat`` times (model construction excluded: it is built once) and
+    returns ``(median, min, reps, figures, extra)`` with the figures in the
+    layout of ``benchmarks.cases_more.answer``."""
+
+    name = "line-solver"
+
+    def __init__(self):
+        try:
+            import line_solver as L
+
+            for attr in ("Network", "Source", "Sink", "Queue", "Delay", "Fork", "Join",
+                         "OpenClass", "ClosedClass", "SchedStrategy", "Exp", "Erlang",
+                         "HyperExp", "SolverMVA", "SolverMAM"):
+                getattr(L, attr)
+        except Exception as e:  # noqa: BLE001
+            raise Unavailable(f"line-solver's model API not importable ({type(e).__name__}: "
+                              f"{e}); run benchmarks/setup_peers.sh") from None
+        self.L = L
+
+    def _dist(self, mean, scv):
+        """A line-solver distribution of the given mean and SCV (Erlang below
+        1, exponential at 1, two-phase hyperexponential above 1)."""
+        L = self.L
+        if scv == 1.0:
+            return L.Exp.fit_mean(mean)
+        if scv < 1.0:
+            return L.Erlang.fit_mean_and_scv(mean, scv)
+        return L.HyperExp.fit_mean_and_scv(mean, scv)
+
+    def _time(self, solve, repeat, budget):
+        """Solve afresh each time (a new solver object: no cached result)."""
+        return _timeit_peer(solve, repeat, budget)
+
+    def forkjoin_open(self, K, lam, S, solver, repeat, budget):
+        """Source -> Fork -> K FCFS exponential queues -> Join -> Sink;
+        ``solver="mam"``: ``SolverMAM(model, method='fj')``, FJ_codes' mean
+        response time of the fork-join (Qiu, Perez & Harrison 2015);
+        ``solver="mva"``: ``SolverMVA(model)`` with its default fork-join
+        option (``fork_join='default'``, Heidelberger & Trivedi's
+        decomposition), the system response time ``getAvgSysRespT()``."""
+        L = self.L
+        model = L.Network("fj")
+        source, sink = L.Source(model, "Source"), L.Sink(model, "Sink")
+        fork = L.Fork(model, "Fork")
+        join = L.Join(model, "Join", fork)
+        qs = [L.Queue(model, f"b{i}", L.SchedStrategy.FCFS) for i in range(K)]
+        jobs = L.OpenClass(model, "jobs")
+        source.set_arrival(jobs, L.Exp(lam))
+        for q in qs:
+            q.set_service(jobs, L.Exp.fit_mean(S))
+        P = model.init_routing_matrix()
+        P.set(jobs, jobs, source, fork, 1.0)
+        for q in qs:
+            P.set(jobs, jobs, fork, q, 1.0)
+            P.set(jobs, jobs, q, join, 1.0)
+        P.set(jobs, jobs, join, sink, 1.0)
+        model.link(P)
+
+        def solve():
+            if solver == "mva":
+                return float(np.ravel(L.SolverMVA(model, verbose=False).getAvgSysRespT())[0])
+            s = L.SolverMAM(model, method="fj", verbose=False)
+            s.runAnalyzer()
+            return float(s.result.percentile_results["mean_response_time"])
+
+        med, mn, times, R = self._time(solve, repeat, budget)
+        return med, mn, len(times), [np.array([R])], ""
+
+    def priority_closed(self, p, repeat, budget):
+        """Terminals (a delay) -> HOL CPU -> FCFS disk, two closed classes,
+        class ``inter`` of priority 0 (line-solver: a lower value is a higher
+        priority), ``SolverMVA(model, method='amva')`` (its AMVA with the HOL
+        correction; its exact method refuses a HOL queue)."""
+        L = self.L
+        model = L.Network("prio")
+        term = L.Delay(model, "term")
+        cpu = L.Queue(model, "cpu", L.SchedStrategy.HOL)
+        disk = L.Queue(model, "disk", L.SchedStrategy.FCFS)
+        classes = [L.ClosedClass(model, "inter", p["N"][0], term, 0),
+                   L.ClosedClass(model, "batch", p["N"][1], term, 1)]
+        for c in classes:
+            term.set_service(c, L.Exp.fit_mean(p["Z"]))
+            cpu.set_service(c, L.Exp.fit_mean(p["cpu"]))
+            disk.set_service(c, L.Exp.fit_mean(p["disk"]))
+        P = model.init_routing_matrix()
+        for c in classes:
+            P.set(c, c, term, cpu, 1.0)
+            P.set(c, c, cpu, disk, 1.0)
+            P.set(c, c, disk, term, 1.0)
+        model.link(P)
+        med, mn, times, df = self._time(
+            lambda: _line_table(L.SolverMVA(model, method="amva", verbose=False)), repeat, budget)
+        names = ("inter", "batch")
+        X = np.array([_line_get(df, "term", c, "Tput") for c in names])
+        Q = np.array([[_line_get(df, s, c, "QLen") for s in ("term", "cpu", "disk")]
+                      for c in names])
+        return med, mn, len(times), [X, Q], ""
+
+    def tandem_open(self, p, solver, method, repeat, budget):
+        """Source (inter-arrival SCV ``ca2``) -> q1 -> q2 -> q3 -> Sink with
+        service SCVs ``scv``; ``SolverMVA(model, method='qna')`` or
+        ``SolverMAM(model, method='dec.source')``.  Figures: the class
+        response time (sum over the queues, one visit each) and the queue
+        lengths."""
+        L = self.L
+        model = L.Network("tandem")
+        source, sink = L.Source(model, "Source"), L.Sink(model, "Sink")
+        names = ("q1", "q2", "q3")
+        qs = [L.Queue(model, n, L.SchedStrategy.FCFS) for n in names]
+        jobs = L.OpenClass(model, "jobs")
+        source.set_arrival(jobs, self._dist(1.0 / p["lam"], p["ca2"]))
+        for q, S, c2 in zip(qs, p["S"], p["scv"]):
+            q.set_service(jobs, self._dist(S, c2))
+        model.link(L.Network.serial_routing([source, *qs, sink]))
+        cls = L.SolverMVA if solver == "mva" else L.SolverMAM
+        med, mn, times, df = self._time(
+            lambda: _line_table(cls(model, method=method, verbose=False)), repeat, budget)
+        Q = np.array([[_line_get(df, n, "jobs", "QLen") for n in names]])
+        R = np.array([sum(_line_get(df, n, "jobs", "RespT") for n in names)])
+        return med, mn, len(times), [R, Q], ""
+
+    def closed_nonexp(self, p, repeat, budget):
+        """Terminals -> q1 -> q2 -> q3 (FCFS, service SCVs ``scv``), one
+        closed class, ``SolverMVA(model, method='amva')``: its AMVA
+        (non-exponential FCFS service enters through the SCV)."""
+        L = self.L
+        model = L.Network("closed")
+        term = L.Delay(model, "term")
+        names = ("q1", "q2", "q3")
+        qs = [L.Queue(model, n, L.SchedStrategy.FCFS) for n in names]
+        tx = L.ClosedClass(model, "tx", p["N"], term, 0)
+        term.set_service(tx, L.Exp.fit_mean(p["Z"]))
+        for q, S, c2 in zip(qs, p["S"], p["scv"]):
+            q.set_service(tx, self._dist(S, c2))
+        model.link(L.Network.serial_routing([term, *qs]))
+        med, mn, times, df = self._time(
+            lambda: _line_table(L.SolverMVA(model, method="amva", verbose=False)), repeat, budget)
+        X = np.array([_line_get(df, "term", "tx", "Tput")])
+        Q = np.array([[_line_get(df, s, "tx", "QLen") for s in ("term", *names)]])
+        return med, mn, len(times), [X, Q], ""

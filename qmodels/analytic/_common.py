@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .._validate import FrozenMap
 from ..errors import (
     InvalidValueError,
     ProblemTooLargeError,
@@ -187,18 +188,20 @@ def _ps_notes(net: Network) -> list[str]:
 
 def _notes_of(net: Network) -> list[str]:
     V = np.asarray(net.visits, dtype=float)
-    S = np.asarray(net.service_times, dtype=float)
     used = V > 0
-    big = np.where(used, S, -np.inf).max(axis=0)
-    small = np.where(used, S, np.inf).min(axis=0)
-    multi = used.sum(axis=0) >= 2
-    with np.errstate(invalid="ignore"):
-        differs = multi & (big - small > 1e-12 * np.maximum(1.0, np.abs(big)))
-    names = [
-        s.name for k, s in enumerate(net.stations)
-        if differs[k] and not isinstance(s, Delay)
-        and getattr(s, "discipline", "fcfs") not in ("ps", "lcfs-pr")
-    ]
+    names = []
+    if V.shape[0] >= 2:     # (one class: no station is visited by two)
+        S = np.asarray(net.service_times, dtype=float)
+        big = np.where(used, S, -np.inf).max(axis=0)
+        small = np.where(used, S, np.inf).min(axis=0)
+        multi = used.sum(axis=0) >= 2
+        with np.errstate(invalid="ignore"):
+            differs = multi & (big - small > 1e-12 * np.maximum(1.0, np.abs(big)))
+        names = [
+            s.name for s in (net.stations[k] for k in np.flatnonzero(differs))
+            if not isinstance(s, Delay)
+            and getattr(s, "discipline", "fcfs") not in ("ps", "lcfs-pr")
+        ]
     low = net.lowered
     prio = [low.station_names[k] for k, d in enumerate(low.discipline)
             if d in PRIORITY_DISCIPLINES and used[:, k].any()]
@@ -276,19 +279,25 @@ def _result(net, method, X, Rres, U, notes, info, curve=None, visit_time=None):
         Rk = np.where(V > 0, Rres / np.where(V > 0, V, 1.0),
                       S if visit_time is None else visit_time)
     Rc = Rres.sum(axis=1)
-    return Result(
-        method=method,
-        network=net,
-        class_throughput=X,
-        class_response_time=Rc,
-        station_throughput=Xk,
-        station_queue_length=Q,
-        station_response_time=Rk,
-        station_utilization=U,
-        notes=tuple(notes),
-        curve=curve,
-        info=info,
-    )
+    if net.is_symbolic:
+        return Result(
+            method=method,
+            network=net,
+            class_throughput=X,
+            class_response_time=Rc,
+            station_throughput=Xk,
+            station_queue_length=Q,
+            station_response_time=Rk,
+            station_utilization=U,
+            notes=tuple(notes),
+            curve=curve,
+            info=info,
+        )
+    # Q, Xk, Rk and Rc are fresh here: the Result takes them over; X and U
+    # are the caller's (it may keep them), so they are copied
+    return Result._owned(method, net, np.array(X, dtype=float), Rc, Xk, Q, Rk,
+                         np.array(U, dtype=float), tuple(notes), curve,
+                         info if isinstance(info, FrozenMap) else FrozenMap(info or {}))
 
 
 def _divisors(net) -> np.ndarray:

@@ -17,9 +17,10 @@ import math
 import numpy as np
 
 from .._jit import lazyjit
+from .._validate import FrozenMap
 from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.lowered import LD
-from ..model.network import Closed, LoadDependent, Network, Queue
+from ..model.network import Closed, Network
 from ..results import Curve, Result
 from ._common import (
     _check_capacities,
@@ -274,12 +275,14 @@ MAX_FLOATS = 2e8
 def _ld_lengths(net: Network, N: int) -> list[int]:
     """Rate-multiplier lengths L_k of the stations solved by convolution
     (load-dependent, and c-server queues with 1 < c < N)."""
+    low = net.lowered
+    servers = low.servers.tolist()
     L = []
-    for s in net.stations:
-        if isinstance(s, LoadDependent):
-            L.append(min(len(s.rate_multipliers), max(N, 1)))
-        elif isinstance(s, Queue) and 1 < s.servers < N:
-            L.append(int(s.servers))
+    for k, kind in enumerate(low.kind):
+        if kind == "ld":
+            L.append(min(len(net.stations[k].rate_multipliers), max(N, 1)))
+        elif kind == "queue" and 1 < servers[k] < N:
+            L.append(int(servers[k]))
     return L
 
 
@@ -306,25 +309,85 @@ def _check_budget(net: Network, N: int, curve: bool) -> None:
                 MAX_WORK, MAX_FLOATS)
 
 
-def _single_tables(net: Network, n: int, reduce: bool) -> tuple:
-    """Per-network tables of :func:`mva_single` at population ``n``, kept in
-    the lowered form's memo: station shapes (the plain rule of
+def _single_plan(net: Network, curve: bool, algorithm: str) -> tuple:
+    """The checks of :func:`mva_single` and the per-network tables it
+    reads, for one network, curve flag and algorithm (the population is the
+    network's): kept in the lowered form's memo, so a repeated solve pays
+    for them once.  Raises what :func:`mva_single` refuses, in its order.
+
+    Returns ``(D, V, DV, Z, N, K, shapes, servers, lone, is_delay, has_ld,
+    notes, info, vmin, r0)``: demands and visits (float arrays) and both
+    stacked (2, K), think time,
+    population, number of stations; station shapes (the plain rule of
     :meth:`~qmodels.model.lowered.Lowered.shape`, or none with
-    ``reduce=False``), servers, the response time a lone job sees
-    (S / a(1)), delay flags."""
+    ``algorithm="convolution"``); servers per station (None when every
+    divisor is 1: X D / 1 is X D to the bit); the response time a lone job
+    sees (S / a(1)); delay flags; whether a station needs the convolution;
+    the notes (a tuple); the result's info (a FrozenMap); the smallest
+    visit count; and R(0) = sum_k V_k S_k / a_k(1), what a lone job sees
+    per cycle.  None of these arrays ever reaches a Result."""
+    _require_numeric(net, "exact MVA")
+    if len(net.classes) != 1 or not isinstance(net.classes[0], Closed):
+        raise UnsupportedModelError(
+            "mva_single needs exactly one closed class; use qmodels.analytic.mva for others"
+        )
+    cls = net.classes[0]
+    N = int(cls.population)
+    _check_capacities(net, N, "exact MVA")
+    D = np.asarray(net.demands[0], dtype=float)
+    V = np.asarray(net.visits[0], dtype=float)
+    Z = float(cls.think_time)
+    K = len(net.stations)
+    if N > 0 and D.sum() + Z <= 0:
+        raise InvalidValueError(
+            f"class {cls.name!r}: all demands and the think time are zero, "
+            "so the throughput is unbounded"
+        )
+    if algorithm not in ("auto", "recursion", "convolution"):
+        raise InvalidValueError(
+            f"algorithm must be 'auto', 'recursion' or 'convolution', got {algorithm!r}"
+        )
+    _check_budget(net, N, curve)
     low = net.lowered
+    n, reduce = max(N, 1), algorithm != "convolution"
     shapes = []
-    for k in range(len(low.kind)):
+    c = low.servers.tolist()
+    for k, kind in enumerate(low.kind):
+        if reduce and (kind == "delay" or (kind == "queue" and c[k] == 1)):
+            # what shape() answers for these, without its general rule
+            shapes.append(("delay", None) if kind == "delay" else ("fixed", None))
+            continue
         code, a = low.shape(k, n, reduce=reduce)
         shapes.append((low.shape_name(code), a if code == LD else None))
-    servers = np.array([float(low.servers[k]) if kind == "queue" else 1.0
-                        for k, kind in enumerate(low.kind)])
+    is_queue = np.array([kind == "queue" for kind in low.kind], dtype=bool)
+    servers = np.where(is_queue, low.servers, 1.0)
     # with no flow, the response time a lone arriving job would see: S / a(1)
-    lone = np.array([float(net.service_times[0, k]) / float(low.rate_multiplier(k, 1))
-                     for k in range(len(low.kind))])
+    # (a(1) = 1 but at a load-dependent station)
+    a1 = np.ones(K)
+    for k, kind in enumerate(low.kind):
+        if kind == "ld":
+            a1[k] = float(low.rate_multiplier(k, 1))
+    lone = np.asarray(net.service_times[0], dtype=float) / a1
     is_delay = np.array([kind == "delay" for kind, _ in shapes])
     has_ld = any(kind == "ld" for kind, _ in shapes)
-    return (None, shapes, servers, lone, is_delay, has_ld)
+    if algorithm == "recursion" and has_ld:
+        bad = next(s.name for s, (kind, _) in zip(net.stations, shapes) if kind == "ld")
+        raise UnsupportedModelError(
+            f"station {bad!r} is multi-server or load-dependent: the plain MVA recursion "
+            "is exact only for single-server and delay stations (use algorithm='auto')"
+        )
+    notes = tuple(_ps_notes(net))  # one class: only a priority queue's note
+    algo = ("log-space convolution (multi-server / load-dependent)" if has_ld
+            else "MVA recursion")
+    info = FrozenMap({"algorithm": algo, "population": N})
+    DV = np.stack([D, V])
+    # (D stays the read-only view of net.demands and is_delay writeable: the
+    # kernel's argument types, so the same compiled specialisation serves)
+    for arr in (V, DV, servers, lone):
+        arr.flags.writeable = False
+    return (D, V, DV, Z, N, K, shapes, None if np.all(servers == 1.0) else servers, lone,
+            is_delay, has_ld, notes, info, float(V.min()) if K else 0.0,
+            float(np.dot(V, lone)))
 
 
 # ---------------------------------------------------------------------------
@@ -395,50 +458,50 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
     >>> round(qm.mva(net).X["tx"], 4)   # by hand: R(3) = .084884 + .184186
     11.1495
     """
-    _require_numeric(net, "exact MVA")
-    if len(net.classes) != 1 or not isinstance(net.classes[0], Closed):
-        raise UnsupportedModelError(
-            "mva_single needs exactly one closed class; use qmodels.analytic.mva for others"
-        )
+    if net.is_symbolic:
+        _require_numeric(net, "exact MVA")  # raises, naming qmodels.symbolic
+    # every check and table below depends on the network, N, the curve and the
+    # algorithm only: a repeated solve of one network finds them in its memo
+    # (checked and built once; a check that fails is not kept, so it raises
+    # again on every call)
+    plan = net.lowered.memo(("mva_single_plan", bool(curve), algorithm),
+                            lambda: _single_plan(net, bool(curve), algorithm))
+    D, V, DV, Z, N, K, shapes, servers, lone, is_delay, has_ld, notes, info, vmin, r0 = plan
     cls = net.classes[0]
-    N = int(cls.population)
-    _check_capacities(net, N, "exact MVA")
-    D = np.asarray(net.demands[0], dtype=float)
-    V = np.asarray(net.visits[0], dtype=float)
-    Z = float(cls.think_time)
-    K = len(net.stations)
-    if N > 0 and D.sum() + Z <= 0:
-        raise InvalidValueError(
-            f"class {cls.name!r}: all demands and the think time are zero, "
-            "so the throughput is unbounded"
-        )
-    if algorithm not in ("auto", "recursion", "convolution"):
-        raise InvalidValueError(
-            f"algorithm must be 'auto', 'recursion' or 'convolution', got {algorithm!r}"
-        )
+    if not has_ld and not curve:
+        # the lean path of a repeated solve: the kernel's fresh (1,)- and
+        # (1, K)-arrays become the Result's without a copy; the same
+        # operations, in the same order, as the general path below (bit for
+        # bit: tests/test_mva_overhead.py)
+        Xc, Qc = _run(_mva_fixed_kernel, N * K, D, is_delay, Z, N, False)
+        X = float(Xc[0])
+        if not math.isfinite(X):
+            raise _not_finite(net, "throughput")
+        XDV = X * DV  # rows X D_k and X V_k: one operation, two (1, K) views
+        Uc = XDV[0:1] if servers is None else XDV[0:1] / servers
+        Xk = XDV[1:2]
+        R = float(np.add.reduce(Qc, axis=1)[0]) / X if X > 0 else r0
+        if N > 0 and not R > 0.0:
+            R = float(np.maximum(R, 0.0))
+        if X * vmin > 0:  # every station visited with X V_k > 0 (rounding is monotone)
+            Rk = Qc / Xk
+        else:
+            flow = Xk > 0
+            Rk = np.where(flow, Qc / np.where(flow, Xk, 1.0), lone)
+        return Result._owned("exact", net, Xc, np.array([R]), Xk, Qc, Rk, Uc, notes, None, info)
+    notes = list(notes)
     low = net.lowered
-    low.memo(("mva_budget", N, bool(curve)), lambda: _check_budget(net, N, curve))
-    cached = low.memo(("mva_single", max(N, 1), algorithm != "convolution"),
-                      lambda: _single_tables(net, max(N, 1), algorithm != "convolution"))
-    _, shapes, servers, lone, is_delay, has_ld = cached
-    if algorithm == "recursion" and has_ld:
-        bad = next(s.name for s, (kind, _) in zip(net.stations, shapes) if kind == "ld")
-        raise UnsupportedModelError(
-            f"station {bad!r} is multi-server or load-dependent: the plain MVA recursion "
-            "is exact only for single-server and delay stations (use algorithm='auto')"
-        )
-    notes: list[str] = _ps_notes(net)  # one class: only a priority queue's note
     if has_ld:
         Xc, Qc, P0 = _ld_solution(D, shapes, Z, N, net)
-        algo = "log-space convolution (multi-server / load-dependent)"
         if not curve:
             Xc, Qc, P0 = Xc[-1:], Qc[-1:], P0[-1:]
     else:
         Xc, Qc = _run(_mva_fixed_kernel, N * K, D, is_delay, Z, N, curve)
         P0 = None
-        algo = "MVA recursion"
     # utilisation per server
-    Uc = Xc[:, None] * D[None, :] / servers[None, :]
+    Uc = Xc[:, None] * D[None, :]
+    if servers is not None:
+        Uc = Uc / servers[None, :]
     if P0 is not None:
         for k in range(K):
             # (an all-ones load-dependent station is solved as a fixed-rate
@@ -451,7 +514,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
     # law at the stations; equal to n/X(n) - Z, which cancels catastrophically
     # when Z >> R), and at n = 0 what a lone job sees, sum_k V_k S_k / a_k(1)
     # (the limit n -> 0)
-    Rc = np.where(Xc > 0, Qc.sum(axis=1) / np.where(Xc > 0, Xc, 1.0), float(np.dot(V, lone)))
+    Rc = np.where(Xc > 0, Qc.sum(axis=1) / np.where(Xc > 0, Xc, 1.0), r0)
     if N > 0:
         Rc = np.maximum(Rc, 0.0)
     X, Q, U, R = Xc[-1], Qc[-1], Uc[-1], Rc[-1]
@@ -481,7 +544,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
         station_utilization=[U],
         notes=tuple(notes),
         curve=cur,
-        info={"algorithm": algo, "population": N},
+        info=info,
     )
 
 

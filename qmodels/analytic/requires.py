@@ -19,6 +19,8 @@ no solver can answer a new kind as if it were an old one.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._validate import is_symbolic
 from ..model.network import Network
 from ..model.stations import PRIORITY_DISCIPLINES
@@ -77,6 +79,9 @@ def mixed_priority(net: Network) -> int | None:
 def station_kinds(net: Network) -> str | None:
     """Every station a class visits is of a kind product form knows."""
     low = net.lowered
+    if (set(low.kind) <= {"delay", "queue", "ld"}
+            and set(low.discipline) <= {"delay", *PRODUCT_FORM_DISCIPLINES}):
+        return None     # (delay stations have discipline "delay", ld ones "ps")
     visited = net.lowered.visited
     for k, kind in enumerate(low.kind):
         name = low.station_names[k]
@@ -102,10 +107,8 @@ def service_shapes(net: Network) -> str | None:
     shape (BCMP type 1 needs exponential service; PS, LCFS-PR and delay
     stations are insensitive to the shape, types 2-4)."""
     low = net.lowered
-    visited = net.lowered.visited
-    for k in range(len(low.kind)):
-        if not low.acts_fcfs[k] or low.exponential[k] or not visited[k]:
-            continue
+    bad = np.flatnonzero(low.acts_fcfs & ~low.exponential & low.visited)
+    for k in bad[:1].tolist():
         d = net.stations[k].distribution
         return (f"station {low.station_names[k]!r}: FCFS with {type(d).__name__} service "
                 f"(scv {d.scv:g}) breaks product form, which needs exponential service at an "

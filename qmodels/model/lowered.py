@@ -112,8 +112,11 @@ class Lowered:
         """Per station: some class visits it (a non-zero visit ratio; with
         symbols, one not identically zero)."""
         V = self.visits
-        out = np.array([any(V[i][k] != 0 for i in range(V.shape[0]))
-                        for k in range(V.shape[1])], dtype=bool)
+        if V.dtype != object:  # numbers: one vectorised comparison
+            out = (V != 0).any(axis=0)
+        else:
+            out = np.array([any(V[i][k] != 0 for i in range(V.shape[0]))
+                            for k in range(V.shape[1])], dtype=bool)
         out.flags.writeable = False
         return out
 
