@@ -247,8 +247,6 @@ def check_options(method: str, options) -> None:
             f"{', '.join(names) or 'none'}")
 
 
-#: solver function -> the option names it takes (None: any), read once
-#: (inspect.signature costs ~10 us, a small solve's worth, on every call)
 def solve(network: Network, method: str = "auto", **options):
     """Solve ``network`` with ``method`` (see :func:`methods`).
 
