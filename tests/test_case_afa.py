@@ -345,3 +345,27 @@ def test_energy_split_in_extra(rep):
     # the paper's accounting (12 W over the whole run)
     w = rep.extra["energy"]["write 4 GB"]["nvme"]
     assert w["energy"]["nvme"] < w["paper_energy"]
+
+
+def test_cpu_switch_point_by_hand():
+    """The core's demand (s + b c_cpu) r, r = f_ref / f, equals the xfs path's
+    b c_fs at b* = s r / (c_fs - c_cpu r): at 1.6 GHz (r = 1.5) ~200 B,
+    below the paper's smallest buffer (1 KB), so its runs never make the
+    CPU the bottleneck."""
+    p = afa.Params()
+    r = p.ref_clock / p.low_clock
+    b_star = p.syscall * r / (p.fs_write_fixed - p.fs_write_cpu * r)
+    e = afa.switch_points(p)["buffer"]["cpu"]
+    assert e["value"] == pytest.approx(b_star, rel=1e-9)
+    assert e["check"] == ("cpu", "xfs")
+    assert e["value"] < min(p.buffer_sizes)
+
+
+def test_physical_energy_note(rep):
+    # the note's ratio is the networks' device energies with data-sheet idle power
+    p = rep.params
+    a, b = afa.run(p, "nvme", size=4 * GiB), afa.run(p, "nvdimm", size=4 * GiB)
+    ratio = a.device_energy / b.device_energy
+    assert any(f"{ratio:.2f}x instead of" in n for n in rep.notes)
+    # NVDIMM idles at its active power (assumed), so its two accountings agree
+    assert b.device_energy == pytest.approx(b.paper_energy, rel=1e-9)

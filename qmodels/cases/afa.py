@@ -530,11 +530,15 @@ def switch_points(p: Params) -> dict:
     ``"fsync"``: per device, the fsync count k* on the 1 GB file with 1 MB
     calls; D_dev = o + (k b / F) t_flush + b / B against D_xfs = b c_fs
     gives k* = F (c_fs - 1 / B - o / b) / t_flush (none below 0).
-    ``"buffer"``: the HDD's buffer size b* below which its per-request cost
-    makes it the bottleneck (1 GB, 1 fsync): b* = o / (c_fs - 1 / B -
-    t_flush / F).  Each entry: ``expr`` (sympy, in the named symbol),
-    ``latex``, ``value`` and ``check`` (the numeric network's bottleneck
-    1 % below and above: ``(before, after)``).
+    ``"buffer"``: ``"hdd"``, the HDD's buffer size b* below which its
+    per-request cost makes it the bottleneck (1 GB, 1 fsync): b* = o /
+    (c_fs - 1 / B - t_flush / F); ``"cpu"``, the buffer below which the
+    application's core (the system call per write) overtakes the xfs path
+    at the low clock, b* = s r / (c_fs - c_cpu r) with r = f_ref / f (a few
+    hundred bytes: below the paper's smallest buffer, 1 KB, so its
+    experiments never make the CPU the bottleneck).  Each entry: ``expr``
+    (sympy, in the named symbol), ``latex``, ``value`` and ``check`` (the
+    numeric network's bottleneck 1 % below and above: ``(before, after)``).
     """
     import sympy as sp
 
@@ -566,6 +570,17 @@ def switch_points(p: Params) -> dict:
                  run(p, "hdd", buffer=1.01 * v).bottleneck)
     out["buffer"]["hdd"] = {"symbol": "b", "expr": sols[0] if sols else None, "value": v,
                             "check": check, "latex": sp.latex(bf)}
+    # the application's core against the xfs path, any device (NVDIMM's own demand is
+    # negligible): (s + b c_cpu) f_ref / f = b c_fs, at the low clock (the larger b*)
+    net = network(p, "nvdimm", size=p.sync_file, buffer=b, fsyncs=0, clock=p.low_clock)
+    sols = [s for s in qm.demand_crossings(net, b, "cpu", "xfs") if s.is_positive]
+    v = float(sols[0]) if sols else math.inf
+    check = None
+    if sols:
+        check = tuple(run(p, "nvdimm", buffer=f * v, fsyncs=0, clock=p.low_clock).bottleneck
+                      for f in (0.99, 1.01))
+    out["buffer"]["cpu"] = {"symbol": "b", "expr": sols[0] if sols else None, "value": v,
+                            "check": check, "latex": sp.latex(sols[0]) if sols else ""}
     out["buffer_formula"] = {"expr": bf, "latex": sp.latex(bf)}
     return out
 
@@ -847,6 +862,7 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
                   "seeds from " + str(seed) + "; every other row is one of these networks "
                   "at other parameters, exact by MVA")
     k_h = sp_["fsync"]["hdd"]["value"]
+    phys = nv4.device_energy / W("nvdimm", size=F).device_energy
     notes = (
         "the network: one write (read) call of b bytes visits cpu (clock-scaled), xfs (the "
         "shared file-system path) and the device once; one writer (the paper's benchmark "
@@ -854,10 +870,15 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
         f"switch points (sympy, checked on the network): the HDD overtakes the xfs path at "
         f"k* = {k_h:,.0f} fsyncs on 1 GB with 1 MB calls, and below b* = "
         f"{sp_['buffer']['hdd']['value'] / KiB:.2f} KiB buffers; SSD at k* = "
-        f"{sp_['fsync']['ssd']['value']:,.0f}, NVMe at {sp_['fsync']['nvme']['value']:,.0f}",
+        f"{sp_['fsync']['ssd']['value']:,.0f}, NVMe at {sp_['fsync']['nvme']['value']:,.0f}; "
+        f"the core overtakes the xfs path only below {sp_['buffer']['cpu']['value']:.0f} B "
+        "calls at 1.6 GHz (the paper's smallest buffer is 1 KB)",
         "energy rows use the paper's accounting (the device at its Table-1 power over the "
         "whole run); with data-sheet idle power (HDD 6.1 W, NVMe 4 W, SSD 0.05 W, NVDIMM "
-        "2 W assumed) the per-element split is in extra['energy']",
+        f"2 W assumed) the NVMe/NVDIMM device energy of a 4 GB write is {phys:.2f}x instead "
+        f"of {nv4.paper_energy / W('nvdimm', size=F).paper_energy:.2f}x, the NVMe being busy "
+        f"{100 * nv4.utilization['nvme']:.1f} % of the run; per-element split in "
+        "extra['energy']",
         "the shared XFS path (fs_write_fixed + fs_write_cpu per byte) is why four devices "
         "spanning 150 MB/s to 17 GB/s write within 1.3x of each other (paper sec. 4.1.1)",
         "buffer sweep energy order NVDIMM < SSD < NVMe < HDD (sec. 4.1.4) holds at 1 KB; at "
