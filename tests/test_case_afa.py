@@ -5,7 +5,7 @@ the symbolic switch points and the simulator.
 Reference values come from the paper (Kim & Han 2019, Table 1 and sec. 4)
 or from hand derivations written out below: with one customer a closed
 tandem network's cycle time is the sum of its demands and U_k = D_k / sum D
-(Lazowska et al., QSP 1984, sec. 6.2, exact MVA at N = 1), and energy is
+(Lazowska et al., QSP 1984, ch. 6, exact MVA at N = 1), and energy is
 E = P x T per power state (the paper's E = P x T; QSP sec. 3.2: busy time
 = U T).
 """
@@ -103,7 +103,7 @@ def test_network_is_built_from_elements_and_visited_once_per_call():
 
 
 def test_write_time_by_hand_nvme_and_hdd():
-    """One writer, so T = n x sum of per-call demands (QSP 6.2, N = 1).
+    """One writer, so T = n x sum of per-call demands (QSP ch. 6, MVA at N = 1).
     NVMe writes 1 GiB in 1 MiB calls with 1,000 fsyncs at 2.4 GHz:"""
     p = afa.Params()
     F, k, n = GiB, 1000, GiB / MiB
@@ -369,3 +369,21 @@ def test_physical_energy_note(rep):
     assert any(f"{ratio:.2f}x instead of" in n for n in rep.notes)
     # NVDIMM idles at its active power (assumed), so its two accountings agree
     assert b.device_energy == pytest.approx(b.paper_energy, rel=1e-9)
+
+
+def test_no_overlap_is_what_the_paper_demands():
+    """The module's argument for a tandem of one customer: were the page
+    cache's write-back fully overlapped with the writer, a run would take
+    n x max(D_cpu + D_xfs, D_device) (the slower of two pipelined stages);
+    at 4 GB in 1 MB calls the path exceeds the HDD's demand, so HDD/NVDIMM
+    would be 1.00, not the paper's 1.25 (sec. 4.1.2), which the tandem
+    (sum of demands) reproduces."""
+    p = afa.Params()
+
+    def overlapped(d):
+        r = afa.run(p, d, size=4 * GiB)
+        return r.calls * max(r.demands["cpu"] + r.demands["xfs"], r.demands[d])
+
+    assert overlapped("hdd") / overlapped("nvdimm") == pytest.approx(1.0, abs=1e-12)
+    tandem = afa.write_time(p, "hdd", 4 * GiB) / afa.write_time(p, "nvdimm", 4 * GiB)
+    assert tandem == pytest.approx(1.25, rel=1e-3)

@@ -49,9 +49,9 @@ call visits three stations in tandem, once each:
     :class:`qmodels.MemoryChannel`).
 
 With one customer the exact MVA solution is X = 1 / sum_k D_k calls per
-second ([QSP] sec. 6.2, N = 1), the run takes T = n / X and each station's
-utilisation is U_k = X D_k: the bottleneck is the station of largest
-demand, and changing the device, the buffer or the fsync count moves it
+second ([QSP] ch. 6, exact MVA at N = 1), the run takes T = n / X and
+each station's utilisation is U_k = X D_k: the bottleneck is the station
+of largest demand, and changing the device, the buffer or the fsync count moves it
 between the ``cpu``, the ``xfs`` path and the device (the switch points,
 derived with sympy in :func:`switch_points`).  Why no overlap: if the page
 cache's write-back ran beside the writer (a second customer), a 4 GB write
@@ -97,7 +97,7 @@ References
    Computing 20(3), 1994 (t = t0 + m / r).
 .. [QSP] E. D. Lazowska et al., *Quantitative System Performance*, 1984,
    sec. 3.2 (utilisation law), sec. 5.2 (bottleneck: the largest demand),
-   sec. 6.2 (exact MVA).
+   ch. 6 (exact mean value analysis).
 """
 
 from __future__ import annotations
@@ -415,7 +415,8 @@ def run(p: Params, device: str, op: str = "write", *, size=None, buffer=None, fs
     calls = size / buffer
 
     def mean(v):
-        return float(getattr(v, "mean", v))
+        m = getattr(v, "mean", None)      # a simulated estimate's mean (not numpy's method)
+        return float(v if m is None or callable(m) else m)
 
     X = mean(res.X["call"])
     T = calls / X
