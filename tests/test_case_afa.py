@@ -1,10 +1,17 @@
-"""The all-flash energy case: paper-vs-model table, calibration, E = P x T.
+"""The all-flash energy case as a network: paper-vs-model table,
+calibration, the network against hand derivations, energy per element,
+the symbolic switch points and the simulator.
 
 Reference values come from the paper (Kim & Han 2019, Table 1 and sec. 4)
-or from hand derivations written out below.
+or from hand derivations written out below: with one customer a closed
+tandem network's cycle time is the sum of its demands and U_k = D_k / sum D
+(Lazowska et al., QSP 1984, ch. 6, exact MVA at N = 1), and energy is
+E = P x T per power state (the paper's E = P x T; QSP sec. 3.2: busy time
+= U T).
 """
 
 import dataclasses
+import json
 import math
 
 import pytest
@@ -14,12 +21,13 @@ from qmodels.cases import afa
 from qmodels.cases._base import source_of
 from qmodels.errors import InvalidValueError, UnknownNameError
 
-GiB = 2 ** 30
+KiB, MiB, GiB = 2 ** 10, 2 ** 20, 2 ** 30
 
 #: Tolerance for predicted rows without a miss.  The paper's ratios are read
 #: off bar charts and rounded in its text ("about 1.3x", "about 1/7", "about
 #: 4x"), and several are ratios of two such readings, so a 20 % band is the
-#: precision the paper itself offers; the table's worst kept row is 18 %.
+#: precision the paper itself offers; the table's worst kept row is 18 %
+#: (HDD/NVDIMM at 1 KB: 4.26 for the paper's 5.2).
 TOL = 0.20
 
 
@@ -28,22 +36,36 @@ def rep():
     return afa.report()
 
 
+@pytest.fixture(scope="module")
+def rep_sim():
+    return afa.report(sim=True, seed=1)
+
+
+def _row(rep, start):
+    return next(r for r in rep.rows if r.quantity.startswith(start))
+
+
 def test_table_is_computed(rep):
     assert rep.case == "afa"
-    assert len(rep.rows) >= 20
+    assert len(rep.rows) >= 25
     text = rep.table()
     assert "HDD/NVDIMM write time, 4 GB file, 2.4 GHz" in text
     d = rep.to_dict()
     assert d["fitted"].keys() == set(afa.FITTED)
     assert all(math.isfinite(r.model) for r in rep.rows)
+    c = rep.counts
+    assert rep.summary().startswith(f"{len(rep.rows)} rows: {c['fitted']} fitted, "
+                                    f"{c['predicted']} predicted, {c['derived']} derived")
 
 
 def test_predicted_rows_within_tolerance_or_explained(rep):
     for r in rep.predicted:
         if r.miss:
             # a kept miss is a real miss and says why
-            assert abs(r.rel_error) > TOL, r.quantity
+            assert abs(r.rel_error) > TOL or r.boolean, r.quantity
             assert len(r.miss) > 40
+        elif r.boolean:
+            assert r.model == r.paper, r.quantity
         else:
             assert abs(r.rel_error) <= TOL, (r.quantity, r.paper, r.model)
     assert rep.worst_predicted <= TOL
@@ -55,35 +77,69 @@ def test_at_most_a_third_fitted_and_fits_hit_their_points(rep):
     assert len(fitted) == len(afa.FITTED)
     for r in fitted:
         assert abs(r.rel_error) < 1e-3, r.quantity
-    # the named points of FITTED are exactly the fitted rows
     assert {r.quantity for r in fitted} == set(afa.FITTED.values())
 
 
 def test_calibrated_defaults_are_the_fit(rep):
-    # Params() carries the fitted values (rounded to 5 digits)
     for name, value in rep.fitted.items():
         assert getattr(afa.Params(), name) == pytest.approx(value, rel=1e-3)
         assert source_of(afa.Params(), name)["kind"] == "calibrated"
 
 
-def test_energy_equals_power_times_time_by_hand():
-    """E = P x T for one device, by hand: NVMe writes 1 GiB with 1,000
-    fsyncs at 2.4 GHz and 1 MiB write calls."""
+# ---------------------------------------------------------------------------
+# the network against hand derivations
+# ---------------------------------------------------------------------------
+
+def test_network_is_built_from_elements_and_visited_once_per_call():
     p = afa.Params()
-    F, k, calls = GiB, 1000, GiB / 2 ** 20
-    t = (F * (p.fs_write_fixed + p.fs_write_cpu)      # XFS path per byte (CPU at ref clock)
-         + calls * p.syscall                          # 1,024 write() calls
+    net = afa.network(p, "hdd", size=GiB, buffer=MiB, fsyncs=1000)
+    assert net.station_names == ("cpu", "xfs", "hdd")
+    assert isinstance(net.station("cpu").element, qm.CPU)
+    assert isinstance(net.station("xfs").element, qm.Link)
+    assert isinstance(net.station("hdd").element, qm.Flash)
+    # 1,000 fsyncs over 1,024 calls: 1000/1024 flushes per call
+    assert net.station("hdd").element.calls == pytest.approx(1000 / 1024, rel=1e-12)
+    assert net.classes[0].population == 1
+
+
+def test_write_time_by_hand_nvme_and_hdd():
+    """One writer, so T = n x sum of per-call demands (QSP ch. 6, MVA at N = 1).
+    NVMe writes 1 GiB in 1 MiB calls with 1,000 fsyncs at 2.4 GHz:"""
+    p = afa.Params()
+    F, k, n = GiB, 1000, GiB / MiB
+    t = (F * (p.fs_write_fixed + p.fs_write_cpu)      # xfs path + cpu per byte (ref clock)
+         + n * p.syscall                              # 1,024 write() calls
          + k * p.nvme_flush                           # 1,000 flushes of 20 us
          + F / p.nvme_write_bw)                       # 1 GiB at 900 MB/s
     assert afa.write_time(p, "nvme", F, fsyncs=k) == pytest.approx(t, rel=1e-12)
-    j = afa.job(p, "nvme", "write", F, fsyncs=k)
-    # the network's station is busy the whole run; energy per run = 12 W x t
-    assert j.time == pytest.approx(t, rel=1e-12)
-    assert j.energy == pytest.approx(12.0 * t, rel=1e-9)
-    assert j.energy_per_byte == pytest.approx(12.0 * t / F, rel=1e-9)
-    # reads use the read power: 9 W
-    jr = afa.job(p, "nvme", "read", F)
-    assert jr.energy == pytest.approx(9.0 * jr.time, rel=1e-9)
+    # HDD: one request of hdd_call per call, half a revolution per fsync, 150 MB/s
+    t_h = (F * (p.fs_write_fixed + p.fs_write_cpu) + n * (p.syscall + p.hdd_call)
+           + k * 30 / p.hdd_rpm + F / p.hdd_rate)
+    r = afa.run(p, "hdd", size=F, fsyncs=k)
+    assert r.time == pytest.approx(t_h, rel=1e-12)
+    # utilisations are the demand shares; the xfs path is the largest at 1,000 fsyncs
+    d_xfs = F * p.fs_write_fixed / t_h
+    assert r.utilization["xfs"] == pytest.approx(d_xfs, rel=1e-9)
+    assert r.bottleneck == "xfs"
+
+
+def test_energy_per_element_by_hand():
+    """E = P x T per state: the device busy n D_dev at Table-1 write power and
+    idle T - n D_dev at data-sheet idle power; the core busy n (D_cpu + D_xfs)
+    at its assumed power; the paper's accounting charges Table-1 power x T."""
+    p = afa.Params()
+    r = afa.run(p, "nvme", size=GiB, fsyncs=1000)
+    n, T = r.calls, r.time
+    busy = n * r.demands["nvme"]
+    e_dev = 12.0 * busy + 4.0 * (T - busy)            # Table 1 12 W, data sheet idle 4 W
+    assert r.device_energy == pytest.approx(e_dev, rel=1e-9)
+    assert r.paper_energy == pytest.approx(12.0 * T, rel=1e-9)
+    e_core = p.cpu_core_w * n * (r.demands["cpu"] + r.demands["xfs"])
+    assert r.total_energy == pytest.approx(e_dev + e_core, rel=1e-9)
+    assert r.energy_per_byte == pytest.approx((e_dev + e_core) / GiB, rel=1e-9)
+    # reads are charged the read power: NVMe 9 W
+    rr = afa.run(p, "nvme", "read", size=GiB)
+    assert rr.paper_energy == pytest.approx(9.0 * rr.time, rel=1e-9)
 
 
 def test_hdd_fsync_is_a_half_revolution():
@@ -94,33 +150,46 @@ def test_hdd_fsync_is_a_half_revolution():
     assert d == pytest.approx(99_000 * 30 / 7200, rel=1e-9)
 
 
-def test_clock_scales_only_the_cpu_share():
+def test_clock_scales_only_the_cpu_station():
     p = afa.Params()
     F = 4 * GiB
-    d = afa.write_time(p, "nvdimm", F, clock=1.6e9) - afa.write_time(p, "nvdimm", F)
-    calls = F / p.default_buffer
-    cpu_at_ref = F * p.fs_write_cpu + calls * p.syscall
-    assert d == pytest.approx(cpu_at_ref * (2.4 / 1.6 - 1), rel=1e-9)
+    lo, hi = afa.run(p, "nvdimm", size=F, clock=1.6e9), afa.run(p, "nvdimm", size=F)
+    assert lo.demands["cpu"] == pytest.approx(hi.demands["cpu"] * 2.4 / 1.6, rel=1e-12)
+    assert lo.demands["xfs"] == hi.demands["xfs"]
+    assert lo.demands["nvdimm"] == hi.demands["nvdimm"]
 
 
-def test_read_energy_ratio_is_forced_by_table1():
+def test_changing_an_element_moves_the_bottleneck():
+    """The network, not a formula: raising the HDD's flushes per call through
+    its element (path 'hdd.calls', qm.apply) and re-solving moves the
+    bottleneck from the xfs path to the device."""
+    p = afa.Params()
+    net = afa.network(p, "hdd", size=GiB, fsyncs=1000)
+    assert max(qm.solve(net).U.items(), key=lambda kv: kv[1])[0] == "xfs"
+    moved = qm.apply(net, {"hdd.calls": 100_000 / 1024})
+    u = qm.solve(moved).U
+    assert max(u.items(), key=lambda kv: kv[1])[0] == "hdd"
+    # and a device swap: the same path on NVDIMM stays xfs-bound at 100,000 fsyncs
+    assert afa.run(p, "nvdimm", fsyncs=100_000).bottleneck == "xfs"
+
+
+def test_read_energy_ratio_is_forced_by_table1(rep):
     """Whatever the times, E_HDD / E_NVDIMM = (6.8 / 2) x T_HDD / T_NVDIMM:
     with the paper's 6.9x time ratio that is 23.46x, not 7.18x."""
-    rep = afa.report()
-    row = next(r for r in rep.rows if r.quantity == "HDD/NVDIMM read energy, 4 GB file")
+    row = _row(rep, "HDD/NVDIMM read energy, 4 GB file")
     assert row.model == pytest.approx(6.8 / 2.0 * 6.9, rel=1e-3)
-    assert row.miss
+    assert row.miss and row.role == "derived"
 
 
 def test_max_fsync_gap_bound_from_paper_numbers(rep):
     # with 13x HDD growth, flat NVDIMM and 26x at 1,000 fsyncs the paper's
     # own figures cap the gap at 13 x 26 = 338 < 800: the model stays below
-    row = next(r for r in rep.rows if r.quantity.startswith("max HDD/NVDIMM energy"))
+    row = _row(rep, "max HDD/NVDIMM energy")
     assert row.model < 13 * 26
     assert row.miss
 
 
-def test_sweeps_shapes(rep):
+def test_sweeps_shapes_and_bottleneck_map(rep):
     sw = rep.extra["sweeps"]
     hdd, nvd = sw["fsync"]["hdd"]["time"], sw["fsync"]["nvdimm"]["time"]
     assert all(b > a for a, b in zip(hdd, hdd[1:]))           # HDD grows with fsyncs
@@ -128,6 +197,12 @@ def test_sweeps_shapes(rep):
     for d in afa.DEVICES:                                      # smaller buffers cost more
         t = sw["buffer"][d]["time"]
         assert all(b <= a for a, b in zip(t, t[1:]))
+    # the bottleneck moves: HDD xfs-bound at 1,000 and 3,000 fsyncs, device-bound from
+    # 10,000 (k* = 3,945 lies between); NVDIMM xfs-bound everywhere
+    assert sw["fsync"]["hdd"]["bottleneck"] == ["xfs", "xfs", "hdd", "hdd", "hdd"]
+    assert set(sw["fsync"]["nvdimm"]["bottleneck"]) == {"xfs"}
+    # buffer: HDD device-bound at 1 KB (b* = 5.6 KiB), xfs-bound from 10 KB
+    assert sw["buffer"]["hdd"]["bottleneck"] == ["hdd", "xfs", "xfs", "xfs"]
     # energy order of the buffer sweep, NVDIMM < SSD < NVMe < HDD (paper sec. 4.1.4),
     # holds at 1 KB; at 1 MB the model's HDD is only 1.2x slower than NVMe (the
     # missed rows), so NVMe's 12 W puts it above the HDD there (a report note)
@@ -138,6 +213,61 @@ def test_sweeps_shapes(rep):
     assert any("1 MB" in n and "NVMe" in n for n in rep.notes)
 
 
+def test_switch_points_by_hand_and_on_the_network():
+    """D_dev = D_xfs per call: o + (k b / F) t_f + b / B = b c_fs gives
+    k* = F (c_fs - 1/B - o/b) / t_f; with k = 1, b* = o / (c_fs - 1/B - t_f/F)
+    (derived by hand here; the module derives it with sympy)."""
+    p = afa.Params()
+    sw = afa.switch_points(p)
+    F, b, o, tf = p.sync_file, p.default_buffer, p.hdd_call, 30 / p.hdd_rpm
+    k_star = F * (p.fs_write_fixed - 1 / p.hdd_rate - o / b) / tf
+    e = sw["fsync"]["hdd"]
+    assert e["value"] == pytest.approx(k_star, rel=1e-9)
+    assert e["check"] == ("xfs", "hdd")
+    # at k* the two demands are equal on the numeric network
+    r = afa.run(p, "hdd", fsyncs=e["value"])
+    assert r.demands["hdd"] == pytest.approx(r.demands["xfs"], rel=1e-9)
+    b_star = o / (p.fs_write_fixed - 1 / p.hdd_rate - tf / F)
+    eb = sw["buffer"]["hdd"]
+    assert eb["value"] == pytest.approx(b_star, rel=1e-9)
+    assert eb["check"] == ("hdd", "xfs")
+    # flash devices switch far beyond the paper's 100,000 fsyncs (SSD: 0.1 ms flushes)
+    assert sw["fsync"]["ssd"]["value"] > 100_000
+    ks = F * (p.fs_write_fixed - 1 / p.ssd_write_bw) / p.ssd_flush
+    assert sw["fsync"]["ssd"]["value"] == pytest.approx(ks, rel=1e-9)
+    # the general formula, in symbols
+    import sympy as sp
+    F_, o_, t_, B_, c_, b_ = sp.symbols("F o t_f B c_fs b", positive=True)
+    assert sp.simplify(sw["fsync_formula"]["expr"]
+                       - F_ * (c_ - 1 / B_ - o_ / b_) / t_) == 0
+
+
+# ---------------------------------------------------------------------------
+# roles: predicted rows are not a fitted row's equation
+# ---------------------------------------------------------------------------
+
+def test_predicted_rows_move_independently_of_the_fitted_request_cost():
+    """Doubling the HDD's fitted per-request cost (no refit) moves its fitted
+    1 KB row; predicted rows that do not run the HDD at small buffers do not
+    move at all, and the fsync row (1 MB calls) moves by a different factor.
+    The HDD/NVMe and HDD/NVDIMM 1 KB rows share the fitted row's numerator by
+    design: what they test is SSD/NVMe and SSD/NVDIMM at 1 KB (data-sheet
+    flash costs), which this change leaves alone:"""
+    p = afa.Params()
+    a = afa.report(p, fit=False)
+    b = afa.report(dataclasses.replace(p, hdd_call=2 * p.hdd_call), fit=False)
+    fit_a, fit_b = (_row(x, afa.FITTED["hdd_call"]).model for x in (a, b))
+    assert fit_b / fit_a > 1.5
+    for q in ("NVMe/NVDIMM write energy", "NVDIMM write time, 100,000",
+              "SSD write time, 10 KB"):
+        assert _row(b, q).model == pytest.approx(_row(a, q).model, rel=1e-12), q
+    f_a, f_b = (_row(x, "HDD write time, 100,000 / 1,000").model for x in (a, b))
+    assert abs(f_b / f_a - fit_b / fit_a) > 0.3
+    for q in ("HDD/NVMe write time, 1 KB", "HDD/NVDIMM write time, 1 KB"):
+        ratio_a = _row(a, q).model / fit_a
+        assert _row(b, q).model / fit_b == pytest.approx(ratio_a, rel=1e-9)
+
+
 def test_fit_false_uses_the_given_parameters():
     p = dataclasses.replace(afa.Params(), hdd_call=1e-4)
     r = afa.report(p, fit=False)
@@ -145,55 +275,115 @@ def test_fit_false_uses_the_given_parameters():
     assert r.params.hdd_call == 1e-4
 
 
-def test_overrides_through_the_case_registry():
+def test_overrides_through_the_case_registry(rep):
     from qmodels import cases
 
     r = cases.report("afa", ["hdd_rpm=5400"])
     assert r.params.hdd_rpm == 5400.0
     # a slower spindle makes every fsync cost more
-    row = next(x for x in r.rows if x.quantity.startswith("HDD write time, 100,000"))
-    base = next(x for x in afa.report().rows if x.quantity.startswith("HDD write time, 100,000"))
-    assert row.model > base.model
+    assert (_row(r, "HDD write time, 100,000").model
+            > _row(rep, "HDD write time, 100,000").model)
 
 
 def test_errors_name_the_bad_value():
     p = afa.Params()
     with pytest.raises(UnknownNameError, match="unknown device 'tape'"):
         afa.write_time(p, "tape", GiB)
-    with pytest.raises(InvalidValueError, match="buffer 0"):
+    with pytest.raises(InvalidValueError, match="buffer must be positive, got 0"):
         afa.write_time(p, "ssd", GiB, buffer=0)
     with pytest.raises(InvalidValueError, match="op must be 'read' or 'write'"):
-        afa.job(p, "ssd", "erase", GiB)
+        afa.run(p, "ssd", "erase")
+    with pytest.raises(InvalidValueError, match="fsyncs must be non-negative"):
+        afa.network(p, "ssd", fsyncs=-1)
     with pytest.raises(InvalidValueError, match="hdd_rpm must be a non-negative number"):
         afa.Params(hdd_rpm=-1.0)
 
 
-def test_simulation_confirms_the_run_time():
-    """sim=True: the one-customer network simulated; its cycle time is the
-    service time (exponential, 5 replications: within 10 %)."""
-    r = afa.report(sim=True, seed=3)
-    s = r.extra["simulation"]
-    assert s["simulated_cycle_time"] == pytest.approx(s["analytic_time"], rel=0.10)
+# ---------------------------------------------------------------------------
+# simulation
+# ---------------------------------------------------------------------------
+
+def test_simulation_agrees_and_loads_different_elements(rep_sim):
+    """--sim: at least three configurations, each within the simulator's
+    95 % interval (MVA is exact for one customer: tolerance 0), loading
+    different elements (device-bound writes, an xfs-bound write, a read)."""
+    val = rep_sim.validation
+    configs = {v["configuration"] for v in val}
+    assert len(configs) >= 3
+    assert all(v["agree"] for v in val), [v for v in val if not v["agree"]]
+    assert all(v["tolerance"] == 0.0 for v in val)
+    # every configuration reports run time, each element's U and energy, and J/B
+    for c in configs:
+        qs = {v["quantity"] for v in val if v["configuration"] == c}
+        assert {"run time [s]", "U cpu", "U xfs", "energy per byte [J/B]"} <= qs
+    bottlenecks = set()
+    for c in configs:
+        us = {v["quantity"][2:]: v["analytic"] for v in val
+              if v["configuration"] == c and v["quantity"].startswith("U ")}
+        bottlenecks.add(max(us, key=us.get))
+    assert {"xfs", "hdd"} <= bottlenecks
+    assert any("read" in c for c in configs)
+    d = json.loads(json.dumps(rep_sim.to_dict()))
+    assert d["validation"] and d["sim_status"]
+    assert "analytic vs simulated" in rep_sim.table()
 
 
-def test_energy_uses_qmodels_energy():
+def test_simulation_is_reproducible():
     p = afa.Params()
-    j = afa.job(p, "ssd", "write", GiB)
-    e = qm.energy(qm.mva(j.network), period=j.time, bytes_per_transaction=GiB,
-                  read_fraction={"ssd": 0.0})
-    assert e.total_energy == pytest.approx(3.7 * j.time, rel=1e-9)
+    cfg = afa.VALIDATION_CONFIGS[:1]
+    a, _ = afa.validation(p, cfg, seed=7)
+    b, _ = afa.validation(p, cfg, seed=7)
+    assert [v["sim"] for v in a] == [v["sim"] for v in b]
 
 
-def test_report_energy_rows_match_the_network_solution(rep):
-    """The table's energy ratios (fast path P x T) equal those of the solved
-    one-station networks through qm.energy."""
+def test_energy_split_in_extra(rep):
+    e = rep.extra["energy"]["write 1 GB, 100,000 fsyncs"]
+    # the HDD's flushes make it the bottleneck and most of the energy
+    assert e["hdd"]["bottleneck"] == "hdd"
+    assert e["hdd"]["energy"]["hdd"] > e["hdd"]["energy"]["xfs"] + e["hdd"]["energy"]["cpu"]
+    # with data-sheet idle power an xfs-bound NVMe write charges its device less than
+    # the paper's accounting (12 W over the whole run)
+    w = rep.extra["energy"]["write 4 GB"]["nvme"]
+    assert w["energy"]["nvme"] < w["paper_energy"]
+
+
+def test_cpu_switch_point_by_hand():
+    """The core's demand (s + b c_cpu) r, r = f_ref / f, equals the xfs path's
+    b c_fs at b* = s r / (c_fs - c_cpu r): at 1.6 GHz (r = 1.5) ~200 B,
+    below the paper's smallest buffer (1 KB), so its runs never make the
+    CPU the bottleneck."""
+    p = afa.Params()
+    r = p.ref_clock / p.low_clock
+    b_star = p.syscall * r / (p.fs_write_fixed - p.fs_write_cpu * r)
+    e = afa.switch_points(p)["buffer"]["cpu"]
+    assert e["value"] == pytest.approx(b_star, rel=1e-9)
+    assert e["check"] == ("cpu", "xfs")
+    assert e["value"] < min(p.buffer_sizes)
+
+
+def test_physical_energy_note(rep):
+    # the note's ratio is the networks' device energies with data-sheet idle power
     p = rep.params
-    F = 4 * GiB
-    e_nvme = afa.job(p, "nvme", "write", F).energy
-    e_nvd = afa.job(p, "nvdimm", "write", F).energy
-    row = next(r for r in rep.rows if r.quantity == "NVMe/NVDIMM write energy, 4 GB file")
-    assert row.model == pytest.approx(e_nvme / e_nvd, rel=1e-9)
-    e_h = afa.job(p, "hdd", "write", GiB, fsyncs=1000).energy
-    e_s = afa.job(p, "ssd", "write", GiB, fsyncs=1000).energy
-    row = next(r for r in rep.rows if r.quantity == "HDD/SSD write energy, 1,000 fsyncs")
-    assert row.model == pytest.approx(e_h / e_s, rel=1e-9)
+    a, b = afa.run(p, "nvme", size=4 * GiB), afa.run(p, "nvdimm", size=4 * GiB)
+    ratio = a.device_energy / b.device_energy
+    assert any(f"{ratio:.2f}x instead of" in n for n in rep.notes)
+    # NVDIMM idles at its active power (assumed), so its two accountings agree
+    assert b.device_energy == pytest.approx(b.paper_energy, rel=1e-9)
+
+
+def test_no_overlap_is_what_the_paper_demands():
+    """The module's argument for a tandem of one customer: were the page
+    cache's write-back fully overlapped with the writer, a run would take
+    n x max(D_cpu + D_xfs, D_device) (the slower of two pipelined stages);
+    at 4 GB in 1 MB calls the path exceeds the HDD's demand, so HDD/NVDIMM
+    would be 1.00, not the paper's 1.25 (sec. 4.1.2), which the tandem
+    (sum of demands) reproduces."""
+    p = afa.Params()
+
+    def overlapped(d):
+        r = afa.run(p, d, size=4 * GiB)
+        return r.calls * max(r.demands["cpu"] + r.demands["xfs"], r.demands[d])
+
+    assert overlapped("hdd") / overlapped("nvdimm") == pytest.approx(1.0, abs=1e-12)
+    tandem = afa.write_time(p, "hdd", 4 * GiB) / afa.write_time(p, "nvdimm", 4 * GiB)
+    assert tandem == pytest.approx(1.25, rel=1e-3)
