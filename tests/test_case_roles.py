@@ -32,7 +32,7 @@ COUNTS = {
     "kosmos": {"fitted": 15, "predicted": 27, "derived": 9, "misses": 9},
     "afa": {"fitted": 4, "predicted": 17, "derived": 3, "misses": 10},
     "nic": {"fitted": 0, "predicted": 5, "derived": 9, "misses": 1},
-    "manycore": {"fitted": 1, "predicted": 8, "derived": 8, "misses": 3},
+    "manycore": {"fitted": 0, "predicted": 10, "derived": 8, "misses": 5},
 }
 
 #: the decomposition's stated throughput error against the exact CTMC (module
