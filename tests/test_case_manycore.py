@@ -85,6 +85,9 @@ def test_nothing_is_fitted(rep):
     r2 = mc.report(dataclasses.replace(mc.Params(), placement="unbound"))
     assert _row(r2, "SKL STREAM peak").model == pytest.approx(0.75 * 41.6 / 0.5, rel=1e-6)
     assert _row(r2, "SKL STREAM bottleneck").model == 1.0
+    assert not _row(r2, "SKL STREAM bottleneck").miss
+    assert "unbound threads" in _row(r2, "SKL STREAM peak").miss
+    assert r2.to_dict()["switch"]["page_star"] is None      # JSON-safe, no NaN
     # the KNL rows do not depend on the SKL placement
     assert _row(r2, "KNL DDR4 STREAM").model == _row(rep, "KNL DDR4 STREAM").model
 
