@@ -404,3 +404,38 @@ def test_elements_are_the_public_ones():
     # changing an element moves the numbers: 2 B per UPI transfer doubles the unbound peak
     p2 = dataclasses.replace(p, upi_bytes_per_transfer=2.0)
     assert mc.stream(p2, "skl", 40, 0.5)[0] == pytest.approx(2 * mc.stream(p, "skl", 40, 0.5)[0])
+
+
+# ---------------------------------------------------------------------------
+# HPL as a network of panels
+# ---------------------------------------------------------------------------
+
+def test_hpl_network_without_lookahead_is_the_formula():
+    """One panel at a time: T = panels x (D_compute + D_net) = the [HPLmodel]
+    sum, so exact MVA on the CPU and Link stations reproduces the formula."""
+    p = mc.Params()
+    for nodes in (2, 4, 8, 16):
+        assert mc.hpl_network_efficiency(p, "skl", nodes) == pytest.approx(
+            mc.hpl_efficiency(p, "skl", nodes), rel=1e-12)
+        # look-ahead overlaps the broadcasts: better, never above the one-node AVX bound
+        e1 = mc.hpl_network_efficiency(p, "skl", nodes, 1)
+        assert mc.hpl_efficiency(p, "skl", nodes) < e1 < mc.hpl_efficiency(p, "skl")
+    net = mc.hpl_network(p, "skl", 16, 1)
+    assert isinstance(net.stations[0].element, qm.CPU)
+    assert isinstance(net.stations[1].element, qm.Link)
+    # the compute station is the AVX clock at work: per panel 2 N^3 / 3 / (N / NB) FLOP
+    # over 16 nodes x 3072 GFLOP/s x 1.6 / 2.4
+    N = math.sqrt(0.8 * 16 * 192 * GiB / 8)
+    assert net.stations[0].service == pytest.approx(
+        2 * N ** 3 / 3 / (N / 256) / (16 * 3072e9 * 1.6 / 2.4), rel=1e-12)
+    assert qm.mva(net).bottleneck == ("compute",)
+
+
+def test_hpl_network_a_slow_link_moves_the_bottleneck(rep):
+    p = mc.Params()
+    bw = rep.extra["hpl_network"]["link_switch_bw"]
+    for rate, neck in ((0.9 * bw, "net"), (1.1 * bw, "compute")):
+        q = dataclasses.replace(p, network_bw=rate)
+        assert qm.bounds(mc.hpl_network(q, "skl", 16, 1)).bottleneck == (neck,)
+    with pytest.raises(InvalidValueError, match="nodes must be an integer >= 2"):
+        mc.hpl_network(p, "skl", 1)
