@@ -370,6 +370,11 @@ def test_validation_agrees_and_covers_the_elements(rep_sim):
     again = mc._validation(rep_sim.params, 1)
     assert [e["sim"]["mean"] for e in again] == [e["sim"]["mean"] for e in v]
     assert "analytic vs simulated" in rep_sim.table()
+    # the rows that are a simulated network's output show the simulated figure beside it
+    for q in ("KNL MCDRAM STREAM", "KNL DDR4 STREAM", "SKL STREAM peak"):
+        row = _row(rep_sim, q)
+        assert row.sim and row.model == pytest.approx(row.sim[0], rel=0.02)
+    assert "simulated (95 %)" in rep_sim.table()
     assert rep_sim.to_dict()["validation"][0]["sim"]["half_width"] > 0
 
 

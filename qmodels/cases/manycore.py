@@ -972,6 +972,11 @@ def _sim_stream(p, which, threads, remote, seed, label, note=""):
         tolerance=0.0, method="exact MVA (product form, the simulated network) vs simulation")
 
 
+def _skl_label(p: Params, T: int) -> str:
+    how = "unbound threads" if p.placement == "unbound" else f"first touch ({p.placement})"
+    return f"SKL STREAM, {T} threads, {how}"
+
+
 def _validation(p: Params, seed: int) -> tuple:
     """Analytic vs simulated: STREAM at the three memories (and SKL with
     unbound threads), IOR below and above the cliff, and the reread's hit
@@ -990,8 +995,7 @@ def _validation(p: Params, seed: int) -> tuple:
 
     T = p.skl_cores
     out = [
-        _sim_stream(p, "skl", T, None, seed,
-                    f"SKL STREAM, {T} threads, first touch ({p.placement})"),
+        _sim_stream(p, "skl", T, None, seed, _skl_label(p, T)),
         _sim_stream(p, "skl", T, remote_fraction(p, T, "unbound"), seed + 1,
                     f"SKL STREAM, {T} threads, unbound (r = 1/2, UPI-bound)"),
         _sim_stream(p, "skl", 10, None, seed + 2, "SKL STREAM, 10 threads (core-bound)"),
@@ -1176,6 +1180,17 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
     validation, status = (), ""
     if sim:
         validation = _validation(p, seed)
+        # the rows that are a simulated network's output carry its figure in the table
+        by_config = {v["configuration"]: v for v in validation}
+        for quantity, config in (
+                ("KNL MCDRAM STREAM", f"KNL MCDRAM STREAM, {p.knl_cores} threads"),
+                ("KNL DDR4 STREAM", f"KNL DDR4 STREAM, {p.knl_cores} threads"),
+                ("SKL STREAM peak", _skl_label(p, T))):
+            v = by_config.get(config)
+            k = next(i for i, r in enumerate(rows) if r.quantity.startswith(quantity))
+            if v is not None:
+                rows[k] = dataclasses.replace(rows[k], sim=(v["sim"]["mean"],
+                                                            v["sim"]["half_width"]))
         status = ("the STREAM networks (cores, memory channels, UPI) of KNL MCDRAM, KNL DDR4 "
                   "and SKL (first touch and unbound threads), IOR's reread network (cores, "
                   "memory, PFS link) on both sides of the cliff, and the page cache's loop "
