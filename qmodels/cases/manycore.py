@@ -1195,7 +1195,7 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
                   "and SKL (first touch and unbound threads), IOR's reread network (cores, "
                   "memory, PFS link) on both sides of the cliff, and the page cache's loop "
                   "hit ratio; intervals simultaneous at 95 % (Bonferroni: each at "
-                  f"{100 * LEVEL:.1f} %); HPL is a formula, no network")
+                  f"{100 * LEVEL:.1f} %); HPL's panel network is solved by MVA only")
     e = energy["skl"]
     notes = (
         f"HPL as a network of panels (the grid's compute + the 100 Gbit/s link): without "
