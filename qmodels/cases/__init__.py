@@ -8,8 +8,9 @@
                bandwidth vs message size, master/slave CloudSuite completion
 ``afa``        energy of all-flash storage (HDD, SATA SSD, NVMe, NVDIMM-N):
                E = P x T per device and per job
-``manycore``   Xeon Phi KNL and Skylake nodes: Rpeak, STREAM saturation with
-               the UPI link as the bottleneck, the IOR cache cliff
+``manycore``   Xeon Phi KNL and Skylake nodes: Rpeak, STREAM with the remote
+               fraction from first touch (memory channels, not UPI, bind),
+               the IOR cache cliff from an LRU page cache
 ``nic``        end-system limits of 1 Gbps transfers: TCP/UDP throughput vs
                MTU and window, the bandwidth-delay product
 =============  ===============================================================
