@@ -5,14 +5,18 @@
                switch ports held along the packet path, the bottleneck moving
                from the interface buffer to the DMA engine and switch port
 ``kosmos``     KOSMOS microserver interconnects (Ethernet vs Serial RapidIO):
-               bandwidth vs message size, master/slave CloudSuite completion
-``afa``        energy of all-flash storage (HDD, SATA SSD, NVMe, NVDIMM-N):
-               E = P x T per device and per job
+               bandwidth vs message size from a host -> PCIe DMA -> link cycle
+               of deterministic transfers, CloudSuite master/slave runs as a
+               fork-join, Graph Analytics' working set
+``afa``        energy of all-flash storage (HDD, SATA SSD, NVMe, NVDIMM-N): a
+               cpu -> xfs -> device network per experiment, energy per
+               element from utilisations and power states
 ``manycore``   Xeon Phi KNL and Skylake nodes: Rpeak, STREAM with the remote
                fraction from first touch (memory channels, not UPI, bind),
                the IOR cache cliff from an LRU page cache
-``nic``        end-system limits of 1 Gbps transfers: TCP/UDP throughput vs
-               MTU and window, the bandwidth-delay product
+``nic``        end-system limits of 1 Gbps transfers: the host-bus-NIC-link-
+               backbone path with TCP's window as the closed population over
+               the RTT delay, UDP as an open class, the switch window
 =============  ===============================================================
 
 Each module has a frozen ``Params`` dataclass (every field says where its
