@@ -148,7 +148,7 @@ def throughput_curve(model, ax=None, *, metric: str = "throughput", bounds=True,
     y = np.asarray(curve.throughput if m == "X" else curve.response_time)
     ax.plot(n, y, color="C0", lw=2, label=label)
     if b is not None:
-        pops = n[n >= 1]
+        pops = _bound_populations(n[n >= 1], b)
         if len(pops):
             bs = b.sweep(pops)
             for key, style, name in (("aba", "--", "ABA"), ("bjb", ":", "BJB")):
@@ -168,6 +168,27 @@ def throughput_curve(model, ax=None, *, metric: str = "throughput", bounds=True,
         ax.set_title(f"class {curve.class_name}")
     ax.legend()
     return ax
+
+
+#: the most populations at which throughput_curve evaluates the bounds (each
+#: is a bounds solve of its own): enough for a smooth line on any screen
+_BOUND_POINTS = 256
+
+
+def _bound_populations(pops, b):
+    """The populations at which to draw the bounds: all of ``pops`` when
+    there are few, else ``_BOUND_POINTS`` of them spread evenly plus the
+    two integers around N* (where ABA's min() has its corner), so a curve of
+    10^4 populations does not cost 10^4 bounds solves."""
+    pops = np.asarray(pops)
+    if len(pops) <= _BOUND_POINTS:
+        return pops
+    pick = np.linspace(0, len(pops) - 1, _BOUND_POINTS).round().astype(int)
+    keep = set(pops[pick].tolist())
+    ns = float(getattr(b, "saturation_population", math.nan))
+    if math.isfinite(ns):
+        keep.update(p for p in (math.floor(ns), math.ceil(ns)) if pops[0] <= p <= pops[-1])
+    return np.array(sorted(keep), dtype=pops.dtype)
 
 
 # ---------------------------------------------------------------------------

@@ -360,3 +360,22 @@ def test_axes_name_their_units():
     assert ax.get_ylabel() == "per-server demand $D_k / c_k$ [s]"
     assert any(t.get_text() == "max: $D_{\\max}$" for t in ax.get_legend().get_texts())
     plt.close("all")
+
+
+def test_throughput_curve_of_a_large_population_samples_its_bounds():
+    # A curve of 3,000 populations: the bounds are drawn through at most 256
+    # evenly spread populations plus the two integers around N*, where ABA's
+    # min(N / (D + Z), 1 / D_max) has its corner (Lazowska et al. 1984,
+    # sec. 5.2); every drawn value is the bound solved at that population.
+    net = qm.Network([qm.Queue("a", 0.001), qm.Queue("b", 0.0005), qm.Delay("rtt", 0.2)],
+                     [qm.Closed("c", 3000, visits={"a": 1, "b": 1, "rtt": 1})])
+    ax = qm.plot.throughput_curve(qm.mva(net, curve=True))
+    line = {ln.get_label(): ln for ln in ax.get_lines()}["ABA upper"]
+    x, y = line.get_xdata(), line.get_ydata()
+    assert 200 <= len(x) <= 258
+    n_star = 0.2015 / 0.001          # (D + Z) / D_max
+    assert {int(np.floor(n_star)), int(np.ceil(n_star))} <= set(int(v) for v in x)
+    for n in (x[0], x[len(x) // 2], x[-1], np.floor(n_star)):
+        want = min(n / 0.2015, 1 / 0.001)
+        assert y[list(x).index(n)] == pytest.approx(want, rel=1e-12)
+    plt.close("all")
