@@ -554,7 +554,12 @@ def _val(v):
 
 def stations(result, ax=None, *, metric: str = "U"):
     """One bar per station of ``metric`` (``U``, ``Q``, ``R`` or ``X``);
-    a simulated result's bars carry its confidence intervals."""
+    a simulated result's bars carry its confidence intervals.
+
+    A delay station (infinite servers) has no utilisation in [0, 1]: its
+    ``U`` is the mean number of jobs it holds, so the ``U`` plot leaves
+    delays out and says so in its x label instead of drawing, say, 273
+    jobs in service on the scale of a busy fraction."""
     m = _metric(metric)
     if not hasattr(result, m) or not hasattr(result, "network"):
         raise InvalidValueError(
@@ -567,6 +572,12 @@ def stations(result, ax=None, *, metric: str = "U"):
             "plot r.evaluate({symbol: value, ...}) (or solve qm.substitute(net, ...))")
     ax = _axes(ax)
     names = list(result.network.station_names)
+    delays = []
+    if m == "U":
+        from .model import Delay
+
+        delays = [s.name for s in result.network.stations if isinstance(s, Delay)]
+        names = [s for s in names if s not in delays]
     vals = [getattr(result, m)[s] for s in names]
     y = np.array([_val(v) for v in vals])
     err = None
@@ -575,6 +586,8 @@ def stations(result, ax=None, *, metric: str = "U"):
     ax.bar(np.arange(len(names)), y, yerr=err, capsize=3, label=getattr(result, "method", ""))
     ax.set_xticks(np.arange(len(names)), names)
     ax.set_ylabel(_LABEL[m])
+    if delays:
+        ax.set_xlabel(f"station (delays not shown: {', '.join(delays)})")
     return ax
 
 

@@ -379,3 +379,21 @@ def test_throughput_curve_of_a_large_population_samples_its_bounds():
         want = min(n / 0.2015, 1 / 0.001)
         assert y[list(x).index(n)] == pytest.approx(want, rel=1e-12)
     plt.close("all")
+
+
+def test_stations_utilisation_leaves_delays_out():
+    # N = 300 jobs, Z = 5 s at the delay, D = 0.01 s at the queue: the queue
+    # saturates (X = 100/s) and the delay holds X Z = 500 / (1 + ...) jobs,
+    # a number of jobs, not a busy fraction: the U plot must not draw it.
+    net = qm.Network([qm.Queue("cpu", 0.01), qm.Delay("think", 5.0)],
+                     [qm.Closed("c", 300, visits={"cpu": 1, "think": 1})])
+    r = qm.mva(net)
+    assert r.U["think"] > 1
+    ax = qm.plot.stations(r)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["cpu"]
+    assert max(p.get_height() for p in ax.patches) <= 1
+    assert "think" in ax.get_xlabel()
+    ax = qm.plot.stations(r, metric="Q")        # jobs: the delay stays
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["cpu", "think"]
+    plt.close("all")
