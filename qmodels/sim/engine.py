@@ -38,10 +38,16 @@ arrival at a station, end of route) to its own handler, inlined by numba
 (``inline="always"``): a handler takes the tuples, which an ordinary call
 would pass as some 200 scalar arguments.  The small helpers a handler
 calls (heap, FIFO lists, statistics, variates) take their arrays one by
-one and are ordinary compiled functions that LLVM inlines where it pays:
-inlining them in numba's IR as well, at every call site and nested, made
-``run`` four times bigger for numba to type and lower (18.5 s of compile
-against 7.8 s, with the events per second within 10 %).
+one: numba types and lowers each of them once, as an ordinary compiled
+function (inlining them in numba's IR as well, at every call site and
+nested, made ``run`` four times bigger for numba to type and lower: 18.5 s
+of compile against 7.8 s).  The hot ones are marked ``forceinline=True``:
+LLVM, not numba, inlines them into ``run`` (its ``alwaysinline``), which
+costs no typing and little compile time, and saves the call with its
+arguments spilled to the stack (an array is some seven machine words):
+1.3-1.5x the events per second (``benchmarks/README.md``).  The rare paths
+(sharing stations, pools, priority, fork-join, the general ``draw``) stay
+ordinary calls.
 
 Randomness: one ``numpy.random.Generator`` per replication fills a block
 of uniforms ``rng`` (``Generator.random``); the loop reads it in order
@@ -95,7 +101,7 @@ KIND_FORKJOIN = 6
 # random variates (Law 2015, ch. 8)
 # ---------------------------------------------------------------------------
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def _uni(U, SI):
     """The next uniform [0, 1) of the pre-drawn block."""
     i = SI[I_UPOS]
@@ -103,7 +109,7 @@ def _uni(U, SI):
     return U[i]
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def _exp1(U, SI):
     """Standard exponential by inversion (Law 2015, sec. 8.3.2)."""
     return -math.log(1.0 - _uni(U, SI))
@@ -159,7 +165,7 @@ def draw(kind, a, b, off, ln, emp, mean, rng, SI):
 # at sharing station e-C; e >= C+K: job e-C-K (completion or end of think)
 # ---------------------------------------------------------------------------
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def _sift_up(i, HE, HT, POS):
     e = HE[i]
     t = HT[i]
@@ -176,7 +182,7 @@ def _sift_up(i, HE, HT, POS):
     POS[e] = i
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def _sift_down(i, n, HE, HT, POS):
     e = HE[i]
     t = HT[i]
@@ -199,7 +205,7 @@ def _sift_down(i, n, HE, HT, POS):
     POS[e] = i
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def heap_set(e, t, HE, HT, POS, SI):
     i = POS[e]
     if i < 0:
@@ -218,7 +224,7 @@ def heap_set(e, t, HE, HT, POS, SI):
             _sift_down(i, SI[I_HSIZE], HE, HT, POS)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def heap_remove(e, HE, HT, POS, SI):
     i = POS[e]
     if i < 0:
@@ -241,7 +247,7 @@ def heap_remove(e, HE, HT, POS, SI):
 # statistics
 # ---------------------------------------------------------------------------
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K):
     """Add the areas of station k from its last change up to ``now``."""
     dt = now - SFL[k, 0]
@@ -275,7 +281,7 @@ def flush_pool(p, now, PLI, PS, PFL, ACC, base):
         PFL[p] = now
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def record_cycle(c, dt, ACC, off_cyc, C, HIST, seg, CLF):
     ACC[off_cyc + c] += 1.0
     ACC[off_cyc + C + c] += dt
@@ -295,7 +301,7 @@ def record_cycle(c, dt, ACC, off_cyc, C, HIST, seg, CLF):
 # routing
 # ---------------------------------------------------------------------------
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def next_dest(c, r, RN, RD, RC, rng, SI):
     n = RN[c, r]
     if n == 1:
@@ -402,7 +408,7 @@ def share_pick(k, SS, JI, JF):
 # FIFO lists threaded through J_NXT
 # ---------------------------------------------------------------------------
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def fifo_push(j, A, r, ch, ct, JI):
     JI[j, J_NXT] = -1
     t = A[r, ct]
@@ -413,7 +419,7 @@ def fifo_push(j, A, r, ch, ct, JI):
     A[r, ct] = j
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def fifo_pop(A, r, ch, ct, JI):
     j = A[r, ch]
     n = JI[j, J_NXT]
@@ -431,7 +437,8 @@ def fifo_pop(A, r, ch, ct, JI):
 # T (statistics):       ACC, SNAP, EDGES, HIST, SEG
 # The handlers are inlined into ``run`` (numba ``inline="always"``: they take
 # the tuples); the helpers they call and the rare paths (token pools, sharing
-# stations) are ordinary compiled calls, which LLVM inlines where it pays.
+# stations) are ordinary compiled calls; the small hot helpers are inlined by
+# LLVM (``forceinline=True``).
 
 @njit(_nrt=False)
 def _offsets(C, K, P):

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InvalidValueError
 
-__all__ = ["Estimate", "estimate", "mser5", "histogram_percentile"]
+__all__ = ["Estimate", "estimate", "mser5", "histogram_percentile", "histogram_percentiles"]
 
 
 @dataclass(frozen=True)
@@ -181,18 +181,27 @@ def histogram_percentile(counts, lo_log: float, step: float, q: float) -> float:
     larger.  Within a bin the quantile is interpolated
     geometrically, so its relative error is below ``exp(step) - 1``.
     """
+    return histogram_percentiles(counts, lo_log, step, (q,))[0]
+
+
+def histogram_percentiles(counts, lo_log: float, step: float, qs) -> list:
+    """:func:`histogram_percentile` for several quantiles ``qs`` of one
+    histogram, its cumulative counts summed once."""
     c = np.asarray(counts, dtype=float)
     tot = c.sum()
     if tot <= 0:
-        return math.nan
-    target = q * tot
+        return [math.nan] * len(qs)
     cum = np.cumsum(c)
-    b = int(np.searchsorted(cum, target, side="left"))
-    b = min(b, c.size - 1)
-    prev = cum[b - 1] if b > 0 else 0.0
-    frac = (target - prev) / c[b] if c[b] > 0 else 0.0
-    frac = min(max(frac, 0.0), 1.0)
-    return float(math.exp(lo_log + (b + frac) * step))
+    out = []
+    for q in qs:
+        target = q * tot
+        b = int(np.searchsorted(cum, target, side="left"))
+        b = min(b, c.size - 1)
+        prev = cum[b - 1] if b > 0 else 0.0
+        frac = (target - prev) / c[b] if c[b] > 0 else 0.0
+        frac = min(max(frac, 0.0), 1.0)
+        out.append(float(math.exp(lo_log + (b + frac) * step)))
+    return out
 
 
 def check_level(level) -> float:

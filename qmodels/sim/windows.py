@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InvalidValueError
 from .run import _Run
-from .stats import estimate, histogram_percentile, mser5
+from .stats import estimate, histogram_percentiles, mser5
 
 #: a histogram segment spans CELLS_PER_SEG cells
 CELLS_PER_SEG = 10
@@ -110,8 +110,8 @@ def _percentiles(run: _Run, segs) -> np.ndarray:
     h = run.HIST[list(segs)].sum(axis=0)
     out = np.full((f.C, len(PERCENTILES)), np.nan)
     for c in range(f.C):
-        for i, q in enumerate(PERCENTILES):
-            out[c, i] = histogram_percentile(h[c], f.hist_lo[c], f.hist_step, q / 100.0)
+        out[c] = histogram_percentiles(h[c], f.hist_lo[c], f.hist_step,
+                                       [q / 100.0 for q in PERCENTILES])
     return out
 
 
