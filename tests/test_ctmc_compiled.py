@@ -237,3 +237,12 @@ def test_more_states_than_max_states_is_refused_by_the_compiled_build():
     with pytest.raises(ProblemTooLargeError, match=r"more than max_states = 500 states "
                                                    r"\(reached 501"):
         qm.ctmc(net, max_states=500, open_limit=600)
+
+
+def test_the_ctmc_benchmark_imports_and_runs(capsys):
+    # no timing here: the figures live in benchmarks/README.md
+    from benchmarks import bench_ctmc
+
+    assert bench_ctmc.main(["-N", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "states 216," in out and "maxrel vs exact MVA" in out
