@@ -8,6 +8,7 @@ Run from the repository root (not part of the test suite)::
                                                     #   the old build + LU at 9,261 states
     python -m benchmarks.bench_ctmc --big           # + 1,157,625 states (N = 13)
     python -m benchmarks.bench_ctmc -N 3            # another population (smoke run)
+    python -m benchmarks.bench_ctmc --decomposition 16   # + decomposition vs ctmc, pools
 
 The model: three closed classes of N jobs over three single-server PS
 queues, class-dependent service times (S[a] = (0.01, 0.02, 0.03),
@@ -135,12 +136,48 @@ def old_whole(N: int, out):
     out(f"  old: Python expectations{_fmt(t_exp)}   maxrel vs exact MVA {_maxrel(res, net):.1e}")
 
 
+def pooled(N: int, B: int):
+    """A SPAX-like I/O path (CASES.md case 1, the model of
+    ``tests/test_decomposition.py``): terminals (Z = 0.05 s), processor,
+    then a buffer pool of B tokens held over DMA and the switch input port,
+    then PCI; one closed class of N jobs."""
+    import qmodels as qm
+
+    return qm.Network(
+        [qm.Delay("think", 0.05), qm.Queue("cpu", 0.004), qm.Queue("dma", 0.010),
+         qm.Queue("port", 0.012), qm.Queue("pci", 0.003)],
+        [qm.Closed("io", N, routing={"think": {"cpu": 1}, "cpu": {"dma": 1},
+                                     "dma": {"port": 1}, "port": {"pci": 1},
+                                     "pci": {"think": 1}})],
+        pools=[qm.TokenPool("buf", B, "dma", "port")])
+
+
+def decomposition_vs_ctmc(N: int, out):
+    """The flow-equivalent decomposition against the exact CTMC (Python
+    build: a token pool) on the pooled I/O path, B = 1, 4, 16 tokens."""
+    import qmodels as qm
+    from qmodels.analytic.decomposition import decompose
+
+    for B in (1, 4, 16):
+        net = pooled(N, B)
+        clock = _Clock()
+        exact = qm.ctmc(net)
+        t_c = clock.lap()
+        dec = decompose(net)
+        t_d = clock.lap()
+        err = (dec.X["io"] - exact.X["io"]) / exact.X["io"]
+        out(f"  B={B:2d}: ctmc {exact.info['states']:,} states {_fmt(t_c)}; "
+            f"decomposition {_fmt(t_d)}; X error {err:+.1e}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-N", type=int, default=8, help="jobs per class (default 8: 91,125 states)")
     ap.add_argument("--old", action="store_true",
                     help="also time the Python build at N, and the old build + LU at N = 5")
     ap.add_argument("--big", action="store_true", help="also N = 13: 1,157,625 states")
+    ap.add_argument("--decomposition", type=int, default=0, metavar="N",
+                    help="also the decomposition against the CTMC on a pooled path, N jobs")
     args = ap.parse_args(argv)
 
     def out(s):
@@ -156,6 +193,9 @@ def main(argv=None) -> int:
     if args.big:
         out("ctmc, 3 classes x N = 13 over 3 PS queues")
         new_path(13, out)
+    if args.decomposition:
+        out(f"decomposition against ctmc, pooled I/O path, N = {args.decomposition}")
+        decomposition_vs_ctmc(args.decomposition, out)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     out(f"peak RSS of this process: {peak:.2f} GiB")
     return 0

@@ -243,6 +243,6 @@ def test_the_ctmc_benchmark_imports_and_runs(capsys):
     # no timing here: the figures live in benchmarks/README.md
     from benchmarks import bench_ctmc
 
-    assert bench_ctmc.main(["-N", "2"]) == 0
+    assert bench_ctmc.main(["-N", "2", "--decomposition", "3"]) == 0
     out = capsys.readouterr().out
-    assert "states 216," in out and "maxrel vs exact MVA" in out
+    assert "states 216," in out and "maxrel vs exact MVA" in out and "B=16" in out
