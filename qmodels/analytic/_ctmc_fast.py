@@ -592,7 +592,7 @@ def check_memory(spec: _Spec, lay: _Layout, max_states: int, budget: int | None 
             f"the chain would have up to {states:,} states and {nnz:,} nonzero rates, "
             f"needing about {nbytes / 2**30:.1f} GiB to build and solve, more than the "
             f"{budget / 2**30:.1f} GiB budget (half the memory available); reduce the "
-            "populations or open_limit, or lower max_states")
+            "populations or open_limit")
     return est
 
 

@@ -461,9 +461,12 @@ def _solve_compiled(net, spec, chain, lay, max_states, compiled=None) -> Result:
     before anything is allocated, the chain built and its expectations
     taken by numba kernels (plain Python on a small chain), the same
     stationary solve."""
-    est_states = _ctmc_fast.check_memory(spec, lay, max_states)[0]
+    est_states, _, _, upper = _ctmc_fast.check_memory(spec, lay, max_states)
+    # the estimate is a lower bound where stations keep the order of their
+    # jobs (orders split the placements): lean towards the machine code there
+    work = est_states * lay.D * (1 if upper else 10)
     states, n, rows, cols, vals, nnz, status = _ctmc_fast.build(
-        lay, max_states, work=est_states * lay.D, compiled=compiled)
+        lay, max_states, work=work, compiled=compiled)
     if status:
         raise _too_many(max_states)
     states = states[:n]
