@@ -8,7 +8,8 @@ large solve does not wait for numba either.  The probe solves small
 networks of every kind the kernels serve (single class with fixed-rate,
 multi-server and load-dependent stations; several classes; convolution;
 Schweitzer and Linearizer, with and without load-dependent stations; the
-parallel kernels of the batched solvers behind ``qm.sweep``) with every
+parallel kernels of the batched solvers behind ``qm.sweep``; the compiled
+build of the exact CTMC) with every
 kernel's size threshold set to 0, then puts the thresholds back.
 """
 
@@ -21,7 +22,7 @@ from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 
 # every module that defines a lazily compiled kernel, imported here so that
 # its kernels are in LAZY_KERNELS before the thresholds are set
-from . import _lattice, _logconv, amva, amva_ld, batch, convolution, mva  # noqa: F401
+from . import _ctmc_fast, _lattice, _logconv, amva, amva_ld, batch, convolution, mva  # noqa: F401
 
 
 def _networks():
@@ -64,6 +65,12 @@ def _solve_all() -> None:
     for multiserver in ("marginal", "seidmann"):
         batch.schweitzer_batch(D, 1.0, 5, servers=servers, multiserver=multiserver)
     batch.schweitzer_batch(D, 1.0, 5)
+    # the compiled CTMC build and its expectations (one signature serves every chain)
+    from .ctmc import ctmc
+
+    ctmc(Network([Queue("cpu", 0.02), Queue("disk", 0.03, discipline="ps")],
+                 [Closed("a", 2, think_time=1.0, visits={"cpu": 1, "disk": 1}),
+                  Closed("b", 2, visits={"cpu": 2, "disk": 1})]))
 
 
 def compile_kernels() -> dict[str, int]:

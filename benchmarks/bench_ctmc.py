@@ -1,0 +1,205 @@
+"""The exact CTMC: the compiled build and the iterative solve against the
+Python build and the LU they replace.
+
+Run from the repository root (not part of the test suite)::
+
+    python -m benchmarks.bench_ctmc                 # 91,125 states, new path, vs MVA
+    python -m benchmarks.bench_ctmc --old           # + the Python build at 91,125 and
+                                                    #   the old build + LU at 9,261 states
+    python -m benchmarks.bench_ctmc --big           # + 1,157,625 states (N = 13)
+    python -m benchmarks.bench_ctmc -N 3            # another population (smoke run)
+    python -m benchmarks.bench_ctmc --decomposition 16   # + decomposition vs ctmc, pools
+
+The model: three closed classes of N jobs over three single-server PS
+queues, class-dependent service times (S[a] = (0.01, 0.02, 0.03),
+S[b] = (0.03, 0.01, 0.02), S[c] = (0.02, 0.03, 0.01) s), visit ratio 1,
+no think time: C(N + 2, 2)^3 states, 91,125 at N = 8, 1,157,625 at N = 13.
+It is product form (BCMP), so exact MVA checks every answer (``maxrel``).
+Times are wall and CPU seconds of one run each (the kernels compiled or
+loaded from numba's cache first, untimed); ``peak RSS`` is the process's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+import numpy as np
+
+S = {"a": (0.01, 0.02, 0.03), "b": (0.03, 0.01, 0.02), "c": (0.02, 0.03, 0.01)}
+
+
+def network(N: int):
+    """The benchmark model (see the module docstring)."""
+    import qmodels as qm
+
+    names = ("q1", "q2", "q3")
+    return qm.Network([qm.Queue(k, 0.01, discipline="ps") for k in names],
+                      [qm.Closed(c, N, visits=dict.fromkeys(names, 1),
+                                 service=dict(zip(names, S[c], strict=True))) for c in S])
+
+
+class _Clock:
+    def __init__(self):
+        self.w, self.c = time.perf_counter(), time.process_time()
+
+    def lap(self):
+        w, c = time.perf_counter(), time.process_time()
+        out = (w - self.w, c - self.c)
+        self.w, self.c = w, c
+        return out
+
+
+def _fmt(t):
+    return f"{t[0]:8.2f} s wall {t[1]:8.2f} s CPU"
+
+
+def _maxrel(res, net):
+    import qmodels as qm
+
+    m = qm.mva(net)
+    x, y = np.asarray(res.class_throughput), np.asarray(m.class_throughput)
+    q, r = np.asarray(res.station_queue_length), np.asarray(m.station_queue_length)
+    return max(float(np.max(np.abs(x - y) / y)),
+               float(np.max(np.abs(q - r) / np.maximum(r, 1e-300))))
+
+
+def new_path(N: int, out):
+    """Compiled build, solve, expectations, then the whole ``qm.ctmc``."""
+    import qmodels as qm
+    from qmodels.analytic import _ctmc_fast as F
+    from qmodels.analytic import ctmc as C
+    from qmodels.analytic._ctmc_chain import _Chain
+    from qmodels.analytic._ctmc_spec import _Spec
+
+    net = network(N)
+    spec = _Spec(net, None)
+    lay = F.layout(spec, _Chain(spec))
+    F.build(lay, 10, compiled=True)  # compile or load the cache, untimed
+    clock = _Clock()
+    states, n, rows, cols, vals, nnz, _ = F.build(lay, 10**8, compiled=True)
+    t_build = clock.lap()
+    used: list[str] = []
+    pi, resid = C._stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], str, used)
+    t_solve = clock.lap()
+    C._compiled_sums(spec, lay, states[:n], n, pi, True)
+    t_exp = clock.lap()
+    res = qm.ctmc(net, max_states=10**8)
+    t_all = clock.lap()
+    out(f"  states {n:,}, nonzero rates {nnz:,}, solver {used[0]}, max|pi Q| {resid:.2g}")
+    out(f"  compiled build          {_fmt(t_build)}")
+    out(f"  stationary solve        {_fmt(t_solve)}")
+    out(f"  expectations            {_fmt(t_exp)}")
+    out(f"  qm.ctmc end to end      {_fmt(t_all)}   maxrel vs exact MVA {_maxrel(res, net):.1e}")
+    return t_build, t_solve, t_all
+
+
+def old_build(N: int, out):
+    """The Python builder (still used for pools and blocking) on the same model."""
+    from qmodels.analytic._ctmc_chain import _Chain
+    from qmodels.analytic._ctmc_spec import _Spec
+
+    clock = _Clock()
+    spec = _Spec(network(N), None)
+    chain = _Chain(spec)
+    states, rows, *_ = chain.build(10**8)
+    t = clock.lap()
+    out(f"  Python build            {_fmt(t)}   ({len(states):,} states, {len(rows):,} rates)")
+    return t
+
+
+def old_whole(N: int, out):
+    """The old path entire: Python build, LU of the pinned system, Python
+    expectations."""
+    from qmodels.analytic import ctmc as C
+    from qmodels.analytic._ctmc_chain import _Chain
+    from qmodels.analytic._ctmc_spec import _Spec
+
+    net = network(N)
+    clock = _Clock()
+    spec = _Spec(net, None)
+    chain = _Chain(spec)
+    states, rows, cols, vals = chain.build(10**8)
+    t_build = clock.lap()
+    saved = C.ITERATIVE_FROM
+    C.ITERATIVE_FROM = 10**12  # the LU, as before
+    try:
+        pi, resid = C._stationary(len(states), rows, cols, vals, str)
+    finally:
+        C.ITERATIVE_FROM = saved
+    t_solve = clock.lap()
+    res = C._figures(net, spec, chain, states, pi, resid)
+    t_exp = clock.lap()
+    out(f"  old: Python build       {_fmt(t_build)}   ({len(states):,} states)")
+    out(f"  old: LU solve           {_fmt(t_solve)}")
+    out(f"  old: Python expectations{_fmt(t_exp)}   maxrel vs exact MVA {_maxrel(res, net):.1e}")
+
+
+def pooled(N: int, B: int):
+    """A SPAX-like I/O path (CASES.md case 1, the model of
+    ``tests/test_decomposition.py``): terminals (Z = 0.05 s), processor,
+    then a buffer pool of B tokens held over DMA and the switch input port,
+    then PCI; one closed class of N jobs."""
+    import qmodels as qm
+
+    return qm.Network(
+        [qm.Delay("think", 0.05), qm.Queue("cpu", 0.004), qm.Queue("dma", 0.010),
+         qm.Queue("port", 0.012), qm.Queue("pci", 0.003)],
+        [qm.Closed("io", N, routing={"think": {"cpu": 1}, "cpu": {"dma": 1},
+                                     "dma": {"port": 1}, "port": {"pci": 1},
+                                     "pci": {"think": 1}})],
+        pools=[qm.TokenPool("buf", B, "dma", "port")])
+
+
+def decomposition_vs_ctmc(N: int, out):
+    """The flow-equivalent decomposition against the exact CTMC (Python
+    build: a token pool) on the pooled I/O path, B = 1, 4, 16 tokens."""
+    import qmodels as qm
+    from qmodels.analytic.decomposition import decompose
+
+    for B in (1, 4, 16):
+        net = pooled(N, B)
+        clock = _Clock()
+        exact = qm.ctmc(net)
+        t_c = clock.lap()
+        dec = decompose(net)
+        t_d = clock.lap()
+        err = (dec.X["io"] - exact.X["io"]) / exact.X["io"]
+        out(f"  B={B:2d}: ctmc {exact.info['states']:,} states {_fmt(t_c)}; "
+            f"decomposition {_fmt(t_d)}; X error {err:+.1e}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-N", type=int, default=8, help="jobs per class (default 8: 91,125 states)")
+    ap.add_argument("--old", action="store_true",
+                    help="also time the Python build at N, and the old build + LU at N = 5")
+    ap.add_argument("--big", action="store_true", help="also N = 13: 1,157,625 states")
+    ap.add_argument("--decomposition", type=int, default=0, metavar="N",
+                    help="also the decomposition against the CTMC on a pooled path, N jobs")
+    args = ap.parse_args(argv)
+
+    def out(s):
+        print(s, flush=True)
+
+    out(f"ctmc, 3 classes x N = {args.N} over 3 PS queues")
+    new_path(args.N, out)
+    if args.old:
+        old_build(args.N, out)
+        out("ctmc, 3 classes x N = 5 over 3 PS queues (9,261 states): old path, then new")
+        old_whole(5, out)
+        new_path(5, out)
+    if args.big:
+        out("ctmc, 3 classes x N = 13 over 3 PS queues")
+        new_path(13, out)
+    if args.decomposition:
+        out(f"decomposition against ctmc, pooled I/O path, N = {args.decomposition}")
+        decomposition_vs_ctmc(args.decomposition, out)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    out(f"peak RSS of this process: {peak:.2f} GiB")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,619 @@
+"""The compiled build of the exact CTMC (:mod:`qmodels.analytic.ctmc`).
+
+For the networks whose state is a vector of small integers -- no token pool,
+no capacity that can ever be reached (so no blocking and no loss), any mix of
+closed and open classes, delay, PS, load-dependent and FCFS stations (an FCFS
+station that keeps the order of its jobs as a row of class slots) -- the
+reachable state space and the generator are built by one numba kernel
+(:func:`_bfs`) instead of the Python breadth-first search of
+:class:`~._ctmc_chain._Chain`, and the expectations under pi by a second
+(:func:`_expect`).
+
+The kernel follows the Python builder step for step: the same start state
+(:meth:`_Chain.setup`), the same breadth-first order (completions place by
+place, job types in the order the Python builder numbers them, destinations
+in routing order, then open arrivals), the same rate expressions evaluated
+in the same floating-point order, and the rates into one target summed in
+the same order.  So it numbers the states identically and yields the same
+generator; ``tests/test_ctmc_compiled.py`` checks this against the Python
+builder on random chains.  The semantics are those of the module docstring
+of :mod:`qmodels.analytic.ctmc`.
+
+A state is a row of ``int32``: for each place (station ``k``, then the think
+stage ``K``) either one count per job type (a counted place) or ``L_k``
+slots holding ``type + 1`` in queue order, 0 when empty (an order-keeping
+FCFS station, ``L_k`` the most jobs it can hold), then the number of open
+jobs present.  States are found again through an open-addressing hash table
+of their rows.
+
+Before any state is stored, :func:`estimate` bounds the state count from
+above where it can (the ways to place each class's jobs over the places it
+can reach) and the bytes the build and the solve will need; :func:`check_memory`
+raises :class:`~qmodels.errors.ProblemTooLargeError` with that estimate when
+it passes the memory budget.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from .._jit import jitable, lazyjit
+from ..errors import ProblemTooLargeError
+from ._ctmc_spec import _FREE, _Spec
+
+#: hash-table modulus (a Mersenne prime: every product stays below 2**52, so the
+#: hash is the same in Python and in numba's int64)
+_HMOD = 2147483647
+_HMUL = 1000003
+
+
+# ---------------------------------------------------------------------------
+# the kernels (plain Python below lazyjit's threshold, numba above)
+# ---------------------------------------------------------------------------
+
+@jitable
+def _row_hash(row, D):
+    """Polynomial hash of a state row modulo 2**31 - 1."""
+    h = 0
+    for i in range(D):
+        h = (h * _HMUL + int(row[i]) + 7) % _HMOD
+    return h
+
+
+@jitable
+def _add_out(tj, tv, nout, j, v):
+    """Add rate ``v`` into target ``j`` of the current state (first-seen
+    order, as the Python builder's dict); returns the new count."""
+    for q in range(nout):
+        if tj[q] == j:
+            tv[q] += v
+            return nout
+    tj[nout] = j
+    tv[nout] = 0.0 + v
+    return nout + 1
+
+
+@jitable
+def _rate(row, place, slot, ordered, off, width, kind, servers, mu, zthink, mult, nmult):
+    """The job in ``slot`` of ``place`` that may complete and its rate:
+    ``(type, rate)``; type -1 when the slot holds no job, -2 when no later
+    slot of the place can complete (ordered station: past the servers or
+    the last job).  Rates as in :meth:`_Chain.completions`."""
+    K = kind.shape[0]
+    o = off[place]
+    if ordered[place]:
+        if slot >= servers[place]:
+            return -2, 0.0
+        v = row[o + slot]
+        if v == 0:
+            return -2, 0.0
+        t = v - 1
+        return t, mu[t, place]
+    m = row[o + slot]
+    if m == 0:
+        return -1, 0.0
+    if place == K:
+        return slot, m / zthink[slot]
+    kd = kind[place]
+    if kd == 0:  # delay
+        return slot, m * mu[slot, place]
+    ntot = 0
+    for u in range(width[place]):
+        ntot += row[o + u]
+    if kd == 1:  # FCFS kept as counts (one job type, or never queueing)
+        active = min(ntot, int(servers[place]))
+        return slot, active * m / ntot * mu[slot, place]
+    if kd == 2:  # PS
+        share = min(1.0, servers[place] / ntot)
+        return slot, m * share * mu[slot, place]
+    a = mult[place, min(ntot, nmult[place]) - 1]  # load-dependent
+    return slot, a * m / ntot * mu[slot, place]
+
+
+@jitable
+def _find(w, D, states, hashes, table):
+    """Index of the state ``w`` (or -1), its hash and its table slot (where
+    it is, or the empty slot where it goes)."""
+    mask = table.shape[0] - 1
+    h = _row_hash(w, D)
+    s = h & mask
+    while table[s] >= 0:
+        c = table[s]
+        if hashes[c] == h:
+            same = True
+            for x in range(D):
+                if states[c, x] != w[x]:
+                    same = False
+                    break
+            if same:
+                return c, h, s
+        s = (s + 1) & mask
+    return -1, h, s
+
+
+@jitable
+def _insert(w, h, s, states, hashes, table, n):
+    """Store ``w`` as state ``n`` (hash ``h``, table slot ``s``), growing
+    the arrays by doubling and the table by 4 when half full; returns the
+    (maybe new) arrays and the new count."""
+    if n == states.shape[0]:
+        bigger = np.zeros((2 * n, states.shape[1]), dtype=np.int32)
+        bigger[:n] = states
+        states = bigger
+        hb = np.zeros(2 * n, dtype=np.int64)
+        hb[:n] = hashes
+        hashes = hb
+    states[n, :] = w
+    hashes[n] = h
+    table[s] = n
+    n += 1
+    if 2 * n > table.shape[0]:
+        table = np.full(4 * table.shape[0], -1, dtype=np.int64)
+        mask = table.shape[0] - 1
+        for c in range(n):
+            s = hashes[c] & mask
+            while table[s] >= 0:
+                s = (s + 1) & mask
+            table[s] = c
+    return states, hashes, table, n
+
+
+@jitable
+def _enter(w, d, t, ordered, off, width, nopen_at):
+    """Job of type t goes to place d (-1: leaves the network)."""
+    if d < 0:
+        w[nopen_at] -= 1
+    elif ordered[d]:
+        for x in range(off[d], off[d] + width[d]):
+            if w[x] == 0:
+                w[x] = t + 1
+                break
+    else:
+        w[off[d] + t] += 1
+
+
+@jitable
+def _target(w, D, states, hashes, table, n, max_states):
+    """Index of state ``w``, added if new: ``(j, states, hashes, table,
+    n)``; j = -1 when it is new and ``max_states`` are stored already."""
+    j, h, s = _find(w, D, states, hashes, table)
+    if j >= 0:
+        return j, states, hashes, table, n
+    if n >= max_states:
+        return -1, states, hashes, table, n
+    states, hashes, table, n2 = _insert(w, h, s, states, hashes, table, n)
+    return n, states, hashes, table, n2
+
+
+@jitable
+def _leave(w, row, place, slot, t, ordered, off, width):
+    """``w`` = ``row`` with the job of type t in ``slot`` of ``place`` gone
+    (at an order-keeping station the jobs behind it move up)."""
+    for x in range(row.shape[0]):
+        w[x] = row[x]
+    o = off[place]
+    if ordered[place]:
+        for x in range(o + slot, o + width[place] - 1):
+            w[x] = w[x + 1]
+        w[o + width[place] - 1] = 0
+    else:
+        w[o + t] -= 1
+
+
+@jitable
+def _flush(rows, cols, vals, nnz, i, tj, tv, nout):
+    """Append the ``nout`` summed targets of state i to the triplets
+    (growing them by doubling): ``(rows, cols, vals, nnz)``."""
+    if nnz + nout > rows.shape[0]:
+        grow = max(2 * rows.shape[0], nnz + nout)
+        r2 = np.zeros(grow, dtype=np.int32)
+        c2 = np.zeros(grow, dtype=np.int32)
+        v2 = np.zeros(grow, dtype=np.float64)
+        r2[:nnz] = rows[:nnz]
+        c2[:nnz] = cols[:nnz]
+        v2[:nnz] = vals[:nnz]
+        rows, cols, vals = r2, c2, v2
+    for q in range(nout):
+        rows[nnz] = i
+        cols[nnz] = tj[q]
+        vals[nnz] = tv[q]
+        nnz += 1
+    return rows, cols, vals, nnz
+
+
+@lazyjit(threshold=20_000)
+def _bfs(start, ordered, off, width, kind, servers, mu, zthink, mult, nmult,
+         rptr, rdest, rprob, acls, adest, arate, open_limit, max_states):
+    """Breadth-first construction of the reachable states and the
+    off-diagonal rates (see the module docstring; the arrays are those of
+    :class:`_Layout`).
+
+    Returns ``(states, n, rows, cols, vals, nnz, status)``: the first ``n``
+    rows of ``states`` and the first ``nnz`` triplets are the chain;
+    ``status`` 0, or 1 when more than ``max_states`` states were met."""
+    D = start.shape[0]
+    K = kind.shape[0]  # stations; place K is the think stage
+    nopen_at = D - 1
+    states = np.zeros((1024, D), dtype=np.int32)
+    hashes = np.zeros(1024, dtype=np.int64)
+    table = np.full(4096, -1, dtype=np.int64)
+    rows = np.zeros(8192, dtype=np.int32)
+    cols = np.zeros(8192, dtype=np.int32)
+    vals = np.zeros(8192, dtype=np.float64)
+    nnz = 0
+    j, h, s = _find(start, D, states, hashes, table)
+    states, hashes, table, n = _insert(start, h, s, states, hashes, table, 0)
+    # targets of the current state, rates summed in first-seen order
+    tj = np.zeros(64, dtype=np.int64)
+    tv = np.zeros(64, dtype=np.float64)
+    w = np.zeros(D, dtype=np.int32)
+    i = 0
+    while i < n:
+        nout = 0
+        for place in range(K + 1):
+            for slot in range(width[place]):
+                t, rate = _rate(states[i], place, slot, ordered, off, width, kind, servers,
+                                mu, zthink, mult, nmult)
+                if t == -2:
+                    break
+                if t < 0:
+                    continue
+                for e in range(rptr[t * (K + 1) + place], rptr[t * (K + 1) + place + 1]):
+                    _leave(w, states[i], place, slot, t, ordered, off, width)
+                    _enter(w, rdest[e], t, ordered, off, width, nopen_at)
+                    j, states, hashes, table, n = _target(w, D, states, hashes, table, n,
+                                                          max_states)
+                    if j < 0:
+                        return states, n, rows, cols, vals, nnz, 1
+                    if j != i:
+                        if nout == tj.shape[0]:
+                            tj, tv = _grow_out(tj, tv)
+                        nout = _add_out(tj, tv, nout, j, rate * rprob[e])
+        for a in range(acls.shape[0]):  # open arrivals
+            if states[i, nopen_at] >= open_limit:
+                continue  # turned away by the truncation
+            if adest[a] < 0:
+                continue  # passes through without visiting a station
+            for x in range(D):
+                w[x] = states[i, x]
+            w[nopen_at] += 1
+            _enter(w, adest[a], acls[a], ordered, off, width, nopen_at)
+            j, states, hashes, table, n = _target(w, D, states, hashes, table, n, max_states)
+            if j < 0:
+                return states, n, rows, cols, vals, nnz, 1
+            if nout == tj.shape[0]:
+                tj, tv = _grow_out(tj, tv)
+            nout = _add_out(tj, tv, nout, j, arate[a])
+        rows, cols, vals, nnz = _flush(rows, cols, vals, nnz, i, tj, tv, nout)
+        i += 1
+    return states, n, rows, cols, vals, nnz, 0
+
+
+@jitable
+def _grow_out(tj, tv):
+    """The per-state target buffers, twice as long."""
+    m = tj.shape[0]
+    tj2 = np.zeros(2 * m, dtype=np.int64)
+    tv2 = np.zeros(2 * m, dtype=np.float64)
+    tj2[:m] = tj
+    tv2[:m] = tv
+    return tj2, tv2
+
+
+@jitable
+def _add_station(row, k, p, ordered, off, width, tclass, kind, servers, Q, held):
+    """Add p x (jobs per class) to ``Q[:, k]`` and p x (servers held per
+    class) to ``held[:, k]`` (as :func:`~qmodels.analytic.ctmc._add_places`
+    and ``_held_servers`` do); returns the jobs at k."""
+    o = off[k]
+    tot = 0
+    if ordered[k]:
+        for slot in range(width[k]):
+            v = row[o + slot]
+            if v == 0:
+                break
+            Q[tclass[v - 1], k] += p * 1
+            tot += 1
+        for slot in range(min(tot, int(servers[k]))):
+            held[tclass[row[o + slot] - 1], k] += p
+        return tot
+    for t in range(width[k]):
+        m = row[o + t]
+        if m > 0:
+            Q[tclass[t], k] += p * m
+            tot += m
+    if tot == 0:
+        return 0
+    kd = kind[k]
+    for t in range(width[k]):
+        m = row[o + t]
+        if m == 0:
+            continue
+        if kd == 0 or kd == 3:  # delay, load-dependent
+            held[tclass[t], k] += p * m
+        elif kd == 1:  # FCFS kept as counts
+            held[tclass[t], k] += p * m * min(tot, int(servers[k])) / tot
+        else:  # PS
+            held[tclass[t], k] += p * m * min(1.0, servers[k] / tot)
+    return tot
+
+
+@lazyjit(threshold=20_000)
+def _expect(states, n, pi, ordered, off, width, tclass, C, kind, servers, mu, zthink, mult,
+            nmult, aclass, arate, open_limit, truncating, top):
+    """Expectations under pi of the figures of :func:`ctmc`, state by state
+    in the order of :func:`~qmodels.analytic.ctmc._expectations` (so the
+    sums are the same): queue lengths, completion rates, servers held,
+    P(empty), the marginals (``marg[k, n]``, with ``seen[k, n]`` where some
+    state has n jobs at k), arrivals turned away, truncation mass."""
+    K = kind.shape[0]
+    D = states.shape[1]
+    Q = np.zeros((C, K))
+    X = np.zeros((C, K))
+    held = np.zeros((C, K))
+    p_empty = np.zeros(K)
+    marg = np.zeros((K, top + 1))
+    seen = np.zeros((K, top + 1), dtype=np.bool_)
+    trunc = np.zeros(C)
+    tr = np.zeros(C)
+    trunc_mass = 0.0
+    for i in range(n):
+        p = pi[i]
+        row = states[i]
+        for k in range(K):
+            tot = _add_station(row, k, p, ordered, off, width, tclass, kind, servers, Q, held)
+            marg[k, tot] += p
+            seen[k, tot] = True
+            if tot == 0:
+                p_empty[k] += p
+        for place in range(K):
+            for slot in range(width[place]):
+                t, rate = _rate(row, place, slot, ordered, off, width, kind, servers, mu, zthink,
+                                mult, nmult)
+                if t == -2:
+                    break
+                if t >= 0:
+                    X[tclass[t], place] += p * rate
+        if row[D - 1] >= open_limit:
+            for r in range(C):
+                tr[r] = 0.0
+            for a in range(aclass.shape[0]):
+                tr[aclass[a]] += arate[a]
+            for r in range(C):
+                trunc[r] += p * tr[r]
+            if truncating:
+                trunc_mass += p
+    return Q, X, held, p_empty, marg, seen, trunc, trunc_mass
+
+
+# ---------------------------------------------------------------------------
+# the layout of a network's states
+# ---------------------------------------------------------------------------
+
+class _Layout:
+    """The arrays the kernels read (see the module docstring): per place
+    ``ordered``, ``off`` (first column), ``width``; per station ``kind``,
+    ``servers`` (inf for a delay), the load-dependent multipliers ``mult``
+    (padded) and their count ``nmult``; per job type ``tclass``, ``mu[t, k]``
+    and ``zthink[t]``; the routing as rows ``rptr[t * (K + 1) + place]`` into
+    ``rdest`` (-1 the sink, K the think stage) and ``rprob``; the open
+    arrivals ``acls`` (type), ``aclass``, ``adest``, ``arate``; ``start``,
+    the first state."""
+
+    def __init__(self, spec: _Spec, chain, start):
+        K, C = spec.K, spec.C
+        # job types numbered as the Python builder numbers them: the closed
+        # ones at setup, then each open class at its first arrival
+        for r in range(C):
+            if spec.is_open[r] and any(d >= 0 for d, _ in spec.source[r]):
+                spec.type_of(r, 0)
+        types = spec.types
+        T = len(types)
+        self.T = T
+        self.tclass = np.array([r for r, _ in types], dtype=np.int64)
+        tidx = {r: t for t, (r, _) in enumerate(types)}
+        most = sum(spec.pop) + (spec.open_limit if spec.truncating else 0)
+        self.ordered = np.array(chain.ordered, dtype=np.bool_)
+        width = []
+        for k in range(K + 1):
+            width.append(int(min(spec.cap[k], most)) if chain.ordered[k] else T)
+        self.width = np.array(width, dtype=np.int64)
+        self.off = np.concatenate(([0], np.cumsum(self.width)[:-1])).astype(np.int64)
+        self.D = int(self.width.sum()) + 1
+        self.kind = np.array(spec.kind, dtype=np.int64)
+        self.servers = np.array([float(c) for c in spec.c], dtype=np.float64)
+        ml = max([len(m) for m in spec.mult if m is not None] + [1])
+        self.mult = np.ones((K, ml))
+        self.nmult = np.ones(K, dtype=np.int64)
+        for k, m in enumerate(spec.mult):
+            if m is not None:
+                self.mult[k, : len(m)] = m
+                self.nmult[k] = len(m)
+        self.mu = np.array([spec.mu[r] for r in self.tclass], dtype=np.float64).reshape(T, K)
+        self.zthink = np.array([spec.Z[r] for r in self.tclass], dtype=np.float64)
+        ptr, dest, prob = [0], [], []
+        for r in self.tclass:
+            for place in range(K + 1):
+                for d, p in spec.route[r][place]:
+                    dest.append(-1 if d < 0 else d)
+                    prob.append(float(p))
+                ptr.append(len(dest))
+        self.rptr = np.array(ptr, dtype=np.int64)
+        self.rdest = np.array(dest, dtype=np.int64)
+        self.rprob = np.array(prob, dtype=np.float64)
+        arr = [(r, d, spec.lam[r] * p) for r in range(C) if spec.is_open[r]
+               for d, p in spec.source[r]]
+        self.aclass = np.array([r for r, _, _ in arr], dtype=np.int64)
+        self.acls = np.array([tidx.get(r, -1) for r, _, _ in arr], dtype=np.int64)
+        self.adest = np.array([d for _, d, _ in arr], dtype=np.int64)
+        self.arate = np.array([x for _, _, x in arr], dtype=np.float64)
+        self.open_limit = int(spec.open_limit) if spec.truncating else 2**62
+        self.start = self.encode(start)
+        self.most = int(min(most, 2**31 - 1))
+
+    def encode(self, st) -> np.ndarray:
+        """The row of a state of the Python builder (``_Chain`` form)."""
+        row = np.zeros(self.D, dtype=np.int32)
+        for k, p in enumerate(st[0]):
+            o = self.off[k]
+            if self.ordered[k]:
+                for x, (t, _) in enumerate(p):
+                    row[o + x] = t + 1
+            else:
+                for t, _, m in p:
+                    row[o + t] = m
+        row[-1] = st[4]
+        return row
+
+    def decode(self, row) -> tuple:
+        """The ``_Chain`` form of a row (for messages and tests)."""
+        places = []
+        for k in range(len(self.width)):
+            o, wd = self.off[k], self.width[k]
+            if self.ordered[k]:
+                places.append(tuple((int(v) - 1, _FREE) for v in row[o:o + wd] if v > 0))
+            else:
+                places.append(tuple((t, _FREE, int(row[o + t])) for t in range(wd)
+                                    if row[o + t] > 0))
+        K = len(self.kind)
+        return (tuple(places), (), tuple(() for _ in range(K)), (), int(row[-1]))
+
+    def kernel_args(self):
+        return (self.ordered, self.off, self.width, self.kind, self.servers, self.mu,
+                self.zthink, self.mult, self.nmult)
+
+
+def eligible(spec: _Spec) -> bool:
+    """Whether the compiled build covers this network: no token pool and no
+    capacity that can ever be reached (then no job is blocked or lost and a
+    job's type is its class)."""
+    return spec.P == 0 and not any(spec._binding())
+
+
+def layout(spec: _Spec, chain) -> _Layout | None:
+    """The layout of an eligible network (its start state placed by
+    :meth:`_Chain.setup`), or None when the compiled build does not cover it
+    (see :func:`eligible`; or an order-keeping station without a bound on
+    its jobs)."""
+    if not eligible(spec):
+        return None
+    start = chain.setup()
+    most = sum(spec.pop) + (spec.open_limit if spec.truncating else 0)
+    if any(o and min(spec.cap[k], most) == math.inf for k, o in enumerate(chain.ordered)):
+        return None
+    return _Layout(spec, chain, start)
+
+
+# ---------------------------------------------------------------------------
+# size before building, the build, the expectations
+# ---------------------------------------------------------------------------
+
+#: bytes per state of the build: the row (4 bytes a column, added by the
+#: caller), its hash (8), the hash table (at most 8 slots of 8 bytes)
+_BYTES_STATE = 8 + 64
+#: bytes per nonzero rate: the triplets (4 + 4 + 8), the CSR matrix and its
+#: transpose in the solve (2 x 12), the generator with its diagonal (12),
+#: slack for the solver's copies (2 x 12)
+_BYTES_NNZ = 16 + 24 + 12 + 24
+
+
+def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int, bool]:
+    """(states, nonzeros, bytes, exact_bound) expected of the build, before
+    any state is stored.
+
+    States: the product over classes of the ways to place the class's jobs
+    over the places it can reach, C(N_r + m_r - 1, m_r - 1) for a closed
+    class (compositions of N_r into m_r parts), C(L + m_r, m_r) for an open
+    one (at most L = open_limit jobs), capped at ``max_states``; an upper
+    bound (``exact_bound`` True) when no station keeps the order of its
+    jobs, else a lower bound (orders split the placements further).
+    Nonzeros: states times the most transitions a state can have (every
+    job type completing at every place it can be, to every next place,
+    plus every arrival)."""
+    starts = set()
+    for r in range(spec.C):
+        if spec.is_open[r]:
+            for d, _ in spec.source[r]:
+                if d >= 0:
+                    starts.add((d, r, 0))
+        elif spec.pop[r] > 0:
+            starts.add((spec.THINK if spec.Z[r] > 0 else spec.ref[r], r, 0))
+    pos = spec.positions(starts)
+    total = 1
+    fan = 0
+    for r in range(spec.C):
+        places = {k for k, rr, _ in pos if rr == r}
+        m = len(places)
+        if m == 0:
+            continue
+        if spec.is_open[r]:
+            total *= math.comb(lay.open_limit + m, m) if spec.truncating else max_states
+        elif spec.pop[r] > 0:
+            total *= math.comb(spec.pop[r] + m - 1, m - 1)
+        fan += sum(len(spec.route[r][k]) for k in places)
+        if total > 10 * max_states:
+            total = 10 * max_states  # capped below (no need for the full number)
+    fan += len(lay.adest)
+    states = min(total, int(max_states))
+    nnz = states * max(fan, 1)
+    nbytes = states * (_BYTES_STATE + 4 * lay.D) + nnz * _BYTES_NNZ
+    return states, nnz, nbytes, not bool(lay.ordered.any())
+
+
+def memory_budget() -> int:
+    """Half the memory available now (Linux ``MemAvailable``; else half the
+    physical memory), in bytes."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024 // 2
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def check_memory(spec: _Spec, lay: _Layout, max_states: int, budget: int | None = None):
+    """Raise :class:`~qmodels.errors.ProblemTooLargeError` with the estimate
+    (:func:`estimate`) when the build and the solve would need more than
+    ``budget`` bytes (default :func:`memory_budget`), before anything is
+    allocated; returns the estimate."""
+    est = estimate(spec, lay, max_states)
+    budget = memory_budget() if budget is None else budget
+    states, nnz, nbytes, _ = est
+    if nbytes > budget:
+        raise ProblemTooLargeError(
+            f"the chain would have up to {states:,} states and {nnz:,} nonzero rates, "
+            f"needing about {nbytes / 2**30:.1f} GiB to build and solve, more than the "
+            f"{budget / 2**30:.1f} GiB budget (half the memory available); reduce the "
+            "populations or open_limit")
+    return est
+
+
+def build(lay: _Layout, max_states: int, work: int | None = None, compiled: bool | None = None):
+    """Run :func:`_bfs` on a layout: ``(states, n, rows, cols, vals, nnz,
+    status)``.  ``compiled`` forces numba (True) or plain Python (False);
+    by default lazyjit chooses by ``work`` (estimated states x columns)."""
+    args = (lay.start,) + lay.kernel_args() + (lay.rptr, lay.rdest, lay.rprob, lay.acls,
+                                               lay.adest, lay.arate, lay.open_limit,
+                                               int(max_states))
+    if compiled is None:
+        return _bfs.run(work if work is not None else 10**9, *args)
+    return (_bfs.compiled() if compiled else _bfs.py_func)(*args)
+
+
+def expectations(lay: _Layout, states, n, pi, C, truncating, compiled: bool | None = None):
+    """Run :func:`_expect` (same choice of machine code as :func:`build`)."""
+    args = (states, n, pi) + (lay.ordered, lay.off, lay.width, lay.tclass, C, lay.kind,
+                              lay.servers, lay.mu, lay.zthink, lay.mult, lay.nmult,
+                              lay.aclass, lay.arate, lay.open_limit, bool(truncating),
+                              lay.most)
+    if compiled is None:
+        return _expect.run(n * lay.D, *args)
+    return (_expect.compiled() if compiled else _expect.py_func)(*args)
