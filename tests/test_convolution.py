@@ -209,10 +209,8 @@ def test_marginals_are_read_only():
 # against exact MVA (single class) and the brute-force sum (multi-class)
 # ---------------------------------------------------------------------------
 
-# demands are 0 or at least 1e-6 s: a demand near the smallest float makes N / demand
-# overflow, which the solvers refuse by design (_common._check_cycles)
-# a time is 0 or at least 1e-6 s: a subnormal one (5e-324 s) makes N / T overflow a float,
-# which convolution refuses by name (tested on its own) rather than answering
+# demands and think times are 0 or at least 1e-6 s: a time near the smallest float
+# makes N / T overflow, which the solvers refuse by design (_common._check_cycles)
 _demand = st.one_of(st.just(0.0), st.floats(1e-6, 2.0))
 station_strategy = st.one_of(
     st.tuples(st.just("delay"), _demand),
