@@ -417,7 +417,10 @@ class LineModels:
             return float(s.result.percentile_results["mean_response_time"])
 
         med, mn, times, R = self._time(solve, repeat, budget)
-        return med, mn, len(times), [np.array([R])], ""
+        note = ""
+        if not np.isfinite(R) or R > 1e300:
+            note = f"returned {R:.3g}: no answer (its FJ_codes path failed on this model)"
+        return med, mn, len(times), [np.array([R])], note
 
     def priority_closed(self, p, repeat, budget):
         """Terminals (a delay) -> HOL CPU -> FCFS disk, two closed classes,
