@@ -11,6 +11,7 @@
 #   already has; its other dependencies are installed separately, pandas aside.
 # - GNU Octave and its queueing package (Debian: octave, octave-queueing),
 #   with apt-get when running as root (or through sudo when it is there).
+# - Ciw and SimPy (PyPI), the simulator benchmark's peers.
 # - a C compiler (Debian: gcc) for the plain C reference loop.
 #
 # Set QM_BENCH_NO_APT=1 to skip apt-get.
@@ -36,6 +37,17 @@ else
         say "line-solver UNAVAILABLE (pip install or import failed); the benchmark goes on without it"
         status=1
     fi
+fi
+
+# ---- the simulators' peers: Ciw and SimPy (PyPI) ------------------------------
+if "$PY" -c "import ciw, simpy" >/dev/null 2>&1; then
+    say "ciw and simpy already importable"
+elif "$PY" -m pip install --quiet ciw simpy >/dev/null 2>&1 \
+        && "$PY" -c "import ciw, simpy" >/dev/null 2>&1; then
+    say "ciw and simpy installed"
+else
+    say "ciw/simpy UNAVAILABLE (pip install failed); the simulator cases go on without them"
+    status=1
 fi
 
 # ---- apt packages: Octave + queueing, a C compiler --------------------------
