@@ -644,3 +644,92 @@ def test_validation_list_agrees_within_its_budget():
         abs(math.log(w[1] / w[0])) / 0.02 - 1e-9
     # the disks' queue is compared per disk, averaged over the ION's identical disks
     assert any(e["quantity"] == "Q per disk (mean of 2)" for e in entries)
+
+
+# ---------------------------------------------------------------------------
+# an I/O's packets as a burst: a fork-join whose tasks hold the pools
+# ---------------------------------------------------------------------------
+
+def _burst_toy(tokens):
+    # one job, think 1 s, forks 2 tasks down rel -> a -> b (a, b exponential, 1 s; rel
+    # a 1 us delay, 1e-6 of a cycle: below the tolerances used);
+    # a pool of ``tokens`` held from a to b by each task
+    st = [Delay("rel", 1e-6), Queue("a", 1.0), Queue("b", 1.0),
+          qm.ForkJoin("fj", [["rel", "a", "b"]], tasks=2)]
+    pools = [] if tokens is None else [TokenPool("slot", tokens, "a", "b", path=("a", "b"))]
+    return Network(st, [Closed("c", 1, visits={"fj": 1}, think_time=1.0)], pools=pools)
+
+
+def test_burst_tasks_hold_a_pool_hand_derivation():
+    # Hand derivation: with ONE token the two tasks cross a -> b one after the
+    # other, so a cycle is Z + 2 (S_a + S_b) = 1 + 4 = 5 s in mean and X = 0.2.
+    # Without the pool they pipeline: S_a + max(S_b, S_a') + S_b', mean
+    # 1 + 1.5 + 1 (E max of two Exp(1) = 1.5), a cycle of 4.5 s, X = 2/9: the
+    # pool must be seen to act (the two values are 10 % apart, the intervals ~1 %).
+    s1 = qm.simulate(_burst_toy(1), seed=3, horizon=20000.0, replications=4)
+    x = s1.X["c"]
+    assert abs(x.mean - 0.2) <= x.half_width + 0.002
+    s0 = qm.simulate(_burst_toy(None), seed=3, horizon=20000.0, replications=4)
+    y = s0.X["c"]
+    assert abs(y.mean - 2.0 / 9.0) <= y.half_width + 0.002
+    # the slot is held by at most one task, for S_a + S_b per task: Little, U = X 2 (2 s)
+    u = s1.pools["slot"]["U"]
+    assert abs(u.mean - 0.2 * 2 * 2.0) <= u.half_width + 0.01
+
+
+def test_pool_from_a_branch_first_station_still_refused():
+    # a task enters its branch's first station straight from the fork, where the
+    # simulator takes no token: such a pool stays refused by name
+    st = [Queue("a", 1.0), Queue("b", 1.0), qm.ForkJoin("fj", [["a", "b"]], tasks=2)]
+    with pytest.raises(UnsupportedModelError, match=r"token pool 'slot' holds station 'a'"):
+        Network(st, [Closed("c", 1, visits={"fj": 1}, think_time=1.0)],
+                pools=[TokenPool("slot", 1, "a", "b", path=("a", "b"))])
+
+
+def test_burst_network_simulated_not_solved():
+    net = spax.burst_network()
+    with pytest.raises(UnsupportedModelError, match="burst"):
+        qm.solve(net)
+    with pytest.raises(InvalidValueError, match="one ION"):
+        spax.burst_network(spax.Params(ions=3))
+
+
+@pytest.fixture(scope="module")
+def burst():
+    return spax.burst_sweep(p_ios=(0.10, 0.20, 0.40, 0.70), horizon=30.0, replications=4)
+
+
+def test_burst_queue_grows_below_saturation(burst):
+    # sec. 4.3: the XNIF queue grows with p_io.  With the burst it does below
+    # saturation: the 95 % intervals at 10 % and 20 % are disjoint and ordered
+    # (measured: 7.1 +- 0.8 and 37 +- 8 packets at seed 1, so the margin is wide),
+    # and both lie far above the packet-by-packet model's queue (decomposition,
+    # within 2.5 % + its queue budget; a factor 5 is far outside either)
+    (q1, h1), (q2, h2) = burst[0]["xnif_waiting"], burst[1]["xnif_waiting"]
+    assert q2 - h2 > q1 + h1
+    for r in burst[:2]:
+        assert r["xnif_waiting"][0] - r["xnif_waiting"][1] > 5 * r["xnif_waiting_packet"]
+
+
+def test_burst_saturates_at_the_same_point_so_not_linear(burst):
+    # The miss: "linearly up to 70 %" would put Q(40 %) halfway (0.5) between
+    # Q(10 %) and Q(70 %).  Take the least saturated reading the intervals allow
+    # (Q40 low, Q10 and Q70 high): it must still be far above 0.5 (> 0.8).
+    q = [r["xnif_waiting"] for r in burst]
+    lo = (q[2][0] - q[2][1] - q[0][0] - q[0][1]) / (q[3][0] + q[3][1] - q[0][0] + q[0][1])
+    assert lo > 0.8
+    assert spax.burst_linearity(burst) >= lo
+    # The burst changes how packets queue, not the work per transaction: at 40 %
+    # and 70 % both models are bound by the switch port's place (port + link per
+    # packet), so the simulated burst TPS meets the decomposition's (stated error
+    # 2.5 %) within its half-width
+    for r in burst[2:]:
+        m, h = r["TPS"]
+        assert abs(m - r["TPS_packet"]) <= h + 0.025 * r["TPS_packet"]
+
+
+def test_burst_rows_in_the_sim_report(burst):
+    rows = spax._burst_rows(burst)
+    assert [r.role for r in rows] == ["predicted", "predicted"]
+    assert rows[0].model == 1.0 and not rows[0].miss
+    assert rows[1].paper == 0.5 and rows[1].miss

@@ -20,7 +20,10 @@ typed error naming the fork-join and the station):
 * branch stations are reached only through their fork-join: no class may
   name one in its visits, demands or routing (per-class ``service`` times
   there are allowed);
-* token pools may not hold a branch station or a fork-join.
+* token pools may not hold a branch station or a fork-join, except a
+  pool whose ``path`` runs along consecutive stations of one branch,
+  not from its first (the tasks hold it, e.g. a buffer slot per packet
+  of a burst; only the simulator takes such a network).
 
 Visit ratios: each task visits its branch's stations once per fork, so a
 class that visits the fork-join ``V_f`` times per cycle visits a station of
@@ -181,6 +184,8 @@ def check_forkjoins(stations, classes, pools) -> None:
         _check_class(c, owner, kinds)
     fj_names = {f.name for f in fjs}
     for p in pools:
+        if _within_one_branch(p, fjs, owner):
+            continue
         for s in (p.acquire, p.release) + tuple(p.path or ()):
             if s in owner or s in fj_names:
                 what = (f"fork-join {s!r}" if s in fj_names
@@ -188,6 +193,26 @@ def check_forkjoins(stations, classes, pools) -> None:
                 raise UnsupportedModelError(
                     f"token pool {p.name!r} holds {what}; token pools across a fork-join are "
                     "not supported")
+
+
+def _within_one_branch(pool, fjs, owner) -> bool:
+    """Whether ``pool`` is held by tasks only, inside one branch: it has a
+    ``path`` that is a run of consecutive stations of one branch, not
+    starting at the branch's first station (a task enters that station
+    straight from the fork, where the simulator takes no tokens).  Such a
+    pool (a buffer slot per packet of a burst) is simulated; the analytic
+    fork-join and decomposition methods refuse the network."""
+    path = tuple(pool.path or ())
+    if len(path) < 1 or path[0] != pool.acquire or path[-1] != pool.release:
+        return False
+    if any(s not in owner for s in path):
+        return False
+    f_name, b = owner[path[0]]
+    if any(owner[s] != (f_name, b) for s in path):
+        return False
+    br = tuple(next(f for f in fjs if f.name == f_name).branches[b])
+    i = br.index(path[0])
+    return i > 0 and br[i:i + len(path)] == path
 
 
 def _check_branch_stations(fjs, kinds) -> dict:

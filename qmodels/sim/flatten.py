@@ -423,6 +423,9 @@ def _encode_classes(net: Network, V, Sm, pops, rates, emp: list):
             rows = {K: [(K, 1.0)]}
         else:
             chains = [tuple(index[x] for x in ch) for ch in pool_chains(net, ci)]
+            if fj_rows:
+                # a chain on a fork-join branch is followed by the branch's own rows
+                chains = [ch for ch in chains if vj[ch[0]] > 0]
             rows = _visit_routing(vj, K, chains)
         rows.update(fj_rows)
         rows_all.append(rows)
