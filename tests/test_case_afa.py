@@ -459,3 +459,22 @@ def test_buffer_bottleneck_row_follows_from_the_fitted_rows(rep):
     assert hm.demands["xfs"] > hm.demands["hdd"]
     row = _row(rep, "HDD is the bottleneck at 1 KB buffers")
     assert row.role == "derived" and row.model == 1.0
+
+
+def test_set_of_a_fitted_parameter_is_held_not_silently_refitted(rep):
+    """``qmodels case afa --set hdd_call=...`` used to be refitted back to the
+    calibration, so the override changed nothing; it is now held as given,
+    the other three are refitted, and the fitted rows it moves are marked
+    stale (an HDD request cost of 1 ms makes a 1 KB HDD write ~11 s per
+    1 GB / 1 KB = 2^20 calls more, far from the fitted 4x's 89 us)."""
+    from qmodels import cases
+
+    r = cases.report("afa", ["hdd_call=1e-3"])
+    assert r.params.hdd_call == 1e-3
+    assert "hdd_call" not in r.fitted and set(r.fitted) == set(afa.FITTED) - {"hdd_call"}
+    assert r.counts["stale"] >= 1 and "fitted (stale)" in r.table()
+    h = afa.run(r.params, "hdd", buffer=KiB)
+    assert h.demands["hdd"] >= 1e-3
+    with pytest.raises(UnknownNameError, match="not fitted parameters"):
+        afa.calibrate(afa.Params(), hold=("hdd_rpm",))
+    assert afa.calibrate(afa.Params(), hold=tuple(afa.FITTED)) == {}

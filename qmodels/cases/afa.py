@@ -466,12 +466,22 @@ def _fitted_quantities(p: Params) -> dict:
 _FIT_TARGETS = {"fs_write_fixed": 1.25, "fs_write_cpu": 1.23, "hdd_call": 4.0, "fs_read": 6.9}
 
 
-def calibrate(p: Params | None = None) -> dict[str, float]:
+def calibrate(p: Params | None = None, hold=()) -> dict[str, float]:
     """Least-squares fit of the four free parameters to the four named
     points of :data:`FITTED` (relative errors, :func:`fit_parameters`),
-    each point a ratio of two solved networks."""
+    each point a ratio of two solved networks.  Parameters named in
+    ``hold`` keep their value in ``p`` and are not returned; the others are
+    fitted to all four points (the held ones' rows then show how far the
+    held value leaves them)."""
     p = Params() if p is None else p
-    start = {k: getattr(p, k) for k in FITTED}
+    hold = set(hold)
+    unknown = hold - set(FITTED)
+    if unknown:
+        raise UnknownNameError(f"afa.calibrate: {sorted(unknown)} are not fitted parameters; "
+                               f"valid: {', '.join(FITTED)}")
+    start = {k: getattr(p, k) for k in FITTED if k not in hold}
+    if not start:
+        return {}
 
     def residuals(vals):
         q = dataclasses.replace(p, **vals)
@@ -480,7 +490,7 @@ def calibrate(p: Params | None = None) -> dict[str, float]:
 
     bounds = {"fs_write_fixed": (1e-12, 1e-6), "fs_write_cpu": (1e-13, 1e-6),
               "hdd_call": (1e-8, 1e-1), "fs_read": (1e-13, 1e-6)}
-    return fit_parameters(residuals, start, bounds)
+    return fit_parameters(residuals, start, {k: bounds[k] for k in start})
 
 
 # ---------------------------------------------------------------------------
@@ -676,7 +686,10 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
     """The paper-vs-model table of the all-flash energy study.
 
     ``fit=True`` (default) recalibrates the four :data:`FITTED` parameters
-    on their named points first; ``sim=True`` also simulates the
+    on their named points first, except any whose value in ``params``
+    differs from its calibrated default: that is a what-if (``--set
+    hdd_call=...``), held as given, and its fitted row shows the
+    consequence (``qmodels case`` marks it stale); ``sim=True`` also simulates the
     :data:`VALIDATION_CONFIGS` networks (``validation``).  ``extra`` holds
     the ``sweeps`` (with the bottleneck of every point), the
     ``switch_points`` and the per-element ``energy`` of a few runs.
@@ -684,7 +697,9 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
     p = Params() if params is None else params
     fitted = {}
     if fit:
-        fitted = calibrate(p)
+        defaults = Params()
+        held = {k for k in FITTED if getattr(p, k) != getattr(defaults, k)}
+        fitted = calibrate(p, hold=held)
         p = dataclasses.replace(p, **fitted)
     F, Fs = p.large_file, p.sync_file
     lo, hi = p.fsync_counts[0], p.fsync_counts[-1]
