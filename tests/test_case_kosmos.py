@@ -435,3 +435,26 @@ def test_a_changed_calibrated_value_is_held_as_a_what_if():
     assert roles == {"predicted"}
     with pytest.raises(UnknownNameError, match="not calibrated parameters"):
         k.calibrate(hold=["mtu"])
+
+
+# ------------------------------------------------- review: derived notes under --set
+
+def test_derived_bandwidth_notes_state_the_identity_at_the_given_parameters():
+    # With KOSMOS_ETH on a 1G Ethernet (a what-if), the ETH/MicroBlade rows are still
+    # an identity of inputs (both link-bound: X m = the payload rate, the same framing,
+    # so the ratio is 1G / 2.5G = 0.4), but no longer "1 by construction: the same 2.5G
+    # Ethernet", which the note used to say whatever the parameters.
+    p = dataclasses.replace(k.Params(), kosmos_eth_line_bps=1e9)
+    rep = k.report(p, refit=False)
+    for m in (512, 4096):
+        r = _row(rep, f"bandwidth KOSMOS_ETH/MicroBlade at {m} B")
+        assert r.model == pytest.approx(0.4, rel=1e-12)
+        assert r.role == "derived" and "1G / 2.5G" in r.note and "same 2.5G" not in r.note
+    # the SRIO/Moonshot identity names the fitted SRIO/MicroBlade value it multiplies,
+    # at the parameters used: a 40 B packet overhead leaves it at 2.94, not 3.146
+    q = dataclasses.replace(k.Params(), srio_packet_overhead=40.0)
+    rep = k.report(q, refit=False)
+    r = _row(rep, "bandwidth KOSMOS_SRIO/Moonshot at 4096 B")
+    srio_mb = _row(rep, "bandwidth KOSMOS_SRIO/MicroBlade at 4096 B").model
+    assert r.model == pytest.approx(srio_mb * 2.5, rel=1e-12)        # 2.5G / 1G, same framing
+    assert f"{srio_mb:.4g}" in r.note and "3.146" not in r.note
