@@ -427,6 +427,12 @@ def test_nvme_nvdimm_energy_is_bracketed_by_table1_and_the_fitted_ratio():
     rep = afa.report(p0, fit=False)
     assert _row(rep, "NVMe/NVDIMM write energy, 4 GB").role == "derived"
     assert _row(rep, "4 GB write energy: NVDIMM lowest").role == "derived"
+    # a what-if NVMe slower than the HDD (10 MB/s) breaks the bracket's premise: the two
+    # rows are then predictions, and the note claims no bound
+    slow = afa.report(dataclasses.replace(p0, nvme_write_bw=1e7), fit=False)
+    for q in ("NVMe/NVDIMM write energy, 4 GB", "4 GB write energy: NVDIMM lowest"):
+        assert _row(slow, q).role == "predicted" and "bound" not in _row(slow, q).note, q
+    assert _row(slow, "NVMe/NVDIMM write energy, 4 GB").model > 6 * 1.25
 
 
 def test_read_order_of_nvme_and_ssd_is_the_data_sheets():
