@@ -484,3 +484,18 @@ def test_set_of_a_fitted_parameter_is_held_not_silently_refitted(rep):
     with pytest.raises(UnknownNameError, match="not fitted parameters"):
         afa.calibrate(afa.Params(), hold=("hdd_rpm",))
     assert afa.calibrate(afa.Params(), hold=tuple(afa.FITTED)) == {}
+
+
+def test_one_kb_rows_say_what_they_test(rep):
+    """HDD/NVMe and HDD/NVDIMM at 1 KB share the fitted HDD/SSD row's numerator:
+    the row is the fitted 4x times the SSD/device time ratio, and its note must
+    say so (it read 'sec. 4.1.4' only, which looks like a fitted value shown
+    as a prediction)."""
+    p = rep.params
+    ssd = afa.run(p, "ssd", buffer=KiB).time
+    fit = _row(rep, afa.FITTED["hdd_call"]).model
+    for d, label in (("nvme", "NVMe"), ("nvdimm", "NVDIMM")):
+        ratio = ssd / afa.run(p, d, buffer=KiB).time
+        row = _row(rep, f"HDD/{label} write time, 1 KB")
+        assert row.model == pytest.approx(fit * ratio, rel=1e-9)
+        assert f"{ratio:.3f}" in row.note and "what this row tests" in row.note
