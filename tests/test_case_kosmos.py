@@ -88,7 +88,19 @@ def test_misses_are_named_and_argued_on_the_paper_numbers(rep):
     t = k.COMPLETION["memory"]
     slope = {s: (t[s][3] - t[s][0]) / 5 for s in ("Moonshot", "MicroBlade")}
     assert slope["Moonshot"] / slope["MicroBlade"] == pytest.approx(1.60, abs=0.01)
-    assert min(k.cpu_factor("Moonshot"), 1e9 / 1e9 * 2.5) >= 2.4
+    # the model's own factors, not restated constants: CPU 2.4 (Table 1) and link
+    # g_Moonshot / g_MicroBlade = B_MicroBlade / B_Moonshot at the bulk size = 2.5G / 1G
+    # (both link-bound, same framing); with T(n) = s (a + c n + w / n) + g v n, the slope
+    # (T(6) - T(1)) / 5 of Moonshot is then >= 2.4 times MicroBlade's whenever the latter
+    # is positive, against the paper's 1.60
+    link = k.comm_factor("Moonshot") / k.comm_factor("MicroBlade")
+    assert link == pytest.approx(2.5, rel=1e-9)
+    assert min(k.cpu_factor("Moonshot", benchmark="memory"), link) >= 2.4
+    for name in ("Moonshot", "MicroBlade"):
+        t = [k.completion_time("memory", name, n) for n in (1, 6)]
+        slope[name + "_model"] = (t[1] - t[0]) / 5
+    assert slope["MicroBlade_model"] > 0
+    assert slope["Moonshot_model"] >= 2.4 * slope["MicroBlade_model"]
     # Graph on Moonshot at 4 slaves: the paper's system ratio dips (2.75) between 3.6 and 3.4
     g = k.COMPLETION["graph"]
     ratios = [a / b for a, b in zip(g["Moonshot"], g["KOSMOS"])]
