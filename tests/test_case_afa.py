@@ -499,3 +499,12 @@ def test_one_kb_rows_say_what_they_test(rep):
         row = _row(rep, f"HDD/{label} write time, 1 KB")
         assert row.model == pytest.approx(fit * ratio, rel=1e-9)
         assert f"{ratio:.3f}" in row.note and "what this row tests" in row.note
+
+
+@pytest.mark.parametrize("name", ["fs_write_fixed", "fs_read"])
+def test_zero_file_system_cost_is_refused_by_name(name):
+    # --set fs_write_fixed=0 ended in a bare ZeroDivisionError (xfs bandwidth 1 / 0)
+    from qmodels import cases
+
+    with pytest.raises(InvalidValueError, match=name):
+        cases.report("afa", [f"{name}=0"])

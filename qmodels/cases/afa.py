@@ -229,6 +229,12 @@ class Params:
                 if not isinstance(x, (int, float)) or isinstance(x, bool) or not x >= 0:
                     raise InvalidValueError(f"afa.Params.{f.name} must be a non-negative "
                                             f"number, got {v!r}")
+        # the xfs station is a Link of bandwidth 1 / (per-byte cost): a zero cost has no
+        # finite bandwidth (and left a bare ZeroDivisionError under --set)
+        for name in ("fs_write_fixed", "fs_read"):
+            if not getattr(self, name) > 0:
+                raise InvalidValueError(f"afa.Params.{name} must be > 0 s/B (the xfs station's "
+                                        f"bandwidth is its inverse), got {getattr(self, name)!r}")
 
     def power(self, device: str):
         """The :class:`qmodels.Power` of ``device``: Table 1's write power
