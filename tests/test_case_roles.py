@@ -173,6 +173,8 @@ def test_afa_large_files_is_the_fitted_rows_run():
     # and the NVDIMM clock row is itself the two fitted rows' (R(2.4) - 1) / (R(1.6) - 1)
     # (T = n (P(f) + D_device), the path shared: tests/test_case_afa.py derives it)
     assert nv.model == pytest.approx((fitted.model - 1) / (r16 - 1), rel=1e-9)
+    assert hdd.model == pytest.approx(r16 / fitted.model * (fitted.model - 1) / (r16 - 1),
+                                      rel=1e-9)
 
 
 def test_assumed_conditions_are_stated(reports):

@@ -778,11 +778,14 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
               f"{max(pw['hdd'], pw['ssd']):g} W, whatever the data sheets"
               if order_fixed else "")))
     # derived: the two fitted rows are HDD/NVDIMM at each clock, so HDD(1.6)/HDD(2.4) is
-    # 1.23 / 1.25 times the NVDIMM row below, not a second check of the clock
+    # R(1.6) / R(2.4) times the NVDIMM row below, itself (R(2.4) - 1) / (R(1.6) - 1): the
+    # two fitted rows alone, not a second check of the clock
+    r24, r16 = got["fs_write_fixed"], got["fs_write_cpu"]
     R(Row("HDD write time 1.6 GHz / 2.4 GHz, 4 GB", 1.0,
           W("hdd", size=F, clock=p.low_clock).time / W("hdd", size=F).time, "derived",
           note="sec. 4.1.2: the clock 'barely matters', read as 1.0; the two fitted rows' "
-               "ratio (1.23 / 1.25) times the NVDIMM clock ratio of the next row"))
+               f"ratio ({r16:.3g} / {r24:.3g}) times the NVDIMM clock ratio of the next row, "
+               f"({r24:.3g} - 1) / ({r16:.3g} - 1): the fitted rows alone"))
     # derived: T_d(f) = n (P(f) + D_d) with the path P(f) shared and the device's D_d
     # clock-free, so R(f) - 1 = (D_HDD - D_NVDIMM) / (P(f) + D_NVDIMM) for the fitted
     # HDD/NVDIMM ratio R(f) at each clock, and T_NVDIMM(1.6) / T_NVDIMM(2.4) =
