@@ -470,3 +470,24 @@ def test_derived_bandwidth_notes_state_the_identity_at_the_given_parameters():
     srio_mb = _row(rep, "bandwidth KOSMOS_SRIO/MicroBlade at 4096 B").model
     assert r.model == pytest.approx(srio_mb * 2.5, rel=1e-12)        # 2.5G / 1G, same framing
     assert f"{srio_mb:.4g}" in r.note and "3.146" not in r.note
+
+
+@pytest.mark.parametrize("held", ["graph_moonshot_efficiency", "graph_exchange"])
+def test_graph_rows_stay_identities_when_one_ratio_is_held(held):
+    # Holding e (or kappa) by --set used to turn every non-KOSMOS Graph row 'predicted',
+    # yet each is still the fitted KOSMOS row at the same n times one system ratio (the
+    # slave branch scales by one factor per system): lockstep with a fitted row.
+    p = with_overrides(k.Params(), [f"{held}={1.5 if 'efficiency' in held else 0.2}"])
+    rep = k.report(p)
+    for s in ("MicroBlade", "Moonshot"):
+        ratio = (_row(rep, f"Graph Analytics {s} 1-to-1").model
+                 / _row(rep, "Graph Analytics KOSMOS 1-to-1").model)
+        for n in k.SLAVES:
+            r = _row(rep, f"Graph Analytics {s} 1-to-{n}")
+            kos = _row(rep, f"Graph Analytics KOSMOS 1-to-{n}")
+            assert kos.role == "fitted"
+            assert r.model == pytest.approx(ratio * kos.model, rel=1e-9)
+            if r.role != "fitted":             # Moonshot 1-to-1 while e is fitted
+                assert r.role == "derived", (held, r.quantity)
+                fixer = "graph_exchange" if s == "MicroBlade" else "graph_moonshot_efficiency"
+                assert (f"held {fixer}" in r.note) == (fixer == held), r.note

@@ -954,14 +954,23 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
                                    if not k.endswith("_efficiency"))
                 role = "fitted" if fit_here and (sysname, n) in fitted_pts else "predicted"
                 note = ""
-                if b == "graph" and sysname != "KOSMOS" and role == "predicted" \
-                        and not any(k in held for k in names):
+                kos_fitted = any(k not in held for k in names if not k.endswith("_efficiency"))
+                if b == "graph" and sysname != "KOSMOS" and role == "predicted" and kos_fitted:
                     # every slave station of a system scales by one CPU and one link factor,
                     # so the model's system/KOSMOS ratio is the same at every n: this row is
-                    # the fitted KOSMOS curve times a fitted 1-to-1 ratio, an identity
+                    # the fitted KOSMOS curve times one ratio, an identity (the ratio is
+                    # fitted at the defaults; under --set it may come from a held value)
                     role = "derived"
-                    how = ("Fig. 5's fitted 1.2" if sysname == "MicroBlade"
-                           else "the fitted Moonshot/KOSMOS 1-to-1 ratio")
+                    # MicroBlade's ratio is fixed by kappa (Fig. 5's 1.2), Moonshot's by e
+                    # (its 1-to-1 time); either may be held by --set instead of fitted
+                    fixer = "graph_exchange" if sysname == "MicroBlade" else \
+                        "graph_moonshot_efficiency"
+                    if fixer not in held:
+                        how = ("Fig. 5's fitted 1.2" if sysname == "MicroBlade"
+                               else "the fitted Moonshot/KOSMOS 1-to-1 ratio")
+                    else:
+                        how = (f"the ratio {_fig5('graph', sysname, p):.3f} that the held "
+                               f"{fixer} and the hardware factors set")
                     note = (f"the fitted KOSMOS curve at {n} slaves times {how}: the whole slave "
                             "branch scales by one factor per system, so the ratio is the same "
                             "at every n; what it tests is that the working-set knee "
