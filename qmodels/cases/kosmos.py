@@ -809,14 +809,41 @@ def calibrate(params: Params | None = None, hold=()) -> Params:
     return p
 
 
-def _derived_holds(num: str, den: str, m: int, p: Params) -> bool:
-    """Whether the identity :data:`DERIVED_RATIOS` states for (num, den, m) holds at
-    ``p``: both hosts bind at 128 B, both links above (window >= 3 stations)."""
+def _derived_note(num: str, den: str, m: int, p: Params) -> str:
+    """The identity that makes the Fig. 4 row (num, den, m) of :data:`DERIVED_RATIOS`
+    derived at ``p``, with ``p``'s own numbers, or "" where its premise fails there
+    (then the row is a prediction).  Premises: a window covering the cycle (>= 3
+    stations), both hosts binding at 128 B, both links above; :data:`DERIVED_RATIOS`
+    holds the wording at the default parameters."""
     if p.window < 3:
-        return False
+        return ""
+    bn = {pl: bottleneck(pl, m, p) for pl in PLATFORMS}
+    rate = {"KOSMOS_ETH": p.kosmos_eth_line_bps, "MicroBlade": p.microblade_line_bps,
+            "Moonshot": p.moonshot_line_bps}
     if m == 128:
-        return bottleneck(num, m, p) == bottleneck(den, m, p) == "host"
-    return bottleneck(num, m, p) == bottleneck(den, m, p) == "link"
+        if not bn[num] == bn[den] == "host":
+            return ""
+        same = (" = the fitted KOSMOS_SRIO row's value (the same sentence of the paper: "
+                "'KOSMOS 16.7 % below MicroBlade'; SRIO is host-bound there too)"
+                if bn["KOSMOS_SRIO"] == "host" else "")
+        return ("both host-bound at 128 B, so the ratio is t0_MicroBlade / t0_KOSMOS of the "
+                f"two fitted host costs, {host_overhead(den, p) / host_overhead(num, p):.4g}"
+                + same)
+    if not bn[num] == bn[den] == "link":
+        return ""
+    if num == "KOSMOS_SRIO":
+        if bn["MicroBlade"] == "link":
+            return (f"all link-bound at {m} B: the fitted SRIO/MicroBlade "
+                    f"{_ratio('KOSMOS_SRIO', 'MicroBlade', m, p):.4g} times the line-rate ratio "
+                    f"{rate['MicroBlade'] / 1e9:g}G / {rate[den] / 1e9:g}G of two Ethernets "
+                    "with the same framing (inputs)")
+        return (f"both link-bound at {m} B: the SRIO payload rate (fitted packet overhead) "
+                f"over the {rate[den] / 1e9:g}G Ethernet's (an input)")
+    if rate[num] == rate[den]:
+        return (f"1 by construction: the same {rate[num] / 1e9:g}G Ethernet (an input), both "
+                f"link-bound at {m} B")
+    return (f"the line-rate ratio {rate[num] / 1e9:g}G / {rate[den] / 1e9:g}G of two Ethernets "
+            f"with the same framing (inputs), both link-bound at {m} B")
 
 
 def _calibrated_names() -> tuple:
@@ -889,10 +916,10 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
         role = "fitted" if bw_fitted and (num, den, m) in FITTED_RATIOS else "predicted"
         model = _ratio(num, den, m, p)
         note = "paper: 'similar'" if paper == 1.0 else ""
-        if (num, den, m) in DERIVED_RATIOS and _derived_holds(num, den, m, p):
+        why = _derived_note(num, den, m, p) if (num, den, m) in DERIVED_RATIOS else ""
+        if why:
             role = "derived"
-            note = DERIVED_RATIOS[(num, den, m)] + ("; paper: 'similar'" if paper == 1.0
-                                                    else "")
+            note = why + ("; paper: 'similar'" if paper == 1.0 else "")
         miss = ""
         if role != "fitted" and abs(model / paper - 1) > 0.2:
             miss = "the host/DMA/link network cannot place these two curves this close here"
@@ -927,14 +954,23 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
                                    if not k.endswith("_efficiency"))
                 role = "fitted" if fit_here and (sysname, n) in fitted_pts else "predicted"
                 note = ""
-                if b == "graph" and sysname != "KOSMOS" and role == "predicted" \
-                        and not any(k in held for k in names):
+                kos_fitted = any(k not in held for k in names if not k.endswith("_efficiency"))
+                if b == "graph" and sysname != "KOSMOS" and role == "predicted" and kos_fitted:
                     # every slave station of a system scales by one CPU and one link factor,
                     # so the model's system/KOSMOS ratio is the same at every n: this row is
-                    # the fitted KOSMOS curve times a fitted 1-to-1 ratio, an identity
+                    # the fitted KOSMOS curve times one ratio, an identity (the ratio is
+                    # fitted at the defaults; under --set it may come from a held value)
                     role = "derived"
-                    how = ("Fig. 5's fitted 1.2" if sysname == "MicroBlade"
-                           else "the fitted Moonshot/KOSMOS 1-to-1 ratio")
+                    # MicroBlade's ratio is fixed by kappa (Fig. 5's 1.2), Moonshot's by e
+                    # (its 1-to-1 time); either may be held by --set instead of fitted
+                    fixer = "graph_exchange" if sysname == "MicroBlade" else \
+                        "graph_moonshot_efficiency"
+                    if fixer not in held:
+                        how = ("Fig. 5's fitted 1.2" if sysname == "MicroBlade"
+                               else "the fitted Moonshot/KOSMOS 1-to-1 ratio")
+                    else:
+                        how = (f"the ratio {_fig5('graph', sysname, p):.3f} that the held "
+                               f"{fixer} and the hardware factors set")
                     note = (f"the fitted KOSMOS curve at {n} slaves times {how}: the whole slave "
                             "branch scales by one factor per system, so the ratio is the same "
                             "at every n; what it tests is that the working-set knee "
