@@ -78,11 +78,15 @@ S_FREE, S_WAIT, S_SERV, S_BLOCKED, S_THINK, S_POOL, S_FORK = range(7)
 # station state columns (SS, int64)
 K_N, K_BUSY, K_WQH, K_WQT, K_BLH, K_BLT, K_ACTH, K_NACT = range(8)
 NSS = 8
+# then, per class c, the head and tail of the jobs of class c waiting at a
+# prio / prio-pr station: SS[k, K_PQ + 2 c], SS[k, K_PQ + 2 c + 1] (SS has
+# NSS + 2 C columns)
+K_PQ = NSS
 # pool state columns (PS, int64)
 P_FREE, P_QH, P_QT, P_QLEN = range(4)
 # scalar state (SI, int64)
-I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS, I_FTASKS = range(8)
-NSI = 8
+I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS, I_FTASKS, I_NFREE = range(9)
+NSI = 9
 # status codes returned by run()
 OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
 # distribution kinds
@@ -526,6 +530,7 @@ def _open_arrival(c, now, seg, M, J, T, rng):
         return -1, d
     j = SI[I_FREE]
     SI[I_FREE] = JI[j, J_NXT]
+    SI[I_NFREE] -= 1
     JI[j, J_CLS] = c
     JI[j, J_LOC] = -1
     JI[j, J_NXT] = -1
@@ -605,6 +610,9 @@ def _block_if_full(j, src, d, own, now, M, J):
         share_advance(src, now, STI, RM, SS, SFL)
         share_unlink(j, src, SS, JI)
         share_resched(src, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
+    elif src < K and (STI[src, 0] == K_PRIO_PR or STI[src, 0] == K_LCFS_PR):
+        # a blocked job keeps its server but cannot be preempted
+        share_unlink(j, src, SS, JI)
     JI[j, J_STATE] = S_BLOCKED
     JI[j, J_DEST] = d
     fifo_push(j, SS, d, K_BLH, K_BLT, JI)
@@ -691,6 +699,7 @@ def _leave_route(j, now, M, J, T, rng):
         JI[j, J_LOC] = -1
         JI[j, J_NXT] = SI[I_FREE]
         SI[I_FREE] = j
+        SI[I_NFREE] += 1
         SI[I_OPEN] -= 1
     else:
         JI[j, J_LOC] = K
@@ -999,8 +1008,20 @@ def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT
 # LCFS preemptive resume (kinds K_PRIO, K_PRIO_PR, K_LCFS_PR)
 # ---------------------------------------------------------------------------
 # A job at such a station is waiting (S_WAIT) or served (S_SERV, its own
-# completion in the heap); the station's jobs are found by scanning the job
-# table (J_LOC), which keeps every other station's code and lists untouched.
+# completion in the heap).  The waiting jobs are kept in lists threaded
+# through J_NXT / J_PRV, each sorted in the order they are served: at a prio
+# or prio-pr station one list per class (SS[k, K_PQ + 2 c] its head, + 1 its
+# tail), by arrival time, then row (FCFS within a class; the next job served
+# is the first of the head of the lists with the smallest level); at an
+# LCFS-PR station one list (K_WQH / K_WQT), latest arrival first, then row.
+# The row breaks ties between jobs that arrived at the same instant as the
+# scan of the job table by row did before (so the numbers did not change).
+# At a preemptive station the jobs in service are a list too (K_ACTH, as at
+# a sharing station; at most c of them): the victim of a preemption is found
+# there.  A job blocked after service keeps its server but leaves that list
+# (it cannot be preempted).  No cost grows with the job table: an arrival
+# walks back over the jobs that arrived at the same instant, a preempted job
+# goes back near the head, a departure looks at one head per class.
 # JF[j, F_VFIN] holds the remaining work of a preempted job (-1: none yet):
 # preemptive *resume*, the job later continues where it stopped; its service
 # time is drawn once, when it first starts.
@@ -1020,12 +1041,85 @@ def prio_before(a, b, kind, CLI, JI, JF):
 
 
 @njit(_nrt=False)
-def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K):
+def _pq_first(a, b, lcfs, JF):
+    """Order within one waiting list: a before b (a != b): the earlier
+    arrival (LCFS: the later one), then the smaller row."""
+    ta = JF[a, F_TARR]
+    tb = JF[b, F_TARR]
+    if ta != tb:
+        return ta > tb if lcfs else ta < tb
+    return a < b
+
+
+@njit(_nrt=False)
+def _pq_insert(j, SS, s, ch, ct, lcfs, from_tail, JI, JF):
+    """Insert waiting job j into the sorted list of station s whose head and
+    tail are SS[s, ch], SS[s, ct], walking from the tail or from the head
+    (the same place either way; the walk is short from the side given)."""
+    if from_tail:
+        p = SS[s, ct]
+        while p >= 0 and _pq_first(j, p, lcfs, JF):
+            p = JI[p, J_PRV]
+        n = SS[s, ch] if p < 0 else JI[p, J_NXT]
+    else:
+        n = SS[s, ch]
+        while n >= 0 and _pq_first(n, j, lcfs, JF):
+            n = JI[n, J_NXT]
+        p = SS[s, ct] if n < 0 else JI[n, J_PRV]
+    JI[j, J_PRV] = p
+    JI[j, J_NXT] = n
+    if p >= 0:
+        JI[p, J_NXT] = j
+    else:
+        SS[s, ch] = j
+    if n >= 0:
+        JI[n, J_PRV] = j
+    else:
+        SS[s, ct] = j
+
+
+@njit(_nrt=False)
+def _pq_pop(SS, s, ch, ct, JI):
+    """Remove and return the head of a waiting list."""
+    h = SS[s, ch]
+    n = JI[h, J_NXT]
+    SS[s, ch] = n
+    if n >= 0:
+        JI[n, J_PRV] = -1
+    else:
+        SS[s, ct] = -1
+    JI[h, J_NXT] = -1
+    JI[h, J_PRV] = -1
+    return h
+
+
+@njit(_nrt=False)
+def _prio_wait(j, s, kind, from_tail, CLI, JI, JF, SS):
+    """Job j waits at priority station s, in its list."""
+    JI[j, J_STATE] = S_WAIT
+    if kind == K_LCFS_PR:
+        _pq_insert(j, SS, s, K_WQH, K_WQT, True, from_tail, JI, JF)
+    else:
+        c = JI[j, J_CLS]
+        _pq_insert(j, SS, s, K_PQ + 2 * c, K_PQ + 2 * c + 1, False, from_tail, JI, JF)
+
+
+@njit(_nrt=False)
+def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K):
     """Job h starts service at priority station s, or resumes its
     remaining work if it was preempted."""
     c = JI[h, J_CLS]
     BS[c, s] += 1
     JI[h, J_STATE] = S_SERV
+    if STI[s, 0] != K_PRIO:
+        # the jobs in service at a preemptive station: a list, as at a sharing one
+        a = SS[s, K_ACTH]
+        JI[h, J_PRV] = -1
+        JI[h, J_NXT] = a
+        if a >= 0:
+            JI[a, J_PRV] = h
+        SS[s, K_ACTH] = h
+        SS[s, K_NACT] += 1
     x = JF[h, F_VFIN]
     if x < 0.0:
         x = draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6], EMP, S[c, s], rng, SI)
@@ -1043,24 +1137,28 @@ def prio_arrive(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
     JF[j, F_VFIN] = -1.0
     if SS[s, K_BUSY] < STI[s, 2]:
         SS[s, K_BUSY] += 1
-        _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K)
+        _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K)
         return
     if kind != K_PRIO:
+        # the job in service served last; of equals, the smallest row
         v = -1
-        for i in range(JI.shape[0]):
-            if i != j and JI[i, J_LOC] == s and JI[i, J_STATE] == S_SERV and (
-                    v < 0 or prio_before(v, i, kind, CLI, JI, JF)):
+        i = SS[s, K_ACTH]
+        while i >= 0:
+            if v < 0 or prio_before(v, i, kind, CLI, JI, JF) or (
+                    i < v and not prio_before(i, v, kind, CLI, JI, JF)):
                 v = i
+            i = JI[i, J_NXT]
         if v >= 0 and prio_before(j, v, kind, CLI, JI, JF):
             e = C + K + v
             rem = HT[POS[e]] - now
             JF[v, F_VFIN] = rem if rem > 0.0 else 0.0
             heap_remove(e, HE, HT, POS, SI)
             BS[JI[v, J_CLS], s] -= 1
-            JI[v, J_STATE] = S_WAIT
-            _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K)
+            share_unlink(v, s, SS, JI)
+            _prio_wait(v, s, kind, False, CLI, JI, JF, SS)
+            _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K)
             return
-    JI[j, J_STATE] = S_WAIT
+    _prio_wait(j, s, kind, kind != K_LCFS_PR, CLI, JI, JF, SS)
 
 
 @njit(_nrt=False)
@@ -1070,15 +1168,30 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
     the server."""
     BS[JI[j, J_CLS], s] -= 1
     kind = STI[s, 0]
+    if kind != K_PRIO and JI[j, J_STATE] == S_SERV:
+        share_unlink(j, s, SS, JI)
     h = -1
-    for i in range(JI.shape[0]):
-        if i != j and JI[i, J_LOC] == s and JI[i, J_STATE] == S_WAIT and (
-                h < 0 or prio_before(i, h, kind, CLI, JI, JF)):
-            h = i
+    if kind == K_LCFS_PR:
+        if SS[s, K_WQH] >= 0:
+            h = _pq_pop(SS, s, K_WQH, K_WQT, JI)
+    else:
+        # the first of the heads of the class lists (each the first of its class)
+        hc = -1
+        for c in range(C):
+            i = SS[s, K_PQ + 2 * c]
+            if i >= 0 and (h < 0 or prio_before(i, h, kind, CLI, JI, JF) or (
+                    i < h and not prio_before(h, i, kind, CLI, JI, JF))):
+                h = i
+                hc = c
+        if h >= 0:
+            _pq_pop(SS, s, K_PQ + 2 * hc, K_PQ + 2 * hc + 1, JI)
     if h >= 0:
-        _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K)
+        _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K)
     else:
         SS[s, K_BUSY] -= 1
+
+
+# ---------------------------------------------------------------------------
 # fork-join (qmodels.model.forkjoin): a job reaching a fork-join station f
 # (STI[f, 0] == KIND_FORKJOIN) forks STI[f, 7] tasks, task i entering station
 # RM[f, i] (the first station of its branch); a task follows its branch by
@@ -1089,16 +1202,13 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
 # SI[I_FTASKS] is the largest fork (0: no fork-join, nothing here is used).
 # ---------------------------------------------------------------------------
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def fj_short(n, JI, SI):
     """Whether the free list holds fewer than ``n`` job rows (a fork needs a
-    row per task; the loop asks for room before an event that may fork)."""
-    j = SI[I_FREE]
-    i = 0
-    while j >= 0 and i < n:
-        j = JI[j, J_NXT]
-        i += 1
-    return i < n
+    row per task; the loop asks for room before an event that may fork).
+    ``SI[I_NFREE]`` counts the rows of the free list (kept by every push and
+    pop, and by :meth:`qmodels.sim.run._Run._link_free`)."""
+    return SI[I_NFREE] < n
 
 
 @njit(_nrt=False)
@@ -1126,6 +1236,7 @@ def fj_arrive(j, f, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF, SS,
         for i in range(n):
             t = SI[I_FREE]
             SI[I_FREE] = JI[t, J_NXT]
+            SI[I_NFREE] -= 1
             JI[t, J_CLS] = c
             JI[t, J_PAR] = j
             JI[t, J_HELD] = 0
@@ -1142,6 +1253,7 @@ def fj_arrive(j, f, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF, SS,
     JI[j, J_LOC] = -1
     JI[j, J_NXT] = SI[I_FREE]
     SI[I_FREE] = j
+    SI[I_NFREE] += 1
     JI[par, J_PEND] -= 1
     if JI[par, J_PEND] > 0:
         return -1, -1
