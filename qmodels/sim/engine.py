@@ -85,7 +85,7 @@ K_PQ = NSS
 # pool state columns (PS, int64)
 P_FREE, P_QH, P_QT, P_QLEN = range(4)
 # scalar state (SI, int64)
-I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS, I_FTASKS, I_NFREE = range(9)
+I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS, I_FTASKS, I_NTASKS = range(9)
 NSI = 9
 # status codes returned by run()
 OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
@@ -530,7 +530,6 @@ def _open_arrival(c, now, seg, M, J, T, rng):
         return -1, d
     j = SI[I_FREE]
     SI[I_FREE] = JI[j, J_NXT]
-    SI[I_NFREE] -= 1
     JI[j, J_CLS] = c
     JI[j, J_LOC] = -1
     JI[j, J_NXT] = -1
@@ -699,7 +698,6 @@ def _leave_route(j, now, M, J, T, rng):
         JI[j, J_LOC] = -1
         JI[j, J_NXT] = SI[I_FREE]
         SI[I_FREE] = j
-        SI[I_NFREE] += 1
         SI[I_OPEN] -= 1
     else:
         JI[j, J_LOC] = K
@@ -1202,13 +1200,14 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
 # SI[I_FTASKS] is the largest fork (0: no fork-join, nothing here is used).
 # ---------------------------------------------------------------------------
 
-@njit(_nrt=False, forceinline=True)
+@njit(_nrt=False)
 def fj_short(n, JI, SI):
     """Whether the free list holds fewer than ``n`` job rows (a fork needs a
     row per task; the loop asks for room before an event that may fork).
-    ``SI[I_NFREE]`` counts the rows of the free list (kept by every push and
-    pop, and by :meth:`qmodels.sim.run._Run._link_free`)."""
-    return SI[I_NFREE] < n
+    No walk: every row not on the free list holds a closed job (rows 0 to
+    ``SI[I_NCLOSED]`` - 1), an open job (``SI[I_OPEN]``) or a task
+    (``SI[I_NTASKS]``, counted by :func:`fj_arrive`)."""
+    return JI.shape[0] - SI[I_NCLOSED] - SI[I_OPEN] - SI[I_NTASKS] < n
 
 
 @njit(_nrt=False)
@@ -1236,7 +1235,7 @@ def fj_arrive(j, f, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF, SS,
         for i in range(n):
             t = SI[I_FREE]
             SI[I_FREE] = JI[t, J_NXT]
-            SI[I_NFREE] -= 1
+            SI[I_NTASKS] += 1
             JI[t, J_CLS] = c
             JI[t, J_PAR] = j
             JI[t, J_HELD] = 0
@@ -1253,7 +1252,7 @@ def fj_arrive(j, f, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF, SS,
     JI[j, J_LOC] = -1
     JI[j, J_NXT] = SI[I_FREE]
     SI[I_FREE] = j
-    SI[I_NFREE] += 1
+    SI[I_NTASKS] -= 1
     JI[par, J_PEND] -= 1
     if JI[par, J_PEND] > 0:
         return -1, -1

@@ -89,7 +89,6 @@ class _Run:
         self.JI[a:b - 1, E.J_NXT] = np.arange(a + 1, b)
         self.JI[b - 1, E.J_NXT] = self.SI[E.I_FREE]
         self.SI[E.I_FREE] = a
-        self.SI[E.I_NFREE] += b - a
 
     def _grow(self):
         f = self.f
