@@ -1039,29 +1039,42 @@ def prio_before(a, b, kind, CLI, JI, JF):
 
 
 @njit(_nrt=False)
-def _pq_first(a, b, lcfs, JF):
-    """Order within one waiting list: a before b (a != b): the earlier
-    arrival (LCFS: the later one), then the smaller row."""
-    ta = JF[a, F_TARR]
-    tb = JF[b, F_TARR]
-    if ta != tb:
-        return ta > tb if lcfs else ta < tb
-    return a < b
-
-
-@njit(_nrt=False)
-def _pq_insert(j, SS, s, ch, ct, lcfs, from_tail, JI, JF):
-    """Insert waiting job j into the sorted list of station s whose head and
-    tail are SS[s, ch], SS[s, ct], walking from the tail or from the head
-    (the same place either way; the walk is short from the side given)."""
+def _prio_wait(j, s, kind, from_tail, JI, JF, SS):
+    """Job j waits at priority station s: into its sorted list (see above),
+    walking from the tail (a new arrival at a prio / prio-pr station) or
+    from the head (LCFS-PR, a preempted job): the same place either way,
+    the walk short from the side given.  The order within one list: the
+    earlier arrival (LCFS: the later), then the smaller row."""
+    JI[j, J_STATE] = S_WAIT
+    lcfs = kind == K_LCFS_PR
+    if lcfs:
+        ch, ct = K_WQH, K_WQT
+    else:
+        ch = K_PQ + 2 * JI[j, J_CLS]
+        ct = ch + 1
+    tj = JF[j, F_TARR]
     if from_tail:
+        # p: the last job before j
         p = SS[s, ct]
-        while p >= 0 and _pq_first(j, p, lcfs, JF):
+        while p >= 0:
+            tp = JF[p, F_TARR]
+            if tp == tj:
+                if p < j:
+                    break
+            elif (tp > tj) == lcfs:
+                break
             p = JI[p, J_PRV]
         n = SS[s, ch] if p < 0 else JI[p, J_NXT]
     else:
+        # n: the first job after j
         n = SS[s, ch]
-        while n >= 0 and _pq_first(n, j, lcfs, JF):
+        while n >= 0:
+            tn = JF[n, F_TARR]
+            if tn == tj:
+                if n > j:
+                    break
+            elif (tn < tj) == lcfs:
+                break
             n = JI[n, J_NXT]
         p = SS[s, ct] if n < 0 else JI[n, J_PRV]
     JI[j, J_PRV] = p
@@ -1074,32 +1087,6 @@ def _pq_insert(j, SS, s, ch, ct, lcfs, from_tail, JI, JF):
         JI[n, J_PRV] = j
     else:
         SS[s, ct] = j
-
-
-@njit(_nrt=False)
-def _pq_pop(SS, s, ch, ct, JI):
-    """Remove and return the head of a waiting list."""
-    h = SS[s, ch]
-    n = JI[h, J_NXT]
-    SS[s, ch] = n
-    if n >= 0:
-        JI[n, J_PRV] = -1
-    else:
-        SS[s, ct] = -1
-    JI[h, J_NXT] = -1
-    JI[h, J_PRV] = -1
-    return h
-
-
-@njit(_nrt=False)
-def _prio_wait(j, s, kind, from_tail, CLI, JI, JF, SS):
-    """Job j waits at priority station s, in its list."""
-    JI[j, J_STATE] = S_WAIT
-    if kind == K_LCFS_PR:
-        _pq_insert(j, SS, s, K_WQH, K_WQT, True, from_tail, JI, JF)
-    else:
-        c = JI[j, J_CLS]
-        _pq_insert(j, SS, s, K_PQ + 2 * c, K_PQ + 2 * c + 1, False, from_tail, JI, JF)
 
 
 @njit(_nrt=False)
@@ -1153,10 +1140,10 @@ def prio_arrive(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
             heap_remove(e, HE, HT, POS, SI)
             BS[JI[v, J_CLS], s] -= 1
             share_unlink(v, s, SS, JI)
-            _prio_wait(v, s, kind, False, CLI, JI, JF, SS)
+            _prio_wait(v, s, kind, False, JI, JF, SS)
             _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K)
             return
-    _prio_wait(j, s, kind, kind != K_LCFS_PR, CLI, JI, JF, SS)
+    _prio_wait(j, s, kind, kind != K_LCFS_PR, JI, JF, SS)
 
 
 @njit(_nrt=False)
@@ -1168,22 +1155,29 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
     kind = STI[s, 0]
     if kind != K_PRIO and JI[j, J_STATE] == S_SERV:
         share_unlink(j, s, SS, JI)
-    h = -1
     if kind == K_LCFS_PR:
-        if SS[s, K_WQH] >= 0:
-            h = _pq_pop(SS, s, K_WQH, K_WQT, JI)
+        ch = K_WQH
+        h = SS[s, ch]
     else:
         # the first of the heads of the class lists (each the first of its class)
-        hc = -1
+        h = -1
+        ch = -1
         for c in range(C):
             i = SS[s, K_PQ + 2 * c]
             if i >= 0 and (h < 0 or prio_before(i, h, kind, CLI, JI, JF) or (
                     i < h and not prio_before(h, i, kind, CLI, JI, JF))):
                 h = i
-                hc = c
-        if h >= 0:
-            _pq_pop(SS, s, K_PQ + 2 * hc, K_PQ + 2 * hc + 1, JI)
+                ch = K_PQ + 2 * c
     if h >= 0:
+        # pop h, the head of its list (tail in column ch + 1, K_WQT = K_WQH + 1)
+        n = JI[h, J_NXT]
+        SS[s, ch] = n
+        if n >= 0:
+            JI[n, J_PRV] = -1
+        else:
+            SS[s, ch + 1] = -1
+        JI[h, J_NXT] = -1
+        JI[h, J_PRV] = -1
         _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K)
     else:
         SS[s, K_BUSY] -= 1
