@@ -29,6 +29,7 @@ Run on its own::
 
     python -m benchmarks.bench_sim            # all three cases
     python -m benchmarks.bench_sim --quick    # shorter runs
+    python -m benchmarks.bench_sim --vocab    # priority and fork-join (ours only)
 
 or through the runner (``python -m benchmarks -k sim``), which calls
 :func:`run`.
@@ -421,6 +422,63 @@ def run(args) -> list[dict]:
     return rows
 
 
+# ---------------------------------------------------------------------------
+# the newer station kinds (ours only, no peer): priority stations, fork-join
+# ---------------------------------------------------------------------------
+
+VOCAB_CASES = ["sim-prio3", "sim-fj4-prio", "sim-fj4"]
+VOCAB_TITLES = {
+    "sim-prio3": "simulator: open M/M/1 preemptive-resume priority, 3 levels, rho = 0.85",
+    "sim-fj4-prio": "simulator: closed N = 200, fork-join of 4 branches, priority CPU",
+    "sim-fj4": "simulator: closed N = 200, fork-join of 4 branches, FCFS CPU",
+}
+
+
+def vocab_network(case: str):
+    """The models of :data:`VOCAB_CASES`; the closed ones have a job table of
+    N (1 + 4) = 1000 rows (a job and the tasks of its fork)."""
+    import qmodels as qm
+
+    if case == "sim-prio3":
+        return qm.Network([qm.Queue("q", 1.0, discipline="prio-pr")], [
+            qm.Open(f"p{i}", lam, routing={"source": {"q": 1.0}, "q": {"sink": 1.0}},
+                    priority=i) for i, lam in enumerate((0.3, 0.3, 0.25))])
+    if case in ("sim-fj4-prio", "sim-fj4"):
+        disc = "prio" if case == "sim-fj4-prio" else "fcfs"
+        stations = [qm.ForkJoin("fj", [[f"d{i}"] for i in range(4)]), qm.Queue("cpu", 0.004,
+                                                                              discipline=disc)]
+        stations += [qm.Queue(f"d{i}", 0.01 * (1 + 0.1 * i)) for i in range(4)]
+        return qm.Network(stations, [
+            qm.Closed("hi", 50, visits={"cpu": 1.0, "fj": 1.0}, think_time=0.5, priority=0),
+            qm.Closed("lo", 150, visits={"cpu": 1.0, "fj": 1.0}, think_time=0.5, priority=1)])
+    raise KeyError(case)
+
+
+def vocab_rates(size: float = 1e6, repeat: int = 3, cases=None) -> dict:
+    """{case: (best events/s, events)} of :func:`simulate` on the models of
+    :data:`VOCAB_CASES` (batch means; about ``size`` customers for the open
+    one, a horizon of ``size / 1e3`` s for the closed ones: about 2.5
+    ``size`` events and 1.0 ``size`` events)."""
+    import warnings
+
+    from qmodels.sim import simulate
+
+    warnings.simplefilter("ignore")  # the short warm-up run's bias warnings
+    simulate(vocab_network("sim-prio3"), seed=1, horizon=100.0, progress=False)  # warm
+    out = {}
+    for case in cases or VOCAB_CASES:
+        T = size if case == "sim-prio3" else size / 1e3
+        best, ev = 0.0, 0
+        for i in range(repeat):
+            t0 = time.perf_counter()
+            r = simulate(vocab_network(case), seed=1 + i, horizon=T, method="batch_means",
+                         progress=False)
+            dt = time.perf_counter() - t0
+            best, ev = max(best, r.events / dt), r.events
+        out[case] = (best, ev)
+    return out
+
+
 def _main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.bench_sim",
                                 description=__doc__.split("\n")[0])
@@ -430,7 +488,15 @@ def _main(argv=None) -> int:
     p.add_argument("--peers", default=None, help="comma-separated: ciw, simpy, c")
     p.add_argument("--peer-budget", type=float, default=20.0)
     p.add_argument("--no-compile-time", action="store_true")
+    p.add_argument("--vocab", action="store_true",
+                   help="only the priority and fork-join cases (ours, no peers)")
     args = p.parse_args(argv)
+    if args.vocab:
+        vc = [c for c in VOCAB_CASES if not args.case or any(w in c for w in args.case)]
+        got = vocab_rates(2e5 if args.quick else 1e6, args.repeat, vc)
+        for case, (rate, ev) in got.items():
+            print(f"{case:14s} {rate:12.4g} events/s  ({ev} events)  {VOCAB_TITLES[case]}")
+        return 0
     args.sim_cases = [c for c in CASES if not args.case or any(w in c for w in args.case)]
     args.peers = None if args.peers is None else {s.strip() for s in args.peers.split(",")}
     args.build_dir = _util.build_dir()

@@ -78,11 +78,15 @@ S_FREE, S_WAIT, S_SERV, S_BLOCKED, S_THINK, S_POOL, S_FORK = range(7)
 # station state columns (SS, int64)
 K_N, K_BUSY, K_WQH, K_WQT, K_BLH, K_BLT, K_ACTH, K_NACT = range(8)
 NSS = 8
+# then, per class c, the head and tail of the jobs of class c waiting at a
+# prio / prio-pr station: SS[k, K_PQ + 2 c], SS[k, K_PQ + 2 c + 1] (SS has
+# NSS + 2 C columns)
+K_PQ = NSS
 # pool state columns (PS, int64)
 P_FREE, P_QH, P_QT, P_QLEN = range(4)
 # scalar state (SI, int64)
-I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS, I_FTASKS = range(8)
-NSI = 8
+I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS, I_FTASKS, I_NTASKS = range(9)
+NSI = 9
 # status codes returned by run()
 OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
 # distribution kinds
@@ -605,6 +609,9 @@ def _block_if_full(j, src, d, own, now, M, J):
         share_advance(src, now, STI, RM, SS, SFL)
         share_unlink(j, src, SS, JI)
         share_resched(src, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
+    elif src < K and (STI[src, 0] == K_PRIO_PR or STI[src, 0] == K_LCFS_PR):
+        # a blocked job keeps its server but cannot be preempted
+        share_unlink(j, src, SS, JI)
     JI[j, J_STATE] = S_BLOCKED
     JI[j, J_DEST] = d
     fifo_push(j, SS, d, K_BLH, K_BLT, JI)
@@ -999,8 +1006,20 @@ def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT
 # LCFS preemptive resume (kinds K_PRIO, K_PRIO_PR, K_LCFS_PR)
 # ---------------------------------------------------------------------------
 # A job at such a station is waiting (S_WAIT) or served (S_SERV, its own
-# completion in the heap); the station's jobs are found by scanning the job
-# table (J_LOC), which keeps every other station's code and lists untouched.
+# completion in the heap).  The waiting jobs are kept in lists threaded
+# through J_NXT / J_PRV, each sorted in the order they are served: at a prio
+# or prio-pr station one list per class (SS[k, K_PQ + 2 c] its head, + 1 its
+# tail), by arrival time, then row (FCFS within a class; the next job served
+# is the first of the head of the lists with the smallest level); at an
+# LCFS-PR station one list (K_WQH / K_WQT), latest arrival first, then row.
+# The row breaks ties between jobs that arrived at the same instant as the
+# scan of the job table by row did before (so the numbers did not change).
+# At a preemptive station the jobs in service are a list too (K_ACTH, as at
+# a sharing station; at most c of them): the victim of a preemption is found
+# there.  A job blocked after service keeps its server but leaves that list
+# (it cannot be preempted).  No cost grows with the job table: an arrival
+# walks back over the jobs that arrived at the same instant, a preempted job
+# goes back near the head, a departure looks at one head per class.
 # JF[j, F_VFIN] holds the remaining work of a preempted job (-1: none yet):
 # preemptive *resume*, the job later continues where it stopped; its service
 # time is drawn once, when it first starts.
@@ -1020,12 +1039,72 @@ def prio_before(a, b, kind, CLI, JI, JF):
 
 
 @njit(_nrt=False)
-def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K):
+def _prio_wait(j, s, kind, from_tail, JI, JF, SS):
+    """Job j waits at priority station s: into its sorted list (see above),
+    walking from the tail (a new arrival at a prio / prio-pr station) or
+    from the head (LCFS-PR, a preempted job): the same place either way,
+    the walk short from the side given.  The order within one list: the
+    earlier arrival (LCFS: the later), then the smaller row."""
+    JI[j, J_STATE] = S_WAIT
+    lcfs = kind == K_LCFS_PR
+    if lcfs:
+        ch, ct = K_WQH, K_WQT
+    else:
+        ch = K_PQ + 2 * JI[j, J_CLS]
+        ct = ch + 1
+    tj = JF[j, F_TARR]
+    if from_tail:
+        # p: the last job before j
+        p = SS[s, ct]
+        while p >= 0:
+            tp = JF[p, F_TARR]
+            if tp == tj:
+                if p < j:
+                    break
+            elif (tp > tj) == lcfs:
+                break
+            p = JI[p, J_PRV]
+        n = SS[s, ch] if p < 0 else JI[p, J_NXT]
+    else:
+        # n: the first job after j
+        n = SS[s, ch]
+        while n >= 0:
+            tn = JF[n, F_TARR]
+            if tn == tj:
+                if n > j:
+                    break
+            elif (tn < tj) == lcfs:
+                break
+            n = JI[n, J_NXT]
+        p = SS[s, ct] if n < 0 else JI[n, J_PRV]
+    JI[j, J_PRV] = p
+    JI[j, J_NXT] = n
+    if p >= 0:
+        JI[p, J_NXT] = j
+    else:
+        SS[s, ch] = j
+    if n >= 0:
+        JI[n, J_PRV] = j
+    else:
+        SS[s, ct] = j
+
+
+@njit(_nrt=False)
+def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K):
     """Job h starts service at priority station s, or resumes its
     remaining work if it was preempted."""
     c = JI[h, J_CLS]
     BS[c, s] += 1
     JI[h, J_STATE] = S_SERV
+    if STI[s, 0] != K_PRIO:
+        # the jobs in service at a preemptive station: a list, as at a sharing one
+        a = SS[s, K_ACTH]
+        JI[h, J_PRV] = -1
+        JI[h, J_NXT] = a
+        if a >= 0:
+            JI[a, J_PRV] = h
+        SS[s, K_ACTH] = h
+        SS[s, K_NACT] += 1
     x = JF[h, F_VFIN]
     if x < 0.0:
         x = draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6], EMP, S[c, s], rng, SI)
@@ -1043,24 +1122,28 @@ def prio_arrive(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
     JF[j, F_VFIN] = -1.0
     if SS[s, K_BUSY] < STI[s, 2]:
         SS[s, K_BUSY] += 1
-        _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K)
+        _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K)
         return
     if kind != K_PRIO:
+        # the job in service served last; of equals, the smallest row
         v = -1
-        for i in range(JI.shape[0]):
-            if i != j and JI[i, J_LOC] == s and JI[i, J_STATE] == S_SERV and (
-                    v < 0 or prio_before(v, i, kind, CLI, JI, JF)):
+        i = SS[s, K_ACTH]
+        while i >= 0:
+            if v < 0 or prio_before(v, i, kind, CLI, JI, JF) or (
+                    i < v and not prio_before(i, v, kind, CLI, JI, JF)):
                 v = i
+            i = JI[i, J_NXT]
         if v >= 0 and prio_before(j, v, kind, CLI, JI, JF):
             e = C + K + v
             rem = HT[POS[e]] - now
             JF[v, F_VFIN] = rem if rem > 0.0 else 0.0
             heap_remove(e, HE, HT, POS, SI)
             BS[JI[v, J_CLS], s] -= 1
-            JI[v, J_STATE] = S_WAIT
-            _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K)
+            share_unlink(v, s, SS, JI)
+            _prio_wait(v, s, kind, False, JI, JF, SS)
+            _prio_start(j, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K)
             return
-    JI[j, J_STATE] = S_WAIT
+    _prio_wait(j, s, kind, kind != K_LCFS_PR, JI, JF, SS)
 
 
 @njit(_nrt=False)
@@ -1070,15 +1153,37 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
     the server."""
     BS[JI[j, J_CLS], s] -= 1
     kind = STI[s, 0]
-    h = -1
-    for i in range(JI.shape[0]):
-        if i != j and JI[i, J_LOC] == s and JI[i, J_STATE] == S_WAIT and (
-                h < 0 or prio_before(i, h, kind, CLI, JI, JF)):
-            h = i
+    if kind != K_PRIO and JI[j, J_STATE] == S_SERV:
+        share_unlink(j, s, SS, JI)
+    if kind == K_LCFS_PR:
+        ch = K_WQH
+        h = SS[s, ch]
+    else:
+        # the first of the heads of the class lists (each the first of its class)
+        h = -1
+        ch = -1
+        for c in range(C):
+            i = SS[s, K_PQ + 2 * c]
+            if i >= 0 and (h < 0 or prio_before(i, h, kind, CLI, JI, JF) or (
+                    i < h and not prio_before(h, i, kind, CLI, JI, JF))):
+                h = i
+                ch = K_PQ + 2 * c
     if h >= 0:
-        _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, BS, HE, HT, POS, SI, rng, C, K)
+        # pop h, the head of its list (tail in column ch + 1, K_WQT = K_WQH + 1)
+        n = JI[h, J_NXT]
+        SS[s, ch] = n
+        if n >= 0:
+            JI[n, J_PRV] = -1
+        else:
+            SS[s, ch + 1] = -1
+        JI[h, J_NXT] = -1
+        JI[h, J_PRV] = -1
+        _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K)
     else:
         SS[s, K_BUSY] -= 1
+
+
+# ---------------------------------------------------------------------------
 # fork-join (qmodels.model.forkjoin): a job reaching a fork-join station f
 # (STI[f, 0] == KIND_FORKJOIN) forks STI[f, 7] tasks, task i entering station
 # RM[f, i] (the first station of its branch); a task follows its branch by
@@ -1092,13 +1197,11 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
 @njit(_nrt=False)
 def fj_short(n, JI, SI):
     """Whether the free list holds fewer than ``n`` job rows (a fork needs a
-    row per task; the loop asks for room before an event that may fork)."""
-    j = SI[I_FREE]
-    i = 0
-    while j >= 0 and i < n:
-        j = JI[j, J_NXT]
-        i += 1
-    return i < n
+    row per task; the loop asks for room before an event that may fork).
+    No walk: every row not on the free list holds a closed job (rows 0 to
+    ``SI[I_NCLOSED]`` - 1), an open job (``SI[I_OPEN]``) or a task
+    (``SI[I_NTASKS]``, counted by :func:`fj_arrive`)."""
+    return JI.shape[0] - SI[I_NCLOSED] - SI[I_OPEN] - SI[I_NTASKS] < n
 
 
 @njit(_nrt=False)
@@ -1126,6 +1229,7 @@ def fj_arrive(j, f, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF, SS,
         for i in range(n):
             t = SI[I_FREE]
             SI[I_FREE] = JI[t, J_NXT]
+            SI[I_NTASKS] += 1
             JI[t, J_CLS] = c
             JI[t, J_PAR] = j
             JI[t, J_HELD] = 0
@@ -1142,6 +1246,7 @@ def fj_arrive(j, f, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF, SS,
     JI[j, J_LOC] = -1
     JI[j, J_NXT] = SI[I_FREE]
     SI[I_FREE] = j
+    SI[I_NTASKS] -= 1
     JI[par, J_PEND] -= 1
     if JI[par, J_PEND] > 0:
         return -1, -1

@@ -56,7 +56,7 @@ class _Run:
         self.HE = np.zeros(E_, dtype=np.int64)
         self.HT = np.zeros(E_)
         self.POS = np.full(E_, -1, dtype=np.int64)
-        self.SS = np.zeros((K, E.NSS), dtype=np.int64)
+        self.SS = np.zeros((K, E.NSS + 2 * C), dtype=np.int64)  # + class lists (E.K_PQ)
         self.SS[:, E.K_WQH:] = -1
         self.SS[:, E.K_NACT] = 0
         self.NC = np.zeros((C, K), dtype=np.int64)
