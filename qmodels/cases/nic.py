@@ -153,9 +153,12 @@ class Params:
     run_seconds: float = param(10.0, "iperf 2.0.2 default test length (-t 10); the paper "
                                "states no duration", kind="assumption", unit="s")
     ack_ratio: float = param(1.0, "segments per ACK in slow start: every segment "
-                             "acknowledged, as Linux does in its quick-ack mode at connection "
-                             "start; b = 2 (delayed ACKs throughout) gives about 610 "
-                             "Mbit/s, see the report's notes", kind="assumption")
+                             "acknowledged.  Linux quick-acks the first TCP_MAX_QUICKACKS = 16 "
+                             "segments of a connection and re-arms a quick ACK whenever the "
+                             "receiver grows rcv_ssthresh (tcp_grow_window, net/ipv4/"
+                             "tcp_input.c), i.e. while its advertised window opens, as it does "
+                             "up to a 256 MB clamp; b = 2 (delayed ACKs throughout) gives about "
+                             "610 Mbit/s, see the report's notes", kind="assumption")
     tcp_options: int = param(12, "TCP timestamps option (RFC 7323), on by default in Linux",
                              kind="assumption", unit="B")
     best_window: float = param(256 * 2 ** 20, "paper Table 2: 256 MB window for the best TCP",
