@@ -235,7 +235,12 @@ class Params:
                                unit="B")
     segments: int = param(1, "paper Table 2 (no -s option: IOR's default 1)", kind="paper")
     lustre_cache_fraction: float = param(0.5, "Lustre client max_cached_mb default: half of "
-                                         "RAM (assumption: /PFS is Lustre)", kind="assumption")
+                                         "RAM in recent clients (llite_lib.c ll_init_sbi: "
+                                         "lru_page_max = pages / 2); older clients (the "
+                                         "Lustre 1.6 manual, sec. 20.2) default to 3/4 of "
+                                         "RAM, which puts the SKL cliff at 144 GB.  "
+                                         "Assumption: /PFS is a recent Lustre (the paper "
+                                         "names neither)", kind="assumption")
     pfs_bw: float = param(12.5e9, "paper sec. 3: a node's 100 Gbit/s link caps reads from "
                           "the parallel file system", kind="paper", unit="B/s")
     ior_transfer: float = param(2 * MiB, "paper Table 2: IOR -t 2m (one 2 MiB transfer per "
