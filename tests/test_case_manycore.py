@@ -476,6 +476,11 @@ def test_rows_that_are_input_identities_are_derived(rep):
     # Little's law bound: 68 x 2 lines x 64 B / 155 ns x 0.75 = 42.1 GB/s < 360 / 1.05
     assert r.model <= 68 * 2 * 64 / 155e-9 * 0.75 / GB * (1 + 1e-9)
     assert r.miss and "cores" in r.miss
+    # unbound threads put SKL's STREAM on UPI: 0.75 x 41.6 / r depends on the remote
+    # fraction (the model's), no identity of inputs, so the row is predicted again
+    ub = mc.report(dataclasses.replace(p, placement="unbound"))
+    assert _row(ub, "SKL STREAM peak").role == "predicted"
+    assert "UPI link saturates" in _row(ub, "SKL STREAM peak").note
 
 
 def test_cliff_rows_rest_on_the_lustre_cache_default():

@@ -1058,15 +1058,21 @@ def _off(model: float, paper: float, tol: float, why: str) -> str:
 
 
 def _stream_role(p: Params, res, where: str) -> tuple:
-    """Role and note of a STREAM row: ``derived`` when the network's
-    bottleneck is saturated (utilisation >= 0.999, per server), the value
-    being then the identity ``stream_counted`` x that station's capacity;
-    ``predicted`` when the threads cannot fill it (the cores bind)."""
+    """Role and note of a STREAM row: ``derived`` when the memory channels
+    saturate (utilisation >= 0.999, per server), the value being then the
+    identity ``stream_counted`` x their peak; ``predicted`` when the UPI link
+    binds (the value depends on the remote fraction, a model output) or the
+    threads cannot fill the channels (the cores bind)."""
     b = res.bottleneck[0]
-    if float(res.U[b]) >= 0.999:
+    if b == "mem" and float(res.U[b]) >= 0.999:
+        # every line visits the channels once: X = their capacity, a data-sheet peak
         return "derived", (f"{where}; identity at saturation: {p.stream_counted:g} "
-                           f"(write-allocate) x the {b} station's capacity, inputs; the "
-                           f"network only says that {b} saturates")
+                           "(write-allocate) x the memory channels' peak, inputs; the "
+                           "network only says that the channels saturate")
+    if b == "upi" and float(res.U[b]) >= 0.999:
+        # a line crosses UPI with probability r, the first-touch model's output: not an input
+        return "predicted", (f"{where}; the UPI link saturates: {p.stream_counted:g} x "
+                             "B_upi / r, r the remote fraction")
     return "predicted", f"{where}; the cores bind (U {b} = {float(res.U[b]):.3f})"
 
 
