@@ -473,3 +473,15 @@ def test_window_monotonicity_cannot_fail_for_a_closed_network():
     xs = [nic.tcp_rate("PCI", 1500, n, slow) for n in (1, 4, 16, 64, 256, 1024)]
     assert all(b >= a * (1 - 1e-4) for a, b in zip(xs, xs[1:]))
     assert nic.report(slow).rows[15].model == 1.0
+
+
+def test_tcp_rate_never_exceeds_the_bottleneck_bound():
+    # Review: at a 1 ms RTT residual MVA put X 0.57 % above the access link's capacity
+    # with 58 segments (U access = 1.0057) and let it fall as the window grew, so the
+    # "TCP rises with the window" row read "no".  The exact asymptote X <= 1 / D_max
+    # (QSP sec. 5.2) bounds the case's rate; by hand D_max = (9000 + 38) x 8 ns
+    fast = dataclasses.replace(P, rtt=0.001)
+    for n in (29, 58, 117, 468):
+        assert nic.tcp_rate("PCI-X", 9000, n, fast) / MSS9 <= LINE_FRAMES * (1 + 1e-12)
+    rep_fast = nic.report(fast)
+    assert rep_fast.rows[15].model == 1.0
