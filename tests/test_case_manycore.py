@@ -401,6 +401,11 @@ def test_errors_name_the_bad_value():
         mc.simulate_reread(10, 5, "fifo")
     with pytest.raises(InvalidValueError, match="page_size must be an integer"):
         mc.Params(page_size=4096.5)
+    # review: --set hpl_nodes=1 ended in a bare IndexError inside report()
+    with pytest.raises(InvalidValueError, match="hpl_nodes must be whole node counts"):
+        mc.Params(hpl_nodes=(1,))
+    with pytest.raises(InvalidValueError, match="hpl_nodes must be whole node counts"):
+        mc.Params(hpl_nodes=(1, 2.5))
 
 
 def test_elements_are_the_public_ones():
