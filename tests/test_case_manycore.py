@@ -471,6 +471,11 @@ def test_rows_that_are_input_identities_are_derived(rep):
     assert _row(rep, "KNL MCDRAM STREAM").model == pytest.approx(0.75 * 490, rel=1e-9)
     assert _row(rep, "SKL HPL Rmax/Rpeak, 1 node").model == pytest.approx(1.6 / 2.4)
     assert _row(rep, "SKL cache cliff").model == pytest.approx(96, rel=1e-6)
+    # the UPI row echoes the paper's own arithmetic (1 B per transfer) and says so
+    assert "echoes the paper" in _row(rep, "SKL UPI bandwidth").note
+    # r* with 2 B: 83.2 / 255.936 = 0.3251
+    p2 = dataclasses.replace(p, upi_bytes_per_transfer=2.0)
+    assert mc.switch_values(p2)["r_star"] == pytest.approx(83.2 / 255.936, rel=1e-9)
     assert [r.quantity for r in rep.predicted] == ["SKL HPL Rmax/Rpeak, 16 nodes",
                                                    "SKL STREAM bottleneck at 40 threads is UPI"]
     # with 2 lines in flight per KNL core the threads cannot fill the channels: the

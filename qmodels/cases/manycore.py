@@ -1154,7 +1154,10 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
     # derived: links x directions x per-direction rate, inputs
     R(Row("SKL UPI bandwidth, 2 links x 2 directions", 41.6, upi(p).bandwidth / GB, "derived",
           unit="GB/s", note="sec. 3-2; links x directions x rate x bytes per transfer: 2 x 2 x "
-                            "10.4 GT/s x 1 B (inputs)"))
+                            f"10.4 GT/s x {p.upi_bytes_per_transfer:g} B (inputs; 1 B is the "
+                            "paper's own arithmetic, so this row echoes the paper; the usual "
+                            "2 B per transfer per direction gives 83.2 GB/s and moves the "
+                            "switch r* to 0.325)"))
     T = p.skl_cores
     r40 = remote_fraction(p, T)
     sw = switch_values(p, T)
