@@ -52,8 +52,8 @@ def cases():
         dict(horizon=3000.0, method="batch_means", warmup=50.0)
 
 
-def _figures(net, kw):
-    r = simulate(net, seed=7, progress=False, **kw)
+def _figures(net, kw, seed=7):
+    r = simulate(net, seed=seed, progress=False, **kw)
     d = {"events": r.events}
     for m in ("X", "R", "Q", "U"):
         fig = getattr(r, m)

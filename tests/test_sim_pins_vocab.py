@@ -17,7 +17,7 @@ job that holds a priority server.
 import pytest
 
 import qmodels as qm
-from qmodels.sim import simulate
+from tests.test_sim_pins import _figures as _pinned_figures
 
 
 def cases():
@@ -70,16 +70,7 @@ def cases():
 
 
 def _figures(net, kw):
-    r = simulate(net, seed=11, progress=False, **kw)
-    d = {"events": r.events}
-    for m in ("X", "R", "Q", "U"):
-        fig = getattr(r, m)
-        for key in list(net.station_names) + (list(net.class_names) if m != "U" else []):
-            d[f"{m}[{key}]"] = fig[key].mean
-            d[f"{m}[{key}].hw"] = fig[key].half_width
-    for c in net.class_names:
-        d[f"p95[{c}]"] = r.percentiles[c][95].mean
-    return d
+    return _pinned_figures(net, kw, seed=11)
 
 
 # computed by the event loop of commit 354d2e6 (job-table scans), see above
