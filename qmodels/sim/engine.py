@@ -566,16 +566,12 @@ def _end_think(j, e, now, seg, M, J, T, rng):
     return d
 
 
-@njit(inline="always", _nrt=False)
-def _end_service(j, src, now, seg, M, J, T, rng):
-    """Service completion of job j at station src: its next destination
-    (K = the end of its route; a closed job with Z = 0 starts its next
-    cycle at once)."""
-    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
-    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
-    ACC, SNAP, EDGES, HIST, SEG = T
-    K = STI.shape[0]
-    C = CLI.shape[0]
+@njit(_nrt=False, forceinline=True)
+def _route_on(j, src, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, rng, SI):
+    """Job j leaves station src (a service completion, or a fork-join's
+    join completing): its next destination, K at the end of its route,
+    where its cycle is recorded and a closed class with Z = 0 starts the
+    next cycle at once.  One routine for both exits."""
     o_cyc = 4 * C * K
     c = JI[j, J_CLS]
     d = next_dest(c, src, RN, RD, RC, rng, SI)
@@ -589,6 +585,19 @@ def _end_service(j, src, now, seg, M, J, T, rng):
                 record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
                 d = next_dest(c, K, RN, RD, RC, rng, SI)
     return d
+
+
+@njit(inline="always", _nrt=False)
+def _end_service(j, src, now, seg, M, J, T, rng):
+    """Service completion of job j at station src: its next destination
+    (K = the end of its route; a closed job with Z = 0 starts its next
+    cycle at once)."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    return _route_on(j, src, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, rng, SI)
 
 
 @njit(inline="always", _nrt=False)
@@ -1251,17 +1260,6 @@ def fj_arrive(j, f, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF, SS,
     if JI[par, J_PEND] > 0:
         return -1, -1
     # the join is complete: route the parent on from f (as _end_service)
-    c = JI[par, J_CLS]
     seg = SEG[SI[I_CELL]]
-    o_cyc = 4 * C * K
-    d = next_dest(c, f, RN, RD, RC, rng, SI)
-    if d == K:
-        record_cycle(c, now - JF[par, F_TCYC], ACC, o_cyc, C, HIST, seg, CLF)
-        JI[par, J_CYEND] = 1
-        if CLI[c, 0] == 0 and CLF[c, 0] <= 0.0:
-            JF[par, F_TCYC] = now
-            d = next_dest(c, K, RN, RD, RC, rng, SI)
-            while d == K:
-                record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
-                d = next_dest(c, K, RN, RD, RC, rng, SI)
-    return par, d
+    return par, _route_on(par, f, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, rng,
+                          SI)
