@@ -261,6 +261,11 @@ def test_energy_by_hand():
     assert small["joules_per_GB"] > 300 * e["joules_per_GB"]
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "known defect of residual MVA (closing note, future issue 1): Schweitzer's estimate with "
+    "the residual correction puts U above 1 at a saturated deterministic queue; strict, so "
+    "the fix of the solver turns this into a failure that asks to drop the mark and "
+    "nic.tcp_rate's cap at 1/D_max"))
 def test_residual_mva_utilisation_above_one():
     # Solver defect found here: residual MVA (qm.solve's pick for deterministic transfers)
     # reports U > 1 at a saturated deterministic queue.  By hand with Schweitzer's
@@ -268,9 +273,7 @@ def test_residual_mva_utilisation_above_one():
     # X S = q / (q + 1/2 - q/N) with q the line's queue, > 1 whenever q > N/2: here
     # 1 + 1.5e-5.  The bound U <= 1 must hold
     res = qm.solve(nic.network("PCI-X", 9000, segments=29999))
-    if float(res.U["access"]) > 1.0:
-        pytest.xfail(f"residual MVA: U access = {float(res.U['access']):.8f} > 1 (reported)")
-    assert float(res.U["access"]) <= 1.0
+    assert float(res.U["access"]) <= 1.0, float(res.U["access"])
 
 
 # --------------------------------------------------------------------- validation

@@ -549,7 +549,10 @@ def tcp_rate(nic: str, mtu, segments: int, params: Params | None = None) -> floa
     RTT it reports the access link 0.57 % busier than it can be with 58
     segments in flight (and a throughput that then falls as the window
     grows).  Every station of the path is a single server visited once per
-    segment, so 1 / D_max is the largest service time's reciprocal."""
+    segment, so 1 / D_max is the largest service time's reciprocal.  The cap
+    is a workaround in this case for a defect of the solver (the mark on
+    ``tests/test_case_nic.py::test_residual_mva_utilisation_above_one`` is
+    strict): it goes when residual MVA itself keeps U <= 1."""
     p = params or Params()
     r = _solve_tcp(nic, int(mtu), int(segments), p)
     d_max = max(float(s.service) for s in r.network.stations if s.name != DELAY)
