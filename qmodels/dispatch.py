@@ -78,7 +78,9 @@ METHODS: dict[str, Method] = {
         "for_decomposition"),
     "ctmc": Method(
         "qmodels.analytic.ctmc", "ctmc",
-        "exact CTMC of a small network (blocking, pools, any FCFS; exponential times)"),
+        "exact CTMC of a small network (blocking, pools, FCFS with class-dependent service; "
+        "exponential times, Poisson arrivals); qm.solve(net) takes it where product form "
+        "fails and the chain has at most 50,000 states", "for_ctmc"),
     "exact-symbolic": Method(
         "qmodels.symbolic.mva", "solve_symbolic",
         "exact single-class MVA in rational expressions of the model's symbols"),
@@ -102,8 +104,12 @@ METHODS: dict[str, Method] = {
 
 #: the methods ``solve(net)`` tries, most exact first (an approximation only
 #: where the exact method cannot answer: not product form, or too large)
-AUTO_ORDER = ("exact", "forkjoin", "priority", "decomposition", "mva-residual", "qna",
+AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "mva-residual", "qna",
               "linearizer")
+
+#: options ``qm.solve(net)`` gives a method it chooses (the CTMC within the
+#: automatic choice's state budget)
+AUTO_OPTIONS = {"ctmc": {"max_states": 50_000}}
 
 
 #: names other tools and textbooks use for a method here: suggested, never
@@ -190,8 +196,12 @@ def _none_applies(passed) -> UnsupportedModelError:
 def _auto(network: Network, options: dict):
     """``solve(net)`` with no method: :func:`choose`, then solve; a method
     that refuses the problem (its size, or a finer condition than its
-    requirement checks) passes it on to the next one."""
+    requirement checks), does not take the options given, or answers
+    against an operational law (:class:`~qmodels.errors.LawViolationError`)
+    passes it on to the next one."""
     from dataclasses import replace
+
+    from .errors import LawViolationError
 
     passed: list[tuple[str, str]] = []
     for name in AUTO_ORDER:
@@ -200,12 +210,17 @@ def _auto(network: Network, options: dict):
         if why is not None:
             passed.append((name, why))
             continue
-        check_options(name, options)
         try:
-            result = solver(name)(network, **options)
+            check_options(name, options)
         except UnsupportedModelError as e:
-            # the method's own finer refusal (or ProblemTooLargeError): the
-            # next method may answer, and the note says why this one did not
+            passed.append((name, str(e)))
+            continue
+        try:
+            result = solver(name)(network, **{**AUTO_OPTIONS.get(name, {}), **options})
+        except (UnsupportedModelError, LawViolationError) as e:
+            # the method's own finer refusal (or ProblemTooLargeError), or an
+            # answer a law refutes: the next method may answer, and the note
+            # says why this one did not
             passed.append((name, str(e)))
             continue
         note = f"method chosen by qm.solve: {name!r}"

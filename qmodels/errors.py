@@ -22,6 +22,7 @@ __all__ = [
     "UnsupportedModelError",
     "ProblemTooLargeError",
     "InfeasibleTargetError",
+    "LawViolationError",
     "MissingDependencyError",
     "MainGuardError",
     "QModelsWarning",
@@ -113,6 +114,28 @@ class ProblemTooLargeError(UnsupportedModelError):
     construction passes the limit); the message
     states the estimated cost, the limit, and the methods that can answer
     (bounds, approximate MVA, simulation)."""
+
+
+class LawViolationError(QModelsError, ArithmeticError):
+    """An analytic answer that breaks an operational law (a utilisation
+    above 1, a throughput above 1/D_max, Little's law, job conservation, a
+    response time below the sum of the demands, a value that is not
+    finite).  Raised instead of returning the answer: no result leaves a
+    solver that a law refutes.  ``qm.solve(net)`` passes such a method over
+    and tries the next one.
+
+    Attributes
+    ----------
+    method : str
+        The solver whose answer broke the law.
+    violations : list of str
+        Each law broken, where (station, class) and by how much.
+    """
+
+    def __init__(self, message: str, method: str = "", violations=()):
+        self.method = method
+        self.violations = list(violations)
+        super().__init__(message)
 
 
 class InfeasibleTargetError(QModelsError, ValueError):

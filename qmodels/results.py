@@ -17,6 +17,20 @@ name                      alias  meaning
 
 Each is a :class:`Figures` mapping indexed by a station name, a class name,
 or a ``(station, class)`` pair.
+
+What an answer is
+-----------------
+Every result says, as data, what kind of answer it is (``exactness``):
+``"exact"`` (the model's exact value, within floating point or a stated
+truncation), ``"approximate"`` (an approximation: its note gives the error
+measured on networks like this one, or says it was never measured there),
+``"bound"`` (proven bounds) or ``"simulated"`` (an estimate with
+confidence intervals); the ``method`` that made it; the ``assumptions`` it
+rests on (``"Poisson arrivals"``, ``"FCFS solved as processor sharing at
+'disk'"``, ...); its ``notes`` and ``warnings``; and for an approximation
+its measured ``error`` envelope.  ``table()``, ``to_dict()`` (the JSON of
+``qmodels solve --json``), ``to_frame()`` (in ``attrs``) and the notebook
+display all carry them.
 """
 
 from __future__ import annotations
@@ -32,7 +46,111 @@ from ._validate import FrozenMap
 from .errors import InvalidValueError
 from .model.network import Network
 
-__all__ = ["Figures", "Result", "Curve", "format_table", "Report", "NetworkReport", "FrameReport"]
+__all__ = ["Figures", "Result", "Curve", "format_table", "Report", "NetworkReport", "FrameReport",
+           "EXACT", "APPROXIMATE", "BOUND", "SIMULATED", "EXACTNESS", "METHOD_LABELS",
+           "label_of", "label_dict", "label_lines", "label_html"]
+
+#: what an answer is (``exactness`` of every result)
+EXACT, APPROXIMATE, BOUND, SIMULATED = "exact", "approximate", "bound", "simulated"
+EXACTNESS = (EXACT, APPROXIMATE, BOUND, SIMULATED)
+
+_PRODUCT_FORM = ("product form (BCMP): Poisson arrivals; FCFS service exponential with one "
+                 "mean for all classes; no binding capacity or held resource")
+
+#: the label an answer of each method carries unless its solver says more:
+#: (exactness, assumptions).  A solver states further assumptions it made
+#: for the model at hand (a truncation, a substitution) on the result.
+METHOD_LABELS = {
+    "exact": (EXACT, (_PRODUCT_FORM,)),
+    "convolution": (EXACT, (_PRODUCT_FORM,)),
+    "exact-symbolic": (EXACT, (_PRODUCT_FORM,)),
+    "ctmc": (EXACT, ("a continuous-time Markov chain: exponential service and Poisson "
+                     "arrivals",)),
+    "schweitzer": (APPROXIMATE, (_PRODUCT_FORM,
+                                 "Schweitzer-Bard estimate of the queue an arriving job sees")),
+    "linearizer": (APPROXIMATE, (_PRODUCT_FORM,
+                                 "Chandy-Neuse Linearizer estimate of the queue an arriving "
+                                 "job sees")),
+    "mva-residual": (APPROXIMATE, ("closed classes; FCFS queues with general service through "
+                                   "the mean residual service (Reiser 1979)",
+                                   "Schweitzer-Bard estimate of the queue an arriving job "
+                                   "sees")),
+    "qna": (APPROXIMATE, ("open classes; every flow described by its rate and SCV, each "
+                          "station an independent GI/G/m queue (Whitt 1983)",)),
+    "priority": (APPROXIMATE, ("priority queues by Sevcik's shadow server (closed) or the "
+                               "single-station priority formulas on Poisson flows (open)",)),
+    "forkjoin": (APPROXIMATE, ("one class, exponential single-server queues and delays; "
+                               "branch times taken independent",)),
+    "decomposition": (APPROXIMATE, ("held resources by flow-equivalent servers (the "
+                                    "decomposition)",)),
+    "bounds": (BOUND, ("operational laws; balanced job, geometric and proportional bounds "
+                       "only where product form holds",)),
+    "sim": (SIMULATED, ("the model as given, simulated: figures are estimates with "
+                        "confidence intervals",)),
+}
+
+
+def label_of(method: str, exactness: str = "", assumptions=()) -> tuple:
+    """(exactness, assumptions) of an answer of ``method``: the values
+    given, else the method's defaults (:data:`METHOD_LABELS`); an unknown
+    method with no exactness given is ``"approximate"`` (never presumed
+    exact)."""
+    base_ex, base_as = METHOD_LABELS.get(method, (APPROXIMATE, ()))
+    ex = exactness or base_ex
+    if ex not in EXACTNESS:
+        raise InvalidValueError(
+            f"exactness must be one of {', '.join(EXACTNESS)}, got {exactness!r}")
+    return ex, tuple(assumptions) if assumptions else tuple(base_as)
+
+
+def label_dict(r) -> dict:
+    """The label of any result as plain data: ``method``, ``exactness``,
+    ``assumptions``, ``notes``, ``warnings`` and (approximations)
+    ``error``, the measured error envelope or None."""
+    err = getattr(r, "error", None)
+    return {
+        "method": getattr(r, "method", None),
+        "exactness": getattr(r, "exactness", None),
+        "assumptions": list(getattr(r, "assumptions", ()) or ()),
+        "notes": list(getattr(r, "notes", ()) or ()),
+        "warnings": list(getattr(r, "warnings", ()) or ()),
+        "error": None if err is None else _plain_tree(err),
+    }
+
+
+def _plain_tree(x):
+    if isinstance(x, Mapping):
+        return {str(k): _plain_tree(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain_tree(v) for v in x]
+    return _plain(x)
+
+
+def label_lines(r) -> list[str]:
+    """The text lines of a result's label: its assumptions, warnings and
+    notes (what ``table()`` prints under the figures)."""
+    out = note_lines(getattr(r, "assumptions", ()) or (), prefix="assumes: ")
+    out += note_lines(getattr(r, "warnings", ()) or (), prefix="WARNING: ")
+    out += note_lines(getattr(r, "notes", ()) or ())
+    return out
+
+
+def label_html(r) -> list[str]:
+    """The notebook paragraphs of a result's label (assumptions, warnings,
+    notes)."""
+    from ._format import esc
+
+    out = [f"<p><small>assumes: {esc(a)}</small></p>"
+           for a in getattr(r, "assumptions", ()) or ()]
+    out += [f"<p><b>warning: {esc(w)}</b></p>" for w in getattr(r, "warnings", ()) or ()]
+    from ._format import notes as _notes
+
+    return out + _notes(getattr(r, "notes", ()) or ())
+
+
+def headline(r) -> str:
+    """``"<method> solution [<exactness>]"``, the first words of a table."""
+    return f"{r.method} solution [{getattr(r, 'exactness', '?')}]"
 
 _METRIC_NAMES = {
     "throughput": "X",
@@ -253,6 +371,18 @@ class Result:
         population lattice (several classes), when requested.
     info : mapping
         Solver specifics (iterations, tolerance, ...).
+    exactness : str
+        ``"exact"``, ``"approximate"`` or ``"bound"`` (see the module
+        docstring); the method's default unless the solver says more.
+    assumptions : tuple of str
+        What the answer rests on (the method's, plus any the solver made
+        for this model).
+    warnings : tuple of str
+        What the reader must not miss (an approximation outside every
+        validated envelope, a method that did not converge).
+    error : mapping or None
+        For an approximation, the error envelope measured on networks like
+        this one (:mod:`qmodels.analytic.envelopes`), else None.
     """
 
     method: str
@@ -266,6 +396,10 @@ class Result:
     notes: tuple = ()
     curve: Any = None  # Curve | multiclass.Lattice | None
     info: Mapping = field(default_factory=FrozenMap)
+    exactness: str = ""
+    assumptions: tuple = ()
+    warnings: tuple = ()
+    error: Any = None  # Mapping | None
 
     def __post_init__(self):
         dtype = object if self.network.is_symbolic else float
@@ -283,12 +417,17 @@ class Result:
         object.__setattr__(self, "notes", tuple(self.notes))
         if not isinstance(self.info, FrozenMap):
             object.__setattr__(self, "info", FrozenMap(self.info))
+        ex, assumed = label_of(self.method, self.exactness, self.assumptions)
+        object.__setattr__(self, "exactness", ex)
+        object.__setattr__(self, "assumptions", assumed)
+        object.__setattr__(self, "warnings", tuple(self.warnings))
 
     @classmethod
     def _owned(cls, method: str, network: Network, class_throughput, class_response_time,
                station_throughput, station_queue_length, station_response_time,
                station_utilization, notes: tuple = (), curve=None,
-               info: FrozenMap | None = None) -> Result:
+               info: FrozenMap | None = None, exactness: str = "",
+               assumptions: tuple = ()) -> Result:
         """A Result that takes its arrays over instead of copying them: the
         lean constructor of a solver's hot path (a repeated solve of one
         network pays ~2 us here instead of ~8 us for six copies).
@@ -306,7 +445,8 @@ class Result:
         for a in arrays:
             if not ok or type(a) is not np.ndarray or a.dtype != _F64:
                 return cls(method, network, *arrays, notes=notes, curve=curve,
-                           info=FrozenMap() if info is None else info)
+                           info=FrozenMap() if info is None else info,
+                           exactness=exactness, assumptions=assumptions)
             a.setflags(write=False)
         self = object.__new__(cls)
         d = self.__dict__
@@ -321,6 +461,9 @@ class Result:
         d["notes"] = tuple(notes)
         d["curve"] = curve
         d["info"] = info
+        d["exactness"], d["assumptions"] = label_of(method, exactness, assumptions)
+        d["warnings"] = ()
+        d["error"] = None
         return self
 
     # -- totals -------------------------------------------------------------
@@ -461,8 +604,14 @@ class Result:
         ``kind="stations"`` (default): one row per station with D, X, U, Q,
         R totals and a ``bottleneck`` flag; ``"classes"``: one row per class
         with N or lambda, Z, X, R; ``"per_class"``: one row per (station,
-        class) pair.
+        class) pair.  ``attrs`` carries the label: ``method``,
+        ``exactness``, ``assumptions``, ``notes``, ``warnings``, ``error``.
         """
+        frame = self._frame(kind)
+        frame.attrs.update(label_dict(self))
+        return frame
+
+    def _frame(self, kind: str):
         import pandas as pd
 
         net = self.network
@@ -523,7 +672,8 @@ class Result:
 
     def to_dict(self) -> dict:
         """The JSON shape of ``qmodels solve --json`` (see README):
-        ``{"method", "classes": {c: {X, R}}, "stations": {k: {U, Q, R, X,
+        ``{"method", "exactness", "assumptions", "notes", "warnings",
+        "error", "classes": {c: {X, R}}, "stations": {k: {U, Q, R, X,
         "per_class": {c: {U, Q, R, X}}}}, "bottleneck": [...]}``."""
         net = self.network
         X, Q, U, R = self._station_totals()
@@ -554,7 +704,7 @@ class Result:
                 },
             }
         out = {
-            "method": self.method,
+            **label_dict(self),
             "classes": classes,
             "stations": stations,
             "bottleneck": list(self.bottleneck),
@@ -591,7 +741,7 @@ class Result:
         """A readable text table (what ``qmodels solve`` prints)."""
         net = self.network
         X, Q, U, R = self._station_totals()
-        head = f"{self.method} solution" + (f" of {net.name!r}" if net.name else "")
+        head = headline(self) + (f" of {net.name!r}" if net.name else "")
         crow = []
         for i, c in enumerate(net.classes):
             load = f"N={c.population}" if c.kind == "closed" else f"lambda={fmt(c.arrival_rate)}"
@@ -625,7 +775,7 @@ class Result:
                 us += f", ... ({len(names)} tied)"
             tie = " (tie)" if len(names) > 1 else ""
             lines.append(f"bottleneck{tie}: {us}")
-        lines += note_lines(self.notes)
+        lines += label_lines(self)
         return "\n".join(lines)
 
     def __repr__(self):
@@ -640,7 +790,7 @@ class Result:
 
         net = self.network
         X, Q, U, R = self._station_totals()
-        out = [h.title(f"{self.method} solution", net.name)]
+        out = [h.title(headline(self), net.name)]
         crow = []
         for i, c in enumerate(net.classes):
             load = f"N={c.population}" if c.kind == "closed" else f"lambda={fmt(c.arrival_rate)}"
@@ -667,7 +817,7 @@ class Result:
                 prow, caption="token pools (* bottleneck)"))
         if self.bottleneck:
             out.append(h.para("bottleneck: ", bold=", ".join(self.bottleneck)))
-        out += h.notes(self.notes)
+        out += label_html(self)
         return "\n".join(out)
 
     def _repr_latex_(self):

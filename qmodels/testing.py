@@ -241,7 +241,8 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
              capacities: bool = False, power: bool = False, pools: bool = False,
              symbolic: bool = False, unicode_names: bool = False,
              disciplines: tuple = ("fcfs", "ps"), stable: bool = True,
-             priorities: bool = False, forkjoins: bool = False) -> st.SearchStrategy:
+             priorities: bool = False, forkjoins: bool = False,
+             product_form: bool = False) -> st.SearchStrategy:
     """Valid :class:`~qmodels.model.Network` objects.
 
     Parameters
@@ -292,6 +293,13 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
         load is below its capacity (at most 0.9 of it), as open and mixed
         solvers need.  With symbolic service times the check uses 1 for
         every symbol.
+    product_form : bool
+        Keep the networks inside product form where classes meet: an FCFS
+        queue that several classes visit with different mean service times
+        (which BCMP product form does not allow, so the exact solvers refuse
+        it) becomes processor sharing.  The other features that break
+        product form are off unless asked for (distributions, capacities,
+        pools, priorities, fork-joins).
     """
     if kind not in ("any", "closed", "open", "mixed"):
         raise ValueError(f"kind must be 'any', 'closed', 'open' or 'mixed', got {kind!r}")
@@ -302,10 +310,32 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
     if not 1 <= min_classes <= max_classes or max_stations < 1 or max_population < 0:
         raise ValueError("need 1 <= min_classes <= max_classes, max_stations >= 1 and "
                          "max_population >= 0")
-    return _networks(kind, min_classes, max_classes, max_stations, max_population,
-                     multi_server, load_dependent, distributions, capacities, power, pools,
-                     symbolic, unicode_names, tuple(disciplines), stable, priorities,
-                     forkjoins)
+    strategy = _networks(kind, min_classes, max_classes, max_stations, max_population,
+                         multi_server, load_dependent, distributions, capacities, power, pools,
+                         symbolic, unicode_names, tuple(disciplines), stable, priorities,
+                         forkjoins)
+    return strategy.map(_shared_fcfs_as_ps) if product_form else strategy
+
+
+def _shared_fcfs_as_ps(net: Network) -> Network:
+    """``net`` with every FCFS queue that classes visit with different mean
+    service times made processor sharing (the product-form station for
+    class-dependent times, BCMP type 2)."""
+    import dataclasses
+
+    V, S = net.visits, net.service_times
+    change = set()
+    for k, s in enumerate(net.stations):
+        if not (isinstance(s, Queue) and s.discipline == "fcfs"):
+            continue
+        times = [S[i][k] for i in range(len(net.classes)) if V[i][k] != 0]
+        if any(t != times[0] for t in times[1:]):
+            change.add(s.name)
+    if not change:
+        return net
+    stations = tuple(dataclasses.replace(s, discipline="ps") if s.name in change else s
+                     for s in net.stations)
+    return Network(stations, net.classes, name=net.name, pools=net.pools)
 
 
 @st.composite

@@ -206,7 +206,8 @@ def test_binding_capacity_is_refused():
 
 def three_stations_two_classes():
     return qm.Network(
-        [qm.Queue("cpu", 1.0), qm.Queue("d1", 1.0), qm.Queue("d2", 1.0)],
+        [qm.Queue("cpu", 1.0, discipline="ps"), qm.Queue("d1", 1.0, discipline="ps"),
+         qm.Queue("d2", 1.0, discipline="ps")],
         [qm.Closed("c0", 4, demands={"cpu": 2.0, "d1": 3.0, "d2": 1.0}, think_time=10.0),
          qm.Closed("c1", 6, demands={"cpu": 1.5, "d1": 2.5, "d2": 4.0}, think_time=5.0)])
 
@@ -453,13 +454,17 @@ def test_mmck_p0_against_chain(lam, S, c, K):
 # 8. every bound brackets the exact answer on random small networks
 # ---------------------------------------------------------------------------
 
-def _station(name, kind, S):
+def _station(name, kind, S, shared=False):
+    """``shared``: several classes with their own demands meet there, so a
+    queue is processor sharing (the product-form model: FCFS with
+    class-dependent service is not product form, and exact MVA refuses it)."""
+    disc = "ps" if shared else "fcfs"
     if kind == "delay":
         return qm.Delay(name, S)
     if kind == "q1":
-        return qm.Queue(name, S)
+        return qm.Queue(name, S, discipline=disc)
     if kind == "q2":
-        return qm.Queue(name, S, servers=2)
+        return qm.Queue(name, S, servers=2, discipline=disc)
     if kind == "ps":
         return qm.Queue(name, S, discipline="ps")
     return qm.LoadDependent(name, S, rate_multipliers={"ld_fast": (2.0, 2.5),
@@ -474,7 +479,7 @@ KINDS = st.sampled_from(["delay", "q1", "q2", "ps", "ld", "ld_fast", "ld_slow"])
 def closed_networks(draw, max_classes=3, max_pop=8):
     K = draw(st.integers(1, 4))
     C = draw(st.integers(1, max_classes))
-    stations = [_station(f"s{k}", draw(KINDS), 1.0) for k in range(K)]
+    stations = [_station(f"s{k}", draw(KINDS), 1.0, shared=C > 1) for k in range(K)]
     classes = []
     for c in range(C):
         dem = {f"s{k}": draw(st.sampled_from([0.0, 0.01, 0.1, 0.5, 1.0, 2.3]))
@@ -596,7 +601,7 @@ def test_multiclass_pool_bounds_bracket_ctmc(net):
 def mixed_networks(draw):
     K = draw(st.integers(1, 3))
     kinds = [draw(st.sampled_from(["delay", "q1", "ps", "q2", "ld_fast"])) for _ in range(K)]
-    stations = [_station(f"s{k}", kinds[k], 1.0) for k in range(K)]
+    stations = [_station(f"s{k}", kinds[k], 1.0, shared=True) for k in range(K)]
     classes = []
     for c in range(draw(st.integers(1, 2))):
         dem = {f"s{k}": draw(st.sampled_from([0.0, 0.1, 0.5, 1.0])) for k in range(K)}

@@ -122,9 +122,8 @@ def test_tcp_window_limited_regime_is_window_over_rtt():
 
 
 def test_tcp_line_limited_regime_is_the_line():
-    # far beyond the pipe the access link is saturated: X = line frames/s.  2e-5: residual
-    # MVA (Schweitzer's estimate) overshoots the line by O(1/N), 1.5e-5 at N = 30000 (see
-    # test_residual_mva_utilisation_above_one)
+    # far beyond the pipe the access link is saturated: X = line frames/s (residual MVA
+    # holds its fixed point to U <= 1: test_residual_mva_utilisation_at_most_one)
     for n in (6308, 29999):
         assert nic.tcp_rate("PCI-X", 9000, n) / MSS9 == pytest.approx(LINE_FRAMES, rel=2e-5)
 
@@ -261,19 +260,18 @@ def test_energy_by_hand():
     assert small["joules_per_GB"] > 300 * e["joules_per_GB"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known defect of residual MVA (closing note, future issue 1): Schweitzer's estimate with "
-    "the residual correction puts U above 1 at a saturated deterministic queue; strict, so "
-    "the fix of the solver turns this into a failure that asks to drop the mark and "
-    "nic.tcp_rate's cap at 1/D_max"))
-def test_residual_mva_utilisation_above_one():
-    # Solver defect found here: residual MVA (qm.solve's pick for deterministic transfers)
-    # reports U > 1 at a saturated deterministic queue.  By hand with Schweitzer's
-    # estimate Q(N-1) = Q (N-1)/N and residual S/2 at a busy server, the fixed point gives
-    # X S = q / (q + 1/2 - q/N) with q the line's queue, > 1 whenever q > N/2: here
-    # 1 + 1.5e-5.  The bound U <= 1 must hold
+def test_residual_mva_utilisation_at_most_one():
+    # Residual MVA (qm.solve's pick for deterministic transfers) at a saturated
+    # deterministic queue: by hand with Schweitzer's estimate Q(N-1) = Q (N-1)/N and the
+    # residual S/2 at a busy server, the unconstrained fixed point gives
+    # X S = q / (q + 1/2 - q/N) with q the line's queue, > 1 whenever q > N/2 (1 + 1.5e-5
+    # here).  The solver holds its fixed point to U <= 1 (amva_residual.saturate): the
+    # access link is full, not more, and the answer obeys the laws
     res = qm.solve(nic.network("PCI-X", 9000, segments=29999))
-    assert float(res.U["access"]) <= 1.0, float(res.U["access"])
+    assert res.method == "mva-residual"
+    assert float(res.U["access"]) <= 1.0
+    assert float(res.U["access"]) == pytest.approx(1.0, abs=1e-9)
+    qm.testing.assert_operational_laws(res)
 
 
 # --------------------------------------------------------------------- validation

@@ -41,7 +41,7 @@ def test_solve_prints_table_naming_bottleneck(tmp_path, capsys):
     net = modelfile.load(tmp_path / "m.yaml")
     r = qm.mva(net)
     assert f"bottleneck: {r.bottleneck[0]}" in out
-    assert "exact solution of 'small'" in out
+    assert "exact solution [exact] of 'small'" in out
 
 
 def test_solve_json_has_the_documented_shape(tmp_path, capsys):

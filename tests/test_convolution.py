@@ -227,7 +227,7 @@ def _stations(spec):
         if s[0] == "delay":
             out.append(qm.Delay(name, s[1]))
         elif s[0] == "queue":
-            out.append(qm.Queue(name, s[1], servers=s[2]))
+            out.append(qm.Queue(name, s[1], servers=s[2], discipline="ps"))
         else:
             out.append(qm.LoadDependent(name, s[1], rate_multipliers=tuple(s[2])))
     return out
@@ -321,7 +321,7 @@ def test_multi_class_by_hand():
     # weights (A,B at cpu)=2!*1*2=4, (A cpu,B disk)=1*1=1, (A disk,B cpu)=1*2=2,
     # (both at disk)=2!*1*1=2; G = 9.  X_A = G(0,1)/G(1,1) = (2+1)/9 = 1/3,
     # X_B = G(1,0)/G(1,1) = (1+1)/9 = 2/9.
-    stations = [qm.Queue("cpu", 1.0), qm.Queue("disk", 1.0)]
+    stations = [qm.Queue("cpu", 1.0, discipline="ps"), qm.Queue("disk", 1.0, discipline="ps")]
     net = _net(stations, [1, 1], [[1.0, 1.0], [2.0, 1.0]])
     r = convolution(net)
     assert math.exp(r.info["log_G"]) == pytest.approx(9.0, rel=1e-12)
@@ -333,7 +333,7 @@ def test_multi_class_by_hand():
 
 def test_multi_class_equals_multiclass_exact():
     import qmodels.analytic.multiclass as mc
-    stations = [qm.Delay("think", 2.0), qm.Queue("cpu", 0.1), qm.Queue("disk", 0.2, servers=2),
+    stations = [qm.Delay("think", 2.0), qm.Queue("cpu", 0.1, discipline="ps"), qm.Queue("disk", 0.2, servers=2, discipline="ps"),
                 qm.LoadDependent("raid", 0.3, rate_multipliers=(1, 1.6, 2.0))]
     net = _net(stations, [3, 2, 2], [[2.0, 0.1, 0.2, 0.3], [1.0, 0.3, 0.1, 0.2],
                                      [0.5, 0.05, 0.4, 0.1]])
@@ -367,7 +367,7 @@ def test_population_zero_class_sees_arrival_theorem():
     # A class with no jobs reports what one arriving job would see: at a
     # single-server station S (1 + Q(N)); here Q = N/2 for two equal
     # stations (symmetry), so R_1 per station = S (1 + N/2).
-    stations = [qm.Queue("a", 0.2), qm.Queue("b", 0.2)]
+    stations = [qm.Queue("a", 0.2, discipline="ps"), qm.Queue("b", 0.2, discipline="ps")]
     net = _net(stations, [4, 0], [[0.2, 0.2], [0.1, 0.1]])
     r = convolution(net)
     assert r.R["a", "c1"] == pytest.approx(0.1 * (1 + 2), rel=1e-12)
@@ -531,13 +531,13 @@ def test_rejects_symbols_and_multi_class_curve():
     net = qm.Network([qm.Queue("a", s)], [qm.Closed("c", 2, visits={"a": 1})])
     with pytest.raises(UnsupportedModelError, match="sympy symbols"):
         convolution(net)
-    net = _net([qm.Queue("a", 0.1)], [1, 1], [[0.1], [0.2]])
+    net = _net([qm.Queue("a", 0.1, discipline="ps")], [1, 1], [[0.1], [0.2]])
     with pytest.raises(UnsupportedModelError, match="curve=True needs one class; this network has 2"):
         convolution(net, curve=True)
 
 
 def test_rejects_class_with_no_work():
-    net = _net([qm.Queue("a", 0.0)], [1, 2], [[0.5], [0.0]])
+    net = _net([qm.Queue("a", 0.0, discipline="ps")], [1, 2], [[0.5], [0.0]])
     with pytest.raises(InvalidValueError, match="class 'c1': all demands and the think time are zero"):
         convolution(net)
 

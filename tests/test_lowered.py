@@ -4,6 +4,7 @@ method."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pickle
 from dataclasses import dataclass
@@ -136,16 +137,25 @@ def test_solve_chooses_exact_for_product_form_and_says_so():
     np.testing.assert_array_equal(r.class_throughput, qm.mva(net).class_throughput)
 
 
-def test_solve_chooses_the_decomposition_for_pools():
+def test_solve_chooses_the_ctmc_then_the_decomposition_for_pools():
     net = qm.Network(
         [qm.Delay("cpu", 0.05), qm.Queue("dma", 0.01), qm.Queue("port", 0.012)],
         [qm.Closed("io", 8, routing={"cpu": {"dma": 1}, "dma": {"port": 1},
                                      "port": {"cpu": 1}})],
         pools=[qm.TokenPool("buf", 2, "dma", "port")])
+    # small enough for the Markov chain: qm.solve takes the exact answer first
     r = qm.solve(net)
-    assert r.method == "decomposition"
+    assert r.method == "ctmc" and r.exactness == "exact"
     assert "passed over exact: token pool 'buf'" in r.notes[-1]
-    assert r.X["io"] == qm.decompose(net).X["io"]
+    assert r.X["io"] == qm.ctmc(net).X["io"]
+    # beyond the chain's budget (2000 jobs, 400 tokens: more than 50,000 states): the
+    # decomposition, labelled approximate
+    big = qm.Network(net.stations, [dataclasses.replace(net.classes[0], population=2000)],
+                     pools=[qm.TokenPool("buf", 400, "dma", "port")])
+    r = qm.solve(big)
+    assert r.method == "decomposition" and r.exactness == "approximate"
+    assert "ctmc: the state space has more than" in r.notes[-1]
+    assert r.X["io"] == qm.decompose(big).X["io"]
 
 
 def test_solve_passes_a_lattice_too_large_for_exact_to_linearizer():

@@ -31,7 +31,7 @@ def _station(name, kind):
         return qm.Delay(name, 1.0)
     if kind == "ld":
         return qm.LoadDependent(name, 1.0, rate_multipliers=(1.0, 1.5, 1.8))
-    return qm.Queue(name, 1.0, servers=int(kind[1]))
+    return qm.Queue(name, 1.0, servers=int(kind[1]), discipline="ps")
 
 
 @st.composite
@@ -73,7 +73,7 @@ def test_open_multiclass_single_server_hand_formula():
     R_c = D_c / (1 - rho) (Lazowska et al. 1984, sec. 7.3; Bolch et al.
     2006, sec. 7.3.5).  rho = 2*0.1 + 1*0.3 = 0.5."""
     net = qm.Network(
-        [qm.Queue("cpu"), qm.Delay("net", 0.05)],
+        [qm.Queue("cpu", discipline="ps"), qm.Delay("net", 0.05)],
         [qm.Open("a", 2.0, demands={"cpu": 0.1, "net": 0.05}),
          qm.Open("b", 1.0, demands={"cpu": 0.3})],
     )
@@ -84,7 +84,7 @@ def test_open_multiclass_single_server_hand_formula():
     assert r.R["a"] == pytest.approx(0.2 + 0.05)
     assert r.U["cpu"] == pytest.approx(0.5)
     assert r.Q["net", "a"] == pytest.approx(0.1)
-    assert any("processor sharing" in n for n in r.notes)
+    assert r.exactness == "exact"
 
 
 def test_open_multiclass_multiserver_equals_mmc():
@@ -226,7 +226,7 @@ def test_mixed_hand_derivation_one_closed_job():
     the open load leaves 1 - rho of the server, so the closed job's demand
     is D/(1 - rho) and X = 1/(Z + D/(1 - rho)); the open jobs see
     R = D_o (1 + Q_closed)/(1 - rho) (QSP sec. 7.4)."""
-    net = qm.Network([qm.Queue("cpu")],
+    net = qm.Network([qm.Queue("cpu", discipline="ps")],
                      [qm.Closed("j", 1, think_time=1.0, demands={"cpu": 0.4}),
                       qm.Open("o", 1.5, demands={"cpu": 0.2})])
     rho = 0.3

@@ -112,9 +112,11 @@ def brute_throughput(net):
 def lazowska_142():
     """QSP (Lazowska et al. 1984) p. 142: two classes, CPU and disk,
     service times S = [1/10 1/3; 2/5 1], visits V = [10 9; 5 4] (so demands
-    A = (1, 3), B = (2, 4)), N = (1, 1), no think time."""
+    A = (1, 3), B = (2, 4)), N = (1, 1), no think time.  The service times
+    differ by class, so the centers are processor sharing (the product-form
+    model QSP solves; FCFS with these times is not product form)."""
     return qm.Network(
-        [qm.Queue("cpu"), qm.Queue("disk")],
+        [qm.Queue("cpu", discipline="ps"), qm.Queue("disk", discipline="ps")],
         [qm.Closed("A", 1, visits={"cpu": 10, "disk": 9}, service={"cpu": 0.1, "disk": 1 / 3}),
          qm.Closed("B", 1, visits={"cpu": 5, "disk": 4}, service={"cpu": 0.4, "disk": 1.0})],
     )
@@ -157,8 +159,16 @@ def test_lazowska_p142():
                                rtol=1e-12)
     assert r.X["A"] == pytest.approx(3 / 19)
     assert r.X["cpu", "A"] == pytest.approx(30 / 19)  # station X = X_A V_A,cpu
-    # service times differ by class at FCFS stations: solved as PS, and said so
-    assert any("processor sharing" in n for n in r.notes)
+    assert r.exactness == "exact"
+    # the same times at FCFS stations are not product form: refused by name, and with
+    # fcfs_as_ps=True the processor-sharing answer, labelled approximate
+    fcfs = qm.Network([qm.Queue("cpu"), qm.Queue("disk")], r.network.classes)
+    with pytest.raises(qm.UnsupportedModelError, match="'cpu'.*class-dependent"):
+        solve_exact(fcfs)
+    sub = qm.mva(fcfs, fcfs_as_ps=True)
+    np.testing.assert_allclose(sub.class_throughput, [3 / 19, 2 / 19], rtol=1e-12)
+    assert sub.exactness == "approximate"
+    assert any("'cpu', 'disk'" in a and "processor sharing" in a for a in sub.assumptions)
 
 
 def test_chandy_neuse_exact_and_hand_sum():
@@ -174,13 +184,27 @@ def test_chandy_neuse_exact_and_hand_sum():
     assert Q[0, 0] == pytest.approx(exact_is, rel=1e-12)
 
 
-def test_chandy_neuse_approximations():
+def test_chandy_neuse_approximations(monkeypatch):
+    import qmodels.analytic.amva as amva
+
     net = chandy_neuse()
-    lin = linearizer(net).station_queue_length
-    bs = schweitzer(net).station_queue_length
     # Chandy & Neuse 1982 (table as in lqns test1.cc, tolerance 0.001 there):
-    # Linearizer 5.231 / 2.769, Bard-Schweitzer 5.108 / 2.892
-    np.testing.assert_allclose(lin[0], [5.231, 2.769], atol=1.01e-3)
+    # Linearizer 5.231 / 2.769, Bard-Schweitzer 5.108 / 2.892.  The published
+    # Linearizer fixed point loads the FCFS station past its capacity, U = 1.0008
+    # (2.769 + 1 jobs there, X = 5.231/8 + ...): the unconstrained iteration
+    # reproduces the table; the solver itself holds U <= 1 (amva._core_lawful) and
+    # comes closer to the exact 5.227 / 2.773
+    with monkeypatch.context() as m:
+        m.setattr(amva, "_core_lawful", amva._core)
+        m.setattr(amva, "finish", lambda r, **kw: r, raising=False)
+        raw = amva.linearizer.__wrapped__(net)
+    np.testing.assert_allclose(raw.station_queue_length[0], [5.231, 2.769], atol=1.01e-3)
+    assert float(raw.U["fcfs"]) == pytest.approx(1.0008, abs=1e-4)
+    res = linearizer(net)
+    lin = res.station_queue_length
+    bs = schweitzer(net).station_queue_length
+    assert float(res.U["fcfs"]) <= 1.0
+    np.testing.assert_allclose(lin[0], [5.227, 2.773], atol=1e-3)
     np.testing.assert_allclose(bs[0], [5.108, 2.892], atol=1e-3)
     np.testing.assert_allclose(lin[1], [0, 1], atol=1e-9)
     # hand derivation of the Schweitzer fixed point: class 2 (N = 1) always
@@ -231,7 +255,7 @@ def test_bolch_multiserver_example():
     the Octave queueing package's qncmmva tests: Q = [0.428 0.726 0.845;
     0.108 0.158 0.734].  Also checked against the brute-force sum."""
     net = qm.Network(
-        [qm.Queue("s1", 0.2, servers=2), qm.Queue("s2"), qm.Delay("s3")],
+        [qm.Queue("s1", 0.2, servers=2), qm.Queue("s2", discipline="ps"), qm.Delay("s3")],
         [qm.Closed("a", 2, visits={"s1": 1, "s2": 0.6, "s3": 0.4},
                    service={"s2": 0.4, "s3": 1.0}),
          qm.Closed("b", 1, visits={"s1": 1, "s2": 0.3, "s3": 0.7},
@@ -307,7 +331,7 @@ def _make_station(name, kind, S):
         return qm.Delay(name, S)
     if kind == "ld":
         return qm.LoadDependent(name, S, rate_multipliers=(1.0, 1.6, 2.1))
-    return qm.Queue(name, S, servers=int(kind[1]))
+    return qm.Queue(name, S, servers=int(kind[1]), discipline="ps")
 
 
 @st.composite
@@ -400,7 +424,7 @@ def balanced(draw):
     with the same demand at each (class demands may differ)."""
     K = draw(st.integers(2, 6))
     C = draw(st.integers(1, 3))
-    stations = [qm.Queue(f"s{k}") for k in range(K)]
+    stations = [qm.Queue(f"s{k}", discipline="ps") for k in range(K)]
     classes = [
         qm.Closed(f"c{c}", draw(st.integers(1, 8)), think_time=draw(st.sampled_from([0.0, 2.0])),
                   demands={f"s{k}": d for k in range(K)})
@@ -432,7 +456,7 @@ def test_schweitzer_close_to_exact_on_balanced(net):
 def test_schweitzer_worst_case_of_the_balanced_space():
     # the enumeration's worst case, pinned: the tolerance above is reached,
     # so it is not loose
-    net = qm.Network([qm.Queue("s0"), qm.Queue("s1")],
+    net = qm.Network([qm.Queue("s0", discipline="ps"), qm.Queue("s1", discipline="ps")],
                      [qm.Closed(f"c{i}", n, think_time=z, demands={"s0": d, "s1": d})
                       for i, (n, z, d) in enumerate([(1, 0.0, 0.2), (3, 2.0, 0.2),
                                                       (6, 2.0, 0.2)])])
@@ -750,7 +774,8 @@ def test_saturated_multiserver_against_60_digit_textbook_recursion(N):
     D = [[1.0, 0.05, 0.3], [1.5, 0.10, 0.0]]
     Z = [1.0, 0.5]
     net = qm.Network(
-        [qm.Queue("m", 1.0, servers=8), qm.Queue("d", 1.0), qm.Queue("m3", 1.0, servers=3)],
+        [qm.Queue("m", 1.0, servers=8, discipline="ps"), qm.Queue("d", 1.0, discipline="ps"),
+         qm.Queue("m3", 1.0, servers=3, discipline="ps")],
         [qm.Closed("a", N[0], think_time=Z[0], demands=dict(zip(["m", "d", "m3"], D[0],
                                                                strict=True))),
          qm.Closed("b", N[1], think_time=Z[1], demands=dict(zip(["m", "d", "m3"], D[1],
@@ -846,7 +871,7 @@ def test_extreme_load_dependent_rates_stay_exact_with_two_classes(mult):
     N = (15, 10)
     D_ld, D_q = (1.0, 0.7), (0.5, 0.2)
     net = qm.Network(
-        [qm.LoadDependent("ld", 1.0, rate_multipliers=mult), qm.Queue("q", 1.0)],
+        [qm.LoadDependent("ld", 1.0, rate_multipliers=mult), qm.Queue("q", 1.0, discipline="ps")],
         [qm.Closed("a", N[0], demands={"ld": D_ld[0], "q": D_q[0]}),
          qm.Closed("b", N[1], demands={"ld": D_ld[1], "q": D_q[1]})])
     X, Q = _two_station_product_form_mp(mult, D_ld, D_q, N)

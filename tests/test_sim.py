@@ -199,7 +199,7 @@ def test_visits_only_class_with_delay_and_multiserver_vs_mva():
     )
     r = simulate(net, seed=14, horizon=800.0, replications=8, level=0.99)
     _check_against(r, mva(net), net)
-    assert any("visit ratios" in n for n in r.notes)
+    assert any("visit ratios" in a for a in r.assumptions)
 
 
 def test_load_dependent_station_vs_mva():

@@ -91,7 +91,7 @@ def test_too_short_horizon_at_n50000_is_flagged_not_trusted():
     msgs = " | ".join(str(w.message) for w in rec)
     assert "asymptotic bound 50" in msgs and "cycles in the observation window" in msgs
     assert r.X["tx"].low > 50  # indeed wrong: the warning is what keeps it honest
-    assert any("asymptotic bound" in n for n in r.notes)
+    assert any("asymptotic bound" in n for n in r.warnings)
 
 
 def test_near_saturation_mixed_network_is_flagged():

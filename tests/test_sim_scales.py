@@ -41,7 +41,7 @@ def test_service_time_below_the_clock_resolution_warns(s_fast):
         assert r.U["fast"].high < 0.5 * ref.U["fast"]
     msgs = [m for m in w if "ulps of the simulation clock" in m]
     assert msgs and "'fast'" in msgs[0] and "ratio of scales" in msgs[0], w   # ... and said so
-    assert any("ulps of the simulation clock" in n for n in r.notes)
+    assert any("ulps of the simulation clock" in n for n in r.warnings)
 
 
 def test_small_but_resolved_service_time_is_right_and_quiet():

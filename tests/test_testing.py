@@ -43,9 +43,17 @@ def test_open_networks_are_open_and_stable(net):
 
 
 @settings(deadline=None, max_examples=30)
-@given(open_networks(stable=True, multi_server=False, load_dependent=False))
+@given(open_networks(stable=True, multi_server=False, load_dependent=False, product_form=True))
 def test_stable_open_networks_solve(net):
     assert_operational_laws(qm.mva(net))
+
+
+@settings(deadline=None, max_examples=30)
+@given(networks(max_classes=3, product_form=True))
+def test_product_form_networks_have_no_class_dependent_fcfs(net):
+    from qmodels.analytic import requires
+
+    assert requires.fcfs_class_dependent(net) is None
 
 
 @settings(deadline=None, max_examples=30)

@@ -17,7 +17,7 @@ from ..errors import (
     UnsupportedModelError,
 )
 from ..model.lowered import DELAY, FIXED, LD
-from ..model.network import Closed, Delay, LoadDependent, Network
+from ..model.network import Closed, LoadDependent, Network
 from ..model.stations import PRIORITY_DISCIPLINES
 from ..results import Result
 from . import requires
@@ -105,12 +105,21 @@ def _check_service_shapes(net: Network, solver: str):
             "discipline='ps' where the server is shared, or drop the distribution")
 
 
-def _check_capacities(net: Network, population: int | None, solver: str):
+#: where qm.solve(net) goes for a model product form cannot hold exactly
+_WAY_ON = ("qm.solve(net) picks a method that holds (the CTMC where the chain is small, "
+           "else an approximation that names itself)")
+
+
+def _check_capacities(net: Network, population: int | None, solver: str,
+                      fcfs_as_ps: bool = False):
     """Refuse what breaks product form (:func:`.requires.product_form`),
-    naming the station or pool: a kind or discipline without product form,
-    token pools, a finite capacity that can bind, a non-exponential FCFS
-    queue."""
-    if requires.product_form(net, population) is None:
+    naming the station, class or pool: a kind or discipline without product
+    form, token pools, a finite capacity that can bind, a non-Poisson
+    arrival stream, a non-exponential FCFS queue, an FCFS queue whose mean
+    service time differs by class (unless ``fcfs_as_ps``: the caller asked
+    for the processor-sharing substitute, and its answer is labelled
+    approximate)."""
+    if requires.product_form(net, population, fcfs_as_ps) is None:
         return
     why = requires.station_kinds(net)
     if why is not None:
@@ -123,8 +132,20 @@ def _check_capacities(net: Network, population: int | None, solver: str):
     why = requires.capacities(net, population)
     if why is not None:
         raise UnsupportedModelError(
-            f"{why}; {solver} assumes product form: use method='sim' or qmodels.analytic.ctmc")
+            f"{why}; {solver} assumes product form: use method='ctmc' (exact, small models) "
+            "or method='sim'")
+    why = requires.arrival_shapes(net)
+    if why is not None:
+        raise UnsupportedModelError(
+            f"{why}; {solver} would answer as if the stream were Poisson: {_WAY_ON}, "
+            "method='qna' (open networks) or method='sim'")
     _check_service_shapes(net, solver)
+    if not fcfs_as_ps:
+        why = requires.fcfs_class_dependent(net)
+        if why is not None:
+            raise UnsupportedModelError(
+                f"{why}; {solver} would answer for processor sharing: {_WAY_ON}, or pass "
+                "fcfs_as_ps=True for the processor-sharing answer (labelled approximate)")
 
 
 def _refuse_held_or_bounded(net: Network, solver: str, what: str = "does not model") -> None:
@@ -178,44 +199,44 @@ def _open_ld_station(lam_k, S, mult, name):
 
 
 def _ps_notes(net: Network) -> list[str]:
-    """One note naming the FCFS queueing stations whose mean service time
-    differs by class: they are solved as processor sharing (BCMP type 2);
-    and one naming priority queues that one level visits (solved as FCFS).
-    Computed once per network (the lowered form keeps them); a new list each
-    call, which the caller may extend."""
+    """One note naming the priority queues that one level visits (solved
+    as FCFS, the order within a level).  (FCFS queues with class-dependent
+    service solved as processor sharing are not a note but an assumption of
+    an approximate answer: :func:`fcfs_as_ps_stations`.)  Computed once per
+    network (the lowered form keeps them); a new list each call, which the
+    caller may extend."""
     return list(net.lowered.memo(("ps_notes",), lambda: tuple(_notes_of(net))))
 
 
 def _notes_of(net: Network) -> list[str]:
     V = np.asarray(net.visits, dtype=float)
     used = V > 0
-    names = []
-    if V.shape[0] >= 2:     # (one class: no station is visited by two)
-        S = np.asarray(net.service_times, dtype=float)
-        big = np.where(used, S, -np.inf).max(axis=0)
-        small = np.where(used, S, np.inf).min(axis=0)
-        multi = used.sum(axis=0) >= 2
-        with np.errstate(invalid="ignore"):
-            differs = multi & (big - small > 1e-12 * np.maximum(1.0, np.abs(big)))
-        names = [
-            s.name for s in (net.stations[k] for k in np.flatnonzero(differs))
-            if not isinstance(s, Delay)
-            and getattr(s, "discipline", "fcfs") not in ("ps", "lcfs-pr")
-        ]
     low = net.lowered
     prio = [low.station_names[k] for k, d in enumerate(low.discipline)
             if d in PRIORITY_DISCIPLINES and used[:, k].any()]
-    notes = ([f"priority station(s) {', '.join(repr(n) for n in prio)}: every class there has "
-              "the same priority level, so the discipline serves them FCFS (solved as FCFS)"]
-             if prio else [])
-    if not names:
-        return notes
-    shown = ", ".join(repr(n) for n in names[:8]) + (
-        f" and {len(names) - 8} more" if len(names) > 8 else "")
-    return notes + [
-        f"FCFS station(s) {shown} with class-dependent service times are solved as "
-        "processor sharing (BCMP type 2), which product form requires"
-    ]
+    return ([f"priority station(s) {', '.join(repr(n) for n in prio)}: every class there has "
+             "the same priority level, so the discipline serves them FCFS (solved as FCFS)"]
+            if prio else [])
+
+
+def fcfs_as_ps_stations(net: Network) -> list[str]:
+    """The FCFS queues (and one-level priority queues) that several classes
+    visit with different mean service times: the stations that
+    ``fcfs_as_ps=True`` solves as processor sharing (BCMP type 2)."""
+    low = net.lowered
+    if len(low.class_names) < 2 or low.symbolic:
+        return []
+    V = np.asarray(net.visits, dtype=float)
+    S = np.asarray(net.service_times, dtype=float)
+    load = np.where(low.is_open, low.arrival_rate, low.population).astype(float)
+    # a class that never has a job, or a visit of zero service time: no matter
+    used = (V > 0) & (S > 0) & (load > 0)[:, None]
+    big = np.where(used, S, -np.inf).max(axis=0)
+    small = np.where(used, S, np.inf).min(axis=0)
+    multi = used.sum(axis=0) >= 2
+    with np.errstate(invalid="ignore"):
+        differs = multi & (big - small > 1e-12 * np.maximum(1.0, np.abs(big)))
+    return [low.station_names[k] for k in np.flatnonzero(differs & low.acts_fcfs)]
 
 
 #: the exact reductions of :meth:`~qmodels.model.lowered.Lowered.shape` that

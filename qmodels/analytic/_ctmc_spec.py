@@ -225,7 +225,10 @@ class _Spec:
         names = net.station_names
         held = [p for j, p in enumerate(net.pools)
                 if self.uses[r, j] and V[r, names.index(p.acquire)] > 0]
-        meets_cap = [names[k] for k in visited if binding[k]]
+        # one station visited (at most once per arrival if open): the random
+        # routing is the only route there is, and the order cannot matter
+        one_route = len(visited) == 1 and (isinstance(c, Closed) or V[r, visited[0]] <= 1)
+        meets_cap = [] if one_route else [names[k] for k in visited if binding[k]]
         chains: tuple = ()
         uses_pool = bool(held)
         if c.routing is None and uses_pool and not meets_cap:

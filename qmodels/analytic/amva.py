@@ -20,7 +20,7 @@ import numpy as np
 from .._jit import lazyjit
 from .._validate import is_symbolic
 from ..errors import ConvergenceWarning, InvalidValueError, UnsupportedModelError
-from ..model.network import Delay, LoadDependent, Network, Queue
+from ..model.network import LoadDependent, Network, Queue
 from ..results import Result
 from ._common import (
     _KIND_DELAY,
@@ -46,6 +46,7 @@ from .amva_ld import (
     ld_table,
     ld_work,
 )
+from .contract import answers
 
 
 @lazyjit()
@@ -196,6 +197,95 @@ def _core(Dx, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
     return _run(ld_core_kernel, ld_work(C, K), Dx, kind, mult, nmult, Z, n, F, Q, tol, max_iter)
 
 
+def _capacities(kind, mult, nmult) -> np.ndarray:
+    """Per expanded column, the most work it completes per second: 1 for a
+    single-server column, max a(n) for a load-dependent one, inf for a
+    delay (the utilisation law, U = X D / capacity <= 1)."""
+    cap = np.full(len(kind), np.inf)
+    cap[kind == 1] = 1.0
+    for x in np.flatnonzero(kind == 2).tolist():
+        cap[x] = float(np.max(mult[x, :max(int(nmult[x]), 1)]))
+    return cap
+
+
+def saturate(X, Rres, Dx, Z, N, cap) -> bool:
+    """Hold the fixed point to the utilisation law: where the class
+    throughputs would load a column past its capacity (sum_j X_j Dx_jx >
+    cap_x), that column is saturated, and the throughputs of the classes
+    that visit it are scaled down until it is exactly full (the
+    bottleneck law X <= cap / D; Denning & Buzen 1978, QSP sec. 5.2).  A
+    scaled class's jobs that its other stations no longer hold wait at its
+    saturated columns, shared in proportion to its residence times there, so
+    that job conservation N_c = X_c (Z_c + sum_x Rres_cx) holds as before.
+    Updates ``X`` and ``Rres`` in place; True when anything was saturated."""
+    scaled = np.zeros(len(X), bool)
+    sat = np.zeros(Dx.shape[1], bool)
+    for _ in range(Dx.shape[1]):
+        u = X @ Dx
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(np.isfinite(cap), u / cap, 0.0)
+        b = int(np.argmax(ratio)) if len(ratio) else 0
+        if not len(ratio) or ratio[b] <= 1.0 + 1e-12:
+            break
+        who = Dx[:, b] > 0
+        X[who] /= ratio[b]
+        scaled |= who
+        sat[b] = True
+    if not scaled.any():
+        return False
+    for c in np.flatnonzero(scaled & (N > 0)).tolist():
+        if X[c] <= 0:
+            continue
+        at = sat & (Dx[c] > 0)
+        extra = N[c] / X[c] - Z[c] - Rres[c].sum()
+        if extra > 0 and at.any():
+            w = Rres[c, at]
+            w = w / w.sum() if w.sum() > 0 else np.full(int(at.sum()), 1.0 / at.sum())
+            Rres[c, at] += extra * w
+    return True
+
+
+def _core_lawful(Dx, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
+    """:func:`_core`, held to the utilisation law: when its fixed point
+    loads a column past its capacity (multi-class Schweitzer and
+    Linearizer can, by a fraction of a per cent near saturation: the
+    estimate of the queue an arriving job meets is not the exact
+    marginal), the iteration goes on one sweep at a time with
+    :func:`saturate` after each sweep, to the fixed point of the
+    constrained map (the saturated station full, holding the jobs its
+    classes' other stations do not), within ``max_iter`` sweeps in all (an
+    unconverged answer is still held to the law).  Returns (X, R, sweeps,
+    converged)."""
+    X, R, it, conv = _core(Dx, kind, mult, nmult, Z, n, F, Q, tol, max_iter)
+    cap = _capacities(kind, mult, nmult)
+    if not ((X @ Dx) > cap * (1.0 + 1e-12)).any():
+        return X, R, it, conv
+    X, R = X.copy(), R.copy()
+    saturate(X, R, Dx, Z, n, cap)
+    Q[:] = X[:, None] * R
+    scale = np.maximum(n, 1.0)
+    omega, last = 1.0, np.inf
+    for extra in range(1, max_iter - it + 1):     # max_iter sweeps in all
+        before = Q.copy()
+        X, R, _, _ = _core(Dx, kind, mult, nmult, Z, n, F, Q, tol, 1)
+        X, R = X.copy(), R.copy()
+        saturate(X, R, Dx, Z, n, cap)
+        step = X[:, None] * R - before
+        err = float((np.abs(step).max(axis=1) / scale).max())
+        if err <= tol:
+            if omega == 1.0:
+                Q[:] = before + step
+                return X, R, it + extra, True
+            omega = 1.0       # confirm with one undamped sweep
+        elif err >= last and omega > 1.0 / 64.0:
+            omega *= 0.5      # a sweep that did not shrink the change: damp, as
+        elif err < last and omega < 1.0:    # the load-dependent kernel does
+            omega = min(1.0, 1.25 * omega)
+        last = err
+        Q[:] = before + omega * step
+    return X, R, max(it, max_iter), False
+
+
 def _amva_estimates(Q, F, n):
     """A[c, x]: the estimate of sum_j Q_jx(N - e_c) that the kernels use,
     Qt_x - Q_cx / N_c + sum_j (N - e_c)_j F_jcx, clipped at 0."""
@@ -262,22 +352,7 @@ def _amva_result(net, method, cols, X, R, notes, info, A, n):
     P0 = np.array([ld_p_empty(X, Dx[:, x], A[:, x], mult[x], nmult[x], amax) for x in ld])
     U = _utilisation(net, X, D, P0, owner[np.array(ld, np.int64)])
     T = _amva_visit_time(net, A, n, kind, owner, scale, mult, nmult)
-    notes = list(notes) + _over_capacity(net, method, U)
     return _result(net, method, X, Rres, U, notes, info, visit_time=T)
-
-
-def _over_capacity(net, method, U) -> list:
-    """Notes for the stations the approximation loads past their capacity
-    (utilisation per server above 1, which the utilisation law forbids:
-    Linearizer's extrapolation can do so by a fraction of a per cent)."""
-    out = []
-    for k, u in enumerate(np.asarray(U).sum(axis=0)):
-        # a delay's U is its mean number busy (X S), which may exceed 1
-        if u > 1.0 + 1e-9 and not isinstance(net.stations[k], Delay):
-            out.append(f"station {net.stations[k].name!r}: {method} puts its utilisation at "
-                       f"{u:.6g} > 1 (the utilisation law is exceeded by {100 * (u - 1):.2g} %): "
-                       "the approximation is off there; check with method='exact' or 'sim'")
-    return out
 
 
 def _warn_unconverged(solver, max_iter, info):
@@ -313,6 +388,7 @@ _MULTISERVER_DOC = """multiserver : {"marginal", "seidmann"}
         General load-dependent stations always use the marginal treatment."""
 
 
+@answers(fcfs_as_ps=True)
 def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
                multiserver: str = "marginal", falling_rates: bool = False) -> Result:
     """Schweitzer-Bard approximate MVA for closed multi-class networks
@@ -381,7 +457,7 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     C, Kx = Dx.shape
     Q = _amva_init(Dx, N)
     F = np.zeros((C, C, Kx))
-    X, R, it, conv = _core(Dx, kind, mult, nmult, Z, N, F, Q, float(tol), int(max_iter))
+    X, R, it, conv = _core_lawful(Dx, kind, mult, nmult, Z, N, F, Q, float(tol), int(max_iter))
     info = {"algorithm": "Schweitzer-Bard approximate MVA", "iterations": int(it),
             "converged": bool(conv), "tol": float(tol), "multiserver": multiserver}
     if not conv:
@@ -390,6 +466,7 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
                         info, _amva_estimates(Q, F, N), N)
 
 
+@answers(fcfs_as_ps=True)
 def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
                passes: int = 3, multiserver: str = "marginal",
                falling_rates: bool = False) -> Result:
@@ -476,7 +553,7 @@ def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
                 if N[j] > 0 and Nm[c][j] > 0:
                     Fn[j, c, :] = Qm[c][j] / Nm[c][j] - Q0[j] / N[j]
         F = Fn
-    X, R, it, conv = _core(Dx, kind, mult, nmult, Z, N, F, Q0, tol, max_iter)
+    X, R, it, conv = _core_lawful(Dx, kind, mult, nmult, Z, N, F, Q0, tol, max_iter)
     total += it
     conv_all &= conv
     info = {"algorithm": "Linearizer (Chandy-Neuse) approximate MVA",

@@ -62,10 +62,13 @@ from .amva import (
     _amva_init,
     _amva_prepare,
     _amva_result,
+    _capacities,
     _check_multiserver,
     _warn_unconverged,
+    saturate,
 )
 from .amva_ld import ld_factor
+from .contract import answers
 
 __all__ = ["mva_residual"]
 
@@ -132,16 +135,30 @@ def residual_fixed_point(Dx, Sx, Vx, kind, corr, resid, mult, nmult, Z, N, Q, to
     Qe, Ue are Schweitzer's estimates at N - e_c: the class-N_j figures
     times (N_j - [j = c]) / N_j.  Then X_c = N_c / (Z_c + sum_x Vx_cx R_cx),
     Q_cx = X_c Vx_cx R_cx, U_cx = X_c Dx_cx; classes updated in turn
-    (Gauss-Seidel).  ``resid[x]`` is (c_x^2 - 1)/2.  Returns (X, Rres,
-    sweeps, converged); ``Q`` updated in place.
+    (Gauss-Seidel).  ``resid[x]`` is (c_x^2 - 1)/2.
+
+    After each sweep the throughputs are held to the utilisation law
+    (:func:`saturate`).  This is needed: with c^2 < 1 the correction is
+    negative, and at a saturated station Schweitzer's estimate of the queue
+    an arriving job meets, (N - 1)/N Q, with the time-average residual
+    S (1 + c^2)/2 puts the station's queue at 1 + (N - 1)(1 + c^2)/2 < N
+    jobs when U = 1, so the unconstrained fixed point lies past U = 1 (a
+    saturated deterministic queue of N = 10 with a delay: U = 1.046).  The
+    true saturated closed chain meets a service that has just begun, not a
+    time-average one; the constrained fixed point puts that station at
+    U = 1 holding the jobs the others do not (a CTMC with Erlang phases
+    gives U = 0.9994 there).  Returns (X, Rres, sweeps, converged); ``Q``
+    updated in place.
     """
     C, Kx = Dx.shape
     X = np.zeros(C)
     U = X[:, None] * Dx
     Rres = np.zeros((C, Kx))
     amax = max(float(N.sum()) - 1.0, 0.0)
+    cap = _capacities(kind, mult, nmult)
     for it in range(1, max_iter + 1):
         err = 0.0
+        before = Q.copy()
         for c in range(C):
             if N[c] <= 0:
                 continue
@@ -160,11 +177,18 @@ def residual_fixed_point(Dx, Sx, Vx, kind, corr, resid, mult, nmult, Z, N, Q, to
             Q[c] = new
             U[c] = X[c] * Dx[c]
             Rres[c] = res
+        if saturate(X, Rres, Dx, Z, N, cap):
+            # the change of the sweep is measured on the constrained figures
+            # (the unconstrained step overshoots by the same amount each sweep)
+            Q[:] = X[:, None] * Rres
+            U[:] = X[:, None] * Dx
+            err = float((np.abs(Q - before).max(axis=1) / np.maximum(N, 1)).max())
         if err <= tol:
             return X, Rres, it, True
     return X, Rres, max_iter, False
 
 
+@answers()
 def mva_residual(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
                  multiserver: str = "seidmann", falling_rates: bool = False) -> Result:
     """Approximate MVA with the residual-service correction for FCFS

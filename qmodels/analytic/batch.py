@@ -34,7 +34,7 @@ import numpy as np
 
 from .._jit import HAVE_NUMBA, register_jitables, stamp_helpers, with_shipped
 from ..errors import ConvergenceWarning, InvalidValueError, PopulationError
-from ..results import FrameReport
+from ..results import FrameReport, label_dict, label_of
 from ._common import _check_options
 from ._kernels import amva_class_sweep, amva_fixed_point, mva_step
 from .amva import _check_multiserver
@@ -100,8 +100,18 @@ class BatchResult(FrameReport):
     curve: Any = None
     iterations: Any = None
     converged: Any = None
+    #: what each row is: exact (``mva_batch``) or approximate
+    #: (``schweitzer_batch``); see :mod:`qmodels.results`
+    exactness: str = ""
+    assumptions: tuple = ()
+    notes: tuple = ()
+    warnings: tuple = ()
+    error: Any = None
 
     def __post_init__(self):
+        ex, assumed = label_of(self.method, self.exactness, self.assumptions)
+        object.__setattr__(self, "exactness", ex)
+        object.__setattr__(self, "assumptions", assumed)
         for name in ("throughput", "response_time", "queue_length", "utilization",
                      "residence_time", "population", "think_time", "demands", "servers",
                      "delay", "iterations", "converged"):
@@ -137,7 +147,9 @@ class BatchResult(FrameReport):
         if self.iterations is not None:
             data["iterations"] = self.iterations
             data["converged"] = self.converged
-        return pd.DataFrame(data, index=pd.RangeIndex(len(self), name="row"))
+        frame = pd.DataFrame(data, index=pd.RangeIndex(len(self), name="row"))
+        frame.attrs.update(label_dict(self))
+        return frame
 
     def __repr__(self):
         B, K = self.queue_length.shape
@@ -630,6 +642,34 @@ def _marginal_run(D, Z, pop, c, dl, tol, max_iter):
     return X, Q, its, conv
 
 
+def _hold_to_capacity(D, Z, pop, c, dl, X, Q, its, conv, tol, max_iter, multiserver) -> None:
+    """Rows whose fixed point loads a station past its capacity (U > 1, an
+    unconverged iterate or the estimate near saturation) are solved again
+    by :func:`qmodels.analytic.amva.schweitzer`, which holds its fixed point
+    to the utilisation law: the batch answers what ``schweitzer`` answers for
+    that row's network.  Updates the arrays in place."""
+    U = X[:, None] * D / np.where(dl, 1.0, c)
+    bad = np.flatnonzero(((U > 1.0 + 1e-12) & ~dl).any(axis=1))
+    if not len(bad):
+        return
+    from ..model.network import Closed, Delay, Network, Queue
+    from .amva import schweitzer
+
+    K = D.shape[1]
+    for b in bad.tolist():
+        st = [Delay(f"s{k}", float(D[b, k])) if dl[b, k]
+              else Queue(f"s{k}", float(D[b, k]), servers=int(c[b, k])) for k in range(K)]
+        net = Network(st, [Closed("c", int(pop[b]), think_time=float(Z[b]),
+                                  visits={f"s{k}": 1 for k in range(K)})])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            r = schweitzer(net, tol=tol, max_iter=max_iter, multiserver=multiserver)
+        X[b] = float(r.class_throughput[0])
+        Q[b] = np.asarray(r.station_queue_length[0], float)
+        its[b] = int(r.info["iterations"])
+        conv[b] = bool(r.info["converged"])
+
+
 def schweitzer_batch(demands, think_times, population, *, servers=None, delay=None,
                      tol: float = 1e-8, max_iter: int = 10_000, multiserver: str = "marginal",
                      station_names=None) -> BatchResult:
@@ -701,6 +741,7 @@ def schweitzer_batch(demands, think_times, population, *, servers=None, delay=No
     run = _seidmann_run if multiserver == "seidmann" else _marginal_run
     X, Q, its, conv = run(D, Z, pop, c, dl, float(tol), int(max_iter))
     _check_finite(X)
+    _hold_to_capacity(D, Z, pop, c, dl, X, Q, its, conv, float(tol), int(max_iter), multiserver)
     if not conv.all():
         bad = np.flatnonzero(~conv)
         warnings.warn(

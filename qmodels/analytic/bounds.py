@@ -33,10 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from .._format import fmt, format_table, note_lines
+from .._format import fmt, format_table
 from .._validate import is_symbolic
 from ..errors import UnsupportedModelError
 from ..model.network import Closed, Delay, Network
+from ..results import label_dict, label_lines
+from . import requires
 from ._common import mixed_priority_station, non_exponential_fcfs
 from .laws import (
     _bound_demands,
@@ -217,14 +219,19 @@ def proportional_bounds(D, N: int, Z: float = 0.0) -> tuple:
     return float(lo), float(min(hi, 1 / Dm))
 
 
-def _gb_pb(opt, pes, delay, Z, N):
+def _gb_pb(opt, pes, delay, Z, N, r_min):
     """GB and PB on the pessimistic (lower) and optimistic (upper)
-    networks, as (X_lo, X_hi, R_lo, R_hi) with R = N/X - Z (Little)."""
+    networks, as (X_lo, X_hi, R_lo, R_hi) with R = N/X - Z (Little).  The
+    R lower bound is at least ``r_min``, ABA's R >= max(D, N D_max - Z),
+    proven for any closed network: with a think time long against the
+    demands the bound's own N/X^+ - Z falls below the no-contention time,
+    even below zero (PB at Z > (N - 1) D_max: R >= -0.031 s printed before),
+    and the larger of two proven lower bounds is one."""
     out = {}
     for key, f in (("gb", geometric_bounds), ("pb", proportional_bounds)):
         lo = f(pes, N, Z + delay)[0]
         hi = f(opt, N, Z + delay)[1]
-        out[key] = (lo, hi, N / hi - Z, N / lo - Z)
+        out[key] = (lo, hi, max(N / hi - Z, r_min), N / lo - Z)
     return out
 
 
@@ -259,6 +266,25 @@ def _exact_decimals(v):
         return v
     return v.xreplace({f: sp.Rational(repr(float(f))) for f in floats})
 _LABEL = {"aba": "ABA", "bjb": "BJB", "gb": "GB", "pb": "PB"}
+
+
+def _scope(b) -> tuple:
+    """What a set of bounds rests on, in words: the bounds it gives and
+    the model property each needs (see :class:`Bounds`)."""
+    given = [_LABEL[k] for k in _KEYS if getattr(b, k, None) is not None]
+    net = b.network
+    if net.pools:
+        return ("asymptotic bounds with each token pool as a station of `tokens` servers: "
+                "operational laws only",)
+    if any(s.kind == "forkjoin" for s in net.stations):
+        return ("operational bounds of a fork-join: no faster than its slowest branch, no "
+                "slower than the sum of its branches",)
+    if len(net.classes) > 1:
+        return ("multi-class asymptotic bounds: product form (the arrival theorem)",)
+    out = ["asymptotic bounds (ABA): operational laws only, any service and arrival shape"]
+    if any(k in given for k in ("BJB", "GB", "PB")):
+        out.append(f"{', '.join(k for k in given if k != 'ABA')}: product form (BCMP)")
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -318,8 +344,15 @@ class Bounds:
     gb: tuple | None = None
     pb: tuple | None = None
     notes: tuple = ()
+    #: what the answer is (always ``"bound"``) and what it rests on
+    exactness: str = "bound"
+    assumptions: tuple = ()
+    warnings: tuple = ()
+    error: Any = None
 
     def __post_init__(self):
+        if not self.assumptions:
+            object.__setattr__(self, "assumptions", _scope(self))
         if not self.network.is_symbolic:
             return
         # a decimal written in a model file (service: 2.0) is the exact
@@ -352,7 +385,7 @@ class Bounds:
         net = self.network
         ci = net.class_index(self.class_name)
         return {
-            "method": "bounds",
+            **label_dict(self),
             "classes": {
                 self.class_name: {
                     "X": {"lower": f(self.throughput_lower), "upper": f(self.throughput_upper)},
@@ -372,7 +405,6 @@ class Bounds:
                 for k, s in enumerate(net.stations)
             },
             "bottleneck": list(self.bottleneck),
-            "notes": list(self.notes),
         }
 
     def table(self) -> str:
@@ -383,7 +415,7 @@ class Bounds:
         rows = []
         for k, b in self._sets():
             rows += [[f"{_LABEL[k]} X", b[0], b[1]], [f"{_LABEL[k]} R", b[2], b[3]]]
-        head = (f"bounds for class {self.class_name!r}"
+        head = (f"bounds [bound] for class {self.class_name!r}"
                 + (f" of {self.network.name!r}" if self.network.name else ""))
         what = (f"N = {self.population}" if isinstance(self.network.klass(self.class_name),
                                                         Closed)
@@ -396,7 +428,7 @@ class Bounds:
         if self.bottleneck:
             tie = " (tie)" if len(self.bottleneck) > 1 else ""
             lines.append(f"bottleneck{tie}: {', '.join(self.bottleneck)}")
-        lines += note_lines(self.notes)
+        lines += label_lines(self)
         return "\n".join(lines)
 
     def __repr__(self):
@@ -408,11 +440,13 @@ class Bounds:
     def to_frame(self):
         import pandas as pd
 
-        return pd.DataFrame(
+        frame = pd.DataFrame(
             {"lower": [self.throughput_lower, self.response_time_lower],
              "upper": [self.throughput_upper, self.response_time_upper]},
             index=pd.Index(["X", "R"], name="metric"),
         )
+        frame.attrs.update(label_dict(self))
+        return frame
 
     def sweep(self, populations):
         """Every bound of this class for each population in ``populations``
@@ -494,6 +528,18 @@ def _all_delay(net, c, delay):
 # bounds
 # ---------------------------------------------------------------------------
 
+def _not_product_form(net: Network) -> str | None:
+    """Why the balanced job, geometric, proportional and multi-class bounds
+    are not proven for ``net`` (they rest on product form, through the
+    arrival theorem or the M/M/1 response time): a non-exponential FCFS
+    queue, a non-Poisson arrival stream, an FCFS queue whose mean service
+    time differs by class; None when none of these holds."""
+    _, shape = non_exponential_fcfs(net)
+    if shape is not None:
+        return f"{shape} breaks product form"
+    return requires.arrival_shapes(net) or requires.fcfs_class_dependent(net)
+
+
 def bounds(net: Network, cls: str | None = None) -> Bounds:
     """Bounds on the throughput and response time of one class.
 
@@ -556,8 +602,9 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
         return _all_delay(net, c, delay)
     # BJB, GB, PB and the multi-class bounds rest on product form (the
     # arrival theorem), which a non-exponential FCFS queue breaks; ABA is
-    # operational and holds for any shape
-    _, shape = non_exponential_fcfs(net)
+    # operational and holds for any shape; the same for a non-Poisson
+    # arrival stream and an FCFS queue whose mean service differs by class
+    shape = _not_product_form(net)
     if len(net.classes) > 1:
         mixed = mixed_priority_station(net)
         if mixed is not None:
@@ -568,7 +615,7 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
                 "or 'sim'")
         if shape is not None:
             raise UnsupportedModelError(
-                f"{shape} breaks product form, on which the multi-class bounds rest "
+                f"{shape}; the multi-class bounds rest on product form "
                 "(arrival theorem): no multi-class bound is proven here; use method='sim'")
         return multiclass_bounds(net, c.name)
     if isinstance(c, Closed):
@@ -588,12 +635,12 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
             # (deterministic service: X above the BJB upper bound)
             bjb = None
             sets = [aba]
-            notes = (f"{shape} breaks product form: BJB, GB and PB need it and are not "
-                     "given; ABA holds for any service shape",)
+            notes = (f"{shape}: BJB, GB and PB need product form and are not given; ABA "
+                     "holds for any service and arrival shape",)
         elif sym:
             notes = ("GB and PB are computed for numeric networks only",)
         elif N >= 1:
-            extra = _gb_pb(opt, pes, delay, c.think_time, N)
+            extra = _gb_pb(opt, pes, delay, c.think_time, N, float(aba[2]))
             gb, pb = extra["gb"], extra["pb"]
             sets += [gb, pb]
         if sym and bjb is not None:
@@ -638,6 +685,6 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
         # the open BJB is the M/M/1 response time: an M/G/1 with SCV > 1
         # waits longer (Pollaczek-Khinchine), so only ABA is proven
         return Bounds(net, c.name, lam, lam, lam, D_nc, math.inf, aba, None, Xmax, None, bn,
-                      notes=(f"{shape} breaks product form: BJB needs it and is not given; "
-                             "ABA holds for any service shape",))
+                      notes=(f"{shape}: BJB needs product form and is not given; ABA holds "
+                             "for any service and arrival shape",))
     return Bounds(net, c.name, lam, lam, lam, rl, bjb_hi, aba, bjb, Xmax, None, bn)

@@ -29,14 +29,15 @@ import numpy as np
 from .._jit import jitable, lazyjit
 from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
 from ..model.lowered import DELAY, FIXED
-from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+from ..model.network import Closed, LoadDependent, Network, Queue
 from ..results import Curve, Result
-
-# The single-class kernels (also behind exact MVA's multi-server route) live
-# in qmodels._logconv; they are re-exported as part of the convolution API.
 from ._common import _check_capacities, _check_size, _not_finite, _require_numeric
 from ._kernels import log_add
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
+
+# The single-class kernels (also behind exact MVA's multi-server route) live
+# in qmodels._logconv; they are re-exported as part of the convolution API.
+from .contract import answers
 
 __all__ = [
     "convolution",
@@ -411,22 +412,6 @@ class _Solution:
         return p
 
 
-def _class_dependent_notes(net: Network) -> list[str]:
-    notes = []
-    S = np.asarray(net.service_times, dtype=float)
-    V = np.asarray(net.visits, dtype=float)
-    for k, s in enumerate(net.stations):
-        if isinstance(s, Delay):
-            continue
-        used = S[V[:, k] > 0, k]
-        if len(used) > 1 and not np.allclose(used, used[0], rtol=1e-12, atol=0):
-            notes.append(
-                f"station {s.name!r}: service time differs by class; solved as processor "
-                "sharing (BCMP type 2), which product form requires"
-            )
-    return notes
-
-
 def log_normalizing_constant(net: Network) -> np.ndarray:
     """log G(n) for every population n on the lattice 0 <= n <= N.
 
@@ -460,6 +445,7 @@ def log_normalizing_constant(net: Network) -> np.ndarray:
     return (sol.G + scale).reshape(tuple(sol.lat.dims))
 
 
+@answers(fcfs_as_ps=True)
 def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -> Result:
     """Exact solution of a closed product-form network by normalising
     constants (Buzen's convolution), single- or multi-class.
@@ -649,7 +635,6 @@ def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -
         station_queue_length=Q,
         station_response_time=Rk,
         station_utilization=U,
-        notes=tuple(_class_dependent_notes(net)),
         curve=cur,
         info=info,
     )

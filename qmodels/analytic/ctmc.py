@@ -89,10 +89,11 @@ from ..errors import (
     UnsupportedModelError,
 )
 from ..model.network import Closed, Delay, Network
-from ..results import Result
+from ..results import Result, label_of
 from . import _ctmc_fast
 from ._ctmc_chain import _Chain
 from ._ctmc_spec import _DELAY, _FCFS, _FREE, _LD, DEFAULT_OPEN_LIMIT, _check_size, _Spec
+from .contract import answers
 
 __all__ = ["ctmc", "marginal", "DEFAULT_OPEN_LIMIT"]
 
@@ -253,6 +254,7 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None):
 # public solver
 # ---------------------------------------------------------------------------
 
+@answers()
 def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = None) -> Result:
     """Exact solution of a small network as a continuous-time Markov chain.
 
@@ -666,15 +668,25 @@ def _info(net, spec, n, resid, acc) -> dict:
     }
 
 
-def _notes(net, spec, trunc_mass) -> list[str]:
-    """Notes of a ctmc result; warns when the truncation holds more than
-    1e-6 of the probability."""
-    notes = []
+def _label(net, spec, trunc_mass) -> tuple[str, tuple, tuple]:
+    """(exactness, assumptions, warnings) of a ctmc result: exact, with the
+    truncation of the open jobs stated when there is one (and approximate,
+    with a warning, when it holds more than :data:`TRUNCATION_TOL` of the
+    probability); a class given by visits over several stations is routed
+    at random, which is an assumption about the model where blocking or
+    pools make the order matter.  Warns (NumericalWarning) when the
+    truncation holds more than 1e-6."""
+    exactness = "exact"
+    assumed = list(label_of("ctmc")[1])
+    warned = []
     if spec.truncating:
-        notes.append(
-            f"open jobs truncated at {spec.open_limit} (probability at the bound "
-            f"{trunc_mass:.3g})"
-        )
+        assumed.append(f"open jobs truncated at {spec.open_limit} in the network (probability "
+                       f"at the bound {trunc_mass:.3g}, the fraction of arrivals turned away)")
+        if trunc_mass > TRUNCATION_TOL:
+            exactness = "approximate"
+            warned.append(f"the open-job truncation at {spec.open_limit} holds probability "
+                          f"{trunc_mass:.3g} > {TRUNCATION_TOL:g}: the figures are those of the "
+                          "truncated chain; raise open_limit (or max_states) for an exact answer")
         if trunc_mass > 1e-6:
             warnings.warn(
                 f"ctmc: open population truncated at {spec.open_limit} holds probability "
@@ -682,9 +694,12 @@ def _notes(net, spec, trunc_mass) -> list[str]:
                 NumericalWarning,
                 stacklevel=4,
             )
-    if any(c.routing is None for c in net.classes) and len(net.stations) > 1:
-        notes.append("classes given by visits are routed at random in proportion to them")
-    return notes
+    V = np.asarray(net.visits)
+    if any(c.routing is None and int((V[i] != 0).sum()) > 1
+           for i, c in enumerate(net.classes)):
+        assumed.append("classes given by visits routed at random in proportion to them (not "
+                       "in path order)")
+    return exactness, tuple(assumed), tuple(warned)
 
 
 def _figures(net, spec, chain, states, pi, resid, solver="lu") -> Result:
@@ -704,7 +719,8 @@ def _result(net, spec, n, resid, acc, solver="lu") -> Result:
     Xc, Rc = _class_figures(net, spec, acc)
     info = _info(net, spec, n, resid, acc)
     info["linear_solver"] = solver
-    notes = _notes(net, spec, acc.trunc_mass)
+    notes = []
+    exactness, assumed, warned = _label(net, spec, acc.trunc_mass)
     if solver == "bicgstab":
         notes.append(f"stationary vector by BiCGSTAB (Jacobi preconditioned, relative "
                      f"residual {ITERATIVE_RTOL:g}; max |pi Q| = {resid:.2g})")
@@ -719,6 +735,9 @@ def _result(net, spec, n, resid, acc, solver="lu") -> Result:
         station_utilization=Ust,
         notes=tuple(notes),
         info=info,
+        exactness=exactness,
+        assumptions=assumed,
+        warnings=warned,
     )
 
 

@@ -99,6 +99,7 @@ from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, Network, TokenPool, pool_chains
 from ..model.pools import _get_pool, class_pool_span
 from ..results import Curve, FrameReport, Result
+from .contract import answers
 
 __all__ = ["decompose", "throughput_vs_tokens", "pool_span", "TokenCurve"]
 
@@ -601,6 +602,7 @@ def _walk(groups):
         yield from _walk(g.children)
 
 
+@answers()
 def decompose(net: Network, *, curve: bool = False, inner: str = "auto") -> Result:
     """Solve a closed single-class network with token pools by replacing
     each group of pools with a flow-equivalent server (``method =

@@ -81,6 +81,7 @@ from ..model.forkjoin import ForkJoin, branch_owner, forkjoins
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
 from ..results import Curve, Result
 from ._common import _refuse_held_or_bounded
+from .contract import answers
 
 __all__ = ["forkjoin", "forkjoin_bounds", "expected_max", "nelson_tantawi"]
 
@@ -329,6 +330,7 @@ def _open_kernel(kind, V, S, forks, is_queue, fcfs, lam: float, names):
 # the solver
 # ---------------------------------------------------------------------------
 
+@answers()
 def forkjoin(net: Network, *, curve: bool = False) -> Result:
     """Mean values of a single-class network with fork-joins.
 

@@ -53,6 +53,7 @@ from ._common import (
     _utilisation,
 )
 from ._lattice import _exact_kernel
+from .contract import answers
 from .open import _open_exact, _open_parts, _rates
 
 __all__ = ["solve_exact", "Lattice"]
@@ -357,6 +358,7 @@ def _closed_exact(net: Network, curve: bool, progress=None) -> Result:
                    visit_time=Tv[last])
 
 
+@answers()
 def solve_exact(net: Network, *, curve: bool = False, progress: bool | None = None) -> Result:
     """Exact product-form solution of a multi-class network
     (``method="exact"``; :func:`qmodels.analytic.mva.mva` sends every network with
@@ -429,10 +431,11 @@ def solve_exact(net: Network, *, curve: bool = False, progress: bool | None = No
 
     Examples
     --------
-    QSP p. 142: two classes, two stations, one job each.
+    QSP p. 142: two classes, two stations, one job each (demands differ by
+    class, so the stations are processor sharing: the product-form model).
 
     >>> import qmodels as qm
-    >>> net = qm.Network([qm.Queue("cpu"), qm.Queue("disk")],
+    >>> net = qm.Network([qm.Queue("cpu", discipline="ps"), qm.Queue("disk", discipline="ps")],
     ...     [qm.Closed("A", 1, demands={"cpu": 1, "disk": 3}),
     ...      qm.Closed("B", 1, demands={"cpu": 2, "disk": 4})])
     >>> r = solve_exact(net)

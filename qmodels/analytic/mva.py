@@ -32,6 +32,7 @@ from ._common import (
 )
 from ._kernels import mva_step
 from ._logconv import log_g_add_fixed, log_g_add_ld, log_g_delay, log_ld_factors
+from .contract import answers
 from .open import open_single
 
 __all__ = ["mva", "mva_single"]
@@ -394,6 +395,7 @@ def _single_plan(net: Network, curve: bool, algorithm: str) -> tuple:
 # public solvers
 # ---------------------------------------------------------------------------
 
+@answers()
 def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") -> Result:
     """Exact MVA of a closed single-class product-form network.
 
@@ -548,6 +550,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
     )
 
 
+@answers(fcfs_as_ps=True)
 def mva(net: Network, *, curve: bool = False, progress: bool | None = None) -> Result:
     """Exact product-form solution of ``net`` (``method="exact"``).
 

@@ -16,6 +16,7 @@ from ..errors import ProblemTooLargeError, UnstableError, UnsupportedModelError
 from ..model.network import Network, Open, Queue
 from ..results import Result
 from ._common import _check_capacities, _open_ld_station, _ps_notes, _require_numeric, _result
+from .contract import answers
 
 #: Most servers an open multi-server queue is solved with: the solution sums
 #: one term per server (10^6 servers took 1.6 s, 10^8 took 127 s).
@@ -34,6 +35,7 @@ def _rates(s) -> tuple:
             "all but a delay (qm.Delay), or use method='sim'")
     return tuple(range(1, s.servers + 1))
 
+@answers()
 def open_single(net: Network) -> Result:
     """Exact solution of an open single-class product-form (Jackson) network.
 

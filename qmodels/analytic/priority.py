@@ -63,6 +63,7 @@ from ..model.network import Closed, Network, Open, Queue
 from ..model.stations import PRIORITY_DISCIPLINES
 from ..results import Result
 from ._common import _check_options, _refuse_held_or_bounded, _require_numeric, _result
+from .contract import answers
 
 __all__ = ["priority"]
 
@@ -122,6 +123,7 @@ def _ps_twin(net: Network) -> Network:
     return net.lowered.memo("priority.ps_twin", build)
 
 
+@answers()
 def priority(net: Network, *, tol: float = 1e-10, max_iter: int = 100_000) -> Result:
     """Approximate means of a network with priority stations.
 

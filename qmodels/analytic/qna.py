@@ -47,6 +47,7 @@ from ..model.network import SINK, SOURCE, Delay, LoadDependent, Network, Open, Q
 from ..results import Result
 from . import requires
 from ._common import _open_ld_station, _refuse_held_or_bounded, _require_numeric, _result
+from .contract import answers
 
 __all__ = ["qna"]
 
@@ -320,6 +321,7 @@ def qna_kernel(lam, ca2_ext, p0, P, S, cs2_st, kind, servers, names):
     return lamk, R, rho, ca2, cs2, W
 
 
+@answers()
 def qna(net: Network) -> Result:
     """Whitt's Queueing Network Analyzer for open networks with general
     service and arrival shapes (``method="qna"``; APPROXIMATE).

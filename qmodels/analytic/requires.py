@@ -116,6 +116,66 @@ def service_shapes(net: Network) -> str | None:
     return None
 
 
+def arrival_shapes(net: Network) -> str | None:
+    """Every open class arrives as a Poisson stream (exponential
+    inter-arrival times).  Product form needs it (BCMP's open classes are
+    Poisson; Baskett et al. 1975): a burstier stream waits longer, a
+    smoother one shorter (GI/M/1 at rho = 0.6: R = 6.6 S with
+    hyperexponential arrivals of SCV 8, 1.48 S with deterministic ones,
+    2.5 S with Poisson arrivals; Kleinrock 1975, sec. 6.4)."""
+    from ..model.distributions import is_exponential
+
+    for c in net.classes:
+        d = getattr(c, "interarrival", None)
+        if d is not None and not is_exponential(d):
+            return (f"class {c.name!r}: {type(d).__name__} inter-arrival times (scv "
+                    f"{float(d.scv):g}) break product form, which needs Poisson arrivals")
+    return None
+
+
+def fcfs_class_dependent(net: Network) -> str | None:
+    """No FCFS queue that several classes visit serves them with different
+    mean service times (BCMP type 1 needs one exponential service rate for
+    every class at an FCFS station; a class-dependent one is product form
+    only under processor sharing, type 2).  A priority queue that classes of
+    one level visit serves FCFS and counts too."""
+    return net.lowered.memo(("requires.fcfs_class_dependent",),
+                            lambda: _fcfs_class_dependent(net))
+
+
+def _fcfs_class_dependent(net: Network) -> str | None:
+    low = net.lowered
+    V = low.visits
+    S = low.service_times
+    C = len(low.class_names)
+    if C < 2:
+        return None
+    # a class that never has a job there (population 0, arrival rate 0)
+    # changes nothing
+    live = [i for i in range(C) if low.symbolic
+            or float(low.population[i] if not low.is_open[i] else low.arrival_rate[i]) > 0]
+    # (a visit of zero service time, what demands={station: 0} makes, is no use)
+    D = low.demands
+    for k in np.flatnonzero(low.acts_fcfs & low.visited).tolist():
+        who = [i for i in live if V[i][k] != 0 and (low.symbolic or float(D[i][k]) > 0)]
+        if len(who) < 2:
+            continue
+        if low.symbolic:
+            differs = any(S[i][k] != S[who[0]][k] for i in who[1:])
+        else:
+            times = np.array([float(S[i][k]) for i in who])
+            big = float(times.max())
+            differs = big - float(times.min()) > 1e-12 * max(1.0, abs(big))
+        if differs:
+            shown = ", ".join(f"{low.class_names[i]!r} {S[i][k]:.4g} s" if not low.symbolic
+                              else f"{low.class_names[i]!r} {S[i][k]}" for i in who[:4])
+            return (f"station {low.station_names[k]!r}: FCFS with class-dependent mean service "
+                    f"times ({shown}{', ...' if len(who) > 4 else ''}) breaks product form, "
+                    "which needs one exponential service rate for every class at an FCFS "
+                    "queue (fcfs_as_ps=True solves it as processor sharing, an approximation)")
+    return None
+
+
 def pools(net: Network) -> str | None:
     """No token pool (simultaneous resource possession)."""
     if net.pools:
@@ -140,14 +200,17 @@ def capacities(net: Network, population=None) -> str | None:
     return None
 
 
-def product_form(net: Network, population=None) -> str | None:
+def product_form(net: Network, population=None, fcfs_as_ps: bool = False) -> str | None:
     """BCMP product form: :func:`station_kinds`, :func:`pools`,
-    :func:`capacities` and :func:`service_shapes`, in that order (checked
-    once per network and population: the lowered form keeps the answer)."""
+    :func:`capacities`, :func:`arrival_shapes`, :func:`service_shapes` and
+    :func:`fcfs_class_dependent` (unless ``fcfs_as_ps``: the user asked
+    for the processor-sharing substitute), in that order (checked once per
+    network, population and flag: the lowered form keeps the answer)."""
     return net.lowered.memo(
-        ("requires.product_form", population),
+        ("requires.product_form", population, bool(fcfs_as_ps)),
         lambda: (station_kinds(net) or pools(net) or capacities(net, population)
-                 or service_shapes(net)))
+                 or arrival_shapes(net) or service_shapes(net)
+                 or (None if fcfs_as_ps else fcfs_class_dependent(net))))
 
 
 def closed_only(net: Network) -> str | None:
@@ -224,11 +287,15 @@ def _general_stations(net: Network, *, ld: bool) -> str | None:
 
 
 def _general_service(net: Network) -> str | None:
-    """Some FCFS queue has general service (else the product-form methods,
-    exact or Linearizer, answer at least as well)."""
-    if service_shapes(net) is None:
-        return ("every FCFS queue has exponential service: the product-form methods "
-                "answer")
+    """Product form fails for a reason the two-moment methods model: an
+    FCFS queue with general service, an FCFS queue whose mean service time
+    differs by class, or (open classes) a non-Poisson arrival stream; else
+    the product-form methods, exact or Linearizer, answer at least as
+    well."""
+    if (service_shapes(net) is None and fcfs_class_dependent(net) is None
+            and arrival_shapes(net) is None):
+        return ("every FCFS queue has exponential service of one mean for all classes and "
+                "every arrival stream is Poisson: the product-form methods answer")
     return None
 
 
@@ -248,6 +315,41 @@ def for_mva_residual(net: Network) -> str | None:
     queues (and load-dependent stations with exponential service)."""
     return (numeric(net) or closed_only(net) or _general_service(net) or pools(net)
             or capacities(net, closed_population(net)) or _general_stations(net, ld=True))
+
+
+#: the largest Markov chain ``qm.solve(net)`` builds (states) before it
+#: turns to an approximation; ``method="ctmc"`` itself goes to its own
+#: ``max_states`` (200,000 by default)
+AUTO_CTMC_STATES = 50_000
+
+
+def for_ctmc(net: Network) -> str | None:
+    """``ctmc`` (as ``qm.solve(net)`` chooses it): numbers, what the chain
+    models (exponential service, Poisson arrivals, FCFS/PS queues, delays,
+    load-dependent stations, finite room, token pools; a route that fixes
+    the order of visits where capacities or pools make it matter), and a
+    state space not proven larger than :data:`AUTO_CTMC_STATES` (counted
+    before any state is built; a chain that outgrows it while being built
+    is refused then)."""
+    why = numeric(net)
+    if why:
+        return why
+    if for_exact(net) is None:
+        return ("the network is product form: the exact recursion answers it, and its chain "
+                "is larger")
+    from ..errors import UnsupportedModelError
+    from ._ctmc_spec import _check_size, _Spec
+
+    low = net.lowered
+    for k, kind in enumerate(low.kind):
+        if kind not in ("delay", "queue", "ld") and low.visited[k]:
+            return f"station {low.station_names[k]!r} is a {kind!r} element"
+    try:
+        spec = _Spec(net, None)
+        _check_size(spec, AUTO_CTMC_STATES)
+    except UnsupportedModelError as e:
+        return str(e).replace("max_states =", "the automatic choice's budget of")
+    return None
 
 
 def has_kind(net: Network, kind: str) -> bool:

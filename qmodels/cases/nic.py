@@ -542,21 +542,12 @@ def _solve_tcp(nic, mtu, segments, p):
 def tcp_rate(nic: str, mtu, segments: int, params: Params | None = None) -> float:
     """Steady TCP goodput, B/s, with a window of ``segments``: the network's
     throughput (``qm.solve``; residual MVA, since the transfers are
-    deterministic) times the MSS, held to the exact bottleneck bound
-    X <= 1 / D_max (Lazowska et al., QSP 1984, sec. 5.2).
-
-    Residual MVA is an approximation and can overshoot that bound: at a 1 ms
-    RTT it reports the access link 0.57 % busier than it can be with 58
-    segments in flight (and a throughput that then falls as the window
-    grows).  Every station of the path is a single server visited once per
-    segment, so 1 / D_max is the largest service time's reciprocal.  The cap
-    is a workaround in this case for a defect of the solver (the mark on
-    ``tests/test_case_nic.py::test_residual_mva_utilisation_above_one`` is
-    strict): it goes when residual MVA itself keeps U <= 1."""
+    deterministic) times the MSS.  The solver holds its answer to the
+    bottleneck bound X <= 1 / D_max (Lazowska et al., QSP 1984, sec. 5.2)
+    itself: a saturated access link is full, never more."""
     p = params or Params()
     r = _solve_tcp(nic, int(mtu), int(segments), p)
-    d_max = max(float(s.service) for s in r.network.stations if s.name != DELAY)
-    return min(float(r.X["tcp"]), 1.0 / d_max) * _segment(mtu, "tcp", p)
+    return float(r.X["tcp"]) * _segment(mtu, "tcp", p)
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,24 @@ def _check_ld_size(s, total) -> None:
             "to_jsimg (JSIM keeps the server count)")
 
 
+def _refuse_class_dependent_fcfs(net: Network) -> None:
+    """An FCFS queue whose mean service time differs by class is not
+    product form (BCMP type 1 needs one rate for all classes), and JMVA would
+    solve it as the processor-sharing station: refused, naming it."""
+    V, S = net.visits, net.service_times
+    live = [i for i, c in enumerate(net.classes)
+            if float(getattr(c, "population", 0) or getattr(c, "arrival_rate", 0) or 0) > 0]
+    for k, s in enumerate(net.stations):
+        if not (isinstance(s, Queue) and s.discipline == "fcfs"):
+            continue
+        times = {float(S[i][k]) for i in live if V[i][k] != 0 and float(S[i][k]) > 0}
+        if len(times) > 1:
+            raise UnsupportedModelError(
+                f"station {s.name!r}: FCFS with class-dependent service times is not product "
+                "form, and JMVA would solve it as processor sharing; give it "
+                "discipline='ps' (if its server is shared) or use to_jsimg (simulation)")
+
+
 def _refuse_disciplines(net: Network) -> None:
     """JMVA's stations are FCFS, PS or delay: a priority or LCFS-PR queue
     is refused by name."""
@@ -97,6 +115,7 @@ def to_jmva(net: Network, *, description: str | None = None, drop=()) -> str:
     total = sum(c.population for c in net.closed_classes)
     notes = list(dropped)
     _refuse_disciplines(net)
+    _refuse_class_dependent_fcfs(net)
     for s in net.stations:
         if s.capacity is not None:
             if net.open_classes or s.capacity < total:
@@ -254,7 +273,12 @@ def _build_stations(pending, cls_els, names, V, S, errors):
             if el.tag == "delaystation":
                 stations.append(Delay(sname, base))
             else:
-                stations.append(Queue(sname, base, servers=int(el.get("servers", "1"))))
+                # JMVA solves every station in product form: where the classes'
+                # service times differ, that is the processor-sharing station
+                # (BCMP type 2; FCFS with class-dependent times is not product form)
+                shared = len({float(x) for x in own}) > 1
+                stations.append(Queue(sname, base, servers=int(el.get("servers", "1")),
+                                      discipline="ps" if shared else "fcfs"))
         except ModelError as e:
             errors.append((path, str(e)))
     return stations
@@ -325,7 +349,10 @@ def from_jmva(xml: str, *, source: str = "jmva") -> Network:
     Each class gets ``visits`` and, where its service time differs from the
     station's, its own ``service``.  ``delaystation`` becomes
     :class:`~qmodels.model.Delay`, ``listation`` a
-    :class:`~qmodels.model.Queue` (``servers`` as given), ``ldstation`` a
+    :class:`~qmodels.model.Queue` (``servers`` as given; FCFS, or processor
+    sharing where the classes' service times differ there: JMVA solves every
+    station in product form, and with class-dependent times that is the
+    processor-sharing station, BCMP type 2), ``ldstation`` a
     :class:`~qmodels.model.LoadDependent` with rate multipliers
     ``a(n) = S(1) / S(n)`` (single closed class).  A ``delaystation`` named
     ``Z.<class>`` that only that closed class visits, with visit 1, is the

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._progress import bar as progress_bar
 from ..errors import ConvergenceWarning, InvalidValueError, SimulationWarning
-from ..model.network import Closed, Network, Open
+from ..model.network import Network, Open
 from ..results import Figures
 from . import engine as E
 from .checks import (
@@ -31,7 +31,7 @@ from .checks import (
 )
 from .flatten import flatten
 from .guards import check_sim_size
-from .result import SimResult
+from .result import SimResult, Warned
 from .run import _raise_status, _Run
 from .stats import Estimate, estimate
 from .windows import (
@@ -275,7 +275,7 @@ def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, preci
             problems.insert(0, ("horizon", short))
     for _, msg in problems:
         warnings.warn(msg, SimulationWarning, stacklevel=3)
-    notes = tuple(notes) + tuple(extended) + tuple(msg for _, msg in problems)
+    notes = tuple(notes) + tuple(extended) + tuple(Warned(msg) for _, msg in problems)
     return obs, pct, events, warm_mean, notes, used
 
 
@@ -357,7 +357,8 @@ def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, lev
                 warnings.warn(
                     f"precision {precision} not reached after {len(obs)} replications (the cap)",
                     ConvergenceWarning, stacklevel=3)
-                notes.append(f"precision {precision} not reached after {len(obs)} replications")
+                notes.append(Warned(f"precision {precision} not reached after {len(obs)} "
+                                    "replications"))
                 break
             target = min(cap, max(len(obs) + 2, int(len(obs) * 1.5)))
             if bar is not None:
@@ -395,7 +396,8 @@ def _batch_means(network, flat, ss, horizon, warm, use_mser, precision, level, c
                 warnings.warn(
                     f"precision {precision} not reached after extending the run 64x (the cap)",
                     ConvergenceWarning, stacklevel=3)
-                notes.append(f"precision {precision} not reached after extending the run 64x")
+                notes.append(Warned(f"precision {precision} not reached after extending the "
+                                    "run 64x"))
                 break
             # double the run: same cell width, twice the cells
             extensions += 1
@@ -477,15 +479,13 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
             f"R of a class at a station it never visits is NaN ({shown}): the simulator cannot "
             "observe it; the analytic solvers report the arrival-theorem value "
             "S (1 + Q_k(N - e_c)) there")
-    if any(isinstance(c, Closed) and c.routing is None for c in net.classes) or any(
-            isinstance(c, Open) and c.routing is None for c in net.classes):
-        closed_note.append("classes given by visits or demands are routed at random with the "
-                           "same visit ratios")
     closed_note += _degenerate_note(figs)
+    notes = tuple(notes) + tuple(closed_note)
     return SimResult(
         network=net, seed=seed if not isinstance(seed, np.integer) else int(seed), level=level,
         n=len(obs), horizon=horizon, warmup=warm_mean, events=int(events), wall_time=wall,
         output_analysis=method, figures=figs, percentiles=percentiles, pools=pools, lost=lost,
-        notes=tuple(notes) + tuple(closed_note),
+        notes=tuple(str(n) for n in notes if not isinstance(n, Warned)),
+        warnings=tuple(str(n) for n in notes if isinstance(n, Warned)),
     )
 

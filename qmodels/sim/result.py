@@ -17,15 +17,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .. import _format as h
-from .._format import format_table, note_lines
+from .._format import format_table
 from ..errors import InvalidValueError
 from ..model.network import FrozenMap, Network
-from ..results import Figures
+from ..results import SIMULATED, Figures, label_dict, label_html, label_lines, label_of
 from .stats import _g
 
 __all__ = ["SimResult"]
 
 _SHORT = {"throughput": "X", "response_time": "R", "queue_length": "Q", "utilization": "U"}
+
+
+class Warned(str):
+    """A note that was also issued as a SimulationWarning: it goes to the
+    result's ``warnings``."""
 
 
 def _f(x: float):
@@ -84,8 +89,27 @@ class SimResult:
     pools: Mapping = field(default_factory=FrozenMap, repr=False)
     lost: Mapping = field(default_factory=FrozenMap, repr=False)
     notes: tuple = ()
+    #: what the run could not vouch for (a horizon too short, a precision
+    #: not reached, a tail the run cannot see): also issued as
+    #: SimulationWarning
+    warnings: tuple = ()
 
     method = "sim"
+    #: a simulated answer: estimates with confidence intervals
+    exactness = SIMULATED
+    error = None
+
+    @property
+    def assumptions(self) -> tuple:
+        """What the simulated answer rests on: the model as given, with
+        classes given by visits routed at random (same visit ratios)."""
+        out = label_of("sim")[1]
+        V = self.network.visits
+        if any(c.routing is None and int((V[i] != 0).sum()) > 1
+               for i, c in enumerate(self.network.classes)):
+            out += ("classes given by visits or demands routed at random with the same visit "
+                    "ratios (not in path order)",)
+        return out
 
     # -- the shared vocabulary ---------------------------------------------
     @property
@@ -233,7 +257,7 @@ class SimResult:
             }
             stations[s] = d
         return {
-            "method": self.method,
+            **label_dict(self),
             "output_analysis": self.output_analysis,
             "level": self.level,
             "n": self.n,
@@ -252,7 +276,8 @@ class SimResult:
     # -- display --------------------------------------------------------------
     def _head(self) -> str:
         net = self.network
-        return (f"sim ({self.output_analysis}, n={self.n}, {100 * self.level:g}% intervals, "
+        return (f"sim [simulated] ({self.output_analysis}, n={self.n}, {100 * self.level:g}% "
+                "intervals, "
                 f"seed={self.seed})" + (f" of {net.name!r}" if net.name else ""))
 
     def table(self) -> str:
@@ -285,7 +310,7 @@ class SimResult:
             lines.append("bottleneck: " + ", ".join(self.bottleneck))
         lines.append(f"{self.events:,} events in {self.wall_time:.3g} s "
                      f"({self.events_per_second:.3g} events/s)")
-        lines += note_lines(self.notes)
+        lines += label_lines(self)
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -330,7 +355,7 @@ class SimResult:
             out.append(h.para("bottleneck: ", bold=", ".join(self.bottleneck)))
         out.append(h.para(f"{self.events:,} events in {self.wall_time:.3g} s "
                           f"({self.events_per_second:.3g} events/s)"))
-        out += h.notes(self.notes)
+        out += label_html(self)
         return "\n".join(out)
 
 

@@ -53,7 +53,11 @@ probability is swept (the function keeps each routing row summing to 1).
 
 The table
 ---------
-Columns: ``point`` (0..P-1, grid order), one column per parameter, ``method``,
+Columns: ``point`` (0..P-1, grid order), one column per parameter, ``method``
+(the method that answered the point: with ``method="auto"``, the one
+:func:`qmodels.solve` chose there), ``exactness`` (``"exact"``,
+``"approximate"``, ``"bound"`` or ``"simulated"``: what that point's answer
+is; the method's notes and warnings are in its result, ``qm.solve``),
 ``scope`` (``"class"``, ``"station"`` or, for a model with token pools,
 ``"pool"``), ``name`` (class, station or pool name) and the figures, in the
 vocabulary of :mod:`qmodels.results`:

@@ -281,6 +281,7 @@ def _batch_frame(plan, X, Q, points, method, report, first):
     for name in points.names:
         data[name] = np.repeat(points.cols[name], E)
     data["method"] = categorical([method] * E)
+    data["exactness"] = categorical(["exact"] * E)   # the exact single-class recursion
     data["scope"] = categorical(["class"] + ["station"] * len(sel))
     data["name"] = categorical([plan["class"], *(plan["stations"][k] for k in sel)])
     data["X"] = interleave(X, Xk)

@@ -331,8 +331,10 @@ def _assemble(frames: list):
     out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if not out["point"].is_monotonic_increasing:
         out = out.sort_values("point", kind="stable", ignore_index=True)
-    for col in ("method", "scope", "name"):
-        first = [str(v) for v in pd.unique(out[col])]
+    if "exactness" not in out.columns:   # parts a store kept from before the column
+        out.insert(list(out.columns).index("method") + 1, "exactness", None)
+    for col in ("method", "exactness", "scope", "name"):
+        first = [str(v) for v in pd.unique(out[col]) if v is not None and v == v]
         if isinstance(out[col].dtype, pd.CategoricalDtype):
             out[col] = out[col].cat.set_categories(first)
         else:

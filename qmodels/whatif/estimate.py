@@ -173,7 +173,7 @@ class DemandEstimate:
     def network(self, *, populations: Mapping | None = None,
                 think_times: Mapping | None = None,
                 arrival_rates: Mapping | None = None, background: bool = True,
-                name: str = "estimated"):
+                name: str = "estimated", discipline: str = "ps"):
         """A Network with the estimated demands, ready to solve.
 
         Parameters
@@ -190,8 +190,18 @@ class DemandEstimate:
             measured (utilisation law).  Stations whose B_k is 0 are not
             visited by it.
 
-        Every station is a first-come-first-served queue with its servers
-        (``servers=`` of the estimate); the model is product form.
+        discipline : {"ps", "fcfs"}
+            How each station serves (with its ``servers=`` of the
+            estimate).  ``"ps"`` (default), processor sharing: a demand
+            estimate measures how much work each class brings to a station
+            per visit of the system, not the length of each service nor the
+            order of serving; under processor sharing the answer depends on
+            the demands alone, whatever the service distribution (BCMP type
+            2, insensitive), so the model is exactly product form and exact
+            MVA solves it.  ``"fcfs"``: first-come-first-served queues with
+            one service per visit of length the demand; where the demands
+            differ by class that is not product form, and ``qm.solve`` takes
+            the CTMC (small models) or an approximation, which says so.
         """
         from ..model import Closed, Network, Open, Queue
 
@@ -203,7 +213,10 @@ class DemandEstimate:
                 if c not in self.classes:
                     raise UnknownNameError(
                         f"class {c!r} was not estimated (classes: {', '.join(self.classes)})")
-        stations = [Queue(s, 0.0, servers=int(self.servers.get(s, 1))) for s in self.stations]
+        if discipline not in ("ps", "fcfs"):
+            raise InvalidValueError(f"discipline must be 'ps' or 'fcfs', got {discipline!r}")
+        stations = [Queue(s, 0.0, servers=int(self.servers.get(s, 1)), discipline=discipline)
+                    for s in self.stations]
         classes = []
         for i, c in enumerate(self.classes):
             d = {s: float(self.demands[i, k]) for k, s in enumerate(self.stations)}

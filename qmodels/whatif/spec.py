@@ -244,7 +244,11 @@ def _pool_rows(net: Network, res, simulated: bool, bn: set) -> list[dict]:
 
 def _point_rows(spec: _Spec, index: int, params: Mapping) -> list[dict]:
     net, res = _solve_point(spec, index, params)
-    base = {"point": index, **{k: params[k] for k in spec.names}, "method": spec.method}
+    # the method that answered (the one qm.solve chose, for method "auto")
+    # and what its answer is: exact, approximate, bound or simulated
+    base = {"point": index, **{k: params[k] for k in spec.names},
+            "method": getattr(res, "method", spec.method),
+            "exactness": getattr(res, "exactness", None)}
     keep = spec.report
     return [{**base, **r} for r in _result_rows(net, res)
             if keep is None or r["scope"] == "class" or r["name"] in keep]
@@ -262,8 +266,8 @@ def _solve_chunk(spec: _Spec, indices: Sequence[int], points: Sequence[Mapping])
             if spec.on_error != "record":
                 raise _at_point(e, int(i), p) from e
             rows.append({"point": int(i), **{k: p[k] for k in spec.names},
-                         "method": spec.method, "scope": "error", "name": type(e).__name__,
-                         "error": str(e)})
+                         "method": spec.method, "exactness": None, "scope": "error",
+                         "name": type(e).__name__, "error": str(e)})
     return pd.DataFrame(rows)
 
 

@@ -1,0 +1,371 @@
+"""What every analytic answer promises, enforced in one place.
+
+Each public solver of this package is wrapped by :func:`answers`; the
+result it returns passes through :func:`finish` before the caller sees it:
+
+1. **The label.**  The result says what it is (``exactness``: exact,
+   approximate or bound), which method made it and what it assumed
+   (:data:`qmodels.results.METHOD_LABELS`, plus what the solver added).  A
+   product-form solver asked for ``fcfs_as_ps=True`` solves the processor
+   sharing substitute of every FCFS queue whose mean service time differs
+   by class (BCMP type 2 instead of type 1; Baskett, Chandy, Muntz &
+   Palacios, JACM 22(2), 1975): its answer is labelled approximate, names
+   the stations, and carries the error measured for that substitution.
+
+2. **The laws.**  No answer leaves a solver that an operational law refutes
+   (Denning & Buzen, "The operational analysis of queueing network models",
+   Computing Surveys 10(3), 1978; Lazowska, Zahorjan, Graham & Sevcik,
+   *Quantitative System Performance* (QSP), 1984, ch. 3 and 5):
+
+   * every figure finite and non-negative;
+   * Little's law at every station and class, Q = X R (QSP sec. 3.2.2);
+   * the forced flow law X_k = V_k X (QSP eq. 3.3);
+   * the utilisation law U = X S / c at a queue, U = X S at a delay
+     (QSP eq. 3.1), and U <= 1 per server at every queue (which bounds X by
+     c/D: the bottleneck law, QSP sec. 5.2), X_k S_k <= max a(n) at a
+     load-dependent station;
+   * job conservation for a closed class, sum_k Q_k + X Z = N (the
+     interactive response time law, QSP eq. 3.5), and X = lambda for an
+     open class without finite room (X <= lambda where arrivals can be lost);
+   * the response time law R = sum_k V_k R_k (QSP sec. 3.2.3);
+   * R >= the class's no-contention time: its demands (D / sigma at a
+     load-dependent station, the longest branch at a fork-join).
+
+   A violation raises :class:`~qmodels.errors.LawViolationError` naming the
+   law, the station and class, and the values; ``qm.solve(net)`` then
+   passes the method over.  The approximations are built to hold these laws
+   (their fixed points impose them); the check is what makes that a
+   promise, not a hope.
+
+3. **The error.**  An approximate answer carries the error envelope
+   measured for its method on networks like the one solved
+   (:mod:`qmodels.analytic.envelopes`), in ``error`` and in a note, or a
+   warning that it lies outside every measured envelope.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..errors import LawViolationError
+from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+from ..results import APPROXIMATE, Result
+from . import requires
+
+__all__ = ["answers", "finish", "law_violations", "check_laws", "as_ps"]
+
+#: relative tolerance of the law checks (an iterative method's own
+#: tolerance is added to it)
+RTOL = 1e-6
+
+
+# ---------------------------------------------------------------------------
+# the laws
+# ---------------------------------------------------------------------------
+
+class _Laws:
+    """Collects violations: each a sentence naming the law, where, and the
+    values."""
+
+    def __init__(self, rtol: float, atol: float):
+        self.rtol, self.atol = rtol, atol
+        self.out: list[str] = []
+
+    def close(self, law, where, actual, expected):
+        a, e = float(actual), float(expected)
+        if not (math.isfinite(a) and math.isfinite(e)):
+            if a != e:
+                self.out.append(f"{law} at {where}: {a:.10g} != {e:.10g}")
+            return
+        if abs(a - e) > self.atol + self.rtol * max(abs(a), abs(e)):
+            self.out.append(f"{law} at {where}: {a:.10g} != {e:.10g}")
+
+    def at_most(self, law, where, actual, limit):
+        if float(actual) > float(limit) * (1 + self.rtol) + self.atol:
+            self.out.append(f"{law} at {where}: {float(actual):.10g} > {float(limit):.10g}")
+
+    def at_least(self, law, where, actual, limit):
+        if float(actual) < float(limit) * (1 - self.rtol) - self.atol:
+            self.out.append(f"{law} at {where}: {float(actual):.10g} < {float(limit):.10g}")
+
+
+def _pool_waiting(result) -> float:
+    """Mean number of jobs waiting for a token (at no station), summed over
+    the pools (``info["pools"][p]["waiting"]``; 0 without pools)."""
+    info = getattr(result, "info", None)
+    pools = info.get("pools") if isinstance(info, Mapping) else None
+    if not isinstance(pools, Mapping):
+        return 0.0
+    return sum(float(d.get("waiting", 0.0)) for d in pools.values() if isinstance(d, Mapping))
+
+
+def _no_contention(net: Network, c: int, in_branch) -> float:
+    """The least time per cycle of class ``c`` without think time: its
+    demands outside fork-joins (D / sigma at a load-dependent station,
+    sigma = max_n a(n)/n; :func:`qmodels.analytic.laws.job_speed`), plus at
+    each fork-join its visits times its longest branch (a join waits for
+    the slowest task: E max >= max E)."""
+    from ..model.forkjoin import critical_path_demand
+    from .laws import job_speed
+
+    lb = critical_path_demand(net, c)
+    D = np.asarray(net.demands, dtype=float)[c]
+    for k, s in enumerate(net.stations):
+        if isinstance(s, LoadDependent) and not in_branch[k] and D[k] > 0:
+            lb -= D[k] * (1.0 - 1.0 / float(job_speed(s)))
+    return lb
+
+
+def _station_laws(net, chk, X, Q, R, U, Xc, V, S, blocking) -> None:
+    """Little, forced flow and the utilisation law per (class, station);
+    U <= 1 per station.  With ``blocking`` (a finite capacity that can
+    bind) a server is busy while it serves and while it holds a job blocked
+    after service, so U >= X S / c there."""
+    for c, cls in enumerate(net.classes):
+        for k, st in enumerate(net.stations):
+            where = f"station {st.name!r}, class {cls.name!r}"
+            chk.close("Little's law Q = X R", where, Q[c, k], X[c, k] * R[c, k])
+            chk.close("forced flow law X_k = V_k X", where, X[c, k], V[c, k] * Xc[c])
+            servers = st.servers if isinstance(st, Queue) else 1 if isinstance(st, Delay) \
+                else None
+            if servers is None:
+                continue
+            busy = X[c, k] * S[c, k] / servers
+            if blocking:
+                chk.at_least("utilisation law U >= X S / c (blocking holds servers)", where,
+                             U[c, k], busy)
+            else:
+                chk.close("utilisation law U = X S / c", where, U[c, k], busy)
+    for k, st in enumerate(net.stations):
+        if isinstance(st, Queue):
+            chk.at_most("utilisation U <= 1 per server (X <= c / D)", f"station {st.name!r}",
+                        U[:, k].sum(), 1.0)
+        if isinstance(st, LoadDependent):
+            amax = max(float(a) for a in st.rate_multipliers)
+            chk.at_most("capacity of a load-dependent station X S <= max a(n)",
+                        f"station {st.name!r}", float(np.dot(X[:, k], S[:, k])), amax)
+
+
+def _class_laws(net, chk, result, Q, R, Rc, Xc, V, in_branch, blocking) -> None:
+    """Conservation, the response time law and the no-contention bound per
+    class.  With ``blocking`` a job can wait outside every station (at the
+    end of its think time, for a full station), so the jobs at stations and
+    thinking are at most N and R at least the sum over its stations; the
+    interactive response time law N = X (R + Z) holds whatever happens."""
+    waiting = _pool_waiting(result)
+    pooled_classes = bool(net.pools) and len(net.classes) > 1
+    if pooled_classes and not net.open_classes:
+        # the solvers give the jobs waiting for tokens in total only
+        total = sum(Q[c][~in_branch].sum() + Xc[c] * float(k.think_time)
+                    for c, k in enumerate(net.classes))
+        chk.close("job conservation sum Q + W_token + X Z = N", "all classes",
+                  total + waiting, float(sum(k.population for k in net.classes)))
+    info = getattr(result, "info", None)
+    trunc = float(info.get("truncation_mass", 0.0) or 0.0) if isinstance(info, Mapping) else 0.0
+    lossy = any(s.capacity is not None for s in net.stations) or trunc > 0
+    for c, cls in enumerate(net.classes):
+        where = f"class {cls.name!r}"
+        visited = (V[c] > 0) & ~in_branch
+        w = 0.0 if pooled_classes else (waiting if net.pools else 0.0)
+        if Xc[c] > 0 and not pooled_classes:
+            law = chk.at_least if blocking else chk.close
+            law("response time law R = sum V_k R_k (+ W_token / X)", where, Rc[c],
+                float(np.dot(V[c, visited], R[c, visited])) + w / Xc[c])
+        if isinstance(cls, Closed):
+            if Xc[c] > 0:
+                chk.close("interactive response time law N = X (R + Z)", where,
+                          Xc[c] * (Rc[c] + float(cls.think_time)), float(cls.population))
+            if not pooled_classes:
+                law = chk.at_most if blocking else chk.close
+                law("job conservation sum Q + W_token + X Z = N", where,
+                    Q[c, ~in_branch].sum() + w + Xc[c] * float(cls.think_time),
+                    float(cls.population))
+        else:
+            lam = float(cls.arrival_rate)
+            chk.at_most("flow conservation X <= lambda", where, Xc[c], lam)
+            if not lossy:
+                chk.close("flow conservation X = lambda", where, Xc[c], lam)
+        if Xc[c] > 0:
+            chk.at_least("R >= the no-contention time (sum of demands)", where, Rc[c],
+                         _no_contention(net, c, in_branch))
+
+
+def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[str]:
+    """Every operational law ``result`` breaks (module docstring), as
+    sentences naming the law, the station and class, and the values; empty
+    when it obeys them all.  Numeric analytic results only (a symbolic
+    result is exact by construction: ``[]``)."""
+    from ..model.forkjoin import branch_owner
+
+    net = result.network
+    if net.is_symbolic:
+        return []
+    X = np.asarray(result.station_throughput, float)
+    Q = np.asarray(result.station_queue_length, float)
+    R = np.asarray(result.station_response_time, float)
+    U = np.asarray(result.station_utilization, float)
+    Xc = np.asarray(result.class_throughput, float)
+    Rc = np.asarray(result.class_response_time, float)
+    scale = max([1.0] + [float(np.abs(a[np.isfinite(a)]).max(initial=0.0))
+                         for a in (X, Q, R, Xc, Rc)])
+    chk = _Laws(rtol, atol * scale)
+    for name, a in (("throughput", X), ("queue length", Q), ("response time", R),
+                    ("utilisation", U), ("class throughput", Xc),
+                    ("class response time", Rc)):
+        if not np.isfinite(a).all():
+            chk.out.append(f"{name}: not finite ({a[~np.isfinite(a)][:3].tolist()})")
+        elif (a < -chk.atol).any():
+            chk.out.append(f"{name}: negative ({float(a.min()):.6g})")
+    if chk.out:
+        return chk.out
+    V = np.asarray(net.visits, float)
+    S = np.asarray(net.service_times, float)
+    owner = branch_owner(net.stations)
+    in_branch = np.array([s.name in owner for s in net.stations], dtype=bool)
+    closed = None if net.open_classes else int(sum(int(c.population) for c in net.classes))
+    blocking = requires.capacities(net, closed) is not None
+    _station_laws(net, chk, X, Q, R, U, Xc, V, S, blocking)
+    _class_laws(net, chk, result, Q, R, Rc, Xc, V, in_branch, blocking)
+    return chk.out
+
+
+def _tolerance(result) -> float:
+    """The law checks' relative tolerance for ``result``: :data:`RTOL`,
+    plus ten times an iterative method's own tolerance."""
+    info = getattr(result, "info", None)
+    tol = info.get("tol") if isinstance(info, Mapping) else None
+    try:
+        t = float(tol)
+    except (TypeError, ValueError):
+        t = 0.0
+    return RTOL + (10.0 * t if math.isfinite(t) and t > 0 else 0.0)
+
+
+def check_laws(result) -> None:
+    """Raise :class:`~qmodels.errors.LawViolationError` when ``result``
+    breaks an operational law (:func:`law_violations`)."""
+    bad = law_violations(result, rtol=_tolerance(result))
+    if not bad:
+        return
+    info = getattr(result, "info", None)
+    conv = isinstance(info, Mapping) and info.get("converged") is False
+    shown = "; ".join(bad[:5]) + (f"; and {len(bad) - 5} more" if len(bad) > 5 else "")
+    raise LawViolationError(
+        f"method {result.method!r} gave an answer that breaks the operational laws: {shown}"
+        + (" (the method did not converge: raise max_iter)" if conv else
+           ": the answer is not returned; use another method (qm.solve(net) tries the next) "
+           "or method='sim'"),
+        method=result.method, violations=bad)
+
+
+# ---------------------------------------------------------------------------
+# the processor-sharing substitute (fcfs_as_ps=True)
+# ---------------------------------------------------------------------------
+
+def as_ps(net: Network) -> tuple[Network, list[str]]:
+    """``net`` with every FCFS queue whose mean service time differs by
+    class (:func:`qmodels.analytic._common.fcfs_as_ps_stations`) turned
+    into a processor-sharing queue, and the names of those stations (the
+    network itself and ``[]`` when there are none)."""
+    from ._common import fcfs_as_ps_stations
+
+    names = fcfs_as_ps_stations(net)
+    if not names:
+        return net, []
+    chosen = set(names)
+    stations = tuple(dataclasses.replace(s, discipline="ps") if s.name in chosen else s
+                     for s in net.stations)
+    return dataclasses.replace(net, stations=stations), names
+
+
+def _fcfs_as_ps_assumption(names) -> str:
+    shown = ", ".join(repr(n) for n in names[:8]) + (
+        f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return (f"FCFS station(s) {shown} with class-dependent mean service times solved as "
+            "processor sharing (fcfs_as_ps=True; BCMP type 2 in place of FCFS)")
+
+
+# ---------------------------------------------------------------------------
+# finishing an answer
+# ---------------------------------------------------------------------------
+
+def _set(result, **values) -> None:
+    """Set fields of a result the solver has just made (no one else holds
+    it yet)."""
+    for k, v in values.items():
+        object.__setattr__(result, k, v)
+
+
+def finish(result, *, network: Network | None = None, substituted=(), check: bool = True):
+    """The label, the law check and the error envelope of a fresh analytic
+    result (module docstring); returns it.
+
+    ``network`` is the model the user gave, when the solver answered for a
+    substitute (the processor-sharing one of ``substituted`` stations);
+    the result then refers to the user's model.  A result already finished
+    (a solver's answer passed through another) is not checked again."""
+    if not isinstance(result, Result):
+        return result
+    if result.__dict__.get("_finished") and network is None and not substituted:
+        return result
+    if network is not None:
+        _set(result, network=network)
+        result.__dict__.pop("_totals", None)
+    if substituted:
+        _set(result, exactness=APPROXIMATE,
+             assumptions=tuple(result.assumptions) + (_fcfs_as_ps_assumption(substituted),))
+    if check and not result.network.is_symbolic and not result.__dict__.get("_finished"):
+        check_laws(result)
+    if (result.exactness == APPROXIMATE and not result.network.is_symbolic
+            and result.method != "ctmc"):   # (the CTMC states its truncation instead)
+        from .envelopes import attach
+
+        attach(result, substituted=bool(substituted))
+    result.__dict__["_finished"] = True
+    return result
+
+
+def answers(*, fcfs_as_ps: bool = False):
+    """Decorate a public solver ``f(net, ...) -> Result`` so that its answer
+    passes through :func:`finish`.  With ``fcfs_as_ps`` the solver also
+    takes ``fcfs_as_ps=False`` (keyword): ``True`` solves the
+    processor-sharing substitute (:func:`as_ps`) and labels the answer
+    approximate."""
+
+    def deco(fn):
+        if fcfs_as_ps:
+            @functools.wraps(fn)
+            def solver(net, *args, fcfs_as_ps: bool = False, **kwargs):
+                _check_flag(fcfs_as_ps)
+                if fcfs_as_ps and isinstance(net, Network) and not net.is_symbolic:
+                    sub, names = as_ps(net)
+                    if names:
+                        r = fn(sub, *args, **kwargs)
+                        return finish(r, network=net, substituted=names)
+                return finish(fn(net, *args, **kwargs))
+
+            sig = inspect.signature(fn)
+            params = list(sig.parameters.values())
+            extra = inspect.Parameter("fcfs_as_ps", inspect.Parameter.KEYWORD_ONLY,
+                                      default=False, annotation=bool)
+            solver.__signature__ = sig.replace(parameters=params + [extra])
+        else:
+            @functools.wraps(fn)
+            def solver(net, *args, **kwargs):
+                return finish(fn(net, *args, **kwargs))
+        return solver
+
+    return deco
+
+
+def _check_flag(value) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        from ..errors import InvalidValueError
+
+        raise InvalidValueError(f"fcfs_as_ps must be True or False, got {value!r}")

@@ -1,0 +1,181 @@
+"""Measured error envelopes of the approximate methods.
+
+An approximation is only as good as the networks it was measured on.  The
+validation catalogs (``python -m validation.envelopes``) solve families of
+networks with each approximate method and with a reference (the exact
+CTMC, exact MVA, or the simulator with tight intervals) and record, per
+family, the *box* of model features the catalog spanned (number of
+classes and jobs, service and arrival SCVs, utilisation, ...) and the
+largest and mean relative error of each class's throughput X and response
+time R over the networks in it.  They are kept in ``envelopes.json``
+beside this module, written by that command and read here.
+
+An approximate result is matched against the envelopes of its method: a
+network *like* a catalog's is one whose features all lie in the catalog's
+box.  The result's ``error`` then holds the worst matching envelope
+(family, reference, number of networks, max and mean errors of X and R,
+the command that measured it) and a note says it in words; a network
+outside every box gets a warning that its error is unmeasured, naming the
+nearest family and the features that fall outside.
+
+The features (:func:`features`) are read from the model and, for the
+utilisation, from the approximate answer itself (the approximation's own
+estimate, as the catalogs recorded it).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+
+import numpy as np
+
+from ..model.distributions import is_exponential
+from ..model.network import Network
+from ..model.stations import PRIORITY_DISCIPLINES
+
+__all__ = ["features", "envelopes", "match", "attach", "FEATURES"]
+
+#: the features an envelope's box spans; "workload" is a category, the rest
+#: numbers
+FEATURES = ("workload", "classes", "population", "stations", "servers", "service_scv_min",
+            "service_scv_max", "arrival_scv", "utilization", "priority_levels", "branches",
+            "pools", "class_dependent")
+
+
+def features(net: Network, result=None) -> dict:
+    """The features of ``net`` (and of ``result``'s utilisations) that the
+    envelopes are boxes over:
+
+    ``workload`` "open", "closed" or "mixed"; ``classes``; ``population``
+    the total closed population (0 for open classes); ``stations`` the
+    visited queueing stations (not delays); ``servers`` the most servers at
+    one; ``service_scv_min`` / ``service_scv_max`` over the visited FCFS
+    queues (1 when there are none or service is exponential);
+    ``arrival_scv`` the largest inter-arrival SCV of an open class (1:
+    Poisson); ``utilization`` the largest per-server utilisation of a queue
+    in ``result`` (0 without one); ``priority_levels`` the most priority
+    levels meeting at one queue; ``branches`` the most branches of a
+    fork-join (0: none); ``pools`` token pools; ``class_dependent`` 1 when
+    an FCFS queue serves several classes with different mean service
+    times."""
+    from ._common import fcfs_as_ps_stations
+
+    low = net.lowered
+    visited = np.asarray(low.visited, bool)
+    kinds = low.kind
+    queues = [k for k in range(len(kinds)) if visited[k] and kinds[k] != "delay"]
+    fcfs = [k for k in queues if low.acts_fcfs[k]]
+    scv = [1.0 if is_exponential(net.stations[k].distribution)
+           else float(net.stations[k].distribution.scv) for k in fcfs] or [1.0]
+    arr = [1.0 if is_exponential(getattr(c, "interarrival", None))
+           else float(c.interarrival.scv) for c in net.open_classes] or [1.0]
+    servers = [int(low.servers[k]) for k in queues if kinds[k] == "queue"] or [1]
+    levels = [len(low.levels(k)) for k in queues
+              if low.discipline[k] in PRIORITY_DISCIPLINES] or [1]
+    branches = [len(s.branches) for s in net.stations if s.kind == "forkjoin"] or [0]
+    util = 0.0
+    if result is not None:
+        U = np.asarray(result.station_utilization, float).sum(axis=0)
+        qs = [k for k in queues if kinds[k] in ("queue", "ld")]
+        if qs:
+            util = float(np.max(U[qs]))
+    workload = ("open" if net.is_open else "closed" if net.is_closed else "mixed")
+    return {
+        "workload": workload,
+        "classes": len(net.classes),
+        "population": int(sum(int(c.population) for c in net.closed_classes)),
+        "stations": len(queues),
+        "servers": max(servers),
+        "service_scv_min": min(scv),
+        "service_scv_max": max(scv),
+        "arrival_scv": max(arr),
+        "utilization": util,
+        "priority_levels": max(levels),
+        "branches": max(branches),
+        "pools": len(net.pools),
+        "class_dependent": int(bool(fcfs_as_ps_stations(net))),
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def envelopes() -> tuple:
+    """The measured envelopes (``envelopes.json``), each a dict with
+    ``method``, ``family``, ``reference``, ``networks``, ``command``,
+    ``where`` (feature -> [low, high], or a list of categories) and
+    ``error`` ({"X": {"max", "mean"}, "R": {"max", "mean"}}, relative)."""
+    text = resources.files("qmodels.analytic").joinpath("envelopes.json").read_text()
+    return tuple(json.loads(text).get("envelopes", ()))
+
+
+def _outside(env: dict, f: dict) -> list[str]:
+    """The features of ``f`` that fall outside ``env``'s box, as words."""
+    out = []
+    for key in FEATURES:
+        box = env["where"].get(key)
+        if box is None:
+            continue
+        v = f[key]
+        if key == "workload":
+            if v not in box:
+                out.append(f"{key} {v} (catalog: {', '.join(box)})")
+            continue
+        lo, hi = box
+        if not (lo - 1e-9 * max(1.0, abs(lo)) <= v <= hi + 1e-9 * max(1.0, abs(hi))):
+            out.append(f"{key} {v:.3g} outside {lo:.3g}..{hi:.3g}")
+    return out
+
+
+def match(method: str, f: dict, substituted: bool = False) -> tuple[list, list]:
+    """(envelopes of ``method`` whose box holds ``f``, the others of the
+    method each with the features that fall outside)."""
+    inside, outside = [], []
+    for env in envelopes():
+        if env["method"] != method or bool(env.get("substituted", False)) != substituted:
+            continue
+        why = _outside(env, f)
+        (outside if why else inside).append(env if not why else (env, why))
+    return inside, outside
+
+
+def _worst(envs: list) -> dict:
+    return max(envs, key=lambda e: max(e["error"]["X"]["max"], e["error"]["R"]["max"]))
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.3g} %"
+
+
+def attach(result, *, substituted: bool = False) -> None:
+    """Set ``result.error`` to the worst measured envelope its network
+    falls in, with a note saying it; or a warning that it falls outside
+    every measured one (module docstring).  ``substituted``: the answer is
+    a product-form method's for the processor-sharing substitute
+    (``fcfs_as_ps=True``), whose envelopes are recorded apart."""
+    f = features(result.network, result)
+    method = result.method
+    inside, outside = match(method, f, substituted)
+    what = f"{method!r}" + (" with fcfs_as_ps=True" if substituted else "")
+    if inside:
+        env = _worst(inside)
+        err = env["error"]
+        error = {"validated": True, "family": env["family"], "reference": env["reference"],
+                 "networks": env["networks"], "command": env["command"],
+                 "X": dict(err["X"]), "R": dict(err["R"]), "where": dict(env["where"])}
+        note = (f"approximate: on {env['networks']} networks like this ({env['family']}), "
+                f"{what} was off the {env['reference']} by at most {_pct(err['X']['max'])} in "
+                f"X (mean {_pct(err['X']['mean'])}) and {_pct(err['R']['max'])} in R (mean "
+                f"{_pct(err['R']['mean'])}); measured by {env['command']}")
+        object.__setattr__(result, "error", error)
+        object.__setattr__(result, "notes", tuple(result.notes) + (note,))
+        return
+    if outside:
+        env, why = min(outside, key=lambda p: len(p[1]))
+        near = f"; nearest measured family: {env['family']} ({'; '.join(why)})"
+    else:
+        near = "; no envelope of it has been measured"
+    warning = (f"approximate, error unmeasured: this network lies outside every validated "
+               f"envelope of {what}{near}. Check it with method='sim'")
+    object.__setattr__(result, "error", {"validated": False, "features": f})
+    object.__setattr__(result, "warnings", tuple(result.warnings) + (warning,))
