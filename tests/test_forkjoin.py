@@ -481,3 +481,18 @@ def test_simulator_refuses_a_priority_queue_first_on_a_branch():
         classes=[qm.Closed("io", 2, visits={"fj": 1})])
     with pytest.raises(qm.UnsupportedModelError, match="station 'a'.*'prio'.*fork-join 'fj'"):
         qm.simulate(net, seed=1, horizon=10.0)
+
+
+def test_closed_recursion_is_held_to_the_utilisation_law():
+    # Unequal branches (10 ms and 20 ms) and few jobs: the independent-branch maximum
+    # understated the wait at the slow branch and put it at U = 1.004 (N = 5), 1.0009
+    # (N = 10), a throughput above 1/D_max.  The recursion now saturates that station:
+    # U <= 1, X <= 1/D_max, and every operational law holds
+    for N in (2, 5, 10, 20):
+        net = qm.Network([qm.ForkJoin("f", branches=[["d0"], ["d1"]]),
+                          qm.Queue("d0", 0.01), qm.Queue("d1", 0.02)],
+                         [qm.Closed("io", N, visits={"f": 1})])
+        r = qm.forkjoin(net)
+        assert float(r.U["d1"]) <= 1.0
+        assert float(r.X["io"]) <= 1 / 0.02 * (1 + 1e-12)
+        qm.testing.assert_operational_laws(r)

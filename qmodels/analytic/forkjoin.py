@@ -286,10 +286,36 @@ def _closed_kernel(kind, V, S, forks, is_queue, N: int, Z: float):
             res[kf] = V[kf] * expected_max(stages)
         cycle = Z + sum(res[k] for k in range(K) if kind[k] != 3)
         X = n / cycle if cycle > 0 else math.inf
+        X = _saturate(X, n, Z, cycle, res, D, is_queue, forks)
         Q = X * res
         Xc[n] = X
         Qc[n] = Q
     return Xc, Qc, res
+
+
+def _saturate(X, n, Z, cycle, res, D, is_queue, forks) -> float:
+    """Hold the recursion to the utilisation law: where X(n) would load a
+    queue past one server's capacity (X D_k > 1: the independence of the
+    branch times understates the wait at a branch that holds most of the
+    tasks, unequal branches with few jobs), the queue is saturated, X is
+    its 1/D_k (the bottleneck law; QSP sec. 5.2) and the jobs that the
+    cycle no longer accounts for wait at it: its residence time, and that
+    of the fork-join whose branch it is (the join waits for its slowest
+    branch), grow by n/X - cycle.  Updates ``res``; returns X."""
+    queues = [k for k in range(len(D)) if is_queue[k] and D[k] > 0]
+    if not queues or not math.isfinite(X):
+        return X
+    b = max(queues, key=lambda k: D[k])
+    if X * D[b] <= 1.0:
+        return X
+    X = 1.0 / D[b]
+    extra = n / X - cycle
+    if extra > 0:
+        res[b] += extra
+        for kf, branches in forks:
+            if any(b in br for br in branches):
+                res[kf] += extra
+    return X
 
 
 def _open_kernel(kind, V, S, forks, is_queue, fcfs, lam: float, names):
