@@ -246,12 +246,26 @@ def _ship(dest: str) -> int:
 
 
 def cmd_methods(args) -> int:
-    from .dispatch import methods
+    """Each method: what its answers are (exact, approximate, bound,
+    simulated), what it solves and assumes, and the error measured for it
+    (the validation catalogs' envelopes); ``--json`` as data."""
+    import textwrap
 
-    table = methods()
-    width = max(map(len, table))   # 'decomposition', 'exact-symbolic' need more than 12
-    for name, summary in table.items():
-        print(f"{name:{width}s}  {summary}")
+    from .dispatch import describe
+
+    table = describe()
+    if getattr(args, "json", False):
+        print(json.dumps(table, indent=2, default=str))
+        return EXIT_OK
+    for name, d in table.items():
+        print(f"{name} [{d['exactness']}]")
+        print(textwrap.fill(d["summary"], 96, initial_indent="    ", subsequent_indent="    "))
+        for e in d["envelopes"]:
+            print(textwrap.fill(
+                f"measured: max X {100 * e['X']['max']:.3g} % (mean {100 * e['X']['mean']:.3g} "
+                f"%), max R {100 * e['R']['max']:.3g} % (mean {100 * e['R']['mean']:.3g} %) "
+                f"against the {e['reference']} over {e['networks']} networks: {e['family']}",
+                96, initial_indent="    ", subsequent_indent="      "))
     return EXIT_OK
 
 
@@ -303,7 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--two-tier", action="store_true",
                    help="instead: solve and explain the small built-in two-tier example")
     d.set_defaults(func=cmd_demo)
-    m = sub.add_parser("methods", help="list solver methods")
+    m = sub.add_parser("methods", help="list solver methods: what each answer is, what it "
+                       "assumes, the error measured for it")
+    m.add_argument("--json", action="store_true", help="the same as data")
     m.set_defaults(func=cmd_methods)
     w = sub.add_parser("warm-up", help="compile the simulator and the analytic kernels now",
                        description="Compile the simulator's event loop and the analytic "

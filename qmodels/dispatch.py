@@ -26,7 +26,7 @@ from typing import Callable, NamedTuple
 from .errors import InvalidValueError, UnsupportedModelError
 from .model import Network
 
-__all__ = ["solve", "methods", "solver", "check_options", "METHODS"]
+__all__ = ["solve", "methods", "describe", "solver", "check_options", "METHODS"]
 
 
 class Method(NamedTuple):
@@ -143,6 +143,33 @@ def methods() -> dict[str, str]:
     return {"auto": "the most exact method that can answer: "
                     + ", then ".join(AUTO_ORDER) + " (qm.solve's default)",
             **{name: m.assumptions for name, m in METHODS.items()}}
+
+
+def describe() -> dict[str, dict]:
+    """Per method, as data: ``exactness`` (what its answers are:
+    :data:`qmodels.results.METHOD_LABELS`), ``summary`` (what it solves and
+    assumes) and ``envelopes`` (the error measured for it by the validation
+    catalogs, :mod:`qmodels.analytic.envelopes`: family, networks, reference,
+    max and mean relative X and R errors, the command).  What ``qmodels
+    methods`` prints."""
+    from .analytic.envelopes import envelopes
+    from .results import METHOD_LABELS
+
+    out = {"auto": {"exactness": "the chosen method's", "summary": methods()["auto"],
+                    "envelopes": []}}
+    measured = envelopes()
+    for name, m in METHODS.items():
+        out[name] = {
+            "exactness": METHOD_LABELS.get(name, ("approximate", ()))[0],
+            "summary": m.assumptions,
+            "envelopes": [
+                {"family": e["family"] + (" (fcfs_as_ps=True)" if e.get("substituted") else ""),
+                 "networks": e["networks"], "reference": e["reference"],
+                 "X": dict(e["error"]["X"]), "R": dict(e["error"]["R"]),
+                 "command": e["command"]}
+                for e in measured if e["method"] == name],
+        }
+    return out
 
 
 def solver(method: str) -> Callable:

@@ -219,12 +219,17 @@ class FrameReport:
     natural form is one table: all three derive from its ``to_frame()``."""
 
     def table(self) -> str:
-        return self.to_frame().to_string()
+        text = self.to_frame().to_string()
+        if hasattr(self, "exactness"):
+            text = "\n".join([f"{getattr(self, 'method', '')} [{self.exactness}]", text,
+                              *label_lines(self)])
+        return text
 
     def to_dict(self) -> dict:
         frame = self.to_frame().reset_index()
-        return {"columns": [str(c) for c in frame.columns],
-                "rows": [[_plain(v) for v in row] for row in frame.itertuples(index=False)]}
+        out = {"columns": [str(c) for c in frame.columns],
+               "rows": [[_plain(v) for v in row] for row in frame.itertuples(index=False)]}
+        return {**label_dict(self), **out} if hasattr(self, "exactness") else out
 
     def _repr_html_(self) -> str:
         return self.to_frame().to_html()
@@ -314,6 +319,21 @@ class Curve(FrameReport):
     #: the network the curve was solved for (so that ``plot()`` can draw its
     #: bounds and N*); None when the curve was built without one
     network: Any = field(default=None, repr=False, compare=False)
+    #: the method whose figures these are (its label: :data:`METHOD_LABELS`)
+    method: str = field(default="exact", compare=False)
+
+    notes = ()
+    warnings = ()
+    error = None
+
+    @property
+    def exactness(self) -> str:
+        """What the curve's figures are (the label of :attr:`method`)."""
+        return label_of(self.method)[0]
+
+    @property
+    def assumptions(self) -> tuple:
+        return label_of(self.method)[1]
 
     X = property(lambda self: self.throughput)
     R = property(lambda self: self.response_time)

@@ -96,11 +96,15 @@ def test_demo_writes_the_spax_report(tmp_path, capsys):
 def test_methods_and_version(capsys):
     code, out, _ = run(["methods"], capsys)
     assert code == 0 and "exact" in out and "bounds" in out
-    # one column for the summaries, whatever the longest name
-    # ('decomposition' used to run into its summary)
-    lines = out.strip().splitlines()
-    starts = {len(ln) - len(ln.split(None, 1)[1]) for ln in lines}
-    assert len(starts) == 1 and all(ln.split(None, 1)[0] in qm.methods() for ln in lines)
+    # each method on a line of its own with its label, the text indented under it
+    heads = [ln for ln in out.splitlines() if ln and not ln.startswith(" ")]
+    assert [h.split()[0] for h in heads] == list(qm.methods())
+    labels = {h.split()[0]: h.split(None, 1)[1] for h in heads}
+    assert labels["exact"] == "[exact]" and labels["qna"] == "[approximate]"
+    assert labels["bounds"] == "[bound]" and labels["sim"] == "[simulated]"
+    code, out, _ = run(["methods", "--json"], capsys)
+    data = json.loads(out)
+    assert data["ctmc"]["exactness"] == "exact" and isinstance(data["qna"]["envelopes"], list)
     with pytest.raises(SystemExit) as e:
         main(["--version"])
     assert e.value.code == 0

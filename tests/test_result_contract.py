@@ -68,3 +68,27 @@ def test_network_results_name_their_bottleneck(name):
     r = MAKERS[name]()
     assert isinstance(r, NetworkReport)
     assert isinstance(r.bottleneck, tuple) and r.bottleneck
+
+
+#: every answer says what it is (issue 27): the objects that are answers of a
+#: method, and what their label must be
+LABELLED = {"Result": "exact", "Curve": "exact", "Lattice": "exact", "SimResult": "simulated",
+            "SymbolicResult": "exact", "Bounds": "bound", "EnergyReport": "exact",
+            "decomposition": "approximate", "TokenCurve": "approximate",
+            "BatchResult": "exact", "QueueMetrics": "exact"}
+
+
+@pytest.mark.parametrize("name", list(LABELLED))
+def test_every_answer_carries_its_label_as_data(name):
+    r = MAKERS[name]()
+    assert r.exactness == LABELLED[name]
+    assert isinstance(r.method, str) and r.method
+    assert isinstance(r.assumptions, tuple) and r.assumptions
+    assert isinstance(r.notes, tuple) and isinstance(r.warnings, tuple)
+    d = r.to_dict()
+    for key in ("method", "exactness", "assumptions", "notes", "warnings", "error"):
+        assert key in d, key
+    assert d["exactness"] == LABELLED[name]
+    json.dumps(d, default=str)
+    if r.exactness == "approximate":
+        assert r.error is not None or r.warnings

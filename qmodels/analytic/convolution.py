@@ -610,7 +610,8 @@ def convolution(net: Network, *, marginals: bool = False, curve: bool = False) -
                         (D[0] * hc[0]).sum())
         cur = Curve(population=n, throughput=Xc, response_time=np.maximum(Rcur, 0.0),
                     queue_length=Qc, utilization=Uc, station_names=net.station_names,
-                    class_name=net.classes[0].name, network=net)
+                    class_name=net.classes[0].name, network=net,
+                    method="convolution")
 
     info: dict[str, Any] = {
         "algorithm": "convolution over the population lattice, log space",

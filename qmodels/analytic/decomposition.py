@@ -91,6 +91,7 @@ import dataclasses
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -98,7 +99,7 @@ from .._format import fmt, format_table
 from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.network import Closed, Network, TokenPool, pool_chains
 from ..model.pools import _get_pool, class_pool_span
-from ..results import Curve, FrameReport, Result
+from ..results import Curve, FrameReport, Result, label_of
 from .contract import answers
 
 __all__ = ["decompose", "throughput_vs_tokens", "pool_span", "TokenCurve"]
@@ -572,7 +573,8 @@ def _decompose(net: Network, *, curve: bool = False, inner: str = "auto"):
             Rc = np.where(lv.X > 0, pops / np.where(lv.X > 0, lv.X, 1.0) - Z,
                           float(np.sum(V * S)))
         cur = Curve(population=pops, throughput=lv.X, response_time=Rc, queue_length=lv.Q,
-                    utilization=lv.U, station_names=net.station_names, class_name=cls.name)
+                    utilization=lv.U, station_names=net.station_names, class_name=cls.name,
+                    method="decomposition")
     notes = [
         "flow-equivalent server per group of token pools (hierarchical decomposition, "
         "Lazowska et al. 1984 ch. 9; Chandy, Herzog & Woo 1975), nested pools innermost "
@@ -715,6 +717,15 @@ class TokenCurve(FrameReport):
     U = property(lambda self: self.utilization)
     Q = property(lambda self: self.queue_length)
 
+    #: every point is a decomposition answer (:func:`decompose`): the notes
+    #: and warnings of the points, and the worst error envelope among them
+    notes: tuple = ()
+    warnings: tuple = ()
+    error: Any = None
+    method = "decomposition"
+    exactness = "approximate"
+    assumptions = label_of("decomposition")[1]
+
     def to_frame(self):
         """A DataFrame indexed by B with X, R, waiting, bottleneck and per
         station U and Q columns (``U[dma]``, ``Q[dma]``)."""
@@ -761,6 +772,9 @@ def throughput_vs_tokens(net: Network, pool: TokenPool | str,
     X, R, W = np.zeros(len(bs)), np.zeros(len(bs)), np.zeros(len(bs))
     U, Q = np.zeros((len(bs), K)), np.zeros((len(bs), K))
     bott = []
+    notes: dict = {}
+    warned: dict = {}
+    worst = None
     for i, b in enumerate(bs):
         newp = dataclasses.replace(p, tokens=b)
         pools = tuple(newp if q is p else q for q in net.pools)
@@ -771,8 +785,24 @@ def throughput_vs_tokens(net: Network, pool: TokenPool | str,
         U[i] = r.station_utilization.sum(axis=0)
         Q[i] = r.station_queue_length.sum(axis=0)
         bott.append(", ".join(r.bottleneck))
+        notes.update(dict.fromkeys(r.notes))
+        warned.update(dict.fromkeys(r.warnings))
+        worst = _worse(worst, r.error)
     free = dataclasses.replace(net, pools=tuple(q for q in net.pools if q is not p))
     unc = float(decompose(free).class_throughput[0])
     return TokenCurve(pool=p.name, tokens=np.array(bs), throughput=X, response_time=R,
                       waiting=W, utilization=U, queue_length=Q, bottleneck=tuple(bott),
-                      station_names=net.station_names, unconstrained=unc)
+                      station_names=net.station_names, unconstrained=unc,
+                      notes=tuple(notes), warnings=tuple(warned), error=worst)
+
+
+def _worse(a, b):
+    """The larger of two error envelopes (by their largest X or R error; an
+    unmeasured one, ``validated`` False, counts as the larger)."""
+    def size(e):
+        if not e:
+            return -1.0
+        if not e.get("validated", False):
+            return float("inf")
+        return max(e["X"]["max"], e["R"]["max"])
+    return a if size(a) >= size(b) else b

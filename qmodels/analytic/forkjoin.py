@@ -446,7 +446,8 @@ def forkjoin(net: Network, *, curve: bool = False) -> Result:
             crv = Curve(population=np.arange(N + 1), throughput=Xc, response_time=Rn,
                         queue_length=Qc, utilization=Xc[:, None] * np.where(kind == 2, 0.0,
                                                                             V * S)[None, :],
-                        station_names=tuple(names), class_name=cls.name)
+                        station_names=tuple(names), class_name=cls.name,
+                        method="forkjoin")
     Xk = X * V
     Qk = X * res
     with np.errstate(divide="ignore", invalid="ignore"):

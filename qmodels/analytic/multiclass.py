@@ -39,7 +39,7 @@ from ..errors import (
     UnsupportedModelError,
 )
 from ..model.network import Delay, LoadDependent, Network, Open, Queue
-from ..results import FrameReport, Result
+from ..results import FrameReport, Result, label_of
 from ._common import (
     _KIND_FIXED,
     _KIND_LD,
@@ -219,6 +219,13 @@ class Lattice(FrameReport):
 
     X = property(lambda self: self.throughput)
     U = property(lambda self: self.utilization)
+
+    #: exact product-form figures (the multi-class MVA lattice)
+    method = "exact"
+    exactness = "exact"
+    assumptions = label_of("exact")[1]
+    warnings: tuple = ()
+    error = None
 
     @property
     def class_queue_length(self) -> np.ndarray:

@@ -149,6 +149,13 @@ class EnergyReport(FrameReport):
     transactions_per_joule: Any
     tps_per_watt: Any
     notes: tuple = field(default=())
+    #: the label of the result the energy was computed from (E = P x T is
+    #: exact given U and X; the figures are as exact as that result)
+    method: str = ""
+    exactness: str = ""
+    assumptions: tuple = ()
+    warnings: tuple = ()
+    error: Any = None
 
     def to_frame(self):
         """A pandas DataFrame, one row per device: c, U, P_busy, P_idle,
@@ -397,4 +404,10 @@ def energy(result, *, period=None, transactions=None, bytes_per_transaction=None
         total_power=total_P, throughput=X, period=T, total_energy=total_E,
         transactions=n_tx, energy_per_transaction=per_tx, energy_per_byte=per_byte,
         transactions_per_joule=tpj, tps_per_watt=tpw, notes=tuple(notes),
+        method=str(getattr(result, "method", "")),
+        exactness=str(getattr(result, "exactness", "") or ""),
+        assumptions=tuple(getattr(result, "assumptions", ()) or ())
+        + ("E = P x T with P = c [P_busy U + P_idle (1 - U)] per device",),
+        warnings=tuple(getattr(result, "warnings", ()) or ()),
+        error=getattr(result, "error", None),
     )

@@ -28,7 +28,7 @@ import sympy as sp
 from .._format import note_lines
 from ..errors import InvalidValueError, UnknownNameError, UnsupportedModelError
 from ..model.network import Closed, Delay, FrozenMap, LoadDependent, Network, Queue
-from ..results import Curve, Result
+from ..results import Curve, Result, label_of
 from .bounds import symbolic_bounds
 from .exact import (
     _lambdify,
@@ -134,6 +134,10 @@ class SymbolicResult(Result):
         object.__setattr__(self, "notes", tuple(self.notes))
         if not isinstance(self.info, FrozenMap):
             object.__setattr__(self, "info", FrozenMap(self.info))
+        ex, assumed = label_of(self.method, self.exactness, self.assumptions)
+        object.__setattr__(self, "exactness", ex)
+        object.__setattr__(self, "assumptions", assumed)
+        object.__setattr__(self, "warnings", tuple(self.warnings))
         if not self.parameters:
             syms: set = set()
             for name in _ARRAYS:
@@ -496,7 +500,8 @@ def _mva_curve(net, cls, f: _Field, rows, fin, Dsum) -> Curve:
         qs[n, :] = [fin(e) for e in q]
         us[n, :] = [fin(e) for e in _mva_utilization(net, f, x, p0)]
     return Curve(population=pops, throughput=xs, response_time=rs, queue_length=qs,
-                 utilization=us, station_names=net.station_names, class_name=cls.name)
+                 utilization=us, station_names=net.station_names, class_name=cls.name,
+                 method="exact-symbolic")
 
 
 def mva_symbolic(

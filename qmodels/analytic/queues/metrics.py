@@ -63,6 +63,26 @@ def _fmt(value) -> str:
     return str(value)  # sympy expression
 
 
+def _kendall_words(model: str) -> str:
+    """The Kendall notation A/B/c[/K] in words (Kendall 1953; Kleinrock
+    1975, sec. 1.2): M Poisson arrivals or exponential service, D
+    deterministic, E_k Erlang, G general (independent times), GI renewal."""
+    parts = model.split("/")
+    word = {"M": "exponential", "D": "deterministic", "G": "general", "GI": "general"}
+    out = []
+    if parts:
+        a = parts[0]
+        out.append("Poisson arrivals" if a == "M" else f"{word.get(a, a)} inter-arrival times "
+                   "(renewal)")
+    if len(parts) > 1:
+        out.append(f"{word.get(parts[1], parts[1])} service times")
+    if len(parts) > 2:
+        out.append(f"{parts[2]} server(s)")
+    if len(parts) > 3:
+        out.append(f"room for {parts[3]}")
+    return f"{model}: " + ", ".join(out)
+
+
 @dataclass(frozen=True)
 class QueueMetrics:
     """Steady-state figures of a single queueing station.
@@ -208,10 +228,35 @@ class QueueMetrics:
         """Probability that the station is empty (``empty_probability``)."""
         return self.empty_probability
 
+    # -- what the answer is (the result contract of qmodels.results) -------
+    @property
+    def method(self) -> str:
+        """``"closed form <model>"`` (the formula of :attr:`reference`)."""
+        return f"closed form {self.model}"
+
+    @property
+    def exactness(self) -> str:
+        """``"approximate"`` for the G/G approximations, else ``"exact"``."""
+        return "approximate" if self.approximate else "exact"
+
+    @property
+    def assumptions(self) -> tuple:
+        """What the formula assumes: the Kendall notation of :attr:`model`
+        in words."""
+        return (_kendall_words(self.model),)
+
+    notes: tuple = ()
+    warnings: tuple = ()
+    error = None
+
     # -- conversions ------------------------------------------------------
     def to_dict(self) -> dict:
-        """All fields as a plain dict (in field order)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """All fields as a plain dict (in field order), then the label
+        (``method``, ``exactness``, ``assumptions``, ``notes``,
+        ``warnings``, ``error``)."""
+        from ...results import label_dict
+
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, **label_dict(self)}
 
     def to_frame(self):
         """A one-column :class:`pandas.DataFrame`, one row per field; the
@@ -223,7 +268,7 @@ class QueueMetrics:
         return pd.DataFrame({model: pd.Series(d, dtype=object)})
 
     def _rows(self):
-        skip = {"model", "approximate", "reference"}
+        skip = {"model", "approximate", "reference", "notes", "warnings"}
         if self.empty_probability is None:
             skip.add("empty_probability")
         for f in fields(self):
@@ -232,10 +277,7 @@ class QueueMetrics:
             yield _LABELS.get(f.name, f.name), getattr(self, f.name)
 
     def _title(self) -> str:
-        t = f"QueueMetrics: {self.model}"
-        if self.approximate:
-            t += "  (APPROXIMATION)"
-        return t
+        return f"QueueMetrics: {self.model} [{self.exactness}]"
 
     def table(self) -> str:
         """The figures as plain text (also the ``repr``)."""
