@@ -84,6 +84,7 @@ from ..errors import (
 )
 from ..model import Closed, Delay, LoadDependent, Network, Open, Queue
 from ..model.distributions import Exponential
+from ..results import label_dict, label_of
 
 __all__ = ["size", "Sizing", "Target", "parse_target", "mmc_response_quantile",
            "register_cli"]
@@ -433,15 +434,24 @@ class Sizing:
     next_bottleneck: str = ""
     targets: tuple = ()
     notes: tuple = ()
+    #: every figure comes from exact product-form solutions (exact MVA, or
+    #: the M/M/c closed form for a percentile)
+    method = "exact"
+    exactness = "exact"
+    assumptions = label_of("exact")[1]
+    warnings: tuple = ()
+    error = None
 
     def to_frame(self):
         """A two-row pandas DataFrame (``answer`` and ``beyond``): the
-        parameter's value and every figure."""
+        parameter's value and every figure; ``attrs`` the label."""
         import pandas as pd
 
         rows = [{self.parameter: self.answer, **self.at},
                 {self.parameter: self.beyond, **self.at_beyond}]
-        return pd.DataFrame(rows, index=pd.Index(["answer", "beyond"], name="row"))
+        frame = pd.DataFrame(rows, index=pd.Index(["answer", "beyond"], name="row"))
+        frame.attrs.update(label_dict(self))
+        return frame
 
     def __repr__(self):
         keys = list(dict.fromkeys(
@@ -451,7 +461,7 @@ class Sizing:
         def val(x):
             return str(x) if isinstance(x, int) else f"{x:.7g}"
 
-        lines = [f"Sizing: {self.question}",
+        lines = [f"Sizing [{self.exactness}]: {self.question}",
                  f"  answer     {self.parameter} = {val(self.answer)}",
                  f"  targets    {', '.join(self.targets)}",
                  (f"  binding    {', '.join(self.binding)} (fails at "
@@ -466,11 +476,12 @@ class Sizing:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        return {"question": self.question, "parameter": self.parameter,
+        return {**label_dict(self),
+                "question": self.question, "parameter": self.parameter,
                 "answer": self.answer, "beyond": self.beyond, "binding": list(self.binding),
                 "bottleneck": self.bottleneck, "next_bottleneck": self.next_bottleneck,
                 "targets": list(self.targets),
-                "at": self.at, "at_beyond": self.at_beyond, "notes": list(self.notes)}
+                "at": self.at, "at_beyond": self.at_beyond}
 
 
 # ---------------------------------------------------------------------------
@@ -485,7 +496,10 @@ def size(net: Network, *targets, vary: str = "population", cls: str | None = Non
     Parameters
     ----------
     net : Network
-        A product-form model (solved with ``method="exact"``).
+        A product-form model (solved with ``method="exact"``); a model
+        product form does not hold for (non-Poisson arrivals, general or
+        class-dependent FCFS service, pools, priorities, fork-joins) is
+        refused by name, never sized as if it were.
     *targets : str or Target
         ``"R<=2"``, ``"U[disk]<=0.7"``, ``"X[tx]>=500"``, ``"R_p95<=0.05"``
         (see the module docstring).  All must hold.
@@ -540,11 +554,30 @@ def size(net: Network, *targets, vary: str = "population", cls: str | None = Non
         raise InvalidValueError(f"size needs a qmodels Network, got {type(net).__name__}")
     if net.is_symbolic:
         raise UnsupportedModelError("size needs numbers; substitute the symbols first")
+    _check_exact_holds(net)
     if vary == "population":
         return _population(net, targets, cls)
     if vary == "arrival_rate":
         return _arrival_rate(net, targets, cls, tol)
     return _station_search(net, targets, vary, station, tol)
+
+
+def _check_exact_holds(net: Network) -> None:
+    """A size is an exact product-form answer (its searches read exact MVA
+    and rest on its monotone curves): refuse, naming the station or class,
+    a model product form does not hold for whatever the varied value (a
+    non-Poisson arrival stream, a non-exponential FCFS queue, an FCFS queue
+    whose mean service time differs by class, a kind or discipline without
+    product form, token pools; a capacity is checked at each candidate)."""
+    from ..analytic import requires
+
+    why = (requires.station_kinds(net) or requires.pools(net) or requires.arrival_shapes(net)
+           or requires.service_shapes(net) or requires.fcfs_class_dependent(net))
+    if why is not None:
+        raise UnsupportedModelError(
+            f"{why}; qm.size answers with exact product-form solutions only, which would not "
+            "be this model's: a size here would not be what it says.  Compare candidates "
+            "with qm.sweep(..., method='auto') (labelled per row) or method='sim'")
 
 
 def _only(net, kind, cls, what):
