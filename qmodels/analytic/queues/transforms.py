@@ -97,7 +97,8 @@ class Transform:
 
 
 class _Exponential(Transform):
-    """Exponential of mean 1: A(t) = 1 / (1 + t) (Kleinrock 1975, appendix II)."""
+    """Exponential of mean 1: A(t) = 1 / (1 + t) (Kleinrock 1975, appendix II,
+    the transform pairs)."""
 
     name = "exponential"
 
@@ -116,8 +117,10 @@ class _Exponential(Transform):
 
 class _Mix(Transform):
     """A mix of exponentials, probability p_i of rate r_i (sum p_i / r_i = 1):
-    A(t) = sum p_i r_i / (r_i + t) (Kleinrock 1975, sec. 4.3, the
-    hyperexponential); slope = sum p_i r_i / ((r_i + t1)(r_i + t2))."""
+    A(t) = sum p_i r_i / (r_i + t), the mix of the exponential transforms
+    (Kleinrock 1975, ch. 4, the hyperexponential as parallel stages);
+    slope = sum p_i r_i / ((r_i + t1)(r_i + t2)), from
+    1/(r + t1) - 1/(r + t2) = (t2 - t1) / ((r + t1)(r + t2))."""
 
     name = "hyperexponential"
 
@@ -138,8 +141,9 @@ class _Mix(Transform):
 
 
 class _Erlang(Transform):
-    """Erlang-k of mean 1 (k phases of rate k): A(t) = (1 + t/k)^-k
-    (Kleinrock 1975, sec. 4.2), -A'(t) = (1 + t/k)^-(k+1)."""
+    """Erlang-k of mean 1 (k phases of rate k): A(t) = (1 + t/k)^-k, the
+    k-th power of a phase's transform (Kleinrock 1975, ch. 4, the method of
+    stages), -A'(t) = (1 + t/k)^-(k+1)."""
 
     name = "erlang"
 
