@@ -418,6 +418,7 @@ def _solve_growing(net: Network, max_states, open_limit):
     d = max(1, sum(1 for k in range(len(net.stations)) if any(
         net.visits[i][k] > 0 for i, c in enumerate(net.classes) if not isinstance(c, Closed))))
     limit, res, said, why = DEFAULT_OPEN_LIMIT, None, [], None
+    masses: list[float] = []
     while True:
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -431,6 +432,8 @@ def _solve_growing(net: Network, max_states, open_limit):
         res, said = new, caught
         if res.info["open_limit"] is None or res.info["truncation_mass"] <= TRUNCATION_TOL:
             break
+        masses.append(float(res.info["truncation_mass"]))
+        _check_settles(masses, limit, d)
         guess = res.info["states"] * 2 ** d
         if guess > min(GROW_STATES, int(max_states)):
             why = (f"a bound of {2 * limit} would need up to {guess} states (the default "
@@ -443,6 +446,40 @@ def _solve_growing(net: Network, max_states, open_limit):
         res = dataclasses.replace(res, notes=tuple(res.notes) + (
             f"the open-job bound stopped growing at {res.info['open_limit']}: {why}",))
     return res, res.info["open_limit"]
+
+
+#: the default truncation gives up on a chain whose probability at the bound
+#: falls by less than 1 - SETTLE_RATIO at each of two doublings of the bound
+SETTLE_RATIO = 0.9
+
+
+def _check_settles(masses: list, limit: int, d: int) -> None:
+    """Refuse (:class:`~qmodels.errors.UnstableError`) open jobs that pile
+    up at the truncation bound: the probability there falls by less than
+    10 % at each of the last two doublings of the bound and is more than
+    2 (d + 1) / L, with L the bound and d the stations open jobs visit.
+
+    A stable chain's tail falls geometrically, so doubling the bound takes
+    most of the mass off it; at saturation (a null-recurrent chain) the
+    truncated chain spreads its mass evenly over the open populations, and
+    the sum of d such stations (a token queue one more) puts about d / L at
+    the bound (P(n) ~ n^(d-1), normalised over n <= L); more than twice
+    that is mass piling up against the bound, which only an unstable
+    network does (a pool whose tokens another class's jobs slow down, an
+    open class that closed jobs crowd out of a station).  Without this the
+    truncation grew to its state budget, each chain slower to solve (pi_0
+    vanishes, the pinned solve fails and the dense normalisation row fills
+    the LU: minutes at 10,000 states), and answered with the figures of its
+    truncation."""
+    if len(masses) < 3:
+        return
+    a, b, c = masses[-3:]
+    if b > SETTLE_RATIO * a and c > SETTLE_RATIO * b and c * limit > 2 * (d + 1):
+        raise UnstableError(
+            f"the open jobs do not settle: the probability at the truncation bound stays at "
+            f"{a:.4g}, {b:.4g}, {c:.4g} as the bound doubles to {limit} (jobs pile up "
+            "against it), so the network is unstable; pass open_limit= to solve the "
+            "truncated chain anyway (an approximation)")
 
 
 def _unvisited(net: Network, res: Result, max_states, open_limit) -> Result:
