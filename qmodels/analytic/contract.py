@@ -161,11 +161,13 @@ def _class_laws(net, chk, result, Q, R, Rc, Xc, V, in_branch, blocking) -> None:
     waiting = _pool_waiting(result)
     pooled_classes = bool(net.pools) and len(net.classes) > 1
     if pooled_classes and not net.open_classes:
-        # the solvers give the jobs waiting for tokens in total only
+        # the solvers give the jobs waiting for tokens in total only; with
+        # blocking, jobs waiting to enter a full station are in neither sum
         total = sum(Q[c][~in_branch].sum() + Xc[c] * float(k.think_time)
                     for c, k in enumerate(net.classes))
-        chk.close("job conservation sum Q + W_token + X Z = N", "all classes",
-                  total + waiting, float(sum(k.population for k in net.classes)))
+        law = chk.at_most if blocking else chk.close
+        law("job conservation sum Q + W_token + X Z = N", "all classes",
+            total + waiting, float(sum(k.population for k in net.classes)))
     info = getattr(result, "info", None)
     trunc = float(info.get("truncation_mass", 0.0) or 0.0) if isinstance(info, Mapping) else 0.0
     lossy = any(s.capacity is not None for s in net.stations) or trunc > 0
