@@ -928,7 +928,9 @@ def validate_entry(env: dict) -> list[str]:
 # ---------------------------------------------------------------------------
 
 def _pct(x):
-    return f"{100 * x:.2f} %"
+    """A relative error as a percentage (beyond 10,000 % in powers of ten:
+    a starved class's response time can be off by many orders)."""
+    return f"{100 * x:.2f} %" if 100 * x < 1e4 else f"{100 * x:.2g} %"
 
 
 def _range(lo, hi, fmt="{:g}"):
@@ -945,6 +947,10 @@ def box_words(where: dict) -> str:
     parts.append(f"{_range(*w['stations'])} stations")
     if w["servers"][1] > 1:
         parts.append(f"<= {w['servers'][1]:g} servers")
+    ld = w.get("load_dependent", [0, 0])
+    if ld[1] > 0:
+        parts.append({2: "load-dependent rates that fall", 1: "load-dependent rates that "
+                      "never fall"}[ld[1]] + (" or none" if ld[0] == 0 else ""))
     lo, hi = w["service_scv_min"][0], w["service_scv_max"][1]
     if (lo, hi) != (1, 1):
         parts.append(f"service SCV {_range(lo, hi, '{:.3g}')}")
@@ -992,6 +998,43 @@ def table(entries: list, header: str = "") -> str:
                   f"{p['R_simulator']:.4g}; {e['method']} {p['R_approx']:.4g} "
                   f"({_pct(p['error'])} off the published value)."]
     return "\n".join(lines) + "\n"
+
+
+README_PATH = ROOT / "README.md"
+README_BEGIN, README_END = "<!-- envelopes:begin -->", "<!-- envelopes:end -->"
+
+
+def readme_table(entries: list) -> str:
+    """The compact table the README shows between its envelope markers:
+    method, family, reference, networks, max and mean X and R errors (the
+    feature boxes are in :data:`TABLE_PATH`)."""
+    lines = ["| method | family | reference | networks | X max | X mean | R max | R mean |",
+             "|---|---|---|---|---|---|---|---|"]
+    for e in entries:
+        if not e["networks"]:
+            continue
+        m = f"`{e['method']}`" + (" (`fcfs_as_ps=True`)" if e.get("substituted") else "")
+        err = e["error"]
+        lines.append(f"| {m} | {e['family']} | {e['reference']} | {e['networks']} "
+                     f"| {_pct(err['X']['max'])} | {_pct(err['X']['mean'])} "
+                     f"| {_pct(err['R']['max'])} | {_pct(err['R']['mean'])} |")
+    for e in entries:
+        p = e.get("published")
+        if p:
+            lines += ["", f"Published case: {p['source']}: R = {p['R']:g}; the simulator here "
+                      f"{p['R_simulator']:.4g}; `{e['method']}` {p['R_approx']:.4g} "
+                      f"({_pct(p['error'])} off)."]
+    return "\n".join(lines) + "\n"
+
+
+def update_readme(entries: list) -> None:
+    """Put :func:`readme_table` between the README's envelope markers."""
+    text = README_PATH.read_text()
+    if README_BEGIN not in text or README_END not in text:
+        return
+    head, rest = text.split(README_BEGIN, 1)
+    _, tail = rest.split(README_END, 1)
+    README_PATH.write_text(f"{head}{README_BEGIN}\n{readme_table(entries)}{README_END}{tail}")
 
 
 TABLE_HEADER = """\
@@ -1070,6 +1113,7 @@ def write(entries: list, ran: set) -> None:
            "envelopes": measured, "unanswered": none}
     JSON_PATH.write_text(dumps(doc))
     TABLE_PATH.write_text(table(sorted(measured + none, key=_order), TABLE_HEADER))
+    update_readme(measured)
     print(f"wrote {JSON_PATH.relative_to(ROOT)} ({len(measured)} envelopes) and "
           f"{TABLE_PATH.relative_to(ROOT)}", file=sys.stderr)
 
@@ -1084,7 +1128,16 @@ def main(argv=None) -> int:
     ap.add_argument("--family", action="append", metavar="NAME", choices=sorted(CATALOGS),
                     help="run only this catalog (repeatable)")
     ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    ap.add_argument("--tables", action="store_true",
+                    help=f"only write {TABLE_PATH.relative_to(ROOT)} and the README's table "
+                         "again from the JSON (no run)")
     args = ap.parse_args(argv)
+    if args.tables:
+        doc = _load_json()
+        measured, none = doc.get("envelopes", []), doc.get("unanswered", [])
+        TABLE_PATH.write_text(table(sorted(measured + none, key=_order), TABLE_HEADER))
+        update_readme(sorted(measured, key=_order))
+        return 0
     if args.quick and args.write:
         ap.error("--quick never writes the envelopes (its runs are shorter)")
     if args.workers < 1:
