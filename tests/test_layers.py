@@ -21,7 +21,7 @@ ROOT = pathlib.Path(qmodels.__file__).parent
 #: layer of each top-level part of the package, lowest first
 LAYER = {
     "errors": 0, "_shipped": 0,
-    "_jit": 1, "_validate": 1, "_format": 1, "_version": 1, "_progress": 1, "examples": 1,
+    "_jit": 1, "_mainguard": 1, "_validate": 1, "_format": 1, "_version": 1, "_progress": 1, "examples": 1,
     "model": 2,
     "results": 3, "io": 3,
     "analytic": 4, "sim": 4, "physical": 4,
