@@ -90,6 +90,8 @@ _LAZY = {
     # the embedded discrete-event simulator
     "sim": ("qmodels.sim", None),
     "simulate": ("qmodels.sim", "simulate"),
+    "transient": ("qmodels.transient", "transient"),
+    "Transient": ("qmodels.transient", "Transient"),
     "SimResult": ("qmodels.sim", "SimResult"),
     "Estimate": ("qmodels.sim", "Estimate"),
     "warm_up": ("qmodels.sim", "warm_up"),
