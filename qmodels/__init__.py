@@ -91,6 +91,7 @@ _LAZY = {
     "sim": ("qmodels.sim", None),
     "simulate": ("qmodels.sim", "simulate"),
     "transient": ("qmodels.transient", "transient"),
+    "response_time_distribution": ("qmodels.analytic.passage", "response_time_distribution"),
     "Transient": ("qmodels.transient", "Transient"),
     "SimResult": ("qmodels.sim", "SimResult"),
     "Estimate": ("qmodels.sim", "Estimate"),
