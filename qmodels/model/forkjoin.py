@@ -82,22 +82,24 @@ class ForkJoin(Station):
     kind: ClassVar[str] = "forkjoin"
 
     def __init__(self, name, branches=(), *, tasks=None, service=0.0, power=None,
-                 capacity=None, distribution=None):
+                 capacity=None, distribution=None, element=None):
         # the Station fields a fork-join cannot have are accepted only at
         # their defaults (so dataclasses.replace works)
         check_name(name, "fork-join")
         who = f"fork-join {name!r}"
-        if service != 0 or power is not None or capacity is not None or distribution is not None:
+        if (service != 0 or power is not None or capacity is not None
+                or distribution is not None or element is not None):
             raise InvalidValueError(
                 f"{who}: a fork-join does no service and holds no room; give its branches "
                 "stations the service times, capacities and power (got service="
                 f"{service!r}, power={power!r}, capacity={capacity!r}, "
-                f"distribution={distribution!r})")
+                f"distribution={distribution!r}, element={element!r})")
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "service", 0.0)
         object.__setattr__(self, "power", None)
         object.__setattr__(self, "capacity", None)
         object.__setattr__(self, "distribution", None)
+        object.__setattr__(self, "element", None)
         object.__setattr__(self, "branches", _check_branches(branches, who))
         object.__setattr__(self, "tasks", _check_tasks(tasks, len(self.branches), who))
         Station.__post_init__(self)
