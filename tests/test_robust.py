@@ -312,7 +312,8 @@ def test_sweep_cli_missing_optional_package_before_solving(tmp_path, monkeypatch
     status = main(["sweep", str(model), "--vary", "tx.population=1,2", *args])
     err = capsys.readouterr().err
     assert status == 2 and not solved
-    assert f"'{missing}'" in err and f"qmodels[{extra}]" in err
+    # the distribution's name (issue 31 item 13): 'qmodels' on the index is another project
+    assert f"'{missing}'" in err and f"'qmodels-toolkit[{extra}]'" in err
     assert "Traceback" not in err
 
 

@@ -75,8 +75,7 @@ import math
 
 import numpy as np
 
-from ..errors import (InvalidValueError, ProblemTooLargeError, UnstableError,
-                      UnsupportedModelError)
+from ..errors import InvalidValueError, ProblemTooLargeError, UnstableError, UnsupportedModelError
 from ..model.distributions import is_exponential
 from ..model.forkjoin import ForkJoin, branch_owner, forkjoins
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue

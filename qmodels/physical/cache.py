@@ -192,10 +192,16 @@ class Popularity:
             raise InvalidValueError(
                 f"Popularity: probability of item {k} must be a finite non-negative "
                 f"number, got {q[k]!r}")
-        s = float(q.sum())
+        with np.errstate(over="ignore"):
+            s = float(q.sum())
         if s <= 0:
             raise InvalidValueError("Popularity: every probability is 0 (nothing is requested)")
         if self.normalize:
+            if not 2.2250738585072014e-308 <= s < math.inf:
+                # weights whose sum overflows (1e308 each) or is subnormal:
+                # divide by the largest first, which changes no ratio
+                q = q / q.max()
+                s = float(q.sum())
             q = q / s
         elif abs(s - 1.0) > 1e-9:
             raise InvalidValueError(
@@ -816,9 +822,25 @@ class WorkingSet(Element):
 
     @property
     def demand(self):
-        """D = passes (d time_per_byte + spilled spill_time_per_byte), s."""
-        return self.passes * (self.per_node * self.time_per_byte
-                              + self.spilled * self.spill_time_per_byte)
+        """D = passes (d time_per_byte + spilled spill_time_per_byte), s.
+
+        A numeric D that leaves the floating-point range (an overflow to
+        inf, or an underflow to 0 from positive parameters) is refused by
+        name rather than returned (a speed-up of inf / inf would be NaN)."""
+        D = self.passes * (self.per_node * self.time_per_byte
+                           + self.spilled * self.spill_time_per_byte)
+        if _any_sym(D):
+            return D
+        with np.errstate(over="ignore", under="ignore"):
+            v = float(D)
+        if not 0 < v < math.inf:
+            raise InvalidValueError(
+                f"WorkingSet: the demand per node, passes ({self.passes!r}) x (data / nodes "
+                f"({self.per_node!r} B) x time_per_byte ({self.time_per_byte!r}) + spilled "
+                f"bytes x spill_time_per_byte ({self.spill_time_per_byte!r})), is {v!r}: "
+                "outside the floating-point range; state data and times in larger or "
+                "smaller units (e.g. GB and seconds per GB)")
+        return D
 
     @property
     def service_time(self):

@@ -67,8 +67,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .._validate import check_count, check_real
-from ..errors import (CollinearityWarning, InvalidValueError, ProblemTooLargeError,
-                      UnknownNameError)
+from ..errors import CollinearityWarning, InvalidValueError, ProblemTooLargeError, UnknownNameError
 
 __all__ = ["estimate_demands", "DemandEstimate"]
 
