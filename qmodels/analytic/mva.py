@@ -75,8 +75,8 @@ def _mva_fixed_kernel(D, is_delay, Z, N, want_curve):
 #: Steps (n x stations) of one call of the resumable kernel
 #: :func:`_mva_fixed_span`: about 0.05 s of machine code on the 2-core
 #: reference machine (N = 2 x 10^7 at two stations in 0.98 s), so that a
-#: long recursion returns to Python (where Ctrl-C is seen) within a second.  Recursions up to this size run in one call of
-#: :func:`_mva_fixed_kernel`.
+#: long recursion returns to Python (where Ctrl-C is seen) within a second.
+#: Recursions up to this size run in one call of :func:`_mva_fixed_kernel`.
 INTERRUPT_WORK = 2_000_000
 
 
