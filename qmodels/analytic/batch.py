@@ -606,12 +606,14 @@ def _check_batch_budget(nrun, c, ld, fast_rows, ld_rows, K, curve) -> None:
     from .mva import _LOG_STEP, MAX_FLOATS, MAX_WORK, _complement_costs
 
     work = float(nrun[fast_rows].astype(float).sum()) * K
-    floats = 0.0
+    # the batch's own arrays: demands, servers, delay flags, Q and R state
+    # per row and station, X and the populations per row
+    floats = float(len(nrun)) * (5 * K + 3)
     for b in ld_rows:
         N = int(nrun[b])
         L = [int(x) for x in c[b][ld[b]]]
         work += float(N) * K + _LOG_STEP * min(_complement_costs(N, L))
-        floats = max(floats, float(N + 1) * (4 + 3 * len(L)))
+        floats = max(floats, float(len(nrun)) * (5 * K + 3) + float(N + 1) * (4 + 3 * len(L)))
         if work > MAX_WORK:
             break
     if curve:
