@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._validate import check_count, check_name
+from .._validate import MAX_INT64, check_count, check_name
 from ..errors import InvalidValueError, RoutingError, UnknownNameError, UnsupportedModelError
 from .stations import Station
 
@@ -146,13 +146,15 @@ def _check_tasks(tasks, nb: int, who: str) -> tuple:
     if isinstance(tasks, (str, bytes)):
         raise InvalidValueError(f"{who}: tasks must be an integer or a list, got {tasks!r}")
     if not isinstance(tasks, Iterable):
-        t = check_count(tasks, f"{who}: tasks", minimum=1)
+        t = check_count(tasks, f"{who}: tasks", minimum=1, maximum=MAX_INT64)
         return (t,) * nb
     tasks = tuple(tasks)
     if len(tasks) != nb:
         raise InvalidValueError(
             f"{who}: tasks gives {len(tasks)} number(s) for {nb} branch(es): {list(tasks)}")
-    return tuple(check_count(t, f"{who}: tasks[{b}]", minimum=1) for b, t in enumerate(tasks))
+    # at most 2**63 - 1 (the simulator counts tasks in 64-bit integers)
+    return tuple(check_count(t, f"{who}: tasks[{b}]", minimum=1, maximum=MAX_INT64)
+                 for b, t in enumerate(tasks))
 
 
 # ---------------------------------------------------------------------------

@@ -54,11 +54,14 @@ def run_bytes(network) -> float:
 
     # a closed job and the tasks of its fork, as qmodels.sim.run._Run sizes
     # its job table (fork-joins do not nest); an open job forks as many
-    T = max([f.n_tasks for f in forkjoins(network.stations)], default=0)
-    J = sum(int(c.population) for c in network.classes if isinstance(c, Closed)) * (1 + T)
+    # (in floats: a count past 2**63 gives an estimate past the limit, not
+    # an OverflowError)
+    T = float(max([f.n_tasks for f in forkjoins(network.stations)], default=0))
+    J = float(sum(int(c.population) for c in network.classes if isinstance(c, Closed)))
+    J *= 1.0 + T
     if any(isinstance(c, Open) for c in network.classes):
         J += _OPEN_SLOTS + T
-    J = max(J, 1)
+    J = max(J, 1.0)
     C = len(network.classes)
     per_job = 8.0 * (NJI + NJF + 4)
     uniforms = float(J + C + 8) * (2 * _erlang_k(network) + 6)
