@@ -353,7 +353,9 @@ def test_simulator_size_guards(net, kw, expect, monkeypatch):
     monkeypatch.setattr(api, "flatten", no_alloc)
     with pytest.raises(ProblemTooLargeError, match=expect) as ei:
         qm.simulate(net, seed=1, horizon=10.0, **kw)
-    assert "GiB" in str(ei.value)
+    # an Erlang's phases are refused for the run's time, past a stated
+    # limit (issue 31 item 2), the rest for memory
+    assert ("k <= 1000" if expect == "Deterministic" else "GiB") in str(ei.value)
 
 
 def test_simulator_size_guard_leaves_ordinary_runs_alone():
