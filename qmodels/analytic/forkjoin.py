@@ -419,6 +419,10 @@ def forkjoin(net: Network, *, curve: bool = False) -> Result:
         tasks per branch, a symbolic network.
     UnstableError
         An open load with rho >= 1 at a station.
+    ProblemTooLargeError
+        A closed population whose recursion passes :data:`MAX_WORK` (each
+        step integrates E[max] numerically: N = 10^5 over three branches
+        would take minutes), before any allocation.
     """
     kind, V, S, forks = _read(net)
     names = net.station_names
