@@ -20,7 +20,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validate import FrozenMap, Number, check_count, check_name, check_real, freeze, is_symbolic
+from .._validate import (
+    MAX_INT64,
+    FrozenMap,
+    Number,
+    check_count,
+    check_name,
+    check_real,
+    freeze,
+    is_symbolic,
+)
 from ..errors import (
     DuplicateNameError,
     InvalidValueError,
@@ -86,7 +95,8 @@ class _Class:
             raise InvalidValueError(
                 f"{who}: priority must be a non-negative integer, got {self.priority!r}")
         object.__setattr__(self, "priority",
-                           check_count(self.priority, f"{who}: priority", minimum=0))
+                           check_count(self.priority, f"{who}: priority", minimum=0,
+                                       maximum=MAX_INT64))
         given = [k for k in ("visits", "routing", "demands") if getattr(self, k) is not None]
         if len(given) != 1:
             raise InvalidValueError(

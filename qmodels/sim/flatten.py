@@ -171,7 +171,7 @@ def _encode_distribution(dist, who: str, emp: list):
                 f"{who}: Empirical samples must be finite, non-negative, with a positive mean"
             )
         off = len(emp)
-        emp.extend((arr / arr.mean()).tolist())
+        emp.extend(dist.unit_samples.tolist())
         return E.D_EMP, 0.0, 0.0, off, int(arr.size)
     raise UnsupportedModelError(f"{who}: the simulator cannot draw from {type(dist).__name__}")
 
