@@ -22,13 +22,17 @@ Sources (below: WY18 and WY22):
   and M/M/1", Stochastic Models 4, 1988 (AW88): the correlation c*(t) of
   canonical reflected Brownian motion.
 
-The equations are given in each function's docstring with the section of
-the paper they come from; where this module derives a formula itself (the
-closed form of a phase-type renewal process's IDC, the weight w* from the
-RBM correlation), the docstring shows the derivation.
+Each function's docstring states its equations in full and names the
+paper (and the part of it) they come from.  Equation numbers are not cited:
+the texts at hand when this was written were the papers' abstracts, so the
+formulas were rebuilt from the definitions the abstracts give and checked
+independently (``tests/test_rqna.py``); where this module derives a
+formula itself (the IDC of a phase-type renewal process, the weight w* from
+the RBM correlation, the mean wait from the mean workload) the docstring
+shows the derivation.
 
-Assumptions (WY22, sec. 1, the scope of the paper)
---------------------------------------------------
+Assumptions (WY22's scope: its abstract and introduction)
+---------------------------------------------------------
 * One open class (several classes, closed or mixed: refused, ``qna``
   answers them).
 * Single-server FCFS queues only (a delay, a multi-server queue, PS,
@@ -48,8 +52,8 @@ Assumptions (WY22, sec. 1, the scope of the paper)
 
 Exact (and labelled so) where every visited queue is fed by Poisson flows
 (external Poisson streams through exponential queues: an M/G/1 queue by
-Pollaczek-Khinchine, which the RQ formula reproduces exactly (WY18,
-Theorem on M/GI/1), and Jackson networks of exponential queues, where
+Pollaczek-Khinchine, which the RQ formula reproduces exactly (WY18:
+exact for M/GI/1), and Jackson networks of exponential queues, where
 every IDC is 1).  A GI/M/1 queue is NOT exact here (the RQ value is an
 approximation; ``qna`` solves it exactly).
 """
@@ -90,7 +94,7 @@ def _phase_type(shape):
     the two-moment phase-type surrogate: balanced H2 for SCV >= 1, the
     mixture of Erlang(k-1) and Erlang(k) of one rate for 1/k <= SCV <
     1/(k-1) (H. C. Tijms, *A First Course in Stochastic Models*, Wiley
-    2003, sec. 1.6 (mixed Erlang fit): p = (k c2 - sqrt(k (1 + c2) - k^2 c2))
+    2003 (the fit of a mixture of Erlang distributions of one scale): p = (k c2 - sqrt(k (1 + c2) - k^2 c2))
     / (1 + c2), rate (k - p)), and a deterministic time below SCV 1/50."""
     if shape is None or is_exponential(shape):
         return np.ones(1), -np.ones((1, 1)), True
@@ -124,7 +128,7 @@ def _erlang(k: int):
 class RenewalIDC:
     """The IDC I(t) = Var N(t) / E N(t) of the stationary renewal process
     whose inter-renewal times have ``shape`` scaled to mean 1 (t in units of
-    that mean).  WY22, sec. 3 (the IDC of a flow; for a renewal process
+    that mean).  WY22 (the IDC of a flow; for a renewal process
     I(0) = 1 and I(infinity) = c^2, its SCV).
 
     * Phase-type (alpha, T) (:func:`_phase_type`): the renewal process is
@@ -231,7 +235,7 @@ class RenewalIDC:
 def rbm_correlation(t):
     """Correlation c*(t) of stationary canonical reflected Brownian motion
     (drift -1, variance 1): c*(t) = 2 (1 - 2t - t^2) Phi^c(sqrt t)
-    + 2 sqrt(t) (1 + t) phi(sqrt t) (AW88, eq. for c*; c*(0) = 1,
+    + 2 sqrt(t) (1 + t) phi(sqrt t) (AW88; c*(0) = 1,
     c*(t) ~ 1 - 2t near 0).  ``tests/test_rqna.py`` checks it against the
     queue-length correlation of M/M/1 near rho = 1, computed from its
     Markov chain."""
@@ -247,7 +251,7 @@ def rbm_correlation(t):
 def departure_weight(t):
     """The heavy-traffic weight w*(t) = 1 - (1 - c*(t)) / (2t) of the
     departure IDC (WY18s, the heavy-traffic limit of the departure variance
-    function; WY22, sec. 4, the departure IDC).  Derived here from the RBM
+    function; WY22, the departure IDC).  Derived here from the RBM
     limit: with Q the canonical RBM of Z = sqrt(a) B_a - sqrt(b) B_s - t
     (a + b = 1), the centred departures are sqrt(a) B_a(t) - (Q(t) - Q(0)),
     whose variance is a t + V(t) - 2 a C(t) with V = Var(Q(t) - Q(0))
@@ -269,7 +273,7 @@ def departure_weight(t):
 
 def rq_workload(rho: float, tau: float, iw_grid, x_grid, idw) -> tuple[float, float]:
     """The RQ approximation of the mean steady-state workload of a
-    single-server queue (WY18, sec. 3-4, the functional RQ formula):
+    single-server queue (WY18, the functional RQ formula):
 
         E[Z] ~ Z* = sup_{x >= 0} { -(1 - rho) x + sqrt(2 rho tau x I_w(x)) },
 
@@ -277,7 +281,7 @@ def rq_workload(rho: float, tau: float, iw_grid, x_grid, idw) -> tuple[float, fl
     Var Y(x) / (tau E Y(x)) the index of dispersion for work of the work
     Y(x) arriving in an interval of length x; with i.i.d. service times of
     SCV c_s^2 independent of the arrivals, I_w(x) = I_a(x) + c_s^2 (WY18,
-    sec. 3; WY22, sec. 2).  The constant sqrt 2 makes Z* exact for M/GI/1
+    the IDW; WY22).  The constant sqrt 2 makes Z* exact for M/GI/1
     (I_w = 1 + c_s^2 constant: Z* = rho tau (1 + c_s^2) / (2 (1 - rho)),
     Pollaczek-Khinchine); as rho -> 1 the maximising x grows like
     rho / (1 - rho)^2, so Z* takes I_w at the heavy-traffic time scale and
@@ -362,7 +366,7 @@ def _inputs(net: Network):
 
 
 def rqna_kernel(lam, ext: RenewalIDC, p0, P, S, svc: list, names, grid_points: int = 240):
-    """RQNA on arrays (WY22, sec. 4-5, the algorithm).  ``lam`` the external
+    """RQNA on arrays (WY22, the algorithm).  ``lam`` the external
     rate, ``ext`` the IDC of the external renewal stream (unit mean),
     ``p0`` (K,) its split among the stations, ``P`` (K, K) the routing
     matrix per visit, ``S`` (K,) the mean service per visit, ``svc`` the
@@ -370,14 +374,14 @@ def rqna_kernel(lam, ext: RenewalIDC, p0, P, S, svc: list, names, grid_points: i
 
     1. Rates (WY22, the traffic rate equations): lambda = lam p0 (I - P)^-1,
        rho_j = lambda_j S_j < 1 (else :class:`~qmodels.errors.UnstableError`).
-    2. Immediate feedback eliminated (WY22, sec. 5, feedback elimination,
+    2. Immediate feedback eliminated (WY22, feedback elimination,
        as Whitt 1983 for QNA): with q = P_jj a stay is a geometric number
        of visits, served consecutively: rate lambda_j (1 - q), mean
        tau_j = S_j / (1 - q), SCV q + (1 - q) c_s^2; its service renewal
        process is the original one thinned by 1 - q, so its IDC is
        I_s(t) = (1 - q) I_s0(t / S_j) + q (Bernoulli thinning, below); the
        routing out of j is renormalised by 1 - q.
-    3. The IDC equations (WY22, sec. 4), for each t, linear in the IDCs:
+    3. The IDC equations (WY22), for each t, linear in the IDCs:
        splitting a flow of IDC I with probability p gives p I(t) + 1 - p
        (Var = p^2 Var N + p (1 - p) E N); superposing independent flows
        gives the rate-weighted mean sum_i (lambda_i / lambda) I_i(t); the
@@ -395,7 +399,7 @@ def rqna_kernel(lam, ext: RenewalIDC, p0, P, S, svc: list, names, grid_points: i
        workload by Brumelle's law for FCFS with service independent of the
        wait, E[Z] = rho E[W] + lambda E[S^2] / 2 (S. L. Brumelle, "On the
        relation between customer and time averages in queues", J. Appl.
-       Prob. 8, 1971; WY18, sec. 6): E[W] = Z*/rho - tau (1 + c_s^2) / 2.
+       Prob. 8, 1971): E[W] = Z*/rho - tau (1 + c_s^2) / 2.
     5. Per visit: W_visit = (1 - q) W_stay (the stay's wait spread over its
        1 / (1 - q) visits, exact for M/M/1 with feedback), R = S + W_visit.
 
