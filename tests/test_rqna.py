@@ -205,15 +205,19 @@ def test_visits_class_with_feedback_is_exact():
 
 @pytest.mark.parametrize("shape,rho", [(qm.HyperExponential(8.0), 0.6),
                                        (qm.Erlang(2), 0.9), (qm.Deterministic(), 0.9)])
-def test_gim1_is_approximate(shape, rho):
-    """GI/M/1 is not exact under the RQ formula: labelled approximate, and
-    within 16 % of the exact response time (Takacs, qna's exact GI/M/1
-    station) at these loads."""
+def test_gim1_rq_formula_is_approximate(shape, rho):
+    """GI/M/1 is not exact under the RQ formula (exact_gim1=False):
+    labelled approximate, and within 16 % of the exact response time
+    (Takacs, qna's exact GI/M/1 station) at these loads; by default the
+    station is solved exactly."""
     net = qm.Network([qm.Queue("q", rho)],
                      [qm.Open("o", 1.0, interarrival=shape, visits={"q": 1})])
-    r, ref = qm.rqna(net), qm.qna(net)
+    r, ref = qm.rqna(net, exact_gim1=False), qm.qna(net)
     assert ref.exactness == "exact" and r.exactness == "approximate"
     assert abs(float(r.R["o"]) / float(ref.R["o"]) - 1.0) < 0.16
+    d = qm.rqna(net)
+    assert d.exactness == "exact" and d.info["exact_gim1"] == ["q"]
+    assert float(d.R["o"]) == pytest.approx(float(ref.R["o"]), rel=1e-12)
 
 
 # ---------------------------------------------------------------------------

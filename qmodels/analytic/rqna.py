@@ -54,8 +54,11 @@ Exact (and labelled so) where every visited queue is fed by Poisson flows
 (external Poisson streams through exponential queues: an M/G/1 queue by
 Pollaczek-Khinchine, which the RQ formula reproduces exactly (WY18:
 exact for M/GI/1), and Jackson networks of exponential queues, where
-every IDC is 1).  A GI/M/1 queue is NOT exact here (the RQ value is an
-approximation; ``qna`` solves it exactly).
+every IDC is 1).  The RQ formula is not exact for GI/M/1; a queue with
+exponential service fed by the external renewal stream alone is therefore
+solved exactly from the transform of the inter-arrival time, as ``qna``
+does (``exact_gim1=True``, the default; ``False`` keeps the paper's RQ
+value there), and its departures keep RQNA's IDC.
 """
 
 from __future__ import annotations
@@ -94,8 +97,9 @@ def _phase_type(shape):
     the two-moment phase-type surrogate: balanced H2 for SCV >= 1, the
     mixture of Erlang(k-1) and Erlang(k) of one rate for 1/k <= SCV <
     1/(k-1) (H. C. Tijms, *A First Course in Stochastic Models*, Wiley
-    2003 (the fit of a mixture of Erlang distributions of one scale): p = (k c2 - sqrt(k (1 + c2) - k^2 c2))
-    / (1 + c2), rate (k - p)), and a deterministic time below SCV 1/50."""
+    2003, the fit of a mixture of Erlang distributions of one scale:
+    p = (k c2 - sqrt(k (1 + c2) - k^2 c2)) / (1 + c2), rate (k - p)), and a
+    deterministic time below SCV 1/50."""
     if shape is None or is_exponential(shape):
         return np.ones(1), -np.ones((1, 1)), True
     if isinstance(shape, Deterministic):
@@ -492,8 +496,41 @@ def _poisson_fed(p0, P, act, ext_poisson: bool, exp_shape) -> np.ndarray:
     return act & ~rough
 
 
+def _exact_gim1(net, shape, lamv, p0, P, S, exp_shape, fed, W) -> np.ndarray:
+    """Stations solved exactly as GI/M/1 queues, their wait written into
+    ``W``: exponential service, fed by the class's external renewal stream
+    alone (randomly split or not), no other station routing to it and no
+    feedback (:func:`qmodels.analytic.qna.station_solutions`, whose exact
+    GI/M/c solution :func:`qmodels.analytic.qna.gi_m_c_wait` is used with
+    c = 1: sigma = A*(mu (1 - sigma)), W = sigma / (mu (1 - sigma));
+    Kleinrock 1975, sec. 6.4).  The flows out of such a station keep
+    RQNA's departure IDC."""
+    from .qna import gi_m_c_wait
+    from .queues.transforms import thinned, unit_transform
+
+    K = len(S)
+    adj = P > 0
+    fed_inside = (adj & (lamv > 0)[:, None]).any(axis=0)
+    out = np.zeros(K, dtype=bool)
+    if shape is None or is_exponential(shape):
+        return out
+    who = f"class {net.classes[0].name!r}"
+    for k in range(K):
+        if lamv[k] <= 0 or fed[k] or fed_inside[k] or not exp_shape[k] or p0[k] <= 0:
+            continue
+        try:
+            tr = thinned(unit_transform(shape, f"{who} at station {net.stations[k].name!r}"),
+                         float(p0[k]))
+            w, _, _ = gi_m_c_wait(tr, float(lamv[k] * S[k]), 1)
+        except UnsupportedModelError:
+            continue            # the RQ value stays, labelled approximate
+        W[k] = w * float(S[k])
+        out[k] = True
+    return out
+
+
 @answers()
-def rqna(net: Network) -> Result:
+def rqna(net: Network, exact_gim1: bool = True) -> Result:
     """Whitt & You's Robust Queueing Network Analyzer (``method="rqna"``;
     APPROXIMATE, or EXACT where every visited queue is fed by Poisson
     flows: M/G/1 and Jackson networks).
@@ -503,6 +540,12 @@ def rqna(net: Network) -> Result:
     net : Network
         One open class; single-server FCFS queues of any service shape;
         Markovian routing (``routing``) or visits (random routing).
+    exact_gim1 : bool
+        True (default): a queue with exponential service fed by the
+        external renewal stream alone is solved exactly as a GI/M/1 queue
+        (:func:`_exact_gim1`), as ``qna`` does, in place of the RQ
+        formula (which is not exact there); False: the RQ formula at every
+        queue, as in Whitt & You (2022).
 
     Returns
     -------
@@ -549,6 +592,10 @@ def rqna(net: Network) -> Result:
     >>> 25 < r.info["wait"][8] < 33
     True
     """
+    if not isinstance(exact_gim1, (bool, np.bool_)):
+        from ..errors import InvalidValueError
+
+        raise InvalidValueError(f"exact_gim1 must be True or False, got {exact_gim1!r}")
     lam, shape, p0, P, S, shapes = _inputs(net)
     names = [s.name for s in net.stations]
     who = f"class {net.classes[0].name!r}"
@@ -560,7 +607,11 @@ def rqna(net: Network) -> Result:
     act = lamv > 0
     exp_shape = np.array([sv.poisson for sv in svc], dtype=bool)
     fed = _poisson_fed(p0, P, act, ext.poisson, exp_shape)
-    exact = bool(np.all(fed[act]))
+    gim1 = np.zeros(len(names), dtype=bool)
+    if exact_gim1:
+        gim1 = _exact_gim1(net, shape, lamv, p0, P, S, exp_shape, fed, W)
+        R = S + W
+    exact = bool(np.all((fed | gim1)[act]))
     surrogate = [names[k] for k in range(len(names)) if act[k] and not svc[k].exact]
     if not ext.exact:
         surrogate.insert(0, f"the arrivals of {who}")
@@ -571,8 +622,10 @@ def rqna(net: Network) -> Result:
     if exact:
         notes = ["EXACT: Whitt & You's robust queueing network analyzer (RQNA, 2022) on a "
                  "network whose queues are all fed by Poisson flows (M/G/1 by the RQ formula, "
-                 "which is Pollaczek-Khinchine there; Jackson networks)"]
-        assumptions = ("one open class; single-server FCFS queues fed by Poisson flows only",)
+                 "which is Pollaczek-Khinchine there; Jackson networks) or are GI/M/1 queues "
+                 "fed by the renewal stream alone (solved exactly)"]
+        assumptions = ("one open class; single-server FCFS queues fed by Poisson flows, or "
+                       "exponential ones fed by one renewal stream alone",)
     else:
         notes = ["APPROXIMATION: Whitt & You's robust queueing network analyzer (RQNA, 2022): "
                  "each flow described by its rate and index of dispersion for counts (IDC) "
@@ -585,7 +638,8 @@ def rqna(net: Network) -> Result:
                                                  for s in surrogate[:8]))
     info = {"algorithm": "RQNA (Whitt & You 2022)", "arrival_idc_inf": Iinf.tolist(),
             "wait": W.tolist(), "rho": rho.tolist(), "rq_time": xs.tolist(),
-            "poisson_fed": [names[k] for k in range(len(names)) if fed[k]]}
+            "poisson_fed": [names[k] for k in range(len(names)) if fed[k]],
+            "exact_gim1": [names[k] for k in range(len(names)) if gim1[k]]}
     r = _result(net, "rqna", X, Rres, U, notes, info, visit_time=R[None, :])
     object.__setattr__(r, "exactness", EXACT if exact else APPROXIMATE)
     object.__setattr__(r, "assumptions", assumptions)
