@@ -75,7 +75,8 @@ METHODS: dict[str, Method] = {
         "class at single-server FCFS queues with Markovian routing: each flow described by "
         "its rate and index of dispersion for counts over time (bursty or correlated streams "
         "that QNA's two moments miss), each queue by the robust-queueing workload formula; "
-        "exact (and labelled so) where every queue is fed by Poisson flows (M/G/1, Jackson); "
+        "exact (and labelled so) where every queue is fed by Poisson flows (M/G/1, Jackson) or "
+        "is a GI/M/1 queue fed by the renewal stream alone; "
         "refuses several classes, delays, multi-server, PS/LCFS-PR, priority and "
         "load-dependent stations, pools and finite capacities (method='qna' answers most)",
         "for_rqna"),
