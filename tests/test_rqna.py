@@ -308,3 +308,22 @@ def test_bursty_tandem_against_the_simulator(ca2, rhos, shapes):
     r, q = float(qm.rqna(net).R["o"]), float(qm.qna(net).R["o"])
     assert abs(r / ref - 1.0) < 0.12, (r, q, ref)
     assert abs(r - ref) < abs(q - ref), (r, q, ref)
+
+
+@pytest.mark.slow
+def test_worst_bursty_catalog_case_pinned():
+    """The worst network of ``rqna-bursty`` when it was measured (#14:
+    H2 arrivals of SCV 5.06 through eight lightly loaded exponential
+    queues, rho 0.23-0.55): RQNA 22.6 % below the simulator, where QNA was
+    3.4 % below.  The RQ formula underestimates a lightly loaded queue fed
+    by a bursty stream (an H2/M/1 queue at rho = 0.3: about 20 % low); this
+    pins that it stays under 25 % and on the low side."""
+    import validation.envelopes as V
+
+    cat = V.CATALOGS["rqna-bursty"]
+    net = V.networks(cat)[14]
+    sim = qm.simulate(net, seed=1_000_000 * cat.seed[-1] + 14, horizon=cat.sim.horizon(net),
+                      replications=cat.sim.replications, progress=False)
+    ref = float(sim.R["o"])
+    r = float(qm.rqna(net).R["o"])
+    assert -0.25 < r / ref - 1.0 < -0.15, (r, ref)
