@@ -122,6 +122,7 @@ _LAZY = {
     "Lattice": ("qmodels.analytic.multiclass", "Lattice"),
     # approximations for non-exponential service (open: QNA; closed: residual MVA)
     "qna": ("qmodels.analytic.qna", "qna"),
+    "rqna": ("qmodels.analytic.rqna", "rqna"),
     "mva_residual": ("qmodels.analytic.amva_residual", "mva_residual"),
     "throughput_vs_tokens": ("qmodels.analytic.decomposition", "throughput_vs_tokens"),
     # bounds beyond ABA/BJB

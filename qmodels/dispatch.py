@@ -69,6 +69,17 @@ METHODS: dict[str, Method] = {
         "several; PS and delays as in product form); exact (and labelled so) where every "
         "station is: GI/M/c fed by a renewal stream alone, M/G/1 fed by Poisson alone, "
         "Jackson parts; no pools, finite capacities or load-dependent stations", "for_qna"),
+    "rqna": Method(
+        "qmodels.analytic.rqna", "rqna",
+        "APPROXIMATE: Whitt & You's robust queueing network analyzer (2018, 2022) for one open "
+        "class at single-server FCFS queues with Markovian routing: each flow described by "
+        "its rate and index of dispersion for counts over time (bursty or correlated streams "
+        "that QNA's two moments miss), each queue by the robust-queueing workload formula; "
+        "exact (and labelled so) where every queue is fed by Poisson flows (M/G/1, Jackson) or "
+        "is a GI/M/1 queue fed by the renewal stream alone; "
+        "refuses several classes, delays, multi-server, PS/LCFS-PR, priority and "
+        "load-dependent stations, pools and finite capacities (method='qna' answers most)",
+        "for_rqna"),
     "mva-residual": Method(
         "qmodels.analytic.amva_residual", "mva_residual",
         "APPROXIMATE: Schweitzer MVA with the residual-service correction for FCFS queues with "

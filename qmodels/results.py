@@ -77,6 +77,11 @@ METHOD_LABELS = {
                                    "sees")),
     "qna": (APPROXIMATE, ("open classes; every flow described by its rate and SCV, each "
                           "station an independent GI/G/m queue (Whitt 1983)",)),
+    "rqna": (APPROXIMATE, ("one open class, single-server FCFS queues, Markovian routing; "
+                           "every flow described by its rate and index of dispersion for "
+                           "counts (IDC) over time, merging flows taken independent; each "
+                           "queue's mean workload by the robust-queueing formula (Whitt & "
+                           "You 2018, 2022)",)),
     "priority": (APPROXIMATE, ("priority queues by Sevcik's shadow server (closed) or the "
                                "single-station priority formulas on Poisson flows (open)",)),
     "forkjoin": (APPROXIMATE, ("one class, exponential single-server queues and delays; "

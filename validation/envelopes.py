@@ -63,6 +63,12 @@ Catalogs (sources of the formulas and cases):
   5.7 = 50.44, a second reference recorded beside the envelope
   (``published``).  QNA's two-moment flows cannot see the burstiness
   that the light queues pass on to the ninth (Suresh & Whitt's point).
+* ``rqna-bursty``, ``rqna-nonexp``: the networks of ``qna-bursty`` and
+  ``qna-nonexp`` (same generators and seeds, so the same networks and
+  simulations) solved by RQNA (W. Whitt & W. You, "A robust queueing
+  network analyzer based on indices of dispersion", Naval Research
+  Logistics 69(1), 2022), which refuses what lies outside its scope (several
+  classes, delays, multi-server or non-FCFS queues).
 * ``qna-classdep``: open classes of small and big jobs at FCFS queues whose
   mean service differs by class (exponential; network 0: small jobs of 2
   and 4 ms, big ones of 50 and 300 ms at two queues); also solved by
@@ -135,8 +141,8 @@ HALF_WIDTH = 0.02
 #: the methods whose answers are labelled approximate (each needs an
 #: envelope), and the product-form methods that answer the processor-sharing
 #: substitute with ``fcfs_as_ps=True`` (envelopes with "substituted": true)
-APPROXIMATE_METHODS = ("schweitzer", "linearizer", "mva-residual", "qna", "priority", "forkjoin",
-                       "decomposition")
+APPROXIMATE_METHODS = ("schweitzer", "linearizer", "mva-residual", "qna", "rqna", "priority",
+                       "forkjoin", "decomposition")
 SUBSTITUTED_METHODS = ("exact", "schweitzer", "linearizer")
 
 
@@ -600,6 +606,15 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
     Catalog("qna-bursty", "bursty H2 arrivals (SCV 2-8) into tandems of 1-9 queues, incl. "
             "Suresh & Whitt's nine queues", bursty_tandem, 60, 2, "sim",
             (Approx("qna", "qna"),), seed=(27, 1), sim=SimPlan(_h_open_events(1e5))),
+    # the same networks (same generator and seed, so the same simulations)
+    # solved by RQNA (Whitt & You 2022)
+    Catalog("rqna-bursty", "bursty H2 arrivals (SCV 2-8) into tandems of 1-9 queues, incl. "
+            "Suresh & Whitt's nine queues", bursty_tandem, 60, 2, "sim",
+            (Approx("rqna", "rqna"),), seed=(27, 1), sim=SimPlan(_h_open_events(1e5))),
+    Catalog("rqna-nonexp", "random open networks, 1-2 classes, general service and arrivals "
+            "(validation.nonexp; RQNA answers the single-class ones of single-server FCFS "
+            "queues)", _nonexp(nonexp.open_network), 60, 3, "sim",
+            (Approx("rqna", "rqna"),), seed=(1, 0), sim=SimPlan(_h_nonexp)),
     Catalog("qna-classdep", "open classes of small and big jobs at FCFS queues whose mean "
             "service differs by class", classdep_open, 50, 2, "sim",
             (Approx("qna", "qna"), Approx("exact", "mva", _SUB, substituted=True)),
@@ -651,9 +666,10 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
 
 #: a published reference for network 0 of a catalog: (class, R, source)
 PUBLISHED = {
-    "qna-bursty": ("o", float(sum(SURESH_WHITT_WAITS) + sum(SURESH_WHITT_SERVICE)),
-                   "Suresh & Whitt 1990 (Whitt & You 2019, Table 2): simulated waits "
-                   "3.36 ... 1.44, 29.2 plus service 5.7"),
+    name: ("o", float(sum(SURESH_WHITT_WAITS) + sum(SURESH_WHITT_SERVICE)),
+           "Suresh & Whitt 1990 (Whitt & You 2019, Table 2): simulated waits "
+           "3.36 ... 1.44, 29.2 plus service 5.7")
+    for name in ("qna-bursty", "rqna-bursty")
 }
 
 
