@@ -73,6 +73,10 @@ _PRIO = PRIORITY_DISCIPLINES
 _NOTE_CLOSED = (
     "approximation: shadow-server priority approximation (Sevcik 1977) in Schweitzer's "
     "approximate MVA; not exact")
+_NOTE_FES = (
+    "approximation: each priority station solved exactly as a finite-source priority queue "
+    "(a Markov chain; two-moment phase-type service) fed by the flow-equivalent server of "
+    "the rest of the network (Norton's theorem, multiclass MVA); not exact")
 _NOTE_OPEN = (
     "approximation: per-station priority formulas (Cobham 1954; preemptive resume, "
     "Kleinrock 1976) on the traffic equations' class flows taken as Poisson; exact for a "
@@ -242,16 +246,74 @@ def _closed(net: Network, tol: float, max_iter: int) -> Result:
             raise InvalidValueError(
                 f"class {cls.name!r}: all demands and the think time are zero, so the "
                 "throughput is unbounded")
-    X, Rk, it = _closed_fixed_point(V, S, scv, code, level, N, Z, tol, max_iter)
-    notes = [_NOTE_CLOSED]
-    if it >= max_iter:
+    fes = _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter)
+    if fes is not None:
+        X, Rk, it, converged = fes
+        notes = [_NOTE_FES]
+        info = {"approximation": "finite-source priority chain with the flow-equivalent "
+                                 "server of the rest", "iterations": it}
+    else:
+        X, Rk, it = _closed_fixed_point(V, S, scv, code, level, N, Z, tol, max_iter)
+        converged = it < max_iter
+        notes = [_NOTE_CLOSED]
+        info = {"approximation": "shadow server (Sevcik 1977), Schweitzer AMVA",
+                "iterations": it}
+    if not converged:
         warnings.warn(f"method='priority' did not converge in {max_iter} iterations",
                       ConvergenceWarning, stacklevel=3)
         notes.append(f"not converged in {max_iter} iterations")
     U = X[:, None] * D
-    return _result(net, "priority", X, V * Rk, U, notes,
-                   {"approximation": "shadow server (Sevcik 1977), Schweitzer AMVA",
-                    "iterations": it}, visit_time=Rk)
+    return _result(net, "priority", X, V * Rk, U, notes, info, visit_time=Rk)
+
+
+def _self_loops(net: Network, V, Z) -> np.ndarray:
+    """loop[c, k]: the probability that a class-c job leaving station k is
+    routed straight back to k (no think time in between).  A class given by
+    a routing table: its k -> k entry (0 when k is its reference station and
+    the think time is positive: the cycle ends there).  A class given by
+    visits or demands is routed at random as in the simulator
+    (:mod:`qmodels.sim.flatten`: with T = sum_k V_k, a visit ends the cycle
+    with probability 1/T, else the next station is k with probability
+    V_k / T): loop = (1 - 1/T) V_k / T (0 for T < 1) with a think time, and
+    V_k / T without one (an empty cycle takes no time)."""
+    C, K = V.shape
+    loop = np.zeros((C, K))
+    names = [s.name for s in net.stations]
+    for c, cls in enumerate(net.classes):
+        if cls.routing is not None:
+            ref = getattr(cls, "reference", None)
+            for k, name in enumerate(names):
+                if name == ref and Z[c] > 0:
+                    continue
+                loop[c, k] = float(dict(cls.routing.get(name, {})).get(name, 0.0))
+            continue
+        T = float(V[c].sum())
+        if T <= 0:
+            continue
+        if Z[c] > 0:
+            loop[c] = (1.0 - 1.0 / T) * V[c] / T if T >= 1.0 else 0.0
+        else:
+            loop[c] = V[c] / T
+    return np.clip(loop, 0.0, 1.0 - 1e-12)
+
+
+def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter):
+    """The closed-network approximation of :mod:`qmodels.analytic._prio_fes`
+    where a priority station serves two levels or more and the budgets
+    hold; None otherwise (the shadow-server fixed point answers)."""
+    from . import _prio_fes
+
+    mixed = [k for k in range(len(code)) if code[k] >= 3
+             and len({int(level[c]) for c in range(len(N)) if V[c, k] > 0 and N[c] > 0}) > 1]
+    if not mixed:
+        return None
+    for k in mixed:
+        n_lv = len({int(level[c]) for c in range(len(N)) if V[c, k] > 0})
+        if not _prio_fes.fits(N, float(scv[k]), n_lv, code[k] == 4):
+            return None
+    loop = _self_loops(net, V, Z)
+    return _prio_fes.solve_closed(V, S, scv, code, level, N, Z, loop, tol=max(tol, 1e-9),
+                                  max_iter=min(max_iter, 200))
 
 
 def _closed_fixed_point(V, S, scv, code, level, N, Z, tol, max_iter):
