@@ -54,15 +54,24 @@ holds by construction, the priority station's utilisation is that of a
 real single-server queue (<= 1), and every class, a starved one too, gets
 a finite response time.
 
-Several priority stations: each in turn is solved as above; inside the
-rest's MVA recursion another priority station j uses the shadow-server
-form of the arrival theorem (the ``prio``/``prio-pr`` equations of
-:mod:`qmodels.analytic.priority` with Q(m - e_r)) multiplied by a per-class
-factor g_cj, and g_cj is updated until the response time at j that the
-other station's solution gives equals the one of j's own solution (the
-method of surrogate delays of Jacobson & Lazowska, "Analyzing queueing
-networks with simultaneous resource possession", CACM 25(2), 1982, used
-here for two priority stations).
+Several priority stations (each serving two levels or more): one chain
+holds them all (a state per station as above); class c leaves the rest for
+station a at the rate X_c^rest(m) E_ca, with m the jobs outside every
+priority station and E_ca = V_ca - sum_b V_cb d_cba the entries into a from
+the rest per cycle, d_cab the probability of a direct move a -> b (the
+routing's, as q_cp above); a job completing at a goes to b with
+probability d_cab (the departure done first, then the arrival at b), else
+to the rest.  A class that never leaves the priority stations (d rows
+summing to one) starts with its jobs at its first one.  When that chain is
+past ``JOINT_BUDGET`` states, each station in turn is solved in its own
+chain, and inside the rest's MVA recursion another priority station j uses
+the shadow-server form of the arrival theorem (the ``prio``/``prio-pr``
+equations of :mod:`qmodels.analytic.priority` with Q(m - e_r)) multiplied by
+a per-class factor g_cj, updated until the response time at j that the
+other station's solution gives equals the one of j's own chain (the method
+of surrogate delays of Jacobson & Lazowska, "Analyzing queueing networks
+with simultaneous resource possession", CACM 25(2), 1982, used here for
+priority stations).
 
 Within the rest: a delay has R = S; a PS or exponential FCFS queue
 R = S_r (1 + sum_s Q_s(m - e_r)); FCFS with a general shape the residual
@@ -71,9 +80,12 @@ form S_r + sum_s (Q_s - U_s) S_s + U_s S_s (1 + scv) / 2 (Reiser 1979).
 Assumptions: all classes closed; single-server queues and delays; the
 rest's stations answered by the MVA forms above (exact for delays, PS and
 class-independent exponential FCFS); the flow-equivalent server assumes
-the rest reaches its equilibrium given m between the priority station's
-events.  Refused (the caller falls back): more population vectors than
-``LATTICE_BUDGET`` or more chain states than ``STATE_BUDGET``.
+the rest reaches its equilibrium given m between the priority stations'
+events, with exponential times out of them.  Exact when the rest is one
+PS queue or one delay and no class thinks (the chain is then the network's
+own).  Refused (the caller falls back to the shadow server): more
+population vectors than ``LATTICE_BUDGET`` or more chain states than
+``STATE_BUDGET``.
 """
 
 from __future__ import annotations
@@ -82,7 +94,7 @@ import itertools
 
 import numpy as np
 
-__all__ = ["fits", "solve_closed", "KMAX", "LATTICE_BUDGET", "STATE_BUDGET"]
+__all__ = ["fits", "solve_closed", "KMAX", "LATTICE_BUDGET", "STATE_BUDGET", "JOINT_BUDGET"]
 
 #: the most phases of an Erlang fit (a deterministic service is an Erlang-KMAX)
 KMAX = 8
@@ -90,6 +102,9 @@ KMAX = 8
 LATTICE_BUDGET = 40_000
 #: states of one priority station's chain, at most
 STATE_BUDGET = 150_000
+#: states of the joint chain of several priority stations, at most (past
+#: it, the stations are solved one by one with surrogate factors)
+JOINT_BUDGET = 20_000
 
 
 def ph_fit(scv: float, kmax: int = KMAX):
@@ -139,8 +154,9 @@ def fits(N, scv_p: float, n_levels: int, preemptive: bool) -> bool:
 class _Rules:
     """The service rules of one priority station (module docstring)."""
 
-    def __init__(self, C, lv, preemptive, ph, S, loop):
+    def __init__(self, C, lv, preemptive, ph, S, loop, visited=None):
         self.C, self.preemptive, self.S, self.loop = C, preemptive, S, loop
+        self.visited = np.ones(C, bool) if visited is None else np.asarray(visited)
         self.alpha, self.P, self.ex = ph
         self.nph = len(self.alpha)
         levels = sorted(set(lv))
@@ -195,6 +211,40 @@ class _Rules:
             if s is not None:
                 return i, s
         return None, None
+
+    def arrive(self, st, c):
+        """[(probability, state')] once a class-c job has arrived in state st."""
+        n, started, order = st
+        n2 = list(n)
+        n2[c] += 1
+        n2 = tuple(n2)
+        return [(pr, (n2, s2, o2)) for pr, s2, o2 in self.start(n2, started, self.queue(order, c))]
+
+    def moves(self, st):
+        """([(state', rate)] of the phase changes, [(class, state', rate)] of
+        the completions: state' once the departure is done and the next job
+        has started)."""
+        n, started, order = st
+        i, s = self.serving(n, started)
+        if s is None:
+            return [], []
+        c, ph = s
+        mu = 1.0 / self.S[c]
+        phases = []
+        for ph2 in range(self.nph):
+            if self.P[ph, ph2] > 0:
+                s2 = list(started)
+                s2[i] = (c, ph2)
+                phases.append(((n, tuple(s2), order), self.P[ph, ph2] * mu))
+        if self.ex[ph] <= 0:
+            return phases, []
+        s2 = list(started)
+        s2[i] = None
+        n2 = list(n)
+        n2[c] -= 1
+        n2 = tuple(n2)
+        return phases, [(c, (n2, s3, o3), self.ex[ph] * mu * pr)
+                        for pr, s3, o3 in self.start(n2, tuple(s2), order)]
 
     def arrivals(self, st, Nc):
         """[(state', class, probability)] of the arrivals in state st."""
@@ -309,12 +359,172 @@ class _Chain:
         return pi / pi.sum()
 
 
+class _Joint:
+    """The chain of all the priority stations together, built once: state =
+    one state per station (as in :class:`_Rules`); the rest of the network
+    enters through the arrival rates of :meth:`solve`."""
+
+    def __init__(self, rules, N, direct, captive=(), budget=STATE_BUDGET):
+        # direct[c, a, b]: probability that class c leaving station a goes
+        # straight to station b; captive: (class, station) of the classes
+        # that never leave the priority stations
+        P = len(rules)
+        C = len(N)
+        idx: dict = {}
+        states: list = []
+        arr = ([], [], [], [])        # from, to, class, station
+        svc = ([], [], [])            # from, to, rate
+        empty = tuple((tuple([0] * C), tuple([None] * r.L), tuple([()] * r.L)) for r in rules)
+
+        def index(st):
+            k = idx.get(st)
+            if k is None:
+                if len(states) >= budget:
+                    raise _TooBig
+                k = idx[st] = len(states)
+                states.append(st)
+            return k
+
+        self.rules, self.N, self.direct = rules, N, direct
+        # a class that never leaves the priority stations (no think time,
+        # nothing else to visit) starts with its jobs at its first one
+        start = empty
+        for c, a in captive:
+            for _ in range(int(N[c])):
+                start = self._put(start, a, c)[0][1]
+        index(start)
+        h = 0
+        while h < len(states):
+            ins, moves = self._moves(states[h])
+            for t, c, a, pr in ins:
+                arr[0].append(h), arr[1].append(index(t)), arr[2].append(c)
+                arr[3].append((a, pr))
+            for t, rate in moves:
+                svc[0].append(h), svc[1].append(index(t)), svc[2].append(rate)
+            h += 1
+        self.M = len(states)
+        # jobs per station, class: (M, P, C)
+        self.n = np.array([[x[0] for x in st] for st in states], dtype=np.int64)
+        self.arr_from = np.asarray(arr[0], dtype=np.int64)
+        self.arr_to = np.asarray(arr[1], dtype=np.int64)
+        self.arr_cls = np.asarray(arr[2], dtype=np.int64)
+        self.arr_at = np.asarray([x[0] for x in arr[3]], dtype=np.int64)
+        self.arr_pr = np.asarray([x[1] for x in arr[3]], dtype=float)
+        self.svc = tuple(np.asarray(x) for x in svc)
+        done = np.zeros((self.M, P, C))  # completion rate per station and class
+        for k, st in enumerate(states):
+            for a, r in enumerate(rules):
+                _, s = r.serving(st[a][0], st[a][1])
+                if s is not None:
+                    done[k, a, s[0]] = r.ex[s[1]] / r.S[s[0]]
+        self.done = done
+
+    def _put(self, st, b, c):
+        """[(probability, joint state')] once class c has arrived at b."""
+        out = []
+        for pr, sb in self.rules[b].arrive(st[b], c):
+            t = list(st)
+            t[b] = sb
+            out.append((pr, tuple(t)))
+        return out
+
+    def _moves(self, st):
+        """([(state', class, station, probability)] of the arrivals from the
+        rest, [(state', rate)] of the phase changes and completions) of the
+        joint state st."""
+        rules, direct = self.rules, self.direct
+        out = self.N - sum(np.asarray(x[0]) for x in st)
+        ins, moves = [], []
+        for a, rule in enumerate(rules):
+            for c in range(len(self.N)):
+                if out[c] > 0 and rule.visited[c]:
+                    ins += [(t, c, a, pr) for pr, t in self._put(st, a, c)]
+            phases, done = rule.moves(st[a])
+            for sa, rate in phases:
+                t = list(st)
+                t[a] = sa
+                moves.append((tuple(t), rate))
+            for c, sa, rate in done:
+                t = list(st)
+                t[a] = sa
+                t = tuple(t)
+                back = 1.0 - direct[c, a].sum()
+                if back > 1e-15:
+                    moves.append((t, rate * back))
+                for b in range(len(rules)):
+                    if direct[c, a, b] > 0:
+                        moves += [(u, rate * direct[c, a, b] * pr) for pr, u in self._put(t, b, c)]
+        return ins, moves
+
+    def solve(self, rate):
+        """Stationary distribution; rate[k, c, a]: the rate at which class c
+        leaves the rest for station a in state k."""
+        r = rate[self.arr_from, self.arr_cls, self.arr_at] * self.arr_pr
+        return _stationary(self.M, np.concatenate([self.arr_from, self.svc[0]]),
+                           np.concatenate([self.arr_to, self.svc[1]]),
+                           np.concatenate([r, self.svc[2]]))
+
+
+def _stationary(M, rows, cols, vals):
+    """pi Q = 0, sum pi = 1 for the generator with these off-diagonal rates."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    Q = sp.csr_matrix((vals, (rows, cols)), shape=(M, M))
+    Q = Q - sp.diags(np.asarray(Q.sum(axis=1)).ravel())
+    A = Q.T.tolil()
+    A[0, :] = 1.0
+    b = np.zeros(M)
+    b[0] = 1.0
+    pi = np.maximum(spla.spsolve(A.tocsc(), b), 0.0)
+    return pi / pi.sum()
+
+
+def _solve_joint(V, S, scv, code, level, N, Z, direct, pk):
+    """All the priority stations ``pk`` in one chain, the rest as its
+    flow-equivalent server: (X, Q)."""
+    C, K = V.shape
+    m_res = S * (1.0 + scv[None, :]) / 2.0
+    Xr, Qr, radix = _rest_mva(V, S, m_res, code, level, N, Z, pk, np.ones((C, K)))
+    rules = [_Rules(C, [int(x) for x in level], code[k] == 4, ph_fit(scv[k]), S[:, k],
+                    np.zeros(C), visited=V[:, k] > 0) for k in pk]
+    d = direct[:, pk][:, :, pk]
+    Vp = V[:, pk]
+    # entries into each priority station from the rest, per cycle
+    E = Vp - np.einsum("cb,cba->ca", Vp, d)
+    E = np.where(E > 1e-12 * Vp.sum(axis=1, keepdims=True), E, 0.0)
+    captive = [(c, int(np.argmax(Vp[c] > 0))) for c in range(C)
+               if N[c] > 0 and Vp[c].any() and E[c].sum() <= 0]
+    if len(pk) > 1:
+        # a cheap upper estimate of the joint chain: the ways to spread each
+        # class over the stations and the rest, times the service states
+        from math import comb
+        spread = np.prod([comb(int(n) + len(pk), len(pk)) for n in N], dtype=float)
+        serve = np.prod([(C * r.nph + 1) ** (r.L if r.preemptive else 1) for r in rules],
+                        dtype=float)
+        if spread * min(serve, 64.0) > 4 * JOINT_BUDGET:
+            raise _TooBig
+    ch = _Joint(rules, N, d, captive, JOINT_BUDGET if len(pk) > 1 else STATE_BUDGET)
+    m_idx = (N[None, :].astype(np.int64) - ch.n.sum(axis=1)) @ radix
+    rate = Xr[m_idx][:, :, None] * E[None, :, :]
+    pi = ch.solve(rate)
+    X = pi @ Xr[m_idx]
+    Q = np.tensordot(pi, Qr[m_idx], axes=1)
+    L = np.tensordot(pi, ch.n, axes=1)  # (P, C)
+    thr = np.tensordot(pi, ch.done, axes=1)  # (P, C)
+    for a, k in enumerate(pk):
+        Q[:, k] = L[a]
+    for c, a in captive:  # its throughput from its completions
+        X[c] = thr[a, c] / Vp[c, a]
+    return X, Q
+
+
 class _TooBig(Exception):
     pass
 
 
 def _rest_mva(V, S, m_res, code, level, N, Z, k0, g):
-    """The rest's MVA recursion (module docstring) over m <= N, station k0
+    """The rest's MVA recursion (module docstring) over m <= N, station(s) k0
     short-circuited: arrays X[m] (C,) and Q[m] (C, K) indexed by the mixed
     radix of m."""
     C, K = V.shape
@@ -364,7 +574,7 @@ def _rest_mva(V, S, m_res, code, level, N, Z, k0, g):
             tot = Z[r] + (Vr[r] * Rm[r]).sum()
             # a class with nothing to do outside k0 comes back at once: a
             # rate far above every service rate at k0 stands for it
-            X[at, r] = m[r] / tot if tot > 0 else m[r] * big / max(S[r, k0], 1e-300)
+            X[at, r] = m[r] / tot if tot > 0 else m[r] * big / max(np.max(S[r, k0]), 1e-300)
         Q[at] = X[at][:, None] * Vr * Rm
     return X, Q, radix
 
@@ -395,19 +605,44 @@ def _one(V, S, scv, code, level, N, Z, loop, k0, g, chains):
     return X, Q
 
 
-def solve_closed(V, S, scv, code, level, N, Z, loop, tol=1e-8, max_iter=200):
+def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200):
     """(X, R per visit, sweeps, converged) by the approximation of the module
     docstring, or None when a budget is exceeded.  ``code`` per station:
-    0 delay, 1 PS-like, 2 FCFS, 3 prio, 4 prio-pr; ``loop[c, k]`` the
-    probability that class c leaving k goes straight back to k."""
+    0 delay, 1 PS-like, 2 FCFS, 3 prio, 4 prio-pr; ``direct[c, k, j]`` the
+    probability that class c leaving k goes straight to j (no think time in
+    between).  The priority stations serving two levels or more are solved
+    in one chain; when that chain is past the budget, one by one with
+    surrogate factors."""
     C, K = V.shape
     N = np.asarray(N, dtype=np.int64)
-    pk = [k for k in range(K) if code[k] >= 3 and V[:, k].any()]
+    pk = [k for k in range(K) if code[k] >= 3
+          and len({int(level[c]) for c in range(C) if V[c, k] > 0 and N[c] > 0}) > 1]
+    try:
+        X, Q = _solve_joint(V, S, scv, code, level, N, Z, direct, pk)
+        sweeps, converged = 1, True
+    except _TooBig:
+        if len(pk) == 1:
+            return None
+        out = _surrogates(V, S, scv, code, level, N, Z, direct, pk, max(tol, 1e-6), max_iter)
+        if out is None:
+            return None
+        X, Q, sweeps, converged = out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Rk = np.where(V > 0, Q / np.where(V > 0, X[:, None] * V, 1.0), S)
+    return X, Rk, sweeps, converged
+
+
+def _surrogates(V, S, scv, code, level, N, Z, direct, pk, tol, max_iter):
+    """Each priority station of ``pk`` in its own chain, the others inside
+    the rest's recursion with surrogate factors g (module docstring):
+    (X, Q, sweeps, converged) or None past a budget."""
+    C, K = V.shape
+    loop = np.einsum("ckk->ck", direct)
     g = np.ones((C, K))
     chains: dict = {}
     try:
         sols = {k: _one(V, S, scv, code, level, N, Z, loop, k, g, chains) for k in pk}
-        sweeps, converged = 1, len(pk) == 1
+        sweeps, converged = 1, False
         last = sols[pk[0]][0]
         while not converged and sweeps < max_iter:
             for k in pk:
@@ -430,6 +665,4 @@ def solve_closed(V, S, scv, code, level, N, Z, loop, tol=1e-8, max_iter=200):
     except _TooBig:
         return None
     X, Q = sols[pk[0]]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Rk = np.where(V > 0, Q / np.where(V > 0, X[:, None] * V, 1.0), S)
-    return X, Rk, sweeps, converged
+    return X, Q, sweeps, converged

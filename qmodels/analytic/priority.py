@@ -19,7 +19,26 @@ open product-form solver solves it.
 
 Closed networks (every class closed)
 ------------------------------------
-Sevcik's shadow-server approximation (Sevcik, "Priority scheduling
+Where the populations are small enough (the budgets of
+:mod:`qmodels.analytic._prio_fes`: the population lattice and the chain's
+states), the priority stations that serve two levels or more are solved
+exactly as a finite-source priority queue -- one Markov chain for all of
+them, with two-moment phase-type service, FCFS within a level, preemption
+or head-of-line order, and the routing's direct moves between them (a
+job sent straight back queues again) -- whose sources are the rest of the
+network, replaced by its flow-equivalent server (Norton's theorem:
+Chandy, Herzog & Woo 1975; multiclass, Kritzinger, van Wyk & Krzesinski
+1982) computed by the multiclass MVA recursion.  That is exact when the
+rest is one PS queue or one delay with no think time, and its error
+elsewhere comes from the rest's equilibrium assumption and the think
+times' shape (the module's docstring gives the equations; measured on
+``priority-closed`` of ``validation/envelopes.py``: X within 2.6 % and R
+within 2.5 % on average).  When the joint chain of several priority
+stations is past its budget, each is solved in its own chain with the
+others in the rest's recursion (shadow-server form, below, times surrogate
+factors fitted to each one's own chain).
+
+Past the budgets: Sevcik's shadow-server approximation (Sevcik, "Priority scheduling
 disciplines in queueing network models of computer systems", Proc. IFIP
 Congress 77, 1977, 565-570; compared with the MVA priority approximation
 by Bryant, Krzesinski, Lakshmi & Chandy, ACM TOCS 2(4), 1984) inside
@@ -50,7 +69,8 @@ Multi-server, load-dependent stations and mixed (open and closed)
 networks are refused by name.
 
 The result carries a note naming the approximation.  Its measured error
-against the simulator is in ``tests/test_priority.py``.
+against the simulator is in ``tests/test_priority.py``; against an exact
+chain in ``tests/test_priority_closed.py``.
 """
 
 from __future__ import annotations
@@ -266,35 +286,37 @@ def _closed(net: Network, tol: float, max_iter: int) -> Result:
     return _result(net, "priority", X, V * Rk, U, notes, info, visit_time=Rk)
 
 
-def _self_loops(net: Network, V, Z) -> np.ndarray:
-    """loop[c, k]: the probability that a class-c job leaving station k is
-    routed straight back to k (no think time in between).  A class given by
-    a routing table: its k -> k entry (0 when k is its reference station and
-    the think time is positive: the cycle ends there).  A class given by
+def _direct_routes(net: Network, V, Z) -> np.ndarray:
+    """direct[c, k, j]: the probability that a class-c job leaving station k
+    goes straight to station j (no think time in between).  A class given
+    by a routing table: its k -> j entry (0 when j is its reference station
+    and the think time is positive: the cycle ends there).  A class given by
     visits or demands is routed at random as in the simulator
     (:mod:`qmodels.sim.flatten`: with T = sum_k V_k, a visit ends the cycle
-    with probability 1/T, else the next station is k with probability
-    V_k / T): loop = (1 - 1/T) V_k / T (0 for T < 1) with a think time, and
-    V_k / T without one (an empty cycle takes no time)."""
+    with probability 1/T, else the next station is j with probability
+    V_j / T): (1 - 1/T) V_j / T (0 for T < 1) with a think time, and V_j / T
+    without one (an empty cycle takes no time)."""
     C, K = V.shape
-    loop = np.zeros((C, K))
+    direct = np.zeros((C, K, K))
     names = [s.name for s in net.stations]
     for c, cls in enumerate(net.classes):
         if cls.routing is not None:
             ref = getattr(cls, "reference", None)
-            for k, name in enumerate(names):
-                if name == ref and Z[c] > 0:
-                    continue
-                loop[c, k] = float(dict(cls.routing.get(name, {})).get(name, 0.0))
+            for k, src in enumerate(names):
+                row = dict(cls.routing.get(src, {}))
+                for j, dst in enumerate(names):
+                    if not (dst == ref and Z[c] > 0):
+                        direct[c, k, j] = float(row.get(dst, 0.0))
             continue
         T = float(V[c].sum())
         if T <= 0:
             continue
         if Z[c] > 0:
-            loop[c] = (1.0 - 1.0 / T) * V[c] / T if T >= 1.0 else 0.0
+            row = (1.0 - 1.0 / T) * V[c] / T if T >= 1.0 else np.zeros(K)
         else:
-            loop[c] = V[c] / T
-    return np.clip(loop, 0.0, 1.0 - 1e-12)
+            row = V[c] / T
+        direct[c] = row[None, :]
+    return direct
 
 
 def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter):
@@ -311,8 +333,8 @@ def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter):
         n_lv = len({int(level[c]) for c in range(len(N)) if V[c, k] > 0})
         if not _prio_fes.fits(N, float(scv[k]), n_lv, code[k] == 4):
             return None
-    loop = _self_loops(net, V, Z)
-    return _prio_fes.solve_closed(V, S, scv, code, level, N, Z, loop, tol=max(tol, 1e-9),
+    direct = _direct_routes(net, V, Z)
+    return _prio_fes.solve_closed(V, S, scv, code, level, N, Z, direct, tol=max(tol, 1e-9),
                                   max_iter=min(max_iter, 200))
 
 
