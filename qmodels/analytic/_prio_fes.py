@@ -38,8 +38,9 @@ several classes share).
   Models, Wiley 2003, the fits of its appendix on phase-type
   distributions): scv < 1 a mixture of Erlang(k-1) and Erlang(k) with one
   rate mu = (k - p) / S, k = ceil(1/scv), p = (k scv - sqrt(k (1 + scv) -
-  k^2 scv)) / (1 + scv) (at most ``KMAX`` phases, so a deterministic
-  service is an Erlang-8, scv 0.125); scv > 1 a two-phase
+  k^2 scv)) / (1 + scv) (at most 32 phases, fewer -- down to 8 -- where the
+  chain would pass its budget, so a deterministic service is an Erlang of
+  8 to 32 phases, scv 1/8 .. 1/32); scv > 1 a two-phase
   hyperexponential with balanced means, p1 = (1 + sqrt((scv - 1) /
   (scv + 1))) / 2, mu_i = 2 p_i / S.  Only the first two moments of the
   shape are used (a lognormal and a hyperexponential of one scv are the
@@ -94,10 +95,14 @@ import itertools
 
 import numpy as np
 
-__all__ = ["fits", "solve_closed", "KMAX", "LATTICE_BUDGET", "STATE_BUDGET", "JOINT_BUDGET"]
+__all__ = ["fits", "solve_closed", "KMAX", "KMAX_DETERMINISTIC", "LATTICE_BUDGET", "STATE_BUDGET",
+           "JOINT_BUDGET"]
 
-#: the most phases of an Erlang fit (a deterministic service is an Erlang-KMAX)
+#: the fewest phases an Erlang fit of a low-variance service may get, and
+#: the most, where the chain's budget allows (a deterministic service is an
+#: Erlang of KMAX .. KMAX_DETERMINISTIC phases)
 KMAX = 8
+KMAX_DETERMINISTIC = 32
 #: population vectors of the rest's MVA recursion, at most
 LATTICE_BUDGET = 40_000
 #: states of one priority station's chain, at most
@@ -138,6 +143,20 @@ def ph_fit(scv: float, kmax: int = KMAX):
     ex = np.zeros(k)
     ex[k - 1] = mu
     return alpha, P, ex
+
+
+def _phases(scv: float, N, n_levels: int, preemptive: bool, budget: int):
+    """The phase-type fit of :func:`ph_fit` with the most Erlang phases, up
+    to ``KMAX_DETERMINISTIC``, whose chain stays within ``budget`` states by
+    the estimate of :func:`fits` (at least ``KMAX``)."""
+    lattice = float(np.prod([int(n) + 1 for n in N], dtype=float))
+    k = KMAX_DETERMINISTIC
+    while k > KMAX:
+        ph = ph_fit(scv, k)
+        if lattice * (len(N) * len(ph[0]) + 1) ** (n_levels if preemptive else 1) <= budget:
+            return ph
+        k //= 2
+    return ph_fit(scv, KMAX)
 
 
 def fits(N, scv_p: float, n_levels: int, preemptive: bool) -> bool:
@@ -486,8 +505,13 @@ def _solve_joint(V, S, scv, code, level, N, Z, direct, pk):
     C, K = V.shape
     m_res = S * (1.0 + scv[None, :]) / 2.0
     Xr, Qr, radix = _rest_mva(V, S, m_res, code, level, N, Z, pk, np.ones((C, K)))
-    rules = [_Rules(C, [int(x) for x in level], code[k] == 4, ph_fit(scv[k]), S[:, k],
-                    np.zeros(C), visited=V[:, k] > 0) for k in pk]
+    budget = JOINT_BUDGET if len(pk) > 1 else STATE_BUDGET
+    rules = []
+    for k in pk:
+        lv = {int(level[c]) for c in range(C) if V[c, k] > 0}
+        ph = _phases(float(scv[k]), N, len(lv), code[k] == 4, budget)
+        rules.append(_Rules(C, [int(x) for x in level], code[k] == 4, ph, S[:, k],
+                            np.zeros(C), visited=V[:, k] > 0))
     d = direct[:, pk][:, :, pk]
     Vp = V[:, pk]
     # entries into each priority station from the rest, per cycle
