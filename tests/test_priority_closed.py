@@ -339,26 +339,29 @@ def test_large_populations_fall_back_to_the_shadow_server():
 # the worst network of the catalog against the simulator
 # ---------------------------------------------------------------------------
 
-#: network 26 of the ``priority-closed`` catalog (validation/envelopes.py,
-#: python -m validation.envelopes --family priority-closed): a HOL queue
-#: with deterministic service whose high class (6 jobs) leaves the low one
-#: 1 % of its throughput; the two-moment Erlang-8 stand-in for the
-#: deterministic service is where the approximation is weakest.  Measured
-#: (2026-11-27): X_low 0.0097 against the simulator's 0.0072 (+35 %), R_low
-#: -26 %; the high class within 0.2 %.
-WORST_X_ERROR = 0.40
+#: the worst networks of the ``priority-closed`` catalog (validation/envelopes.py,
+#: python -m validation.envelopes --family priority-closed, 2026-11-27; X
+#: and R errors against the simulator there): network 9, a preemptive and a
+#: HOL queue whose joint chain is past its budget, so each is solved in its
+#: own chain with surrogate factors (X 16.6 %, R 14.3 %); network 26, a HOL
+#: queue with deterministic service whose high class leaves the low one 1 %
+#: of its throughput (X 5.2 %, R 5.0 %: the Erlang stand-in for the
+#: deterministic service).  Bounds: the measured errors plus the
+#: simulator's spread.
+WORST = {9: (0.20, 0.18), 26: (0.09, 0.09)}
 
 
 @pytest.mark.slow
-def test_worst_catalog_network_against_the_simulator():
+@pytest.mark.parametrize("index", sorted(WORST))
+def test_worst_catalog_networks_against_the_simulator(index):
     from validation.envelopes import CATALOGS, networks
 
-    net = networks(CATALOGS["priority-closed"])[26]
+    net = networks(CATALOGS["priority-closed"])[index]
     a = qm.solve(net, method="priority")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        s = qm.simulate(net, seed=26, horizon=2e5, replications=8, progress=False)
-    err = {c: abs(float(a.X[c]) - float(s.X[c])) / float(s.X[c]) for c in net.class_names}
-    assert err["c1"] < 0.01
-    assert err["c0"] < WORST_X_ERROR
-    assert np.isfinite(float(a.R["c0"]))
+        s = qm.simulate(net, seed=index, horizon=2e5, replications=8, progress=False)
+    eX = max(abs(float(a.X[c]) - float(s.X[c])) / float(s.X[c]) for c in net.class_names)
+    eR = max(abs(float(a.R[c]) - float(s.R[c])) / float(s.R[c]) for c in net.class_names)
+    assert eX < WORST[index][0] and eR < WORST[index][1], (eX, eR)
+    assert all(np.isfinite(float(a.R[c])) for c in net.class_names)
