@@ -105,9 +105,10 @@ METHODS: dict[str, Method] = {
     "priority": Method(
         "qmodels.analytic.priority", "priority",
         "APPROXIMATION for priority queues (prio, prio-pr) with mixed priority levels: "
-        "closed single-server networks by Sevcik's shadow server in Schweitzer's approximate "
-        "MVA; open networks by exact single-station priority formulas (Cobham; preemptive "
-        "resume) on Poisson class flows", "for_priority"),
+        "closed single-server networks by an exact chain of the priority stations fed by the "
+        "flow-equivalent server of the rest (small populations), else Sevcik's shadow server "
+        "in Schweitzer's approximate MVA; open networks by exact single-station priority "
+        "formulas (Cobham; preemptive resume) on Poisson class flows", "for_priority"),
     "forkjoin": Method(
         "qmodels.analytic.forkjoin", "forkjoin",
         "fork-join networks, one class, exponential single-server queues and delays: open "

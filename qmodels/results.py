@@ -82,8 +82,10 @@ METHOD_LABELS = {
                            "counts (IDC) over time, merging flows taken independent; each "
                            "queue's mean workload by the robust-queueing formula (Whitt & "
                            "You 2018, 2022)",)),
-    "priority": (APPROXIMATE, ("priority queues by Sevcik's shadow server (closed) or the "
-                               "single-station priority formulas on Poisson flows (open)",)),
+    "priority": (APPROXIMATE, ("priority queues (closed) as a finite-source priority chain "
+                               "fed by the flow-equivalent server of the rest, or past its "
+                               "budget Sevcik's shadow server; (open) the single-station "
+                               "priority formulas on Poisson flows",)),
     "forkjoin": (APPROXIMATE, ("one class, exponential single-server queues and delays; "
                                "branch times taken independent",)),
     "decomposition": (APPROXIMATE, ("held resources by flow-equivalent servers (the "
