@@ -114,6 +114,10 @@ METHODS: dict[str, Method] = {
 AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "mva-residual", "qna",
               "linearizer")
 
+#: the methods that solve class switching (the exact one by the chain
+#: reduction, :mod:`qmodels.analytic.switching`); the others refuse it
+CLASS_SWITCHING = ("exact", "sim")
+
 #: options ``qm.solve(net)`` gives a method it chooses (the CTMC within the
 #: automatic choice's state budget)
 AUTO_OPTIONS = {"ctmc": {"max_states": 50_000}}
@@ -202,7 +206,11 @@ def requirement(method: str) -> Callable | None:
     name = METHODS[method].requires
     if name is None:
         return None
-    return getattr(importlib.import_module("qmodels.analytic.requires"), name)
+    req = importlib.import_module("qmodels.analytic.requires")
+    check = getattr(req, name)
+    if method in CLASS_SWITCHING:
+        return check
+    return lambda net: req.class_switching(net) or check(net)
 
 
 def choose(network: Network) -> tuple[str, list[tuple[str, str]]]:
