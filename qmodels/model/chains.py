@@ -156,6 +156,9 @@ def check_chain(chain, by_name: dict, known: set) -> None:
                 if cls not in by_name:
                     raise UnknownNameError(
                         f"{who}: routing row {src!r} switches to unknown class {cls!r}")
+                if st not in known and st != SINK:
+                    raise UnknownNameError(
+                        f"{who}: routing row {src!r} names unknown station {st!r}")
                 if isinstance(key, tuple):
                     other = by_name[cls]
                     if other.routing is None or st not in other.routing:
