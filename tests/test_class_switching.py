@@ -347,6 +347,17 @@ def test_qna_refuses_an_open_chain_and_auto_picks_exact():
     assert r.method == "exact" and "chosen by qm.solve: 'exact'" in r.notes[-1]
 
 
+def test_other_consumers_refuse_class_switching_by_name():
+    with pytest.raises(UnsupportedModelError, match="switch class"):
+        qm.response_time_distribution(cache_open(), "hit")
+    with pytest.raises(UnsupportedModelError, match="'ctmc' does not handle class switching"):
+        qm.transient(cache_closed(), 5.0, method="ctmc")
+    from qmodels.io.jsimg import to_jsimg
+
+    with pytest.raises(UnsupportedModelError, match="JSIMg export of class switching"):
+        to_jsimg(cache_closed())
+
+
 def test_the_laws_hold_per_chain_and_catch_a_wrong_split():
     from dataclasses import replace
 

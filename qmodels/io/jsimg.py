@@ -439,6 +439,11 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
         pools JMT regions cannot express.
     """
     _numeric(net, "JSIMg")
+    if net.has_class_switching:
+        raise UnsupportedModelError(
+            "JSIMg export of class switching (chains "
+            + "; ".join("+".join(ch) for ch in net.chains if len(ch) > 1)
+            + ") is not written yet: simulate it with qm.simulate, or solve it exactly")
     dropped = _dropped(net, drop, "JSIMg")
     _refuse_load_dependent(net)
     classes = list(net.classes)
