@@ -43,7 +43,8 @@ METHODS: dict[str, Method] = {
     "exact": Method(
         "qmodels.analytic.mva", "mva",
         "product form (BCMP): exact MVA for closed classes, Jackson/BCMP for open, "
-        "exact mixed solution; refuses non-Poisson arrivals, non-exponential or "
+        "exact mixed solution; class switching by one class per routing chain; refuses "
+        "non-Poisson arrivals, non-exponential or "
         "class-dependent FCFS service (fcfs_as_ps=True: the processor-sharing answer, "
         "labelled approximate), binding capacities, pools, mixed priority levels, fork-joins",
         "for_exact"),

@@ -380,8 +380,18 @@ def _within(sim, exact, metric, k, c, rel):
     assert abs(est.mean - exact) <= max(4 * est.half_width, rel * exact), (metric, k, c, est)
 
 
+def cache_closed_starting_as_misses() -> qm.Network:
+    """The jobs start in the chain's second class: the same steady state."""
+    from dataclasses import replace
+
+    a = cache_closed()
+    return qm.Network(a.stations, [replace(a.classes[0], population=0),
+                                   replace(a.classes[1], population=4)])
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("make", [cache_closed, cache_open, schwetman_fig9])
+@pytest.mark.parametrize("make", [cache_closed, cache_open, schwetman_fig9,
+                                  cache_closed_starting_as_misses])
 def test_simulator_switches_class_and_matches_the_exact_solution(make):
     net = make()
     r = qm.mva(net)
