@@ -21,6 +21,7 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
 
 import qmodels as qm
 from qmodels.errors import (
@@ -32,6 +33,7 @@ from qmodels.errors import (
     UnsupportedModelError,
 )
 from qmodels.io import schema
+from qmodels.testing import assert_operational_laws, networks
 
 
 def schwetman_fig9() -> qm.Network:
@@ -210,12 +212,24 @@ def test_published_example_schwetman_1982_figure_9():
         pytest.approx(3.0)
 
 
-def _ctmc(stations, pairs, rate, route, N):
-    """Mean figures of a closed chain of N jobs by a CTMC over the counts
-    n[(station, class)], built here: ``stations`` maps a station to "ps"
-    (one server shared) or "delay"; ``rate[(k, c)]`` is 1 / S; ``route[(k, c)]``
-    maps (k', c') to a probability.  Returns (Q, X) by pair."""
-    states = [s for s in itertools.product(range(N + 1), repeat=len(pairs)) if sum(s) == N]
+def _ctmc(stations, pairs, rate, route, N, chain_of=None):
+    """Mean figures of closed chains by a CTMC over the counts n[(station,
+    class)], built here: ``stations`` maps a station to "ps" (one server
+    shared) or "delay"; ``rate[(k, c)]`` is 1 / S; ``route[(k, c)]`` maps
+    (k', c') to a probability; ``N`` the population (one chain) or a dict
+    chain -> population with ``chain_of[pair]`` naming each pair's chain.
+    Returns (Q, X) by pair."""
+    if chain_of is None:
+        chain_of, N = {p: 0 for p in pairs}, {0: N}
+
+    def ok(s):
+        tot = dict.fromkeys(N, 0)
+        for p, n in zip(pairs, s):
+            tot[chain_of[p]] += n
+        return tot == N
+
+    top = max(N.values(), default=0)
+    states = [s for s in itertools.product(range(top + 1), repeat=len(pairs)) if ok(s)]
     idx = {s: i for i, s in enumerate(states)}
     at = {p: i for i, p in enumerate(pairs)}
     G = np.zeros((len(states), len(states)))
@@ -232,6 +246,8 @@ def _ctmc(stations, pairs, rate, route, N):
                 mu = rate[p] * s[i] / n_k
             comp[idx[s], i] = mu
             for q, prob in route[p].items():
+                if q == p:
+                    continue            # back to the same pair: no change of state
                 t = list(s)
                 t[i] -= 1
                 t[at[q]] += 1
@@ -345,6 +361,55 @@ def test_qna_refuses_an_open_chain_and_auto_picks_exact():
     assert "switch class" in requires.for_ctmc(cache_closed())
     r = qm.solve(cache_closed())
     assert r.method == "exact" and "chosen by qm.solve: 'exact'" in r.notes[-1]
+
+
+def _hand_ctmc_of(net):
+    """The hand CTMC (:func:`_ctmc`) of a closed network of single-server PS
+    queues and delays, read off its routing."""
+    pairs, rate, route, chain_of = [], {}, {}, {}
+    S = np.asarray(net.service_times, float)
+    for h, chain in enumerate(net.chains):
+        for cname in chain:
+            c = net.klass(cname)
+            for src, row in c.routing.items():
+                p = (src, cname)
+                pairs.append(p)
+                chain_of[p] = h
+                rate[p] = 1.0 / S[net.class_index(cname), net.station_index(src)]
+                route[p] = {}
+                for key, q in row.items():
+                    to = key if isinstance(key, tuple) else (key, cname)
+                    route[p][to] = route[p].get(to, 0.0) + float(q)
+    N = {h: sum(net.klass(c).population for c in ch) for h, ch in enumerate(net.chains)}
+    kinds = {s.name: "delay" if s.kind == "delay" else "ps" for s in net.stations}
+    return _ctmc(kinds, pairs, rate, route, N, chain_of)
+
+
+@settings(max_examples=25, deadline=None)
+@given(networks(kind="closed", class_switching=True, max_classes=3, max_stations=3,
+                max_population=2, multi_server=False, load_dependent=False,
+                disciplines=("ps",)))
+def test_generated_switching_networks_against_the_hand_ctmc(net):
+    assume(all(float(c.think_time) == 0 for c in net.classes))   # (no think stage here)
+    Q, X = _hand_ctmc_of(net)
+    r = qm.mva(net)
+    for (k, c), q in Q.items():
+        ci, ki = net.class_index(c), net.station_index(k)
+        assert r.station_queue_length[ci, ki] == pytest.approx(q, rel=1e-7, abs=1e-10)
+        assert r.station_throughput[ci, ki] == pytest.approx(X[(k, c)], rel=1e-7, abs=1e-10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(networks(kind="any", class_switching=True, product_form=True, max_classes=3))
+def test_generated_switching_networks_obey_the_laws_or_are_refused_by_name(net):
+    try:
+        r = qm.solve(net, method="exact")
+    except UnsupportedModelError as e:
+        assert "station" in str(e) or "class" in str(e)
+        return
+    assert_operational_laws(r)
+    # a file round trip keeps the model
+    assert qm.Network.from_dict(json.loads(json.dumps(net.to_dict()))) == net
 
 
 def test_other_consumers_refuse_class_switching_by_name():

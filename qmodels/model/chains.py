@@ -42,7 +42,23 @@ from .._validate import is_symbolic
 from ..errors import InvalidValueError, RoutingError, UnknownNameError, UnreachableStationError
 from .stations import SINK, SOURCE
 
-__all__ = ["normalize_row", "switch_targets", "find_chains", "chain_visits", "chain_starts"]
+__all__ = ["normalize_row", "switch_targets", "find_chains", "chain_visits", "chain_starts",
+           "chain_rates"]
+
+
+def chain_rates(net) -> list[float]:
+    """Per class, the arrival rate its visit ratios are per: an open class's
+    own rate, or in a switching chain the chain's rate Lambda (the sum over
+    its classes); 0 for a closed class.  The open load of station k is
+    sum_c chain_rates[c] D[c, k]."""
+    from .network import Open
+
+    own = {c.name: float(c.arrival_rate) if isinstance(c, Open) else 0.0 for c in net.classes}
+    out = []
+    for c in net.classes:
+        chain = net.chain_of(c.name) if len(net.classes) > 1 else (c.name,)
+        out.append(sum(own[n] for n in chain) if isinstance(c, Open) else 0.0)
+    return out
 
 
 def normalize_row(owner: str, src, row: Mapping, check) -> dict:

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidValueError, PopulationError, UnstableError, UnsupportedModelError
+from ..model.chains import chain_rates
 from ..model.distributions import (
     Deterministic,
     Distribution,
@@ -324,7 +325,7 @@ def flatten(net: Network) -> Flat:
     STI, STF, RM = _encode_stations(net, V, emp)
     CLI, CLF, rows_all = _encode_classes(net, V, Sm, pops, rates, emp)
     RN, RD, RC = _routing_arrays(rows_all, C, K)
-    _check_open_stability(net, rates, V, Sm)
+    _check_open_stability(net, chain_rates(net), V, Sm)
 
     n_closed = sum(pops)
     cls_of_job = np.repeat(np.arange(C), pops).astype(np.int64)
@@ -582,7 +583,8 @@ def limiting_capacity(s) -> float:
 
 def _check_open_stability(net: Network, rates, V, Sm) -> None:
     """Open load rho = sum_c lambda_c V_ck S_ck / a_k(inf) < 1 at every
-    station (Lazowska et al. 1984, sec. 8.4; for a load-dependent station
+    station, lambda_c the rate class c's visits are per (its chain's under
+    class switching) (Lazowska et al. 1984, sec. 8.4; for a load-dependent station
     a_k(inf) is the limiting rate, the last multiplier: with (2, 0.5) and
     lambda S = 1 the queue grows without bound although a_max = 2).
     Checked only where no finite room can shed load."""
