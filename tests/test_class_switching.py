@@ -346,6 +346,25 @@ def test_fcfs_with_different_times_in_one_chain_is_refused_by_station():
         qm.mva(net)
 
 
+def test_fcfs_as_ps_with_switching_solves_the_ps_network_and_says_so():
+    fcfs = qm.Network(
+        stations=[qm.Delay("users", 1.0), qm.Queue("cache", 0.02), qm.Queue("disk", 0.08)],
+        classes=cache_closed().classes)
+    r = qm.mva(fcfs, fcfs_as_ps=True)
+    ps = qm.mva(cache_closed())
+    assert r.exactness == "approximate" and any("'cache'" in a for a in r.assumptions)
+    np.testing.assert_allclose(r.station_queue_length, ps.station_queue_length, rtol=1e-12)
+    assert r.network == fcfs
+    # between chains too: a batch class at the disk with its own time
+    mixed = qm.Network(cache_closed().stations, list(cache_closed(3).classes) + [
+        qm.Closed("batch", 2, visits={"disk": 1.0}, service={"disk": 0.2})])
+    with pytest.raises(UnsupportedModelError, match="station 'disk'"):
+        qm.mva(mixed)
+    r = qm.mva(mixed, fcfs_as_ps=True)
+    assert r.exactness == "approximate" and any("'disk'" in a for a in r.assumptions)
+    assert r.station_queue_length[:2].sum() == pytest.approx(3.0)
+
+
 @pytest.mark.parametrize("method", ["schweitzer", "linearizer", "convolution", "ctmc",
                                     "mva-residual", "bounds"])
 def test_methods_without_the_reduction_refuse_by_name(method):
@@ -454,9 +473,16 @@ def cache_closed_starting_as_misses() -> qm.Network:
                                    replace(a.classes[1], population=4)])
 
 
+def mixed_open_chain_and_closed_class() -> qm.Network:
+    o = cache_open(5.0)
+    return qm.Network(o.stations, list(o.classes) + [
+        qm.Closed("batch", 2, visits={"cache": 1.0, "disk": 1.0})])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("make", [cache_closed, cache_open, schwetman_fig9,
-                                  cache_closed_starting_as_misses])
+                                  cache_closed_starting_as_misses,
+                                  mixed_open_chain_and_closed_class])
 def test_simulator_switches_class_and_matches_the_exact_solution(make):
     net = make()
     r = qm.mva(net)

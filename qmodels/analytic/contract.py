@@ -402,10 +402,14 @@ def finish(result, *, network: Network | None = None, substituted=(), check: boo
     return result
 
 
-def _switching(fn, net, args, kwargs, switching: bool):
+def _switching(fn, net, args, kwargs, switching: bool, fcfs_as_ps: bool = False):
     """``fn``'s answer for a network with class switching: by the chain
     reduction (:mod:`qmodels.analytic.switching`) where the solver is
-    declared to take it (``switching=True``), else its refusal by name."""
+    declared to take it (``switching=True``), else its refusal by name.
+    With ``fcfs_as_ps`` the FCFS queues whose mean service time differs by
+    class, within a chain or between chains (on the reduced network, whose
+    chains carry their populations), are solved as processor sharing and
+    the answer is labelled approximate."""
     from . import switching as sw
 
     if not switching:
@@ -416,7 +420,17 @@ def _switching(fn, net, args, kwargs, switching: bool):
         raise UnsupportedModelError(
             "curve=True with class switching: the curve is over chain populations; solve "
             "each population with net.with_population(...)")
-    return sw.expand(finish(fn(sw.reduce(net), *args, **kwargs)), net)
+    if not fcfs_as_ps:
+        return finish(sw.expand(finish(fn(sw.reduce(net), *args, **kwargs)), net))
+    within = sw.fcfs_within_chains(net)
+    chosen = set(within)
+    ps = dataclasses.replace(net, stations=tuple(
+        dataclasses.replace(s, discipline="ps") if s.name in chosen else s
+        for s in net.stations)) if within else net
+    reduced, across = as_ps(sw.reduce(ps))
+    names = within + [n for n in across if n not in chosen]
+    r = sw.expand(finish(fn(reduced, *args, **kwargs)), net)
+    return finish(r, substituted=names)
 
 
 def answers(*, fcfs_as_ps: bool = False, switching: bool = False):
@@ -433,15 +447,13 @@ def answers(*, fcfs_as_ps: bool = False, switching: bool = False):
             @functools.wraps(fn)
             def solver(net, *args, fcfs_as_ps: bool = False, **kwargs):
                 _check_flag(fcfs_as_ps)
-                switched = isinstance(net, Network) and net.has_class_switching
+                if isinstance(net, Network) and net.has_class_switching:
+                    return _switching(fn, net, args, kwargs, switching, fcfs_as_ps)
                 if fcfs_as_ps and isinstance(net, Network) and not net.is_symbolic:
                     sub, names = as_ps(net)
                     if names:
-                        r = (_switching(fn, sub, args, kwargs, switching) if switched
-                             else fn(sub, *args, **kwargs))
+                        r = fn(sub, *args, **kwargs)
                         return finish(r, network=net, substituted=names)
-                if switched:
-                    return finish(_switching(fn, net, args, kwargs, switching))
                 return finish(fn(net, *args, **kwargs))
 
             sig = inspect.signature(fn)
@@ -453,7 +465,7 @@ def answers(*, fcfs_as_ps: bool = False, switching: bool = False):
             @functools.wraps(fn)
             def solver(net, *args, **kwargs):
                 if isinstance(net, Network) and net.has_class_switching:
-                    return finish(_switching(fn, net, args, kwargs, switching))
+                    return _switching(fn, net, args, kwargs, switching)
                 return finish(fn(net, *args, **kwargs))
         return solver
 

@@ -57,8 +57,21 @@ def refusal(method: str) -> UnsupportedModelError:
         "method='sim'")
 
 
-def _check_fcfs(net: Network) -> None:
-    """Within a chain, one mean service time at every FCFS queue (BCMP type 1)."""
+def fcfs_within_chains(net: Network) -> list[str]:
+    """The FCFS queues that the classes of one chain visit with different
+    mean service times (what ``fcfs_as_ps=True`` makes processor sharing
+    before the reduction)."""
+    out = []
+    for k, _, _ in _fcfs_differences(net):
+        name = net.station_names[k]
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def _fcfs_differences(net: Network):
+    """(station index, chain, class indices) where the classes of a chain
+    visit an FCFS queue with different mean service times."""
     low = net.lowered
     V = np.asarray(net.visits, float)
     S = np.asarray(net.service_times, float)
@@ -70,12 +83,19 @@ def _check_fcfs(net: Network) -> None:
             used = [c for c in rows if V[c, k] > 0 and S[c, k] > 0]
             vals = {float(S[c, k]) for c in used}
             if len(vals) > 1 and max(vals) - min(vals) > 1e-12 * max(1.0, max(vals)):
-                names = ", ".join(f"{net.class_names[c]!r} {S[c, k]:g}" for c in used)
-                raise UnsupportedModelError(
-                    f"station {low.station_names[k]!r}: FCFS with different mean service "
-                    f"times for the classes of one switching chain ({names}) breaks product "
-                    "form; make it a processor-sharing queue (discipline='ps') or use "
-                    "method='sim'")
+                yield int(k), chain, used
+
+
+def _check_fcfs(net: Network) -> None:
+    """Within a chain, one mean service time at every FCFS queue (BCMP type 1)."""
+    S = np.asarray(net.service_times, float)
+    for k, _, used in _fcfs_differences(net):
+        names = ", ".join(f"{net.class_names[c]!r} {S[c, k]:g}" for c in used)
+        raise UnsupportedModelError(
+            f"station {net.station_names[k]!r}: FCFS with different mean service times for "
+            f"the classes of one switching chain ({names}) breaks product form; "
+            "fcfs_as_ps=True solves it as processor sharing (an approximation), or make it "
+            "discipline='ps', or use method='sim'")
 
 
 def reduce(net: Network) -> Network:
