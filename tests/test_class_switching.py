@@ -432,14 +432,71 @@ def test_generated_switching_networks_obey_the_laws_or_are_refused_by_name(net):
 
 
 def test_other_consumers_refuse_class_switching_by_name():
+    from qmodels.io import jmt
+
+    with pytest.raises(UnsupportedModelError, match="JMVA has no class switching"):
+        jmt.to_jmva(cache_closed())
     with pytest.raises(UnsupportedModelError, match="switch class"):
         qm.response_time_distribution(cache_open(), "hit")
     with pytest.raises(UnsupportedModelError, match="'ctmc' does not handle class switching"):
         qm.transient(cache_closed(), 5.0, method="ctmc")
-    from qmodels.io.jsimg import to_jsimg
 
-    with pytest.raises(UnsupportedModelError, match="JSIMg export of class switching"):
-        to_jsimg(cache_closed())
+
+def _jsimg_routing(xml):
+    """{(node, class): {node: p}} and {ClassSwitch node: {class: {class: p}}}
+    read back from a JSIMg document."""
+    import xml.etree.ElementTree as ET
+
+    sim = ET.fromstring(xml).find("sim")
+    routes, switch = {}, {}
+    for node in sim.findall("node"):
+        name = node.get("name")
+        for sec in node.findall("section"):
+            kids = list(sec.find("parameter")) if sec.find("parameter") is not None else []
+            if sec.get("className") == "Router":
+                for ref, strat in zip(kids[0::2], kids[1::2]):
+                    routes[(name, ref.text)] = {
+                        e.find("subParameter[@name='stationName']/value").text:
+                        float(e.find("subParameter[@name='probability']/value").text)
+                        for e in strat.iter("subParameter") if e.get("name") == "EmpiricalEntry"}
+            if sec.get("className") == "ClassSwitch":
+                m = {}
+                for ref, row in zip(kids[0::2], kids[1::2]):
+                    cells = list(row)
+                    m[ref.text] = {r.text: float(c.find("value").text)
+                                   for r, c in zip(cells[0::2], cells[1::2])}
+                switch[name] = m
+    return routes, switch
+
+
+@pytest.mark.parametrize("make", [schwetman_fig9, cache_closed, cache_open])
+def test_jsimg_export_routes_switches_through_classswitch_nodes(make):
+    from qmodels.io import jmt
+
+    net = make()
+    xml = jmt.to_jsimg(net, seed=1)
+    assert jmt.validate_jsimg(xml) == []
+    routes, switch = _jsimg_routing(xml)
+    assert switch
+    # every (station, class) -> (station, class) probability of the model is
+    # the product of the station's route to a ClassSwitch node and its matrix
+    for c in net.classes:
+        for src, row in c.routing.items():
+            if src == "source":
+                continue
+            got: dict = {}
+            for node, p in routes[(src, c.name)].items():
+                if node in switch:
+                    (dst,) = routes[(node, c.name)]
+                    for to, q in switch[node][c.name].items():
+                        if p * q > 0:
+                            got[(dst, to)] = got.get((dst, to), 0.0) + p * q
+                else:
+                    got[(node, c.name)] = got.get((node, c.name), 0.0) + p
+            want = {(k if isinstance(k, tuple) else (k, c.name)): float(p)
+                    for k, p in row.items() if float(p) > 0}
+            assert got.keys() == want.keys() and all(
+                got[k] == pytest.approx(want[k]) for k in want), (c.name, src)
 
 
 def test_the_laws_hold_per_chain_and_catch_a_wrong_split():
