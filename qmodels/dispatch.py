@@ -43,7 +43,8 @@ METHODS: dict[str, Method] = {
     "exact": Method(
         "qmodels.analytic.mva", "mva",
         "product form (BCMP): exact MVA for closed classes, Jackson/BCMP for open, "
-        "exact mixed solution; refuses non-Poisson arrivals, non-exponential or "
+        "exact mixed solution; class switching by one class per routing chain; refuses "
+        "non-Poisson arrivals, non-exponential or "
         "class-dependent FCFS service (fcfs_as_ps=True: the processor-sharing answer, "
         "labelled approximate), binding capacities, pools, mixed priority levels, fork-joins",
         "for_exact"),
@@ -125,6 +126,10 @@ METHODS: dict[str, Method] = {
 #: where the exact method cannot answer: not product form, or too large)
 AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "mva-residual", "qna",
               "linearizer")
+
+#: the methods that solve class switching (the exact one by the chain
+#: reduction, :mod:`qmodels.analytic.switching`); the others refuse it
+CLASS_SWITCHING = ("exact", "sim")
 
 #: options ``qm.solve(net)`` gives a method it chooses (the CTMC within the
 #: automatic choice's state budget)
@@ -214,7 +219,11 @@ def requirement(method: str) -> Callable | None:
     name = METHODS[method].requires
     if name is None:
         return None
-    return getattr(importlib.import_module("qmodels.analytic.requires"), name)
+    req = importlib.import_module("qmodels.analytic.requires")
+    check = getattr(req, name)
+    if method in CLASS_SWITCHING:
+        return check
+    return lambda net: req.class_switching(net) or check(net)
 
 
 def choose(network: Network) -> tuple[str, list[tuple[str, str]]]:

@@ -207,6 +207,8 @@ def _class_laws(net, chk, result, Q, R, Rc, Xc, V, in_branch, blocking) -> None:
     info = getattr(result, "info", None)
     trunc = float(info.get("truncation_mass", 0.0) or 0.0) if isinstance(info, Mapping) else 0.0
     lossy = any(s.capacity is not None for s in net.stations) or trunc > 0
+    chain = {n: [net.class_index(m) for m in ch] for ch in net.chains if len(ch) > 1
+             for n in ch}
     for c, cls in enumerate(net.classes):
         where = f"class {cls.name!r}"
         visited = (V[c] > 0) & ~in_branch
@@ -215,6 +217,9 @@ def _class_laws(net, chk, result, Q, R, Rc, Xc, V, in_branch, blocking) -> None:
             law = chk.at_least if blocking else chk.close
             law("response time law R = sum V_k R_k (+ W_token / X)", where, Rc[c],
                 float(np.dot(V[c, visited], R[c, visited])) + w / Xc[c])
+        if cls.name in chain:       # class switching: conservation holds per chain
+            _chain_laws(net, chk, c, chain[cls.name], Q, Rc, Xc, in_branch, lossy)
+            continue
         if isinstance(cls, Closed):
             if Xc[c] > 0:
                 chk.close("interactive response time law N = X (R + Z)", where,
@@ -232,6 +237,32 @@ def _class_laws(net, chk, result, Q, R, Rc, Xc, V, in_branch, blocking) -> None:
         if Xc[c] > 0:
             chk.at_least("R >= the no-contention time (sum of demands)", where, Rc[c],
                          _no_contention(net, c, in_branch))
+
+
+def _chain_laws(net, chk, c, members, Q, Rc, Xc, in_branch, lossy) -> None:
+    """The laws of class ``c`` in a class-switching chain (``members``:
+    the chain's class indices; :mod:`qmodels.analytic.switching`): the
+    response time law and the no-contention bound per class as always;
+    conservation per chain, X_h sum_c R_c = N_h and sum Q = N_h (closed),
+    X_h = Lambda_h, the chain's arrival rate (open)."""
+    cls = net.classes[c]
+    where = f"class {cls.name!r} (chain {'+'.join(net.class_names[m] for m in members)})"
+    V = np.asarray(net.visits, float)
+    if isinstance(cls, Closed):
+        N = float(sum(int(net.classes[m].population) for m in members))
+        if Xc[c] > 0:
+            chk.close("interactive response time law N = X (R + Z) per chain", where,
+                      Xc[c] * float(sum(Rc[m] for m in members)), N)
+        chk.close("job conservation per chain sum Q = N", where,
+                  float(Q[np.ix_(members, np.flatnonzero(~in_branch))].sum()), N)
+    else:
+        lam = float(sum(float(net.classes[m].arrival_rate) for m in members))
+        chk.at_most("flow conservation per chain X <= Lambda", where, Xc[c], lam)
+        if not lossy:
+            chk.close("flow conservation per chain X = Lambda", where, Xc[c], lam)
+    if Xc[c] > 0 and V[c].any():
+        chk.at_least("R >= the no-contention time (sum of demands)", where, float(Rc[c]),
+                     _no_contention(net, c, in_branch))
 
 
 def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[str]:
@@ -371,18 +402,53 @@ def finish(result, *, network: Network | None = None, substituted=(), check: boo
     return result
 
 
-def answers(*, fcfs_as_ps: bool = False):
+def _switching(fn, net, args, kwargs, switching: bool, fcfs_as_ps: bool = False):
+    """``fn``'s answer for a network with class switching: by the chain
+    reduction (:mod:`qmodels.analytic.switching`) where the solver is
+    declared to take it (``switching=True``), else its refusal by name.
+    With ``fcfs_as_ps`` the FCFS queues whose mean service time differs by
+    class, within a chain or between chains (on the reduced network, whose
+    chains carry their populations), are solved as processor sharing and
+    the answer is labelled approximate."""
+    from . import switching as sw
+
+    if not switching:
+        raise sw.refusal(fn.__name__)
+    if kwargs.get("curve"):
+        from ..errors import UnsupportedModelError
+
+        raise UnsupportedModelError(
+            "curve=True with class switching: the curve is over chain populations; solve "
+            "each population with net.with_population(...)")
+    if not fcfs_as_ps:
+        return finish(sw.expand(finish(fn(sw.reduce(net), *args, **kwargs)), net))
+    within = sw.fcfs_within_chains(net)
+    chosen = set(within)
+    ps = dataclasses.replace(net, stations=tuple(
+        dataclasses.replace(s, discipline="ps") if s.name in chosen else s
+        for s in net.stations)) if within else net
+    reduced, across = as_ps(sw.reduce(ps))
+    names = within + [n for n in across if n not in chosen]
+    r = sw.expand(finish(fn(reduced, *args, **kwargs)), net)
+    return finish(r, substituted=names)
+
+
+def answers(*, fcfs_as_ps: bool = False, switching: bool = False):
     """Decorate a public solver ``f(net, ...) -> Result`` so that its answer
     passes through :func:`finish`.  With ``fcfs_as_ps`` the solver also
     takes ``fcfs_as_ps=False`` (keyword): ``True`` solves the
     processor-sharing substitute (:func:`as_ps`) and labels the answer
-    approximate."""
+    approximate.  A network with class switching is solved by the chain
+    reduction when ``switching`` (a product-form solver), else refused
+    naming the solver."""
 
     def deco(fn):
         if fcfs_as_ps:
             @functools.wraps(fn)
             def solver(net, *args, fcfs_as_ps: bool = False, **kwargs):
                 _check_flag(fcfs_as_ps)
+                if isinstance(net, Network) and net.has_class_switching:
+                    return _switching(fn, net, args, kwargs, switching, fcfs_as_ps)
                 if fcfs_as_ps and isinstance(net, Network) and not net.is_symbolic:
                     sub, names = as_ps(net)
                     if names:
@@ -398,6 +464,8 @@ def answers(*, fcfs_as_ps: bool = False):
         else:
             @functools.wraps(fn)
             def solver(net, *args, **kwargs):
+                if isinstance(net, Network) and net.has_class_switching:
+                    return _switching(fn, net, args, kwargs, switching)
                 return finish(fn(net, *args, **kwargs))
         return solver
 

@@ -258,7 +258,7 @@ def response_time_distribution(net: Network, cls: str | None = None) -> Response
     """
     if not isinstance(net, Network):
         raise InvalidValueError(f"expected a Network, got {type(net).__name__}")
-    why = requires.numeric(net)
+    why = requires.numeric(net) or requires.class_switching(net)
     if why:
         raise UnsupportedModelError(why)
     if cls is None:

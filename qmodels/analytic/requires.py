@@ -76,6 +76,15 @@ def mixed_priority(net: Network) -> int | None:
     return None
 
 
+def class_switching(net: Network) -> str | None:
+    """No class changes class on its way (the methods that do not reduce
+    the routing chains, :mod:`qmodels.analytic.switching`)."""
+    if net.has_class_switching:
+        chains = "; ".join("+".join(ch) for ch in net.chains if len(ch) > 1)
+        return f"classes switch class (chains {chains}), which the method does not model"
+    return None
+
+
 def station_kinds(net: Network) -> str | None:
     """Every station a class visits is of a kind product form knows."""
     low = net.lowered
@@ -360,7 +369,7 @@ def for_ctmc(net: Network) -> str | None:
     state space not proven larger than :data:`AUTO_CTMC_STATES` (counted
     before any state is built; a chain that outgrows it while being built
     is refused then)."""
-    why = numeric(net)
+    why = numeric(net) or class_switching(net)
     if why:
         return why
     if for_exact(net) is None:

@@ -93,6 +93,10 @@ def ctmc_transient(net: Network, t_end: float, *, points: int = 50, average: boo
     import scipy.sparse as sp
     from scipy.sparse.linalg import expm_multiply
 
+    if net.has_class_switching:
+        from .switching import refusal
+
+        raise refusal("ctmc")
     try:
         t_end = float(t_end)
     except (TypeError, ValueError):

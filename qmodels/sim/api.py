@@ -491,6 +491,16 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
         klass = {c: est(f"{m}_cl", i) for i, c in enumerate(cn)} if m != "U" else {}
         figs[metric] = Figures(metric, station, klass, pair)
     parr = np.array(pct)  # (n, C, 3)
+    switched = [c for ch in net.chains if len(ch) > 1 for c in ch]
+    if switched:
+        # a histogram holds the cycles that end in a class, not the time
+        # spent as it: no per-class percentile of a class-switching chain
+        parr = parr.copy()
+        parr[:, [net.class_index(c) for c in switched], :] = np.nan
+        notes = tuple(notes) + (
+            "class switching: a class's X and R are per cycle of its chain (X the chain's "
+            "cycles or departures per second, R the time a chain job spends as that class, "
+            f"Q_c / X); no response-time percentiles for {', '.join(map(repr, switched))}",)
     percentiles = {
         c: {q: estimate(parr[:, i, j], level) for j, q in enumerate(PERCENTILES)}
         for i, c in enumerate(cn)
