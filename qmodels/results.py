@@ -87,6 +87,8 @@ METHOD_LABELS = {
                        "only where product form holds",)),
     "sim": (SIMULATED, ("the model as given, simulated: figures are estimates with "
                         "confidence intervals",)),
+    "passage": (EXACT, ("an open product-form network; one fixed, overtake-free path of "
+                        "FCFS ./M/1 queues (a last delay, or one M/M/c queue)",)),
 }
 
 

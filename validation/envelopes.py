@@ -2,6 +2,7 @@
 answer is what it says).
 
 ``python -m validation.envelopes [--quick] [--write] [--family NAME ...] [--workers K]``
+(or ``--scheduler ADDRESS`` of a dask cluster instead of ``--workers``)
 
 Each *catalog* below draws a seeded family of networks, solves every one
 with one or more approximate methods and with a reference, and records per
@@ -37,8 +38,10 @@ catalogs' envelopes are replaced; the others are kept); without it the
 table is printed.  ``--quick`` runs the first few networks of every catalog
 (the same generators, so the same networks) with 2x shorter simulations
 and no lengthening, in about a minute, and never writes.  ``--workers K``
-solves networks in K processes; every network's simulation seed is fixed by
-its catalog and index, so the numbers do not depend on K.
+solves networks in K processes, ``--scheduler tcp://host:8786`` on a dask
+cluster's workers (:mod:`validation._spread`); every network's simulation
+seed is fixed by its catalog and index, so the numbers do not depend on the
+split.
 
 Catalogs (sources of the formulas and cases):
 
@@ -103,7 +106,6 @@ import sys
 import time
 import traceback
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -116,6 +118,7 @@ from qmodels.errors import ConvergenceWarning, LawViolationError, UnsupportedMod
 from qmodels.model.distributions import Deterministic, Erlang, HyperExponential, Lognormal
 
 from . import amva_ld_accuracy, forkjoin_accuracy, nonexp, priority_networks
+from ._spread import add_arguments, check, map_in_order
 
 __all__ = ["CATALOGS", "Catalog", "Approx", "networks", "run", "envelopes_of", "table",
            "validate_entry", "APPROXIMATE_METHODS", "main"]
@@ -790,27 +793,21 @@ def _task(args):
 # a run
 # ---------------------------------------------------------------------------
 
-def run(names=None, quick: bool = False, workers: int = 1, progress=None) -> dict:
-    """{catalog name: [measure() of each network, in order]}."""
+def run(names=None, quick: bool = False, workers: int = 1, progress=None,
+        scheduler: str | None = None) -> dict:
+    """{catalog name: [measure() of each network, in order]}; the networks
+    on ``workers`` processes or a dask ``scheduler``'s workers
+    (:mod:`validation._spread`), the same figures whatever the split."""
     names = list(names or CATALOGS)
     tasks = []
     for name in names:
         for i, net in enumerate(networks(CATALOGS[name], quick)):
             tasks.append((name, i, net, quick))
     out = {name: [] for name in names}
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as ex:
-            results = ex.map(_task, tasks, chunksize=1)
-            for res in results:
-                out[res["catalog"]].append(res)
-                if progress:
-                    progress(res)
-    else:
-        for t in tasks:
-            res = _task(t)
-            out[res["catalog"]].append(res)
-            if progress:
-                progress(res)
+    for res in map_in_order(_task, tasks, workers, scheduler):
+        out[res["catalog"]].append(res)
+        if progress:
+            progress(res)
     return out
 
 
@@ -1127,7 +1124,7 @@ def main(argv=None) -> int:
                     help=f"write {JSON_PATH.relative_to(ROOT)} and {TABLE_PATH.relative_to(ROOT)}")
     ap.add_argument("--family", action="append", metavar="NAME", choices=sorted(CATALOGS),
                     help="run only this catalog (repeatable)")
-    ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    add_arguments(ap)
     ap.add_argument("--tables", action="store_true",
                     help=f"only write {TABLE_PATH.relative_to(ROOT)} and the README's table "
                          "again from the JSON (no run)")
@@ -1140,10 +1137,10 @@ def main(argv=None) -> int:
         return 0
     if args.quick and args.write:
         ap.error("--quick never writes the envelopes (its runs are shorter)")
-    if args.workers < 1:
-        ap.error("--workers must be at least 1")
+    check(ap, args)
     t0 = time.time()
-    res = run(args.family, quick=args.quick, workers=args.workers, progress=_progress)
+    res = run(args.family, quick=args.quick, workers=args.workers, progress=_progress,
+              scheduler=args.scheduler)
     entries, defects = [], []
     for name, rows in res.items():
         e, d = envelopes_of(name, rows)

@@ -94,6 +94,27 @@ class _Laws:
         if float(actual) < float(limit) * (1 - self.rtol) - self.atol:
             self.out.append(f"{law} at {where}: {float(actual):.10g} < {float(limit):.10g}")
 
+    # the same three on arrays: ``where(*index)`` names an offending entry
+
+    def close_all(self, law, where, actual, expected):
+        a, e = np.asarray(actual, float), np.asarray(expected, float)
+        both = np.isfinite(a) & np.isfinite(e)
+        with np.errstate(invalid="ignore"):
+            far = np.abs(a - e) > self.atol + self.rtol * np.maximum(np.abs(a), np.abs(e))
+        bad = np.where(both, far, a != e)
+        for idx in zip(*np.nonzero(bad)):
+            self.out.append(f"{law} at {where(*idx)}: {a[idx]:.10g} != {e[idx]:.10g}")
+
+    def at_most_all(self, law, where, actual, limit):
+        a, m = np.asarray(actual, float), np.asarray(limit, float)
+        for idx in zip(*np.nonzero(a > m * (1 + self.rtol) + self.atol)):
+            self.out.append(f"{law} at {where(*idx)}: {a[idx]:.10g} > {m[idx]:.10g}")
+
+    def at_least_all(self, law, where, actual, limit):
+        a, m = np.asarray(actual, float), np.asarray(limit, float)
+        for idx in zip(*np.nonzero(a < m * (1 - self.rtol) - self.atol)):
+            self.out.append(f"{law} at {where(*idx)}: {a[idx]:.10g} < {m[idx]:.10g}")
+
 
 def _pool_waiting(result) -> float:
     """Mean number of jobs waiting for a token (at no station), summed over
@@ -129,26 +150,38 @@ def _station_laws(net, chk, uchk, X, Q, R, U, Xc, V, S, blocking) -> None:
     after service, so U >= X S / c there.  ``uchk`` checks the
     utilisations: fractions of one, whose absolute tolerance is not scaled
     by the largest figure of the answer (a starved class's R of 1e12 must
-    not let U = 1.03 pass)."""
-    for c, cls in enumerate(net.classes):
-        for k, st in enumerate(net.stations):
-            where = f"station {st.name!r}, class {cls.name!r}"
-            chk.close("Little's law Q = X R", where, Q[c, k], X[c, k] * R[c, k])
-            chk.close("forced flow law X_k = V_k X", where, X[c, k], V[c, k] * Xc[c])
-            servers = st.servers if isinstance(st, Queue) else 1 if isinstance(st, Delay) \
-                else None
-            if servers is None:
-                continue
-            busy = X[c, k] * S[c, k] / servers
-            if blocking:
-                uchk.at_least("utilisation law U >= X S / c (blocking holds servers)", where,
-                              U[c, k], busy)
-            else:
-                uchk.close("utilisation law U = X S / c", where, U[c, k], busy)
+    not let U = 1.03 pass).  Checked on whole arrays (a 5 x 100 answer in
+    well under a millisecond); sentences only for what fails."""
+    cls_names = [c.name for c in net.classes]
+    st_names = [s.name for s in net.stations]
+
+    def where(c, k):
+        return f"station {st_names[k]!r}, class {cls_names[c]!r}"
+
+    chk.close_all("Little's law Q = X R", where, Q, X * R)
+    chk.close_all("forced flow law X_k = V_k X", where, X, V * Xc[:, None])
+    servers = np.array([float(st.servers) if isinstance(st, Queue) else
+                        1.0 if isinstance(st, Delay) else np.nan for st in net.stations])
+    has = np.isfinite(servers)
+    if has.any():
+        busy = X[:, has] * S[:, has] / servers[has]
+        cols = np.flatnonzero(has)
+
+        def where_u(c, j):
+            return where(c, cols[j])
+
+        if blocking:
+            uchk.at_least_all("utilisation law U >= X S / c (blocking holds servers)",
+                              where_u, U[:, has], busy)
+        else:
+            uchk.close_all("utilisation law U = X S / c", where_u, U[:, has], busy)
+    queues = np.array([isinstance(st, Queue) for st in net.stations], dtype=bool)
+    if queues.any():
+        qcols = np.flatnonzero(queues)
+        uchk.at_most_all("utilisation U <= 1 per server (X <= c / D)",
+                         lambda j: f"station {st_names[qcols[j]]!r}",
+                         U[:, queues].sum(axis=0), np.ones(len(qcols)))
     for k, st in enumerate(net.stations):
-        if isinstance(st, Queue):
-            uchk.at_most("utilisation U <= 1 per server (X <= c / D)", f"station {st.name!r}",
-                         U[:, k].sum(), 1.0)
         if isinstance(st, LoadDependent):
             amax = max(float(a) for a in st.rate_multipliers)
             chk.at_most("capacity of a load-dependent station X S <= max a(n)",
