@@ -512,3 +512,15 @@ def test_zero_file_system_cost_is_refused_by_name(name):
 
     with pytest.raises(InvalidValueError, match=name):
         cases.report("afa", [f"{name}=0"])
+
+
+def test_fsync_energy_rows_name_the_reach_of_the_call_size():
+    # issue 29: the 1,000-fsync energies rest on the unstated call size; their note states
+    # what 1 KB calls give with the fits held, which must be what that what-if prints
+    rep = afa.report(afa.Params(), fit=False)
+    held = afa.report(dataclasses.replace(afa.Params(), default_buffer=KiB), hold_fit=True)
+    for q in ("HDD/SSD write energy, 1,000 fsyncs", "HDD/NVDIMM write energy, 1,000 fsyncs"):
+        r = _row(rep, q)
+        assert r.rests_on == ("default_buffer", "hdd_seek") and r.blame == "assumption"
+        other = _row(held, q).model
+        assert f"{other:.2g}x" in r.note or f"{other:.3g}x" in r.note, (q, other, r.note)
