@@ -3,7 +3,8 @@
     qmodels solve [MODEL] [--method M] [--json]   solve a model file (YAML/JSON)
     qmodels demo [--out DIR]                      the SPAX case-study report with plots
     qmodels methods                               list solver methods
-    qmodels case NAME [--json] [--set K=V] [--sim]  a source paper's paper-vs-model table
+    qmodels case NAME [--json] [--set K=V] [--hold-fit] [--sim] [--assumptions]
+                                                  a source paper's paper-vs-model table
     qmodels schema                                the JSON Schema of model files
     qmodels check MODEL...                        validate model files
     qmodels convert SRC DST                       YAML <-> JSON <-> JMT (JMVA, JSIMg)
@@ -297,11 +298,20 @@ def cmd_methods(args) -> int:
 
 
 def cmd_case(args) -> int:
-    from .cases import report
+    from .cases import assumption_reach, format_reach, report
 
+    if args.assumptions is not None:
+        reach = assumption_reach(args.name, args.set or (), hold_fit=args.hold_fit,
+                                 only=tuple(args.assumptions))
+        if args.json:
+            print(json.dumps(reach, indent=2, default=str))
+        else:
+            print(format_reach(args.name, reach))
+        return EXIT_OK
     if args.sim:
         _warm_up_simulator()
-    rep = report(args.name, args.set or (), sim=args.sim, seed=args.seed)
+    rep = report(args.name, args.set or (), sim=args.sim, seed=args.seed,
+                 hold_fit=args.hold_fit)
     if args.json:
         print(json.dumps(rep.to_dict(), indent=2, default=str))
     else:
@@ -390,6 +400,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="print the report as JSON")
     c.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="override a field of the case's parameters (repeatable)")
+    c.add_argument("--hold-fit", action="store_true",
+                   help="keep every fitted value as fitted at the defaults and change only "
+                        "what --set sets, so a hardware what-if reaches every row (without "
+                        "it a case that refits refits on its named points)")
+    c.add_argument("--assumptions", nargs="*", metavar="NAME",
+                   help="instead of the table: for each assumption the paper leaves open (or "
+                        "those named), the rows that move by more than 5 %% between its "
+                        "plausible values (with --set applied first, refitted unless "
+                        "--hold-fit)")
     c.add_argument("--sim", action="store_true",
                    help="also simulate, with confidence intervals beside the analytic figures")
     c.add_argument("--seed", type=int, default=1, help="simulator seed (default 1)")
