@@ -94,6 +94,7 @@ _LAZY = {
     "Estimate": ("qmodels.sim", "Estimate"),
     "warm_up": ("qmodels.sim", "warm_up"),
     "SimulationWarning": ("qmodels.errors", "SimulationWarning"),
+    "RoutingWarning": ("qmodels.errors", "RoutingWarning"),
     # exact Markov chain of small networks (blocking, loss, token pools)
     "ctmc": ("qmodels.analytic.ctmc", "ctmc"),
     "marginal": ("qmodels.analytic.ctmc", "marginal"),
