@@ -1190,7 +1190,8 @@ def register_cli(sub) -> None:
         "size", help="answer a capacity question: most users, fewest servers, ...",
         description="The largest population or arrival rate, the fewest servers or the "
                     "smallest speed-up of a station that meets every --target: exact in "
-                    "product form, else through --method with a margin for its error. Examples: qmodels size model.yaml --max-population --target "
+                    "product form, else through --method with a margin for its error. "
+                    "Examples: qmodels size model.yaml --max-population --target "
                     "'R<=2'; qmodels size model.yaml --min-servers disk --target 'R<=0.05'")
     p.add_argument("model", metavar="MODEL", help="model file (.yaml, .yml, .json)")
     q = p.add_mutually_exclusive_group(required=True)
