@@ -378,7 +378,8 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     command = next((w for w in words if not w.startswith("-")), None)
-    parser = build_parser(full=command not in OWN_COMMANDS)
+    own = command in OWN_COMMANDS or (command is None and "--version" in words)
+    parser = build_parser(full=not own)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
