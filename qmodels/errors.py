@@ -30,6 +30,7 @@ __all__ = [
     "NumericalWarning",
     "CollinearityWarning",
     "SimulationWarning",
+    "RoutingWarning",
 ]
 
 
@@ -204,3 +205,11 @@ class SimulationWarning(ConvergenceWarning):
     breaks a law (a throughput above its asymptotic bound).  The figures
     are returned but should not be trusted; the message says what to change
     (usually a longer ``horizon``)."""
+
+
+class RoutingWarning(QModelsWarning):
+    """A class given by visit ratios (``visits`` or ``demands``) over several
+    stations routed at random with those ratios, by the simulator or by a
+    method outside product form, where the order of visits changes the
+    answer: a user who meant a fixed path gets a different system.  Give
+    the path (``route=[...]``) or the routing (``routing={...}``)."""

@@ -18,8 +18,8 @@ Strategies (each a ``hypothesis`` strategy of :class:`~qmodels.model.Network`)::
 Options say what the networks may contain: how many classes and stations,
 multi-server and load-dependent stations, service-time and inter-arrival
 distributions, finite capacities, power, token pools, symbolic (sympy)
-service times, Unicode names.  Each class is given by visits, routing or
-demands (drawn), possibly with per-class service times; closed routing
+service times, Unicode names.  Each class is given by visits, routing, a route
+(a fixed path) or demands (drawn), possibly with per-class service times; closed routing
 classes name a reference station.  Every generated network is valid (its
 constructor accepted it); whether a given solver can honour it (pools,
 finite capacity, load-dependent open stations) is for the solver to say.
@@ -173,11 +173,14 @@ def _workload(draw, name, closed, station_names, opts):
     fj = opts.get("forkjoin")
     # a fork-join serves nothing itself: no demand or service time there
     how = "routing" if opts.get("routing_only") else draw(st.sampled_from(
-        ["visits", "routing"] if fj in nodes else ["visits", "routing", "demands"]))
+        ["visits", "routing", "route"] if fj in nodes else
+        ["visits", "routing", "route", "demands"]))
     if how == "visits":
         kw["visits"] = {n: draw(st.sampled_from([0.25, 0.5, 1, 1.0, 2.0, 3])) for n in nodes}
     elif how == "demands":
         kw["demands"] = {n: draw(_TIMES) for n in nodes}
+    elif how == "route":
+        kw["route"] = list(nodes)  # a fixed path, in the drawn order
     else:
         kw["routing"] = _closed_routing(draw, nodes) if closed else _open_routing(draw, nodes)
         if closed:

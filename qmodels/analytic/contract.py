@@ -41,6 +41,12 @@ result it returns passes through :func:`finish` before the caller sees it:
    measured for its method on networks like the one solved
    (:mod:`qmodels.analytic.envelopes`), in ``error`` and in a note, or a
    warning that it lies outside every measured envelope.
+
+4. **The route.**  A method that routes jobs (:data:`ROUTING_METHODS`:
+   QNA, the CTMC, the decomposition) routes a class given by visit ratios
+   at random; outside product form, where the order of visits changes the
+   answer, the result carries a warning that says so and how to give the
+   path (:func:`qmodels.model.lowered.random_routing_warning`).
 """
 
 from __future__ import annotations
@@ -59,6 +65,10 @@ from ..results import APPROXIMATE, Result
 from . import requires
 
 __all__ = ["answers", "finish", "law_violations", "check_laws", "as_ps"]
+
+#: methods whose answer follows each class's routing (a class given by
+#: visit ratios is routed at random), with the name the warning gives them
+ROUTING_METHODS = {"qna": "QNA", "ctmc": "the CTMC", "decomposition": "the decomposition"}
 
 #: relative tolerance of the law checks (an iterative method's own
 #: tolerance is added to it)
@@ -398,8 +408,23 @@ def finish(result, *, network: Network | None = None, substituted=(), check: boo
         from .envelopes import attach
 
         attach(result, substituted=bool(substituted))
+    if result.method in ROUTING_METHODS and not result.network.is_symbolic:
+        _warn_random_route(result)
     result.__dict__["_finished"] = True
     return result
+
+
+def _warn_random_route(result) -> None:
+    """Add the random-routing warning to a routing method's answer for a
+    model outside product form (contract point 4)."""
+    from ..model.lowered import random_routing_warning
+
+    net = result.network
+    if requires.product_form(net) is None:
+        return  # the means depend on the routing only through the visit ratios
+    msg = random_routing_warning(net, ROUTING_METHODS[result.method])
+    if msg is not None and msg not in result.warnings:
+        _set(result, warnings=tuple(result.warnings) + (msg,))
 
 
 def _switching(fn, net, args, kwargs, switching: bool, fcfs_as_ps: bool = False):

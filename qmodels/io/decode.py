@@ -401,6 +401,16 @@ def _class_maps(c, path, station_names, errs, ctx, kw):
                 if st not in station_names:
                     errs.add(_join(f"{path}.{key}", st), f"unknown station {st!r}")
             kw[key] = _values(c[key], f"{path}.{key}", errs, ctx)
+    if "route" in c:
+        route = c["route"]
+        if not isinstance(route, list) or not route:
+            errs.add(f"{path}.route", "a route is a non-empty list of station names in path "
+                                      "order")
+        else:
+            for i, st in enumerate(route):
+                if st not in station_names:
+                    errs.add(f"{path}.route[{i}]", f"unknown station {st!r}")
+            kw["route"] = list(route)
     if "routing" in c:
         rows = {}
         for src, row in c["routing"].items():
@@ -521,7 +531,7 @@ def _mentions(c: dict, station: str) -> bool:
     for src, row in c.get("routing", {}).items():
         if src == station or station in row:
             return True
-    return False
+    return station in (c.get("route") or ())
 
 
 def _own_time(c: dict, station: str) -> bool:

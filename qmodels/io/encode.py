@@ -136,7 +136,9 @@ def _class_out(c, symbols: dict) -> dict:
         m = getattr(c, key)
         if m is not None:
             d[key] = {k: o(v) for k, v in m.items()}
-    if c.routing is not None:
+    if c.route is not None:
+        d["route"] = list(c.route)
+    elif c.routing is not None:
         d["routing"] = {s: _row_out(c.name, row, o) for s, row in c.routing.items()}
     return d
 

@@ -78,6 +78,56 @@ ROUTING_TOLERANCE = 1e-9
 # classes
 # ---------------------------------------------------------------------------
 
+def _route_table(route: tuple, is_open: bool) -> dict:
+    """The routing table of a fixed path: each station sends every job to
+    the next; an open class enters at the first and leaves after the last,
+    a closed one goes back to the first (a cycle ends there)."""
+    rows: dict = {SOURCE: {route[0]: 1.0}} if is_open else {}
+    for a, b in zip(route, route[1:]):
+        rows[a] = {b: 1.0}
+    rows[route[-1]] = {SINK: 1.0} if is_open else {route[0]: 1.0}
+    return rows
+
+
+def _route_to_routing(cls, who: str) -> None:
+    """Check ``cls.route`` (station names in path order) and set the
+    class's ``routing`` to the table of that path (:func:`_route_table`),
+    which every solver and the simulator follow.  A ``routing`` given as
+    well must be that same table (``dataclasses.replace`` passes both)."""
+    route = cls.route
+    if isinstance(route, (str, bytes, Mapping)) or not isinstance(route, Iterable):
+        raise InvalidValueError(
+            f"{who}: route must be a list of station names in path order, e.g. "
+            f"route=['web', 'app', 'db']; got {route!r}")
+    route = tuple(route)
+    if not route:
+        raise RoutingError(f"{who}: route is empty (name the stations in path order)")
+    for st in route:
+        if not isinstance(st, str) or not st:
+            raise InvalidValueError(f"{who}: route entry {st!r} is not a station name")
+        if st in (SOURCE, SINK):
+            raise RoutingError(
+                f"{who}: route names {st!r}; list stations only (an open class enters at "
+                "the first and leaves after the last)")
+    again = sorted({st for st in route if route.count(st) > 1})
+    if again:
+        raise RoutingError(
+            f"{who}: route visits {', '.join(map(repr, again))} more than once; a route "
+            "gives each station one next station, so a station may appear once (for a "
+            "path that returns to a station give routing= with probabilities, or visits=)")
+    table = _route_table(route, isinstance(cls, Open))
+    if cls.routing is not None:
+        same = {k: dict(v) for k, v in cls.routing.items()} == table
+        if not same:
+            raise InvalidValueError(
+                f"{who}: give exactly one of visits, route, routing or demands "
+                "(got ['route', 'routing'])")
+    object.__setattr__(cls, "route", route)
+    object.__setattr__(cls, "routing", table)
+    if isinstance(cls, Closed) and cls.reference is None:
+        object.__setattr__(cls, "reference", route[0])
+
+
 @dataclass(frozen=True)
 class _Class:
     name: str
@@ -86,12 +136,15 @@ class _Class:
     demands: Mapping | None = field(default=None, kw_only=True)
     service: Mapping | None = field(default=None, kw_only=True)
     priority: int = field(default=0, kw_only=True)
+    route: Sequence[str] | None = field(default=None, kw_only=True)
 
     kind: ClassVar[str] = "class"
 
     def __post_init__(self):
         check_name(self.name, "class")
         who = f"class {self.name!r}"
+        if self.route is not None:
+            _route_to_routing(self, who)
         if is_symbolic(self.priority):
             raise InvalidValueError(
                 f"{who}: priority must be a non-negative integer, got {self.priority!r}")
@@ -99,9 +152,12 @@ class _Class:
                            check_count(self.priority, f"{who}: priority", minimum=0,
                                        maximum=MAX_INT64))
         given = [k for k in ("visits", "routing", "demands") if getattr(self, k) is not None]
+        if self.route is not None:
+            given = ["route"] + [k for k in given if k != "routing"]
         if len(given) != 1:
             raise InvalidValueError(
-                f"{who}: give exactly one of visits, routing or demands (got {given or 'none'})"
+                f"{who}: give exactly one of visits, route, routing or demands "
+                f"(got {given or 'none'})"
             )
         if self.demands is not None and self.service is not None:
             raise InvalidValueError(f"{who}: give either demands or service times, not both")
@@ -138,7 +194,14 @@ class Closed(_Class):
     visits : mapping station -> visit ratio per cycle, or
     routing : mapping station -> {station: probability}; visit ratios come
         from the traffic equations v = v P with v[reference] = 1, or
-    demands : mapping station -> demand D (visit ratio 1, service time D).
+    demands : mapping station -> demand D (visit ratio 1, service time D), or
+    route : list of station names in path order: each job visits them one
+        after the other, once each per cycle, and starts again at the first
+        (the reference).  The same as the routing table that sends each
+        station's jobs to the next with probability 1, which it becomes
+        (``routing``); unlike ``visits``, whose order is unknown (the
+        simulator and the methods that route jobs then route them at random,
+        with a warning), it says the order.
     service : mapping station -> mean service time for this class
         (overrides the station's own service time).
     think_time : float
@@ -181,6 +244,9 @@ class Open(_Class):
     With ``routing``, the row ``"source"`` gives where arrivals enter and a
     station's row may send jobs to ``"sink"``.  ``interarrival`` is the shape
     of the inter-arrival time (default exponential: Poisson arrivals).
+    ``route=["q1", "q2", "q3"]`` says a fixed path: jobs enter at ``q1``, go
+    through each station once in that order and leave after ``q3`` (the
+    routing table ``source -> q1 -> q2 -> q3 -> sink``, which it becomes).
     ``priority`` is a non-negative integer, 0 the highest (default 0), used
     by stations with a priority discipline (see :class:`Closed`).
     """

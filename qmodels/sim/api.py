@@ -18,7 +18,8 @@ import warnings
 import numpy as np
 
 from .._progress import bar as progress_bar
-from ..errors import ConvergenceWarning, InvalidValueError, SimulationWarning
+from ..errors import ConvergenceWarning, InvalidValueError, RoutingWarning, SimulationWarning
+from ..model.lowered import random_routing_warning
 from ..model.network import Network, Open
 from ..results import Figures
 from . import engine as E
@@ -232,9 +233,14 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     cap_events = math.inf if max_events is None else float(max_events)
 
+    routed = random_routing_warning(network, "the simulator")
+    if routed is not None:  # said before the run, so that a long run is not wasted
+        warnings.warn(routed, RoutingWarning, stacklevel=2)
     obs, pct, events, warm_mean, notes, horizon = _run_checked(
         network, flat, ss, horizon, replications, warm, use_mser, precision, level, cap_events,
         progress, method, default_horizon, capped, (nproc, client))
+    if routed is not None:
+        notes = tuple(notes) + (Warned(routed),)
     if method == "batch_means" and (nproc > 1 or client is not None):
         notes = tuple(notes) + ("batch means is one long run: it ran in this process "
                                 "(workers= and client= spread replications only)",)

@@ -20,6 +20,14 @@ with ``T = sum_k V_k``,
 * ``T < 1``: a cycle makes one visit with probability T (to k with
   probability ``V_k / T``) and none otherwise.
 
+This is not a path: a user who lists the stations of a tandem as visits
+gets a geometric number of visits per cycle in random order, and outside
+product form different means.  :func:`qmodels.simulate` therefore warns
+(:class:`~qmodels.errors.RoutingWarning`, and in the result's warnings)
+for every class given by visits over several stations, naming the way to
+give the path: ``route=[...]`` (a class given by ``route`` has the routing
+table of that path, followed below like any routing).
+
 A class given by visits that uses token pools with a ``path``
 (:class:`~qmodels.model.TokenPool`) follows each chain of held stations
 (:func:`~qmodels.model.pool_chains`: nested or overlapping paths merged) as
