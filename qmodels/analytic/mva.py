@@ -597,7 +597,7 @@ def mva_single(net: Network, *, curve: bool = False, algorithm: str = "auto") ->
     )
 
 
-@answers(fcfs_as_ps=True)
+@answers(fcfs_as_ps=True, switching=True)
 def mva(net: Network, *, curve: bool = False, progress: bool | None = None) -> Result:
     """Exact product-form solution of ``net`` (``method="exact"``).
 

@@ -256,7 +256,7 @@ def _check_class(c, owner, kinds) -> None:
     if c.routing is not None:
         for src, row in c.routing.items():
             named.append((src, "routing"))
-            named += [(d, "routing") for d in row]
+            named += [(d[0] if isinstance(d, tuple) else d, "routing") for d in row]
     for s, attr in named:
         if s in owner:
             of, ob = owner[s]
