@@ -362,9 +362,10 @@ def test_simulator_size_guard_leaves_ordinary_runs_alone():
     from qmodels.sim.guards import MAX_RUN_BYTES, run_bytes
 
     assert run_bytes(_mm1(10**5)) < MAX_RUN_BYTES
-    # hand count: 3 jobs x 17 words (10 integer and 3 float job-table columns,
-    # 4 heap entries) + 4 x 8 bytes x (3 + 1 + 8) x (2 x 2 + 6) uniforms
-    assert run_bytes(_mm1(3)) == 3 * 8 * 17 + 32 * 12 * 10
+    # hand count: 3 jobs x 18 words (11 integer and 3 float job-table columns
+    # since the class-switch column J_NEWC, 4 heap entries) + 4 x 8 bytes x
+    # (3 + 1 + 8) x (2 x 2 + 6) uniforms
+    assert run_bytes(_mm1(3)) == 3 * 8 * 18 + 32 * 12 * 10
 
 
 @pytest.mark.parametrize("K, N", [(1000, 30), (200, 10**4)])

@@ -8,7 +8,8 @@ large solve does not wait for numba either.  The probe solves small
 networks of every kind the kernels serve (single class with fixed-rate,
 multi-server and load-dependent stations; several classes; convolution;
 Schweitzer and Linearizer, with and without load-dependent stations; the
-parallel kernels of the batched solvers behind ``qm.sweep``; the compiled
+parallel kernels of the batched solvers behind ``qm.sweep``; the resumable
+spans of a long exact recursion; the compiled
 build of the exact CTMC) with every
 kernel's size threshold set to 0, then puts the thresholds back.
 """
@@ -65,6 +66,16 @@ def _solve_all() -> None:
     for multiserver in ("marginal", "seidmann"):
         batch.schweitzer_batch(D, 1.0, 5, servers=servers, multiserver=multiserver)
     batch.schweitzer_batch(D, 1.0, 5)
+    # the resumable spans a long exact recursion runs in (so that Ctrl-C is
+    # seen between them), reached here by a span limit of 0
+    saved = mva.INTERRUPT_WORK, batch.INTERRUPT_WORK
+    try:
+        mva.INTERRUPT_WORK = batch.INTERRUPT_WORK = 0
+        for curve in (False, True):
+            mva.mva(single, curve=curve)
+            batch.mva_batch(D, 1.0, 5, curve=curve)
+    finally:
+        mva.INTERRUPT_WORK, batch.INTERRUPT_WORK = saved
     # the compiled CTMC build and its expectations (one signature serves every chain)
     from .ctmc import ctmc
 

@@ -165,7 +165,7 @@ class Empirical(Distribution):
             arr = np.asarray(self.samples, dtype=float).ravel()
         except (TypeError, ValueError, OverflowError):
             raise bad from None
-        if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0) or arr.sum() <= 0:
+        if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0) or arr.max() <= 0:
             raise InvalidValueError(
                 "Empirical: samples must be a non-empty set of finite non-negative numbers "
                 "with a positive mean"

@@ -178,7 +178,7 @@ def _encode_distribution(dist, who: str, emp: list):
         return E.D_PARETO, float(al), (float(al) - 1.0) / float(al), 0, 0
     if isinstance(dist, Empirical):
         arr = np.asarray(dist.samples, dtype=float)
-        if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0) or arr.sum() <= 0:
+        if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0) or arr.max() <= 0:
             raise InvalidValueError(
                 f"{who}: Empirical samples must be finite, non-negative, with a positive mean"
             )
