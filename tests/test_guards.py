@@ -282,9 +282,16 @@ def test_size_names_a_bad_tol(tol):
         qm.size(_one_queue(), "R<=3", tol=tol)
 
 
-def test_size_refuses_a_forkjoin_network_by_name():
-    with pytest.raises(qm.errors.UnsupportedModelError, match="fork-join 'fj'"):
-        qm.size(_fj_net(3), "R<=5")
+def test_size_of_a_forkjoin_network_goes_through_its_method_with_a_margin():
+    # once a fork-join crashed the sizing's capacity estimate (the node has
+    # no rate of its own); sizing now goes through the fork-join method and
+    # keeps a margin for its measured error
+    s = qm.size(_fj_net(3), "R<=5")
+    assert s.method == "forkjoin" and s.exactness == "approximate"
+    e = s.margin["R[job]"]
+    assert 0 < e < 1
+    assert float(s.at["R[job]"]) / (1 - e) <= 5.0
+    assert float(s.at_beyond["R[job]"]) / (1 - e) > 5.0
 
 
 # -- item 9: priorities past 2**63 --------------------------------------------

@@ -183,9 +183,12 @@ def parse_target(text) -> Target:
 def _max_rates(net: Network) -> np.ndarray:
     """Per station, the most completions per unit demand it can give:
     its top rate multiplier (servers; inf for a delay)."""
+    from ..model.forkjoin import ForkJoin
+
     out = []
     for s in net.stations:
-        if isinstance(s, Delay):
+        if isinstance(s, (Delay, ForkJoin)):
+            # a fork-join node serves nothing itself: its branch stations do
             out.append(math.inf)
         else:
             out.append(float(s.max_rate_multiplier))
