@@ -120,6 +120,7 @@ _LAZY = {
     # approximations for non-exponential service (open: QNA; closed: residual MVA)
     "qna": ("qmodels.analytic.qna", "qna"),
     "mva_residual": ("qmodels.analytic.amva_residual", "mva_residual"),
+    "marie": ("qmodels.analytic.marie", "marie"),
     "throughput_vs_tokens": ("qmodels.analytic.decomposition", "throughput_vs_tokens"),
     # bounds beyond ABA/BJB
     **{n: ("qmodels.analytic.bounds", n) for n in ("geometric_bounds", "proportional_bounds")},
