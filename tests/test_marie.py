@@ -20,7 +20,6 @@ References, all independent of the solver:
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 
@@ -30,7 +29,6 @@ import pytest
 import qmodels as qm
 from qmodels.errors import ProblemTooLargeError, UnsupportedModelError
 from qmodels.model.distributions import Deterministic, Erlang, HyperExponential, Lognormal
-
 
 # ---------------------------------------------------------------------------
 # the reference chain: one class, phase-type FCFS queues, exponential delays
@@ -53,6 +51,42 @@ def _h2_ph(scv: float, mean: float):
     return p, np.diag(-2.0 * p / mean)
 
 
+def _arrive(stations, state, k):
+    """(probability, state) after a job joins station k: it starts service
+    in phase h with probability alpha_h if a server is free."""
+    n, ph = state[k]
+    if stations[k][0] == "delay" or n >= stations[k][1]:
+        return [(1.0, state[:k] + ((n + 1, ph),) + state[k + 1:])]
+    a = stations[k][2]
+    return [(a[h], state[:k] + ((n + 1, tuple(sorted(ph + (h,)))),) + state[k + 1:])
+            for h in range(len(a)) if a[h] > 0]
+
+
+def _leave(stations, state, k):
+    """(phase moves [(rate, state)], completions [(rate, state)]) at
+    station k."""
+    n, ph = state[k]
+    if stations[k][0] == "delay":
+        return [], [(n / stations[k][1], state[:k] + ((n - 1, ()),) + state[k + 1:])]
+    _, c, a, T = stations[k]
+    t = -T.sum(axis=1)
+    local, done = [], []
+    for j, i in enumerate(ph):
+        rest = ph[:j] + ph[j + 1:]
+        for h in range(T.shape[0]):
+            if h != i and T[i, h] > 0:
+                local.append((T[i, h], state[:k] + ((n, tuple(sorted(rest + (h,)))),)
+                              + state[k + 1:]))
+        if t[i] <= 0:
+            continue
+        if n > c:           # the next waiting job starts in phase h
+            done += [(t[i] * a[h], state[:k] + ((n - 1, tuple(sorted(rest + (h,)))),)
+                      + state[k + 1:]) for h in range(len(a)) if a[h] > 0]
+        else:
+            done.append((t[i], state[:k] + ((n - 1, rest),) + state[k + 1:]))
+    return local, done
+
+
 def _ph_ctmc(stations, P, N):
     """Exact throughput (per visit of station 0) and mean numbers of a
     single-class closed network: ``stations`` a list of ("queue", c,
@@ -61,66 +95,21 @@ def _ph_ctmc(stations, P, N):
     servers (FCFS: a job starts when a server frees, in phase h with
     probability alpha_h).  Returns (X_0, mean numbers (K,))."""
     K = len(stations)
-    start = [(N, ()) if k == 0 else (0, ()) for k in range(K)]
-    if stations[0][0] == "queue":
-        c, a = stations[0][1], stations[0][2]
-        # the first min(N, c) jobs start in phase argmax(alpha); the chain
-        # is irreducible, so any initial state will do
-        start[0] = (N, tuple(sorted([int(np.argmax(a))] * min(N, c))))
-    start = tuple(start)
-
-    def arrive(state, k):
-        n, ph = state[k]
-        kind = stations[k][0]
-        out = []
-        if kind == "delay" or n >= stations[k][1]:
-            new = list(state)
-            new[k] = (n + 1, ph)
-            return [(1.0, tuple(new))]
-        a = stations[k][2]
-        for h in range(len(a)):
-            if a[h] > 0:
-                new = list(state)
-                new[k] = (n + 1, tuple(sorted(ph + (h,))))
-                out.append((a[h], tuple(new)))
-        return out
+    start = tuple((N, (0,) * min(N, stations[0][1]) if stations[0][0] == "queue" else ())
+                  if k == 0 else (0, ()) for k in range(K))
 
     def moves(state):
         out = []
         for k in range(K):
-            n, ph = state[k]
-            if n == 0:
+            if state[k][0] == 0:
                 continue
-            if stations[k][0] == "delay":
-                done = [(n / stations[k][1], state[:k] + ((n - 1, ()),) + state[k + 1:])]
-            else:
-                _, c, a, T = stations[k]
-                t = -T.sum(axis=1)
-                done = []
-                for j, i in enumerate(ph):
-                    rest = ph[:j] + ph[j + 1:]
-                    for h in range(T.shape[0]):
-                        if h != i and T[i, h] > 0:
-                            new = list(state)
-                            new[k] = (n, tuple(sorted(rest + (h,))))
-                            out.append((T[i, h], tuple(new), None))
-                    if t[i] <= 0:
-                        continue
-                    if n > c:           # the next waiting job starts
-                        for h in range(len(a)):
-                            if a[h] > 0:
-                                new = list(state)
-                                new[k] = (n - 1, tuple(sorted(rest + (h,))))
-                                done.append((t[i] * a[h], tuple(new)))
-                    else:
-                        new = list(state)
-                        new[k] = (n - 1, rest)
-                        done.append((t[i], tuple(new)))
+            local, done = _leave(stations, state, k)
+            out += [(rate, nxt, None) for rate, nxt in local]
             for rate, mid in done:
                 for j in range(K):
                     if P[k][j] > 0:
-                        for p, nxt in arrive(mid, j):
-                            out.append((rate * P[k][j] * p, nxt, k))
+                        out += [(rate * P[k][j] * p, nxt, k)
+                                for p, nxt in _arrive(stations, mid, j)]
         return out
 
     index, states, frontier = {start: 0}, [start], [start]

@@ -49,9 +49,30 @@ de Meer & Trivedi, *Queueing Networks and Markov Chains*, 2nd ed., Wiley
    network's marginal of station i, F_i(n) G_{-i}(N - n) / G(N), is the
    queue's own pi_i(n).
 4. Iterate 1-3 until every general station's product-form marginal and its
-   chain's distribution agree within ``tol`` (total variation distance),
-   Marie's consistency conditions (Bolch et al. 2006, sec. 10.1.4: the
-   mean numbers add up to N and the throughputs agree).
+   chain's distribution agree within ``tol`` (total variation distance).
+   Bolch et al. (2006, sec. 10.1.4) stop Marie's iteration on his two
+   consistency conditions: the stations' mean numbers add up to N, and
+   the stations' throughputs sum_n pi_i(n) nu_i(n) agree (up to the
+   visits); both follow from the marginals agreeing, which is the stricter
+   test.  Each sweep updates every general station from the same
+   product-form network (Jacobi order).  A station
+   function is defined up to a constant factor, and (2) maps the others'
+   factors a_j to 1 / prod_{j != i} a_j, whose logs grow (M - 1)-fold per
+   sweep with M general stations: F_i(0) = 1 is held after each update.
+
+Several classes.  Marie's papers treat one class; the extension to several
+classes with class-dependent state-dependent arrival rates lambda_ic(n) fed
+to a multi-class station solved in isolation, and a multi-class
+product-form substitute, is B. Baynat & Y. Dallery, "A product-form
+approximation method for general closed queueing networks with several
+classes of customers", Performance Evaluation 24(3):165-188, 1996 (and
+their unified view of these methods, "A unified view of product-form
+approximation techniques for general closed queueing networks",
+Performance Evaluation 18(3):205-224, 1993).  Here the substitute's
+station function is (2) on the population lattice, which makes its
+marginal the chain's distribution exactly as with one class; the
+multi-class FCFS chain keeps the numbers of waiting jobs per class, not
+their order (:mod:`qmodels.analytic._marie_station`).
 
 The answer is the product-form network's at the fixed point: throughputs
 X_c = G(N - e_c) / G(N), mean numbers from the marginals, response times by
@@ -483,7 +504,12 @@ def _iterate(plan: _Plan, tol: float, max_iter: int):
             err = max(err, 0.5 * float(np.abs(np.exp(lp) - P).sum()))
             with np.errstate(invalid="ignore"):
                 f = lp - _flip(comp)
-            new[k] = np.where(np.isfinite(lp) & np.isfinite(_flip(comp)), f, -np.inf)
+            f = np.where(np.isfinite(lp) & np.isfinite(_flip(comp)), f, -np.inf)
+            # a station function is defined up to a constant factor; eq. (2)
+            # maps the others' constants a_j to 1 / prod_{j != k} a_j, a map
+            # whose logs grow (M - 1)-fold per sweep with M general stations
+            # (past float precision within tens of sweeps): hold F_k(0) = 1
+            new[k] = f - f[(0,) * f.ndim]
         pf.F.update(new)
         if err <= tol:
             pf.solve()
