@@ -121,8 +121,8 @@ METHODS: dict[str, Method] = {
 
 #: the methods ``solve(net)`` tries, most exact first (an approximation only
 #: where the exact method cannot answer: not product form, or too large)
-AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "mva-residual", "qna",
-              "linearizer")
+AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "marie", "mva-residual",
+              "qna", "linearizer")
 
 #: options ``qm.solve(net)`` gives a method it chooses (the CTMC within the
 #: automatic choice's state budget)

@@ -361,3 +361,43 @@ def test_solve_names_the_method():
     r = qm.solve(net, method="marie")
     assert r.method == "marie"
     assert "marie" in qm.methods()
+
+
+# ---------------------------------------------------------------------------
+# the worst point of the validation catalogs, pinned
+# ---------------------------------------------------------------------------
+
+def test_worst_case_of_the_catalogs():
+    # network 96 of `python -m validation.envelopes --family marie-fewjobs`
+    # (the same as mva-residual-fewjobs'), Marie's largest error over both
+    # catalogs (measured: X -8.1 %, R +8.9 % against the simulator, whose
+    # half-width there is 0.14 %): two classes over two PS queues and two
+    # deterministic FCFS queues, class c0 going from one deterministic queue
+    # straight to the other.  The flow-equivalent source feeds s3 Poisson
+    # arrivals; the real ones, just out of a deterministic server, are
+    # nearly regular and seldom wait (the simulator's R at s3 is 0.95, Marie's
+    # 1.50): a limit of the method's Poisson substitution, not of its fits.
+    net = qm.Network(
+        [qm.Queue("s0", 1.0, discipline="ps"), qm.Queue("s1", 1.0, discipline="ps"),
+         qm.Queue("s2", 1.0, distribution=Deterministic()),
+         qm.Queue("s3", 1.0, distribution=Deterministic())],
+        [qm.Closed("c0", 4, routing={"s3": {"s0": 1.0}, "s0": {"s1": 1.0}, "s1": {"s2": 1.0},
+                                     "s2": {"s3": 1.0}},
+                   service={"s0": 0.799, "s1": 0.763, "s2": 0.913, "s3": 0.997}),
+         qm.Closed("c1", 2, routing={"s0": {"s2": 1.0}, "s2": {"s1": 1.0}, "s1": {"s3": 1.0},
+                                     "s3": {"s0": 1.0}},
+                   service={"s0": 0.714, "s1": 0.304, "s2": 0.609, "s3": 0.375})])
+    r = qm.marie(net)
+    s = _quiet(qm.simulate, net, seed=96, horizon=2e4, replications=5, progress=False)
+    for c in ("c0", "c1"):
+        xs, rs = s.X[c], s.R[c]
+        eX = abs(float(r.X[c]) - float(xs)) / float(xs)
+        eR = abs(float(r.R[c]) - float(rs)) / float(rs)
+        assert eX <= 0.085 + xs.half_width / float(xs), (c, eX)
+        assert eR <= 0.095 + rs.half_width / float(rs), (c, eR)
+    # the worst class's throughput is short by more than the 5 % goal
+    xs = s.X["c1"]
+    assert (float(xs) - float(r.X["c1"])) / float(xs) > 0.05
+    # (mva-residual errs as much here: X 7.6 %, R 8.2 % in the catalog run;
+    # its own worst point of this catalog, network 61 at X 27 % and R 41 %,
+    # is within 2.4 % for Marie)

@@ -75,7 +75,7 @@ Catalogs (sources of the formulas and cases):
   networks and the same simulations), solved by Marie's method.
 * ``fcfs-classdep-closed``: closed multi-class networks of exponential FCFS
   queues whose mean service differs by class, small enough for the CTMC;
-  solved by ``mva-residual`` and by ``exact``, ``schweitzer`` and
+  solved by ``mva-residual``, ``marie`` and by ``exact``, ``schweitzer`` and
   ``linearizer`` with ``fcfs_as_ps=True``.
 * ``amva-*``: Schweitzer and Linearizer against exact MVA on random closed
   product-form networks: ``amva-plain`` (single-server queues and delays,
@@ -618,7 +618,7 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
             seed=(27, 3), sim=SimPlan(_h_closed_cycles(5e3))),
     Catalog("fcfs-classdep-closed", "closed multi-class networks, exponential FCFS queues whose "
             "mean service differs by class", classdep_closed, 150, 4, "ctmc",
-            (Approx("mva-residual", "mva_residual"),
+            (Approx("mva-residual", "mva_residual"), Approx("marie", "marie"),
              Approx("exact", "mva", _SUB, substituted=True),
              Approx("schweitzer", "schweitzer", _SUB, substituted=True),
              Approx("linearizer", "linearizer", _SUB, substituted=True)), seed=(27, 4)),
