@@ -256,6 +256,15 @@ class _Plan:
         self.net = net
         C, K = len(net.classes), len(net.stations)
         self.N = [int(c.population) for c in net.classes]
+        points = float(np.prod([n + 1.0 for n in self.N]))
+        if points > MAX_LATTICE:
+            # before anything is built: the lattice's arrays and the chains'
+            # state counts grow with it
+            name = ", ".join(repr(c.name) for c in net.classes)
+            raise ProblemTooLargeError(
+                f"class(es) {name}: {_SOLVER} works on the population lattice of "
+                f"{points:.3g} points (limit {MAX_LATTICE:.0e}): use method='mva-residual' "
+                "(approximate, any population) or 'sim'")
         V = np.asarray(net.visits, dtype=float)
         S = np.asarray(net.service_times, dtype=float)
         D = V * S
@@ -306,6 +315,16 @@ class _Plan:
             # sweep; fewer phases (a coarser fit, named in the note) keep it
             # within PHASE_STATES states
             dims = tuple(n + 1 for n in self.N)
+            points = int(np.prod(dims))
+            if points > MAX_STATES:
+                # every lattice point is at least one state of the chain
+                raise ProblemTooLargeError(
+                    f"station {s.name!r}: {_SOLVER} needs a chain of more than "
+                    f"{points:,} states there (limit {MAX_STATES:,}): use "
+                    "method='mva-residual' (approximate) or 'sim'")
+            if points > PHASE_STATES:
+                kmax = 2
+                ph = phase_type(s.distribution, kmax)
             S = self.S[:, k] * self.live[:, k]
             while kmax > 2 and ph.phases > 2 and \
                     MultiClassChain.count([ph] * len(self.N), S, c, dims) > PHASE_STATES:
