@@ -8,14 +8,14 @@ STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml setup.py | cksu
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 
 # what `make test` and `make demo` need: the test, plot, sim, notebooks and
 # dist extras (`pip install -e ".[all]"` has everything)
 # (then the simulator's machine code goes into numba's cache, once: the first
 # simulation of `make demo` starts at full speed)
 $(STAMP): $(BIN)/python setup.cfg pyproject.toml setup.py
-	$(BIN)/python -m pip install --quiet -e ".[test,plot,sim,notebooks,dist]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,plot,sim,notebooks,dist]"
 	$(BIN)/qmodels warm-up
 	rm -f $(VENV)/.installed-*
 	touch $@
@@ -52,9 +52,11 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_coldstart --wheel
 
 # Analysis against simulation and the CTMC over the validation catalog;
-# the report lands in build/validation/report.md.
+# the report lands in build/validation/report.md.  Spread it with
+# `make validate VALIDATE_ARGS="--workers 4"` (or "--scheduler tcp://host:8786").
+VALIDATE_ARGS ?=
 validate: $(STAMP)
-	$(BIN)/python -m validation --out build/validation
+	$(BIN)/python -m validation --out build/validation $(VALIDATE_ARGS)
 
 validate-fast: $(STAMP)
 	$(BIN)/python -m validation --out build/validation --fast

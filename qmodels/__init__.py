@@ -9,19 +9,6 @@ the ``qmodels`` command start quickly.
 """
 
 from ._version import __version__
-from .analytic.bounds import Bounds, bounds
-from .analytic.laws import (
-    bottleneck,
-    forced_flow_law,
-    interactive_response_time_law,
-    littles_law,
-    response_time_law,
-    saturation_population,
-    service_demand_law,
-    utilization_law,
-)
-from .analytic.mva import mva
-from .dispatch import methods, solve
 from .errors import (
     ConvergenceWarning,
     DuplicateNameError,
@@ -61,10 +48,22 @@ from .model.network import (
     Station,
     TokenPool,
 )
-from .results import Curve, Figures, Result
 
-# name -> (module, attribute or None for the module itself)
+# name -> (module, attribute or None for the module itself): imported on
+# first use, so that ``import qmodels`` (and every ``qmodels`` command) pays
+# only for the model and what it uses
 _LAZY = {
+    # the solvers everyone uses, the laws and the result types
+    "mva": ("qmodels.analytic.mva", "mva"),
+    "bounds": ("qmodels.analytic.bounds", "bounds"),
+    "Bounds": ("qmodels.analytic.bounds", "Bounds"),
+    "solve": ("qmodels.dispatch", "solve"),
+    "methods": ("qmodels.dispatch", "methods"),
+    **{n: ("qmodels.analytic.laws", n) for n in (
+        "bottleneck", "forced_flow_law", "interactive_response_time_law", "littles_law",
+        "response_time_law", "saturation_population", "service_demand_law",
+        "utilization_law")},
+    **{n: ("qmodels.results", n) for n in ("Curve", "Figures", "Result")},
     # single-station closed forms
     "queues": ("qmodels.analytic.queues", None),
     **{n: ("qmodels.analytic.queues", n) for n in (
@@ -90,10 +89,14 @@ _LAZY = {
     # the embedded discrete-event simulator
     "sim": ("qmodels.sim", None),
     "simulate": ("qmodels.sim", "simulate"),
+    "transient": ("qmodels.transient", "transient"),
+    "response_time_distribution": ("qmodels.analytic.passage", "response_time_distribution"),
+    "Transient": ("qmodels.transient", "Transient"),
     "SimResult": ("qmodels.sim", "SimResult"),
     "Estimate": ("qmodels.sim", "Estimate"),
     "warm_up": ("qmodels.sim", "warm_up"),
     "SimulationWarning": ("qmodels.errors", "SimulationWarning"),
+    "RoutingWarning": ("qmodels.errors", "RoutingWarning"),
     # exact Markov chain of small networks (blocking, loss, token pools)
     "ctmc": ("qmodels.analytic.ctmc", "ctmc"),
     "marginal": ("qmodels.analytic.ctmc", "marginal"),
@@ -119,6 +122,7 @@ _LAZY = {
     "Lattice": ("qmodels.analytic.multiclass", "Lattice"),
     # approximations for non-exponential service (open: QNA; closed: residual MVA)
     "qna": ("qmodels.analytic.qna", "qna"),
+    "rqna": ("qmodels.analytic.rqna", "rqna"),
     "mva_residual": ("qmodels.analytic.amva_residual", "mva_residual"),
     "marie": ("qmodels.analytic.marie", "marie"),
     "throughput_vs_tokens": ("qmodels.analytic.decomposition", "throughput_vs_tokens"),
@@ -156,13 +160,7 @@ __all__ = [
     "Network", "Station", "Delay", "Queue", "LoadDependent", "Closed", "Open", "Power",
     "TokenPool", "distributions", "Distribution", "Exponential", "Deterministic", "Erlang",
     "HyperExponential", "Lognormal", "Uniform", "Empirical", "Pareto",
-    # solvers
-    "solve", "methods", "mva", "bounds", "Bounds", "bottleneck", "saturation_population",
-    # laws
-    "utilization_law", "littles_law", "forced_flow_law", "service_demand_law",
-    "response_time_law", "interactive_response_time_law",
-    # results
-    "Result", "Curve", "Figures",
+    # the solvers, laws and result types are lazy: in *_LAZY below
     # errors
     "QModelsError", "ModelError", "InvalidValueError", "PopulationError", "RoutingError",
     "UnreachableStationError", "UnknownNameError", "DuplicateNameError", "ModelFileError",

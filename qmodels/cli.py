@@ -3,7 +3,8 @@
     qmodels solve [MODEL] [--method M] [--json]   solve a model file (YAML/JSON)
     qmodels demo [--out DIR]                      the SPAX case-study report with plots
     qmodels methods                               list solver methods
-    qmodels case NAME [--json] [--set K=V] [--sim]  a source paper's paper-vs-model table
+    qmodels case NAME [--json] [--set K=V] [--hold-fit] [--sim] [--assumptions]
+                                                  a source paper's paper-vs-model table
     qmodels schema                                the JSON Schema of model files
     qmodels check MODEL...                        validate model files
     qmodels convert SRC DST                       YAML <-> JSON <-> JMT (JMVA, JSIMg)
@@ -79,6 +80,10 @@ def cmd_solve(args) -> int:
 
     net, builtin = _load(args.model)
     options = _options(args.option or ())
+    if args.transient is not None:
+        return _solve_transient(net, args, options)
+    if args.points is not None:
+        raise UsageError("--points applies to --transient only")
     if args.method == "sim":
         options["seed"] = 1 if args.seed is None else args.seed
     elif args.seed is not None:
@@ -100,6 +105,29 @@ def cmd_solve(args) -> int:
     print(result.table())
     used = getattr(result, "method", args.method)
     print(f"\nsolved with method {used!r} in {elapsed * 1e3:.1f} ms")
+    return EXIT_OK
+
+
+def _solve_transient(net, args, options) -> int:
+    """``qmodels solve MODEL --transient T``: the figures over [0, T]."""
+    from .transient import transient
+
+    method = args.method if args.method in ("ctmc", "sim") else "auto"
+    if args.method not in ("auto", "ctmc", "sim"):
+        raise UsageError(f"--transient takes --method auto, ctmc or sim, not {args.method!r}")
+    if args.seed is not None:
+        options["seed"] = args.seed
+    try:
+        res = transient(net, args.transient, points=args.points or 50, method=method,
+                        **options)
+    except TypeError as e:
+        if options and "unexpected keyword argument" in str(e):
+            raise UsageError(f"--transient has no option: {e}") from None
+        raise
+    if args.json:
+        print(json.dumps(res.to_dict(), indent=2, default=str))
+    else:
+        print(res.table(rows=10))
     return EXIT_OK
 
 
@@ -270,11 +298,20 @@ def cmd_methods(args) -> int:
 
 
 def cmd_case(args) -> int:
-    from .cases import report
+    from .cases import assumption_reach, format_reach, report
 
+    if args.assumptions is not None:
+        reach = assumption_reach(args.name, args.set or (), hold_fit=args.hold_fit,
+                                 only=tuple(args.assumptions))
+        if args.json:
+            print(json.dumps(reach, indent=2, default=str))
+        else:
+            print(format_reach(args.name, reach))
+        return EXIT_OK
     if args.sim:
         _warm_up_simulator()
-    rep = report(args.name, args.set or (), sim=args.sim, seed=args.seed)
+    rep = report(args.name, args.set or (), sim=args.sim, seed=args.seed,
+                 hold_fit=args.hold_fit)
     if args.json:
         print(json.dumps(rep.to_dict(), indent=2, default=str))
     else:
@@ -282,7 +319,16 @@ def cmd_case(args) -> int:
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: the commands defined in this module: running one of them needs no other
+#: command's module (see :func:`build_parser`)
+OWN_COMMANDS = ("solve", "demo", "methods", "warm-up")
+
+
+def build_parser(full: bool = True) -> argparse.ArgumentParser:
+    """The ``qmodels`` argument parser.  ``full=False`` leaves out the
+    commands other modules define (schema, check, convert, sweep, size,
+    case), so that running one of :data:`OWN_COMMANDS` does not import them
+    (about a tenth of ``qmodels solve``'s start-up)."""
     p = argparse.ArgumentParser(
         prog="qmodels",
         description="Analytic queueing-network models of computer systems.",
@@ -305,6 +351,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "--option curve=true, --option tol=1e-10")
     s.add_argument("--seed", type=int, default=None,
                    help="random seed, method sim only (default 1: the same run every time)")
+    s.add_argument("--transient", type=float, default=None, metavar="T",
+                   help="instead of the steady state: how the figures evolve over [0, T] from "
+                        "an empty start (closed jobs at the start of their cycle); --method "
+                        "auto (the CTMC if it fits, else sim), ctmc or sim")
+    s.add_argument("--points", type=int, default=None, metavar="P",
+                   help="grid points of --transient (default 50)")
     s.set_defaults(func=cmd_solve)
     d = sub.add_parser("demo", help="the SPAX case-study report (table and plots)",
                        description="Build the SPAX machine as a queueing model, print its "
@@ -334,6 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead: say which shipped machine code this process can use, and "
                         "why not (compiles nothing)")
     w.set_defaults(func=cmd_warm_up)
+    if not full:
+        return p
     from .io import modelfile, schema
 
     schema.register_cli(sub)      # qmodels schema
@@ -357,6 +411,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="print the report as JSON")
     c.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="override a field of the case's parameters (repeatable)")
+    c.add_argument("--hold-fit", action="store_true",
+                   help="keep every fitted value as fitted at the defaults and change only "
+                        "what --set sets, so a hardware what-if reaches every row (without "
+                        "it a case that refits refits on its named points)")
+    c.add_argument("--assumptions", nargs="*", metavar="NAME",
+                   help="instead of the table: for each assumption the paper leaves open (or "
+                        "those named), the rows that move by more than 5 %% between its "
+                        "plausible values (with --set applied first, refitted unless "
+                        "--hold-fit)")
     c.add_argument("--sim", action="store_true",
                    help="also simulate, with confidence intervals beside the analytic figures")
     c.add_argument("--seed", type=int, default=1, help="simulator seed (default 1)")
@@ -365,7 +428,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = next((w for w in words if not w.startswith("-")), None)
+    own = command in OWN_COMMANDS or (command is None and "--version" in words)
+    parser = build_parser(full=not own)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()

@@ -30,6 +30,7 @@ __all__ = [
     "NumericalWarning",
     "CollinearityWarning",
     "SimulationWarning",
+    "RoutingWarning",
 ]
 
 
@@ -148,7 +149,9 @@ class InfeasibleTargetError(QModelsError, ValueError):
 class MissingDependencyError(QModelsError, ImportError):
     """An optional package that a requested feature needs is not installed;
     raised before any work starts, the message names the package and the
-    ``pip install qmodels[extra]`` that brings it."""
+    ``pip install 'qmodels-toolkit[extra]'`` that brings it (the
+    distribution's name on the package index; ``qmodels`` there is another
+    project)."""
 
 
 class MainGuardError(QModelsError, RuntimeError):
@@ -157,6 +160,10 @@ class MainGuardError(QModelsError, RuntimeError):
     spawn start method re-imports the script in every worker, which would
     start workers again.  Raised before any process starts; the message
     names the script and line."""
+
+
+#: The name qmodels is installed by (setup.cfg ``name``): the one pip knows.
+DISTRIBUTION = "qmodels-toolkit"
 
 
 def require(module: str, extra: str, feature: str):
@@ -169,7 +176,7 @@ def require(module: str, extra: str, feature: str):
     except ImportError:
         raise MissingDependencyError(
             f"{feature} needs the optional package {module!r}, which is not installed: "
-            f"pip install 'qmodels[{extra}]' (or pip install {module})") from None
+            f"pip install '{DISTRIBUTION}[{extra}]' (or pip install {module})") from None
 
 
 class QModelsWarning(UserWarning):
@@ -198,3 +205,11 @@ class SimulationWarning(ConvergenceWarning):
     breaks a law (a throughput above its asymptotic bound).  The figures
     are returned but should not be trusted; the message says what to change
     (usually a longer ``horizon``)."""
+
+
+class RoutingWarning(QModelsWarning):
+    """A class given by visit ratios (``visits`` or ``demands``) over several
+    stations routed at random with those ratios, by the simulator or by a
+    method outside product form, where the order of visits changes the
+    answer: a user who meant a fixed path gets a different system.  Give
+    the path (``route=[...]``) or the routing (``routing={...}``)."""

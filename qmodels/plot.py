@@ -670,24 +670,23 @@ def _slider_spec(path, spec):
 
 
 def _widgets():
-    """ipywidgets, where it is installed and a Jupyter kernel can show it;
-    else None (a script or a test gets the static figure).
+    """ipywidgets, where it is installed and someone at a Jupyter front end
+    can move a slider; else None (a script, a test or a headless notebook
+    run gets the static figure).
 
+    A headless run (``jupyter nbconvert --execute``, nbclient, papermill)
+    has a kernel but nobody to move a slider, and widget comm traffic can
+    stall the executing client until its cell timeout (jupyter/nbclient
+    issue #312): such a run is told apart by its cells, sent without
+    ``allow_stdin`` (:func:`qmodels._progress.interactive_front_end`).
     ``QMODELS_NO_WIDGETS=1`` in the environment also gives the static
-    figure: a headless notebook run (nbclient, nbconvert --execute) has a
-    kernel but nobody to move a slider, and widget comm traffic can stall
-    nbclient until its cell timeout (jupyter/nbclient issue #312).
+    figure, ``QMODELS_WIDGETS=1`` the sliders in any kernel.
     """
-    import os
+    from ._progress import interactive_front_end
 
-    if os.environ.get("QMODELS_NO_WIDGETS", "") not in ("", "0"):
+    if not interactive_front_end():
         return None
     try:
-        from IPython import get_ipython
-
-        shell = get_ipython()
-        if shell is None or not hasattr(shell, "kernel"):
-            return None
         import ipywidgets
     except ImportError:
         return None

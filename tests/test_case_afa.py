@@ -408,14 +408,17 @@ def test_nvdimm_clock_row_is_an_identity_of_the_two_fitted_clock_rows():
         r16 = _row(r, afa.FITTED["fs_write_cpu"]).model
         nv = _row(r, "NVDIMM write time 1.6 GHz")
         assert nv.model == pytest.approx((r24 - 1) / (r16 - 1), rel=1e-9)
-        assert nv.role == "derived" and "identity" in nv.note
+        # the model's shared clock-scaled path is a hypothesis: predicted by the rule
+        assert nv.role == "predicted" and "hypothesis" in nv.note
 
 
 def test_nvme_nvdimm_energy_is_bracketed_by_table1_and_the_fitted_ratio():
     """12 W / 2 W = 6 times a time ratio the shared path holds in [1, R] with R
     the fitted HDD/NVDIMM 1.25: whatever the NVMe's bandwidth between the HDD's
     and the NVDIMM's, the row stays in [6, 7.5], inside 7 +- 20 %: it cannot
-    fail, so it is derived; the Fig. 4 order follows from the same bracket."""
+    fail within the model; the Fig. 4 order follows from the same bracket.  Both
+    rest on the shared path, a hypothesis, so both are predicted (the rule of
+    qmodels.cases._base)."""
     p0 = afa.Params()
     for bw in (0.16e9, 0.5e9, 0.9e9, 5e9, 17e9):
         r = afa.report(dataclasses.replace(p0, nvme_write_bw=bw), fit=False)
@@ -425,8 +428,9 @@ def test_nvme_nvdimm_energy_is_bracketed_by_table1_and_the_fitted_ratio():
         assert abs(row.model / 7.0 - 1) <= TOL
         assert _row(r, "4 GB write energy: NVDIMM lowest").model == 1.0, bw
     rep = afa.report(p0, fit=False)
-    assert _row(rep, "NVMe/NVDIMM write energy, 4 GB").role == "derived"
-    assert _row(rep, "4 GB write energy: NVDIMM lowest").role == "derived"
+    assert _row(rep, "NVMe/NVDIMM write energy, 4 GB").role == "predicted"
+    assert _row(rep, "4 GB write energy: NVDIMM lowest").role == "predicted"
+    assert "bound to [6, 7.5]" in _row(rep, "NVMe/NVDIMM write energy, 4 GB").note
     # a what-if NVMe slower than the HDD (10 MB/s) breaks the bracket's premise: the two
     # rows are then predictions, and the note claims no bound
     slow = afa.report(dataclasses.replace(p0, nvme_write_bw=1e7), fit=False)
@@ -440,7 +444,7 @@ def test_read_order_of_nvme_and_ssd_is_the_data_sheets():
     which data-sheet read bandwidth is lower: swap them and the row flips."""
     p0 = afa.Params()
     row = _row(afa.report(p0, fit=False), "NVMe reads slower than SSD")
-    assert row.role == "derived" and row.miss and row.model == 0.0
+    assert row.role == "predicted" and row.miss and row.model == 0.0 and row.blame == "model"
     swapped = dataclasses.replace(p0, nvme_read_bw=p0.ssd_read_bw, ssd_read_bw=p0.nvme_read_bw)
     assert _row(afa.report(swapped, fit=False), "NVMe reads slower than SSD").model == 1.0
 
@@ -464,7 +468,7 @@ def test_buffer_bottleneck_row_follows_from_the_fitted_rows(rep):
     assert hm.demands["xfs"] == pytest.approx(4 * delta - nm.demands["nvdimm"] - cpu, rel=1e-3)
     assert hm.demands["xfs"] > hm.demands["hdd"]
     row = _row(rep, "HDD is the bottleneck at 1 KB buffers")
-    assert row.role == "derived" and row.model == 1.0
+    assert row.role == "predicted" and row.model == 1.0
 
 
 def test_set_of_a_fitted_parameter_is_held_not_silently_refitted(rep):
@@ -508,3 +512,15 @@ def test_zero_file_system_cost_is_refused_by_name(name):
 
     with pytest.raises(InvalidValueError, match=name):
         cases.report("afa", [f"{name}=0"])
+
+
+def test_fsync_energy_rows_name_the_reach_of_the_call_size():
+    # issue 29: the 1,000-fsync energies rest on the unstated call size; their note states
+    # what 1 KB calls give with the fits held, which must be what that what-if prints
+    rep = afa.report(afa.Params(), fit=False)
+    held = afa.report(dataclasses.replace(afa.Params(), default_buffer=KiB), hold_fit=True)
+    for q in ("HDD/SSD write energy, 1,000 fsyncs", "HDD/NVDIMM write energy, 1,000 fsyncs"):
+        r = _row(rep, q)
+        assert r.rests_on == ("default_buffer", "hdd_seek") and r.blame == "assumption"
+        other = _row(held, q).model
+        assert f"{other:.2g}x" in r.note or f"{other:.3g}x" in r.note, (q, other, r.note)

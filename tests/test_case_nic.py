@@ -49,18 +49,26 @@ def _path_service(nic_name="PCI-X", mtu=9000, p=P):
 
 
 def test_table_rows_and_roles(rep):
-    assert len(rep.rows) == 5 + 8 + 1 + 3
+    assert len(rep.rows) == 5 + 8 + 1 + 4
     assert not [r for r in rep.rows if r.role == "fitted"]     # nothing fitted
-    # the measured TCP rates and two findings are predicted; UDP at line x framing (the
-    # access link is the network's bottleneck), rate x RTT and "TCP rises with the window
-    # and the MTU" (true by construction: throughput of a closed network never falls with
-    # its population, and every term improves with the MTU) are derived
-    assert [r.role for r in rep.rows[:5]] == ["predicted"] * 5
-    assert all(r.role == "derived" for r in rep.rows[5:14])
-    assert [r.role for r in rep.rows[14:]] == ["predicted", "derived", "predicted"]
-    assert "by construction" in rep.rows[15].note
+    # by the rule of qmodels.cases._base only the bandwidth-delay product (rate x RTT, a
+    # definition) is derived; UDP at line x framing rests on the access link binding and
+    # "TCP rises with the window and the MTU" on the model's monotone network, hypotheses
+    # a measurement can refute, so they are predicted
+    assert [r.role for r in rep.rows[:13]] == ["predicted"] * 13
+    assert rep.rows[13].role == "derived" and rep.rows[13].identity == "definition"
+    assert [r.role for r in rep.rows[14:]] == ["predicted"] * 4
     assert {r.paper for r in rep.rows[:5]} == set(nic.TABLE2_TCP_MBPS.values())
-    assert rep.counts == {"fitted": 0, "predicted": 7, "derived": 10, "misses": 2, "stale": 0}
+    c = rep.counts
+    assert {k: c[k] for k in ("fitted", "predicted", "derived", "misses", "stale")} == {
+        "fitted": 0, "predicted": 17, "derived": 1, "misses": 2, "stale": 0}
+    # the BDP miss is the paper's own (two places quoted), the PCI UDP one a model gap
+    bdp_row, pci = rep.rows[13], rep.rows[16]
+    assert bdp_row.blame == "paper" and any("228 ms" in q for q in bdp_row.quotes)
+    assert any("14.3" in q for q in bdp_row.quotes)
+    assert pci.blame == "model"
+    # the TCP rows name what they rest on
+    assert all(r.rests_on == ("run_seconds", "ack_ratio") for r in rep.rows[:5])
 
 
 def test_predicted_rows_meet_the_bar_or_say_why(rep):
@@ -83,7 +91,7 @@ def test_table2_within_five_percent(rep):
     # buses shift the path's service times by microseconds against a 228 ms RTT
     models = [r.model for r in rep.rows[:5]]
     assert (max(models) - min(models)) / max(models) < 1e-3
-    assert [r.model for r in rep.rows[14:]] == [1.0, 1.0, 0.0]
+    assert [r.model for r in rep.rows[14:]] == [1.0, 1.0, 0.0, 1.0]
 
 
 def test_no_fitted_row_so_no_leak(rep):
@@ -429,15 +437,16 @@ def test_errors_name_the_bad_value():
 
 
 def test_udp_row_roles_follow_the_bottleneck():
-    # a half-efficient PCI bus binds UDP through the PCI NIC: those rows become the network's
-    # predictions (no longer line x framing); an offered load below every ceiling is an input
+    # a half-efficient PCI bus binds UDP through the PCI NIC: the notes name the bus (no
+    # longer line x framing); an offered load below every ceiling is carried in full.
+    # Every UDP row is predicted either way (which station binds is a hypothesis)
     slow = nic.report(dataclasses.replace(P, pci_efficiency=0.5))
     pci = [r for r in slow.rows if r.quantity.startswith("UDP PCI MTU")]
     assert all(r.role == "predicted" and "bus" in r.note for r in pci)
     assert pci[0].model == pytest.approx(33.33e6 * 4 * 0.5 * 1472 / 1530 * 8e-6)
     low = nic.report(dataclasses.replace(P, udp_offered_bps=500e6))
     udp = [r for r in low.rows if r.quantity.startswith("UDP ") and r.unit == "Mbit/s"]
-    assert all(r.role == "derived" and "offered load" in r.note for r in udp)
+    assert all(r.role == "predicted" and "offered load" in r.note for r in udp)
     assert all(r.model == pytest.approx(500) for r in udp)
 
 
@@ -486,3 +495,19 @@ def test_tcp_rate_never_exceeds_the_bottleneck_bound():
         assert nic.tcp_rate("PCI-X", 9000, n, fast) / MSS9 <= LINE_FRAMES * (1 + 1e-12)
     rep_fast = nic.report(fast)
     assert rep_fast.rows[15].model == 1.0
+
+
+def test_bdp_miss_follows_the_rtt_and_the_users_row():
+    # the miss's cap is window / RTT at the set RTT (14.3 MB x 8 / 0.456 s = 251 Mbit/s),
+    # not a fixed number; at RTT 114 ms the paper's 14.3 MB is rate x RTT and no miss remains
+    r = nic.report(dataclasses.replace(P, rtt=0.456))
+    (b,) = [x for x in r.rows if x.quantity.startswith("bandwidth-delay")]
+    assert f"about {14.3e6 * 8 / 0.456 / 1e6:.0f} Mbit/s" in b.miss
+    r = nic.report(dataclasses.replace(P, rtt=0.114))
+    (b,) = [x for x in r.rows if x.quantity.startswith("bandwidth-delay")]
+    assert not b.miss and not b.blame
+    # the abstract's 'less than tens of Mbit/s': a 64 KB window over 228 ms is bound by
+    # window / RTT = 65536 x 8 / 0.228 = 2.30 Mbit/s (Lazowska et al. 1984, sec. 5.2)
+    (u,) = [x for x in nic.report().rows if x.quantity.startswith("an untuned host")]
+    t = nic.tcp_throughput("On-board", 1500, 65536, P) * 8e-6
+    assert t <= 65536 * 8 / 0.228 / 1e6 * (1 + 1e-9) and u.model == 1.0

@@ -51,31 +51,37 @@ def test_predicted_rows_within_tolerance(rep):
 def test_fitted_rows_reproduced_and_at_most_a_third(rep):
     fitted = [r for r in rep.rows if r.role == "fitted"]
     assert 3 * len(fitted) <= len(rep.rows)
-    # the stored calibrated defaults reproduce their three points
+    # the stored calibrated defaults reproduce their points
     for r in fitted:
         assert abs(r.rel_error) < 1e-4, r.quantity
-    assert set(rep.fitted) == {"cpu_seconds", "disk_slowdown", "path_slowdown",
-                               "knee_disk_slowdown"}
+    assert set(rep.fitted) == {"cpu_seconds", "disk_slowdown", "path_slowdown"}
+    assert rep.held == {}
 
 
-def test_the_one_miss_is_the_disk_the_knees_need(rep):
-    # The knees 4/8/16 are reproduced with the sec. 4.2 disk fitted once
-    # (knee_disk_slowdown); the miss is that this disk is not the sec. 4.4
-    # one.  The argument of the miss, checked by hand: with the knee disk,
-    # 2 disks per ION at p_io 30 %, m 90 % bound TPS by the disks'
-    # asymptote 2 / (0.3 x 0.9 x t_disk) (Lazowska et al. 1984, sec. 5.2),
-    # far below 107.417.
-    misses = [r for r in rep.rows if r.miss]
-    assert [r.quantity for r in misses] == [
-        "disk of the sec. 4.2 runs / disk of the sec. 4.4 runs (one hardware: 1)"]
-    assert "107.417" in misses[0].miss and "sec. 4.4 load" in misses[0].miss
+def test_one_disk_for_both_sections_and_the_sec44_load_it_rests_on(rep):
+    # The knees 4/8/16 fix the one disk (knee_fit); at the sec. 4.4 load read as sec.
+    # 4.5's Normal-bound load with 4 disks per ION that disk gives the 1-ION TPS as a
+    # prediction (paper 107.417), the 3-ION one being the CPU-bound fit.  No miss.
+    assert not any(r.miss for r in rep.rows)
+    (t1,) = [r for r in rep.rows if r.quantity == "TPS, PN = 4, 1 ION (sec. 4.4)"]
+    assert t1.role == "predicted" and abs(t1.rel_error) < 0.10
+    assert t1.rests_on == ("sec44_load",)
+    # read as sec. 4.1's base load (p_io 30 %, m 90 %, 2 disks) the same disk bounds
+    # the 1-ION TPS by the disks' asymptote 2 / (0.3 x 0.9 x t_disk) (Lazowska et al.
+    # 1984, sec. 5.2), far below 107.417: the miss then names the assumption
     p = spax.Params()
-    t_disk = spax.path_elements(p)["disk"].media_time * p.knee_disk_slowdown
+    t_disk = spax.path_elements(p)["disk"].media_time * p.disk_slowdown
     bound = 2 / (0.3 * 0.9 * t_disk)
     assert bound < 0.5 * 107.417
-    x = spax.tps(dataclasses.replace(p, p_io=0.3, miss_rate=0.9, disks_per_ion=2,
-                                     disk_slowdown=p.knee_disk_slowdown))
+    base = dataclasses.replace(p, sec44_load="base")
+    x = spax.tps(spax.sec44_setting(base, ions=1))
     assert x <= bound * (1 + 1e-9)
+    r = spax.report(base)
+    (m,) = [row for row in r.rows if row.miss]
+    assert m.quantity == t1.quantity and m.blame == "assumption"
+    assert m.rests_on == ("sec44_load",) and "sec44_load" in m.miss
+    with pytest.raises(InvalidValueError, match="sec44_load must be one of"):
+        spax.Params(sec44_load="heavy")
 
 
 def test_report_extra_and_json(rep):
@@ -500,7 +506,8 @@ def test_remote_traffic_effect():
     assert e["U_pnport"] < 0.01                # the messages do not load the ports
     # the owner's work is CPU work: doubling it lowers the CPU-bound TPS as
     # 16 / D_cpu says
-    q = dataclasses.replace(spax._base_spec(p, ions=3), remote_cpu_seconds=2 * p.remote_cpu_seconds)
+    q = dataclasses.replace(spax.sec44_setting(p, ions=3),
+                            remote_cpu_seconds=2 * p.remote_cpu_seconds)
     d2 = d1 + r1 * p.remote_cpu_seconds
     assert spax.tps(q) == pytest.approx(16 / d2, rel=1e-3)
 
@@ -598,8 +605,8 @@ def test_knees_reproduced_by_one_fitted_disk(rep):
     p = spax.Params()
     f = spax.knee_fit(p)
     lo, hi = f["interval"]
-    assert lo < p.knee_disk_slowdown <= hi
-    assert p.knee_disk_slowdown == pytest.approx(f["value"], rel=2e-3)   # stored = fitted
+    assert lo < p.disk_slowdown <= hi
+    assert p.disk_slowdown == pytest.approx(f["value"], rel=2e-3)   # stored = fitted
     assert f["binding"] == ["cpu", "normal"]
     # the I/O-bound interval contains the intersection: its row is predicted
     io_lo, io_hi = f["intervals"]["io"]

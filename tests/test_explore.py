@@ -63,18 +63,48 @@ def test_bad_sliders_are_refused_before_drawing(sliders, match):
         plot.explore(_net(), sliders)
 
 
-def test_qmodels_no_widgets_gives_the_static_figure_even_in_a_kernel(monkeypatch):
-    # a kernel is faked (a shell with a .kernel); the variable alone decides
-    pytest.importorskip("ipywidgets")
+def _fake_kernel(monkeypatch, allow_stdin):
+    """A Jupyter kernel faked: a shell configured by IPKernelApp whose
+    current cell came with or without ``allow_stdin``."""
     import IPython
 
+    class Kernel:
+        _allow_stdin = allow_stdin
+
     class Shell:
-        kernel = object()
+        config = {"IPKernelApp": {}}
+        kernel = Kernel()
 
     monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
+
+
+def test_qmodels_no_widgets_gives_the_static_figure_even_in_a_kernel(monkeypatch):
+    pytest.importorskip("ipywidgets")
+    _fake_kernel(monkeypatch, allow_stdin=True)
     monkeypatch.delenv("QMODELS_NO_WIDGETS", raising=False)
+    monkeypatch.delenv("QMODELS_WIDGETS", raising=False)
     assert plot._widgets() is not None
     monkeypatch.setenv("QMODELS_NO_WIDGETS", "1")
     assert plot._widgets() is None
     fig = plot.explore(_net(), SLIDERS)
     assert len(fig.axes) == 2
+
+
+def test_a_headless_kernel_gets_the_static_figure_and_a_text_bar(monkeypatch):
+    # nbconvert --execute / nbclient / papermill send cells without
+    # allow_stdin: no widget (its comm traffic can stall the client), and a
+    # progress bar that is text and keeps its final line in the saved output
+    pytest.importorskip("ipywidgets")
+    tqdm = pytest.importorskip("tqdm")
+    from qmodels import _progress
+
+    monkeypatch.delenv("QMODELS_NO_WIDGETS", raising=False)
+    monkeypatch.delenv("QMODELS_WIDGETS", raising=False)
+    monkeypatch.delenv("CI", raising=False)
+    _fake_kernel(monkeypatch, allow_stdin=False)
+    assert plot._widgets() is None
+    b = _progress.bar(True, 3, "simulating")
+    assert isinstance(b, tqdm.std.tqdm) and type(b).__module__ == "tqdm.std" and b.leave
+    b.close()
+    monkeypatch.setenv("QMODELS_WIDGETS", "1")   # a front end that shows widgets only
+    assert plot._widgets() is not None

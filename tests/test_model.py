@@ -131,9 +131,9 @@ def test_negative_think_time_and_visits():
 
 
 def test_exactly_one_workload_description():
-    with pytest.raises(InvalidValueError, match=r"give exactly one of visits, routing or demands"):
+    with pytest.raises(InvalidValueError, match=r"give exactly one of visits, route, routing or demands"):
         qm.Closed("tx", 1)
-    with pytest.raises(InvalidValueError, match=r"give exactly one of visits, routing or demands"):
+    with pytest.raises(InvalidValueError, match=r"give exactly one of visits, route, routing or demands"):
         qm.Closed("tx", 1, visits={"a": 1}, demands={"a": 1})
 
 

@@ -257,7 +257,7 @@ def test_product_form_refuses_a_non_poisson_stream_by_name(case):
     d, _ = GI_CASES[case]
     net = _gi_net(d)
     for call in (lambda: qm.mva(net), lambda: qm.solve(net, method="exact"),
-                 lambda: qm.size(net, "R<=2", vary="arrival_rate")):
+                 lambda: qm.size(net, "R<=2", vary="arrival_rate", method="exact")):
         with pytest.raises(UnsupportedModelError) as e:
             call()
         assert "class 'j'" in str(e.value) and "inter-arrival" in str(e.value)

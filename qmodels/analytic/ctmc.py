@@ -48,7 +48,10 @@ Semantics (shared with the simulator, :mod:`qmodels.sim`)
   that meet a binding capacity must give ``routing``, and classes that use
   a pool must give ``routing`` or use pools with a ``path``: each chain of
   held stations (:func:`qmodels.model.pool_chains`) is then one place of
-  the random routing, traversed in order (as in the simulator).
+  the random routing, traversed in order (as in the simulator).  A class
+  given by ``route`` follows that path (its routing table).  Outside
+  product form a class routed at random makes the result warn, naming the
+  way to give its path.
 * **Open classes**: the state space is truncated at ``open_limit`` open jobs
   in the network (arrivals beyond it are turned away); the probability of
   being at the bound, which is the fraction of arrivals turned away

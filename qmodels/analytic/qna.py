@@ -13,10 +13,12 @@ Assumptions
 * Open classes only (closed: ``method="mva-residual"``; mixed: refused).
   No token pools, no finite capacities, no load-dependent stations
   (:class:`~qmodels.errors.UnsupportedModelError` naming them).
-* Routing: a class with ``routing`` uses its routing matrix; a class given
-  by visits or demands is routed at random exactly as the simulator does
-  (:mod:`qmodels.sim.flatten`, "Routing of a class given by visits"), so the
-  analytic and the simulated model are the same system.
+* Routing: a class with ``routing`` (or a ``route``, a fixed path) uses
+  its routing matrix; a class given by visits or demands is routed at
+  random exactly as the simulator does (:mod:`qmodels.sim.flatten`,
+  "Routing of a class given by visits"), so the analytic and the simulated
+  model are the same system; outside product form the result then warns
+  that it is not a path, and how to give one (``route=[...]``).
 * External arrivals of a class form a renewal process of SCV
   ``interarrival.scv`` (default Poisson, SCV 1), split at random among the
   stations where the class enters.

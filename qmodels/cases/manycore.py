@@ -133,6 +133,12 @@ LINE = 64  # bytes per cache line
 MEMORIES = ("knl_mcdram", "knl_ddr4", "skl")
 #: thread placements on the two SKL sockets (see :func:`thread_sockets`)
 PLACEMENTS = ("scatter", "compact", "spread", "unbound")
+#: the two places of the paper that cannot both hold for the KNL DDR4 peak (sec. 4-2)
+KNL_DDR_QUOTES = (
+    "sec. 3-1 and 4-2: the physical bandwidth is 'MCDRAM (490GB/s), DDR4 (90GB/s)'",
+    "sec. 4-2: STREAM gives 'about 360GB/s against the theoretical 490GB/s' on MCDRAM (73 %) "
+    "but 'about 89GB/s against the theoretical 90GB/s' on DDR4 (99 %): counted the same way "
+    "(3/4 of the bytes moved) 89 GB/s is 119 GB/s on a 90 GB/s bus")
 #: Triad a = b + q c: lines moved per element of each array (the stored array is read for
 #: ownership and written back, write-allocate; the two others are read)
 TRIAD_WEIGHTS = (2, 1, 1)
@@ -177,8 +183,11 @@ class Params:
     upi_bytes_per_transfer: float = param(1.0, "the paper's reading: 10.4 x 2 links x 2 "
                                           "directions = 41.6 GB/s (see qmodels.UPI; 2 B per "
                                           "transfer would give 83.2)", kind="paper", unit="B")
-    stream_counted: float = param(0.75, "STREAM Triad counts 24 B per 32 B moved when stores "
-                                  "write-allocate (McCalpin, STREAM FAQ)", kind="spec")
+    stream_counted: float = param(0.75, "assumption: STREAM Triad counts 24 B per 32 B moved "
+                                  "when stores write-allocate (McCalpin, STREAM FAQ); built "
+                                  "with streaming (non-temporal) stores it counts every byte "
+                                  "moved (1.0).  The paper names neither build",
+                                  kind="assumption", plausible=(0.75, 1.0))
     skl_latency: float = param(90e-9, "assumption: idle local DRAM latency of Skylake-SP, "
                                "~90 ns", kind="assumption", unit="s")
     knl_mcdram_latency: float = param(155e-9, "assumption: idle MCDRAM latency of KNL (flat "
@@ -202,7 +211,9 @@ class Params:
                            "alternates sockets): of the bound placements the one whose "
                            "chunk boundaries all cross sockets, the most remote traffic first "
                            "touch can make; 'compact', 'spread' (OMP_PROC_BIND) and 'unbound' "
-                           "(the OS moves threads: r = 1/2) are the others", kind="assumption")
+                           "(the OS moves threads: r = 1/2, the paper's 'UPI becomes the "
+                           "bottleneck' placement) are the others", kind="assumption",
+                           plausible=PLACEMENTS)
     # --- energy ------------------------------------------------------------------
     skl_tdp: float = param(150.0, "Intel ARK, Xeon Gold 6148: TDP 150 W per socket",
                            kind="datasheet", unit="W")
@@ -240,7 +251,8 @@ class Params:
                                          "Lustre 1.6 manual, sec. 20.2) default to 3/4 of "
                                          "RAM, which puts the SKL cliff at 144 GB.  "
                                          "Assumption: /PFS is a recent Lustre (the paper "
-                                         "names neither)", kind="assumption")
+                                         "names neither)", kind="assumption",
+                                         plausible=(0.5, 0.75))
     pfs_bw: float = param(12.5e9, "paper sec. 3: a node's 100 Gbit/s link caps reads from "
                           "the parallel file system", kind="paper", unit="B/s")
     ior_transfer: float = param(2 * MiB, "paper Table 2: IOR -t 2m (one 2 MiB transfer per "
@@ -263,7 +275,8 @@ class Params:
         if self.lustre_cache_fraction > 1 or self.stream_counted > 1:
             raise InvalidValueError("manycore.Params: lustre_cache_fraction and "
                                     "stream_counted must be fractions in (0, 1]")
-        if any(int(k) != k for k in self.hpl_nodes) or max(self.hpl_nodes) < 2:
+        if (not self.hpl_nodes or any(int(k) != k for k in self.hpl_nodes)
+                or max(self.hpl_nodes) < 2):
             raise InvalidValueError(f"manycore.Params.hpl_nodes must be whole node counts, at "
                                     f"least one >= 2 (HPL's network needs a grid), got "
                                     f"{self.hpl_nodes!r}")
@@ -963,7 +976,7 @@ STREAM_TOLERANCE = 0.05
 #: simulated intervals in the validation table (seven networks and the RANDOM loop); each
 #: is at level 1 - 0.05 / SIMULATED so that the table's intervals hold together at 95 %
 #: (Bonferroni)
-SIMULATED = 8
+SIMULATED = 9
 LEVEL = 1 - 0.05 / SIMULATED
 
 
@@ -991,8 +1004,9 @@ def _validation(p: Params, seed: int) -> tuple:
     unbound threads), IOR below and above the cliff, and the reread's hit
     ratio against a page-by-page loop simulation.
 
-    Each simulated interval is at level 1 - 0.05 / 8 (Bonferroni over the
-    seven network configurations and the RANDOM loop):
+    Each simulated interval is at level 1 - 0.05 / 9 (Bonferroni over the
+    eight network configurations, HPL's panel network among them, and the
+    RANDOM loop):
     the table's half-widths then hold together at 95 %, rather than one in
     twenty of them missing by chance.  Ten replications of the simulator's
     default horizon each, fixed seeds."""
@@ -1024,6 +1038,15 @@ def _validation(p: Params, seed: int) -> tuple:
             (float(s.X["transfer"].mean) * sc, float(s.X["transfer"].half_width) * sc),
             tolerance=0.0, method="exact MVA (product form, the simulated network) vs "
                                   "simulation"))
+    # HPL's panel network at 16 SKL nodes with look-ahead 1 (the 16-node row's note): exact
+    # MVA of the product-form network (exponential service, as it is built) vs simulation
+    hnet = hpl_network(p, "skl", 16, 1)
+    hs = qm.simulate(hnet, seed=seed + 6, replications=10, level=LEVEL, progress=False)
+    out.append(validation_entry(
+        "HPL panels, SKL 16 nodes, look-ahead 1", "panel throughput [1/s]",
+        float(qm.mva(hnet).X["panel"]),
+        (float(hs.X["panel"].mean), float(hs.X["panel"].half_width)), tolerance=0.0,
+        method="exact MVA (product form, the simulated network) vs simulation"))
     # the cache element against a page-by-page loop (scaled: 2000 pages, 1000 cached; the
     # loop model is scale-free for LRU, and within 0.001 absolute for RANDOM at F >= 1000)
     F, Cp = 2000, 1000
@@ -1062,17 +1085,16 @@ def _off(model: float, paper: float, tol: float, why: str) -> str:
 
 
 def _stream_role(p: Params, res, where: str) -> tuple:
-    """Role and note of a STREAM row: ``derived`` when the memory channels
-    saturate (utilisation >= 0.999, per server), the value being then the
-    identity ``stream_counted`` x their peak; ``predicted`` when the UPI link
-    binds (the value depends on the remote fraction, a model output) or the
-    threads cannot fill the channels (the cores bind)."""
+    """Role and note of a STREAM row: always ``predicted`` (the rule of
+    :mod:`qmodels.cases._base`): that the memory channels saturate, so STREAM
+    reports ``stream_counted`` x their peak, is a hypothesis a measurement
+    can refute; the note says which station binds."""
     b = res.bottleneck[0]
     if b == "mem" and float(res.U[b]) >= 0.999:
         # every line visits the channels once: X = their capacity, a data-sheet peak
-        return "derived", (f"{where}; identity at saturation: {p.stream_counted:g} "
-                           "(write-allocate) x the memory channels' peak, inputs; the "
-                           "network only says that the channels saturate")
+        return "predicted", (f"{where}; the network finds the memory channels saturated, so "
+                             f"STREAM reports {p.stream_counted:g} (stream_counted, "
+                             "write-allocate) x their peak")
     if b == "upi" and float(res.U[b]) >= 0.999:
         # a line crosses UPI with probability r, the first-touch model's output: not an input
         return "predicted", (f"{where}; the UPI link saturates: {p.stream_counted:g} x "
@@ -1080,84 +1102,119 @@ def _stream_role(p: Params, res, where: str) -> tuple:
     return "predicted", f"{where}; the cores bind (U {b} = {float(res.U[b]):.3f})"
 
 
-def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) -> CaseReport:
+def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
+           hold_fit: bool = False) -> CaseReport:
     """The paper-vs-model table of the many-core study.
 
     Nothing is fitted: the SKL remote fraction comes from first touch
     (:func:`remote_fraction`).  ``sim=True`` adds ``validation``: the STREAM
     networks of the three memories (SKL also with unbound threads), IOR's
     reread below and above the cliff, and the page cache's loop hit ratio,
-    each analytic against simulated.
+    each analytic against simulated.  ``hold_fit`` is accepted for the
+    common interface (:func:`qmodels.cases.report`); nothing is fitted, so
+    there is nothing to hold.
     """
     p = Params() if params is None else params
     rows = []
     R = rows.append
-    # Each row's role and why.  derived: the paper's number is itself an identity of stated
-    # inputs (a peak from a data sheet, a file size from the IOR command line); predicted:
-    # a measured effect (HPL, STREAM, the bottleneck, the cache cliff) the model was not
-    # told.  Nothing is fitted.
+    # Each row's role and why (the rule of qmodels.cases._base).  derived: a definition
+    # applied to stated inputs (Rpeak, a peak bandwidth, IOR's file size); predicted:
+    # everything else the model computes (HPL, STREAM, the bottleneck, the cache cliff),
+    # however simple its argument.  Nothing is fitted.
     # derived: Rpeak = cores x FLOPs per cycle x clock, the paper's own eq. (1) and (2)
     R(Row("KNL Rpeak", 3046.4, rpeak(p, "knl") / GB, "derived", unit="GFLOP/s",
-          note="eq. (1): cores x FLOPs per cycle x clock, inputs from the data sheet"))
+          note="eq. (1): cores x FLOPs per cycle x clock, inputs from the data sheet",
+          identity="definition"))
     R(Row("SKL Rpeak", 3072.0, rpeak(p, "skl") / GB, "derived", unit="GFLOP/s",
-          note="eq. (2): cores x FLOPs per cycle x clock, inputs from the data sheet"))
-    # derived: at one node the model's HPL efficiency is the identity AVX clock / nominal
-    # clock, a ratio of two data-sheet inputs; no network term enters (hpl_efficiency)
+          note="eq. (2): cores x FLOPs per cycle x clock, inputs from the data sheet",
+          identity="definition"))
+    # predicted: that one node's HPL runs at AVX clock / nominal clock with no other loss is
+    # a hypothesis (the KNL row refutes it), not an identity
     e_knl, e_skl = hpl_efficiency(p, "knl"), hpl_efficiency(p, "skl")
-    R(Row("KNL HPL Rmax/Rpeak (All2All)", 0.60, e_knl, "derived",
-          note=f"sec. 4-1; identity: AVX clock / nominal clock = {p.knl_avx_clock / 1e9:g} / "
-               f"{p.knl_clock / 1e9:g} GHz (data-sheet inputs; one node, no other term)",
-          miss=_off(e_knl, 0.60, HPL_TOLERANCE,
+    knl_miss = _off(e_knl, 0.60, HPL_TOLERANCE,
                     "the AVX clock is only an upper bound for KNL; the rest of the loss (cache "
                     "coherence across 34 tiles, which the paper names) has no term in the "
-                    "model")))
-    R(Row("SKL HPL Rmax/Rpeak, 1 node", 0.66, e_skl, "derived",
-          note=f"sec. 4-1; identity: AVX-512 clock / nominal clock = "
-               f"{p.skl_avx_clock / 1e9:g} / {p.skl_clock / 1e9:g} GHz (data-sheet inputs; one "
-               "node, no other term)",
-          miss=_off(e_skl, 0.66, HPL_TOLERANCE,
-                    "the AVX-clock bound is this far from the measured efficiency")))
+                    "model")
+    R(Row("KNL HPL Rmax/Rpeak (All2All)", 0.60, e_knl,
+          note=f"sec. 4-1; the model's one-node HPL: AVX clock / nominal clock = "
+               f"{p.knl_avx_clock / 1e9:g} / {p.knl_clock / 1e9:g} GHz (no other term)",
+          miss=knl_miss, blame="model" if knl_miss else ""))
+    skl_miss = _off(e_skl, 0.66, HPL_TOLERANCE,
+                    "the AVX-clock bound is this far from the measured efficiency")
+    R(Row("SKL HPL Rmax/Rpeak, 1 node", 0.66, e_skl,
+          note=f"sec. 4-1; the model's one-node HPL: AVX-512 clock / nominal clock = "
+               f"{p.skl_avx_clock / 1e9:g} / {p.skl_clock / 1e9:g} GHz (no other term)",
+          miss=skl_miss, blame="model" if skl_miss else ""))
     e16 = hpl_efficiency(p, "skl", 16)
-    # predicted: HPL's scalability model over the 100 Gbit/s fabric, not told any Rmax
-    R(Row("SKL HPL Rmax/Rpeak, 16 nodes", 0.51, e16, note="sec. 4-1",
-          miss="HPL's scalability model with a memory-filling N charges only "
-               f"{100 * (1 - e16 / hpl_efficiency(p, 'skl')):.1f} % for broadcasts and swaps "
-               "over 100 Gbit/s at 16 nodes (the panel network with HPL's look-ahead, "
-               f"{hpl_network_efficiency(p, 'skl', 16, 1):.3f}, even less); 51 % needs a much "
-               "smaller N (the paper gives none) or losses the model omits (imbalance, "
-               "noise)"))
+    # predicted: HPL's scalability model over the fabric, not told any Rmax; the panel
+    # network (broadcasts overlapped by look-ahead) is solved for the same 16 nodes
+    e16_net = hpl_network_efficiency(p, "skl", 16, 1)
+    miss16 = _off(e16, 0.51, HPL_TOLERANCE,
+                  "HPL's scalability model with a memory-filling N (hpl_memory_fill "
+                  f"{p.hpl_memory_fill:g}) charges only "
+                  f"{100 * (1 - e16 / e_skl):.1f} % for broadcasts and swaps over "
+                  f"{p.network_bw * 8 / 1e9:g} Gbit/s at 16 nodes (the panel network with HPL's "
+                  f"look-ahead of 1 keeps {e16_net:.3f} of the compute rate); 51 % needs losses "
+                  "the model omits (load imbalance, OS noise) or a much smaller N")
+    R(Row("SKL HPL Rmax/Rpeak, 16 nodes", 0.51, e16,
+          note=f"sec. 4-1; the panel network at 16 nodes (look-ahead 1) keeps {e16_net:.3f} of "
+               "the compute rate", miss=miss16, blame="model" if miss16 else ""))
+    # predicted: the conclusion's comparison, from the two one-node HPL rows
+    rmax = {"knl": e_knl * rpeak(p, "knl"), "skl": e_skl * rpeak(p, "skl")}
+    skl_higher = rmax["skl"] > rmax["knl"]
+    R(Row("SKL's measured Rmax above KNL's, 1 node (conclusion; 1 = yes)", 1.0,
+          float(skl_higher), boolean=True,
+          note=f"conclusion: 'similar Rpeak, but higher measured performance' on SKL; model "
+               f"Rmax KNL {rmax['knl'] / GB:.0f}, SKL {rmax['skl'] / GB:.0f} GFLOP/s",
+          miss="" if skl_higher else (
+              "the model's KNL HPL has no term for the coherence loss the paper names (the "
+              "KNL HPL row's miss), so its Rmax comes out above SKL's"),
+          blame="" if skl_higher else "model"))
+    # predicted: fig. 6's cluster modes; the model has no NUMA cluster-mode term, so it
+    # cannot tell SNC-4 from All2All
+    R(Row("KNL HPL in SNC-4 below All2All (fig. 6; 1 = yes)", 1.0, 0.0, boolean=True,
+          note="sec. 4-1: SNC2/SNC4 split the chip into NUMA domains and 'performance drops "
+               "sharply' unless the application is tuned to them, SNC4 most (34 tiles do not "
+               "split evenly into quadrants)",
+          miss="the model has one KNL node with no NUMA cluster modes (All2All only): it "
+               "gives every mode the same HPL", blame="model"))
     ddr = memory(p, "knl_ddr4").bandwidth
     mcd = memory(p, "knl_mcdram").bandwidth
     # derived: a peak is channels x transfer rate x width, all inputs
     R(Row("KNL DDR4 peak bandwidth", 90.0, ddr / GB, "derived", unit="GB/s",
           note="sec. 3-1; channels x rate x width: 6 x DDR4-2400 x 8 B (data sheet)",
-          miss="with write-allocate (the accounting that also gives MCDRAM's 360 of 490) "
-               "STREAM's measured 89 GB/s moves 89 / 0.75 = 119 GB/s, more than 90 can carry; "
-               "Intel's 6 x DDR4-2400 peak is 115.2"))
-    # derived: the ratio of two data-sheet peaks
+          identity="definition",
+          miss="Intel's 6 x DDR4-2400 peak is 115.2; the paper's 90 cannot carry its own "
+               "STREAM figure with the accounting that gives MCDRAM's 360 of 490 (3/4 "
+               "counted: 89 GB/s counted is 119 GB/s moved)", blame="paper",
+          quotes=KNL_DDR_QUOTES))
+    # derived: the ratio of two data-sheet peaks, each a definition
     R(Row("KNL MCDRAM / DDR4 peak bandwidth", 5.0, mcd / ddr, "derived",
-          note="sec. 3-1: 'about 5x'; the ratio of the two data-sheet peaks (490 / 115.2)"))
-    # derived while the network saturates its bottleneck: the value is then the identity
+          note="sec. 3-1: 'about 5x'; the ratio of the two data-sheet peaks (490 / 115.2)",
+          identity="definition"))
+    # predicted (a saturation is a hypothesis): while the network saturates its bottleneck
+    # the value is
     # stream_counted x that station's capacity (inputs); predicted when the cores bind
     for which, label, paper in (("knl_mcdram", "KNL MCDRAM STREAM", 360.0),
                                 ("knl_ddr4", "KNL DDR4 STREAM", 89.0)):
         bw, res = stream(p, which, p.knl_cores)
         role, note = _stream_role(p, res, f"sec. 4-2, {p.knl_cores} threads")
+        m_ = _off(bw / GB, paper, STREAM_TOLERANCE,
+                  f"the STREAM network is limited by {regime(res.network)} at "
+                  f"{p.knl_cores} threads, counted at stream_counted {p.stream_counted:g}")
         R(Row(f"{label}, {p.knl_cores} threads", paper, bw / GB, role, unit="GB/s", note=note,
-              miss=_off(bw / GB, paper, STREAM_TOLERANCE,
-                        f"the STREAM network is limited by {regime(res.network)} at "
-                        f"{p.knl_cores} threads")))
+              miss=m_, blame="assumption" if m_ else "", rests_on=("stream_counted",)))
     # derived: 2 x 128 GB/s, a peak of inputs
     R(Row("SKL memory peak, 2 sockets", 256.0, memory(p, "skl").bandwidth / GB, "derived",
           unit="GB/s", note="sec. 4-2: 2 x 128; channels x rate x width: 2 x 6 x DDR4-2666 x "
-                            "8 B (data sheet)"))
+                            "8 B (data sheet)", identity="definition"))
     # derived: links x directions x per-direction rate, inputs
     R(Row("SKL UPI bandwidth, 2 links x 2 directions", 41.6, upi(p).bandwidth / GB, "derived",
           unit="GB/s", note="sec. 3-2; links x directions x rate x bytes per transfer: 2 x 2 x "
                             f"10.4 GT/s x {p.upi_bytes_per_transfer:g} B (inputs; 1 B is the "
                             "paper's own arithmetic, so this row echoes the paper; the usual "
                             "2 B per transfer per direction gives 83.2 GB/s and moves the "
-                            "switch r* to 0.325)"))
+                            "switch r* to 0.325)", identity="definition"))
     T = p.skl_cores
     r40 = remote_fraction(p, T)
     sw = switch_values(p, T)
@@ -1175,47 +1232,61 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
                f"{sw['page_star'] / 1e6:.1f} MB) and unbound threads (r = 1/2: "
                f"{unbound / GB:.1f} GB/s); the model has no DRAM efficiency loss (refresh, "
                "read-write turnaround), which may be the gap")
-    # the SKL peak: which station binds comes from first touch (the yes/no row below); its
-    # value is then the identity stream_counted x that station's capacity (derived)
+    # the SKL peak: which station binds comes from the placement (the yes/no row below);
+    # predicted, like every STREAM row
     role, head = _stream_role(p, res_skl, f"sec. 4-2, {T} threads")
+    skl_peak_miss = why if abs(bw_skl / 177.2e9 - 1) > STREAM_TOLERANCE else ""
     R(Row("SKL STREAM peak, 40 threads", 177.2, bw_skl / GB, role, unit="GB/s",
-          note=f"{head}; remote fraction {r40:.4f} from first touch, not fitted; "
-               "assumption: the paper calls 177.2 GB/s the 'peak' without a thread count; "
-               "taken at all 40 cores",
-          miss=why if abs(bw_skl / 177.2e9 - 1) > STREAM_TOLERANCE else ""))
-    # predicted: the paper's explanation (UPI the bottleneck as threads grow), a yes/no
+          note=f"{head}; remote fraction {r40:.4f} from the placement {p.placement!r}, not "
+               "fitted; assumption: the paper calls 177.2 GB/s the 'peak' without a thread "
+               "count; taken at all 40 cores",
+          miss=skl_peak_miss, blame="model" if skl_peak_miss else "",
+          rests_on=("placement", "stream_counted")))
+    # predicted: the paper's explanation (UPI the bottleneck as threads grow), a yes/no.
+    # Which station binds rests on the placement: first touch with bound threads keeps
+    # r below r*; unbound threads (the paper's mechanism, --set placement=unbound) put
+    # half the traffic on UPI, which then binds, at 62 GB/s
+    upi_binds = res_skl.bottleneck == ("upi",)
     R(Row("SKL STREAM bottleneck at 40 threads is UPI", 1.0,
-          float(res_skl.bottleneck == ("upi",)), boolean=True,
+          float(upi_binds), boolean=True,
           note="sec. 4-2: 'the UPI bandwidth of 41.6 GB/s becomes the bottleneck as threads "
-               "grow'",
-          miss="" if res_skl.bottleneck == ("upi",) else
+               f"grow'; placement {p.placement!r}",
+          miss="" if upi_binds else
           f"the model's bottleneck is the memory channels (U = {res_skl.U['mem']:.3f}; UPI "
           f"{res_skl.U.get('upi', 0.0):.3f}): with r = {r40:.3f} < r* = {sw['r_star']:.4f} "
-          f"UPI carries {r40 / sw['r_star']:.0%} of the load that would saturate it"))
+          f"UPI carries {r40 / sw['r_star']:.0%} of the load that would saturate it; with "
+          f"placement 'unbound' (r = 1/2) UPI binds, at {unbound / GB:.1f} GB/s, far below "
+          "177.2: no placement gives both the paper's bottleneck and its peak",
+          blame="" if upi_binds else "assumption", rests_on=("placement",)))
     knl_sizes = [ior_file_size(b, p.knl_tasks, p.segments) for b in p.block_sizes]
     skl_sizes = [ior_file_size(b, p.skl_tasks, p.segments) for b in p.block_sizes]
     # derived: the IOR command line's tasks x block size x segments, inputs
     R(Row("KNL IOR largest file", 512.0, knl_sizes[-1] / GiB, "derived", unit="GB",
-          note="sec. 4-3: 16 tasks x 32 GB, the IOR settings (inputs)"))
+          note="sec. 4-3: FileSize = BlockSize x NumTasks x SegmentCount = 32 GB x 16 x 1, "
+               "the IOR settings (inputs)", identity="definition"))
     R(Row("SKL IOR largest file", 320.0, skl_sizes[-1] / GiB, "derived", unit="GB",
-          note="sec. 4-3: 10 tasks x 32 GB, the IOR settings (inputs)"))
-    # derived: under LRU a cyclic reread hits every page of a file that fits and none of one
-    # that does not (loop_hit_ratio), so the network's cliff is the identity "cache capacity"
-    # = min(bound memory, lustre_cache_fraction x RAM), inputs only (ior_cliff finds it by
-    # bisection; test_ior_cliff_is_the_cache_capacity_and_moves_the_bottleneck)
+          note="sec. 4-3: FileSize = BlockSize x NumTasks x SegmentCount = 32 GB x 10 x 1, "
+               "the IOR settings (inputs)", identity="definition"))
+    # predicted: under LRU a cyclic reread hits every page of a file that fits and none of
+    # one that does not (loop_hit_ratio), so the model's cliff is the cache capacity
+    # min(bound memory, lustre_cache_fraction x RAM) (ior_cliff finds it by bisection) --
+    # a hypothesis about the client cache that a measurement can refute
     cliffs = {w: ior_cliff(p, w) for w in MEMORIES}
-    ident = ("identity: cliff = cache capacity = min(bound memory, "
-             f"{p.lustre_cache_fraction:g} x RAM) (inputs; an LRU loop reread hits all below, "
-             "none above), where the reread network's bottleneck moves to the PFS link")
+    ident = ("the model's cliff: the cache capacity min(bound memory, "
+             f"lustre_cache_fraction {p.lustre_cache_fraction:g} x RAM) (an LRU loop reread "
+             "hits all below, none above), where the reread network's bottleneck moves to the "
+             "PFS link")
     for key, label, paper, why in (
             ("knl_ddr4", "KNL cache cliff, DDR4", 64.0, "sec. 4-3"),
             ("knl_mcdram", "KNL cache cliff, MCDRAM", 16.0,
              "sec. 4-3; the capacity is the 16 GB MCDRAM bound to"),
             ("skl", "SKL cache cliff", 100.0, "sec. 4-3 ('about 100 GB'; the paper's reason: "
              "one socket's 96 GB)")):
-        R(Row(label, paper, cliffs[key] / GiB, "derived", unit="GB", note=f"{why}; {ident}",
-              miss=_off(cliffs[key] / GiB, paper, CLIFF_TOLERANCE,
-                        "the page-cache capacity is this far from the measured cliff")))
+        m_ = _off(cliffs[key] / GiB, paper, CLIFF_TOLERANCE,
+                  "the page-cache capacity is this far from the measured cliff")
+        R(Row(label, paper, cliffs[key] / GiB, unit="GB", note=f"{why}; {ident}",
+              miss=m_, blame="assumption" if m_ else "",
+              rests_on=("lustre_cache_fraction",)))
 
     skl_threads = sorted({1, *range(2, T + 1, 2)})
     knl_threads = sorted({1, *range(4, p.knl_cores + 1, 4), p.knl_cores})
@@ -1261,8 +1332,8 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
         status = ("the STREAM networks (cores, memory channels, UPI) of KNL MCDRAM, KNL DDR4 "
                   "and SKL (first touch and unbound threads), IOR's reread network (cores, "
                   "memory, PFS link) on both sides of the cliff, and the page cache's loop "
-                  "hit ratio; intervals simultaneous at 95 % (Bonferroni: each at "
-                  f"{100 * LEVEL:.1f} %); HPL's panel network is solved by MVA only")
+                  "hit ratio, and HPL's panel network at 16 SKL nodes; intervals simultaneous "
+                  f"at 95 % (Bonferroni: each at {100 * LEVEL:.1f} %)")
     e = energy["skl"]
     notes = (
         f"HPL as a network of panels (the grid's compute + the 100 Gbit/s link): without "

@@ -74,7 +74,9 @@ paper reports is the ramp.
 **UDP** is an open class at the sender's offered load (:func:`udp_flow`):
 the network is stable below 1 / D_max, the ceiling of its bottleneck
 station, and delivers min(offered, ceiling).  The access link binds for
-every NIC in one direction (those rows are line x framing: ``derived``); in
+every NIC in one direction (those rows are line x framing, ``predicted``:
+that the access link binds is a hypothesis, which the PCI NIC above MTU 3000
+refutes); in
 the paper's dual tests the PCI bus carries both directions and binds at
 513 Mbit/s each way.
 
@@ -137,6 +139,16 @@ TABLE2_TCP_MBPS = {"PCI-X": 800, "PCI-E Marvell": 793, "PCI": 786, "PCI-E Intel"
 UDP_NEAR_MBPS = 950.0
 #: the bandwidth-delay product as the paper states it, bytes (14.3 MB)
 PAPER_BDP = 14.3e6
+#: the two places of the paper that cannot both hold under BDP = rate x RTT (sec. 2, one
+#: sentence, with the 1 Gbit/s NICs of the same paragraph)
+BDP_QUOTES = ("sec. 2: the end systems are connected 'through 1Gbps NIC' and 'the RTT between "
+              "the two end systems is 228 ms' (1 Gbit/s x 228 ms = 28.5 MB)",
+              "sec. 2, the same sentence: 'the BDP is 14.3 Mbytes'")
+#: the untuned host of the abstract's 'less than tens of Mbit/s': Linux's 64 KB default
+#: window (the smallest of the paper's figures 3-4)
+USERS_WINDOW = 64 * 1024
+#: 'tens of Mbit/s' read as below this
+USERS_BELOW_MBPS = 20.0
 
 #: UDP rows: (NIC, MTU) where the paper reports ~950 Mbit/s
 UDP_ROWS = (("PCI-X", 1500), ("PCI-X", 9000), ("PCI-E Intel", 1500), ("PCI-E Intel", 9000),
@@ -151,14 +163,16 @@ class Params:
                             unit="bit/s")
     rtt: float = param(0.228, "paper: RTT between the two end systems", kind="paper", unit="s")
     run_seconds: float = param(10.0, "iperf 2.0.2 default test length (-t 10); the paper "
-                               "states no duration", kind="assumption", unit="s")
+                               "states no duration (30 s is the other common choice)",
+                               kind="assumption", unit="s", plausible=(10.0, 30.0))
     ack_ratio: float = param(1.0, "segments per ACK in slow start: every segment "
                              "acknowledged.  Linux quick-acks the first TCP_MAX_QUICKACKS = 16 "
                              "segments of a connection and re-arms a quick ACK whenever the "
                              "receiver grows rcv_ssthresh (tcp_grow_window, net/ipv4/"
                              "tcp_input.c), i.e. while its advertised window opens, as it does "
                              "up to a 256 MB clamp; b = 2 (delayed ACKs throughout) gives about "
-                             "610 Mbit/s, see the report's notes", kind="assumption")
+                             "610 Mbit/s, see the report's notes", kind="assumption",
+                             plausible=(1.0, 2.0))
     tcp_options: int = param(12, "TCP timestamps option (RFC 7323), on by default in Linux",
                              kind="assumption", unit="B")
     best_window: float = param(256 * 2 ** 20, "paper Table 2: 256 MB window for the best TCP",
@@ -817,7 +831,8 @@ def validation(params: Params | None = None, *, seed: int = 1) -> tuple:
     return tuple(entries), seed + 4, warned
 
 
-def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) -> CaseReport:
+def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
+           hold_fit: bool = False) -> CaseReport:
     """The end-system paper-vs-model table (nothing is fitted), from the
     path's network.
 
@@ -825,54 +840,66 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
     (:func:`slow_start_network`); UDP rows: the open class's ceiling at the
     bottleneck (:func:`udp_flow`).  With ``sim=True``, ``validation`` holds
     four configurations simulated (:func:`validation`, about 25 s on one core).
+    ``hold_fit`` is accepted for the common interface
+    (:func:`qmodels.cases.report`); nothing is fitted, so there is nothing
+    to hold.
     """
     p = params or Params()
     rows = []
     # Each row's role and why.  Nothing is fitted.  predicted: the measured TCP rates (slow
     # start through the network over the run, never told a rate) and two of the paper's
     # qualitative findings (the bus barely matters; the PCI NIC's UDP falls with the MTU);
-    # derived: a UDP rate that is line rate x framing (the access link is the network's
-    # bottleneck), the bandwidth-delay product, rate x RTT, and "TCP rises with the window
-    # and the MTU", true by construction
+    # the UDP rates too: "line rate x framing while the access link binds" is a bottleneck
+    # hypothesis a measurement can refute (the PCI NIC's does).  derived (the rule of
+    # qmodels.cases._base): only the bandwidth-delay product, rate x RTT by definition
     best = {}
     for nic, paper in TABLE2_TCP_MBPS.items():
         model = best[nic] = _mbps(tcp_throughput(nic, p.best_mtu, p.best_window, p))
         rel = model / paper - 1
         miss = "" if abs(rel) <= 0.2 else (
             "slow start through the network over the assumed run length does not give this "
-            "figure; the run length and ACK ratio are not in the paper")
+            f"figure (run_seconds {p.run_seconds:g} s, ack_ratio {p.ack_ratio:g}; the paper "
+            "states neither)")
         rows.append(Row(f"best TCP {nic} ({NICS[nic][1]}), MTU {p.best_mtu}, window "
                         f"{p.best_window / 2 ** 20:.0f} MB", paper, model, "predicted", "Mbit/s",
-                        "Table 2", miss))
+                        "Table 2; slow start over the run: rests on the run length and the ACK "
+                        "ratio (qmodels case nic --assumptions)", miss,
+                        blame="assumption" if miss else "",
+                        rests_on=("run_seconds", "ack_ratio")))
     for nic, mtu in UDP_ROWS:
         flow = udp_flow(nic, mtu, p)
         model = _mbps(flow.delivered)
         rel = model / UDP_NEAR_MBPS - 1
         miss = "" if abs(rel) <= 0.2 else "a bus or line ceiling this far from ~950 Mbit/s"
-        # derived while the access link binds: line rate x IEEE 802.3 framing, inputs only; a
-        # row whose bus or host binds would be a prediction of the network
-        # derived too when the offered load (an input) is below the ceiling and carried in full
+        # predicted: that the access link binds (so the rate is line rate x IEEE 802.3
+        # framing), or that the offered load is carried in full, is the network's answer,
+        # which a measurement can refute (the PCI NIC's above MTU 3000 does)
         saturated = flow.delivered >= flow.ceiling * flow.payload
-        on_line = flow.bottleneck == "access" and saturated
-        if on_line:
-            role, note = "derived", (
-                f"line rate x framing: the access link is the network's bottleneck, "
-                f"{p.line_bps / 1e6:g} Mbit/s x the UDP payload share of a {mtu}-byte MTU frame")
+        if flow.bottleneck == "access" and saturated:
+            note = (f"the network finds the access link binding: {p.line_bps / 1e6:g} Mbit/s x "
+                    f"the UDP payload share of a {mtu}-byte MTU frame")
         elif not saturated:
-            role, note = "derived", (
-                f"the offered load {p.udp_offered_bps / 1e6:g} Mbit/s (an input), below the "
-                f"{flow.bottleneck} ceiling and carried in full")
+            note = (f"the offered load {p.udp_offered_bps / 1e6:g} Mbit/s, below the "
+                    f"{flow.bottleneck} ceiling, carried in full")
         else:
-            role, note = "predicted", f"the network's bottleneck: {flow.bottleneck}"
-        rows.append(Row(f"UDP {nic} MTU {mtu}", UDP_NEAR_MBPS, model, role, "Mbit/s",
-                        note + "; text: 'about 950 Mbit/s'", miss))
+            note = f"the network's bottleneck: {flow.bottleneck}"
+        rows.append(Row(f"UDP {nic} MTU {mtu}", UDP_NEAR_MBPS, model, "predicted", "Mbit/s",
+                        note + "; text: 'about 950 Mbit/s'", miss,
+                        blame="model" if miss else ""))
+    # derived (definition): BDP = rate x RTT of two stated inputs.  Its miss is the paper's:
+    # the two numbers it states in one sentence cannot both hold under that definition
+    cap_bdp = min(_mbps(float(el.window_limited_throughput(PAPER_BDP, p.rtt))),
+                  p.line_bps / 1e6)
+    bdp_miss = "" if abs(bdp(p) / PAPER_BDP - 1) <= 0.2 else (
+        f"rate x RTT = {bdp(p) / 1e6:.2f} MB; the paper's 14.3 MB is rate x one-way delay "
+        f"({p.line_bps / 1e9:g} Gbit/s x {p.rtt * 500:g} ms = {bdp(p) / 2e6:.3f} MB): a "
+        f"window of 14.3 MB would cap TCP at about {cap_bdp:.0f} Mbit/s at this RTT.")
     rows.append(Row(
         f"bandwidth-delay product, {p.line_bps / 1e9:g} Gbit/s x {p.rtt * 1e3:g} ms",
         PAPER_BDP / 1e6, bdp(p) / 1e6, "derived", "MB",
-        "rate x RTT, two inputs; paper states 14.3 MB",
-        f"rate x RTT = {bdp(p) / 1e6:.2f} MB; the paper's 14.3 MB is rate x one-way delay "
-        f"({p.line_bps / 1e9:g} Gbit/s x {p.rtt * 500:g} ms = {bdp(p) / 2e6:.3f} MB): a "
-        "window of 14.3 MB would cap TCP at about 500 Mbit/s"))
+        "BDP = rate x RTT, the definition applied to two inputs; paper states 14.3 MB",
+        bdp_miss, identity="definition", blame="paper" if bdp_miss else "",
+        quotes=(BDP_QUOTES if bdp_miss else ())))
     # the paper's qualitative findings, as yes/no rows the network answers
     spread = (max(best.values()) - min(best.values())) / max(best.values())
     rows.append(Row("the NIC's bus type barely changes the best TCP (five NICs within 5 %)",
@@ -887,19 +914,19 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
         # throughput wanders by ~1e-5 of the line rate with the window (its Schweitzer estimate)
         grows &= all(b >= a * (1 - 1e-4) for a, b in zip(by_win, by_win[1:])) and \
             all(b > a for a, b in zip(by_mtu, by_mtu[1:]))
-    # derived: true by construction.  A closed network's throughput never falls as its
-    # population (the window) grows (MVA; Lazowska et al., QSP 1984, sec. 5.2 bounds), and
-    # every term of the model improves with the MTU: the framing share (m - 52) / (m + 38),
-    # the RFC 3390 initial window in bytes, the per-byte host, NIC and bus demands
+    # predicted: in the model it holds by construction (a closed network's throughput never
+    # falls as its population, the window, grows: MVA; Lazowska et al., QSP 1984, sec. 5.2;
+    # and every term improves with the MTU), but a measurement could refute it, so it is
+    # the model's prediction, not an identity
     rows.append(Row("TCP rises with the window (64 KB..256 MB) and the MTU (1500..9000), every "
-                    "NIC", 1.0, float(grows), "derived", "", "text of sec. 2.2 and figures 3-4; "
-                    "true by construction (identity): closed-network throughput is "
-                    "nondecreasing in the population (the window), and framing share, initial "
-                    "window in bytes and per-byte demands all improve with the MTU; "
-                    "checked: rises, or stays within 0.01 % once the window covers the pipe",
+                    "NIC", 1.0, float(grows), "predicted", "", "text of sec. 2.2 and figures "
+                    "3-4; in the model closed-network throughput is nondecreasing in the "
+                    "population (the window), and framing share, initial window in bytes and "
+                    "per-byte demands all improve with the MTU; checked: rises, or stays "
+                    "within 0.01 % once the window covers the pipe",
                     "" if grows else "the solved network's throughput fell somewhere on the "
                     "window or MTU grid: an artefact of the approximate solver, since the "
-                    "exact network cannot", boolean=True))
+                    "exact network cannot", boolean=True, blame="" if grows else "model"))
     pci_udp = [udp_flow("PCI", m, p).delivered for m in MTUS]
     falls = any(b < a for a, b in zip(pci_udp[1:], pci_udp[2:]))
     rows.append(Row("UDP of the PCI NIC falls as the MTU grows beyond 3000", 1.0, float(falls),
@@ -908,7 +935,19 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
                         "the network's PCI bus ceiling only rises with the MTU (fewer "
                         "descriptors per byte), so the cause is inside the NIC or its driver "
                         "(e.g. its packet buffer split for jumbo frames), which the paper does "
-                        "not report"), boolean=True))
+                        "not report"), boolean=True, blame="" if falls else "model"))
+    # predicted: the abstract's and sec. 1's 'users get less than tens of Mbit/s': an
+    # untuned host (64 KB window, MTU 1500) through the same network
+    users = _mbps(tcp_throughput("On-board", 1500, USERS_WINDOW, p))
+    rows.append(Row(f"an untuned host ({USERS_WINDOW // 1024} KB window, MTU 1500) gets less "
+                    "than tens of Mbit/s (abstract, sec. 1; 1 = yes)", 1.0,
+                    float(users < USERS_BELOW_MBPS), "predicted", "",
+                    f"model: {users:.2f} Mbit/s (On-board NIC), window / RTT bound "
+                    f"{USERS_WINDOW * 8 / p.rtt / 1e6:.2f}; 'tens' read as below "
+                    f"{USERS_BELOW_MBPS:g} Mbit/s", boolean=True,
+                    miss="" if users < USERS_BELOW_MBPS else (
+                        "the untuned window does not bind at this RTT"),
+                    blame="" if users < USERS_BELOW_MBPS else "model"))
 
     ramp = slow_start_network("On-board", p.best_mtu, p.best_window, p)
     eth9 = link(p.best_mtu, "tcp", p)
@@ -960,7 +999,7 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1) ->
         f"the PCI NIC's ~950 Mbit/s UDP at MTU 3000 implies a PCI efficiency >= "
         f"{min_pci_eff:.2f} at {p.pci_clock / 1e6:.2f} MHz",
         f"a window equal to the paper's 14.3 MB 'BDP' would cap TCP at {half_window:.0f} Mbit/s "
-        "(window / RTT): the window must cover rate x RTT = 28.5 MB",
+        f"(window / RTT): the window must cover rate x RTT = {bdp(p) / 1e6:.1f} MB",
     )
     extra = {
         "slow_start": {"rounds": [list(r) for r in ramp.rounds], "seconds": ramp.ramp_seconds,

@@ -401,6 +401,16 @@ def _class_maps(c, path, station_names, errs, ctx, kw):
                 if st not in station_names:
                     errs.add(_join(f"{path}.{key}", st), f"unknown station {st!r}")
             kw[key] = _values(c[key], f"{path}.{key}", errs, ctx)
+    if "route" in c:
+        route = c["route"]
+        if not isinstance(route, list) or not route:
+            errs.add(f"{path}.route", "a route is a non-empty list of station names in path "
+                                      "order")
+        else:
+            for i, st in enumerate(route):
+                if st not in station_names:
+                    errs.add(f"{path}.route[{i}]", f"unknown station {st!r}")
+            kw["route"] = list(route)
     if "routing" in c:
         rows = {}
         for src, row in c["routing"].items():
@@ -410,8 +420,22 @@ def _class_maps(c, path, station_names, errs, ctx, kw):
             for dst in row:
                 if dst not in station_names and dst != SINK:
                     errs.add(_join(rpath, dst), f"unknown station {dst!r}")
-            rows[src] = _values(row, rpath, errs, ctx)
+            rows[src] = _row_values(row, rpath, errs, ctx)
         kw["routing"] = rows
+
+
+def _row_values(row, path, errs, ctx):
+    """A routing row: ``station: p``, or ``station: {class: p}`` for a
+    class switch (:mod:`qmodels.model.chains`)."""
+    out, ok = {}, True
+    for k, v in row.items():
+        n = (_values(v, _join(path, k), errs, ctx) if isinstance(v, dict)
+             else _value(v, _join(path, k), errs, ctx))
+        if n is None:
+            ok = False
+        else:
+            out[k] = n
+    return out if ok else None
 
 
 def _closed_fields(c, path, station_names, errs, ctx, kw):
@@ -507,7 +531,7 @@ def _mentions(c: dict, station: str) -> bool:
     for src, row in c.get("routing", {}).items():
         if src == station or station in row:
             return True
-    return False
+    return station in (c.get("route") or ())
 
 
 def _own_time(c: dict, station: str) -> bool:
@@ -607,7 +631,13 @@ def _pools(pools_raw, names, class_names, broken, errs, ctx, seen):
 def _blame(stations, classes, class_paths, pools, pool_paths, name, errs):
     """Find which class or pool the network refuses: build it one part at
     a time, adding the errors at their paths."""
+    from ..model.chains import find_chains
+
+    switching = {n for ch in find_chains(classes) if len(ch) > 1 for n in ch}
     for cl, path in zip(classes, class_paths, strict=True):
+        if cl.name in switching or any(isinstance(k, tuple) for row in (cl.routing or {}).values()
+                                       for k in row):
+            continue        # a class-switching class is checked with its chain, below
         try:
             Network(stations, [cl])
         except ModelError as e:

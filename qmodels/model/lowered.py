@@ -30,7 +30,12 @@ Per station ``k`` (in ``station_names`` order):
 
 Per class ``c``: ``is_open``, ``priority`` (0 highest), ``population`` (0
 for open classes),
-``think_time``, ``arrival_rate``.  Class x station: ``visits`` V,
+``think_time``, ``arrival_rate``, ``routed`` (the class has an order of
+visits: ``routing`` or a ``route``, which becomes its routing table) and
+``route`` (the fixed path of a class given by ``route``, else ``None``).
+The classes given by visit ratios over several stations, which the
+simulator and the methods that route jobs route at random, are
+``random_routed`` (:func:`random_routing_warning` says so).  Class x station: ``visits`` V,
 ``service_times`` S and ``demands`` D = V S (the network's own read-only
 arrays; object arrays when the model has sympy symbols, ``symbolic``).
 
@@ -61,7 +66,7 @@ from ..errors import UnsupportedModelError
 from .network import Closed, Delay, LoadDependent, Network, Queue
 from .stations import PRIORITY_DISCIPLINES
 
-__all__ = ["Lowered", "lower", "DELAY", "FIXED", "LD"]
+__all__ = ["Lowered", "lower", "DELAY", "FIXED", "LD", "random_routing_warning"]
 
 #: reduced station shapes (the integer codes the compiled kernels take)
 DELAY, FIXED, LD = 0, 1, 2
@@ -92,6 +97,8 @@ class Lowered:
     population: np.ndarray
     think_time: np.ndarray
     arrival_rate: np.ndarray
+    routed: np.ndarray
+    route: tuple
     visits: Any
     service_times: Any
     demands: Any
@@ -119,6 +126,16 @@ class Lowered:
                             for k in range(V.shape[1])], dtype=bool)
         out.flags.writeable = False
         return out
+
+    @cached_property
+    def random_routed(self) -> tuple:
+        """Indices of the classes with no order of visits (given by
+        ``visits`` or ``demands``) that visit more than one station: the
+        simulator, QNA and the CTMC route them at random with their visit
+        ratios (the order of a single station cannot matter)."""
+        V = self.visits
+        return tuple(i for i in range(V.shape[0]) if not self.routed[i]
+                     and sum(1 for k in range(V.shape[1]) if V[i][k] != 0) > 1)
 
     def levels(self, k: int) -> tuple:
         """The priority levels (0 highest) of the classes that visit
@@ -327,8 +344,44 @@ def lower(net: Network) -> Lowered:
         population=population,
         think_time=per_class("think_time", 0.0),
         arrival_rate=per_class("arrival_rate", 0.0),
+        routed=_frozen(np.array([c.routing is not None for c in classes], dtype=bool)),
+        route=tuple(c.route for c in classes),
         visits=net.visits,
         service_times=net.service_times,
         demands=net.demands,
         symbolic=sym,
     )
+
+
+def random_routing_warning(net: Network, by: str) -> str | None:
+    """The warning for a network some of whose classes ``by`` (e.g. "the
+    simulator", "qna") routes at random (:attr:`Lowered.random_routed`), or
+    ``None`` when every class has an order of visits or visits one station.
+
+    A class given by visit ratios has no order of visits; routing it at
+    random with those ratios (after each visit, the next station drawn in
+    proportion to them) keeps every mean of a product-form network
+    (Baskett, Chandy, Muntz & Palacios, JACM 22(2), 1975: the stationary
+    distribution depends on the routing only through the visit ratios), but
+    not the number of visits per pass, which becomes random, nor anything
+    outside product form (non-exponential times, bursty arrivals,
+    priorities, finite room), where a random route and a tandem are two
+    different systems.  The message names the classes and the one-line way
+    to give the path."""
+    low = net.lowered
+    idx = low.random_routed
+    if not idx:
+        return None
+    V = low.visits
+    parts, example = [], None
+    for i in idx:
+        at = [low.station_names[k] for k in range(V.shape[1]) if V[i][k] != 0]
+        parts.append(f"{low.class_names[i]!r} (over {', '.join(map(repr, at))})")
+        if example is None:
+            example = (low.class_names[i], at)
+    name, at = example
+    kind = "Open" if low.is_open[idx[0]] else "Closed"
+    return (f"class(es) {'; '.join(parts)} given by visits with no order: {by} routes them at "
+            "random with those visit ratios, not once through each station in path order (the "
+            "means agree only in product form); to follow a fixed path give it, e.g. "
+            f"{kind}({name!r}, ..., route={at!r}) with the stations in path order, or routing=")

@@ -20,7 +20,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validate import FrozenMap, Number, check_count, check_name, check_real, freeze, is_symbolic
+from .._validate import (
+    MAX_INT64,
+    FrozenMap,
+    Number,
+    check_count,
+    check_name,
+    check_real,
+    freeze,
+    is_symbolic,
+)
 from ..errors import (
     DuplicateNameError,
     InvalidValueError,
@@ -29,6 +38,7 @@ from ..errors import (
     UnknownNameError,
     UnreachableStationError,
 )
+from .chains import chain_visits, check_chain, find_chains, normalize_row
 from .forkjoin import ForkJoin, check_forkjoins, forkjoin_visits
 from .pools import TokenPool, pool_chains
 from .stations import (
@@ -68,6 +78,56 @@ ROUTING_TOLERANCE = 1e-9
 # classes
 # ---------------------------------------------------------------------------
 
+def _route_table(route: tuple, is_open: bool) -> dict:
+    """The routing table of a fixed path: each station sends every job to
+    the next; an open class enters at the first and leaves after the last,
+    a closed one goes back to the first (a cycle ends there)."""
+    rows: dict = {SOURCE: {route[0]: 1.0}} if is_open else {}
+    for a, b in zip(route, route[1:]):
+        rows[a] = {b: 1.0}
+    rows[route[-1]] = {SINK: 1.0} if is_open else {route[0]: 1.0}
+    return rows
+
+
+def _route_to_routing(cls, who: str) -> None:
+    """Check ``cls.route`` (station names in path order) and set the
+    class's ``routing`` to the table of that path (:func:`_route_table`),
+    which every solver and the simulator follow.  A ``routing`` given as
+    well must be that same table (``dataclasses.replace`` passes both)."""
+    route = cls.route
+    if isinstance(route, (str, bytes, Mapping)) or not isinstance(route, Iterable):
+        raise InvalidValueError(
+            f"{who}: route must be a list of station names in path order, e.g. "
+            f"route=['web', 'app', 'db']; got {route!r}")
+    route = tuple(route)
+    if not route:
+        raise RoutingError(f"{who}: route is empty (name the stations in path order)")
+    for st in route:
+        if not isinstance(st, str) or not st:
+            raise InvalidValueError(f"{who}: route entry {st!r} is not a station name")
+        if st in (SOURCE, SINK):
+            raise RoutingError(
+                f"{who}: route names {st!r}; list stations only (an open class enters at "
+                "the first and leaves after the last)")
+    again = sorted({st for st in route if route.count(st) > 1})
+    if again:
+        raise RoutingError(
+            f"{who}: route visits {', '.join(map(repr, again))} more than once; a route "
+            "gives each station one next station, so a station may appear once (for a "
+            "path that returns to a station give routing= with probabilities, or visits=)")
+    table = _route_table(route, isinstance(cls, Open))
+    if cls.routing is not None:
+        same = {k: dict(v) for k, v in cls.routing.items()} == table
+        if not same:
+            raise InvalidValueError(
+                f"{who}: give exactly one of visits, route, routing or demands "
+                "(got ['route', 'routing'])")
+    object.__setattr__(cls, "route", route)
+    object.__setattr__(cls, "routing", table)
+    if isinstance(cls, Closed) and cls.reference is None:
+        object.__setattr__(cls, "reference", route[0])
+
+
 @dataclass(frozen=True)
 class _Class:
     name: str
@@ -76,21 +136,28 @@ class _Class:
     demands: Mapping | None = field(default=None, kw_only=True)
     service: Mapping | None = field(default=None, kw_only=True)
     priority: int = field(default=0, kw_only=True)
+    route: Sequence[str] | None = field(default=None, kw_only=True)
 
     kind: ClassVar[str] = "class"
 
     def __post_init__(self):
         check_name(self.name, "class")
         who = f"class {self.name!r}"
+        if self.route is not None:
+            _route_to_routing(self, who)
         if is_symbolic(self.priority):
             raise InvalidValueError(
                 f"{who}: priority must be a non-negative integer, got {self.priority!r}")
         object.__setattr__(self, "priority",
-                           check_count(self.priority, f"{who}: priority", minimum=0))
+                           check_count(self.priority, f"{who}: priority", minimum=0,
+                                       maximum=MAX_INT64))
         given = [k for k in ("visits", "routing", "demands") if getattr(self, k) is not None]
+        if self.route is not None:
+            given = ["route"] + [k for k in given if k != "routing"]
         if len(given) != 1:
             raise InvalidValueError(
-                f"{who}: give exactly one of visits, routing or demands (got {given or 'none'})"
+                f"{who}: give exactly one of visits, route, routing or demands "
+                f"(got {given or 'none'})"
             )
         if self.demands is not None and self.service is not None:
             raise InvalidValueError(f"{who}: give either demands or service times, not both")
@@ -109,10 +176,9 @@ class _Class:
             rows = {}
             for src, row in r.items():
                 row = freeze(row, f"{who}: routing row {src!r}")
-                rows[src] = FrozenMap(
-                    (dst, check_real(p, f"{who}: routing probability {src!r} -> {dst!r}"))
-                    for dst, p in row.items()
-                )
+                # an entry may switch class: {station: {class: p}} or
+                # {(station, class): p} (qmodels.model.chains)
+                rows[src] = FrozenMap(normalize_row(self.name, src, row, check_real))
             object.__setattr__(self, "routing", FrozenMap(rows))
 
 
@@ -128,7 +194,14 @@ class Closed(_Class):
     visits : mapping station -> visit ratio per cycle, or
     routing : mapping station -> {station: probability}; visit ratios come
         from the traffic equations v = v P with v[reference] = 1, or
-    demands : mapping station -> demand D (visit ratio 1, service time D).
+    demands : mapping station -> demand D (visit ratio 1, service time D), or
+    route : list of station names in path order: each job visits them one
+        after the other, once each per cycle, and starts again at the first
+        (the reference).  The same as the routing table that sends each
+        station's jobs to the next with probability 1, which it becomes
+        (``routing``); unlike ``visits``, whose order is unknown (the
+        simulator and the methods that route jobs then route them at random,
+        with a warning), it says the order.
     service : mapping station -> mean service time for this class
         (overrides the station's own service time).
     think_time : float
@@ -171,6 +244,9 @@ class Open(_Class):
     With ``routing``, the row ``"source"`` gives where arrivals enter and a
     station's row may send jobs to ``"sink"``.  ``interarrival`` is the shape
     of the inter-arrival time (default exponential: Poisson arrivals).
+    ``route=["q1", "q2", "q3"]`` says a fixed path: jobs enter at ``q1``, go
+    through each station once in that order and leave after ``q3`` (the
+    routing table ``source -> q1 -> q2 -> q3 -> sink``, which it becomes).
     ``priority`` is a non-negative integer, 0 the highest (default 0), used
     by stations with a priority discipline (see :class:`Closed`).
     """
@@ -194,10 +270,12 @@ class Open(_Class):
 # network
 # ---------------------------------------------------------------------------
 
-def _check_routing_rows(cls: _Class, known: set) -> list[str]:
+def _check_routing_rows(cls: _Class, known: set, switching: bool = False) -> list[str]:
     """Validate the routing table of ``cls``; return the stations it names,
     in order of first mention.  Each row must sum to 1 within
-    :data:`ROUTING_TOLERANCE` (symbolic rows are not summed)."""
+    :data:`ROUTING_TOLERANCE` (symbolic rows are not summed), over
+    (station, class) destinations when it switches class; in a switching
+    chain (``switching``) an open class may enter only by switching."""
     who = f"class {cls.name!r}"
     routing = cls.routing
     is_open = isinstance(cls, Open)
@@ -215,6 +293,13 @@ def _check_routing_rows(cls: _Class, known: set) -> list[str]:
         note(src)
         total = 0.0
         for dst, p in row.items():
+            if isinstance(dst, tuple):      # (station, class): a class switch
+                if dst[0] in (SOURCE, SINK) or dst[0] not in known:
+                    raise UnknownNameError(
+                        f"{who}: routing {src!r} -> {dst[0]!r} as class {dst[1]!r}: "
+                        f"unknown station {dst[0]!r}")
+                total = total + p
+                continue
             if dst == SOURCE or (dst == SINK and not is_open):
                 raise RoutingError(f"{who}: routing {src!r} -> {dst!r} is not allowed")
             if dst != SINK and dst not in known:
@@ -229,7 +314,7 @@ def _check_routing_rows(cls: _Class, known: set) -> list[str]:
     for node in nodes:
         if node not in routing:
             raise RoutingError(f"{who}: station {node!r} has no routing row (where do jobs go?)")
-    if is_open and SOURCE not in routing:
+    if is_open and SOURCE not in routing and not switching:
         raise RoutingError(f"{who}: open routing needs a {SOURCE!r} row (where jobs enter)")
     return nodes
 
@@ -409,9 +494,12 @@ def _class_tables(stations: tuple, classes: tuple) -> tuple[list, list]:
             raise UnknownNameError(f"{who}: {what} name unknown station {st!r}")
         return index[st]
 
+    switched = _switching_visits(classes, set(names))
     for ci, c in enumerate(classes):
         who = f"class {c.name!r}"
-        if c.routing is not None:
+        if c.name in switched:
+            v = switched[c.name]
+        elif c.routing is not None:
             v = _solve_traffic(c, names)
         elif c.demands is not None:
             v = {}
@@ -428,6 +516,23 @@ def _class_tables(stations: tuple, classes: tuple) -> tuple[list, list]:
             at(who, "reference", c.reference)
     forkjoin_visits(stations, vis)  # tasks visit their branch once per fork
     return vis, svc
+
+
+def _switching_visits(classes: tuple, known: set) -> dict:
+    """Visit ratios (class -> {station: e}) of the classes in class-switching
+    chains, from each chain's traffic equations
+    (:func:`qmodels.model.chains.chain_visits`)."""
+    by_name = {c.name: c for c in classes}
+    out: dict = {}
+    for chain in find_chains(classes):
+        if len(chain) == 1 and not any(isinstance(k, tuple) for row in
+                                       (by_name[chain[0]].routing or {}).values() for k in row):
+            continue
+        check_chain(chain, by_name, known)
+        for n in chain:
+            _check_routing_rows(by_name[n], known, switching=True)
+        out.update(chain_visits(chain, by_name))
+    return out
 
 
 def _any_symbolic_input(stations, classes, vis, svc) -> bool:
@@ -554,6 +659,28 @@ class Network:
     def class_index(self, name: str) -> int:
         return self.class_names.index(self.klass(name).name)
 
+    # -- class switching ---------------------------------------------------
+    @property
+    def chains(self) -> tuple:
+        """The routing chains: tuples of class names linked by class
+        switching (:mod:`qmodels.model.chains`); a class that never
+        switches is a chain of its own."""
+        ch = self.__dict__.get("_chains")
+        if ch is None:
+            ch = find_chains(self.classes)
+            object.__setattr__(self, "_chains", ch)
+        return ch
+
+    @property
+    def has_class_switching(self) -> bool:
+        """Some class's routing sends jobs on as another class."""
+        return any(len(ch) > 1 for ch in self.chains)
+
+    def chain_of(self, cls: str) -> tuple:
+        """The chain (tuple of class names) class ``cls`` belongs to."""
+        name = self.klass(cls).name
+        return next(ch for ch in self.chains if name in ch)
+
     # -- workload shape ----------------------------------------------------
     @property
     def closed_classes(self) -> tuple:
@@ -648,6 +775,8 @@ class Network:
                 continue
             for src, row in c.routing.items():
                 for dst, p in row.items():
+                    if isinstance(dst, tuple):      # a class switch: edge to the station
+                        dst = dst[0]
                     if not g.has_edge(src, dst):
                         g.add_edge(src, dst, p={})
                     g.edges[src, dst]["p"][c.name] = p

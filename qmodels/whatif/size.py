@@ -60,8 +60,17 @@ Monotonicity (what makes "the largest" and "the fewest" well defined)
   that may move the other way (another station's U, or the sized station's
   own U, in a closed network) are refused rather than searched.
 
-Everything is solved by :func:`qmodels.solve` with ``method="exact"``: the
-model must be product form (the exact solver refuses otherwise).
+Where product form holds, everything is solved by :func:`qmodels.solve`
+with ``method="exact"`` and the answer is exact.  Any other model is sized
+through the method ``method=`` names (``"auto"``: the one
+:func:`qmodels.solve` chooses for each candidate; ``"sim"``: the
+simulator): the same searches on that method's answers, which are assumed
+(not proved) monotone in the varied value, and each target met with a
+margin for the method's error: its measured error envelope for an
+approximate answer (:mod:`qmodels.analytic.envelopes`), its confidence
+interval for a simulated one, none for an exact one (QNA at a GI/M/c
+station, the CTMC).  The Sizing says the method, the exactness of its
+answer and the margin kept (``Sizing.margin``).
 """
 
 from __future__ import annotations
@@ -150,7 +159,12 @@ def parse_target(text) -> Target:
         raise InvalidValueError(f"target {text!r}: {m['value']!r} is not a number") from None
     if not math.isfinite(value) or value < 0:
         raise InvalidValueError(f"target {text!r}: the value must be finite and >= 0")
-    op = {"<": "<=", ">": ">="}.get(m["op"], m["op"])
+    if m["op"] in ("<", ">"):
+        raise InvalidValueError(
+            f"target {text!r}: a strict {m['op']!r} is not a target qm.size can meet (its "
+            f"searches find where a figure reaches its bound): write "
+            f"{m['op'] + '='!r}, e.g. '{text.replace(m['op'], m['op'] + '=', 1)}'")
+    op = m["op"]
     pct = float(m["pct"]) if m["pct"] else None
     if pct is not None:
         if m["metric"] != "R":
@@ -286,12 +300,128 @@ def _mmc_station(net: Network, cls: str):
         float(net.service_times[ci, visited[0]]), int(st.servers)
 
 
+
+# ---------------------------------------------------------------------------
+# how each candidate is solved, and the margin kept for the method's error
+# ---------------------------------------------------------------------------
+
+def _guard_key(t, key) -> str:
+    """The figure key of ``key`` with the margin kept (``R[tx]+margin`` for
+    a ceiling, ``X[tx]-margin`` for a floor)."""
+    return f"{key}{'+' if t.ceiling else '-'}margin"
+
+
+class _How:
+    """How every candidate of a search is solved: by ``method`` (a name of
+    :func:`qmodels.methods`, ``"auto"``, or ``"sim"`` with ``seed``), and
+    what the answer then is (the methods used, their exactness, warnings)
+    and the margin kept for their error.
+
+    The margin.  An exact figure is compared with the target as it is.  An
+    approximate one carries the error envelope measured for its method on
+    networks like the candidate (:mod:`qmodels.analytic.envelopes`): a
+    largest relative error e of R (of X for X and for U = X D / c, the
+    utilisation law) over the catalog, |a - t| <= e t for the approximation
+    a of the true value t.  So t <= a / (1 - e) and t >= a / (1 + e): a
+    ceiling is met when a / (1 - e) is within it, a floor when a / (1 + e)
+    is, and the answer holds for the true model wherever the envelope does.
+    A candidate outside every measured envelope has no known error: it is
+    compared as it is, with a warning.  A simulated figure is compared by
+    the end of its confidence interval (the high end for a ceiling, the low
+    end for a floor): the margin is the interval's half-width.
+    """
+
+    def __init__(self, method: str, seed=None, general: bool = False):
+        self.method, self.seed, self.general = method, seed, general
+        self.used: dict = {}        # method name -> exactness, in order of first use
+        self.margins: dict = {}     # id(result) -> {figure key: relative margin kept}
+
+    def solve(self, net: Network):
+        from ..dispatch import solve
+
+        if self.method == "sim":
+            r = solve(net, method="sim", seed=self.seed, progress=False)
+        else:
+            r = solve(net, method=self.method)
+        if getattr(r, "exactness", "exact") == "bound":
+            raise UnsupportedModelError(
+                f"method {r.method!r} gives bounds, not figures; size with a method that "
+                "estimates them (auto, an exact or approximate method, or sim)")
+        self.used.setdefault(r.method, r.exactness)
+        return r
+
+    def guarded(self, t, key, r, value):
+        """``value`` (the figure ``key`` of answer ``r``) with the margin
+        kept for ``r``'s error, or None for an exact answer."""
+        if r.exactness == "exact":
+            return None
+        name = key[key.index("[") + 1:-1]
+        kept = self.margins.setdefault(id(r), {})
+        if r.exactness == "simulated":
+            est = {"X": r.X, "R": r.R, "U": r.U}[t.metric][name]
+            if value:
+                kept[key] = float(est.half_width) / abs(value)
+            return float(est.high if t.ceiling else est.low)
+        err = r.error or {}
+        if not err.get("validated"):
+            return float(value)   # no measured error: no margin (label() warns)
+        e = float(err["R" if t.metric == "R" else "X"]["max"])
+        kept[key] = e
+        if t.ceiling:
+            return float(value) / (1.0 - e) if e < 1.0 else math.inf
+        return float(value) / (1.0 + e)
+
+    def label(self, r, notes=()) -> dict:
+        """The label of a Sizing whose answer is ``r``'s: method, exactness,
+        assumptions, warnings, error and the margins, and notes saying them."""
+        if not self.general:
+            return {"notes": tuple(notes)}
+        out_notes = list(notes)
+        methods = list(self.used)
+        out_notes.append(
+            f"each candidate solved by {self.method!r}" + (
+                f" (chose {', '.join(repr(m) for m in methods)})" if self.method == "auto" else "")
+            + f"; the answer is {r.exactness} ({r.method})"
+            + ("; monotone in the varied value assumed (proved for product form, not here)"
+               if r.exactness != "exact" or r.method != "exact" else ""))
+        margins = self.margins.get(id(r), {})
+        warned = []
+        if r.exactness == "approximate" and not (getattr(r, "error", None) or {}).get(
+                "validated"):
+            warned.append(f"{r.method}: approximate, and the answer lies outside every measured "
+                          "error envelope of the method, so no margin could be kept for its "
+                          "error (the answer is the approximation's own); check it with "
+                          "method='sim'")
+        if margins:
+            how = ("the high end of the confidence interval (low end for a floor)"
+                   if r.exactness == "simulated" else
+                   "the method's measured error envelope: a ceiling met by a/(1-e), a floor "
+                   "by a/(1+e)")
+            out_notes.append("margin kept for the method's error, by " + how + ": " + ", ".join(
+                f"{k} {100 * v:.3g} %" for k, v in margins.items()))
+        elif r.exactness == "exact":
+            out_notes.append("no margin needed: the answer is exact")
+        return {"notes": tuple(out_notes), "method": r.method, "exactness": r.exactness,
+                "assumptions": tuple(r.assumptions),
+                "warnings": tuple(dict.fromkeys(tuple(r.warnings) + tuple(warned))),
+                "error": getattr(r, "error", None), "margin": dict(margins)}
+
+
 # ---------------------------------------------------------------------------
 # evaluating targets
 # ---------------------------------------------------------------------------
 
 def _figures(net: Network, result) -> dict:
-    """The figures a Sizing shows: X and R per class, U per station."""
+    """The figures a Sizing shows: X and R per class, U per station (a
+    simulated result's point estimates)."""
+    if getattr(result, "exactness", None) == "simulated":
+        out = {}
+        for c in net.class_names:
+            out[f"X[{c}]"] = float(result.X[c].mean)
+            out[f"R[{c}]"] = float(result.R[c].mean)
+        for s in net.station_names:
+            out[f"U[{s}]"] = float(result.U[s].mean)
+        return out
     out = {}
     for i, c in enumerate(net.class_names):
         out[f"X[{c}]"] = float(result.class_throughput[i])
@@ -311,7 +441,10 @@ def _next_bottleneck(result) -> str:
     per server after the bottleneck's (its saturation rate c_k / D_k is the
     next smallest; ties joined by commas); empty with no other queue."""
     net = result.network
-    U = np.asarray(result.station_utilization, dtype=float).sum(axis=0)
+    if getattr(result, "exactness", None) == "simulated":
+        U = np.array([float(result.U[s].mean) for s in net.station_names])
+    else:
+        U = np.asarray(result.station_utilization, dtype=float).sum(axis=0)
     first = set(result.bottleneck)
     rest = [(U[k], s.name) for k, s in enumerate(net.stations)
             if not isinstance(s, Delay) and s.name not in first]
@@ -325,7 +458,9 @@ class _Problem:
     """The targets resolved against one network: each target's figure key,
     and a function from a network to (figures, all met?, failed targets)."""
 
-    def __init__(self, net: Network, targets, default_class: str | None):
+    def __init__(self, net: Network, targets, default_class: str | None,
+                 how: "_How | None" = None):
+        self.how = how or _How("exact")
         self.targets = [parse_target(t) for t in targets]
         if not self.targets:
             raise InvalidValueError("size needs at least one target, e.g. 'R<=2'")
@@ -358,12 +493,19 @@ class _Problem:
         return key
 
     def evaluate(self, net: Network):
-        from ..dispatch import solve
-
-        r = solve(net, method="exact")
+        r = self.how.solve(net)
         fig = _figures(net, r)
         for t, key in self.resolved:
-            if t.percentile is not None:
+            if t.percentile is None:
+                guarded = self.how.guarded(t, key, r, fig[key])
+                if guarded is not None:
+                    fig[_guard_key(t, key)] = guarded
+            else:
+                if self.how.general:
+                    raise UnsupportedModelError(
+                        f"target {t}: sizing on a response-time percentile needs its closed "
+                        "form (an open class served by one M/M/c queue, solved exactly); "
+                        f"method {self.how.method!r} gives means only")
                 cls = key[key.index("[") + 1:-1]
                 mmc = _mmc_station(net, cls)
                 if mmc is None:
@@ -375,9 +517,11 @@ class _Problem:
         return fig, r
 
     def failed(self, fig) -> list[str]:
+        """The targets ``fig`` breaks; an approximate or simulated figure is
+        compared with the margin kept for its error (:meth:`_How.guarded`)."""
         out = []
         for t, key in self.resolved:
-            v = fig[key]
+            v = fig.get(_guard_key(t, key), fig[key])
             ok = v <= t.value if t.ceiling else v >= t.value
             if not ok:
                 out.append(f"{key}{t.op}{t.value:g}")
@@ -420,6 +564,15 @@ class Sizing:
         The model at the answer, ready to solve.
     targets : tuple of str
     notes : tuple of str
+    method, exactness, assumptions, warnings, error
+        The label of the answer's figures: the method that solved the
+        candidates and what it is (exact, approximate, simulated).
+    margin : dict
+        For an approximate or simulated answer, per target figure, the
+        relative margin kept for the method's error (the measured envelope,
+        or the confidence interval's half-width); each target was met with
+        it.  The figures with the margin are in ``at`` as ``R[tx]+margin``
+        (ceilings) and ``X[tx]-margin`` (floors).
     """
 
     question: str
@@ -434,13 +587,17 @@ class Sizing:
     next_bottleneck: str = ""
     targets: tuple = ()
     notes: tuple = ()
-    #: every figure comes from exact product-form solutions (exact MVA, or
-    #: the M/M/c closed form for a percentile)
-    method = "exact"
-    exactness = "exact"
-    assumptions = label_of("exact")[1]
+    #: the method of the answer's figures: "exact" (exact MVA, or the M/M/c
+    #: closed form for a percentile) for a product-form model, else the one
+    #: ``method=`` chose (see :func:`size`)
+    method: str = "exact"
+    exactness: str = "exact"
+    assumptions: tuple = label_of("exact")[1]
     warnings: tuple = ()
-    error = None
+    error: Any = None
+    #: figure -> the largest relative margin kept for the method's error
+    #: (empty for an exact answer)
+    margin: dict = field(default_factory=dict)
 
     def to_frame(self):
         """A two-row pandas DataFrame (``answer`` and ``beyond``): the
@@ -461,7 +618,8 @@ class Sizing:
         def val(x):
             return str(x) if isinstance(x, int) else f"{x:.7g}"
 
-        lines = [f"Sizing [{self.exactness}]: {self.question}",
+        label = self.exactness + (f", {self.method}" if self.method != "exact" else "")
+        lines = [f"Sizing [{label}]: {self.question}",
                  f"  answer     {self.parameter} = {val(self.answer)}",
                  f"  targets    {', '.join(self.targets)}",
                  (f"  binding    {', '.join(self.binding)} (fails at "
@@ -473,6 +631,7 @@ class Sizing:
         for k in keys:
             lines.append(f"  {k:{width}s}  {fmt(self.at[k]):>12s}  {fmt(self.at_beyond[k]):>12s}")
         lines += note_lines(self.notes, "  note: ")
+        lines += note_lines(self.warnings, "  warning: ")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -480,7 +639,7 @@ class Sizing:
                 "question": self.question, "parameter": self.parameter,
                 "answer": self.answer, "beyond": self.beyond, "binding": list(self.binding),
                 "bottleneck": self.bottleneck, "next_bottleneck": self.next_bottleneck,
-                "targets": list(self.targets),
+                "targets": list(self.targets), "margin": dict(self.margin),
                 "at": self.at, "at_beyond": self.at_beyond}
 
 
@@ -489,17 +648,19 @@ class Sizing:
 # ---------------------------------------------------------------------------
 
 def size(net: Network, *targets, vary: str = "population", cls: str | None = None,
-         station: str | None = None, tol: float = 1e-6) -> Sizing:
+         station: str | None = None, tol: float = 1e-6, method: str = "auto",
+         seed: int | None = None) -> Sizing:
     """Answer a capacity question: the largest population or arrival rate,
     the fewest servers, or the smallest speed-up meeting ``targets``.
 
     Parameters
     ----------
     net : Network
-        A product-form model (solved with ``method="exact"``); a model
-        product form does not hold for (non-Poisson arrivals, general or
-        class-dependent FCFS service, pools, priorities, fork-joins) is
-        refused by name, never sized as if it were.
+        Any model a method can solve.  A product-form model is sized by
+        exact MVA on proved-monotone curves (module docstring); any other
+        (non-Poisson arrivals, general or class-dependent FCFS service,
+        pools, priorities, fork-joins) by the method ``method`` chooses,
+        the answer labelled with that method and its exactness.
     *targets : str or Target
         ``"R<=2"``, ``"U[disk]<=0.7"``, ``"X[tx]>=500"``, ``"R_p95<=0.05"``
         (see the module docstring).  All must hold.
@@ -512,7 +673,21 @@ def size(net: Network, *targets, vary: str = "population", cls: str | None = Non
         ``"speed"``).
     tol : float
         Relative resolution of the continuous searches (arrival rate,
-        speed): ``beyond`` is at most ``answer * (1 + tol)``.
+        speed): ``beyond`` is at most ``answer * (1 + tol)`` (at least 1e-3
+        with ``method="sim"``: each candidate is a simulation).
+    method : str
+        ``"auto"`` (default): exact MVA where product form holds, else the
+        first method :func:`qmodels.solve` would choose for each candidate
+        (QNA, MVA with residual service, the CTMC, ...); or a method name
+        (``"exact"`` refuses a model outside product form by name,
+        ``"sim"`` simulates every candidate with ``seed``, the same seed
+        for each: common random numbers).  An approximate answer is
+        searched with the margin its method's measured error envelope
+        asks for, a simulated one with its confidence interval (see
+        ``Sizing.margin``); outside product form the monotonicity the
+        searches rely on is assumed, not proved, and the notes say so.
+    seed : int, optional
+        The simulator's seed with ``method="sim"`` (default 1).
 
     Returns
     -------
@@ -552,32 +727,61 @@ def size(net: Network, *targets, vary: str = "population", cls: str | None = Non
             + (f" (did you mean {close[0]!r}?)" if close else ""))
     if not isinstance(net, Network):
         raise InvalidValueError(f"size needs a qmodels Network, got {type(net).__name__}")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < 1:
+        raise InvalidValueError(
+            f"size: tol is the relative resolution of the search, a number in (0, 1) "
+            f"(default 1e-6), got {tol!r}")
     if net.is_symbolic:
         raise UnsupportedModelError("size needs numbers; substitute the symbols first")
-    _check_exact_holds(net)
+    how = _choose_how(net, method, seed)
+    if how.method == "sim":
+        tol = max(float(tol), 1e-3)
     if vary == "population":
+        if how.general:
+            return _population_general(net, targets, cls, how)
         return _population(net, targets, cls)
     if vary == "arrival_rate":
-        return _arrival_rate(net, targets, cls, tol)
-    return _station_search(net, targets, vary, station, tol)
+        return _arrival_rate(net, targets, cls, tol, how)
+    return _station_search(net, targets, vary, station, tol, how)
+
+
+def _choose_how(net: Network, method, seed) -> _How:
+    """The exact product-form search (``_How("exact")``) where it holds and
+    ``method`` allows it, else a general search by ``method``."""
+    from ..dispatch import solver
+
+    if method != "auto":
+        solver(method)  # a name that is not a method is refused here, with a suggestion
+    if seed is not None and method != "sim":
+        raise InvalidValueError("seed= is for method='sim'")
+    if method in ("auto", "exact") and _exact_refusal(net) is None:
+        return _How("exact")
+    if method == "exact":
+        _check_exact_holds(net)
+    return _How(method, seed=1 if seed is None else seed, general=True)
+
+
+def _exact_refusal(net: Network) -> str | None:
+    """Why the exact product-form search does not hold for ``net`` whatever
+    the varied value (a non-Poisson arrival stream, a non-exponential FCFS
+    queue, an FCFS queue whose mean service time differs by class, a kind
+    or discipline without product form, token pools; a capacity is checked
+    at each candidate), or None."""
+    from ..analytic import requires
+
+    return (requires.station_kinds(net) or requires.pools(net) or requires.arrival_shapes(net)
+            or requires.service_shapes(net) or requires.fcfs_class_dependent(net))
 
 
 def _check_exact_holds(net: Network) -> None:
-    """A size is an exact product-form answer (its searches read exact MVA
-    and rest on its monotone curves): refuse, naming the station or class,
-    a model product form does not hold for whatever the varied value (a
-    non-Poisson arrival stream, a non-exponential FCFS queue, an FCFS queue
-    whose mean service time differs by class, a kind or discipline without
-    product form, token pools; a capacity is checked at each candidate)."""
-    from ..analytic import requires
-
-    why = (requires.station_kinds(net) or requires.pools(net) or requires.arrival_shapes(net)
-           or requires.service_shapes(net) or requires.fcfs_class_dependent(net))
+    """``method="exact"``: refuse, naming the station or class, a model
+    product form does not hold for (:func:`_exact_refusal`)."""
+    why = _exact_refusal(net)
     if why is not None:
         raise UnsupportedModelError(
-            f"{why}; qm.size answers with exact product-form solutions only, which would not "
-            "be this model's: a size here would not be what it says.  Compare candidates "
-            "with qm.sweep(..., method='auto') (labelled per row) or method='sim'")
+            f"{why}; method='exact' sizes with exact product-form solutions only, which would "
+            "not be this model's.  Size it with method='auto' (the method qm.solve chooses, "
+            "its error kept as a margin) or method='sim'")
 
 
 def _only(net, kind, cls, what):
@@ -675,6 +879,79 @@ def _population(net: Network, targets, cls) -> Sizing:
         notes=("exact MVA curve n = 0.." + str(len(curve.population) - 1),))
 
 
+def _population_general(net: Network, targets, cls, how: _How) -> Sizing:
+    """The largest population by a method other than exact MVA: an integer
+    search (doubling, then bisection) on the method's answers, each target
+    met with the margin kept for the method's error (:class:`_How`).  The
+    search assumes the figures monotone in N (proved for product form:
+    module docstring; here assumed, and said).  Every R ceiling breaks by
+    the asymptotic bound R(N) >= N / X_max - Z (QSP sec. 5.2), which holds
+    for any network; a ceiling on X or U above its supremum never binds."""
+    name = _only(net, Closed, cls, "the largest population")
+    if len(net.classes) != 1:
+        raise UnsupportedModelError(
+            "the largest population is searched for a single closed class; this network has "
+            f"classes {', '.join(net.class_names)}")
+    prob = _Problem(net, targets, name, how)
+    ceilings = [(t, k) for t, k in prob.resolved if t.ceiling]
+    floors = [(t, k) for t, k in prob.resolved if not t.ceiling]
+    if not ceilings:
+        raise InfeasibleTargetError(
+            f"targets {', '.join(map(str, prob.targets))}: none is a ceiling (<=), so no "
+            "largest population exists (X and U only grow with N)")
+    D = np.asarray(net.demands[0], dtype=float)
+    with np.errstate(divide="ignore"):
+        xmax = float(np.min(np.where(D > 0, _max_rates(net) / np.where(D > 0, D, 1), np.inf)))
+    if all(t.metric != "R" and _sup(net, k, xmax, D) <= t.value for t, k in ceilings):
+        raise InfeasibleTargetError(
+            f"targets {', '.join(map(str, prob.targets))} hold at every population (their "
+            "figures never exceed their limits as N grows): no largest population exists")
+    cache: dict = {}
+
+    def state(n):
+        if n not in cache:
+            n2 = _set(net, "population", name, n)
+            fig, r = prob.evaluate(n2)
+            cache[n] = (n2, fig, r)
+        return cache[n]
+
+    def ok(n):
+        fig = state(n)[1]
+        return not [1 for t, k in ceilings
+                    if not fig.get(_guard_key(t, k), fig[k]) <= t.value]
+
+    if not ok(1):
+        raise InfeasibleTargetError(
+            f"even one job breaks {', '.join(prob.failed(state(1)[1]))}")
+    lo, hi = 1, 2
+    while ok(hi):
+        if hi >= MAX_POPULATION:
+            raise ProblemTooLargeError(
+                f"targets {', '.join(map(str, prob.targets))} still hold at N = "
+                f"{MAX_POPULATION:,}: the answer is beyond the search's limit")
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    net_at, at, r = state(lo)
+    beyond = state(lo + 1)[1]
+    bad_floor = [f"{k}{t.op}{t.value:g}" for t, k in floors
+                 if at.get(_guard_key(t, k), at[k]) < t.value]
+    if bad_floor:
+        raise InfeasibleTargetError(
+            f"the largest population meeting the ceilings is N = {lo}, where "
+            f"{', '.join(bad_floor)} fails; X and U only grow with N, so no population meets "
+            "every target")
+    return Sizing(
+        question=f"the largest population of class {name!r} meeting the targets",
+        parameter=f"{name}.population", answer=lo, beyond=lo + 1,
+        binding=tuple(prob.failed(beyond)), at=at, at_beyond=beyond,
+        bottleneck=_bottleneck(r), next_bottleneck=_next_bottleneck(r), network=net_at,
+        targets=tuple(str(t) for t in prob.targets),
+        **how.label(r, (f"integer search over N (doubling, then bisection): "
+                        f"{len(cache)} populations solved",)))
+
+
 def _sup(net, key, xmax, D) -> float:
     """The supremum over N of a figure of a closed single-class network:
     X -> X_max, U_k -> X_max D_k / c_k (X_max D_k at a delay), R -> inf
@@ -717,13 +994,13 @@ def _bisect(feasible, lo, hi, tol):
     return lo, hi
 
 
-def _arrival_rate(net: Network, targets, cls, tol) -> Sizing:
+def _arrival_rate(net: Network, targets, cls, tol, how: _How) -> Sizing:
     name = _only(net, Open, cls, "the largest arrival rate")
     if any(not isinstance(c, Open) for c in net.classes):
         raise UnsupportedModelError(
             "the largest arrival rate is searched for open networks; this one has closed "
             "classes (whose response times also grow, but are not proved monotone here)")
-    prob = _Problem(net, targets, name)
+    prob = _Problem(net, targets, name, how)
     ci = net.class_names.index(name)
     for t, key in prob.resolved:
         if not t.ceiling and key != f"X[{name}]":
@@ -759,21 +1036,27 @@ def _arrival_rate(net: Network, targets, cls, tol) -> Sizing:
     def feasible(rate):
         fig = state(rate)[1]
         return fig is not None and not [1 for t, k in prob.resolved if t.ceiling and
-                                        not fig[k] <= t.value]
+                                        not fig.get(_guard_key(t, k), fig[k]) <= t.value]
 
-    lo = lam_sat * 1e-9
+    # a simulation near either end would need an endless horizon: it
+    # searches from 0.1 % to 98 % of saturation (said in the notes)
+    sim = how.method == "sim"
+    lo = lam_sat * (1e-3 if sim else 1e-9)
     if not feasible(lo):
         bad = prob.failed(state(lo)[1])
-        raise InfeasibleTargetError(f"even a vanishing arrival rate breaks {', '.join(bad)}")
-    hi = lam_sat * (1 - 1e-12)
+        raise InfeasibleTargetError(
+            f"even a {'small' if sim else 'vanishing'} arrival rate ({fmt(lo)}) breaks "
+            f"{', '.join(bad)}")
+    hi = lam_sat * (0.98 if sim else 1 - 1e-12)
     if feasible(hi):
         raise InfeasibleTargetError(
-            f"targets {', '.join(map(str, prob.targets))} hold up to saturation "
-            f"(arrival rate {fmt(lam_sat)}), where the network stops being stable")
+            f"targets {', '.join(map(str, prob.targets))} hold up to "
+            f"{'98 % of ' if sim else ''}saturation (arrival rate {fmt(lam_sat)}), where the "
+            "network stops being stable")
     lo, hi = _bisect(feasible, lo, hi, tol)
     n_at, at, r = state(lo)
     bad_floor = [f"{k}{t.op}{t.value:g}" for t, k in prob.resolved
-                 if not t.ceiling and at[k] < t.value]
+                 if not t.ceiling and at.get(_guard_key(t, k), at[k]) < t.value]
     if bad_floor:
         raise InfeasibleTargetError(
             f"the largest arrival rate meeting the ceilings is {fmt(lo)}, where "
@@ -786,10 +1069,12 @@ def _arrival_rate(net: Network, targets, cls, tol) -> Sizing:
         at=at, at_beyond=state(hi)[1] or {k: math.nan for k in at},
         bottleneck=_bottleneck(r), next_bottleneck=_next_bottleneck(r), network=n_at,
         targets=tuple(str(t) for t in prob.targets),
-        notes=(f"bisection to relative resolution {tol:g}; saturation at {fmt(lam_sat)}",))
+        **how.label(r, (f"bisection to relative resolution {tol:g}"
+                        + (" between 0.1 % and 98 % of saturation" if sim else "")
+                        + f"; saturation at {fmt(lam_sat)}",)))
 
 
-def _station_search(net: Network, targets, vary, station, tol) -> Sizing:
+def _station_search(net: Network, targets, vary, station, tol, how: _How) -> Sizing:
     if station is None or station not in net.station_names:
         raise InvalidValueError(
             f"vary={vary!r} needs station=... (one of {', '.join(net.station_names)})"
@@ -804,7 +1089,7 @@ def _station_search(net: Network, targets, vary, station, tol) -> Sizing:
             f"station {station!r} is a {st.kind} station; servers are sized at a queue")
     if closed:
         _check_rates_not_falling(net)
-    prob = _Problem(net, targets, None)
+    prob = _Problem(net, targets, None, how)
     _check_improving(prob, station, vary, closed)
 
     def make(v):
@@ -875,7 +1160,7 @@ def _station_search(net: Network, targets, vary, station, tol) -> Sizing:
         parameter=param, answer=answer, beyond=beyond if beyond is not None else math.nan,
         binding=binding, at=at, at_beyond=at_beyond,
         bottleneck=_bottleneck(r), next_bottleneck=_next_bottleneck(r), network=n_at,
-        targets=tuple(str(t) for t in prob.targets), notes=notes)
+        targets=tuple(str(t) for t in prob.targets), **how.label(r, notes))
 
 
 def _check_improving(prob, station, vary, closed) -> None:
@@ -913,8 +1198,9 @@ def register_cli(sub) -> None:
     p = sub.add_parser(
         "size", help="answer a capacity question: most users, fewest servers, ...",
         description="The largest population or arrival rate, the fewest servers or the "
-                    "smallest speed-up of a station that meets every --target, by exact "
-                    "search. Examples: qmodels size model.yaml --max-population --target "
+                    "smallest speed-up of a station that meets every --target: exact in "
+                    "product form, else through --method with a margin for its error. "
+                    "Examples: qmodels size model.yaml --max-population --target "
                     "'R<=2'; qmodels size model.yaml --min-servers disk --target 'R<=0.05'")
     p.add_argument("model", metavar="MODEL", help="model file (.yaml, .yml, .json)")
     q = p.add_mutually_exclusive_group(required=True)
@@ -933,6 +1219,10 @@ def register_cli(sub) -> None:
                    help="the class whose population or arrival rate varies")
     p.add_argument("--tol", type=float, default=1e-6,
                    help="relative resolution of arrival-rate and speed-up searches")
+    p.add_argument("--method", default="auto",
+                   help="auto (exact MVA in product form, else the method qm.solve chooses, "
+                        "its measured error kept as a margin), a method name, or sim")
+    p.add_argument("--seed", type=int, default=None, help="the simulator's seed (--method sim)")
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
     p.set_defaults(func=_cmd_size)
 
@@ -953,7 +1243,7 @@ def _cmd_size(args) -> int:
         kw = {"vary": "speed", "station": args.min_speedup}
     if args.cls is not None and kw["vary"] in ("servers", "speed"):
         raise InvalidValueError("--class applies to --max-population and --max-arrival-rate")
-    result = size(net, *args.target, tol=args.tol, **kw)
+    result = size(net, *args.target, tol=args.tol, method=args.method, seed=args.seed, **kw)
     if args.json:
         def clean(x):
             return None if isinstance(x, float) and not math.isfinite(x) else x
