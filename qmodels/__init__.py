@@ -124,6 +124,7 @@ _LAZY = {
     "qna": ("qmodels.analytic.qna", "qna"),
     "rqna": ("qmodels.analytic.rqna", "rqna"),
     "mva_residual": ("qmodels.analytic.amva_residual", "mva_residual"),
+    "marie": ("qmodels.analytic.marie", "marie"),
     "throughput_vs_tokens": ("qmodels.analytic.decomposition", "throughput_vs_tokens"),
     # bounds beyond ABA/BJB
     **{n: ("qmodels.analytic.bounds", n) for n in ("geometric_bounds", "proportional_bounds")},

@@ -87,6 +87,16 @@ METHODS: dict[str, Method] = {
         "general service or class-dependent times (Reiser 1979; Bolch et al. 2006, ch. 10), "
         "closed classes; c-server FCFS by Seidmann's split; the fixed point held to U <= 1",
         "for_mva_residual"),
+    "marie": Method(
+        "qmodels.analytic.marie", "marie",
+        "APPROXIMATE: Marie's method (1979/1980; Bolch et al. 2006, sec. 10.1.4) for closed "
+        "networks of FCFS queues with general service: each such queue solved as a "
+        "lambda(n)/PH/c queue fed by the flow-equivalent of the rest, iterated with a "
+        "product-form substitute; c servers, delays, PS/LCFS-PR queues, several classes "
+        "(Baynat & Dallery 1996; waiting jobs in random order); exact for product form and "
+        "for one phase-type queue among delays; refuses open classes, pools, binding "
+        "capacities, priority levels, non-exponential load-dependent stations and lattices or "
+        "chains past its size limits", "for_marie"),
     "convolution": Method(
         "qmodels.analytic.convolution", "convolution",
         "normalising constants (Buzen's convolution), single- and multi-class closed; "
@@ -124,8 +134,8 @@ METHODS: dict[str, Method] = {
 
 #: the methods ``solve(net)`` tries, most exact first (an approximation only
 #: where the exact method cannot answer: not product form, or too large)
-AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "mva-residual", "qna",
-              "linearizer")
+AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "marie", "mva-residual",
+              "qna", "linearizer")
 
 #: the methods that solve class switching (the exact one by the chain
 #: reduction, :mod:`qmodels.analytic.switching`); the others refuse it

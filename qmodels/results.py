@@ -75,6 +75,10 @@ METHOD_LABELS = {
                                    "the mean residual service (Reiser 1979)",
                                    "Schweitzer-Bard estimate of the queue an arriving job "
                                    "sees")),
+    "marie": (APPROXIMATE, ("closed classes; each FCFS queue with general service solved alone "
+                            "as a lambda(n)/PH/c queue fed by the flow-equivalent of the rest "
+                            "of the network, iterated with a product-form substitute (Marie "
+                            "1979, 1980; several classes: Baynat & Dallery 1996)",)),
     "qna": (APPROXIMATE, ("open classes; every flow described by its rate and SCV, each "
                           "station an independent GI/G/m queue (Whitt 1983)",)),
     "rqna": (APPROXIMATE, ("one open class, single-server FCFS queues, Markovian routing; "

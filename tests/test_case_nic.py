@@ -275,7 +275,7 @@ def test_residual_mva_utilisation_at_most_one():
     # X S = q / (q + 1/2 - q/N) with q the line's queue, > 1 whenever q > N/2 (1 + 1.5e-5
     # here).  The solver holds its fixed point to U <= 1 (amva_residual.saturate): the
     # access link is full, not more, and the answer obeys the laws
-    res = qm.solve(nic.network("PCI-X", 9000, segments=29999))
+    res = qm.solve(nic.network("PCI-X", 9000, segments=29999), method="mva-residual")
     assert res.method == "mva-residual"
     assert float(res.U["access"]) <= 1.0
     assert float(res.U["access"]) == pytest.approx(1.0, abs=1e-9)

@@ -186,9 +186,9 @@ def test_lower_is_what_the_network_caches():
 def test_solve_chooses_a_two_moment_method_for_general_fcfs_service():
     closed = _net(qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08, distribution=qm.Erlang(4)))
     r = qm.solve(closed)
-    assert r.method == "mva-residual"
+    assert r.method == "marie"
     assert "passed over exact: station 'disk': FCFS with Erlang service" in r.notes[-1]
-    np.testing.assert_array_equal(r.class_throughput, qm.mva_residual(closed).class_throughput)
+    np.testing.assert_array_equal(r.class_throughput, qm.marie(closed).class_throughput)
     opened = qm.Network([qm.Queue("dma", 0.01, distribution=qm.Deterministic()),
                          qm.Queue("disk", 0.02)], [qm.Open("io", 20.0, visits={"dma": 1,
                                                                                  "disk": 1})])

@@ -78,7 +78,8 @@ def test_json_of_the_fcfs_as_ps_substitute_carries_it(tmp_path, capsys):
 
 
 def test_json_of_residual_mva_carries_its_approximation_and_warning(tmp_path, capsys):
-    code, out, err = _json(tmp_path, capsys, _deterministic_queue(4.0))
+    code, out, err = _json(tmp_path, capsys, _deterministic_queue(4.0), "--method",
+                           "mva-residual")
     assert code == 0, err
     d = json.loads(out)
     _label_keys(d)

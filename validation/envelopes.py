@@ -79,9 +79,12 @@ Catalogs (sources of the formulas and cases):
   SCV 0..8, 2..4 stations, think time or not (where the residual
   S (1 + c^2) / 2 of Reiser 1979 is least right: an arriving job meets a
   young service).
+* ``marie-nonexp``, ``marie-fewjobs``: the networks of ``mva-residual-nonexp``
+  and ``mva-residual-fewjobs`` (same generators and seeds, so the same
+  networks and the same simulations), solved by Marie's method.
 * ``fcfs-classdep-closed``: closed multi-class networks of exponential FCFS
   queues whose mean service differs by class, small enough for the CTMC;
-  solved by ``mva-residual`` and by ``exact``, ``schweitzer`` and
+  solved by ``mva-residual``, ``marie`` and by ``exact``, ``schweitzer`` and
   ``linearizer`` with ``fcfs_as_ps=True``.
 * ``amva-*``: Schweitzer and Linearizer against exact MVA on random closed
   product-form networks: ``amva-plain`` (single-server queues and delays,
@@ -141,7 +144,8 @@ HALF_WIDTH = 0.02
 #: the methods whose answers are labelled approximate (each needs an
 #: envelope), and the product-form methods that answer the processor-sharing
 #: substitute with ``fcfs_as_ps=True`` (envelopes with "substituted": true)
-APPROXIMATE_METHODS = ("schweitzer", "linearizer", "mva-residual", "qna", "rqna", "priority",
+APPROXIMATE_METHODS = ("schweitzer", "linearizer", "mva-residual", "marie", "qna", "rqna",
+                       "priority",
                        "forkjoin", "decomposition")
 SUBSTITUTED_METHODS = ("exact", "schweitzer", "linearizer")
 
@@ -625,9 +629,15 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
     Catalog("mva-residual-fewjobs", "closed networks of 1-4 jobs per class, service SCV 0-8",
             fewjob_closed, 120, 3, "sim", (Approx("mva-residual", "mva_residual"),),
             seed=(27, 3), sim=SimPlan(_h_closed_cycles(5e3))),
+    Catalog("marie-nonexp", "random closed networks, 1-2 classes of 2-12 jobs, general "
+            "service (validation.nonexp)", _nonexp(nonexp.closed_network), 60, 3, "sim",
+            (Approx("marie", "marie"),), seed=(1, 1), sim=SimPlan(_h_nonexp)),
+    Catalog("marie-fewjobs", "closed networks of 1-4 jobs per class, service SCV 0-8",
+            fewjob_closed, 120, 3, "sim", (Approx("marie", "marie"),),
+            seed=(27, 3), sim=SimPlan(_h_closed_cycles(5e3))),
     Catalog("fcfs-classdep-closed", "closed multi-class networks, exponential FCFS queues whose "
             "mean service differs by class", classdep_closed, 150, 4, "ctmc",
-            (Approx("mva-residual", "mva_residual"),
+            (Approx("mva-residual", "mva_residual"), Approx("marie", "marie"),
              Approx("exact", "mva", _SUB, substituted=True),
              Approx("schweitzer", "schweitzer", _SUB, substituted=True),
              Approx("linearizer", "linearizer", _SUB, substituted=True)), seed=(27, 4)),

@@ -355,6 +355,17 @@ def for_mva_residual(net: Network) -> str | None:
             or capacities(net, closed_population(net)) or _general_stations(net, ld=True))
 
 
+def for_marie(net: Network) -> str | None:
+    """``marie``: what ``mva-residual`` requires (numbers, closed classes, an
+    FCFS queue with general service or class-dependent times, no pools or
+    binding capacity, delays and FCFS/PS/LCFS-PR queues, load-dependent
+    stations with exponential service).  Its size (population lattice,
+    station chains) is checked by the solver before any allocation
+    (:class:`~qmodels.errors.ProblemTooLargeError`: ``qm.solve(net)`` then
+    passes it over).  No class switching (the solver refuses it by name)."""
+    return class_switching(net) or for_mva_residual(net)
+
+
 #: the largest Markov chain ``qm.solve(net)`` builds (states) before it
 #: turns to an approximation; ``method="ctmc"`` itself goes to its own
 #: ``max_states`` (200,000 by default)

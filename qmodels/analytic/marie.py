@@ -1,0 +1,749 @@
+"""Marie's method for closed networks with FCFS queues of general service
+(``method="marie"``): an APPROXIMATION, exact where the network is product
+form and for one general station fed by delays.
+
+The method (R. Marie, "An approximate analytical method for general
+queueing networks", IEEE Trans. Software Eng. SE-5(5):530-538, 1979;
+R. Marie, "Calculating equilibrium probabilities for lambda(n)/C_k/1/N
+queues", ACM SIGMETRICS Perf. Eval. Review 9(2), 1980; Bolch, Greiner,
+de Meer & Trivedi, *Queueing Networks and Markov Chains*, 2nd ed., Wiley
+2006, sec. 10.1.4, "Marie's method"):
+
+1. Replace every FCFS queue with non-exponential service (and, with several
+   classes, every FCFS queue whose mean service differs by class) by a
+   load-dependent station, and solve the resulting product-form network
+   exactly.  In a product-form network the stationary probability of
+   n = (n_1, ..., n_K) is prod_k F_k(n_k) / G(N) (the BCMP theorem; Bolch
+   et al. 2006, sec. 7.3.6, eq. 7.80), with, for a station of per-class
+   demands D_c and rate multipliers a(j) (a(j) = min(j, c) for c servers,
+   j for a delay), F(n) = |n|! / prod_{j<=|n|} a(j) prod_c D_c^{n_c} / n_c!
+   (Bolch et al. 2006, eqs. 7.62-7.66, written for a multi-class
+   load-dependent station), and G the convolution of the F_k
+   (Buzen 1973; multi-class: Reiser & Kobayashi 1975; Bolch et al. 2006,
+   sec. 8.1).  The initial F of a general station is the exponential one.
+2. For each general station i, the rest of the network is a flow-equivalent
+   server: with m = N - n jobs outside station i the complement network
+   delivers class c to station i at rate
+
+       lambda_ic(n) = V_ic G_{-i}(N - n - e_c) / G_{-i}(N - n)           (1)
+
+   (the throughput of the complement network G_{-i} with the population
+   N - n, times the visits; Chandy, Herzog & Woo 1975, "Parametric
+   analysis of queueing networks", IBM J. Res. Dev. 19(1); Bolch et al.
+   2006, sec. 8.4, flow-equivalent servers).
+3. Station i in isolation, fed by these Poisson arrivals, is a
+   lambda(n)/PH/c/N queue: its Markov chain
+   (:mod:`qmodels.analytic._marie_station`) gives its equilibrium
+   probabilities pi_i(n).  Marie's conditional throughputs
+   nu_i(n) = lambda_i(n-1) pi_i(n-1) / pi_i(n) become the load-dependent
+   rates of station i in the product-form network of step 1; equivalently
+   (and so for several classes, where the station function of a
+   product-form station is F and not a list of rates) the new station
+   function is
+
+       F_i(n) = pi_i(n) / G_{-i}(N - n)                                  (2)
+
+   which, with (1), is F_i(n) = prod_{j<=n} V_i / nu_i(j) for one class
+   (Marie 1979, sec. III; the birth-death process of Marie 1980 with the
+   same equilibrium distribution as the queue).  Then the product-form
+   network's marginal of station i, F_i(n) G_{-i}(N - n) / G(N), is the
+   queue's own pi_i(n).
+4. Iterate 1-3 until every general station's product-form marginal and its
+   chain's distribution agree within ``tol`` (total variation distance).
+   Bolch et al. (2006, sec. 10.1.4) stop Marie's iteration on his two
+   consistency conditions: the stations' mean numbers add up to N, and
+   the stations' throughputs sum_n pi_i(n) nu_i(n) agree (up to the
+   visits); both follow from the marginals agreeing, which is the stricter
+   test.  Each sweep updates every general station from the same
+   product-form network (Jacobi order).  A station
+   function is defined up to a constant factor, and (2) maps the others'
+   factors a_j to 1 / prod_{j != i} a_j, whose logs grow (M - 1)-fold per
+   sweep with M general stations: F_i(0) = 1 is held after each update.
+
+Several classes.  Marie's papers treat one class; the extension to several
+classes with class-dependent state-dependent arrival rates lambda_ic(n) fed
+to a multi-class station solved in isolation, and a multi-class
+product-form substitute, is B. Baynat & Y. Dallery, "A product-form
+approximation method for general closed queueing networks with several
+classes of customers", Performance Evaluation 24(3):165-188, 1996 (and
+their unified view of these methods, "A unified view of product-form
+approximation techniques for general closed queueing networks",
+Performance Evaluation 18(3):205-224, 1993).  Here the substitute's
+station function is (2) on the population lattice, which makes its
+marginal the chain's distribution exactly as with one class; the
+multi-class FCFS chain keeps the numbers of waiting jobs per class, not
+their order (:mod:`qmodels.analytic._marie_station`).
+
+The answer is the product-form network's at the fixed point: throughputs
+X_c = G(N - e_c) / G(N), mean numbers from the marginals, response times by
+Little's law.  Every station's throughput there is its chain's, a real
+queue's, whose utilisation 1 - pi_i(0) is at most one per server: so
+U <= 1 and X <= c / D_max hold by construction (the remaining inconsistency
+of the fixed point, below ``tol``, is removed by holding X to the
+utilisation law and rescaling the queue lengths to job conservation).
+
+Where it is exact: a product-form network (every general station
+exponential with one mean for all classes: no chain is built, the answer
+is exact MVA's); one general station whose complement is delays only (a
+finite-source lambda(n)/G/c queue: the complement's throughput is exactly
+(1), so the chain is the exact model) when the service is represented
+exactly (exponential, Erlang, the balanced-means hyperexponential).
+Elsewhere two approximations remain: the complement is replaced by a
+flow-equivalent Poisson source whose rate depends only on station i's
+own population, and (several classes) the waiting jobs start in random
+order (:mod:`qmodels.analytic._marie_station`).  Service shapes that are
+not phase-type are represented by a two-moment fit (Marie's Coxian-2,
+Tijms' mixed Erlang; deterministic as Erlang-32), named in the notes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
+from ..model.distributions import is_exponential
+from ..model.network import Delay, LoadDependent, Network, Queue
+from ..results import APPROXIMATE, Result
+from . import requires
+from ._common import _check_options, _require_numeric
+from ._marie_station import MultiClassChain, SingleClassChain, max_phases, phase_type
+from .contract import answers
+
+__all__ = ["marie", "MAX_WORK", "MAX_STATES", "MAX_LATTICE", "PHASE_STATES"]
+
+_SOLVER = "Marie's method (method='marie')"
+
+#: the most elementary steps one solve may take (estimated before any
+#: allocation, for :data:`_PLANNED_SWEEPS` sweeps): about a minute on one core
+MAX_WORK = 5e9
+#: the most states of one station's multi-class chain
+MAX_STATES = 200_000
+#: the states a multi-class station's chain is held to by fitting its
+#: service with fewer phases (down to two; the chain is solved by sparse LU
+#: at every sweep: 11,000 states with 2 servers and 2 classes took 3.6 s)
+PHASE_STATES = 3_000
+#: the most points of the population lattice prod_c (N_c + 1)
+MAX_LATTICE = 2_000_000
+#: one dense floating-point operation (BLAS), in elementary steps
+_FLOP = 0.05
+#: sweeps the work estimate plans for (most networks converge in fewer)
+_PLANNED_SWEEPS = 30
+
+ASSUMPTIONS = (
+    "closed classes; each FCFS queue with general service analysed alone as a "
+    "lambda(n)/PH/c queue fed by the flow-equivalent of the rest of the network, whose "
+    "conditional throughputs make a product-form network (Marie 1979, 1980)",
+    "service shapes that are not phase-type represented by their first two moments "
+    "(Marie's Coxian-2, Tijms' mixed Erlang; deterministic as Erlang-32)",
+)
+
+
+# ---------------------------------------------------------------------------
+# log-space arrays on the population lattice
+# ---------------------------------------------------------------------------
+
+def _lconv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log of h(n) = sum_{j <= n} e^{a(j)} e^{b(n - j)} on the lattice
+    (componentwise j <= n; the multi-class convolution of Reiser & Kobayashi
+    1975, Bolch et al. 2006, eq. 8.15), every term positive, summed with
+    ``logaddexp``."""
+    dims = a.shape
+    out = np.full(dims, -np.inf)
+    if a.ndim == 1:
+        for j in np.flatnonzero(np.isfinite(a)).tolist():
+            seg = out[j:]
+            np.logaddexp(seg, a[j] + b[: dims[0] - j], out=seg)
+        return out
+    for flat in np.flatnonzero(np.isfinite(a)).tolist():
+        j = np.unravel_index(flat, dims)
+        dst = tuple(slice(x, None) for x in j)
+        src = tuple(slice(0, n - x) for n, x in zip(dims, j))
+        seg = out[dst]
+        np.logaddexp(seg, a[j] + b[src], out=seg)
+    return out
+
+
+def _conv_steps(dims) -> float:
+    """Elementary steps of one :func:`_lconv` on ``dims``."""
+    return float(np.prod([d * (d + 1) / 2.0 for d in dims]))
+
+
+def _identity(dims) -> np.ndarray:
+    out = np.full(dims, -np.inf)
+    out[(0,) * len(dims)] = 0.0
+    return out
+
+
+def _flip(a: np.ndarray) -> np.ndarray:
+    """a(N - n) as an array over n."""
+    return a[(slice(None, None, -1),) * a.ndim]
+
+
+class _Lattice:
+    """The population lattice 0..N_c per class: per-class counts ``grid``
+    (C, *dims), total counts ``tot``, log n_c! summed (``lfact``)."""
+
+    def __init__(self, N):
+        self.N = tuple(int(x) for x in N)
+        self.dims = tuple(x + 1 for x in self.N)
+        self.C = len(self.dims)
+        self.grid = np.indices(self.dims, dtype=float)
+        self.tot = self.grid.sum(axis=0)
+        self.top = int(sum(self.N))
+        lg = np.array([math.lgamma(j + 1.0) for j in range(self.top + 1)])
+        self.lgamma = lg
+        self.lfact = sum(lg[self.grid[c].astype(np.int64)] for c in range(self.C))
+
+    def factor(self, D, log_a) -> np.ndarray:
+        """log F(n) of a product-form station of per-class (scaled) demands
+        ``D`` and log prod_{j<=t} a(j) = ``log_a[t]`` (module docstring,
+        step 1): log |n|! - sum_c log n_c! + sum_c n_c log D_c - log_a(|n|)."""
+        out = self.lgamma[self.tot.astype(np.int64)] - self.lfact \
+            - log_a[self.tot.astype(np.int64)]
+        for c in range(self.C):
+            if D[c] > 0:
+                out = out + self.grid[c] * math.log(D[c])
+            else:
+                out = np.where(self.grid[c] > 0, -np.inf, out)
+        return out
+
+    def delay(self, D) -> np.ndarray:
+        """log F(n) of a delay (or a think time): sum_c n_c log D_c - log n_c!."""
+        out = -self.lfact.copy()
+        for c in range(self.C):
+            if D[c] > 0:
+                out = out + self.grid[c] * math.log(D[c])
+            else:
+                out = np.where(self.grid[c] > 0, -np.inf, out)
+        return out
+
+    def shift(self, a: np.ndarray, c: int) -> np.ndarray:
+        """a(n + e_c), -inf where n_c = N_c."""
+        out = np.full(self.dims, -np.inf)
+        src = [slice(None)] * self.C
+        dst = [slice(None)] * self.C
+        src[c] = slice(1, None)
+        dst[c] = slice(0, -1)
+        out[tuple(dst)] = a[tuple(src)]
+        return out
+
+
+def _log_rates(multipliers, top: int) -> np.ndarray:
+    """log prod_{j<=t} a(j) for t = 0..top (the last multiplier holds
+    beyond the list)."""
+    a = np.empty(top)
+    if top:
+        m = np.asarray(multipliers, dtype=float)
+        L = min(len(m), top)
+        a[:L] = m[:L]
+        a[L:] = m[L - 1] if L else 1.0
+    return np.concatenate([[0.0], np.cumsum(np.log(a))])
+
+
+# ---------------------------------------------------------------------------
+# the model: which stations are general, their fits, the scaled demands
+# ---------------------------------------------------------------------------
+
+class _Plan:
+    """What one network needs (built once per network, kept in its lowered
+    form's memo): scaled demands, station kinds, general stations and their
+    phase-type fits, the lattice, the work estimate."""
+
+    def __init__(self, net: Network):
+        low = net.lowered
+        self.net = net
+        C, K = len(net.classes), len(net.stations)
+        self.N = [int(c.population) for c in net.classes]
+        points = float(np.prod([n + 1.0 for n in self.N]))
+        if points > MAX_LATTICE:
+            # before anything is built: the lattice's arrays and the chains'
+            # state counts grow with it
+            name = ", ".join(repr(c.name) for c in net.classes)
+            raise ProblemTooLargeError(
+                f"class(es) {name}: {_SOLVER} works on the population lattice of "
+                f"{points:.3g} points (limit {MAX_LATTICE:.0e}): use method='mva-residual' "
+                "(approximate, any population) or 'sim'")
+        V = np.asarray(net.visits, dtype=float)
+        S = np.asarray(net.service_times, dtype=float)
+        D = V * S
+        Z = np.array([float(c.think_time) for c in net.classes])
+        # a visit of zero service time holds no one (the product-form solvers'
+        # rule): the class does not count at that station
+        live = (D > 0) & (np.asarray(self.N)[:, None] > 0)
+        self.live = live
+        servers = [float(low.servers[k]) if low.kind[k] == "queue" else 1.0 for k in range(K)]
+        per_server = [D[:, k].max() / servers[k] for k in range(K)
+                      if low.kind[k] != "delay" and live[:, k].any()]
+        self.alpha = max(per_server) if per_server else max(float(D.max()), float(Z.max()), 1.0)
+        a = self.alpha
+        self.V, self.S, self.D, self.Z = V, S / a, D / a, Z / a
+        self.kinds = []        # per station: "off", "delay", "fixed", "general"
+        self.rates = {}        # station -> log prod a(j) (fixed and general)
+        self.ph = {}           # general station -> {class: PhaseType}
+        self.fits = {}         # general station -> words
+        for k, s in enumerate(net.stations):
+            self.kinds.append(self._kind(net, k, s, C))
+        self.general = [k for k in range(K) if self.kinds[k] == "general"]
+        self.lattice = _Lattice(self.N)
+        self._check_size()
+
+    def _kind(self, net, k, s, C) -> str:
+        low = net.lowered
+        if not self.live[:, k].any():
+            return "off"
+        if isinstance(s, Delay):
+            return "delay"
+        top = int(sum(self.N))
+        if isinstance(s, LoadDependent):
+            self.rates[k] = _log_rates(low.multipliers[k], top)
+            return "fixed"
+        c = int(min(low.servers[k], max(top, 1)))
+        self.rates[k] = _log_rates(range(1, c + 1), top)
+        if not low.acts_fcfs[k]:
+            return "fixed"      # PS, LCFS-PR: insensitive to the shape (BCMP types 2, 4)
+        who = np.flatnonzero(self.live[:, k])
+        times = self.S[who, k]
+        same = float(times.max() - times.min()) <= 1e-12 * float(times.max())
+        if is_exponential(s.distribution) and same:
+            return "fixed"      # BCMP type 1
+        kmax = max_phases(c, len(who) if len(self.N) > 1 else 1, top + 1)
+        ph = phase_type(s.distribution, kmax)
+        if len(self.N) > 1:
+            # several classes: the chain is solved by sparse LU at every
+            # sweep; fewer phases (a coarser fit, named in the note) keep it
+            # within PHASE_STATES states
+            dims = tuple(n + 1 for n in self.N)
+            points = int(np.prod(dims))
+            if points > MAX_STATES:
+                # every lattice point is at least one state of the chain
+                raise ProblemTooLargeError(
+                    f"station {s.name!r}: {_SOLVER} needs a chain of more than "
+                    f"{points:,} states there (limit {MAX_STATES:,}): use "
+                    "method='mva-residual' (approximate) or 'sim'")
+            if points > PHASE_STATES:
+                kmax = 2
+                ph = phase_type(s.distribution, kmax)
+            S = self.S[:, k] * self.live[:, k]
+            while kmax > 2 and ph.phases > 2 and \
+                    MultiClassChain.count([ph] * len(self.N), S, c, dims) > PHASE_STATES:
+                kmax = min(kmax, ph.phases) - 1
+                ph = phase_type(s.distribution, kmax)
+        self.ph[k] = ph
+        self.fits[k] = ph.words
+        return "general"
+
+    def _check_size(self) -> None:
+        lat = self.lattice
+        L = float(np.prod(lat.dims))
+        name = ", ".join(repr(c.name) for c in self.net.classes)
+        if L > MAX_LATTICE:
+            raise ProblemTooLargeError(
+                f"class(es) {name}: {_SOLVER} works on the population lattice of "
+                f"{L:.3g} points (limit {MAX_LATTICE:.0e}): use method='mva-residual' "
+                "(approximate, any population) or 'sim'")
+        conv = _conv_steps(lat.dims)
+        M = len(self.general)
+        K = sum(1 for x in self.kinds if x != "off")
+        chains = 0.0
+        self.states = {}
+        for k in self.general:
+            c = int(min(self.net.lowered.servers[k], max(lat.top, 1)))
+            if lat.C == 1:
+                chains += _FLOP * SingleClassChain.work(self.ph[k], c, lat.top)
+                continue
+            phs = [self.ph[k]] * lat.C
+            n = MultiClassChain.count(phs, self.S[:, k] * self.live[:, k], c, lat.dims)
+            if n > MAX_STATES:
+                raise ProblemTooLargeError(
+                    f"station {self.net.stations[k].name!r}: {_SOLVER} needs a chain of "
+                    f"{n:,} states there (limit {MAX_STATES:,}): use method='mva-residual' "
+                    "(approximate) or 'sim'")
+            self.states[k] = n
+            chains += 60.0 * n ** 1.5
+        per_sweep = 3.0 * M * conv * 3.0 + chains
+        work = _PLANNED_SWEEPS * per_sweep + 3.0 * K * conv * 3.0
+        self.work = work
+        if work > MAX_WORK:
+            raise ProblemTooLargeError(
+                f"class(es) {name}: {_SOLVER} needs about {work:.3g} steps here (limit "
+                f"{MAX_WORK:.0e}: population {lat.top}, {M} general station(s)): use "
+                "method='mva-residual' (approximate, any population) or 'sim'")
+
+
+def _plan(net: Network) -> _Plan:
+    return net.lowered.memo(("marie.plan",), lambda: _Plan(net))
+
+
+def _refuse(net: Network) -> None:
+    """The model checks (numbers, closed classes, stations the method
+    models, no pools or binding capacity), by name."""
+    if net.is_symbolic:
+        raise UnsupportedModelError(
+            f"{_SOLVER} is numeric; this network has sympy symbols: substitute numbers")
+    _require_numeric(net, _SOLVER)
+    why = (requires.closed_only(net) or requires.pools(net)
+           or requires.capacities(net, requires.closed_population(net))
+           or requires._general_stations(net, ld=True))
+    if why:
+        raise UnsupportedModelError(f"{_SOLVER}: {why}; use method='sim'")
+    D = np.asarray(net.demands, dtype=float)
+    for c, cls in enumerate(net.classes):
+        if int(cls.population) > 0 and D[c].sum() + float(cls.think_time) <= 0:
+            raise InvalidValueError(
+                f"class {cls.name!r}: all demands and the think time are zero, so the "
+                "throughput is unbounded")
+
+
+# ---------------------------------------------------------------------------
+# the iteration
+# ---------------------------------------------------------------------------
+
+class _Network:
+    """The product-form substitute: the fixed stations' product (``base``),
+    the general stations' log station functions ``F``, and after
+    :meth:`solve` the complements G_{-i} and G."""
+
+    def __init__(self, plan: _Plan):
+        self.plan = plan
+        lat = plan.lattice
+        self.factors = {}
+        base = lat.delay(plan.Z)
+        for k, kind in enumerate(plan.kinds):
+            if kind == "off":
+                continue
+            f = self._pf_factor(k)
+            self.factors[k] = f
+            if kind != "general":
+                base = _lconv(base, f)
+        self.base = base
+        self.F = {k: self.factors[k].copy() for k in plan.general}
+
+    def _pf_factor(self, k: int) -> np.ndarray:
+        plan, lat = self.plan, self.plan.lattice
+        D = plan.D[:, k] * plan.live[:, k]
+        if plan.kinds[k] == "delay":
+            return lat.delay(D)
+        return lat.factor(D, plan.rates[k])
+
+    def solve(self):
+        """log G and the complement of every general station."""
+        gen = self.plan.general
+        if not gen:
+            self.G, self.comp = self.base, {}
+            return
+        prefix = [self.base]
+        for k in gen:
+            prefix.append(_lconv(prefix[-1], self.F[k]))
+        dims = self.plan.lattice.dims
+        suffix = [_identity(dims)]
+        for k in reversed(gen[1:]):
+            suffix.append(_lconv(self.F[k], suffix[-1]))
+        suffix.reverse()            # suffix[j] = product of F over gen[j+1:]
+        self.G = prefix[-1]
+        self.comp = {}
+        for j, k in enumerate(gen):
+            s = suffix[j]
+            self.comp[k] = prefix[j] if j == len(gen) - 1 else _lconv(prefix[j], s)
+
+    def marginal(self, k: int, comp: np.ndarray) -> np.ndarray:
+        """P_k(n) = F_k(n) G_{-k}(N - n) / G(N)."""
+        f = self.F.get(k, self.factors.get(k))
+        top = self.G[tuple(x - 1 for x in self.plan.lattice.dims)]
+        with np.errstate(invalid="ignore"):
+            lp = f + _flip(comp) - top
+        return np.exp(np.where(np.isnan(lp), -np.inf, lp))
+
+
+def _arrival_rates(plan: _Plan, k: int, comp: np.ndarray) -> np.ndarray:
+    """lambda_kc(n) of eq. (1), (C, *dims): zero where class c is all at
+    station k or does not visit it."""
+    lat = plan.lattice
+    lr = _flip(comp)                       # log G_{-k}(N - n)
+    out = np.zeros((lat.C,) + lat.dims)
+    for c in range(lat.C):
+        if not plan.live[c, k]:
+            continue
+        up = lat.shift(lr, c)              # log G_{-k}(N - n - e_c)
+        ok = np.isfinite(up) & np.isfinite(lr)
+        with np.errstate(invalid="ignore", over="ignore"):
+            out[c] = np.where(ok, plan.V[c, k] * np.exp(np.where(ok, up - lr, 0.0)), 0.0)
+    return out
+
+
+class _Chains:
+    """The general stations' chains (built once per network)."""
+
+    def __init__(self, plan: _Plan):
+        self.plan = plan
+        lat = plan.lattice
+        self.chain = {}
+        for k in plan.general:
+            c = int(min(plan.net.lowered.servers[k], max(lat.top, 1)))
+            if lat.C == 1:
+                self.chain[k] = SingleClassChain(plan.ph[k], float(plan.S[0, k]), c, lat.top)
+            else:
+                S = plan.S[:, k] * plan.live[:, k]
+                self.chain[k] = MultiClassChain([plan.ph[k]] * lat.C, S, c, lat.dims,
+                                                MAX_STATES)
+
+    def solve(self, k: int, lam: np.ndarray) -> np.ndarray:
+        """log pi_k(n) of station k's chain fed by ``lam``."""
+        ch = self.chain[k]
+        if self.plan.lattice.C == 1:
+            return ch.solve(lam[0, :-1])[0]
+        return ch.solve(lam)
+
+
+def _degenerate(plan: _Plan, k: int) -> list:
+    """The classes that spend all their time at station ``k`` (no think
+    time, no demand elsewhere): the complement cannot hold them."""
+    D = plan.D
+    out = []
+    for c in range(plan.lattice.C):
+        if plan.live[c, k] and plan.Z[c] + D[c].sum() - D[c, k] <= 0:
+            out.append(c)
+    return out
+
+
+def _iterate(plan: _Plan, tol: float, max_iter: int):
+    """Steps 1-4 of the module docstring; returns (the product-form network
+    at the fixed point, sweeps, converged, last error)."""
+    pf = _Network(plan)
+    chains = _Chains(plan)
+    skip = set()
+    for k in plan.general:
+        stuck = _degenerate(plan, k)
+        if stuck and plan.lattice.C > 1:
+            names = ", ".join(repr(plan.net.classes[c].name) for c in stuck)
+            raise UnsupportedModelError(
+                f"{_SOLVER}: class(es) {names} spend all their time at station "
+                f"{plan.net.stations[k].name!r} (no think time, no other station), which the "
+                "flow-equivalent source cannot feed: use method='ctmc' or 'sim'")
+        if stuck:
+            skip.add(k)         # one class, one station: every job there, always
+    err = math.inf
+    for sweep in range(1, max_iter + 1):
+        pf.solve()
+        err = 0.0
+        new = {}
+        for k in plan.general:
+            if k in skip:
+                continue
+            comp = pf.comp[k]
+            lp = chains.solve(k, _arrival_rates(plan, k, comp))
+            P = pf.marginal(k, comp)
+            err = max(err, 0.5 * float(np.abs(np.exp(lp) - P).sum()))
+            with np.errstate(invalid="ignore"):
+                f = lp - _flip(comp)
+            f = np.where(np.isfinite(lp) & np.isfinite(_flip(comp)), f, -np.inf)
+            # a station function is defined up to a constant factor; eq. (2)
+            # maps the others' constants a_j to 1 / prod_{j != k} a_j, a map
+            # whose logs grow (M - 1)-fold per sweep with M general stations
+            # (past float precision within tens of sweeps): hold F_k(0) = 1
+            new[k] = f - f[(0,) * f.ndim]
+        pf.F.update(new)
+        if err <= tol:
+            pf.solve()
+            return pf, sweep, True, err
+    pf.solve()
+    return pf, max_iter, False, err
+
+
+# ---------------------------------------------------------------------------
+# the answer
+# ---------------------------------------------------------------------------
+
+def _figures(plan: _Plan, pf: _Network):
+    """Class throughputs X (C,) and mean numbers Q (C, K) of the
+    product-form network at the fixed point (real time units), and the
+    probability that each load-dependent station is empty."""
+    lat = plan.lattice
+    C, K = lat.C, len(plan.kinds)
+    corner = tuple(x - 1 for x in lat.dims)
+    lG = pf.G[corner]
+    X = np.zeros(C)
+    for c in range(C):
+        if lat.N[c] > 0:
+            idx = list(corner)
+            idx[c] -= 1
+            X[c] = math.exp(pf.G[tuple(idx)] - lG) / plan.alpha
+    Q = np.zeros((C, K))
+    present = [k for k in range(K) if plan.kinds[k] not in ("off", "delay")]
+    comps = _all_complements(plan, pf, present)
+    P0 = {}
+    for k in present:
+        P = pf.marginal(k, comps[k])
+        for c in range(C):
+            Q[c, k] = float((lat.grid[c] * P).sum())
+        if isinstance(plan.net.stations[k], LoadDependent):
+            P0[k] = float(P[(0,) * C])
+    for k in range(K):
+        if plan.kinds[k] == "delay":
+            Q[:, k] = X * plan.D[:, k] * plan.alpha * plan.live[:, k]
+    return X, Q, P0
+
+
+def _all_complements(plan: _Plan, pf: _Network, stations) -> dict:
+    """G_{-k} for each of ``stations``, every queueing station the classes
+    visit (prefix and suffix products over them, the think time and the
+    delays folded into the first)."""
+    lat = plan.lattice
+    facs = []
+    for k in stations:
+        facs.append(pf.F[k] if k in pf.F else pf.factors[k])
+    rest = lat.delay(plan.Z)
+    for k, kind in enumerate(plan.kinds):
+        if kind == "delay":
+            rest = _lconv(rest, pf.factors[k])
+    prefix = [rest]
+    for f in facs:
+        prefix.append(_lconv(prefix[-1], f))
+    suffix = [_identity(lat.dims)]
+    for f in reversed(facs[1:]):
+        suffix.append(_lconv(f, suffix[-1]))
+    suffix.reverse()
+    out = {}
+    for j, k in enumerate(stations):
+        out[k] = prefix[j] if j == len(stations) - 1 else _lconv(prefix[j], suffix[j])
+    return out
+
+
+def _lawful(net: Network, plan: _Plan, X, Q):
+    """Hold the answer to the utilisation law and job conservation (the
+    module docstring): scale X down if a queue is loaded past one per
+    server (by at most the fixed point's residual), then rescale each
+    class's queue lengths at the queueing stations so that
+    sum_k Q_ck + X_c (Z_c + delays) = N_c."""
+    low = net.lowered
+    D = np.asarray(net.demands, dtype=float) * plan.live
+    worst = 1.0
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Queue) and plan.kinds[k] != "off":
+            worst = max(worst, float(X @ D[:, k]) / float(low.servers[k]))
+    if worst > 1.0:
+        X = X / worst
+    Z = np.array([float(c.think_time) for c in net.classes])
+    delay = np.array([plan.kinds[k] == "delay" for k in range(len(net.stations))])
+    for c, n in enumerate(plan.N):
+        if n <= 0:
+            continue
+        Q[c, delay] = X[c] * D[c, delay]
+        held = Q[c, ~delay].sum()
+        room = n - X[c] * (Z[c] + D[c, delay].sum())
+        if held > 0 and room > 0:
+            Q[c, ~delay] *= room / held
+    return X, Q, worst
+
+
+def _utilisation(net: Network, plan: _Plan, X, pf_P0) -> np.ndarray:
+    """U per class and station: X_c D_ck / c at a queue, X_c D_ck at a
+    delay; at a load-dependent station 1 - P(empty) shared in proportion to
+    X_c D_ck."""
+    D = np.asarray(net.demands, dtype=float) * plan.live
+    U = X[:, None] * D / net.lowered.divisors()[None, :]
+    for k, p0 in pf_P0.items():
+        w = X * D[:, k]
+        tot = w.sum()
+        U[:, k] = (1.0 - p0) * w / tot if tot > 0 else 0.0
+    return U
+
+
+@answers()
+def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
+    """Marie's method for closed networks with FCFS queues of general
+    service (``method="marie"``; APPROXIMATE).
+
+    Parameters
+    ----------
+    net : Network
+        Closed classes; FCFS queues of any service shape and any number of
+        servers (a priority queue visited by one level counts as FCFS), PS
+        and LCFS-PR queues, delays, load-dependent stations with
+        exponential service.
+    tol : float
+        Stop when, at every general station, the product-form marginal and
+        the station's chain differ by at most ``tol`` in total variation.
+    max_iter : int
+        Sweep limit; reaching it emits
+        :class:`~qmodels.errors.ConvergenceWarning` and sets
+        ``info["converged"] = False``.
+
+    Returns
+    -------
+    Result
+        method ``"marie"``, labelled approximate; ``info["iterations"]``,
+        ``info["fits"]`` (the phase-type form of each general station's
+        service), ``info["tv_distance"]`` (the last sweep's residual).
+
+    Raises
+    ------
+    UnsupportedModelError
+        Open or mixed classes, token pools, a capacity that can bind, a
+        load-dependent station with non-exponential service, a priority
+        queue with several levels, other station kinds, sympy symbols;
+        several classes of which one spends all its time at one general
+        station.
+    ProblemTooLargeError
+        A population lattice, a station's chain or an estimated work past
+        :data:`MAX_LATTICE`, :data:`MAX_STATES`, :data:`MAX_WORK` (refused
+        before any allocation).
+
+    Notes
+    -----
+    Equations (1) and (2) and their sources in the module docstring.
+    Exact for product-form networks (equal to exact MVA) and for one
+    general station whose complement is delays (a finite-source queue)
+    when its service shape is phase-type.
+
+    References
+    ----------
+    R. Marie, "An approximate analytical method for general queueing
+    networks", IEEE Trans. Software Eng. SE-5(5), 1979.
+    R. Marie, "Calculating equilibrium probabilities for lambda(n)/C_k/1/N
+    queues", ACM SIGMETRICS 1980.
+    G. Bolch, S. Greiner, H. de Meer, K. S. Trivedi, Queueing Networks and
+    Markov Chains, 2nd ed., Wiley 2006, sec. 10.1.4.
+    """
+    import warnings
+
+    from ..errors import ConvergenceWarning
+
+    _check_options(tol, max_iter)
+    _refuse(net)
+    plan = _plan(net)
+    pf, sweeps, conv, err = _iterate(plan, float(tol), int(max_iter))
+    X, Q, P0 = _figures(plan, pf)
+    X, Q, worst = _lawful(net, plan, X, Q)
+    V = np.asarray(net.visits, dtype=float) * plan.live
+    S = np.asarray(net.service_times, dtype=float)
+    Xk = X[:, None] * V
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), np.where(V > 0, S, 0.0))
+    Rres = Rk * V
+    Rc = Rres.sum(axis=1)
+    U = _utilisation(net, plan, X, P0)
+    notes = ["APPROXIMATION: Marie's method (Marie 1979, 1980; Bolch et al. 2006, sec. "
+             "10.1.4): each FCFS queue with general service solved as a lambda(n)/PH/c queue "
+             "fed by the flow-equivalent of the rest of the network, iterated to consistency "
+             "with a product-form network"]
+    for k in plan.general:
+        notes.append(f"station {net.stations[k].name!r}: service as {plan.fits[k]}")
+    if plan.lattice.C > 1 and plan.general:
+        notes.append("several classes: at a general station the waiting jobs start in random "
+                     "order (the chain keeps their numbers, not their order)")
+    info = {"algorithm": "Marie's method (product-form substitute by log-space convolution, "
+                         "station chains by level reduction / sparse LU)",
+            "iterations": int(sweeps), "converged": bool(conv), "tol": float(tol),
+            "tv_distance": float(err), "fits": {net.stations[k].name: plan.fits[k]
+                                                for k in plan.general},
+            "capacity_scale": float(worst)}
+    if not conv:
+        warnings.warn(f"{_SOLVER} stopped at max_iter={max_iter} before reaching tol "
+                      f"(residual {err:.3g}); the answer is approximate beyond its method",
+                      ConvergenceWarning, stacklevel=3)
+    return Result(method="marie", network=net, class_throughput=X, class_response_time=Rc,
+                  station_throughput=Xk, station_queue_length=Q, station_response_time=Rk,
+                  station_utilization=U, notes=tuple(notes), info=info,
+                  exactness=APPROXIMATE, assumptions=ASSUMPTIONS)
