@@ -148,7 +148,12 @@ def _bicgstab(A, b):
     2003, alg. 7.7) with a diagonal (Jacobi) preconditioner (Stewart 1994,
     ch. 4: preconditioned projection methods for Markov chains), stopping
     at relative residual :data:`ITERATIVE_RTOL`; NaN when it does not
-    converge (the caller then refuses or falls back)."""
+    converge (the caller then refuses or falls back).
+
+    It starts from x = 0; where that breaks down (BiCGSTAB divides by an
+    inner product that can vanish, and with the pinned system's right-hand
+    side, a handful of rates out of the pinned state, it does on some
+    phase-type chains at the first step) it starts again from x = 1."""
     from scipy.sparse.linalg import LinearOperator, bicgstab
 
     d = A.diagonal()
@@ -156,8 +161,11 @@ def _bicgstab(A, b):
         return np.full(len(b), np.nan)
     A = A.tocsr()
     M = LinearOperator(A.shape, matvec=lambda y: y / d, dtype=float)
-    x, _ = bicgstab(A, b, M=M, rtol=ITERATIVE_RTOL, atol=0.0,
-                    maxiter=max(1000, int(2 * np.sqrt(len(b)))))
+    maxiter = max(1000, int(2 * np.sqrt(len(b))))
+    x, info = bicgstab(A, b, M=M, rtol=ITERATIVE_RTOL, atol=0.0, maxiter=maxiter)
+    if info < 0 or not np.all(np.isfinite(x)):
+        x, info = bicgstab(A, b, x0=np.ones(len(b)), M=M, rtol=ITERATIVE_RTOL, atol=0.0,
+                           maxiter=maxiter)
     return x
 
 
@@ -255,7 +263,8 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None):
 # ---------------------------------------------------------------------------
 
 @answers()
-def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = None) -> Result:
+def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = None,
+         max_phases: int | None = None) -> Result:
     """Exact solution of a small network as a continuous-time Markov chain.
 
     Parameters
@@ -344,8 +353,16 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)) \
             or max_states < 1:
         raise InvalidValueError(f"max_states must be an integer >= 1, got {max_states!r}")
-    res, open_limit = _solve_growing(net, max_states, open_limit)
-    return _unvisited(net, res, max_states, open_limit)
+    tries = (max_phases,) if max_phases is not None else PHASE_STEPS
+    for n, k in enumerate(tries):
+        try:
+            res, limit = _solve_growing(net, max_states, open_limit, k)
+            break
+        except ProblemTooLargeError:
+            # a shape fitted at the phase cap: a coarser fit may fit the budget
+            if n + 1 == len(tries) or not _Spec(net, open_limit, k).capped:
+                raise
+    return _unvisited(net, res, max_states, limit, k)
 
 
 #: largest probability at the open-job bound that the default truncation
@@ -357,7 +374,13 @@ TRUNCATION_TOL = 1e-9
 GROW_STATES = 20_000
 
 
-def _solve_growing(net: Network, max_states, open_limit):
+#: the phase caps tried in turn for a low-variability shape that is fitted
+#: (a deterministic time: Erlang-20, else Erlang-10, else Erlang-5) when
+#: ``max_phases`` is not given and the chain at one cap passes max_states
+PHASE_STEPS = (20, 10, 5)
+
+
+def _solve_growing(net: Network, max_states, open_limit, max_phases=PHASE_STEPS[0]):
     """Solve; with the default ``open_limit`` (None), double the bound on
     the open jobs from :data:`DEFAULT_OPEN_LIMIT` until the probability at
     the bound is at most :data:`TRUNCATION_TOL` (the fraction of arrivals
@@ -365,7 +388,7 @@ def _solve_growing(net: Network, max_states, open_limit):
     ``max_states``.  Only the last solve's warnings reach the caller.
     Returns the result and the bound used (None if nothing was truncated)."""
     if open_limit is not None:
-        return _solve(net, max_states, open_limit), open_limit
+        return _solve(net, max_states, open_limit, max_phases), open_limit
     # the chain grows at most as bound^d, d the stations open jobs visit
     d = max(1, sum(1 for k in range(len(net.stations)) if any(
         net.visits[i][k] > 0 for i, c in enumerate(net.classes) if not isinstance(c, Closed))))
@@ -374,7 +397,7 @@ def _solve_growing(net: Network, max_states, open_limit):
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                new = _solve(net, max_states, limit)
+                new = _solve(net, max_states, limit, max_phases)
         except ProblemTooLargeError:
             if res is None:
                 raise
@@ -397,7 +420,8 @@ def _solve_growing(net: Network, max_states, open_limit):
     return res, res.info["open_limit"]
 
 
-def _unvisited(net: Network, res: Result, max_states, open_limit) -> Result:
+def _unvisited(net: Network, res: Result, max_states, open_limit,
+               max_phases=PHASE_STEPS[0]) -> Result:
     """Station R per visit of a class at a queue it never visits: the
     arrival-theorem value, the mean time a class-c job would spend there
     on arrival, S_ck sum_{j>=1} j / a(j) P(n_k = j - 1), with the marginal of
@@ -419,7 +443,7 @@ def _unvisited(net: Network, res: Result, max_states, open_limit) -> Result:
         base = res
         if isinstance(c, Closed) and int(c.population) >= 1:
             base = _solve(net.with_population(int(c.population) - 1, c.name), max_states,
-                          open_limit)
+                          open_limit, max_phases)
         for k in ks:
             st = net.stations[k]
             p = np.asarray(base.info["marginals"][st.name], dtype=float)
@@ -433,8 +457,8 @@ def _unvisited(net: Network, res: Result, max_states, open_limit) -> Result:
     return dataclasses.replace(res, station_response_time=R)
 
 
-def _solve(net: Network, max_states, open_limit) -> Result:
-    spec = _Spec(net, open_limit)
+def _solve(net: Network, max_states, open_limit, max_phases=PHASE_STEPS[0]) -> Result:
+    spec = _Spec(net, open_limit, max_phases)
     _check_size(spec, int(max_states))
     chain = _Chain(spec)
     lay = _ctmc_fast.layout(spec, chain)
@@ -502,9 +526,14 @@ def _describe(spec, chain, st) -> str:
     for k, p in enumerate(st[0][: spec.K]):
         ents = p if chain.ordered[k] else [(t, d) for t, d, n in p for _ in range(n)]
         if ents:
-            txt = ",".join(cn[spec.types[t][0]] + (f"->{names[d]}" if d >= 0 else "")
+            txt = ",".join(cn[spec.types[t][0]]
+                           + (f"#{spec.types[t][2]}" if spec.types[t][2] else "")
+                           + (f"->{names[d]}" if d >= 0 else "")
                            for t, d in ents)
             parts.append(f"{names[k]}[{txt}]")
+    if len(st) > 5 and st[5]:
+        parts.append("arrival phases " + ",".join(
+            f"{cn[r]}#{ph}" for r, ph in zip(spec.arr_phased, st[5], strict=True)))
     return "{" + " ".join(parts) + "}"
 
 
@@ -582,7 +611,7 @@ def _expectations(spec, chain, states, pi) -> _Sums:
         _add_places(spec, chain, st[0], p, acc)
         for place, t, _, rate in chain.rates[i]:
             if place < K:
-                acc.X[spec.types[t][0], place] += p * rate
+                acc.X[spec.types[t][0], place] += p * (rate * (1.0 - chain.cont(t, place)))
         for j in range(spec.P):
             q = st[1][j]
             acc.waiting[j] += p * len(q)
@@ -668,6 +697,26 @@ def _info(net, spec, n, resid, acc) -> dict:
     }
 
 
+def _shapes_label(spec) -> tuple[str, list]:
+    """(exactness, assumptions) from the time shapes: the method's own
+    label when every time is exponential; else the phase-type chain, the
+    shapes it holds exactly, and each fit (then approximate: the chain is
+    that of the fitted distribution, not the model's)."""
+    if not (spec.shapes or spec.fits or spec.insensitive_shapes):
+        return "exact", list(label_of("ctmc")[1])
+    assumed = ["a continuous-time Markov chain whose state holds each job's service phase "
+               "and each open stream's inter-arrival phase (phase-type times in Coxian form)"]
+    assumed += [f"{x}: phase-type, held exactly" for x in spec.shapes]
+    assumed += [f"{x} (a fit)" for x in spec.fits]
+    if spec.insensitive_shapes:
+        assumed.append(
+            "service shapes at " + ", ".join(repr(x) for x in spec.insensitive_shapes)
+            + " taken exponential: the network is product form, whose figures do not depend "
+            "on the shapes at PS, LCFS-PR, delay and load-dependent stations (BCMP "
+            "insensitivity, Baskett et al. 1975)")
+    return ("approximate" if spec.fits else "exact"), assumed
+
+
 def _label(net, spec, trunc_mass) -> tuple[str, tuple, tuple]:
     """(exactness, assumptions, warnings) of a ctmc result: exact, with the
     truncation of the open jobs stated when there is one (and approximate,
@@ -676,12 +725,12 @@ def _label(net, spec, trunc_mass) -> tuple[str, tuple, tuple]:
     at random, which is an assumption about the model where blocking or
     pools make the order matter.  Warns (NumericalWarning) when the
     truncation holds more than 1e-6."""
-    exactness = "exact"
-    assumed = list(label_of("ctmc")[1])
+    exactness, assumed = _shapes_label(spec)
     warned = []
     if spec.truncating:
+        turned = ("" if spec.arr_phased else ", the fraction of arrivals turned away")
         assumed.append(f"open jobs truncated at {spec.open_limit} in the network (probability "
-                       f"at the bound {trunc_mass:.3g}, the fraction of arrivals turned away)")
+                       f"at the bound {trunc_mass:.3g}{turned})")
         if trunc_mass > TRUNCATION_TOL:
             exactness = "approximate"
             warned.append(f"the open-job truncation at {spec.open_limit} holds probability "
