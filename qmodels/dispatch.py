@@ -78,9 +78,11 @@ METHODS: dict[str, Method] = {
         "for_decomposition"),
     "ctmc": Method(
         "qmodels.analytic.ctmc", "ctmc",
-        "exact CTMC of a small network (blocking, pools, FCFS with class-dependent service; "
-        "exponential times, Poisson arrivals); qm.solve(net) takes it where product form "
-        "fails and the chain has at most 50,000 states", "for_ctmc"),
+        "exact CTMC of a small network (blocking, pools, FCFS with class-dependent service, "
+        "priority and LCFS-PR queues; service and inter-arrival times as phase-type "
+        "distributions: exact for exponential, Erlang and hyperexponential, a named moment "
+        "fit otherwise, then approximate); qm.solve(net) takes it where product form fails "
+        "and the chain has at most 50,000 states", "for_ctmc"),
     "exact-symbolic": Method(
         "qmodels.symbolic.mva", "solve_symbolic",
         "exact single-class MVA in rational expressions of the model's symbols"),

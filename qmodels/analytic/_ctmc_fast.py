@@ -2,35 +2,42 @@
 
 For the networks whose state is a vector of small integers -- no token pool,
 no capacity that can ever be reached (so no blocking and no loss), any mix of
-closed and open classes, delay, PS, load-dependent and FCFS stations (an FCFS
-station that keeps the order of its jobs as a row of class slots) -- the
+closed and open classes, delay, PS, load-dependent, FCFS, priority
+(``prio``, ``prio-pr``) and LCFS-PR stations (an order-keeping station as a
+row of job slots), service phases and phase-type arrival streams -- the
 reachable state space and the generator are built by one numba kernel
 (:func:`_bfs`) instead of the Python breadth-first search of
 :class:`~._ctmc_chain._Chain`, and the expectations under pi by a second
-(:func:`_expect`).
+(:func:`_expect`).  Networks with pools or reachable capacities stay with
+the Python builder.
 
 The kernel follows the Python builder step for step: the same start state
-(:meth:`_Chain.setup`), the same breadth-first order (completions place by
-place, job types in the order the Python builder numbers them, destinations
-in routing order, then open arrivals), the same rate expressions evaluated
-in the same floating-point order, and the rates into one target summed in
-the same order.  So it numbers the states identically and yields the same
-generator; ``tests/test_ctmc_compiled.py`` checks this against the Python
-builder on random chains.  The semantics are those of the module docstring
-of :mod:`qmodels.analytic.ctmc`.
+(:meth:`_Chain.setup`), the same breadth-first order (phase ends place by
+place, job types in the order the Python builder numbers them, the move to
+the next phase before the completion's destinations in routing order, then
+open arrivals class by class, a phase-type stream's next phase before its
+arrivals), the same rate expressions evaluated in the same floating-point
+order, and the rates into one target summed in the same order.  So it
+numbers the states identically and yields the same generator;
+``tests/test_ctmc_compiled.py`` checks this against the Python builder on
+random chains.  The semantics are those of the module docstring of
+:mod:`qmodels.analytic.ctmc`.
 
 A state is a row of ``int32``: for each place (station ``k``, then the think
-stage ``K``) either one count per job type (a counted place) or ``L_k``
-slots holding ``type + 1`` in queue order, 0 when empty (an order-keeping
-FCFS station, ``L_k`` the most jobs it can hold), then the number of open
-jobs present.  States are found again through an open-addressing hash table
-of their rows.
+stage ``K``) either one count per job type that can be there (a counted
+place; a job type is a class and a service phase) or ``L_k`` slots holding
+``type + 1`` in the order the jobs are served, 0 when empty (an
+order-keeping station, ``L_k`` the most jobs it can hold; at an FCFS or
+non-preemptive priority station the jobs in service are kept sorted, their
+arrival order no longer mattering), then the inter-arrival phase of each
+phase-type open stream, then the number of open jobs present.  States are
+found again through an open-addressing hash table of their rows.
 
 Before any state is stored, :func:`estimate` bounds the state count from
-above where it can (the ways to place each class's jobs over the places it
-can reach) and the bytes the build and the solve will need; :func:`check_memory`
-raises :class:`~qmodels.errors.ProblemTooLargeError` with that estimate when
-it passes the memory budget.
+above where it can (the ways to place each class's jobs over the places and
+phases it can reach) and the bytes the build and the solve will need;
+:func:`check_memory` raises :class:`~qmodels.errors.ProblemTooLargeError`
+with that estimate when it passes the memory budget.
 """
 
 from __future__ import annotations

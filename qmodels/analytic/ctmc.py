@@ -3,20 +3,44 @@
 The chain is built state by state from the network itself, so it honours
 what the product-form solvers cannot: finite capacity with blocking, loss of
 open arrivals, token pools held across several stations (simultaneous
-resource possession), FCFS stations whose service time differs by class.  It
-is the exact ground truth against which the approximations and the
-simulator are judged.
+resource possession), FCFS stations whose service time differs by class,
+non-exponential service and inter-arrival times (as phase-type
+distributions whose phase is part of the state), priority queues.  It is
+the exact ground truth against which the approximations and the simulator
+are judged.
 
 Semantics (shared with the simulator, :mod:`qmodels.sim`)
 ---------------------------------------------------------
-* **Service**: exponential only (``distribution`` ``None`` or
-  :class:`~qmodels.distributions.Exponential`); mean ``S[class, station]``.
-* **Delay**: every job served at once at rate ``1/S``.
+* **Service**: mean ``S[class, station]``, shape the station's
+  ``distribution`` as a Coxian phase-type distribution
+  (:mod:`qmodels.analytic.phase_type`): exactly the model's for the
+  exponential, Erlang-k and (balanced-means) hyperexponential shapes; a
+  named moment fit for the deterministic, uniform, lognormal, Pareto and
+  empirical ones (deterministic: Erlang-k, k = ``max_phases``, 20 by
+  default, 10 then 5 when the chain at 20 passes ``max_states``; the
+  others: two moments below SCV 1, three above where an H2 has them).
+  A job in service is in one phase; its phase moves on at the phase's rate
+  (times the job's share of the server at a PS or load-dependent station).
+  An answer with a fitted shape is labelled approximate and names the fit
+  in its assumptions.  Where the network is product form the shapes at PS,
+  LCFS-PR, delay and load-dependent stations do not change the answer
+  (BCMP insensitivity) and are taken exponential (said in the label).
+* **Delay**: every job served at once.
 * **FCFS, c servers**: the first ``c`` jobs in arrival order are in service.
   The queue order is part of the state whenever more than one job type can
-  be present and jobs can queue, so class-dependent service is exact (it is
-  not product form).
-* **PS, c servers**: each of ``n`` jobs is served at ``min(1, c/n)/S``.
+  be present and jobs can queue (or the service has phases), so
+  class-dependent service is exact (it is not product form).
+* **Priority** (``prio``: non-preemptive; ``prio-pr``: preemptive resume;
+  c servers; the classes' ``priority``, 0 the highest): a waiting job of a
+  higher level is served before any of a lower one, FCFS within a level;
+  at ``prio-pr`` an arriving job takes the server of the job in service
+  that would be served last (the lowest level, the latest arrival) when it
+  comes before it, and that job later resumes in the phase it was in (as
+  the simulator: the remaining work resumes).  A priority queue visited by
+  classes of one level is FCFS.  **LCFS-PR** (one server): the latest
+  arrival is served, the one it displaced resumes later.
+* **PS, c servers**: each of ``n`` jobs is served at ``min(1, c/n)`` of a
+  server.
 * **Load-dependent**: with ``n`` present the station completes at
   ``a(n)/S`` split in proportion to the jobs of each type (BCMP, multi-class
   load-dependent PS).
@@ -49,18 +73,34 @@ Semantics (shared with the simulator, :mod:`qmodels.sim`)
   a pool must give ``routing`` or use pools with a ``path``: each chain of
   held stations (:func:`qmodels.model.pool_chains`) is then one place of
   the random routing, traversed in order (as in the simulator).
-* **Open classes**: the state space is truncated at ``open_limit`` open jobs
-  in the network (arrivals beyond it are turned away); the probability of
-  being at the bound, which is the fraction of arrivals turned away
-  (PASTA), is ``info["truncation_mass"]``.  When capacities alone bound the
-  open population no truncation is made and the mass is 0.
+* **Open classes**: a renewal stream of rate ``arrival_rate`` whose
+  inter-arrival time has the shape ``interarrival`` (default exponential:
+  Poisson), as a Coxian phase-type distribution like service (its phase in
+  the state; the same exact forms and fits).  The state space is truncated
+  at ``open_limit`` open jobs in the network (arrivals beyond it are turned
+  away); the probability of being at the bound (for a Poisson stream the
+  fraction of arrivals turned away, PASTA) is ``info["truncation_mass"]``.
+  When capacities alone bound the open population no truncation is made
+  and the mass is 0.
 
 Restrictions (each raises :class:`~qmodels.errors.UnsupportedModelError`):
-non-exponential service or inter-arrival times, zero service time at a
-visited station, symbolic parameters, a pool's ``acquire`` station with a
-finite capacity, two pools acquired at one station, a load-dependent
-station that a job can be blocked at, more states than ``max_states``, and
-blocking deadlocks.
+a shape with no phase-type form (a :class:`~qmodels.distributions.Distribution`
+subclass the module does not know), zero service time at a visited
+station, symbolic parameters, a pool's ``acquire`` station with a finite
+capacity, two pools acquired at one station, a load-dependent station that
+a job can be blocked at, a preemptive (``prio-pr``, ``lcfs-pr``) station
+that a job can be blocked at, more states than ``max_states``, and
+blocking deadlocks.  Fork-join stations are not modelled (the network
+refuses them before the chain is built: ``requires.for_ctmc``).
+
+Which builds are compiled: the numba kernel of
+:mod:`qmodels.analytic._ctmc_fast` builds every network without token
+pools and without a capacity that can be reached, service phases,
+priority and LCFS-PR queues and phase-type arrivals included; networks
+with pools or reachable capacities (blocking, loss) are built by the
+Python generator :class:`~._ctmc_chain._Chain`, which follows the same
+semantics (the two are checked to number the same states and rates on
+random networks, tests/test_ctmc_compiled.py).
 
 References
 ----------
@@ -270,10 +310,13 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     Parameters
     ----------
     net : Network
-        Exponential service; delay, FCFS and PS (c servers), load-dependent
-        stations; closed and open classes; finite capacities (blocking after
-        service, loss of open arrivals); token pools.  See the module
-        docstring for the exact semantics and restrictions.
+        Delay, FCFS, PS, priority (``prio``, ``prio-pr``) and LCFS-PR queues
+        (c servers), load-dependent stations; service of any shape
+        (phase-type: exact for exponential, Erlang and hyperexponential,
+        fitted for the others); closed classes, open classes with any
+        inter-arrival shape; finite capacities (blocking after service, loss
+        of open arrivals); token pools.  See the module docstring for the
+        exact semantics and restrictions.
     max_states : int
         Largest state space to build; a larger one raises
         :class:`~qmodels.errors.ProblemTooLargeError` with the count.
@@ -291,6 +334,13 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         (1e-9), as long as the next chain stays within :data:`GROW_STATES`
         (20,000) and ``max_states`` states (else the warning, and a note,
         say where it stopped); the bound used is ``info["open_limit"]``.
+    max_phases : int, optional
+        The most phases a *fitted* low-variability shape gets (a
+        deterministic time is an Erlang of ``max_phases`` phases: the
+        M/G/1 mean wait is then overstated by the factor 1 + 1/k).  By
+        default 20, then 10, then 5 when the chain at 20 passes
+        ``max_states`` (the label names the k used).  Exact Erlang shapes
+        keep their own k.
 
     Returns
     -------
