@@ -43,10 +43,15 @@ METHODS: dict[str, Method] = {
     "exact": Method(
         "qmodels.analytic.mva", "mva",
         "product form (BCMP): exact MVA for closed classes, Jackson/BCMP for open, "
-        "exact mixed solution", "for_exact"),
+        "exact mixed solution; refuses non-Poisson arrivals, non-exponential or "
+        "class-dependent FCFS service (fcfs_as_ps=True: the processor-sharing answer, "
+        "labelled approximate), binding capacities, pools, mixed priority levels, fork-joins",
+        "for_exact"),
     "bounds": Method(
         "qmodels.analytic.bounds", "bounds",
-        "asymptotic and balanced job bounds, N*, bottleneck (single closed or open class)"),
+        "asymptotic bounds (any shape), balanced job, geometric and proportional bounds "
+        "(product form only), multi-class and token-pool bounds, N*, bottleneck: only bounds "
+        "proven for the model"),
     "schweitzer": Method(
         "qmodels.analytic.amva", "schweitzer",
         "Schweitzer-Bard approximate MVA (closed product-form classes, any population; "
@@ -61,17 +66,19 @@ METHODS: dict[str, Method] = {
         "qmodels.analytic.qna", "qna",
         "APPROXIMATE: Whitt's Queueing Network Analyzer (1983) for open networks with general "
         "service and arrival shapes (two-moment flows; KLB for one server, Allen-Cunneen for "
-        "several; PS and delays as in product form); exact for Jackson networks; no pools, "
-        "finite capacities or load-dependent stations", "for_qna"),
+        "several; PS and delays as in product form); exact (and labelled so) where every "
+        "station is: GI/M/c fed by a renewal stream alone, M/G/1 fed by Poisson alone, "
+        "Jackson parts; no pools, finite capacities or load-dependent stations", "for_qna"),
     "mva-residual": Method(
         "qmodels.analytic.amva_residual", "mva_residual",
         "APPROXIMATE: Schweitzer MVA with the residual-service correction for FCFS queues with "
-        "general service (Reiser 1979; Bolch et al. 2006, ch. 10), closed classes; "
-        "c-server FCFS by Seidmann's split; equals schweitzer when service is exponential",
+        "general service or class-dependent times (Reiser 1979; Bolch et al. 2006, ch. 10), "
+        "closed classes; c-server FCFS by Seidmann's split; the fixed point held to U <= 1",
         "for_mva_residual"),
     "convolution": Method(
         "qmodels.analytic.convolution", "convolution",
-        "normalising constants (Buzen's convolution), single- and multi-class closed"),
+        "normalising constants (Buzen's convolution), single- and multi-class closed; "
+        "refuses what exact refuses (fcfs_as_ps=True as there)"),
     "decomposition": Method(
         "qmodels.analytic.decomposition", "decompose",
         "flow-equivalent servers for token pools (held buffers/ports), single closed class",

@@ -75,7 +75,10 @@ def test_qna_mg1_is_pollaczek_khinchine(shape, lam):
     r = qm.qna(net)
     assert float(r.R["disk"]) == pytest.approx(pk_response(lam, 0.5, scv(shape)), rel=1e-12)
     assert float(r.U["disk"]) == pytest.approx(lam * 0.5, rel=1e-12)
-    assert any("APPROXIMATION" in n and "QNA" in n for n in r.notes)
+    # a Poisson stream alone into one FCFS server: M/G/1, so the answer is exact
+    assert r.exactness == "exact" and r.error is None
+    assert any("EXACT" in n and "QNA" in n and ("Pollaczek-Khinchine" in n or "M/M/1" in n)
+               for n in r.notes)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda d: type(d).__name__)
@@ -93,6 +96,11 @@ def test_qna_first_station_of_a_tandem_is_pollaczek_khinchine(shape):
     ca2_link = r.info["arrival_scv"][1]
     # Whitt's departure SCV with ca2 = 1, c = 1: 1 + rho^2 (cs2 - 1)
     assert ca2_link == pytest.approx(1 + 0.6**2 * (scv(shape) - 1), rel=1e-12)
+    # behind an exponential DMA engine the link sees Poisson departures (Burke):
+    # M/D/1, exact; behind a non-exponential one, or behind the link, the
+    # flows are QNA's two-moment description: approximate
+    assert r.exactness == "approximate"
+    assert r.info["exact_stations"] == (["dma", "link"] if shape is None else ["dma"])
 
 
 @pytest.mark.parametrize("c,lam", [(2, 3.0), (3, 2.0), (3, 5.5), (5, 9.0)])

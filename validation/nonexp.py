@@ -159,10 +159,18 @@ HALF_WIDTH = 0.02
 
 
 def shapes_ignored(net) -> qm.Network:
-    """The same network with every service shape exponential (the answer a
-    product-form solver would give if it did not refuse): the baseline."""
-    return dataclasses.replace(net, stations=tuple(
-        dataclasses.replace(s, distribution=None) for s in net.stations))
+    """The same network with every service shape exponential, every
+    arrival stream Poisson and every queue where classes' mean service
+    times differ processor sharing (the answer a product-form solver would
+    give if it did not refuse): the baseline."""
+    from qmodels.analytic.contract import as_ps
+
+    plain = dataclasses.replace(
+        net, stations=tuple(dataclasses.replace(s, distribution=None) for s in net.stations),
+        classes=tuple(dataclasses.replace(c, interarrival=None)
+                      if getattr(c, "interarrival", None) is not None else c
+                      for c in net.classes))
+    return as_ps(plain)[0]
 
 
 def _errors(a, s, net):

@@ -353,19 +353,34 @@ class _Spec:
 
     def _random_route_closed(self, r, c, visited):
         """Random routing of a closed class in proportion to its visit
-        ratios; the think stage is one more place, visited once per cycle."""
+        ratios, as the simulator routes it (:mod:`qmodels.sim.flatten`,
+        "Routing of a class given by visits"): with T = sum_k V_k >= 1 a
+        cycle starts at k with probability V_k / T and after each visit ends
+        (to the think stage) with probability 1/T, else goes to k with
+        probability (1 - 1/T) V_k / T; with T < 1 a cycle makes one visit
+        (to k with probability V_k) or none (thinks again).  Without think
+        time a cycle's end is the next one's start: next k with probability
+        V_k / T from anywhere."""
         V = self.V
         names = self.net.station_names
         rows: list[list[tuple[int, float]]] = [[] for _ in range(self.K + 1)]
-        w = [(j, V[r, j]) for j in visited]
-        if self.Z[r] > 0:
-            w.append((self.THINK, 1.0))
-        tw = sum(x for _, x in w)
-        row = [(j, x / tw) for j, x in w]
-        for k in visited:
-            rows[k] = row
-        if self.Z[r] > 0:
-            rows[self.THINK] = row
+        T = float(sum(V[r, j] for j in visited))
+        if self.Z[r] > 0 and visited:
+            if T >= 1:
+                rows[self.THINK] = [(j, V[r, j] / T) for j in visited]
+                row = [(self.THINK, 1.0 / T)] + [(j, (1.0 - 1.0 / T) * V[r, j] / T)
+                                                 for j in visited]
+            else:
+                rows[self.THINK] = [(j, V[r, j]) for j in visited] + [(self.THINK, 1.0 - T)]
+                row = [(self.THINK, 1.0)]
+            for k in visited:
+                rows[k] = [(d, p) for d, p in row if p > 0]
+        elif self.Z[r] > 0:
+            rows[self.THINK] = [(self.THINK, 1.0)]
+        else:
+            row = [(j, V[r, j] / T) for j in visited]
+            for k in visited:
+                rows[k] = row
         if c.reference is not None and V[r, names.index(c.reference)] > 0:
             ref = names.index(c.reference)
         else:

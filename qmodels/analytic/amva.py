@@ -80,7 +80,7 @@ def _check_multiserver(multiserver) -> None:
 
 
 def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal",
-                  falling_rates: bool = False):
+                  falling_rates: bool = False, class_dependent_fcfs: bool = False):
     """Expanded demand matrix for the approximations.
 
     A c-server queue becomes, with ``multiserver="seidmann"``, a single
@@ -106,7 +106,9 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal",
     Z = np.array([float(c.think_time) for c in net.classes])
     N = np.array([int(c.population) for c in net.classes], dtype=float)
     ntot = int(N.sum())
-    _check_capacities(net, ntot, solver)
+    # (residual MVA keeps an FCFS queue with class-dependent times FCFS in
+    # its own equations: it passes class_dependent_fcfs=True)
+    _check_capacities(net, ntot, solver, fcfs_as_ps=class_dependent_fcfs)
     _check_classes(net, D, Z, N)
     notes = _ps_notes(net)
     src, scale, kind, lds = [], [], [], []
@@ -208,7 +210,25 @@ def _capacities(kind, mult, nmult) -> np.ndarray:
     return cap
 
 
-def saturate(X, Rres, Dx, Z, N, cap) -> bool:
+def _scale_by_level(X, who, Dx, b, cap_b, levels) -> None:
+    """Fill column ``b`` (capacity ``cap_b``) with the classes ``who`` in
+    priority order: each level keeps its throughput while the capacity the
+    levels above left allows, the first level that does not fit is scaled
+    to what is left, the levels below it to a vanishing share (starved: a
+    priority server full with higher levels serves the lower ones only in
+    its idle moments, which the approximation does not see)."""
+    left = cap_b
+    for lv in sorted({int(levels[c]) for c in np.flatnonzero(who)}):
+        at = who & (levels == lv)
+        load = float(X[at] @ Dx[at, b])
+        if load <= left:
+            left -= load
+            continue
+        X[at] *= max(left, 1e-12 * cap_b) / load
+        left = 0.0
+
+
+def saturate(X, Rres, Dx, Z, N, cap, levels=None, prio=None) -> bool:
     """Hold the fixed point to the utilisation law: where the class
     throughputs would load a column past its capacity (sum_j X_j Dx_jx >
     cap_x), that column is saturated, and the throughputs of the classes
@@ -217,6 +237,9 @@ def saturate(X, Rres, Dx, Z, N, cap) -> bool:
     scaled class's jobs that its other stations no longer hold wait at its
     saturated columns, shared in proportion to its residence times there, so
     that job conservation N_c = X_c (Z_c + sum_x Rres_cx) holds as before.
+    At a priority column (``prio[x]``, with the classes' ``levels``, 0
+    highest) the capacity goes to the levels in order
+    (:func:`_scale_by_level`), not in proportion.
     Updates ``X`` and ``Rres`` in place; True when anything was saturated."""
     scaled = np.zeros(len(X), bool)
     sat = np.zeros(Dx.shape[1], bool)
@@ -228,7 +251,10 @@ def saturate(X, Rres, Dx, Z, N, cap) -> bool:
         if not len(ratio) or ratio[b] <= 1.0 + 1e-12:
             break
         who = Dx[:, b] > 0
-        X[who] /= ratio[b]
+        if prio is not None and prio[b] and levels is not None:
+            _scale_by_level(X, who, Dx, b, cap[b], levels)
+        else:
+            X[who] /= ratio[b]
         scaled |= who
         sat[b] = True
     if not scaled.any():

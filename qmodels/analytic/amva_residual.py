@@ -252,10 +252,7 @@ def mva_residual(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     _check_options(tol, max_iter)
     stripped, scv, fcfs = _adapter(net, multiserver)
     Dx, kind, owner, Z, N, notes, scale, mult, nmult = _amva_prepare(
-        stripped, _SOLVER, multiserver, falling_rates)
-    # the product-form preparation notes FCFS stations with class-dependent
-    # times as "solved as PS": this method keeps them FCFS
-    notes = [n for n in notes if "solved as processor sharing" not in n]
+        stripped, _SOLVER, multiserver, falling_rates, class_dependent_fcfs=True)
     S = np.asarray(net.service_times, dtype=float)
     V = np.asarray(net.visits, dtype=float)
     Sx = S[:, owner] * scale[None, :]

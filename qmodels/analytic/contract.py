@@ -122,11 +122,14 @@ def _no_contention(net: Network, c: int, in_branch) -> float:
     return lb
 
 
-def _station_laws(net, chk, X, Q, R, U, Xc, V, S, blocking) -> None:
+def _station_laws(net, chk, uchk, X, Q, R, U, Xc, V, S, blocking) -> None:
     """Little, forced flow and the utilisation law per (class, station);
     U <= 1 per station.  With ``blocking`` (a finite capacity that can
     bind) a server is busy while it serves and while it holds a job blocked
-    after service, so U >= X S / c there."""
+    after service, so U >= X S / c there.  ``uchk`` checks the
+    utilisations: fractions of one, whose absolute tolerance is not scaled
+    by the largest figure of the answer (a starved class's R of 1e12 must
+    not let U = 1.03 pass)."""
     for c, cls in enumerate(net.classes):
         for k, st in enumerate(net.stations):
             where = f"station {st.name!r}, class {cls.name!r}"
@@ -138,14 +141,14 @@ def _station_laws(net, chk, X, Q, R, U, Xc, V, S, blocking) -> None:
                 continue
             busy = X[c, k] * S[c, k] / servers
             if blocking:
-                chk.at_least("utilisation law U >= X S / c (blocking holds servers)", where,
-                             U[c, k], busy)
+                uchk.at_least("utilisation law U >= X S / c (blocking holds servers)", where,
+                              U[c, k], busy)
             else:
-                chk.close("utilisation law U = X S / c", where, U[c, k], busy)
+                uchk.close("utilisation law U = X S / c", where, U[c, k], busy)
     for k, st in enumerate(net.stations):
         if isinstance(st, Queue):
-            chk.at_most("utilisation U <= 1 per server (X <= c / D)", f"station {st.name!r}",
-                        U[:, k].sum(), 1.0)
+            uchk.at_most("utilisation U <= 1 per server (X <= c / D)", f"station {st.name!r}",
+                         U[:, k].sum(), 1.0)
         if isinstance(st, LoadDependent):
             amax = max(float(a) for a in st.rate_multipliers)
             chk.at_most("capacity of a load-dependent station X S <= max a(n)",
@@ -161,11 +164,13 @@ def _class_laws(net, chk, result, Q, R, Rc, Xc, V, in_branch, blocking) -> None:
     waiting = _pool_waiting(result)
     pooled_classes = bool(net.pools) and len(net.classes) > 1
     if pooled_classes and not net.open_classes:
-        # the solvers give the jobs waiting for tokens in total only
+        # the solvers give the jobs waiting for tokens in total only; with
+        # blocking, jobs waiting to enter a full station are in neither sum
         total = sum(Q[c][~in_branch].sum() + Xc[c] * float(k.think_time)
                     for c, k in enumerate(net.classes))
-        chk.close("job conservation sum Q + W_token + X Z = N", "all classes",
-                  total + waiting, float(sum(k.population for k in net.classes)))
+        law = chk.at_most if blocking else chk.close
+        law("job conservation sum Q + W_token + X Z = N", "all classes",
+            total + waiting, float(sum(k.population for k in net.classes)))
     info = getattr(result, "info", None)
     trunc = float(info.get("truncation_mass", 0.0) or 0.0) if isinstance(info, Mapping) else 0.0
     lossy = any(s.capacity is not None for s in net.stations) or trunc > 0
@@ -230,7 +235,9 @@ def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[s
     in_branch = np.array([s.name in owner for s in net.stations], dtype=bool)
     closed = None if net.open_classes else int(sum(int(c.population) for c in net.classes))
     blocking = requires.capacities(net, closed) is not None
-    _station_laws(net, chk, X, Q, R, U, Xc, V, S, blocking)
+    uchk = _Laws(rtol, atol)
+    uchk.out = chk.out          # one list of violations
+    _station_laws(net, chk, uchk, X, Q, R, U, Xc, V, S, blocking)
     _class_laws(net, chk, result, Q, R, Rc, Xc, V, in_branch, blocking)
     return chk.out
 

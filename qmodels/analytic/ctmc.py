@@ -126,9 +126,10 @@ from ..errors import (
     InvalidValueError,
     NumericalWarning,
     ProblemTooLargeError,
+    UnstableError,
     UnsupportedModelError,
 )
-from ..model.network import Closed, Delay, Network
+from ..model.network import Closed, Delay, LoadDependent, Network
 from ..results import Result, label_of
 from . import _ctmc_fast
 from ._ctmc_chain import _Chain
@@ -403,6 +404,7 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)) \
             or max_states < 1:
         raise InvalidValueError(f"max_states must be an integer >= 1, got {max_states!r}")
+    _check_open_load(net)
     tries = (max_phases,) if max_phases is not None else PHASE_STEPS
     for n, k in enumerate(tries):
         try:
@@ -413,6 +415,52 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
             if n + 1 == len(tries) or not _Spec(net, open_limit, k).capped:
                 raise
     return _unvisited(net, res, max_states, limit, k)
+
+
+def _check_open_load(net: Network) -> None:
+    """Refuse (:class:`~qmodels.errors.UnstableError`) open classes whose
+    load no steady state can carry: where no finite capacity can turn an
+    open job away, every open job passes, so a station's open load
+    sum_c lambda_c D_ck must stay below its capacity (c servers, a
+    load-dependent station's largest multiplier), and a token pool's below
+    its tokens: a job holds a token while it is served at the pool's
+    ``acquire`` station, so by Little's law the tokens held are at least
+    sum_c lambda_c V_c,acquire S_c,acquire / sigma (sigma the fastest a job
+    is served there, :func:`~.laws.job_speed`).  Without this the chain,
+    truncated at the open-job bound, answered an unstable network with the
+    figures of its truncation."""
+    from .laws import job_speed
+
+    if not net.open_classes or any(s.capacity is not None for s in net.stations):
+        return
+    if not set(net.lowered.kind) <= {"delay", "queue", "ld"}:
+        return          # (refused below, by name)
+    lam = np.array([0.0 if isinstance(c, Closed) else float(c.arrival_rate)
+                    for c in net.classes])
+    D = np.asarray(net.demands, dtype=float)
+    for k, s in enumerate(net.stations):
+        if isinstance(s, Delay):
+            continue
+        cap = float(max(s.rate_multipliers)) if isinstance(s, LoadDependent) else float(s.servers)
+        rho = float(lam @ D[:, k]) / cap
+        if rho >= 1.0:
+            raise UnstableError(
+                f"station {s.name!r} is unstable: its open load rho = sum lambda D / "
+                f"{'a_max' if isinstance(s, LoadDependent) else 'c'} = {rho:.6g} >= 1",
+                station=s.name, rho=rho)
+    V = np.asarray(net.visits, dtype=float)
+    S = np.asarray(net.service_times, dtype=float)
+    for p in net.pools:
+        k = net.station_names.index(p.acquire)
+        users = [i for i, c in enumerate(net.classes)
+                 if p.classes is None or c.name in p.classes]
+        held = sum(lam[i] * V[i, k] * S[i, k] for i in users) / float(job_speed(net.stations[k]))
+        if held >= p.tokens:
+            raise UnstableError(
+                f"token pool {p.name!r} is unstable: its open jobs hold at least {held:.6g} "
+                f"tokens on average while served at {p.acquire!r} (lambda V S), and it has "
+                f"{p.tokens}",
+                station=p.acquire, rho=held / p.tokens)
 
 
 #: largest probability at the open-job bound that the default truncation
@@ -443,6 +491,7 @@ def _solve_growing(net: Network, max_states, open_limit, max_phases=PHASE_STEPS[
     d = max(1, sum(1 for k in range(len(net.stations)) if any(
         net.visits[i][k] > 0 for i, c in enumerate(net.classes) if not isinstance(c, Closed))))
     limit, res, said, why = DEFAULT_OPEN_LIMIT, None, [], None
+    masses: list[float] = []
     while True:
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -456,6 +505,8 @@ def _solve_growing(net: Network, max_states, open_limit, max_phases=PHASE_STEPS[
         res, said = new, caught
         if res.info["open_limit"] is None or res.info["truncation_mass"] <= TRUNCATION_TOL:
             break
+        masses.append(float(res.info["truncation_mass"]))
+        _check_settles(masses, limit, d)
         guess = res.info["states"] * 2 ** d
         if guess > min(GROW_STATES, int(max_states)):
             why = (f"a bound of {2 * limit} would need up to {guess} states (the default "
@@ -468,6 +519,40 @@ def _solve_growing(net: Network, max_states, open_limit, max_phases=PHASE_STEPS[
         res = dataclasses.replace(res, notes=tuple(res.notes) + (
             f"the open-job bound stopped growing at {res.info['open_limit']}: {why}",))
     return res, res.info["open_limit"]
+
+
+#: the default truncation gives up on a chain whose probability at the bound
+#: falls by less than 1 - SETTLE_RATIO at each of two doublings of the bound
+SETTLE_RATIO = 0.9
+
+
+def _check_settles(masses: list, limit: int, d: int) -> None:
+    """Refuse (:class:`~qmodels.errors.UnstableError`) open jobs that pile
+    up at the truncation bound: the probability there falls by less than
+    10 % at each of the last two doublings of the bound and is more than
+    2 (d + 1) / L, with L the bound and d the stations open jobs visit.
+
+    A stable chain's tail falls geometrically, so doubling the bound takes
+    most of the mass off it; at saturation (a null-recurrent chain) the
+    truncated chain spreads its mass evenly over the open populations, and
+    the sum of d such stations (a token queue one more) puts about d / L at
+    the bound (P(n) ~ n^(d-1), normalised over n <= L); more than twice
+    that is mass piling up against the bound, which only an unstable
+    network does (a pool whose tokens another class's jobs slow down, an
+    open class that closed jobs crowd out of a station).  Without this the
+    truncation grew to its state budget, each chain slower to solve (pi_0
+    vanishes, the pinned solve fails and the dense normalisation row fills
+    the LU: minutes at 10,000 states), and answered with the figures of its
+    truncation."""
+    if len(masses) < 3:
+        return
+    a, b, c = masses[-3:]
+    if b > SETTLE_RATIO * a and c > SETTLE_RATIO * b and c * limit > 2 * (d + 1):
+        raise UnstableError(
+            f"the open jobs do not settle: the probability at the truncation bound stays at "
+            f"{a:.4g}, {b:.4g}, {c:.4g} as the bound doubles to {limit} (jobs pile up "
+            "against it), so the network is unstable; pass open_limit= to solve the "
+            "truncated chain anyway (an approximation)")
 
 
 def _unvisited(net: Network, res: Result, max_states, open_limit,
@@ -820,6 +905,11 @@ def _result(net, spec, n, resid, acc, solver="lu") -> Result:
     info["linear_solver"] = solver
     notes = []
     exactness, assumed, warned = _label(net, spec, acc.trunc_mass)
+    # an answer of the truncated chain is approximate: its error is the
+    # probability at the bound, the fraction of open arrivals turned away
+    error = None if exactness == "exact" else {
+        "validated": False, "source": "truncation",
+        "truncation_mass": float(acc.trunc_mass), "open_limit": spec.open_limit}
     if solver == "bicgstab":
         notes.append(f"stationary vector by BiCGSTAB (Jacobi preconditioned, relative "
                      f"residual {ITERATIVE_RTOL:g}; max |pi Q| = {resid:.2g})")
@@ -837,6 +927,7 @@ def _result(net, spec, n, resid, acc, solver="lu") -> Result:
         exactness=exactness,
         assumptions=assumed,
         warnings=warned,
+        error=error,
     )
 
 

@@ -39,9 +39,9 @@ __all__ = ["features", "envelopes", "match", "attach", "FEATURES"]
 
 #: the features an envelope's box spans; "workload" is a category, the rest
 #: numbers
-FEATURES = ("workload", "classes", "population", "stations", "servers", "service_scv_min",
-            "service_scv_max", "arrival_scv", "utilization", "priority_levels", "branches",
-            "pools", "class_dependent")
+FEATURES = ("workload", "classes", "population", "stations", "servers", "load_dependent",
+            "service_scv_min", "service_scv_max", "arrival_scv", "utilization",
+            "priority_levels", "branches", "pools", "class_dependent")
 
 
 def features(net: Network, result=None) -> dict:
@@ -51,8 +51,11 @@ def features(net: Network, result=None) -> dict:
     ``workload`` "open", "closed" or "mixed"; ``classes``; ``population``
     the total closed population (0 for open classes); ``stations`` the
     visited queueing stations (not delays); ``servers`` the most servers at
-    one; ``service_scv_min`` / ``service_scv_max`` over the visited FCFS
-    queues (1 when there are none or service is exponential);
+    one; ``load_dependent`` 0 without a visited load-dependent station, 1
+    with rates that never fall as jobs arrive, 2 with a rate that falls
+    (thrashing); ``service_scv_min`` / ``service_scv_max`` over the visited
+    FCFS and priority queues (1 when there are none or service is
+    exponential);
     ``arrival_scv`` the largest inter-arrival SCV of an open class (1:
     Poisson); ``utilization`` the largest per-server utilisation of a queue
     in ``result`` (0 without one); ``priority_levels`` the most priority
@@ -66,7 +69,10 @@ def features(net: Network, result=None) -> dict:
     visited = np.asarray(low.visited, bool)
     kinds = low.kind
     queues = [k for k in range(len(kinds)) if visited[k] and kinds[k] != "delay"]
-    fcfs = [k for k in queues if low.acts_fcfs[k]]
+    fcfs = [k for k in queues if low.acts_fcfs[k] or low.discipline[k] in PRIORITY_DISCIPLINES]
+    ld = [net.stations[k] for k in queues if kinds[k] == "ld"]
+    falls = any(any(float(b) < float(a) for a, b in zip(s.rate_multipliers,
+                                                         s.rate_multipliers[1:])) for s in ld)
     scv = [1.0 if is_exponential(net.stations[k].distribution)
            else float(net.stations[k].distribution.scv) for k in fcfs] or [1.0]
     arr = [1.0 if is_exponential(getattr(c, "interarrival", None))
@@ -88,6 +94,7 @@ def features(net: Network, result=None) -> dict:
         "population": int(sum(int(c.population) for c in net.closed_classes)),
         "stations": len(queues),
         "servers": max(servers),
+        "load_dependent": 2 if falls else 1 if ld else 0,
         "service_scv_min": min(scv),
         "service_scv_max": max(scv),
         "arrival_scv": max(arr),
@@ -163,10 +170,13 @@ def attach(result, *, substituted: bool = False) -> None:
         error = {"validated": True, "family": env["family"], "reference": env["reference"],
                  "networks": env["networks"], "command": env["command"],
                  "X": dict(err["X"]), "R": dict(err["R"]), "where": dict(env["where"])}
+        # an open class's X is its arrival rate in every answer: only R says anything
+        xs = "" if env["where"].get("workload") == ["open"] else (
+            f"{_pct(err['X']['max'])} in X (mean {_pct(err['X']['mean'])}) and ")
         note = (f"approximate: on {env['networks']} networks like this ({env['family']}), "
-                f"{what} was off the {env['reference']} by at most {_pct(err['X']['max'])} in "
-                f"X (mean {_pct(err['X']['mean'])}) and {_pct(err['R']['max'])} in R (mean "
-                f"{_pct(err['R']['mean'])}); measured by {env['command']}")
+                f"{what} was off the {env['reference']} by at most {xs}"
+                f"{_pct(err['R']['max'])} in R (mean {_pct(err['R']['mean'])}); measured by "
+                f"{env['command']}")
         object.__setattr__(result, "error", error)
         object.__setattr__(result, "notes", tuple(result.notes) + (note,))
         return

@@ -455,6 +455,7 @@ def forkjoin(net: Network, *, curve: bool = False) -> Result:
     U = np.where(kind == 2, 0.0, Xk * S)
     Rc = float(sum(res[k] for k in range(K) if kind[k] != 3))
     return Result(
+        exactness=_exactness(cls, kind, V, is_queue, info),
         method="forkjoin",
         network=net,
         class_throughput=np.array([X]),
@@ -467,6 +468,22 @@ def forkjoin(net: Network, *, curve: bool = False) -> Result:
         curve=crv,
         info=info,
     )
+
+
+def _exactness(cls, kind, V, is_queue, info) -> str:
+    """``"exact"`` where the answer is: a closed class of at most one job (a
+    lone job meets empty stations: E[max] of independent service-time
+    sums), or an open class whose every fork-join is exact (homogeneous
+    M/M/1 branches, at most two: Flatto & Hahn 1984) and that visits no
+    queue outside them (the join's departures are not Poisson, so a queue
+    after it is not M/M/1; delays are insensitive); else ``"approximate"``."""
+    if isinstance(cls, Closed):
+        return "exact" if int(cls.population) <= 1 else "approximate"
+    outside = [k for k in range(len(kind)) if kind[k] in (0, 1) and is_queue[k] and V[k] > 0]
+    forks = info.get("fork_joins", {})
+    if not outside and forks and all(h == "exact" for h in forks.values()):
+        return "exact"
+    return "approximate"
 
 
 # ---------------------------------------------------------------------------

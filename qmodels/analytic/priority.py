@@ -63,6 +63,7 @@ from ..model.network import Closed, Network, Open, Queue
 from ..model.stations import PRIORITY_DISCIPLINES
 from ..results import Result
 from ._common import _check_options, _refuse_held_or_bounded, _require_numeric, _result
+from .amva import saturate
 from .contract import answers
 
 __all__ = ["priority"]
@@ -248,12 +249,6 @@ def _closed(net: Network, tol: float, max_iter: int) -> Result:
                       ConvergenceWarning, stacklevel=3)
         notes.append(f"not converged in {max_iter} iterations")
     U = X[:, None] * D
-    for k, s in enumerate(net.stations):
-        u = float(U[:, k].sum())
-        if code[k] > 0 and u > 1.0 + 1e-9:
-            notes.append(f"station {s.name!r}: the priority approximation puts its utilisation "
-                         f"at {u:.4g} > 1, an error of the approximation (a server is busy at "
-                         "most all the time): treat its figures with caution, or simulate")
     return _result(net, "priority", X, V * Rk, U, notes,
                    {"approximation": "shadow server (Sevcik 1977), Schweitzer AMVA",
                     "iterations": it}, visit_time=Rk)
@@ -270,6 +265,7 @@ def _closed_fixed_point(V, S, scv, code, level, N, Z, tol, max_iter):
     Q = np.where(used, N[:, None] / np.maximum(used.sum(axis=1, keepdims=True), 1), 0.0)
     X = np.zeros(C)
     Rk = S.copy()
+    cap = np.where(code > 0, 1.0, np.inf)     # single-server queues; delays unbounded
     same = level[None, :] == level[:, None]  # [r, s]: s in lv(r)
     above = level[None, :] < level[:, None]  # [r, s]: s in hi(r)
     for it in range(1, max_iter + 1):
@@ -301,6 +297,10 @@ def _closed_fixed_point(V, S, scv, code, level, N, Z, tol, max_iter):
                                               + (B[:, k] * m[:, k]).sum()) / stretch
         Rres = V * Rk
         Xn = np.where(N > 0, N / np.maximum(Rres.sum(axis=1) + Z, 1e-300), 0.0)
+        # held to the utilisation law (amva.saturate): the shadow server's
+        # estimate can load a priority queue past U = 1
+        if saturate(Xn, Rres, D, Z, N, cap, levels=level, prio=code >= 3):
+            Rk = np.where(used, Rres / np.where(used, V, 1.0), Rk)
         Qn = Xn[:, None] * Rres
         delta = np.max(np.abs(Qn - Q) / np.maximum(N[:, None], 1.0)) if C else 0.0
         # the throughputs must settle too: with no think time and one station

@@ -1,0 +1,1169 @@
+"""Measured error envelopes of the approximate methods (issue 27: every
+answer is what it says).
+
+``python -m validation.envelopes [--quick] [--write] [--family NAME ...] [--workers K]``
+
+Each *catalog* below draws a seeded family of networks, solves every one
+with one or more approximate methods and with a reference, and records per
+(method, catalog) an *envelope*: the number of networks, the largest and
+mean relative error of the class throughput X and of the class response
+time R (per cycle, think time excluded), and the *box* of model features
+the family spans (:func:`qmodels.analytic.envelopes.features` of each
+network and the method's own answer: min..max of each numeric feature, the
+set of workloads).  ``qmodels.analytic.envelopes.attach`` then gives an
+approximate answer the worst envelope whose box holds its network.
+
+The relative error of a network is the largest over its classes of
+|approx - ref| / ref.  The reference is, by preference, the exact CTMC
+(``qm.ctmc``: exponential service, Poisson arrivals, small state space),
+exact MVA (``qm.mva``) for the product-form approximations, otherwise the
+simulator (``qm.simulate``, 10 replications, made 4x and then 16x longer
+while the relative 95 % half-width of a class R exceeds 2 %; the envelope
+records the largest half-width left as ``sim_halfwidth``).  The X of an
+open class without losses is its arrival rate in every answer (flow
+conservation): its reference is that rate, not the simulator's estimate of
+it, so the X error of an open network is 0 unless the method loses jobs.
+
+A network a method refuses (:class:`qmodels.UnsupportedModelError`) is
+counted as refused.  An answer that breaks an operational law
+(:class:`qmodels.errors.LawViolationError`, or a queue loaded past U = 1
+per server that the contract let through: checked here too), any other
+exception, and an approximation that stops unconverged are *defects*:
+listed loudly at the end (the exit status is 1), never counted.
+
+Options: ``--write`` writes ``qmodels/analytic/envelopes.json`` and
+``validation/envelopes_table.md`` (with ``--family``, only the named
+catalogs' envelopes are replaced; the others are kept); without it the
+table is printed.  ``--quick`` runs the first few networks of every catalog
+(the same generators, so the same networks) with 2x shorter simulations
+and no lengthening, in about a minute, and never writes.  ``--workers K``
+solves networks in K processes; every network's simulation seed is fixed by
+its catalog and index, so the numbers do not depend on K.
+
+Catalogs (sources of the formulas and cases):
+
+* ``qna-nonexp``, ``mva-residual-nonexp``: the random open and closed
+  networks of :mod:`validation.nonexp` (same seeds: the same networks).
+* ``qna-bursty``: one class of hyperexponential arrivals (SCV 2..8) into a
+  tandem of 1..9 single-server queues (exponential or general service),
+  utilisation up to 0.9.  Network 0 is the published case of the
+  heavy-traffic bottleneck phenomenon: balanced-means H2 arrivals of rate
+  1 and SCV 8 into nine exponential queues in series with mean service
+  0.6 at the first eight and 0.9 at the ninth (S. Suresh & W. Whitt, "The
+  heavy-traffic bottleneck phenomenon in open queueing networks", Oper.
+  Res. Letters 9(6):355-362, 1990; repeated as Table 2 of W. Whitt &
+  W. You, "The advantage of indices of dispersion in queueing
+  approximations", Oper. Res. Letters 47(2):99-104, 2019).  The simulated
+  mean waits (before service) published there, 3.36, 2.32, 1.96, 1.77,
+  1.64, 1.56, 1.49, 1.44 and 29.2 (as transcribed in the LINE solver's
+  model gallery, ``gallery_literature_wy18orl_tab2.m``), give R = 44.74 +
+  5.7 = 50.44, a second reference recorded beside the envelope
+  (``published``).  QNA's two-moment flows cannot see the burstiness
+  that the light queues pass on to the ninth (Suresh & Whitt's point).
+* ``qna-classdep``: open classes of small and big jobs at FCFS queues whose
+  mean service differs by class (exponential; network 0: small jobs of 2
+  and 4 ms, big ones of 50 and 300 ms at two queues); also solved by
+  ``exact`` with ``fcfs_as_ps=True`` (the processor-sharing substitute,
+  BCMP type 2 in place of type 1; Baskett, Chandy, Muntz & Palacios, JACM
+  22(2), 1975).
+* ``mva-residual-fewjobs``: closed networks of 1..4 jobs per class, service
+  SCV 0..8, 2..4 stations, think time or not (where the residual
+  S (1 + c^2) / 2 of Reiser 1979 is least right: an arriving job meets a
+  young service).
+* ``fcfs-classdep-closed``: closed multi-class networks of exponential FCFS
+  queues whose mean service differs by class, small enough for the CTMC;
+  solved by ``mva-residual`` and by ``exact``, ``schweitzer`` and
+  ``linearizer`` with ``fcfs_as_ps=True``.
+* ``amva-*``: Schweitzer and Linearizer against exact MVA on random closed
+  product-form networks: ``amva-plain`` (single-server queues and delays,
+  1-3 classes, drawn like the others here) and the scenarios of
+  :mod:`validation.amva_ld_accuracy` (c-server queues, concave, convex and
+  falling load-dependent rates; the falling ones with
+  ``falling_rates=True``, the only way they are answered).
+* ``priority-closed``, ``priority-open``: the networks of
+  :mod:`validation.priority_networks` first, then random ones with a
+  non-preemptive (``prio``) or preemptive (``prio-pr``) queue visited by 2-3
+  classes of different levels.
+* ``forkjoin-closed``: the closed grid of :mod:`validation.forkjoin_accuracy`
+  (its full grid of 320 networks); ``forkjoin-open``: its open grid
+  (homogeneous branches: Flatto-Hahn exact at k = 2, Nelson-Tantawi beyond;
+  unequal ones: the independence upper bound).
+* ``decomposition``: random single-class closed networks with one or two
+  token pools (nested or overlapping), against the CTMC.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import re
+import sys
+import time
+import traceback
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+import qmodels as qm
+from qmodels.analytic.envelopes import FEATURES, features
+from qmodels.errors import ConvergenceWarning, LawViolationError, UnsupportedModelError
+from qmodels.model.distributions import Deterministic, Erlang, HyperExponential, Lognormal
+
+from . import amva_ld_accuracy, forkjoin_accuracy, nonexp, priority_networks
+
+__all__ = ["CATALOGS", "Catalog", "Approx", "networks", "run", "envelopes_of", "table",
+           "validate_entry", "APPROXIMATE_METHODS", "main"]
+
+ROOT = Path(__file__).resolve().parent.parent
+JSON_PATH = ROOT / "qmodels" / "analytic" / "envelopes.json"
+TABLE_PATH = ROOT / "validation" / "envelopes_table.md"
+COMMAND = "python -m validation.envelopes"
+
+#: relative 95 % half-width of a simulated class R above which a run is made
+#: longer (4x, at most ``extend`` times)
+HALF_WIDTH = 0.02
+
+#: the methods whose answers are labelled approximate (each needs an
+#: envelope), and the product-form methods that answer the processor-sharing
+#: substitute with ``fcfs_as_ps=True`` (envelopes with "substituted": true)
+APPROXIMATE_METHODS = ("schweitzer", "linearizer", "mva-residual", "qna", "priority", "forkjoin",
+                       "decomposition")
+SUBSTITUTED_METHODS = ("exact", "schweitzer", "linearizer")
+
+
+# ---------------------------------------------------------------------------
+# what a catalog is
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Approx:
+    """One approximate method run on every network of a catalog:
+    ``qm.<function>(net, **kwargs)``; its answer is labelled ``method``."""
+
+    method: str
+    function: str
+    kwargs: tuple = ()
+    substituted: bool = False
+
+    def solve(self, net):
+        return getattr(qm, self.function)(net, **dict(self.kwargs))
+
+
+@dataclass(frozen=True)
+class SimPlan:
+    """Simulation of one network: ``replications`` of ``horizon(net)``
+    seconds, made 4x longer at most ``extend`` times while a class R's
+    relative half-width exceeds :data:`HALF_WIDTH`."""
+
+    horizon: Callable
+    replications: int = 10
+    extend: int = 2
+
+
+@dataclass(frozen=True)
+class Catalog:
+    name: str
+    #: short description of the family (what an answer's note quotes)
+    family: str
+    #: (rng, index) -> Network, called in index order with one generator
+    make: Callable
+    networks: int
+    quick: int
+    #: "ctmc", "mva" or "sim"
+    reference: str
+    approx: tuple
+    seed: tuple = (1,)
+    sim: SimPlan | None = None
+    #: method -> a published reference for network 0 (see ``published``)
+    published: dict = field(default_factory=dict)
+
+
+REFERENCE_WORDS = {"ctmc": "exact CTMC", "mva": "exact MVA", "sim": "simulator"}
+
+
+# ---------------------------------------------------------------------------
+# generators
+# ---------------------------------------------------------------------------
+
+def _shape(rng, lo_scv: float = 0.0, hi_scv: float = 8.0):
+    """A service shape with SCV in [lo_scv, hi_scv]: deterministic (0),
+    Erlang 2-4, exponential, hyperexponential or lognormal."""
+    u = int(rng.integers(0, 5))
+    if u == 0 and lo_scv <= 0.0:
+        return Deterministic()
+    if u == 1 and lo_scv <= 0.25:
+        return Erlang(int(rng.integers(2, 5)))
+    if u == 2 or hi_scv <= 1.0:
+        return None
+    if u == 3:
+        return HyperExponential(float(np.round(rng.uniform(max(lo_scv, 1.5), hi_scv), 2)))
+    return Lognormal(float(np.round(rng.uniform(max(lo_scv, 0.25), hi_scv), 2)))
+
+
+def _tandem(names, open_class=True):
+    rows = {"source": {names[0]: 1.0}} if open_class else {}
+    for a, b in zip(names, names[1:]):
+        rows[a] = {b: 1.0}
+    rows[names[-1]] = {"sink": 1.0} if open_class else {names[0]: 1.0}
+    return rows
+
+
+#: Suresh & Whitt (1990) / Whitt & You (2019, Table 2): mean service times of
+#: the nine queues in series (arrival rate 1, H2 arrivals of SCV 8)
+SURESH_WHITT_SERVICE = (0.6,) * 8 + (0.9,)
+#: the simulated mean waits before service published there
+SURESH_WHITT_WAITS = (3.36, 2.32, 1.96, 1.77, 1.64, 1.56, 1.49, 1.44, 29.2)
+
+
+def suresh_whitt() -> qm.Network:
+    """The published nine-queue tandem (module docstring)."""
+    names = [f"q{i}" for i in range(1, 10)]
+    return qm.Network([qm.Queue(n, s) for n, s in zip(names, SURESH_WHITT_SERVICE)],
+                      [qm.Open("o", 1.0, routing=_tandem(names),
+                               interarrival=HyperExponential(8.0))])
+
+
+def bursty_tandem(rng, i: int) -> qm.Network:
+    """Network 0: :func:`suresh_whitt`; then one class of H2 arrivals (SCV
+    2..8, rate 1) into 1..9 single-server queues in series, exponential
+    service (half the networks) or general shapes (SCV 0..8), the
+    bottleneck (at a random place) at utilisation 0.5..0.9 and the others
+    at 0.3..0.9 of it."""
+    if i == 0:
+        return suresh_whitt()
+    K = int(rng.integers(1, 10))
+    ca2 = float(np.round(rng.uniform(2.0, 8.0), 2))
+    general = rng.random() < 0.5
+    top = float(np.round(rng.uniform(0.5, 0.9), 3))
+    rho = np.round(top * rng.uniform(0.3, 0.9, K), 3)
+    rho[int(rng.integers(0, K))] = top
+    names = [f"q{k}" for k in range(K)]
+    st = [qm.Queue(n, float(rho[k]), distribution=_shape(rng) if general else None)
+          for k, n in enumerate(names)]
+    return qm.Network(st, [qm.Open("o", 1.0, routing=_tandem(names),
+                                   interarrival=HyperExponential(ca2))])
+
+
+def _loguniform(rng, lo, hi):
+    return float(np.round(math.exp(rng.uniform(math.log(lo), math.log(hi))), 6))
+
+
+def classdep_open(rng, i: int) -> qm.Network:
+    """Open classes at exponential FCFS queues whose mean service differs by
+    class.  Network 0: small jobs (2 ms at ``cpu``, 4 ms at ``disk``, 50 per
+    second) and big ones (50 ms, 300 ms, 2 per second).  Then 2-3 classes
+    (small: 1-5 ms, big: 20-300 ms, a third 5-50 ms) over 2-3 queues, a
+    class given by a tandem routing or by visits, the busiest queue at
+    0.3..0.85."""
+    if i == 0:
+        return qm.Network(
+            [qm.Queue("cpu", 0.002), qm.Queue("disk", 0.004)],
+            [qm.Open("small", 50.0, visits={"cpu": 1, "disk": 1}),
+             qm.Open("big", 2.0, visits={"cpu": 1, "disk": 1},
+                     service={"cpu": 0.05, "disk": 0.3})])
+    K = int(rng.integers(2, 4))
+    names = [f"s{k}" for k in range(K)]
+    C = int(rng.integers(2, 4))
+    ranges = [(0.001, 0.005), (0.02, 0.3), (0.005, 0.05)]
+    classes = []
+    for c in range(C):
+        svc = {n: _loguniform(rng, *ranges[c]) for n in names}
+        if rng.random() < 0.5:
+            order = list(rng.permutation(names))
+            classes.append(dict(name=f"c{c}", service=svc, routing=_tandem(order)))
+        else:
+            vis = {n: float(np.round(rng.uniform(0.5, 2.0), 2)) for n in names}
+            classes.append(dict(name=f"c{c}", service=svc, visits=vis))
+    probe = qm.Network([qm.Queue(n, 1.0) for n in names],
+                       [qm.Open(k["name"], 1.0, **{a: b for a, b in k.items() if a != "name"})
+                        for k in classes])
+    D = np.asarray(probe.demands, dtype=float)
+    share = rng.dirichlet(np.ones(C))       # of the busiest queue's load, per class
+    target = rng.uniform(0.3, 0.85)
+    load = (share[:, None] * D).sum(axis=0)
+    lam = share * target / load.max()
+    return qm.Network([qm.Queue(n, 1.0) for n in names],
+                      [qm.Open(k["name"], float(np.round(lam[c], 6)),
+                               **{a: b for a, b in k.items() if a != "name"})
+                       for c, k in enumerate(classes)])
+
+
+def fewjob_closed(rng, i: int) -> qm.Network:
+    """1 or 2 closed classes of 1..4 jobs over 2..4 stations (FCFS queues
+    with service SCV 0..8, now and then a 2-server one or a PS queue),
+    think time 0 or 0.5..5 s; two classes share the service times at a
+    station half the time (else each draws its own)."""
+    K = int(rng.integers(2, 5))
+    st = []
+    for k in range(K):
+        r = rng.random()
+        if r < 0.1:
+            st.append(qm.Queue(f"s{k}", 1.0, discipline="ps"))
+        elif r < 0.25:
+            st.append(qm.Queue(f"s{k}", 1.0, servers=2, distribution=_shape(rng)))
+        else:
+            st.append(qm.Queue(f"s{k}", 1.0, distribution=_shape(rng)))
+    names = [s.name for s in st]
+    C = 1 if rng.random() < 0.6 else 2
+    shared = {n: float(np.round(rng.uniform(0.2, 1.0), 3)) for n in names}
+    same = rng.random() < 0.5
+    classes = []
+    for c in range(C):
+        svc = shared if (c == 0 or same) else \
+            {n: float(np.round(rng.uniform(0.2, 1.0), 3)) for n in names}
+        z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.5, 5.0), 2))
+        n = int(rng.integers(1, 5))
+        if rng.random() < 0.5:
+            classes.append(qm.Closed(f"c{c}", n, think_time=z, service=svc,
+                                     routing=_tandem(list(rng.permutation(names)), False)))
+        else:
+            vis = {nm: float(np.round(rng.uniform(0.3, 1.5), 2)) for nm in names}
+            classes.append(qm.Closed(f"c{c}", n, think_time=z, service=svc, visits=vis))
+    return qm.Network(st, classes)
+
+
+def classdep_closed(rng, i: int) -> qm.Network:
+    """2-3 closed classes (1..3 jobs each, 2..3 classes of at most 2) over
+    2..3 exponential FCFS queues whose mean service differs by class (each
+    class draws its own, log-uniform over 0.02..1 s), and a delay half the
+    time; think time 0 or 0.2..3 s.  Each class cycles through every
+    station in an order of its own, a third of the time with a branch back
+    to its first station.  Explicit routing: for a class given by visits
+    with a think time the CTMC and the simulator close a cycle differently
+    (the CTMC may think twice in a row), which shifts X by a few per cent
+    where product form does not hold."""
+    K = int(rng.integers(2, 4))
+    names = [f"s{k}" for k in range(K)]
+    st = [qm.Queue(n, 1.0) for n in names]
+    delay = rng.random() < 0.5
+    if delay:
+        st.append(qm.Delay("d", 1.0))
+    C = int(rng.integers(2, 4))
+    classes = []
+    for c in range(C):
+        svc = {n: _loguniform(rng, 0.02, 1.0) for n in names}
+        if delay:
+            svc["d"] = float(np.round(rng.uniform(0.1, 1.0), 3))
+        order = [str(n) for n in rng.permutation([s.name for s in st])]
+        route = {a: {b: 1.0} for a, b in zip(order, order[1:] + order[:1])}
+        if rng.random() < 0.33 and len(order) > 2:
+            k = int(rng.integers(1, len(order) - 1))
+            p = float(np.round(rng.uniform(0.1, 0.5), 2))
+            route[order[k]] = {order[0]: p, order[k + 1]: 1.0 - p}
+        z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.2, 3.0), 2))
+        classes.append(qm.Closed(f"c{c}", int(rng.integers(1, 4 if C == 2 else 3)),
+                                 think_time=z, routing=route, service=svc))
+    return qm.Network(st, classes)
+
+
+def amva_plain(rng, i: int) -> qm.Network:
+    """A random closed product-form network drawn like
+    :func:`validation.amva_ld_accuracy.random_network` but with single-server
+    queues and delays only: 2-5 stations, 1-3 classes of 1-10 jobs (1-40
+    for a single class), service 0.02..1 s, visits 0.2..3, think time 0 or
+    0.1..5 s."""
+    K = int(rng.integers(2, 6))
+    stations = []
+    for k in range(K):
+        S = float(rng.uniform(0.02, 1.0))
+        stations.append(qm.Delay(f"s{k}", S) if k > 0 and rng.random() < 0.25
+                        else qm.Queue(f"s{k}", S))
+    C = int(rng.integers(1, 4))
+    classes = []
+    for c in range(C):
+        vis = {f"s{k}": float(rng.uniform(0.2, 3.0)) for k in range(K)
+               if k == 0 or rng.random() < 0.8}
+        Z = 0.0 if rng.random() < 0.3 else float(rng.uniform(0.1, 5.0))
+        n = int(rng.integers(1, 41 if C == 1 else 11))
+        classes.append(qm.Closed(f"c{c}", n, think_time=Z, visits=vis))
+    return qm.Network(stations, classes)
+
+
+def _amva_scenario(scenario):
+    def make(rng, i):
+        return amva_ld_accuracy.random_network(rng, scenario)
+    make.__name__ = f"amva_{scenario.replace('-', '_')}"
+    make.__doc__ = f":func:`validation.amva_ld_accuracy.random_network` ({scenario!r})."
+    return make
+
+
+_NAMED_PRIO_CLOSED = list(priority_networks.closed_networks().values())
+_NAMED_PRIO_OPEN = list(priority_networks.open_networks().values())
+
+
+def _levels(rng, C):
+    """Priority levels of C classes: all different, or (3 classes, a fifth
+    of the time) two sharing one."""
+    lv = list(rng.permutation(C))
+    if C == 3 and rng.random() < 0.2:
+        lv[int(np.argmax(lv))] = 1
+    return [int(x) for x in lv]
+
+
+def priority_closed(rng, i: int) -> qm.Network:
+    """The closed networks of :mod:`validation.priority_networks`, then:
+    a single-server priority queue (``prio`` or ``prio-pr``; exponential
+    service, or a shape of SCV 0..4 a third of the time) with per-class
+    service times, 1-3 other stations (an exponential FCFS queue, a PS
+    queue, a delay, or a second priority queue), 2-3 classes of different
+    levels with 1..6 jobs, think time 0 or 0.2..2 s."""
+    if i < len(_NAMED_PRIO_CLOSED):
+        return _NAMED_PRIO_CLOSED[i]
+    disc = "prio" if rng.random() < 0.5 else "prio-pr"
+    shape = _shape(rng, 0.0, 4.0) if rng.random() < 0.33 else None
+    st = [qm.Queue("p", 1.0, discipline=disc, distribution=shape)]
+    for k in range(int(rng.integers(1, 4))):
+        r = rng.random()
+        S = float(np.round(rng.uniform(0.1, 1.0), 3))
+        if r < 0.4:
+            st.append(qm.Queue(f"s{k}", S))
+        elif r < 0.65:
+            st.append(qm.Queue(f"s{k}", S, discipline="ps"))
+        elif r < 0.85:
+            st.append(qm.Delay(f"s{k}", S))
+        else:
+            st.append(qm.Queue(f"s{k}", S, discipline="prio" if disc == "prio-pr"
+                               else "prio-pr"))
+    C = int(rng.integers(2, 4))
+    levels = _levels(rng, C)
+    classes = []
+    for c in range(C):
+        vis = {s.name: float(np.round(rng.uniform(0.5, 2.0), 2)) for s in st}
+        svc = {s.name: float(np.round(rng.uniform(0.1, 1.0), 3)) for s in st
+               if getattr(s, "discipline", "delay") in ("prio", "prio-pr", "ps", "delay")}
+        z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.2, 2.0), 2))
+        classes.append(qm.Closed(f"c{c}", int(rng.integers(1, 7)), think_time=z, visits=vis,
+                                 service=svc, priority=levels[c]))
+    return qm.Network(st, classes)
+
+
+def priority_open(rng, i: int) -> qm.Network:
+    """The open networks of :mod:`validation.priority_networks`, then: a
+    priority queue (``prio`` or ``prio-pr``; one server with per-class
+    service and an exponential shape or one of SCV 0..4, or for ``prio``
+    two exponential servers of one rate) and 0-2 other stations
+    (exponential FCFS with one service time, PS, a delay), 2-3 Poisson
+    classes of different levels routed in tandem (in a random order) or by
+    visits; the busiest queue at 0.3..0.85."""
+    if i < len(_NAMED_PRIO_OPEN):
+        return _NAMED_PRIO_OPEN[i]
+    disc = "prio" if rng.random() < 0.5 else "prio-pr"
+    two = disc == "prio" and rng.random() < 0.25
+    shape = None if two or rng.random() < 0.6 else _shape(rng, 0.0, 4.0)
+    st = [qm.Queue("p", 1.0, servers=2 if two else 1, discipline=disc, distribution=shape)]
+    for k in range(int(rng.integers(0, 3))):
+        r = rng.random()
+        S = float(np.round(rng.uniform(0.2, 1.0), 3))
+        st.append(qm.Queue(f"s{k}", S) if r < 0.5 else
+                  qm.Queue(f"s{k}", S, discipline="ps") if r < 0.8 else qm.Delay(f"s{k}", S))
+    names = [s.name for s in st]
+    C = int(rng.integers(2, 4))
+    levels = _levels(rng, C)
+    specs = []
+    for c in range(C):
+        svc = {} if two else {"p": float(np.round(rng.uniform(0.2, 1.0), 3))}
+        for s in st[1:]:
+            if getattr(s, "discipline", "delay") in ("ps", "delay"):
+                svc[s.name] = float(np.round(rng.uniform(0.2, 1.0), 3))
+        if rng.random() < 0.5:
+            spec = dict(routing=_tandem(list(rng.permutation(names))))
+        else:
+            spec = dict(visits={n: float(np.round(rng.uniform(0.5, 1.5), 2)) for n in names})
+        specs.append(dict(service=svc, priority=levels[c], **spec))
+    probe = qm.Network(st, [qm.Open(f"c{c}", 1.0, **s) for c, s in enumerate(specs)])
+    D = np.asarray(probe.demands, dtype=float)
+    m = np.array([s.servers if isinstance(s, qm.Queue) else np.inf for s in st])
+    share = rng.dirichlet(np.ones(C))
+    target = rng.uniform(0.3, 0.85)
+    lam = share * target / ((share[:, None] * D).sum(axis=0) / m).max()
+    return qm.Network(st, [qm.Open(f"c{c}", float(np.round(lam[c], 6)), **s)
+                           for c, s in enumerate(specs)])
+
+
+def _fj_closed_grid():
+    """The closed grid of ``python -m validation.forkjoin_accuracy`` (k, N,
+    Z, spread, tandem, outside; its order)."""
+    import itertools
+    return list(itertools.product((2, 3, 4, 8), (2, 3, 5, 10, 20), (0.0, 2.0), (False, True),
+                                  (False, True), (False, True)))
+
+
+def _fj_open_grid():
+    import itertools
+    return list(itertools.product((2, 4, 8), (0.3, 0.6, 0.85), (False, True)))
+
+
+def forkjoin_closed(rng, i: int) -> qm.Network:
+    """Network i of :func:`_fj_closed_grid` by
+    :func:`validation.forkjoin_accuracy.closed_net`."""
+    return forkjoin_accuracy.closed_net(*_fj_closed_grid()[i])
+
+
+def forkjoin_open(rng, i: int) -> qm.Network:
+    """Network i of the open grid by
+    :func:`validation.forkjoin_accuracy.open_net`."""
+    return forkjoin_accuracy.open_net(*_fj_open_grid()[i])
+
+
+def pooled(rng, i: int) -> qm.Network:
+    """One closed class of 2..8 jobs around a cycle of 3..5 exponential
+    queues (a 2-server one now and then; a feedback branch a third of the
+    time), think time 0 or 0.2..2 s, with a token pool of 1..3 tokens held
+    over 1..3 consecutive queues; a quarter of the networks have a second
+    pool, nested in the first or overlapping it."""
+    K = int(rng.integers(3, 6))
+    names = [f"s{k}" for k in range(K)]
+    st = [qm.Queue(n, float(np.round(rng.uniform(0.05, 1.0), 3)),
+                   servers=2 if rng.random() < 0.15 else 1) for n in names]
+    route = {names[k]: {names[(k + 1) % K]: 1.0} for k in range(K)}
+    a = int(rng.integers(1, K))
+    span = int(rng.integers(1, min(3, K - a) + 1))
+    r = a + span - 1            # the release station
+    pools = [qm.TokenPool("p", int(rng.integers(1, 4)), names[a], names[r])]
+    if rng.random() < 0.25 and span >= 2:
+        if rng.random() < 0.5 or r + 1 >= K:    # nested: one slot inside the first
+            b = a + int(rng.integers(1, span))
+            pools.append(qm.TokenPool("q", 1, names[b], names[b]))
+        else:                                   # overlapping: from its release on
+            pools.append(qm.TokenPool("q", 1, names[r], names[r + 1]))
+    if rng.random() < 0.33:
+        # a feedback branch back to the first queue, from a station outside
+        # the pool's span or from its release (a job leaves a pool only there)
+        k = int(rng.choice([j for j in range(1, K) if not a <= j < r]))
+        p = float(np.round(rng.uniform(0.1, 0.5), 2))
+        nxt = names[(k + 1) % K]
+        if nxt != names[0]:
+            route[names[k]] = {names[0]: p, nxt: 1.0 - p}
+    z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.2, 2.0), 2))
+    return qm.Network(st, [qm.Closed("c", int(rng.integers(2, 9)), think_time=z,
+                                     routing=route)], pools=pools)
+
+
+def _nonexp(make):
+    def gen(rng, i):
+        return make(rng)
+    gen.__name__ = make.__name__
+    gen.__doc__ = f":func:`validation.nonexp.{make.__name__}`."
+    return gen
+
+
+# ---------------------------------------------------------------------------
+# simulation horizons
+# ---------------------------------------------------------------------------
+
+def _h_nonexp(net):
+    return 4e4
+
+
+def _h_open_events(events):
+    """A horizon of about ``events`` arrivals per replication."""
+    def h(net):
+        lam = sum(float(c.arrival_rate) for c in net.open_classes)
+        return float(events) / lam
+    return h
+
+
+def _h_fj_closed(net):
+    return 2000.0 * (int(net.classes[0].population) + 2)
+
+
+def _h_closed_cycles(cycles):
+    """A horizon of about ``cycles`` cycles of the slowest closed job
+    (a cycle lasts at least Z + sum of demands)."""
+    def h(net):
+        D = np.asarray(net.demands, dtype=float)
+        per = [float(c.think_time) + float(D[i].sum()) * max(1, int(c.population))
+               for i, c in enumerate(net.classes)]
+        return float(cycles) * max(per)
+    return h
+
+
+# ---------------------------------------------------------------------------
+# the catalogs
+# ---------------------------------------------------------------------------
+
+_SUB = (("fcfs_as_ps", True),)
+
+CATALOGS: dict[str, Catalog] = {c.name: c for c in (
+    Catalog("qna-nonexp", "random open networks, 1-2 classes, general service and arrivals "
+            "(validation.nonexp)", _nonexp(nonexp.open_network), 60, 3, "sim",
+            (Approx("qna", "qna"),), seed=(1, 0), sim=SimPlan(_h_nonexp)),
+    Catalog("qna-bursty", "bursty H2 arrivals (SCV 2-8) into tandems of 1-9 queues, incl. "
+            "Suresh & Whitt's nine queues", bursty_tandem, 60, 2, "sim",
+            (Approx("qna", "qna"),), seed=(27, 1), sim=SimPlan(_h_open_events(1e5))),
+    Catalog("qna-classdep", "open classes of small and big jobs at FCFS queues whose mean "
+            "service differs by class", classdep_open, 50, 2, "sim",
+            (Approx("qna", "qna"), Approx("exact", "mva", _SUB, substituted=True)),
+            seed=(27, 2), sim=SimPlan(_h_open_events(2e5))),
+    Catalog("mva-residual-nonexp", "random closed networks, 1-2 classes of 2-12 jobs, general "
+            "service (validation.nonexp)", _nonexp(nonexp.closed_network), 60, 3, "sim",
+            (Approx("mva-residual", "mva_residual"),), seed=(1, 1), sim=SimPlan(_h_nonexp)),
+    Catalog("mva-residual-fewjobs", "closed networks of 1-4 jobs per class, service SCV 0-8",
+            fewjob_closed, 120, 3, "sim", (Approx("mva-residual", "mva_residual"),),
+            seed=(27, 3), sim=SimPlan(_h_closed_cycles(5e3))),
+    Catalog("fcfs-classdep-closed", "closed multi-class networks, exponential FCFS queues whose "
+            "mean service differs by class", classdep_closed, 150, 4, "ctmc",
+            (Approx("mva-residual", "mva_residual"),
+             Approx("exact", "mva", _SUB, substituted=True),
+             Approx("schweitzer", "schweitzer", _SUB, substituted=True),
+             Approx("linearizer", "linearizer", _SUB, substituted=True)), seed=(27, 4)),
+    Catalog("amva-plain", "random closed product-form networks, single-server queues and "
+            "delays, 1-3 classes", amva_plain, 300, 10, "mva",
+            (Approx("schweitzer", "schweitzer"), Approx("linearizer", "linearizer")),
+            seed=(27, 5)),
+    *(Catalog(f"amva-{sc}", "random closed product-form networks with "
+              + {"multi-server": "c-server queues (c = 2-6)",
+                 "ld-concave": "load-dependent stations of concave rates",
+                 "ld-convex": "load-dependent stations of convex rates",
+                 "ld-falling": "load-dependent stations of rising-then-falling rates"}[sc]
+              + " (validation.amva_ld_accuracy)", _amva_scenario(sc), 200, 10, "mva",
+              tuple(Approx(m, m, (("falling_rates", True),) if sc == "ld-falling" else ())
+                    for m in ("schweitzer", "linearizer")), seed=(27, 6 + j))
+      for j, sc in enumerate(amva_ld_accuracy.SCENARIOS)),
+    Catalog("priority-closed", "closed networks with a prio or prio-pr queue, 2-3 classes of "
+            "different levels", priority_closed, 60, 2, "sim",
+            (Approx("priority", "priority"),), seed=(27, 10),
+            sim=SimPlan(_h_closed_cycles(5e3))),
+    Catalog("priority-open", "open networks with a prio or prio-pr queue, 2-3 Poisson classes "
+            "of different levels", priority_open, 60, 2, "sim",
+            (Approx("priority", "priority"),), seed=(27, 11),
+            sim=SimPlan(_h_open_events(2e5))),
+    Catalog("forkjoin-closed", "closed fork-joins of 2-8 branches, 2-20 jobs "
+            "(validation.forkjoin_accuracy)", forkjoin_closed, len(_fj_closed_grid()), 3,
+            "sim", (Approx("forkjoin", "forkjoin"),), seed=(27, 12),
+            sim=SimPlan(_h_fj_closed)),
+    Catalog("forkjoin-open", "open fork-joins of 2-8 M/M/1 branches, utilisation 0.3-0.85 "
+            "(validation.forkjoin_accuracy)", forkjoin_open, len(_fj_open_grid()), 2, "sim",
+            (Approx("forkjoin", "forkjoin"),), seed=(27, 13),
+            sim=SimPlan(_h_open_events(1e5))),
+    Catalog("decomposition", "one closed class with one or two token pools (1-3 tokens)",
+            pooled, 150, 4, "ctmc", (Approx("decomposition", "decompose"),), seed=(27, 14)),
+)}
+
+#: a published reference for network 0 of a catalog: (class, R, source)
+PUBLISHED = {
+    "qna-bursty": ("o", float(sum(SURESH_WHITT_WAITS) + sum(SURESH_WHITT_SERVICE)),
+                   "Suresh & Whitt 1990 (Whitt & You 2019, Table 2): simulated waits "
+                   "3.36 ... 1.44, 29.2 plus service 5.7"),
+}
+
+
+def networks(catalog: Catalog, quick: bool = False) -> list:
+    """The catalog's networks, in order (the first ``quick`` of them with
+    ``quick``): the same draws whatever is run after them."""
+    rng = np.random.default_rng(list(catalog.seed))
+    n = catalog.quick if quick else catalog.networks
+    return [catalog.make(rng, i) for i in range(n)]
+
+
+# ---------------------------------------------------------------------------
+# one network
+# ---------------------------------------------------------------------------
+
+def _class_figures(result, net):
+    X = {c: float(result.X[c]) for c in net.class_names}
+    R = {c: float(result.R[c]) for c in net.class_names}
+    return X, R
+
+
+def _open_rates(net, X):
+    """The X of an open class is its arrival rate (module docstring)."""
+    for c in net.open_classes:
+        X[c.name] = float(c.arrival_rate)
+    return X
+
+
+def _simulate(net, plan: SimPlan, seed: int, quick: bool):
+    horizon = plan.horizon(net) / (2.0 if quick else 1.0)
+    extend = 0 if quick else plan.extend
+    for attempt in range(extend + 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = qm.simulate(net, seed=seed, horizon=horizon, replications=plan.replications,
+                            progress=False)
+        hw = max(s.R[c].half_width / float(s.R[c]) for c in net.class_names
+                 if float(s.X[c]) > 0)
+        if hw <= HALF_WIDTH or attempt == extend:
+            break
+        horizon *= 4.0
+    X, R = _class_figures(s, net)
+    return _open_rates(net, X), R, float(hw), float(horizon)
+
+
+def _reference(catalog: Catalog, net, index: int, quick: bool):
+    if catalog.reference == "ctmc":
+        X, R = _class_figures(qm.ctmc(net), net)
+        return X, R, None, None
+    if catalog.reference == "mva":
+        X, R = _class_figures(qm.mva(net), net)
+        return X, R, None, None
+    seed = 1_000_000 * catalog.seed[-1] + index
+    return _simulate(net, catalog.sim, seed, quick)
+
+
+def _errors(net, a, X, R):
+    eX = eR = 0.0
+    for c in net.class_names:
+        if X[c] <= 0:
+            continue
+        eX = max(eX, abs(float(a.X[c]) - X[c]) / X[c])
+        eR = max(eR, abs(float(a.R[c]) - R[c]) / R[c])
+    return eX, eR
+
+
+def _over_capacity(net, r) -> str | None:
+    """A queue the answer loads past one server's capacity (U > 1 per
+    server), which :func:`qmodels.analytic.contract.check_laws` should have
+    refused: checked here as well, with a tolerance of its own (the
+    contract's absolute tolerance grows with the largest figure of the
+    answer, so a starved class's R of 1e12 lets U = 1.03 through)."""
+    U = np.asarray(r.station_utilization, dtype=float).sum(axis=0)
+    for k, st in enumerate(net.stations):
+        if isinstance(st, qm.Queue) and U[k] > 1.0 + 1e-6:
+            R = np.asarray(r.class_response_time, dtype=float)
+            return (f"utilisation U <= 1 per server at station {st.name!r}: {U[k]:.10g} > 1, "
+                    f"returned without LawViolationError (largest class R {R.max():.4g})")
+    return None
+
+
+def _solve(ap: Approx, net):
+    """(status, result or message): "ok", "refused", "law", "crash";
+    with "unconverged" the result comes with a ConvergenceWarning."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = ap.solve(net)
+    except UnsupportedModelError as e:
+        return "refused", str(e)
+    except LawViolationError as e:
+        return "law", f"{type(e).__name__}: {e}"
+    except Exception as e:  # noqa: BLE001 - every other exception is a defect to report
+        return "crash", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"
+    missed = _over_capacity(net, r)
+    if missed:
+        return "law", f"law violation missed by the contract: {missed}"
+    unconv = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    return ("unconverged" if unconv else "ok"), (r, unconv)
+
+
+def measure(name: str, index: int, net, quick: bool) -> dict:
+    """Solve network ``index`` of catalog ``name`` with each approximation
+    and, if one of them answers, the reference: {"index", "seconds",
+    "hw", "horizon", "approx": [{"method", "substituted", "status",
+    "eX", "eR", "features", "message"}]}."""
+    catalog = CATALOGS[name]
+    t0 = time.perf_counter()
+    rows, answered = [], []
+    for ap in catalog.approx:
+        status, out = _solve(ap, net)
+        row = {"method": ap.method, "substituted": ap.substituted, "status": status}
+        if status in ("ok", "unconverged"):
+            r, unconv = out
+            row["features"] = features(net, r)
+            row["message"] = "; ".join(unconv)
+            answered.append((row, r))
+        else:
+            row["message"] = out
+        rows.append(row)
+    out = {"catalog": name, "index": index, "approx": rows, "hw": None, "horizon": None}
+    if answered:
+        X, R, hw, horizon = _reference(catalog, net, index, quick)
+        out.update(hw=hw, horizon=horizon, ref_R=R)
+        for row, r in answered:
+            row["eX"], row["eR"] = _errors(net, r, X, R)
+            row["R"] = {c: float(r.R[c]) for c in net.class_names}
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def _task(args):
+    return measure(*args)
+
+
+# ---------------------------------------------------------------------------
+# a run
+# ---------------------------------------------------------------------------
+
+def run(names=None, quick: bool = False, workers: int = 1, progress=None) -> dict:
+    """{catalog name: [measure() of each network, in order]}."""
+    names = list(names or CATALOGS)
+    tasks = []
+    for name in names:
+        for i, net in enumerate(networks(CATALOGS[name], quick)):
+            tasks.append((name, i, net, quick))
+    out = {name: [] for name in names}
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as ex:
+            results = ex.map(_task, tasks, chunksize=1)
+            for res in results:
+                out[res["catalog"]].append(res)
+                if progress:
+                    progress(res)
+    else:
+        for t in tasks:
+            res = _task(t)
+            out[res["catalog"]].append(res)
+            if progress:
+                progress(res)
+    return out
+
+
+def _floor(x, d=6):
+    return math.floor(x * 10**d) / 10**d
+
+
+def _ceil(x, d=6):
+    return math.ceil(x * 10**d - 1e-9) / 10**d
+
+
+def _box(feats: list) -> dict:
+    where = {}
+    for key in FEATURES:
+        vals = [f[key] for f in feats]
+        if key == "workload":
+            where[key] = sorted(set(vals))
+        else:
+            lo, hi = float(min(vals)), float(max(vals))
+            where[key] = [int(lo), int(hi)] if all(float(v).is_integer() for v in vals) \
+                else [_floor(lo), _ceil(hi)]
+    return where
+
+
+def envelopes_of(name: str, rows: list) -> tuple[list, list]:
+    """(the envelopes of catalog ``name`` from its measured ``rows``, the
+    defects found: law violations, crashes, unconverged answers)."""
+    catalog = CATALOGS[name]
+    envs, defects = [], []
+    for j, ap in enumerate(catalog.approx):
+        ok = [(r, r["approx"][j]) for r in rows if r["approx"][j]["status"] == "ok"]
+        refused = sum(r["approx"][j]["status"] == "refused" for r in rows)
+        bad = sum(r["approx"][j]["status"] in ("law", "crash", "unconverged") for r in rows)
+        for r in rows:
+            a = r["approx"][j]
+            if a["status"] in ("law", "crash", "unconverged"):
+                defects.append({"catalog": name, "index": r["index"], "method": ap.method,
+                                "substituted": ap.substituted, "status": a["status"],
+                                "message": a["message"]})
+        if not ok:
+            envs.append({"catalog": name, "method": ap.method, "networks": 0,
+                         "refused": refused, "defects": bad, "substituted": ap.substituted,
+                         "family": catalog.family})
+            continue
+        eX = np.array([a["eX"] for _, a in ok])
+        eR = np.array([a["eR"] for _, a in ok])
+        env = {
+            "method": ap.method,
+            "family": catalog.family,
+            "reference": REFERENCE_WORDS[catalog.reference],
+            "networks": len(ok),
+            "command": f"{COMMAND} --family {name}",
+            "where": _box([a["features"] for _, a in ok]),
+            "error": {"X": {"max": _ceil(float(eX.max())), "mean": round(float(eX.mean()), 6)},
+                      "R": {"max": _ceil(float(eR.max())), "mean": round(float(eR.mean()), 6)}},
+            "catalog": name,
+            "refused": refused,
+            "defects": bad,
+        }
+        if ap.substituted:
+            env["substituted"] = True
+        if catalog.reference == "sim":
+            env["sim_halfwidth"] = _ceil(max(r["hw"] for r, _ in ok), 4)
+        pub = PUBLISHED.get(name)
+        if pub and rows and rows[0]["index"] == 0 and rows[0]["approx"][j]["status"] == "ok":
+            cls, Rpub, source = pub
+            Ra = rows[0]["approx"][j]["R"][cls]
+            env["published"] = {"network": 0, "source": source, "R": round(Rpub, 6),
+                                "R_approx": round(Ra, 6),
+                                "R_simulator": round(rows[0]["ref_R"][cls], 6),
+                                "error": round(abs(Ra - Rpub) / Rpub, 6)}
+        envs.append(env)
+    return envs, defects
+
+
+def validate_entry(env: dict) -> list[str]:
+    """What is wrong with one envelope entry of ``envelopes.json`` (empty:
+    nothing): the schema of :mod:`qmodels.analytic.envelopes`."""
+    bad = []
+    for key, kind in (("method", str), ("family", str), ("reference", str),
+                      ("networks", int), ("command", str), ("where", dict), ("error", dict)):
+        if not isinstance(env.get(key), kind) or isinstance(env.get(key), bool):
+            bad.append(f"{key}: not a {kind.__name__}")
+    if bad:
+        return bad
+    if env["networks"] < 1:
+        bad.append("networks < 1")
+    for key, box in env["where"].items():
+        if key not in FEATURES:
+            bad.append(f"where: unknown feature {key!r}")
+        elif key == "workload":
+            if not (isinstance(box, list) and box
+                    and set(box) <= {"open", "closed", "mixed"}):
+                bad.append(f"where.workload: {box!r}")
+        elif not (isinstance(box, list) and len(box) == 2
+                  and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                          and math.isfinite(v) for v in box) and box[0] <= box[1]):
+            bad.append(f"where.{key}: {box!r}")
+    for fig in ("X", "R"):
+        e = env["error"].get(fig)
+        if not (isinstance(e, dict) and all(
+                isinstance(e.get(k), (int, float)) and math.isfinite(e[k]) and e[k] >= 0
+                for k in ("max", "mean")) and e["mean"] <= e["max"] + 1e-12):
+            bad.append(f"error.{fig}: {e!r}")
+    if "substituted" in env and not isinstance(env["substituted"], bool):
+        bad.append("substituted: not a bool")
+    if "sim_halfwidth" in env and not (isinstance(env["sim_halfwidth"], (int, float))
+                                       and env["sim_halfwidth"] >= 0):
+        bad.append("sim_halfwidth: not a non-negative number")
+    return bad
+
+
+# ---------------------------------------------------------------------------
+# the table
+# ---------------------------------------------------------------------------
+
+def _pct(x):
+    """A relative error as a percentage (beyond 10,000 % in powers of ten:
+    a starved class's response time can be off by many orders)."""
+    return f"{100 * x:.2f} %" if 100 * x < 1e4 else f"{100 * x:.2g} %"
+
+
+def _range(lo, hi, fmt="{:g}"):
+    return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
+
+
+def box_words(where: dict) -> str:
+    """An envelope's box in words."""
+    w = where
+    parts = ["/".join(w["workload"])]
+    parts.append(f"{_range(*w['classes'])} class{'es' if w['classes'][1] > 1 else ''}")
+    if w["population"][1] > 0:
+        parts.append(f"{_range(*w['population'])} jobs")
+    parts.append(f"{_range(*w['stations'])} stations")
+    if w["servers"][1] > 1:
+        parts.append(f"<= {w['servers'][1]:g} servers")
+    ld = w.get("load_dependent", [0, 0])
+    if ld[1] > 0:
+        parts.append({2: "load-dependent rates that fall", 1: "load-dependent rates that "
+                      "never fall"}[ld[1]] + (" or none" if ld[0] == 0 else ""))
+    lo, hi = w["service_scv_min"][0], w["service_scv_max"][1]
+    if (lo, hi) != (1, 1):
+        parts.append(f"service SCV {_range(lo, hi, '{:.3g}')}")
+    if w["arrival_scv"] != [1, 1] and "open" in w["workload"]:
+        parts.append(f"arrival SCV {_range(*w['arrival_scv'], '{:.3g}')}")
+    parts.append(f"U <= {w['utilization'][1]:.3g}")
+    if w["priority_levels"][1] > 1:
+        parts.append(f"{_range(*w['priority_levels'])} priority levels")
+    if w["branches"][1] > 0:
+        parts.append(f"{_range(*w['branches'])} branches")
+    if w["pools"][1] > 0:
+        parts.append(f"{_range(*w['pools'])} pools")
+    if w["class_dependent"][1] > 0:
+        parts.append("class-dependent FCFS" if w["class_dependent"][0] else
+                     "class-dependent FCFS or not")
+    return "; ".join(parts)
+
+
+def table(entries: list, header: str = "") -> str:
+    """The markdown table of the envelopes (and of catalogs a method refused
+    entirely: ``entries`` with 0 networks)."""
+    lines = [header] if header else []
+    lines += ["| method | family (catalog) | reference | networks (refused, defects) | X max "
+              "| X mean "
+              "| R max | R mean | sim hw | where |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for e in entries:
+        m = e["method"] + (" (fcfs_as_ps)" if e.get("substituted") else "")
+        fam = f"{e['family']} (`{e.get('catalog', '?')}`)"
+        if not e["networks"]:
+            lines.append(f"| {m} | {fam} | - | 0 ({e.get('refused', 0)}, {e.get('defects', 0)}) "
+                         "| - | - | - | - | - | no network answered |")
+            continue
+        err = e["error"]
+        hw = _pct(e["sim_halfwidth"]) if "sim_halfwidth" in e else "-"
+        lines.append(f"| {m} | {fam} | {e['reference']} | {e['networks']} "
+                     f"({e.get('refused', 0)}, {e.get('defects', 0)}) | {_pct(err['X']['max'])} "
+                     f"| {_pct(err['X']['mean'])} | {_pct(err['R']['max'])} "
+                     f"| {_pct(err['R']['mean'])} | {hw} | {box_words(e['where'])} |")
+    pubs = [e for e in entries if e.get("published")]
+    for e in pubs:
+        p = e["published"]
+        lines += ["", f"Published case ({e['method']}, `{e['catalog']}` network "
+                  f"{p['network']}): {p['source']}: R = {p['R']:g}; the simulator here "
+                  f"{p['R_simulator']:.4g}; {e['method']} {p['R_approx']:.4g} "
+                  f"({_pct(p['error'])} off the published value)."]
+    return "\n".join(lines) + "\n"
+
+
+README_PATH = ROOT / "README.md"
+README_BEGIN, README_END = "<!-- envelopes:begin -->", "<!-- envelopes:end -->"
+
+
+def readme_table(entries: list) -> str:
+    """The compact table the README shows between its envelope markers:
+    method, family, reference, networks, max and mean X and R errors (the
+    feature boxes are in :data:`TABLE_PATH`)."""
+    lines = ["| method | family | reference | networks | X max | X mean | R max | R mean |",
+             "|---|---|---|---|---|---|---|---|"]
+    for e in entries:
+        if not e["networks"]:
+            continue
+        m = f"`{e['method']}`" + (" (`fcfs_as_ps=True`)" if e.get("substituted") else "")
+        err = e["error"]
+        lines.append(f"| {m} | {e['family']} | {e['reference']} | {e['networks']} "
+                     f"| {_pct(err['X']['max'])} | {_pct(err['X']['mean'])} "
+                     f"| {_pct(err['R']['max'])} | {_pct(err['R']['mean'])} |")
+    for e in entries:
+        p = e.get("published")
+        if p:
+            lines += ["", f"Published case: {p['source']}: R = {p['R']:g}; the simulator here "
+                      f"{p['R_simulator']:.4g}; `{e['method']}` {p['R_approx']:.4g} "
+                      f"({_pct(p['error'])} off)."]
+    return "\n".join(lines) + "\n"
+
+
+def update_readme(entries: list) -> None:
+    """Put :func:`readme_table` between the README's envelope markers."""
+    text = README_PATH.read_text()
+    if README_BEGIN not in text or README_END not in text:
+        return
+    head, rest = text.split(README_BEGIN, 1)
+    _, tail = rest.split(README_END, 1)
+    README_PATH.write_text(f"{head}{README_BEGIN}\n{readme_table(entries)}{README_END}{tail}")
+
+
+TABLE_HEADER = """\
+### Measured error envelopes of the approximate methods
+
+Written by `python -m validation.envelopes --write --workers 2` (the module
+docstring says how each catalog is drawn and solved); read by
+`qmodels.analytic.envelopes`, which gives an approximate answer the worst
+envelope whose box holds its network.  Errors are relative: per network the
+largest over its classes of |approx - reference| / reference, for the class
+throughput X and the class response time R (per cycle, think time excluded);
+then the max and the mean over the networks.  *sim hw*: the largest relative
+95 % half-width of a simulated class R.  The X of an open class is its
+arrival rate in the reference (flow conservation), so its X error is 0.
+*refused*: networks the method refuses by name (`UnsupportedModelError`);
+*defects*: answers that broke an operational law (`LawViolationError`),
+crashed or stopped unconverged, listed by the run; neither is counted in
+the errors.
+"""
+
+
+# ---------------------------------------------------------------------------
+# command line
+# ---------------------------------------------------------------------------
+
+def _progress(res):
+    parts = []
+    for a in res["approx"]:
+        m = a["method"] + ("*" if a["substituted"] else "")
+        if a["status"] in ("ok", "unconverged"):
+            parts.append(f"{m} X {100 * a['eX']:.2f} % R {100 * a['eR']:.2f} %"
+                         + (" UNCONVERGED" if a["status"] == "unconverged" else ""))
+        else:
+            parts.append(f"{m} {a['status'].upper()}")
+    hw = f" (sim hw {100 * res['hw']:.2f} %)" if res["hw"] is not None else ""
+    print(f"{res['catalog']} #{res['index']}: {'; '.join(parts)}{hw} [{res['seconds']:.1f} s]",
+          file=sys.stderr, flush=True)
+
+
+def _load_json() -> dict:
+    try:
+        return json.loads(JSON_PATH.read_text())
+    except (OSError, ValueError):
+        return {"envelopes": []}
+
+
+def _order(e: dict) -> tuple:
+    """Catalog order, then the order of its approximations."""
+    names = list(CATALOGS)
+    if e.get("catalog") not in CATALOGS:
+        return (len(names), 0)
+    approx = CATALOGS[e["catalog"]].approx
+    j = next((j for j, ap in enumerate(approx) if ap.method == e["method"]
+              and ap.substituted == bool(e.get("substituted", False))), len(approx))
+    return (names.index(e["catalog"]), j)
+
+
+def dumps(doc: dict) -> str:
+    """``doc`` as JSON, one envelope feature box per line."""
+    text = json.dumps(doc, indent=1)
+    return re.sub(r"\[[^\[\]{}]*\]", lambda m: re.sub(r"\s+", " ", m.group(0))
+                  .replace("[ ", "[").replace(" ]", "]"), text) + "\n"
+
+
+def write(entries: list, ran: set) -> None:
+    """Write :data:`JSON_PATH` and :data:`TABLE_PATH`: the envelopes of
+    the catalogs in ``ran`` replaced by ``entries`` (those a method answered
+    on no network go to the file's "unanswered" list, which
+    :mod:`qmodels.analytic.envelopes` does not read), the others kept."""
+    old = _load_json()
+    keep = [e for e in old.get("envelopes", []) if e.get("catalog") not in ran]
+    keep_none = [e for e in old.get("unanswered", []) if e.get("catalog") not in ran]
+    measured = sorted(keep + [e for e in entries if e["networks"]], key=_order)
+    none = sorted(keep_none + [e for e in entries if not e["networks"]], key=_order)
+    doc = {"generated": datetime.date.today().isoformat(), "command": f"{COMMAND} --write",
+           "envelopes": measured, "unanswered": none}
+    JSON_PATH.write_text(dumps(doc))
+    TABLE_PATH.write_text(table(sorted(measured + none, key=_order), TABLE_HEADER))
+    update_readme(measured)
+    print(f"wrote {JSON_PATH.relative_to(ROOT)} ({len(measured)} envelopes) and "
+          f"{TABLE_PATH.relative_to(ROOT)}", file=sys.stderr)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="the first few networks of every catalog, short simulations; never "
+                         "writes")
+    ap.add_argument("--write", action="store_true",
+                    help=f"write {JSON_PATH.relative_to(ROOT)} and {TABLE_PATH.relative_to(ROOT)}")
+    ap.add_argument("--family", action="append", metavar="NAME", choices=sorted(CATALOGS),
+                    help="run only this catalog (repeatable)")
+    ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    ap.add_argument("--tables", action="store_true",
+                    help=f"only write {TABLE_PATH.relative_to(ROOT)} and the README's table "
+                         "again from the JSON (no run)")
+    args = ap.parse_args(argv)
+    if args.tables:
+        doc = _load_json()
+        measured, none = doc.get("envelopes", []), doc.get("unanswered", [])
+        TABLE_PATH.write_text(table(sorted(measured + none, key=_order), TABLE_HEADER))
+        update_readme(sorted(measured, key=_order))
+        return 0
+    if args.quick and args.write:
+        ap.error("--quick never writes the envelopes (its runs are shorter)")
+    if args.workers < 1:
+        ap.error("--workers must be at least 1")
+    t0 = time.time()
+    res = run(args.family, quick=args.quick, workers=args.workers, progress=_progress)
+    entries, defects = [], []
+    for name, rows in res.items():
+        e, d = envelopes_of(name, rows)
+        entries += e
+        defects += d
+    wall = time.time() - t0
+    if args.write:
+        write(entries, set(res))
+    print(table(entries, f"{'Quick run' if args.quick else 'Run'} of {COMMAND}"
+                + (" --quick" if args.quick else "") + "\n"))
+    if defects:
+        print(f"DEFECTS ({len(defects)}): law violations, crashes, unconverged answers",
+              file=sys.stderr)
+        for d in defects:
+            print(f"  {d['catalog']} #{d['index']} {d['method']}"
+                  f"{' (fcfs_as_ps)' if d['substituted'] else ''}: {d['status'].upper()}: "
+                  f"{d['message'].splitlines()[0] if d['message'] else ''}", file=sys.stderr)
+    print(f"({wall:.0f} s wall, {args.workers} worker(s))", file=sys.stderr)
+    return 1 if defects else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
