@@ -85,11 +85,19 @@ METHODS: dict[str, Method] = {
         "for_decomposition"),
     "ctmc": Method(
         "qmodels.analytic.ctmc", "ctmc",
-        "exact CTMC of a small network (blocking, pools, FCFS with class-dependent service, "
-        "priority and LCFS-PR queues; service and inter-arrival times as phase-type "
-        "distributions: exact for exponential, Erlang and hyperexponential, a named moment "
-        "fit otherwise, then approximate); qm.solve(net) takes it where product form fails "
-        "and the chain has at most 50,000 states", "for_ctmc"),
+        "exact CTMC of a small network: finite capacity (blocking, loss), token pools, FCFS "
+        "with class-dependent service, priority (prio, prio-pr, several servers) and LCFS-PR "
+        "queues, non-exponential service and non-Poisson (renewal) arrivals as phase-type "
+        "distributions whose phase is in the state; exact (and labelled so) for exponential, "
+        "Erlang and (balanced-means) hyperexponential times with the open-job truncation "
+        "holding at most 1e-9; "
+        "APPROXIMATE, the fit and its moments named, for a deterministic time (Erlang-k, k = "
+        "20, else 10 or 5 to fit the budget: M/G/1 wait + 1/k), lognormal, Pareto, uniform, "
+        "empirical (two or three moments); no fork-joins or correlated (MAP) arrivals; "
+        "refuses a chain over max_states (counted before building; memory estimated before "
+        "allocation); the state count in the notes; qm.solve(net) takes it before any "
+        "approximation where product form fails and the chain has at most 50,000 states",
+        "for_ctmc"),
     "exact-symbolic": Method(
         "qmodels.symbolic.mva", "solve_symbolic",
         "exact single-class MVA in rational expressions of the model's symbols"),

@@ -14,7 +14,10 @@ derived independently of the chain:
 * exact MVA on product-form networks (Reiser & Lavenberg 1980), with the
   phases of PS, LCFS-PR and delay stations held in the chain (insensitivity
   checked by the chain itself);
-* the simulator on a small non-product-form network (slow).
+* M/M/1/K (the truncated geometric), through the automatic choice;
+* the simulator on a small non-product-form network (slow) and on five
+  random ones (FCFS, prio and prio-pr queues, Erlang and H2 service, two
+  closed classes).
 """
 
 from __future__ import annotations
@@ -391,3 +394,117 @@ def test_a_non_product_form_network_against_the_simulator():
         assert abs(e.mean - r.R[c]) <= max(3 * e.half_width, 0.02 * r.R[c]), (c, e, r.R[c])
     e = s.X["tx"]
     assert abs(e.mean - r.X["tx"]) <= max(3 * e.half_width, 0.01 * r.X["tx"])
+
+
+# ---------------------------------------------------------------------------
+# the automatic choice: the chain before any approximation, its label
+# ---------------------------------------------------------------------------
+
+def test_m_m_1_k_by_the_automatic_choice_against_the_truncated_geometric():
+    # M/M/1/K (Kleinrock 1975, sec. 3.6): p_n = (1 - rho) rho^n / (1 -
+    # rho^(K+1)), n = 0..K; accepted rate lambda (1 - p_K); R = L / X.  A
+    # binding capacity is not product form: qm.solve takes the chain
+    lam, S, K = 1.2, 0.5, 6
+    rho = lam * S
+    p = [(1 - rho) * rho ** n / (1 - rho ** (K + 1)) for n in range(K + 1)]
+    L = sum(n * x for n, x in enumerate(p))
+    X = lam * (1 - p[K])
+    net = qm.Network([qm.Queue("q", S, capacity=K)],
+                     [qm.Open("j", lam, routing={"source": {"q": 1}, "q": {"sink": 1}})])
+    r = qm.solve(net)
+    assert r.method == "ctmc" and r.exactness == "exact"
+    assert r.X["j"] == pytest.approx(X, rel=1e-12)
+    assert r.R["j"] == pytest.approx(L / X, rel=1e-12)
+    assert r.info["loss"]["j"] == pytest.approx(p[K], rel=1e-12)
+    np.testing.assert_allclose(qm.marginal(r, "q"), p, rtol=1e-12)
+    assert f"CTMC of {K + 1} states" in " ".join(r.notes)
+
+
+def test_the_automatic_choice_names_states_fit_moments_and_the_rule_for_k():
+    # M/D/1 through qm.solve: the chain (not an approximation) with the
+    # Erlang-20 fit, its moments and the accuracy rule for k said; the
+    # answer approximate, within the stated factor of Pollaczek-Khinchine
+    r = qm.solve(_open_queue(qm.Deterministic()))
+    assert r.method == "ctmc" and r.exactness == "approximate"
+    notes = " ".join(r.notes)
+    assert f"CTMC of {r.info['states']:,} states" in notes
+    assert "k = 20, the first of 20, 10, 5 phases" in notes and "1 + 1/k" in notes
+    fit = [a for a in r.assumptions if "(a fit)" in a]
+    assert len(fit) == 1 and "Erlang-20" in fit[0]
+    # the moments said are those of the Erlang-20: scv 1/20, E[X^3]/E[X]^3
+    # = (k + 1)(k + 2)/k^2 = 1.155 (the constant's: 0 and 1)
+    assert "scv 0 -> 0.05" in fit[0] and "E[X^3]/E[X]^3 1 -> 1.155" in fit[0]
+    md1 = qm.md1(1.0, 0.6)
+    assert (r.R["j"] - 0.6) / md1.waiting_time == pytest.approx(1 + 1 / 20, rel=1e-9)
+
+
+@pytest.mark.parametrize("arrivals, dist", [(None, qm.Erlang(3)),
+                                            (qm.HyperExponential(4.0), None),
+                                            (qm.Erlang(2), qm.HyperExponential(2.0))])
+def test_the_automatic_choice_is_exact_for_exact_phase_type_shapes(arrivals, dist):
+    r = qm.solve(_open_queue(dist, arrivals))
+    assert r.method == "ctmc" and r.exactness == "exact"
+    assert r.info["truncation_mass"] <= C.TRUNCATION_TOL
+    assert not any("(a fit)" in a for a in r.assumptions)
+    assert any("held exactly" in a for a in r.assumptions)
+
+
+def test_a_priority_network_too_large_for_the_budget_goes_to_an_approximation_and_says_why():
+    net = qm.Network([qm.Queue("cpu", 0.01, discipline="prio", distribution=qm.Erlang(2)),
+                      qm.Queue("disk", 0.02)],
+                     [qm.Closed("hi", 200, visits={"cpu": 1, "disk": 1}, priority=0,
+                                think_time=1.0),
+                      qm.Closed("lo", 200, visits={"cpu": 1, "disk": 1}, priority=1,
+                                think_time=1.0)])
+    r = qm.solve(net)
+    assert r.method != "ctmc" and r.exactness == "approximate"
+    assert any("ctmc: the state space has at least" in n for n in r.notes)
+
+
+# ---------------------------------------------------------------------------
+# random non-product-form networks against the simulator
+# ---------------------------------------------------------------------------
+
+_SHAPES = (None, qm.Erlang(2), qm.Erlang(3), qm.HyperExponential(3.0), qm.HyperExponential(6.0))
+
+
+def _random_network(seed):
+    """Two or three FCFS queues (or a non-preemptive / preemptive-resume
+    priority queue first) with Erlang, H2 or exponential service, two closed
+    classes of two or three jobs with their own service times, think times
+    and priority levels, each class cycling through a fixed path of
+    stations (the think time once per cycle)."""
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(2, 4))
+    names = [f"s{k}" for k in range(K)]
+    disc = ["fcfs"] * K
+    disc[0] = str(rng.choice(["fcfs", "prio", "prio-pr"]))
+    stations = [qm.Queue(n, 0.05, discipline=d,
+                         distribution=_SHAPES[int(rng.integers(len(_SHAPES)))])
+                for n, d in zip(names, disc)]
+    classes = []
+    for i in range(2):
+        path = [names[0]] + [n for n in names[1:] if rng.random() < 0.7]
+        if len(path) == 1:
+            path.append(names[-1])
+        route = {a: {b: 1} for a, b in zip(path, path[1:] + path[:1])}
+        classes.append(qm.Closed(
+            f"c{i}", int(rng.integers(2, 4)), think_time=float(rng.uniform(0.1, 0.4)),
+            routing=route, priority=i,
+            service={n: float(rng.uniform(0.02, 0.08)) for n in path}))
+    return qm.Network(stations, classes)
+
+
+# seeds drawn so that the five cover prio (1, 7), prio-pr (4, 10) and FCFS
+# only (8), with exponential, Erlang and H2 service (about 1 s each)
+@pytest.mark.parametrize("seed", [1, 4, 7, 8, 10])
+def test_random_non_product_form_networks_against_the_simulator(seed):
+    net = _random_network(seed)
+    r = qm.solve(net)
+    assert r.method == "ctmc" and r.exactness == "exact"
+    s = qm.simulate(net, seed=100 + seed, horizon=1e4, replications=5, progress=False)
+    for c in ("c0", "c1"):
+        for fig, tol in (("X", 0.01), ("R", 0.02)):
+            e = getattr(s, fig)[c]
+            ref = getattr(r, fig)[c]
+            assert abs(e.mean - ref) <= max(3 * e.half_width, tol * ref), (seed, c, fig, e, ref)

@@ -760,9 +760,14 @@ def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int,
     States: the product over classes of the ways to place the class's jobs
     over the places it can reach, C(N_r + m_r - 1, m_r - 1) for a closed
     class (compositions of N_r into m_r parts), C(L + m_r, m_r) for an open
-    one (at most L = open_limit jobs), capped at ``max_states``; an upper
-    bound (``exact_bound`` True) when no station keeps the order of its
-    jobs, else a lower bound (orders split the placements further).
+    one (at most L = open_limit jobs), capped at ``max_states``; a place is
+    a counted station in one of the class's service phases there, or an
+    order-keeping station (whatever the phases: only the jobs in service
+    have one) or the think stage.  An upper bound (``exact_bound`` True)
+    when no station keeps the order of its jobs, else a lower bound for the
+    closed classes (orders and the phases of the jobs in service split the
+    placements further), so a refusal on it never refuses a closed chain
+    that would fit.
     Nonzeros: states times the most transitions a state can have (every
     job type completing at every place it can be, to every next place,
     plus every arrival)."""
@@ -779,8 +784,11 @@ def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int,
     fan = 0
     for r in range(spec.C):
         places = {k for k, rr, _ in pos if rr == r}
-        # a place holds a job in one of its service phases there
-        m = sum(len(spec.phr[r][k]) if k < spec.K else 1 for k in places)
+        # a counted place holds a job in one of its service phases there; at
+        # an order-keeping station only the jobs in service (or preempted)
+        # have a phase, which splits the placements further: one place
+        m = sum(len(spec.phr[r][k]) if k < spec.K and not lay.ordered[k] else 1
+                for k in places)
         if m == 0:
             continue
         if spec.is_open[r]:

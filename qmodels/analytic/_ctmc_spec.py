@@ -26,7 +26,7 @@ from ..model.network import (
     pool_chains,
 )
 from ..model.stations import PRIORITY_DISCIPLINES
-from .phase_type import DEFAULT_MAX_PHASES, Coxian, coxian_of
+from .phase_type import DEFAULT_MAX_PHASES, Coxian, coxian_of, fit_moments
 
 #: Default bound on the number of open jobs in the network (truncation).
 DEFAULT_OPEN_LIMIT = 40
@@ -162,6 +162,7 @@ class _Spec:
         self.fits: list[str] = []
         self.shapes: list[str] = []
         self.capped = False
+        self.max_phases = int(max_phases)
         self.phr = [[(self.mu[r, k],) for k in range(self.K)] for r in range(self.C)]
         self.phq = [[(0.0,) for _ in range(self.K)] for _ in range(self.C)]
         for k, s in enumerate(net.stations):
@@ -180,7 +181,7 @@ class _Spec:
             if not self.is_open[r] or d is None or not self.lam[r] > 0:
                 continue
             cox = coxian_of(d, 1.0 / self.lam[r], max_phases, who=f"class {c.name!r}")
-            self._note(cox, f"class {c.name!r}: inter-arrival times")
+            self._note(cox, f"class {c.name!r}: inter-arrival times", d)
             if cox.phases > 1:
                 self.arr_cox[r] = cox
         self.nphase = [max(len(self.phr[r][k]) for k in range(self.K)) if self.K else 1
@@ -201,12 +202,12 @@ class _Spec:
             key = cox.fit or type(d).__name__
             if key not in seen:
                 seen.add(key)
-                self._note(cox, f"station {s.name!r}: service")
+                self._note(cox, f"station {s.name!r}: service", d)
 
-    def _note(self, cox, what):
+    def _note(self, cox, what, dist):
         self.capped = self.capped or cox.capped
         if not cox.exact:
-            self.fits.append(f"{what} {cox.fit}")
+            self.fits.append(f"{what} {cox.fit}; {fit_moments(dist, cox)}")
         elif cox.phases > 1:
             self.shapes.append(what)
 

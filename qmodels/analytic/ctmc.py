@@ -321,10 +321,20 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     max_states : int
         Largest state space to build; a larger one raises
         :class:`~qmodels.errors.ProblemTooLargeError` with the count.
-        Where no closed job can be blocked or wait for a token, a lower
-        bound on the count (the placements of the closed jobs) is checked
-        first, so a far too large chain is refused at once, before any
-        state is built.
+        The budget is enforced three times, each refusal naming its figure:
+        (1) before any state is built, where no closed job can be blocked
+        or wait for a token, a lower bound on the count (the placements of
+        the closed jobs) is checked against ``max_states``, so a far too
+        large chain is refused at once; (2) before the compiled build
+        allocates anything, its states, nonzero rates and bytes are
+        estimated and a chain needing more than half the memory available
+        is refused; (3) while building, the state after the
+        ``max_states``-th stops the build.  ``qm.solve(net)`` gives the
+        chain 50,000 states.  Measured on one core of a loaded 2-core
+        machine (``python -m benchmarks.bench_ctmc --ph``): about 10,000
+        to 60,000 states per CPU second end to end for phase-type and
+        priority models, the largest within 10 CPU s 98,000 to 174,000
+        states (``benchmarks/README.md``).
     open_limit : int, optional
         Bound on the number of open jobs present when capacities do not
         already bound them; the probability of being at the bound (the
@@ -414,7 +424,18 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
             # a shape fitted at the phase cap: a coarser fit may fit the budget
             if n + 1 == len(tries) or not _Spec(net, open_limit, k).capped:
                 raise
-    return _unvisited(net, res, max_states, limit, k)
+    res = _unvisited(net, res, max_states, limit, k)
+    if res.info.get("phase_capped"):
+        rule = (f"max_phases = {k} as given" if max_phases is not None else
+                f"k = {k}, the first of {', '.join(map(str, PHASE_STEPS))} phases whose chain "
+                f"fits max_states = {int(max_states)}")
+        res = dataclasses.replace(res, notes=tuple(res.notes) + (
+            f"phase cap for the fitted low-variability shapes: {rule}.  Accuracy rule: an "
+            f"Erlang-k in place of a deterministic time has scv 1/k, and in an M/G/1 queue "
+            f"the mean wait is overstated by the factor 1 + 1/k ({100 / k:.3g} % here; 5 % at "
+            "k = 20) (Pollaczek-Khinchine; Kleinrock 1975, eq. 5.105); pass max_phases= for "
+            "another k",))
+    return res
 
 
 def _check_open_load(net: Network) -> None:
@@ -638,7 +659,7 @@ def _solve_compiled(net, spec, chain, lay, max_states, compiled=None) -> Result:
     used: list[str] = []
     pi, resid = _stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], describe, used)
     return _result(net, spec, n, resid, _compiled_sums(spec, lay, states, n, pi, compiled),
-                   used[0])
+                   used[0], build="compiled")
 
 
 def _compiled_sums(spec, lay, states, n, pi, compiled=None) -> _Sums:
@@ -893,9 +914,10 @@ def _figures(net, spec, chain, states, pi, resid, solver="lu") -> Result:
                    solver)
 
 
-def _result(net, spec, n, resid, acc, solver="lu") -> Result:
+def _result(net, spec, n, resid, acc, solver="lu", build="python") -> Result:
     """The Result from the expectations ``acc`` of a chain of ``n`` states
-    whose stationary vector ``solver`` found ("lu" or "bicgstab")."""
+    whose stationary vector ``solver`` found ("lu" or "bicgstab"), built by
+    ``build`` ("compiled" or "python")."""
     Ust = _station_utilization(spec, acc)
     X, Q = acc.X, acc.Q
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -903,7 +925,12 @@ def _result(net, spec, n, resid, acc, solver="lu") -> Result:
     Xc, Rc = _class_figures(net, spec, acc)
     info = _info(net, spec, n, resid, acc)
     info["linear_solver"] = solver
-    notes = []
+    info["build"] = build
+    info["max_phases"] = spec.max_phases
+    info["fits"] = tuple(spec.fits)
+    info["phase_capped"] = bool(spec.capped)
+    how = {"lu": "sparse LU", "bicgstab": "BiCGSTAB"}.get(solver, solver)
+    notes = [f"CTMC of {n:,} states ({build} build, stationary vector by {how})"]
     exactness, assumed, warned = _label(net, spec, acc.trunc_mass)
     # an answer of the truncated chain is approximate: its error is the
     # probability at the bound, the fraction of open arrivals turned away

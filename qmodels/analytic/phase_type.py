@@ -65,7 +65,7 @@ from ..model.distributions import (
 )
 
 __all__ = ["Coxian", "coxian_of", "hyper_to_coxian", "mixed_erlang", "h2_balanced",
-           "h2_three_moments", "relative_moments", "DEFAULT_MAX_PHASES"]
+           "h2_three_moments", "relative_moments", "fit_moments", "DEFAULT_MAX_PHASES"]
 
 #: the most phases a *fitted* low-variability shape gets (a deterministic
 #: time: Erlang-20, SCV 0.05); exact Erlang shapes keep their own k
@@ -283,6 +283,19 @@ def _fitted(dist: Distribution, mean: float, max_phases: int) -> Coxian:
     return Coxian(r, q, False,
                   f"{name} (scv {c2:.4g}) as the balanced-means H2 (Whitt 1982; mean and scv "
                   f"matched, {why}), {len(r)} phases")
+
+
+def fit_moments(dist: Distribution, cox: Coxian) -> str:
+    """The moments of a shape and of its phase-type fit, side by side, as
+    said in a result's assumptions: the SCV and the normalised third moment
+    E[X^3]/E[X]^3 of each (:func:`relative_moments`; the fit's from
+    :meth:`Coxian.moment`), the mean being matched by every fit."""
+    m1 = cox.mean
+    fit = (cox.moment(2) / m1 ** 2 - 1.0, cox.moment(3) / m1 ** 3)
+    rel = relative_moments(dist)
+    shape = (float(dist.scv), rel[1] if rel is not None else math.nan)
+    return (f"moments (mean matched): scv {shape[0]:.4g} -> {fit[0]:.4g}, "
+            f"E[X^3]/E[X]^3 {shape[1]:.4g} -> {fit[1]:.4g}")
 
 
 def coxian_of(dist, mean: float, max_phases: int = DEFAULT_MAX_PHASES,
