@@ -145,29 +145,45 @@ def _find(w, D, states, hashes, table):
 
 @jitable
 def _insert(w, h, s, states, hashes, table, n):
-    """Store ``w`` as state ``n`` (hash ``h``, table slot ``s``), growing
-    the arrays by doubling and the table by 4 when half full; returns the
-    (maybe new) arrays and the new count."""
-    if n == states.shape[0]:
-        bigger = np.zeros((2 * n, states.shape[1]), dtype=np.int32)
-        bigger[:n] = states
-        states = bigger
-        hb = np.zeros(2 * n, dtype=np.int64)
-        hb[:n] = hashes
-        hashes = hb
+    """Store ``w`` as state ``n`` (hash ``h``, table slot ``s``); the room
+    was made beforehand (:func:`_reserve`).  Returns the new count."""
     states[n, :] = w
     hashes[n] = h
     table[s] = n
-    n += 1
-    if 2 * n > table.shape[0]:
-        table = np.full(4 * table.shape[0], -1, dtype=np.int64)
-        mask = table.shape[0] - 1
+    return n + 1
+
+
+@jitable
+def _reserve(states, hashes, table, n, room):
+    """Room for ``room`` more states: the arrays grown by doubling and the
+    table by 4 (rehashed) until ``n + room`` rows fit and the table stays
+    at most half full; returns the (maybe new) arrays.  Called once per
+    state with ``room`` the most new states one state's moves can add, so
+    the helpers of a state's moves never reallocate (and return no
+    arrays: a returned array costs reference counting on every move)."""
+    need = n + room
+    if need > states.shape[0]:
+        m = states.shape[0]
+        while m < need:
+            m *= 2
+        bigger = np.zeros((m, states.shape[1]), dtype=np.int32)
+        bigger[:n] = states[:n]
+        states = bigger
+        hb = np.zeros(m, dtype=np.int64)
+        hb[:n] = hashes[:n]
+        hashes = hb
+    if 2 * need > table.shape[0]:
+        m = table.shape[0]
+        while 2 * need > m:
+            m *= 4
+        table = np.full(m, -1, dtype=np.int64)
+        mask = m - 1
         for c in range(n):
             s = hashes[c] & mask
             while table[s] >= 0:
                 s = (s + 1) & mask
             table[s] = c
-    return states, hashes, table, n
+    return states, hashes, table
 
 
 @jitable
@@ -224,15 +240,14 @@ def _enter(w, d, t, ordered, off, width, tcol, disc, servers, tlevel, nopen_at):
 
 @jitable
 def _target(w, D, states, hashes, table, n, max_states):
-    """Index of state ``w``, added if new: ``(j, states, hashes, table,
-    n)``; j = -1 when it is new and ``max_states`` are stored already."""
+    """Index of state ``w``, added if new (room reserved): ``(j, n)``; j =
+    -1 when it is new and ``max_states`` are stored already."""
     j, h, s = _find(w, D, states, hashes, table)
     if j >= 0:
-        return j, states, hashes, table, n
+        return j, n
     if n >= max_states:
-        return -1, states, hashes, table, n
-    states, hashes, table, n2 = _insert(w, h, s, states, hashes, table, n)
-    return n, states, hashes, table, n2
+        return -1, n
+    return n, _insert(w, h, s, states, hashes, table, n)
 
 
 @jitable
@@ -286,30 +301,18 @@ def _flush(rows, cols, vals, nnz, i, tj, tv, nout):
 
 
 @jitable
-def _grow_out(tj, tv):
-    """The per-state target buffers, twice as long."""
-    m = tj.shape[0]
-    tj2 = np.zeros(2 * m, dtype=np.int64)
-    tv2 = np.zeros(2 * m, dtype=np.float64)
-    tj2[:m] = tj
-    tv2[:m] = tv
-    return tj2, tv2
-
-
-@jitable
 def _move(w, i, v, D, states, hashes, table, n, max_states, tj, tv, nout):
     """Rate ``v`` from state i into state ``w`` (added if new; rates into
-    one target summed in first-seen order, a move back into i dropped):
-    ``(status, states, hashes, table, n, tj, tv, nout)``, status 1 when a
-    new state would pass ``max_states``."""
-    j, states, hashes, table, n = _target(w, D, states, hashes, table, n, max_states)
+    one target summed in first-seen order, a move back into i dropped; the
+    room in the arrays and in ``tj``/``tv`` reserved by :func:`_bfs`):
+    ``(status, n, nout)``, status 1 when a new state would pass
+    ``max_states``."""
+    j, n = _target(w, D, states, hashes, table, n, max_states)
     if j < 0:
-        return 1, states, hashes, table, n, tj, tv, nout
+        return 1, n, nout
     if j != i:
-        if nout == tj.shape[0]:
-            tj, tv = _grow_out(tj, tv)
         nout = _add_out(tj, tv, nout, j, v)
-    return 0, states, hashes, table, n, tj, tv, nout
+    return 0, n, nout
 
 
 @jitable
@@ -333,10 +336,10 @@ def _service_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
             if q > 0.0:  # on to the next phase
                 _advance(w, states[i], place, slot, t, tnext[t], ordered, off, tcol)
                 _canon(w, place, ordered, off, width, sortc)
-                bad, states, hashes, table, n, tj, tv, nout = _move(
+                bad, n, nout = _move(
                     w, i, rate * q, D, states, hashes, table, n, max_states, tj, tv, nout)
                 if bad:
-                    return 1, states, hashes, table, n, tj, tv, nout
+                    return 1, n, nout
             if q >= 1.0:
                 continue
             done = rate * (1.0 - q)
@@ -346,12 +349,12 @@ def _service_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
                 _enter(w, rdest[e], tbase[t], ordered, off, width, tcol, disc, servers,
                        tlevel, nopen_at)
                 _canon(w, rdest[e], ordered, off, width, sortc)
-                bad, states, hashes, table, n, tj, tv, nout = _move(
+                bad, n, nout = _move(
                     w, i, done * rprob[e], D, states, hashes, table, n, max_states, tj, tv,
                     nout)
                 if bad:
-                    return 1, states, hashes, table, n, tj, tv, nout
-    return 0, states, hashes, table, n, tj, tv, nout
+                    return 1, n, nout
+    return 0, n, nout
 
 
 @jitable
@@ -373,11 +376,11 @@ def _arrival_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
                 for x in range(D):
                     w[x] = states[i, x]
                 w[col] = ph + 1
-                bad, states, hashes, table, n, tj, tv, nout = _move(
+                bad, n, nout = _move(
                     w, i, gphr[g, ph] * q, D, states, hashes, table, n, max_states, tj, tv,
                     nout)
                 if bad:
-                    return 1, states, hashes, table, n, tj, tv, nout
+                    return 1, n, nout
             done = gphr[g, ph] * (1.0 - q)
         else:
             done = glam[g]
@@ -395,11 +398,11 @@ def _arrival_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
                 _canon(w, adest[a], ordered, off, width, sortc)
             if col >= 0:
                 w[col] = 0
-            bad, states, hashes, table, n, tj, tv, nout = _move(
+            bad, n, nout = _move(
                 w, i, done * aprob[a], D, states, hashes, table, n, max_states, tj, tv, nout)
             if bad:
-                return 1, states, hashes, table, n, tj, tv, nout
-    return 0, states, hashes, table, n, tj, tv, nout
+                return 1, n, nout
+    return 0, n, nout
 
 
 @lazyjit(threshold=20_000)
@@ -414,6 +417,18 @@ def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu,
     rows of ``states`` and the first ``nnz`` triplets are the chain;
     ``status`` 0, or 1 when more than ``max_states`` states were met."""
     D = start.shape[0]
+    K = kind.shape[0]
+    # the most moves (so new states and targets) one state can have: per
+    # slot of each place, a phase's advance and every route of the most
+    # routed job type there; per arrival stream, its advance and arrivals
+    room = 1
+    for place in range(K + 1):
+        most = 0
+        for t in range(tbase.shape[0]):
+            most = max(most, rptr[t * (K + 1) + place + 1] - rptr[t * (K + 1) + place])
+        room += width[place] * (1 + most)
+    for g in range(gcol.shape[0]):
+        room += 1 + gptr[g + 1] - gptr[g]
     states = np.zeros((1024, D), dtype=np.int32)
     hashes = np.zeros(1024, dtype=np.int64)
     table = np.full(4096, -1, dtype=np.int64)
@@ -421,21 +436,23 @@ def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu,
     cols = np.zeros(8192, dtype=np.int32)
     vals = np.zeros(8192, dtype=np.float64)
     nnz = 0
+    states, hashes, table = _reserve(states, hashes, table, 0, room)
     j, h, s = _find(start, D, states, hashes, table)
-    states, hashes, table, n = _insert(start, h, s, states, hashes, table, 0)
+    n = _insert(start, h, s, states, hashes, table, 0)
     # targets of the current state, rates summed in first-seen order
-    tj = np.zeros(64, dtype=np.int64)
-    tv = np.zeros(64, dtype=np.float64)
+    tj = np.zeros(room, dtype=np.int64)
+    tv = np.zeros(room, dtype=np.float64)
     w = np.zeros(D, dtype=np.int32)
     i = 0
     while i < n:
-        bad, states, hashes, table, n, tj, tv, nout = _service_moves(
+        states, hashes, table = _reserve(states, hashes, table, n, room)
+        bad, n, nout = _service_moves(
             i, w, D, states, hashes, table, n, max_states, tj, tv, 0, ordered, off, width,
             colt, tcol, disc, sortc, kind, servers, mu, tq, tnext, tbase, tlevel, zthink, mult,
             nmult, rptr, rdest, rprob)
         if bad:
             return states, n, rows, cols, vals, nnz, 1
-        bad, states, hashes, table, n, tj, tv, nout = _arrival_moves(
+        bad, n, nout = _arrival_moves(
             i, w, D, states, hashes, table, n, max_states, tj, tv, nout, ordered, off, width,
             tcol, disc, sortc, servers, tlevel, gptr, gcol, glam, gphr, gphq, acls, adest,
             aprob, open_limit)
