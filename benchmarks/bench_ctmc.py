@@ -242,9 +242,10 @@ def ph_models(out, budget: float = 10.0):
 
     qm.ctmc(ph_web(2))  # compile or load the kernels, untimed
     for name, make, sizes, kw in (
-            ("web, N users", ph_web, (10, 20, 40, 60, 80, 100, 120, 140, 160, 200), {}),
-            ("priority, N per class", ph_prio, (4, 8, 12, 16, 20, 24, 28, 32), {}),
-            ("open tandem, bound L", ph_open, (20, 40, 60, 80, 100, 120), {})):
+            ("web, N users", ph_web, (10, 20, 30, 40, 44, 48, 52, 56, 60), {}),
+            ("priority, N per class", ph_prio, (4, 8, 10, 12, 13, 14, 15, 16), {}),
+            ("open tandem, bound L", ph_open, (40, 80, 120, 160, 200, 240, 280, 320, 400),
+             {})):
         out(f"ctmc, phase-type model: {name} ({make.__doc__.split(chr(10))[0]})")
         best = None
         for x in sizes:

@@ -267,11 +267,49 @@ def _auto(network: Network, options: dict):
             # says why this one did not
             passed.append((name, str(e)))
             continue
+        if result.exactness != "exact" and name in EXACT_ELSEWHERE:
+            other = _exact_elsewhere(network, options, EXACT_ELSEWHERE[name])
+            if other is not None:
+                passed.append((name, f"its answer is approximate ({_why_approximate(result)}) "
+                                     f"and {other.method!r} answers this network exactly"))
+                name, result = other.method, other
         note = f"method chosen by qm.solve: {name!r}"
         if passed:
             note += " (passed over " + "; ".join(f"{n}: {w}" for n, w in passed) + ")"
         return replace(result, notes=tuple(result.notes) + (note,))
     raise _none_applies(passed)
+
+
+#: methods after ``key`` in :data:`AUTO_ORDER` that can answer exactly what
+#: ``key`` answers only approximately: the CTMC fits a deterministic,
+#: lognormal or Pareto time with phases, while QNA solves an M/G/1 queue fed
+#: by Poisson arrivals and a GI/M/c queue fed by a renewal stream exactly
+#: (Pollaczek-Khinchine; the GI/M/c transform)
+EXACT_ELSEWHERE = {"ctmc": ("qna",)}
+
+
+def _exact_elsewhere(network: Network, options: dict, names) -> object | None:
+    """The answer of the first of ``names`` that applies, takes the options
+    and labels its answer exact, or None."""
+    for name in names:
+        check = requirement(name)
+        if check is not None and check(network) is not None:
+            continue
+        try:
+            check_options(name, options)
+            result = solver(name)(network, **{**AUTO_OPTIONS.get(name, {}), **options})
+        except UnsupportedModelError:
+            continue
+        if result.exactness == "exact":
+            return result
+    return None
+
+
+def _why_approximate(result) -> str:
+    """What made an answer approximate, from its assumptions and warnings
+    (a fit, a truncation), in a few words."""
+    fits = [a.split(" as ")[0] + " fitted" for a in result.assumptions if "(a fit)" in a]
+    return "; ".join(fits + list(result.warnings)) or "labelled approximate"
 
 
 @functools.lru_cache(maxsize=None)

@@ -421,10 +421,13 @@ def test_m_m_1_k_by_the_automatic_choice_against_the_truncated_geometric():
 
 
 def test_the_automatic_choice_names_states_fit_moments_and_the_rule_for_k():
-    # M/D/1 through qm.solve: the chain (not an approximation) with the
-    # Erlang-20 fit, its moments and the accuracy rule for k said; the
-    # answer approximate, within the stated factor of Pollaczek-Khinchine
-    r = qm.solve(_open_queue(qm.Deterministic()))
+    # a closed network with a deterministic FCFS disk: qm.solve takes the
+    # chain (not an approximation) with the Erlang-20 fit, its moments and
+    # the accuracy rule for k said, and labels the answer approximate
+    net = qm.Network([qm.Queue("cpu", 0.04), qm.Queue("disk", 0.05,
+                                                       distribution=qm.Deterministic())],
+                     [qm.Closed("a", 3, visits={"cpu": 1, "disk": 1}, think_time=0.2)])
+    r = qm.solve(net)
     assert r.method == "ctmc" and r.exactness == "approximate"
     notes = " ".join(r.notes)
     assert f"CTMC of {r.info['states']:,} states" in notes
@@ -434,8 +437,22 @@ def test_the_automatic_choice_names_states_fit_moments_and_the_rule_for_k():
     # the moments said are those of the Erlang-20: scv 1/20, E[X^3]/E[X]^3
     # = (k + 1)(k + 2)/k^2 = 1.155 (the constant's: 0 and 1)
     assert "scv 0 -> 0.05" in fit[0] and "E[X^3]/E[X]^3 1 -> 1.155" in fit[0]
-    md1 = qm.md1(1.0, 0.6)
-    assert (r.R["j"] - 0.6) / md1.waiting_time == pytest.approx(1 + 1 / 20, rel=1e-9)
+    # the same chain as qm.ctmc's, and within 1 % of the Erlang-40 chain
+    assert r.X["a"] == pytest.approx(qm.ctmc(net).X["a"], rel=1e-12)
+    assert r.X["a"] == pytest.approx(qm.ctmc(net, max_phases=40).X["a"], rel=0.01)
+
+
+def test_the_automatic_choice_prefers_an_exact_qna_to_a_fitted_chain():
+    # M/D/1: the chain would fit the constant by an Erlang-20 (wait + 5 %);
+    # QNA solves the M/G/1 queue exactly (Pollaczek-Khinchine), so qm.solve
+    # answers by QNA and says why it passed the chain over
+    r = qm.solve(_open_queue(qm.Deterministic()))
+    assert r.method == "qna" and r.exactness == "exact"
+    assert r.R["j"] == pytest.approx(qm.md1(1.0, 0.6).R, rel=1e-12)
+    assert any("ctmc: its answer is approximate" in n and "answers this network exactly" in n
+               for n in r.notes)
+    # an Erlang shape the chain holds exactly stays with the chain
+    assert qm.solve(_open_queue(qm.Erlang(3))).method == "ctmc"
 
 
 @pytest.mark.parametrize("arrivals, dist", [(None, qm.Erlang(3)),
