@@ -19,6 +19,17 @@ no think time: C(N + 2, 2)^3 states, 91,125 at N = 8, 1,157,625 at N = 13.
 It is product form (BCMP), so exact MVA checks every answer (``maxrel``).
 Times are wall and CPU seconds of one run each (the kernels compiled or
 loaded from numba's cache first, untimed); ``peak RSS`` is the process's.
+
+``--ph`` times three models that are not product form (phase-type service
+and arrivals, a priority queue; see :func:`ph_web`, :func:`ph_prio`,
+:func:`ph_open`) at growing sizes and reports the states per CPU second
+and the largest solved within 10 CPU seconds on one core.  Measured
+2026-11-27 on the shared 2-core machine (benchmarks/README.md): 174,001
+states (three-tier, N = 40, 7.7 s), 97,969 (priority, N = 12, 9.3 s),
+154,242 (open tandem, L = 160, 6.0 s); 9,000 to 63,000 states per CPU
+second.  ``qm.ctmc`` refuses, before it allocates anything, a chain whose
+counted lower bound passes ``max_states`` or whose estimated memory
+(states, nonzero rates, bytes) passes half the memory available.
 """
 
 from __future__ import annotations
