@@ -63,13 +63,18 @@ def _rng(cid):
 
 
 def network(D, N, Z):
-    """A qmodels Network: K single-server queues, one closed class per row of D."""
+    """A qmodels Network: K single-server queues, one closed class per row of D.
+
+    Processor-sharing queues: the peers' MVA solves the product-form network,
+    whose class-dependent demands hold at PS (or at FCFS with one rate for
+    every class, which random rows do not give); qmodels refuses FCFS with
+    class-dependent service as product form (it is not)."""
     import qmodels as qm
 
     D = np.atleast_2d(np.asarray(D, dtype=float))
     C, K = D.shape
     names = [f"q{k}" for k in range(K)]
-    stations = [qm.Queue(n, 1.0) for n in names]
+    stations = [qm.Queue(n, 1.0, discipline="ps") for n in names]
     classes = [
         qm.Closed(f"c{c}", int(N[c]), demands=dict(zip(names, map(float, D[c]))),
                   think_time=float(Z[c]))

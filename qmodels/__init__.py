@@ -90,6 +90,9 @@ _LAZY = {
     # the embedded discrete-event simulator
     "sim": ("qmodels.sim", None),
     "simulate": ("qmodels.sim", "simulate"),
+    "transient": ("qmodels.transient", "transient"),
+    "response_time_distribution": ("qmodels.analytic.passage", "response_time_distribution"),
+    "Transient": ("qmodels.transient", "Transient"),
     "SimResult": ("qmodels.sim", "SimResult"),
     "Estimate": ("qmodels.sim", "Estimate"),
     "warm_up": ("qmodels.sim", "warm_up"),
@@ -119,6 +122,7 @@ _LAZY = {
     "Lattice": ("qmodels.analytic.multiclass", "Lattice"),
     # approximations for non-exponential service (open: QNA; closed: residual MVA)
     "qna": ("qmodels.analytic.qna", "qna"),
+    "rqna": ("qmodels.analytic.rqna", "rqna"),
     "mva_residual": ("qmodels.analytic.amva_residual", "mva_residual"),
     "throughput_vs_tokens": ("qmodels.analytic.decomposition", "throughput_vs_tokens"),
     # bounds beyond ABA/BJB

@@ -133,7 +133,8 @@ def check_count(value, what: str, *, minimum: int, error=InvalidValueError,
     if v > maximum:
         raise error(f"{what} is too large: {_digits(v)} exceeds "
                     + ("the largest float (about 1.8e308)" if maximum == MAX_COUNT
-                       else f"{maximum} (a 64-bit integer)"))
+                       else f"{maximum} (a 64-bit integer)" if maximum == MAX_INT64
+                       else f"the limit {maximum}"))
     return v
 
 

@@ -79,6 +79,10 @@ def cmd_solve(args) -> int:
 
     net, builtin = _load(args.model)
     options = _options(args.option or ())
+    if args.transient is not None:
+        return _solve_transient(net, args, options)
+    if args.points is not None:
+        raise UsageError("--points applies to --transient only")
     if args.method == "sim":
         options["seed"] = 1 if args.seed is None else args.seed
     elif args.seed is not None:
@@ -100,6 +104,29 @@ def cmd_solve(args) -> int:
     print(result.table())
     used = getattr(result, "method", args.method)
     print(f"\nsolved with method {used!r} in {elapsed * 1e3:.1f} ms")
+    return EXIT_OK
+
+
+def _solve_transient(net, args, options) -> int:
+    """``qmodels solve MODEL --transient T``: the figures over [0, T]."""
+    from .transient import transient
+
+    method = args.method if args.method in ("ctmc", "sim") else "auto"
+    if args.method not in ("auto", "ctmc", "sim"):
+        raise UsageError(f"--transient takes --method auto, ctmc or sim, not {args.method!r}")
+    if args.seed is not None:
+        options["seed"] = args.seed
+    try:
+        res = transient(net, args.transient, points=args.points or 50, method=method,
+                        **options)
+    except TypeError as e:
+        if options and "unexpected keyword argument" in str(e):
+            raise UsageError(f"--transient has no option: {e}") from None
+        raise
+    if args.json:
+        print(json.dumps(res.to_dict(), indent=2, default=str))
+    else:
+        print(res.table(rows=10))
     return EXIT_OK
 
 
@@ -305,6 +332,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "--option curve=true, --option tol=1e-10")
     s.add_argument("--seed", type=int, default=None,
                    help="random seed, method sim only (default 1: the same run every time)")
+    s.add_argument("--transient", type=float, default=None, metavar="T",
+                   help="instead of the steady state: how the figures evolve over [0, T] from "
+                        "an empty start (closed jobs at the start of their cycle); --method "
+                        "auto (the CTMC if it fits, else sim), ctmc or sim")
+    s.add_argument("--points", type=int, default=None, metavar="P",
+                   help="grid points of --transient (default 50)")
     s.set_defaults(func=cmd_solve)
     d = sub.add_parser("demo", help="the SPAX case-study report (table and plots)",
                        description="Build the SPAX machine as a queueing model, print its "

@@ -43,7 +43,8 @@ METHODS: dict[str, Method] = {
     "exact": Method(
         "qmodels.analytic.mva", "mva",
         "product form (BCMP): exact MVA for closed classes, Jackson/BCMP for open, "
-        "exact mixed solution; refuses non-Poisson arrivals, non-exponential or "
+        "exact mixed solution; class switching by one class per routing chain; refuses "
+        "non-Poisson arrivals, non-exponential or "
         "class-dependent FCFS service (fcfs_as_ps=True: the processor-sharing answer, "
         "labelled approximate), binding capacities, pools, mixed priority levels, fork-joins",
         "for_exact"),
@@ -69,6 +70,17 @@ METHODS: dict[str, Method] = {
         "several; PS and delays as in product form); exact (and labelled so) where every "
         "station is: GI/M/c fed by a renewal stream alone, M/G/1 fed by Poisson alone, "
         "Jackson parts; no pools, finite capacities or load-dependent stations", "for_qna"),
+    "rqna": Method(
+        "qmodels.analytic.rqna", "rqna",
+        "APPROXIMATE: Whitt & You's robust queueing network analyzer (2018, 2022) for one open "
+        "class at single-server FCFS queues with Markovian routing: each flow described by "
+        "its rate and index of dispersion for counts over time (bursty or correlated streams "
+        "that QNA's two moments miss), each queue by the robust-queueing workload formula; "
+        "exact (and labelled so) where every queue is fed by Poisson flows (M/G/1, Jackson) or "
+        "is a GI/M/1 queue fed by the renewal stream alone; "
+        "refuses several classes, delays, multi-server, PS/LCFS-PR, priority and "
+        "load-dependent stations, pools and finite capacities (method='qna' answers most)",
+        "for_rqna"),
     "mva-residual": Method(
         "qmodels.analytic.amva_residual", "mva_residual",
         "APPROXIMATE: Schweitzer MVA with the residual-service correction for FCFS queues with "
@@ -104,9 +116,10 @@ METHODS: dict[str, Method] = {
     "priority": Method(
         "qmodels.analytic.priority", "priority",
         "APPROXIMATION for priority queues (prio, prio-pr) with mixed priority levels: "
-        "closed single-server networks by Sevcik's shadow server in Schweitzer's approximate "
-        "MVA; open networks by exact single-station priority formulas (Cobham; preemptive "
-        "resume) on Poisson class flows", "for_priority"),
+        "closed single-server networks by an exact chain of the priority stations fed by the "
+        "flow-equivalent server of the rest (small populations), else Sevcik's shadow server "
+        "in Schweitzer's approximate MVA; open networks by exact single-station priority "
+        "formulas (Cobham; preemptive resume) on Poisson class flows", "for_priority"),
     "forkjoin": Method(
         "qmodels.analytic.forkjoin", "forkjoin",
         "fork-join networks, one class, exponential single-server queues and delays: open "
@@ -123,6 +136,10 @@ METHODS: dict[str, Method] = {
 #: where the exact method cannot answer: not product form, or too large)
 AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "mva-residual", "qna",
               "linearizer")
+
+#: the methods that solve class switching (the exact one by the chain
+#: reduction, :mod:`qmodels.analytic.switching`); the others refuse it
+CLASS_SWITCHING = ("exact", "sim")
 
 #: options ``qm.solve(net)`` gives a method it chooses (the CTMC within the
 #: automatic choice's state budget)
@@ -212,7 +229,11 @@ def requirement(method: str) -> Callable | None:
     name = METHODS[method].requires
     if name is None:
         return None
-    return getattr(importlib.import_module("qmodels.analytic.requires"), name)
+    req = importlib.import_module("qmodels.analytic.requires")
+    check = getattr(req, name)
+    if method in CLASS_SWITCHING:
+        return check
+    return lambda net: req.class_switching(net) or check(net)
 
 
 def choose(network: Network) -> tuple[str, list[tuple[str, str]]]:

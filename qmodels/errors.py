@@ -148,7 +148,9 @@ class InfeasibleTargetError(QModelsError, ValueError):
 class MissingDependencyError(QModelsError, ImportError):
     """An optional package that a requested feature needs is not installed;
     raised before any work starts, the message names the package and the
-    ``pip install qmodels[extra]`` that brings it."""
+    ``pip install 'qmodels-toolkit[extra]'`` that brings it (the
+    distribution's name on the package index; ``qmodels`` there is another
+    project)."""
 
 
 class MainGuardError(QModelsError, RuntimeError):
@@ -157,6 +159,10 @@ class MainGuardError(QModelsError, RuntimeError):
     spawn start method re-imports the script in every worker, which would
     start workers again.  Raised before any process starts; the message
     names the script and line."""
+
+
+#: The name qmodels is installed by (setup.cfg ``name``): the one pip knows.
+DISTRIBUTION = "qmodels-toolkit"
 
 
 def require(module: str, extra: str, feature: str):
@@ -169,7 +175,7 @@ def require(module: str, extra: str, feature: str):
     except ImportError:
         raise MissingDependencyError(
             f"{feature} needs the optional package {module!r}, which is not installed: "
-            f"pip install 'qmodels[{extra}]' (or pip install {module})") from None
+            f"pip install '{DISTRIBUTION}[{extra}]' (or pip install {module})") from None
 
 
 class QModelsWarning(UserWarning):

@@ -77,8 +77,15 @@ METHOD_LABELS = {
                                    "sees")),
     "qna": (APPROXIMATE, ("open classes; every flow described by its rate and SCV, each "
                           "station an independent GI/G/m queue (Whitt 1983)",)),
-    "priority": (APPROXIMATE, ("priority queues by Sevcik's shadow server (closed) or the "
-                               "single-station priority formulas on Poisson flows (open)",)),
+    "rqna": (APPROXIMATE, ("one open class, single-server FCFS queues, Markovian routing; "
+                           "every flow described by its rate and index of dispersion for "
+                           "counts (IDC) over time, merging flows taken independent; each "
+                           "queue's mean workload by the robust-queueing formula (Whitt & "
+                           "You 2018, 2022)",)),
+    "priority": (APPROXIMATE, ("priority queues (closed) as a finite-source priority chain "
+                               "fed by the flow-equivalent server of the rest, or past its "
+                               "budget Sevcik's shadow server; (open) the single-station "
+                               "priority formulas on Poisson flows",)),
     "forkjoin": (APPROXIMATE, ("one class, exponential single-server queues and delays; "
                                "branch times taken independent",)),
     "decomposition": (APPROXIMATE, ("held resources by flow-equivalent servers (the "
@@ -87,6 +94,8 @@ METHOD_LABELS = {
                        "only where product form holds",)),
     "sim": (SIMULATED, ("the model as given, simulated: figures are estimates with "
                         "confidence intervals",)),
+    "passage": (EXACT, ("an open product-form network; one fixed, overtake-free path of "
+                        "FCFS ./M/1 queues (a last delay, or one M/M/c queue)",)),
 }
 
 

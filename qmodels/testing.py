@@ -172,8 +172,8 @@ def _workload(draw, name, closed, station_names, opts):
     nodes = draw(st.permutations(station_names))[:m]
     fj = opts.get("forkjoin")
     # a fork-join serves nothing itself: no demand or service time there
-    how = draw(st.sampled_from(["visits", "routing"] if fj in nodes else
-                               ["visits", "routing", "demands"]))
+    how = "routing" if opts.get("routing_only") else draw(st.sampled_from(
+        ["visits", "routing"] if fj in nodes else ["visits", "routing", "demands"]))
     if how == "visits":
         kw["visits"] = {n: draw(st.sampled_from([0.25, 0.5, 1, 1.0, 2.0, 3])) for n in nodes}
     elif how == "demands":
@@ -196,6 +196,28 @@ def _workload(draw, name, closed, station_names, opts):
     if opts["distributions"] and draw(st.booleans()):
         kw["interarrival"] = draw(distributions())
     return Open(name, draw(st.floats(0.5, 2.0)), **kw)
+
+
+def _switch(draw, a, b):
+    """Classes ``a`` and ``b`` (both given by routing, both closed or both
+    open) with a drawn share of one station row of each sent on as the
+    other class, into a station the other class routes from."""
+    import dataclasses
+
+    def graft(x, y):
+        rows = {k: dict(v) for k, v in x.routing.items()}
+        src = draw(st.sampled_from([s for s in rows if s != "source"]))
+        dst = draw(st.sampled_from([s for s in y.routing if s != "source"]))
+        q = draw(st.sampled_from([0.1, 0.25, 0.5, 0.9]))    # (< 1: every pair stays reached)
+        row = {k: p * (1.0 - q) for k, p in rows[src].items()}
+        row[(dst, y.name)] = q
+        rows[src] = row
+        return rows
+
+    ra, rb = graft(a, b), graft(b, a)
+    extra = {"think_time": 0.0} if isinstance(a, Closed) else {}
+    return (dataclasses.replace(a, routing=ra, **extra),
+            dataclasses.replace(b, routing=rb, **extra))
 
 
 def _capacity(s) -> float:
@@ -221,7 +243,9 @@ def _stabilise(draw, net: Network, stable: bool) -> Network:
                       for row in net.demands])
     else:
         D = np.asarray(net.demands, dtype=float)
-    lam = np.array([c.arrival_rate if isinstance(c, Open) else 0.0 for c in net.classes])
+    from .model.chains import chain_rates
+
+    lam = np.array(chain_rates(net), dtype=object if net.is_symbolic else float)
     load = max((float(lam @ D[:, k]) / _capacity(s)
                 for k, s in enumerate(net.stations) if not isinstance(s, Delay)), default=0.0)
     if load <= 0:
@@ -242,7 +266,7 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
              symbolic: bool = False, unicode_names: bool = False,
              disciplines: tuple = ("fcfs", "ps"), stable: bool = True,
              priorities: bool = False, forkjoins: bool = False,
-             product_form: bool = False) -> st.SearchStrategy:
+             product_form: bool = False, class_switching: bool = False) -> st.SearchStrategy:
     """Valid :class:`~qmodels.model.Network` objects.
 
     Parameters
@@ -300,6 +324,12 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
         it) becomes processor sharing.  The other features that break
         product form are off unless asked for (distributions, capacities,
         pools, priorities, fork-joins).
+    class_switching : bool
+        Every class is given by routing, and the first two classes, when
+        both closed or both open, switch into each other: a drawn share of
+        one routing row of each goes on as the other class
+        (:mod:`qmodels.model.chains`); closed classes of the chain have no
+        think time.  Not with pools or fork-joins.
     """
     if kind not in ("any", "closed", "open", "mixed"):
         raise ValueError(f"kind must be 'any', 'closed', 'open' or 'mixed', got {kind!r}")
@@ -307,13 +337,15 @@ def networks(*, kind: str = "any", min_classes: int = 1, max_classes: int = 2,
     if not disciplines or not set(disciplines) <= known:
         raise ValueError(f"disciplines must be a non-empty subset of {sorted(known)}, got "
                          f"{disciplines!r}")
+    if class_switching and (pools or forkjoins):
+        raise ValueError("class_switching does not combine with pools or fork-joins")
     if not 1 <= min_classes <= max_classes or max_stations < 1 or max_population < 0:
         raise ValueError("need 1 <= min_classes <= max_classes, max_stations >= 1 and "
                          "max_population >= 0")
     strategy = _networks(kind, min_classes, max_classes, max_stations, max_population,
                          multi_server, load_dependent, distributions, capacities, power, pools,
                          symbolic, unicode_names, tuple(disciplines), stable, priorities,
-                         forkjoins)
+                         forkjoins, class_switching)
     return strategy.map(_shared_fcfs_as_ps) if product_form else strategy
 
 
@@ -342,11 +374,11 @@ def _shared_fcfs_as_ps(net: Network) -> Network:
 def _networks(draw, kind, min_classes, max_classes, max_stations, max_population,
               multi_server, load_dependent, distributions, capacities, power, pools,
               symbolic, unicode_names, disciplines, stable, priorities=False,
-              forkjoins=False):
+              forkjoins=False, class_switching=False):
     opts = dict(multi_server=multi_server, load_dependent=load_dependent,
                 distributions=distributions, capacities=capacities, power=power,
                 max_population=max_population, disciplines=disciplines,
-                priorities=priorities)
+                priorities=priorities, routing_only=class_switching)
     taken: set = set()
     K = draw(st.integers(1, max_stations))
     station_names = _names(draw, "s", K, unicode_names, taken)
@@ -385,6 +417,8 @@ def _networks(draw, kind, min_classes, max_classes, max_stations, max_population
     class_names = _names(draw, "c", C, unicode_names, taken)
     classes = [_workload(draw, n, cl, reachable, opts)
                for n, cl in zip(class_names, closed)]
+    if class_switching and C >= 2 and closed[0] == closed[1]:
+        classes[0], classes[1] = _switch(draw, classes[0], classes[1])
     pool_list = []
     if pools:
         holdable = [n for n in reachable if n != opts.get("forkjoin")] or None
@@ -500,7 +534,9 @@ def assert_operational_laws(result, *, rtol: float = 1e-6, atol: float = 1e-9) -
     arrivals can be lost), the interactive response time law
     ``N = X (R + Z)``, and ``R`` at least the class's no-contention time.
     A fork-join's branch stations hold its tasks, whose time and number are
-    inside the fork-join's own R and Q: the class sums leave them out.
+    inside the fork-join's own R and Q: the class sums leave them out.  Under
+    class switching conservation holds per chain (the chain's N, or its
+    arrival rate; :mod:`qmodels.analytic.switching`).
 
     Parameters
     ----------

@@ -21,13 +21,13 @@ ROOT = pathlib.Path(qmodels.__file__).parent
 #: layer of each top-level part of the package, lowest first
 LAYER = {
     "errors": 0, "_shipped": 0,
-    "_jit": 1, "_validate": 1, "_format": 1, "_version": 1, "_progress": 1, "examples": 1,
+    "_jit": 1, "_mainguard": 1, "_validate": 1, "_format": 1, "_version": 1, "_progress": 1, "examples": 1,
     "model": 2,
     "results": 3, "io": 3,
     "analytic": 4, "sim": 4, "physical": 4,
     "symbolic": 5,
     "dispatch": 6,
-    "plot": 7, "whatif": 7, "testing": 7,
+    "plot": 7, "whatif": 7, "testing": 7, "transient": 7,
     "cases": 8,
     "cli": 9, "__init__": 10, "__main__": 10,
 }
@@ -45,7 +45,9 @@ LAZY_ALLOWED = {("results", "plot"), ("sim", "plot"), ("analytic", "plot"),
                 # Network.to_dict / from_dict: the model-file form, one call away
                 ("model", "io"),
                 # plot.explore sets the sliders' parameter paths as qm.sweep does
-                ("plot", "whatif")}
+                ("plot", "whatif"),
+                # Transient.plot(), one call away like the results' .plot()
+                ("transient", "plot")}
 
 
 def _modules():

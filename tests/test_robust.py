@@ -312,7 +312,8 @@ def test_sweep_cli_missing_optional_package_before_solving(tmp_path, monkeypatch
     status = main(["sweep", str(model), "--vary", "tx.population=1,2", *args])
     err = capsys.readouterr().err
     assert status == 2 and not solved
-    assert f"'{missing}'" in err and f"qmodels[{extra}]" in err
+    # the distribution's name (issue 31 item 13): 'qmodels' on the index is another project
+    assert f"'{missing}'" in err and f"'qmodels-toolkit[{extra}]'" in err
     assert "Traceback" not in err
 
 
@@ -352,7 +353,9 @@ def test_simulator_size_guards(net, kw, expect, monkeypatch):
     monkeypatch.setattr(api, "flatten", no_alloc)
     with pytest.raises(ProblemTooLargeError, match=expect) as ei:
         qm.simulate(net, seed=1, horizon=10.0, **kw)
-    assert "GiB" in str(ei.value)
+    # an Erlang's phases are refused for the run's time, past a stated
+    # limit (issue 31 item 2), the rest for memory
+    assert ("k <= 1000" if expect == "Deterministic" else "GiB") in str(ei.value)
 
 
 def test_simulator_size_guard_leaves_ordinary_runs_alone():

@@ -161,3 +161,27 @@ def test_identical_estimates_count_as_one_check():
     b = Row("Q[lock]", 0.51376, "CTMC", 0.51376, 0.51156, 0.0011)
     c = Row("U[log]", 0.41101, "CTMC", 0.41101, 0.41228, 0.0016)
     assert [r.figure for r in _distinct_checks([a, b, c])] == ["U[lock]", "U[log]"]
+
+
+def test_cases_on_two_processes_report_what_one_process_reports():
+    # each case runs from its own seed, so the split changes no figure
+    pytest.importorskip("qmodels.sim")
+    names = ["mm1", "mm1k-loss"]
+    one = run(names, seed=2, fast=True)
+    two = run(names, seed=2, fast=True, workers=2)
+    assert [r.case.name for r in two] == names
+    for a, b in zip(one, two):
+        assert a.rows == b.rows and a.notes == b.notes
+    # and a figure is a simulation's: another seed moves it
+    other = run(names[:1], seed=5, fast=True)
+    assert other[0].rows != one[0].rows
+
+
+def test_cases_on_a_dask_scheduler_report_what_one_process_reports():
+    distributed = pytest.importorskip("distributed")
+    names = ["mm1k-loss"]
+    one = run(names, seed=2, fast=True)
+    with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        two = run(names, seed=2, fast=True, scheduler=cluster.scheduler_address)
+    assert [r.rows for r in two] == [r.rows for r in one]

@@ -1,4 +1,6 @@
-"""``python -m validation --out DIR [--fast] [--seed S] [--case NAME ...]``.
+"""``python -m validation --out DIR [--fast] [--seed S] [--case NAME ...] [--workers K]``.
+
+(or ``--scheduler ADDRESS`` of a dask cluster instead of ``--workers``)
 
 Exit status 0 when the exact references sit inside the simulated intervals
 as often as chance allows (see validation/report.py), 1 otherwise, 2 on a
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._spread import add_arguments, check
 from .report import run, write_report
 
 
@@ -22,14 +25,17 @@ def main(argv=None) -> int:
     p.add_argument("--strict", action="store_true",
                    help="non-product-form (CTMC) checks also decide the exit status")
     p.add_argument("--no-sim", action="store_true", help="analytic and CTMC columns only")
+    add_arguments(p)
     args = p.parse_args(argv)
+    check(p, args)
 
     def progress(msg):
         print(msg, file=sys.stderr, flush=True)
 
     try:
         reports = run(args.case, seed=args.seed, fast=args.fast,
-                      simulate=None if args.no_sim else "default", progress=progress)
+                      simulate=None if args.no_sim else "default", progress=progress,
+                      workers=args.workers, scheduler=args.scheduler)
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return 2

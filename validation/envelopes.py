@@ -2,6 +2,7 @@
 answer is what it says).
 
 ``python -m validation.envelopes [--quick] [--write] [--family NAME ...] [--workers K]``
+(or ``--scheduler ADDRESS`` of a dask cluster instead of ``--workers``)
 
 Each *catalog* below draws a seeded family of networks, solves every one
 with one or more approximate methods and with a reference, and records per
@@ -37,8 +38,10 @@ catalogs' envelopes are replaced; the others are kept); without it the
 table is printed.  ``--quick`` runs the first few networks of every catalog
 (the same generators, so the same networks) with 2x shorter simulations
 and no lengthening, in about a minute, and never writes.  ``--workers K``
-solves networks in K processes; every network's simulation seed is fixed by
-its catalog and index, so the numbers do not depend on K.
+solves networks in K processes, ``--scheduler tcp://host:8786`` on a dask
+cluster's workers (:mod:`validation._spread`); every network's simulation
+seed is fixed by its catalog and index, so the numbers do not depend on the
+split.
 
 Catalogs (sources of the formulas and cases):
 
@@ -60,6 +63,12 @@ Catalogs (sources of the formulas and cases):
   5.7 = 50.44, a second reference recorded beside the envelope
   (``published``).  QNA's two-moment flows cannot see the burstiness
   that the light queues pass on to the ninth (Suresh & Whitt's point).
+* ``rqna-bursty``, ``rqna-nonexp``: the networks of ``qna-bursty`` and
+  ``qna-nonexp`` (same generators and seeds, so the same networks and
+  simulations) solved by RQNA (W. Whitt & W. You, "A robust queueing
+  network analyzer based on indices of dispersion", Naval Research
+  Logistics 69(1), 2022), which refuses what lies outside its scope (several
+  classes, delays, multi-server or non-FCFS queues).
 * ``qna-classdep``: open classes of small and big jobs at FCFS queues whose
   mean service differs by class (exponential; network 0: small jobs of 2
   and 4 ms, big ones of 50 and 300 ms at two queues); also solved by
@@ -103,7 +112,6 @@ import sys
 import time
 import traceback
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -116,6 +124,7 @@ from qmodels.errors import ConvergenceWarning, LawViolationError, UnsupportedMod
 from qmodels.model.distributions import Deterministic, Erlang, HyperExponential, Lognormal
 
 from . import amva_ld_accuracy, forkjoin_accuracy, nonexp, priority_networks
+from ._spread import add_arguments, check, map_in_order
 
 __all__ = ["CATALOGS", "Catalog", "Approx", "networks", "run", "envelopes_of", "table",
            "validate_entry", "APPROXIMATE_METHODS", "main"]
@@ -132,8 +141,8 @@ HALF_WIDTH = 0.02
 #: the methods whose answers are labelled approximate (each needs an
 #: envelope), and the product-form methods that answer the processor-sharing
 #: substitute with ``fcfs_as_ps=True`` (envelopes with "substituted": true)
-APPROXIMATE_METHODS = ("schweitzer", "linearizer", "mva-residual", "qna", "priority", "forkjoin",
-                       "decomposition")
+APPROXIMATE_METHODS = ("schweitzer", "linearizer", "mva-residual", "qna", "rqna", "priority",
+                       "forkjoin", "decomposition")
 SUBSTITUTED_METHODS = ("exact", "schweitzer", "linearizer")
 
 
@@ -597,6 +606,15 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
     Catalog("qna-bursty", "bursty H2 arrivals (SCV 2-8) into tandems of 1-9 queues, incl. "
             "Suresh & Whitt's nine queues", bursty_tandem, 60, 2, "sim",
             (Approx("qna", "qna"),), seed=(27, 1), sim=SimPlan(_h_open_events(1e5))),
+    # the same networks (same generator and seed, so the same simulations)
+    # solved by RQNA (Whitt & You 2022)
+    Catalog("rqna-bursty", "bursty H2 arrivals (SCV 2-8) into tandems of 1-9 queues, incl. "
+            "Suresh & Whitt's nine queues", bursty_tandem, 60, 2, "sim",
+            (Approx("rqna", "rqna"),), seed=(27, 1), sim=SimPlan(_h_open_events(1e5))),
+    Catalog("rqna-nonexp", "random open networks, 1-2 classes, general service and arrivals "
+            "(validation.nonexp; RQNA answers the single-class ones of single-server FCFS "
+            "queues)", _nonexp(nonexp.open_network), 60, 3, "sim",
+            (Approx("rqna", "rqna"),), seed=(1, 0), sim=SimPlan(_h_nonexp)),
     Catalog("qna-classdep", "open classes of small and big jobs at FCFS queues whose mean "
             "service differs by class", classdep_open, 50, 2, "sim",
             (Approx("qna", "qna"), Approx("exact", "mva", _SUB, substituted=True)),
@@ -648,9 +666,10 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
 
 #: a published reference for network 0 of a catalog: (class, R, source)
 PUBLISHED = {
-    "qna-bursty": ("o", float(sum(SURESH_WHITT_WAITS) + sum(SURESH_WHITT_SERVICE)),
-                   "Suresh & Whitt 1990 (Whitt & You 2019, Table 2): simulated waits "
-                   "3.36 ... 1.44, 29.2 plus service 5.7"),
+    name: ("o", float(sum(SURESH_WHITT_WAITS) + sum(SURESH_WHITT_SERVICE)),
+           "Suresh & Whitt 1990 (Whitt & You 2019, Table 2): simulated waits "
+           "3.36 ... 1.44, 29.2 plus service 5.7")
+    for name in ("qna-bursty", "rqna-bursty")
 }
 
 
@@ -790,27 +809,21 @@ def _task(args):
 # a run
 # ---------------------------------------------------------------------------
 
-def run(names=None, quick: bool = False, workers: int = 1, progress=None) -> dict:
-    """{catalog name: [measure() of each network, in order]}."""
+def run(names=None, quick: bool = False, workers: int = 1, progress=None,
+        scheduler: str | None = None) -> dict:
+    """{catalog name: [measure() of each network, in order]}; the networks
+    on ``workers`` processes or a dask ``scheduler``'s workers
+    (:mod:`validation._spread`), the same figures whatever the split."""
     names = list(names or CATALOGS)
     tasks = []
     for name in names:
         for i, net in enumerate(networks(CATALOGS[name], quick)):
             tasks.append((name, i, net, quick))
     out = {name: [] for name in names}
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as ex:
-            results = ex.map(_task, tasks, chunksize=1)
-            for res in results:
-                out[res["catalog"]].append(res)
-                if progress:
-                    progress(res)
-    else:
-        for t in tasks:
-            res = _task(t)
-            out[res["catalog"]].append(res)
-            if progress:
-                progress(res)
+    for res in map_in_order(_task, tasks, workers, scheduler):
+        out[res["catalog"]].append(res)
+        if progress:
+            progress(res)
     return out
 
 
@@ -1127,7 +1140,7 @@ def main(argv=None) -> int:
                     help=f"write {JSON_PATH.relative_to(ROOT)} and {TABLE_PATH.relative_to(ROOT)}")
     ap.add_argument("--family", action="append", metavar="NAME", choices=sorted(CATALOGS),
                     help="run only this catalog (repeatable)")
-    ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    add_arguments(ap)
     ap.add_argument("--tables", action="store_true",
                     help=f"only write {TABLE_PATH.relative_to(ROOT)} and the README's table "
                          "again from the JSON (no run)")
@@ -1140,10 +1153,10 @@ def main(argv=None) -> int:
         return 0
     if args.quick and args.write:
         ap.error("--quick never writes the envelopes (its runs are shorter)")
-    if args.workers < 1:
-        ap.error("--workers must be at least 1")
+    check(ap, args)
     t0 = time.time()
-    res = run(args.family, quick=args.quick, workers=args.workers, progress=_progress)
+    res = run(args.family, quick=args.quick, workers=args.workers, progress=_progress,
+              scheduler=args.scheduler)
     entries, defects = [], []
     for name, rows in res.items():
         e, d = envelopes_of(name, rows)

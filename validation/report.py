@@ -37,6 +37,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from ._spread import map_in_order
 from .catalog import CATALOG, Case
 
 __all__ = ["Row", "CaseReport", "run_case", "run", "allowance", "write_report"]
@@ -199,24 +200,41 @@ def allowance(n: int, alpha: float = 0.05, p: float = 0.01) -> int:
     return int(binom.ppf(1.0 - p, n, alpha))
 
 
-def run(names=None, *, seed: int = 1, fast: bool = False, simulate="default", progress=None):
+def run(names=None, *, seed: int = 1, fast: bool = False, simulate="default", progress=None,
+        workers: int = 1, scheduler: str | None = None):
     """Run the named cases (default: all, or the fast subset) and return
-    their reports."""
+    their reports; on ``workers`` processes or a dask ``scheduler``'s
+    workers (:mod:`validation._spread`), each case from its own seed, so
+    the reports do not depend on the split (but for their wall times)."""
     from .catalog import FAST, by_name
 
     if names is None:
         cases = [by_name(n) for n in FAST] if fast else list(CATALOG)
     else:
         cases = [by_name(n) for n in names]
+    order = [c.name for c in CATALOG]
+    tasks = [(case.name, seed * 1000 + order.index(case.name), fast, simulate)
+             for case in cases]
+    if simulate not in ("default", None) and (workers > 1 or scheduler):
+        raise ValueError("a custom simulate callable runs in this process only")
+    out = []
+    for i, parts in enumerate(map_in_order(_case_task, tasks, workers, scheduler)):
+        if progress:
+            progress(f"[{i + 1}/{len(cases)}] {cases[i].name}")
+        out.append(CaseReport(cases[i], *parts))
+    return out
+
+
+def _case_task(task):
+    """One case by name (a case holds functions, so a worker looks it up,
+    and sends back its report without it)."""
+    from .catalog import by_name
+
+    name, case_seed, fast, simulate = task
     if simulate == "default":
         simulate = default_simulator()
-    out = []
-    for i, case in enumerate(cases):
-        if progress:
-            progress(f"[{i + 1}/{len(cases)}] {case.name}")
-        idx = [c.name for c in CATALOG].index(case.name)
-        out.append(run_case(case, seed=seed * 1000 + idx, fast=fast, simulate=simulate))
-    return out
+    rep = run_case(by_name(name), seed=case_seed, fast=fast, simulate=simulate)
+    return rep.rows, rep.notes, rep.seconds, rep.sim_available
 
 
 def _distinct_checks(rows):

@@ -17,6 +17,9 @@ refuses, with a typed error, a model it cannot honour.
 :mod:`.amva`         approximate MVA: Schweitzer-Bard and Linearizer
 :mod:`.qna`          Whitt's Queueing Network Analyzer: open networks with
                      general service and arrival shapes (approximate)
+:mod:`.rqna`         Whitt & You's robust queueing network analyzer: one
+                     open class, single-server FCFS queues, flows by their
+                     indices of dispersion (approximate)
 :mod:`.amva_residual`  Schweitzer MVA with the residual-service correction
                      for general FCFS service, closed (approximate)
 :mod:`.convolution`  normalising constants (Buzen) in log space

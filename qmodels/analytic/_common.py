@@ -345,6 +345,15 @@ def _not_finite(net: Network, what: str = "normalising constant") -> InvalidValu
         + " (demands that far apart, or subnormal ones, leave the floating-point range)")
 
 
+def _size_text(nbytes: float) -> str:
+    """Bytes in the largest unit that keeps the figure at least 1 (a
+    refusal for time alone would otherwise say "0 GiB")."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.3g} {unit}"
+    return f"{nbytes:.0f} bytes"
+
+
 def _check_size(what: str, steps: float, floats: float, max_steps: float,
                 max_floats: float) -> None:
     """Refuse, before any allocation, a solve whose estimated work or memory
@@ -352,7 +361,7 @@ def _check_size(what: str, steps: float, floats: float, max_steps: float,
     estimate, the limits and the methods that can answer."""
     if steps > max_steps or floats > max_floats:
         raise ProblemTooLargeError(
-            f"{what} needs about {steps:.3g} steps and {floats * 8 / 2**30:.3g} GiB "
+            f"{what} needs about {steps:.3g} steps and {_size_text(floats * 8)} "
             f"(limits {max_steps:.0e} steps, {max_floats * 8 / 2**30:.3g} GiB): use "
             "method='bounds' (independent of N), 'schweitzer' or 'linearizer' "
             "(approximate MVA) or 'sim'")

@@ -587,6 +587,10 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
 
     if not isinstance(net, Network):
         raise InvalidValueError(f"bounds needs a qmodels Network, got {type(net).__name__}")
+    if net.has_class_switching:
+        from .switching import refusal
+
+        raise refusal("bounds")
     ci = _class_of(net, cls)
     c = net.classes[ci]
     if any(s.kind == "forkjoin" for s in net.stations):

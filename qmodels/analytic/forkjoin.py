@@ -75,7 +75,7 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidValueError, UnstableError, UnsupportedModelError
+from ..errors import InvalidValueError, ProblemTooLargeError, UnstableError, UnsupportedModelError
 from ..model.distributions import is_exponential
 from ..model.forkjoin import ForkJoin, branch_owner, forkjoins
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
@@ -86,6 +86,17 @@ from .contract import answers
 __all__ = ["forkjoin", "forkjoin_bounds", "expected_max", "nelson_tantawi"]
 
 _H2 = 1.5
+
+#: Largest work the closed recursion accepts: one unit per station and
+#: ``_QUAD_STAGE`` per branch stage per population step (each step
+#: integrates E[max] of the branch times numerically).  Measured on the
+#: 2-core reference machine: three one-queue branches cost about 1.2 ms a
+#: step (N = 10^4 in 13 s), so the limit, about a minute, is N = 5 x 10^4
+#: there.  Beyond it the solver refuses before allocating anything.
+MAX_WORK = 3e7
+_QUAD_STAGE = 200.0
+#: Largest number of floats the closed recursion stores (X and Q per n).
+MAX_FLOATS = 2e8
 
 
 # ---------------------------------------------------------------------------
@@ -260,6 +271,19 @@ def _homogeneous(kind, S, branches) -> bool:
     return all(S[b[0]] == s0 for b in branches)
 
 
+def _check_work(name: str, N: int, work: float, floats: float) -> None:
+    """Refuse, before any allocation, a closed recursion past
+    :data:`MAX_WORK` or :data:`MAX_FLOATS`, naming the class, N, the
+    estimate and the methods that answer at any population."""
+    if work > MAX_WORK or floats > MAX_FLOATS:
+        raise ProblemTooLargeError(
+            f"class {name!r}: the fork-join recursion at N = {N} needs about {work:.3g} work "
+            f"units and {floats * 8 / 2**30:.3g} GiB (limits {MAX_WORK:.0e} units, "
+            f"{MAX_FLOATS * 8 / 2**30:.3g} GiB; one population step costs one unit per "
+            f"station and {_QUAD_STAGE:g} per branch stage): use method='bounds' (any N: "
+            "X <= 1/D_max) or method='sim', or a smaller population")
+
+
 def _closed_kernel(kind, V, S, forks, is_queue, N: int, Z: float):
     """The closed recursion of the module docstring for n = 1..N; returns
     (X per n, Q per n (rows n, stations), residence per cycle at N)."""
@@ -395,6 +419,10 @@ def forkjoin(net: Network, *, curve: bool = False) -> Result:
         tasks per branch, a symbolic network.
     UnstableError
         An open load with rho >= 1 at a station.
+    ProblemTooLargeError
+        A closed population whose recursion passes :data:`MAX_WORK` (each
+        step integrates E[max] numerically: N = 10^5 over three branches
+        would take minutes), before any allocation.
     """
     kind, V, S, forks = _read(net)
     names = net.station_names
@@ -432,10 +460,15 @@ def forkjoin(net: Network, *, curve: bool = False) -> Result:
             raise InvalidValueError(
                 f"class {cls.name!r}: all demands and the think time are zero, so the "
                 "throughput is unbounded")
+        stages = sum(len(b) for _, brs in forks for b in brs)
+        _check_work(cls.name, N, float(N) * (K + _QUAD_STAGE * stages),
+                    float(N + 1) * (K + 1))
         Xc, Qc, res = _closed_kernel(kind, V, S, forks, is_queue, N, Z)
         X = float(Xc[N]) if N > 0 else 0.0
         if N == 0:
-            res = np.zeros(K)
+            # no job: each residence time is what a lone job would see
+            # (empty stations: the n = 1 step), as qm.mva reports at N = 0
+            _, _, res = _closed_kernel(kind, V, S, forks, is_queue, 1, Z)
         notes.append(
             "approximate: MVA recursion with each fork-join time the mean maximum of "
             "independent branch times built from arrival-theorem residence times (in the "

@@ -76,6 +76,15 @@ def mixed_priority(net: Network) -> int | None:
     return None
 
 
+def class_switching(net: Network) -> str | None:
+    """No class changes class on its way (the methods that do not reduce
+    the routing chains, :mod:`qmodels.analytic.switching`)."""
+    if net.has_class_switching:
+        chains = "; ".join("+".join(ch) for ch in net.chains if len(ch) > 1)
+        return f"classes switch class (chains {chains}), which the method does not model"
+    return None
+
+
 def station_kinds(net: Network) -> str | None:
     """Every station a class visits is of a kind product form knows."""
     low = net.lowered
@@ -309,6 +318,35 @@ def for_qna(net: Network) -> str | None:
             or _general_stations(net, ld=False))
 
 
+def for_rqna(net: Network) -> str | None:
+    """``rqna``: numbers, one open class, single-server FCFS queues only (no
+    delays, multi-server, PS/LCFS-PR, priority or load-dependent stations),
+    no pools or finite room, and something product form does not model (a
+    non-Poisson stream or non-exponential service)."""
+    low = net.lowered
+    if not low.is_open.all():
+        return "the network has closed classes (RQNA is for open networks)"
+    if len(low.class_names) != 1:
+        return (f"the network has {len(low.class_names)} classes (RQNA is single-class, "
+                "Whitt & You 2022)")
+    why = numeric(net) or _general_service(net) or pools(net) or capacities(net, None)
+    if why:
+        return why
+    for k, kind in enumerate(low.kind):
+        if not low.visited[k]:
+            continue
+        name = low.station_names[k]
+        if kind != "queue":
+            return f"station {name!r} is a {kind!r} station (RQNA models single-server queues)"
+        if int(low.servers[k]) != 1:
+            return (f"station {name!r} has {int(low.servers[k])} servers (RQNA models "
+                    "single-server queues)")
+        if low.discipline[k] != "fcfs":
+            return (f"station {name!r}: discipline {low.discipline[k]!r} (RQNA models FCFS "
+                    "queues)")
+    return None
+
+
 def for_mva_residual(net: Network) -> str | None:
     """``mva-residual``: numbers, closed classes, an FCFS queue with general
     service, no pools or binding capacity, delays and FCFS/PS/LCFS-PR
@@ -333,7 +371,7 @@ def for_ctmc(net: Network) -> str | None:
     pools make it matter), and a state space not proven larger than
     :data:`AUTO_CTMC_STATES` (counted before any state is built; a chain
     that outgrows it while being built is refused then)."""
-    why = numeric(net)
+    why = numeric(net) or class_switching(net)
     if why:
         return why
     if for_exact(net) is None:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import numbers
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -133,6 +134,31 @@ def _coerce(text: str, current, ftype, name: str):
     raise InvalidValueError(f"--set {name}: parameters of type {ftype} cannot be set")
 
 
+def _check_override(name: str, value, current) -> None:
+    """The range checks every case parameter shares, before the case's own
+    (its ``Params.__post_init__``): a number is finite and not NaN, a list
+    that has values by default is not emptied, and a list's values are
+    finite numbers where the default's are numbers."""
+    def bad(what):
+        return InvalidValueError(f"parameter {name}={value!r}: {what} (default {current!r})")
+
+    if isinstance(current, (int, float)) and not isinstance(current, bool):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise bad("expected a number")
+        if not math.isfinite(float(value)):
+            raise bad("must be a finite number")
+    elif isinstance(current, tuple):
+        if not isinstance(value, (tuple, list)):
+            raise bad("expected a list")
+        if current and not value:
+            raise bad("must not be empty")
+        if any(isinstance(x, (int, float)) and not isinstance(x, bool) for x in current):
+            for x in value:
+                if isinstance(x, bool) or not isinstance(x, numbers.Real) \
+                        or not math.isfinite(float(x)):
+                    raise bad(f"holds {x!r}, not a finite number")
+
+
 def with_overrides(params, overrides: Mapping[str, Any] | Sequence[str]):
     """A copy of ``params`` with fields replaced.
 
@@ -160,6 +186,7 @@ def with_overrides(params, overrides: Mapping[str, Any] | Sequence[str]):
         current = getattr(params, key)
         if isinstance(value, str) and not isinstance(current, str):
             value = _coerce(value, current, hints.get(key), key)
+        _check_override(key, value, current)
         changes[key] = value
     return dataclasses.replace(params, **changes)
 

@@ -263,7 +263,8 @@ class Params:
         if self.lustre_cache_fraction > 1 or self.stream_counted > 1:
             raise InvalidValueError("manycore.Params: lustre_cache_fraction and "
                                     "stream_counted must be fractions in (0, 1]")
-        if any(int(k) != k for k in self.hpl_nodes) or max(self.hpl_nodes) < 2:
+        if (not self.hpl_nodes or any(int(k) != k for k in self.hpl_nodes)
+                or max(self.hpl_nodes) < 2):
             raise InvalidValueError(f"manycore.Params.hpl_nodes must be whole node counts, at "
                                     f"least one >= 2 (HPL's network needs a grid), got "
                                     f"{self.hpl_nodes!r}")

@@ -175,6 +175,12 @@ PAPER = {
 DISK_COUNTS = (1, 2, 4, 8, 16)
 #: a knee is the first disk count reaching this fraction of TPS with unlimited disks
 KNEE_FRACTION = 0.95
+#: most processing nodes (or I/O nodes) a configuration may have: each adds
+#: stations and terminals (one analytic solve: 2 s at pns = 8, more than
+#: 200 s at pns = 64 on the 2-core reference machine)
+MAX_NODES = 16
+#: most disks per I/O node (each a station); 0 means unlimited
+MAX_DISKS = 256
 
 
 @dataclass(frozen=True)
@@ -275,10 +281,22 @@ class Params:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise InvalidValueError(f"spax.Params: {name} must be an integer >= 1, got {v!r}")
+        for name in ("pns", "ions"):
+            v = getattr(self, name)
+            if v > MAX_NODES:
+                raise InvalidValueError(
+                    f"spax.Params: {name} = {v} is past {MAX_NODES}: the model has stations "
+                    f"per node and {self.terminals_per_warehouse} terminals per warehouse, and "
+                    "the report solves dozens of such networks (pns = 8 takes about a minute); "
+                    f"the paper's cluster has 4 PNs and 1 ION")
         d = self.disks_per_ion
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
             raise InvalidValueError(
                 f"spax.Params: disks_per_ion must be an integer >= 0 (0 = unlimited), got {d!r}")
+        if d > MAX_DISKS:
+            raise InvalidValueError(
+                f"spax.Params: disks_per_ion = {d} is past {MAX_DISKS} (each disk is a "
+                "station): use disks_per_ion=0 for unlimited disks")
         for name in ("p_io", "miss_rate", "mix_new_order", "mix_payment", "remote_item",
                      "remote_payment"):
             v = getattr(self, name)

@@ -410,8 +410,22 @@ def _class_maps(c, path, station_names, errs, ctx, kw):
             for dst in row:
                 if dst not in station_names and dst != SINK:
                     errs.add(_join(rpath, dst), f"unknown station {dst!r}")
-            rows[src] = _values(row, rpath, errs, ctx)
+            rows[src] = _row_values(row, rpath, errs, ctx)
         kw["routing"] = rows
+
+
+def _row_values(row, path, errs, ctx):
+    """A routing row: ``station: p``, or ``station: {class: p}`` for a
+    class switch (:mod:`qmodels.model.chains`)."""
+    out, ok = {}, True
+    for k, v in row.items():
+        n = (_values(v, _join(path, k), errs, ctx) if isinstance(v, dict)
+             else _value(v, _join(path, k), errs, ctx))
+        if n is None:
+            ok = False
+        else:
+            out[k] = n
+    return out if ok else None
 
 
 def _closed_fields(c, path, station_names, errs, ctx, kw):
@@ -607,7 +621,13 @@ def _pools(pools_raw, names, class_names, broken, errs, ctx, seen):
 def _blame(stations, classes, class_paths, pools, pool_paths, name, errs):
     """Find which class or pool the network refuses: build it one part at
     a time, adding the errors at their paths."""
+    from ..model.chains import find_chains
+
+    switching = {n for ch in find_chains(classes) if len(ch) > 1 for n in ch}
     for cl, path in zip(classes, class_paths, strict=True):
+        if cl.name in switching or any(isinstance(k, tuple) for row in (cl.routing or {}).values()
+                                       for k in row):
+            continue        # a class-switching class is checked with its chain, below
         try:
             Network(stations, [cl])
         except ModelError as e:

@@ -137,9 +137,23 @@ def _class_out(c, symbols: dict) -> dict:
         if m is not None:
             d[key] = {k: o(v) for k, v in m.items()}
     if c.routing is not None:
-        d["routing"] = {s: {t: o(p) for t, p in row.items()}
-                        for s, row in c.routing.items()}
+        d["routing"] = {s: _row_out(c.name, row, o) for s, row in c.routing.items()}
     return d
+
+
+def _row_out(owner: str, row, o) -> dict:
+    """A routing row in file form: ``station: p``, and ``station: {class:
+    p}`` where a class switch sends jobs there (the row's own class then
+    listed by name beside the others)."""
+    out: dict = {}
+    switched = {k[0] for k in row if isinstance(k, tuple)}
+    for key, p in row.items():
+        st, cls = key if isinstance(key, tuple) else (key, owner)
+        if st in switched:
+            out.setdefault(st, {})[cls] = o(p)
+        else:
+            out[st] = o(p)
+    return out
 
 
 def to_dict(net: Network) -> dict:

@@ -90,6 +90,11 @@ TokenPool                       refused            finite capacity region
 power                           refused; dropped   refused; dropped
                                 (noted) with       (noted) with
                                 ``drop``           ``drop``
+class switching (routing       refused            a ClassSwitch node on
+entry to (station, class))                         each edge where a class
+                                                   changes, its matrix the
+                                                   shares by class; not with
+                                                   pools or fork-joins
 symbolic values                 refused            refused
 ==============================  =================  =========================
 

@@ -81,6 +81,14 @@ def _refuse_forkjoin(net: Network) -> None:
                 "(fork and join nodes)")
 
 
+def _refuse_switching(net: Network) -> None:
+    if net.has_class_switching:
+        raise UnsupportedModelError(
+            "JMVA has no class switching (chains "
+            + "; ".join("+".join(ch) for ch in net.chains if len(ch) > 1)
+            + "): its classes keep their populations; export to JSIMg, or solve it here")
+
+
 def to_jmva(net: Network, *, description: str | None = None, drop=()) -> str:
     """The JMVA XML of a product-form network (see :mod:`qmodels.io.jmt` for
     what maps and what is refused).
@@ -106,6 +114,7 @@ def to_jmva(net: Network, *, description: str | None = None, drop=()) -> str:
         closed).
     """
     _numeric(net, "JMVA")
+    _refuse_switching(net)
     dropped = _dropped(net, drop, "JMVA")
     _refuse_forkjoin(net)
     if net.pools:

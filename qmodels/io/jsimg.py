@@ -109,6 +109,8 @@ def _routing_rows(net: Network, i: int, c, think: str | None, ref: str | None):
                 p = float(p)
                 if p <= 0:
                     continue
+                # (a (station, class) key, a class switch, stays a pair here:
+                # _class_switch_nodes routes it through a ClassSwitch node)
                 tgt = think if (think is not None and dst == ref) else dst
                 out[tgt] = out.get(tgt, 0.0) + p
             rows[src] = out
@@ -138,6 +140,41 @@ def _routing_rows(net: Network, i: int, c, think: str | None, ref: str | None):
         for n, _ in visited:
             rows[n] = {SINK: 1.0}
     return {src: {dst: p for dst, p in row.items() if p > 0} for src, row in rows.items()}
+
+
+def _class_switch_nodes(rows: dict, taken: set) -> dict:
+    """Route every class switch through a JMT ClassSwitch node: one per
+    edge (station i, station j) on which some class changes class, its
+    matrix row for class r the shares p(i, r -> j, s) / sum_s p(i, r -> j, s)
+    (identity for a class that does not pass), and every class leaving it
+    for j.  Rewrites ``rows`` in place; returns {node: {class: {class: p}}}."""
+    edges = []
+    for crow in rows.values():
+        for src, row in crow.items():
+            for dst in row:
+                if isinstance(dst, tuple) and (src, dst[0]) not in edges:
+                    edges.append((src, dst[0]))
+    nodes = {}
+    for src, j in edges:
+        name = _unique(f"cs.{src}.{j}", taken)
+        matrix = {}
+        for cname, crow in rows.items():
+            row = crow.get(src)
+            if not row:
+                continue
+            into = {(k[1] if isinstance(k, tuple) else cname): p for k, p in row.items()
+                    if (k[0] if isinstance(k, tuple) else k) == j}
+            if not into:
+                continue
+            tot = sum(into.values())
+            matrix[cname] = {s: p / tot for s, p in into.items()}
+            crow[src] = {k: p for k, p in row.items()
+                         if (k[0] if isinstance(k, tuple) else k) != j}
+            crow[src][name] = tot
+        for crow in rows.values():
+            crow[name] = {j: 1.0}
+        nodes[name] = matrix
+    return nodes
 
 
 def _pool_span(rows_by_class: dict, pool) -> list:
@@ -343,6 +380,23 @@ class _SimWriter:
                 _sub(weights, "serviceWeight", _D, "1.0")
         self.router(node, s.name)
 
+    def class_switch_node(self, name, matrix) -> None:
+        """A JMT ClassSwitch node (input buffer, the switching matrix, a
+        router), as JMT writes one: ``matrix`` has per class r a row of
+        cells, the probability that r leaves as s."""
+        node = ET.SubElement(self.sim, "node", name=name)
+        self.queue_section(node, None)
+        sec = ET.SubElement(node, "section", className="ClassSwitch")
+        par = _param(sec, "matrix", "java.lang.Object", array=True)
+        for r in self.classes:
+            ET.SubElement(par, "refClass").text = r.name
+            row = _sub(par, "row", "java.lang.Float", array=True)
+            cells = matrix.get(r.name, {r.name: 1.0})
+            for s in self.classes:
+                ET.SubElement(row, "refClass").text = s.name
+                _sub(row, "cell", "java.lang.Float", _num(cells.get(s.name, 0.0)))
+        self.router(node, name)
+
     def think_node(self, cname, tnode) -> None:
         node = ET.SubElement(self.sim, "node", name=tnode)
         self.queue_section(node, None)
@@ -439,6 +493,12 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
         pools JMT regions cannot express.
     """
     _numeric(net, "JSIMg")
+    if net.has_class_switching and (net.pools or any(s.kind == "forkjoin" for s in net.stations)):
+        raise UnsupportedModelError(
+            "JSIMg export of class switching (chains "
+            + "; ".join("+".join(ch) for ch in net.chains if len(ch) > 1)
+            + ") together with token pools or fork-joins is not written: simulate it with "
+            "qm.simulate")
     dropped = _dropped(net, drop, "JSIMg")
     _refuse_load_dependent(net)
     classes = list(net.classes)
@@ -449,6 +509,7 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
             for i, c in enumerate(classes)}
     joins = fj.join_names(net, taken)
     rows = fj.rewrite_rows(net, rows, joins)
+    switches = _class_switch_nodes(rows, taken)
     _check_capacities(net, rows)
     spans = _pool_spans(net, classes, cnames, rows)
 
@@ -473,6 +534,8 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
             w.station_node(s, S[:, k])
     for cname, tnode in think.items():
         w.think_node(cname, tnode)
+    for name, matrix in switches.items():
+        w.class_switch_node(name, matrix)
     if net.open_classes:
         sink = ET.SubElement(sim, "node", name=SINK)
         ET.SubElement(sink, "section", className="JobSink")

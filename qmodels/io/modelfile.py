@@ -36,7 +36,8 @@ The format (times in seconds, rates per second, power in watts)::
         arrival_rate: 2.5                  # open
         interarrival: {type: hyperexponential, scv: 4}   # open, optional
         visits: {cpu: 1, disk: 0.27}       # exactly one of visits,
-        routing: {cpu: {disk: 1}, ...}     #   routing (open: source/sink rows),
+        routing: {cpu: {disk: 1}, ...}     #   routing (open: source/sink rows;
+                                           #   {disk: {other_class: 0.3}} switches class),
         demands: {cpu: 0.01}               #   demands
         service: {disk: S_disk}            # optional per-class service times
     pools:                                 # optional held resources

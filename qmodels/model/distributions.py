@@ -173,9 +173,29 @@ class Empirical(Distribution):
         object.__setattr__(self, "samples", tuple(float(x) for x in arr))
 
     @property
+    def unit_samples(self) -> np.ndarray:
+        """The samples divided by their mean (mean 1: the shape).  Samples
+        whose sum or square leaves the floating-point range (1e200, or
+        subnormal ones) are first divided by their largest, which changes
+        no ratio, so the shape stays finite."""
+        arr = np.asarray(self.samples, dtype=float)
+        with np.errstate(over="ignore", under="ignore"):
+            m = arr.mean()
+            if np.isfinite(m) and m > 0 and np.isfinite(1.0 / m):
+                return arr / m
+            a = arr / arr.max()
+            return a / a.mean()
+
+    @property
     def scv(self):
         arr = np.asarray(self.samples)
-        return float(arr.var() / arr.mean() ** 2)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            v = float(arr.var() / arr.mean() ** 2)
+        if math.isfinite(v):
+            return v
+        # the same ratio on samples scaled into range (scv is scale-free)
+        a = self.unit_samples
+        return float(a.var())
 
 
 @dataclass(frozen=True)

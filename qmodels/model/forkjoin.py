@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._validate import check_count, check_name
+from .._validate import MAX_INT64, check_count, check_name
 from ..errors import InvalidValueError, RoutingError, UnknownNameError, UnsupportedModelError
 from .stations import Station
 
@@ -82,22 +82,24 @@ class ForkJoin(Station):
     kind: ClassVar[str] = "forkjoin"
 
     def __init__(self, name, branches=(), *, tasks=None, service=0.0, power=None,
-                 capacity=None, distribution=None):
+                 capacity=None, distribution=None, element=None):
         # the Station fields a fork-join cannot have are accepted only at
         # their defaults (so dataclasses.replace works)
         check_name(name, "fork-join")
         who = f"fork-join {name!r}"
-        if service != 0 or power is not None or capacity is not None or distribution is not None:
+        if (service != 0 or power is not None or capacity is not None
+                or distribution is not None or element is not None):
             raise InvalidValueError(
                 f"{who}: a fork-join does no service and holds no room; give its branches "
                 "stations the service times, capacities and power (got service="
                 f"{service!r}, power={power!r}, capacity={capacity!r}, "
-                f"distribution={distribution!r})")
+                f"distribution={distribution!r}, element={element!r})")
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "service", 0.0)
         object.__setattr__(self, "power", None)
         object.__setattr__(self, "capacity", None)
         object.__setattr__(self, "distribution", None)
+        object.__setattr__(self, "element", None)
         object.__setattr__(self, "branches", _check_branches(branches, who))
         object.__setattr__(self, "tasks", _check_tasks(tasks, len(self.branches), who))
         Station.__post_init__(self)
@@ -144,13 +146,15 @@ def _check_tasks(tasks, nb: int, who: str) -> tuple:
     if isinstance(tasks, (str, bytes)):
         raise InvalidValueError(f"{who}: tasks must be an integer or a list, got {tasks!r}")
     if not isinstance(tasks, Iterable):
-        t = check_count(tasks, f"{who}: tasks", minimum=1)
+        t = check_count(tasks, f"{who}: tasks", minimum=1, maximum=MAX_INT64)
         return (t,) * nb
     tasks = tuple(tasks)
     if len(tasks) != nb:
         raise InvalidValueError(
             f"{who}: tasks gives {len(tasks)} number(s) for {nb} branch(es): {list(tasks)}")
-    return tuple(check_count(t, f"{who}: tasks[{b}]", minimum=1) for b, t in enumerate(tasks))
+    # at most 2**63 - 1 (the simulator counts tasks in 64-bit integers)
+    return tuple(check_count(t, f"{who}: tasks[{b}]", minimum=1, maximum=MAX_INT64)
+                 for b, t in enumerate(tasks))
 
 
 # ---------------------------------------------------------------------------
@@ -252,7 +256,7 @@ def _check_class(c, owner, kinds) -> None:
     if c.routing is not None:
         for src, row in c.routing.items():
             named.append((src, "routing"))
-            named += [(d, "routing") for d in row]
+            named += [(d[0] if isinstance(d, tuple) else d, "routing") for d in row]
     for s, attr in named:
         if s in owner:
             of, ob = owner[s]

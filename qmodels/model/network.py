@@ -20,7 +20,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validate import FrozenMap, Number, check_count, check_name, check_real, freeze, is_symbolic
+from .._validate import (
+    MAX_INT64,
+    FrozenMap,
+    Number,
+    check_count,
+    check_name,
+    check_real,
+    freeze,
+    is_symbolic,
+)
 from ..errors import (
     DuplicateNameError,
     InvalidValueError,
@@ -29,6 +38,7 @@ from ..errors import (
     UnknownNameError,
     UnreachableStationError,
 )
+from .chains import chain_visits, check_chain, find_chains, normalize_row
 from .forkjoin import ForkJoin, check_forkjoins, forkjoin_visits
 from .pools import TokenPool, pool_chains
 from .stations import (
@@ -86,7 +96,8 @@ class _Class:
             raise InvalidValueError(
                 f"{who}: priority must be a non-negative integer, got {self.priority!r}")
         object.__setattr__(self, "priority",
-                           check_count(self.priority, f"{who}: priority", minimum=0))
+                           check_count(self.priority, f"{who}: priority", minimum=0,
+                                       maximum=MAX_INT64))
         given = [k for k in ("visits", "routing", "demands") if getattr(self, k) is not None]
         if len(given) != 1:
             raise InvalidValueError(
@@ -109,10 +120,9 @@ class _Class:
             rows = {}
             for src, row in r.items():
                 row = freeze(row, f"{who}: routing row {src!r}")
-                rows[src] = FrozenMap(
-                    (dst, check_real(p, f"{who}: routing probability {src!r} -> {dst!r}"))
-                    for dst, p in row.items()
-                )
+                # an entry may switch class: {station: {class: p}} or
+                # {(station, class): p} (qmodels.model.chains)
+                rows[src] = FrozenMap(normalize_row(self.name, src, row, check_real))
             object.__setattr__(self, "routing", FrozenMap(rows))
 
 
@@ -194,10 +204,12 @@ class Open(_Class):
 # network
 # ---------------------------------------------------------------------------
 
-def _check_routing_rows(cls: _Class, known: set) -> list[str]:
+def _check_routing_rows(cls: _Class, known: set, switching: bool = False) -> list[str]:
     """Validate the routing table of ``cls``; return the stations it names,
     in order of first mention.  Each row must sum to 1 within
-    :data:`ROUTING_TOLERANCE` (symbolic rows are not summed)."""
+    :data:`ROUTING_TOLERANCE` (symbolic rows are not summed), over
+    (station, class) destinations when it switches class; in a switching
+    chain (``switching``) an open class may enter only by switching."""
     who = f"class {cls.name!r}"
     routing = cls.routing
     is_open = isinstance(cls, Open)
@@ -215,6 +227,13 @@ def _check_routing_rows(cls: _Class, known: set) -> list[str]:
         note(src)
         total = 0.0
         for dst, p in row.items():
+            if isinstance(dst, tuple):      # (station, class): a class switch
+                if dst[0] in (SOURCE, SINK) or dst[0] not in known:
+                    raise UnknownNameError(
+                        f"{who}: routing {src!r} -> {dst[0]!r} as class {dst[1]!r}: "
+                        f"unknown station {dst[0]!r}")
+                total = total + p
+                continue
             if dst == SOURCE or (dst == SINK and not is_open):
                 raise RoutingError(f"{who}: routing {src!r} -> {dst!r} is not allowed")
             if dst != SINK and dst not in known:
@@ -229,7 +248,7 @@ def _check_routing_rows(cls: _Class, known: set) -> list[str]:
     for node in nodes:
         if node not in routing:
             raise RoutingError(f"{who}: station {node!r} has no routing row (where do jobs go?)")
-    if is_open and SOURCE not in routing:
+    if is_open and SOURCE not in routing and not switching:
         raise RoutingError(f"{who}: open routing needs a {SOURCE!r} row (where jobs enter)")
     return nodes
 
@@ -409,9 +428,12 @@ def _class_tables(stations: tuple, classes: tuple) -> tuple[list, list]:
             raise UnknownNameError(f"{who}: {what} name unknown station {st!r}")
         return index[st]
 
+    switched = _switching_visits(classes, set(names))
     for ci, c in enumerate(classes):
         who = f"class {c.name!r}"
-        if c.routing is not None:
+        if c.name in switched:
+            v = switched[c.name]
+        elif c.routing is not None:
             v = _solve_traffic(c, names)
         elif c.demands is not None:
             v = {}
@@ -428,6 +450,23 @@ def _class_tables(stations: tuple, classes: tuple) -> tuple[list, list]:
             at(who, "reference", c.reference)
     forkjoin_visits(stations, vis)  # tasks visit their branch once per fork
     return vis, svc
+
+
+def _switching_visits(classes: tuple, known: set) -> dict:
+    """Visit ratios (class -> {station: e}) of the classes in class-switching
+    chains, from each chain's traffic equations
+    (:func:`qmodels.model.chains.chain_visits`)."""
+    by_name = {c.name: c for c in classes}
+    out: dict = {}
+    for chain in find_chains(classes):
+        if len(chain) == 1 and not any(isinstance(k, tuple) for row in
+                                       (by_name[chain[0]].routing or {}).values() for k in row):
+            continue
+        check_chain(chain, by_name, known)
+        for n in chain:
+            _check_routing_rows(by_name[n], known, switching=True)
+        out.update(chain_visits(chain, by_name))
+    return out
 
 
 def _any_symbolic_input(stations, classes, vis, svc) -> bool:
@@ -554,6 +593,28 @@ class Network:
     def class_index(self, name: str) -> int:
         return self.class_names.index(self.klass(name).name)
 
+    # -- class switching ---------------------------------------------------
+    @property
+    def chains(self) -> tuple:
+        """The routing chains: tuples of class names linked by class
+        switching (:mod:`qmodels.model.chains`); a class that never
+        switches is a chain of its own."""
+        ch = self.__dict__.get("_chains")
+        if ch is None:
+            ch = find_chains(self.classes)
+            object.__setattr__(self, "_chains", ch)
+        return ch
+
+    @property
+    def has_class_switching(self) -> bool:
+        """Some class's routing sends jobs on as another class."""
+        return any(len(ch) > 1 for ch in self.chains)
+
+    def chain_of(self, cls: str) -> tuple:
+        """The chain (tuple of class names) class ``cls`` belongs to."""
+        name = self.klass(cls).name
+        return next(ch for ch in self.chains if name in ch)
+
     # -- workload shape ----------------------------------------------------
     @property
     def closed_classes(self) -> tuple:
@@ -648,6 +709,8 @@ class Network:
                 continue
             for src, row in c.routing.items():
                 for dst, p in row.items():
+                    if isinstance(dst, tuple):      # a class switch: edge to the station
+                        dst = dst[0]
                     if not g.has_edge(src, dst):
                         g.add_edge(src, dst, p={})
                     g.edges[src, dst]["p"][c.name] = p

@@ -73,7 +73,7 @@ import numpy as np
 
 from .._jit import njit
 from .._validate import Number, check_count, check_real, is_symbolic
-from ..errors import InvalidValueError, UnsupportedModelError
+from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
 from ._common import Element, _any_sym, _nonneg, _pos
 
 __all__ = ["Zipf", "Popularity", "Cache", "CacheSimResult", "WorkingSet", "POLICIES",
@@ -86,6 +86,10 @@ POLICIES = ("lru", "fifo", "random")
 #: catalogs larger than this are refused (the per-item arrays alone would
 #: take gigabytes); Che's solve is vectorised and takes about a second at 10^7
 MAX_ITEMS = 50_000_000
+#: Most requests (warm-up included) :func:`simulate_cache` serves: at about
+#: 0.5 microsecond each on the 2-core reference machine (10^7 in 5 s), a
+#: couple of minutes.
+MAX_SIM_REQUESTS = 200_000_000
 
 
 def _numeric(value, what):
@@ -188,10 +192,16 @@ class Popularity:
             raise InvalidValueError(
                 f"Popularity: probability of item {k} must be a finite non-negative "
                 f"number, got {q[k]!r}")
-        s = float(q.sum())
+        with np.errstate(over="ignore"):
+            s = float(q.sum())
         if s <= 0:
             raise InvalidValueError("Popularity: every probability is 0 (nothing is requested)")
         if self.normalize:
+            if not 2.2250738585072014e-308 <= s < math.inf:
+                # weights whose sum overflows (1e308 each) or is subnormal:
+                # divide by the largest first, which changes no ratio
+                q = q / q.max()
+                s = float(q.sum())
             q = q / s
         elif abs(s - 1.0) > 1e-9:
             raise InvalidValueError(
@@ -629,12 +639,21 @@ def simulate_cache(cache: Cache, requests: int = 1_000_000, *, seed: int = 1,
     if requests < batches:
         raise InvalidValueError(
             f"simulate_cache: requests = {requests} is fewer than batches = {batches}")
-    C = cache.capacity
+    q = cache.popularity.probabilities
+    n = q.size
+    # a cache of at least n items holds every item: it behaves as one of
+    # exactly n (never full, nothing evicted), which bounds its slots
+    C = min(int(cache.capacity), n)
     if warmup is None:
         warmup = max(10 * C, requests // 10)
     warmup = check_count(warmup, "simulate_cache: warmup", minimum=0)
-    q = cache.popularity.probabilities
-    n = q.size
+    if requests + warmup > MAX_SIM_REQUESTS:
+        raise ProblemTooLargeError(
+            f"simulate_cache: requests = {requests} and warmup = {warmup} make "
+            f"{requests + warmup:.3g} requests, past the limit {MAX_SIM_REQUESTS:.0e} (each "
+            "is drawn and served one by one, about a microsecond each): ask for fewer "
+            "requests (the half-width shrinks as 1/sqrt(requests)), or use the analytic "
+            "Cache.hit_ratio (Che's approximation)")
     cdf = np.cumsum(q)
     cdf /= cdf[-1]
     policy = {"lru": _LRU, "fifo": _FIFO, "random": _RANDOM}[cache.policy]
@@ -803,9 +822,25 @@ class WorkingSet(Element):
 
     @property
     def demand(self):
-        """D = passes (d time_per_byte + spilled spill_time_per_byte), s."""
-        return self.passes * (self.per_node * self.time_per_byte
-                              + self.spilled * self.spill_time_per_byte)
+        """D = passes (d time_per_byte + spilled spill_time_per_byte), s.
+
+        A numeric D that leaves the floating-point range (an overflow to
+        inf, or an underflow to 0 from positive parameters) is refused by
+        name rather than returned (a speed-up of inf / inf would be NaN)."""
+        D = self.passes * (self.per_node * self.time_per_byte
+                           + self.spilled * self.spill_time_per_byte)
+        if _any_sym(D):
+            return D
+        with np.errstate(over="ignore", under="ignore"):
+            v = float(D)
+        if not 0 < v < math.inf:
+            raise InvalidValueError(
+                f"WorkingSet: the demand per node, passes ({self.passes!r}) x (data / nodes "
+                f"({self.per_node!r} B) x time_per_byte ({self.time_per_byte!r}) + spilled "
+                f"bytes x spill_time_per_byte ({self.spill_time_per_byte!r})), is {v!r}: "
+                "outside the floating-point range; state data and times in larger or "
+                "smaller units (e.g. GB and seconds per GB)")
+        return D
 
     @property
     def service_time(self):

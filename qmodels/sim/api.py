@@ -31,6 +31,7 @@ from .checks import (
 )
 from .flatten import flatten
 from .guards import check_sim_size
+from .parallel import check_workers, run_in_order
 from .result import SimResult, Warned
 from .run import _raise_status, _Run
 from .stats import Estimate, estimate
@@ -65,7 +66,8 @@ PILOT = 20
 def simulate(network: Network, *, seed, horizon: float | None = None, replications: int = 10,
              warmup="mser5", precision: float | None = None, level: float = 0.95,
              method: str = "replications", max_events: float | None = None,
-             progress: bool | None = None) -> SimResult:
+             progress: bool | None = None, workers: int | None = None,
+             client=None) -> SimResult:
     """Simulate ``network`` and estimate its figures with confidence intervals.
 
     Parameters
@@ -111,6 +113,16 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
         :mod:`tqdm.auto` progress bar; default: on in a terminal or a
         Jupyter kernel, shown only for runs longer than 2 s; never when the
         environment variable ``CI`` is set.
+    workers : int, optional
+        Run the replications on this many processes of this machine
+        (``os.cpu_count()`` for every core); default 1, this process.
+        The result is the same to the bit whatever the number (each
+        replication draws only from its own child of the seed); see
+        :mod:`qmodels.sim.parallel`.  Batch means is one run: it ignores
+        ``workers`` and says so in a note.
+    client : distributed.Client, optional
+        Run the replications as tasks on this dask cluster instead (the
+        same numbers again).
 
     Returns
     -------
@@ -202,6 +214,7 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     level = _check_args(network, seed, horizon, replications, warmup, precision, level,
                         method, max_events)
     check_sim_size(network, replications if method == "replications" else 1)
+    nproc = check_workers(workers, client)
     flat = flatten(network)
     default_horizon = horizon is None
     capped = None
@@ -221,7 +234,10 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
 
     obs, pct, events, warm_mean, notes, horizon = _run_checked(
         network, flat, ss, horizon, replications, warm, use_mser, precision, level, cap_events,
-        progress, method, default_horizon, capped)
+        progress, method, default_horizon, capped, (nproc, client))
+    if method == "batch_means" and (nproc > 1 or client is not None):
+        notes = tuple(notes) + ("batch means is one long run: it ran in this process "
+                                "(workers= and client= spread replications only)",)
     if cold_start:
         notes = tuple(notes) + (
             "wall time includes the event loop's first-call set-up (numba's cache load, or "
@@ -239,7 +255,7 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
 # ---------------------------------------------------------------------------
 
 def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, precision, level,
-                 cap_events, progress, method, default_horizon, capped):
+                 cap_events, progress, method, default_horizon, capped, where=(1, None)):
     """Run, self-check (:func:`_diagnose`), make a default horizon 4x
     longer while the run is too short (EXTENSIONS times at most), and warn
     about what is left.  Returns the run's observations, notes and the
@@ -251,7 +267,7 @@ def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, preci
         if method == "replications":
             obs, pct, events, warm_mean, notes = _replications(
                 network, flat, ss, horizon, replications, warm, use_mser, precision, level,
-                cap_events, progress, chk)
+                cap_events, progress, chk, where)
             used = horizon
         else:
             # batch means may run past the horizon to reach a precision
@@ -287,6 +303,15 @@ def _run_one(network, flat, child, horizon, warm, use_mser, cap_events, ncell=CE
     return run, status, seg
 
 
+def _run_remote(network, flat, child, horizon, warm, use_mser, cap_events):
+    """:func:`_run_one` in a worker process or on a dask worker: the run
+    comes back without its buffer of uniforms (2 MB nothing after the run
+    reads)."""
+    run, status, seg = _run_one(network, flat, child, horizon, warm, use_mser, cap_events)
+    run.U = None
+    return run, status, seg
+
+
 def _advance_all(run, network, edges, cap_events, where, start_cell=0):
     """Run cell by cell in chunks of a histogram segment (the chunking
     never changes a number: the loop is resumable)."""
@@ -303,7 +328,7 @@ def _advance_all(run, network, edges, cap_events, where, start_cell=0):
 
 
 def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, level,
-                  cap_events, progress, chk):
+                  cap_events, progress, chk, where=(1, None)):
     """Independent replications.  With MSER-5 the warm-up is chosen once,
     on the cell series averaged over the first ``min(n0, PILOT)``
     replications (Welch's procedure, Law 2015, sec. 9.5.1, with MSER-5 in
@@ -330,9 +355,11 @@ def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, lev
     try:
         while True:
             children = ss.spawn(target - len(obs) - len(pilot))
-            for child in children:
-                run, status, seg = _run_one(network, flat, child, horizon, warm, use_mser,
-                                            cap_events)
+            nproc, client = where
+            fn = _run_one if (nproc <= 1 and client is None) else _run_remote
+            for run, status, seg in run_in_order(
+                    fn, [(network, flat, child, horizon, warm, use_mser, cap_events)
+                         for child in children], nproc, client):
                 events += run.events
                 if status == E.MAX_EVENTS:
                     notes.append(f"max_events stopped a replication at t = {run.SX[0]:.6g}")
@@ -464,6 +491,16 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
         klass = {c: est(f"{m}_cl", i) for i, c in enumerate(cn)} if m != "U" else {}
         figs[metric] = Figures(metric, station, klass, pair)
     parr = np.array(pct)  # (n, C, 3)
+    switched = [c for ch in net.chains if len(ch) > 1 for c in ch]
+    if switched:
+        # a histogram holds the cycles that end in a class, not the time
+        # spent as it: no per-class percentile of a class-switching chain
+        parr = parr.copy()
+        parr[:, [net.class_index(c) for c in switched], :] = np.nan
+        notes = tuple(notes) + (
+            "class switching: a class's X and R are per cycle of its chain (X the chain's "
+            "cycles or departures per second, R the time a chain job spends as that class, "
+            f"Q_c / X); no response-time percentiles for {', '.join(map(repr, switched))}",)
     percentiles = {
         c: {q: estimate(parr[:, i, j], level) for j, q in enumerate(PERCENTILES)}
         for i, c in enumerate(cn)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InvalidValueError
+from ..model.chains import chain_rates
 from ..model.network import Closed, Network, Open
 from .flatten import Flat, limiting_capacity
 from .stats import check_level, estimate
@@ -106,7 +107,7 @@ def _throughput_bound(net: Network, ci: int) -> float:
     multiplier of a load-dependent station); delays bound nothing."""
     cls = net.classes[ci]
     if isinstance(cls, Open):
-        return float(cls.arrival_rate)
+        return chain_rates(net)[ci]
     from ..model.forkjoin import critical_path_demand
 
     D = net.demands.astype(float)[ci]
@@ -142,7 +143,7 @@ def _default_horizon(net: Network, flat: Flat):
     for ci, cls in enumerate(net.classes):
         visits = float(flat.visits[ci].sum())
         if isinstance(cls, Open):
-            x = float(cls.arrival_rate)
+            x = chain_rates(net)[ci]
         else:
             N = cls.population
             if N == 0:
@@ -196,13 +197,14 @@ def _relaxation_time(net: Network, flat: Flat):
     fast, and rho >= 1 there, or behind it, is shed as loss or blocking:
     the run's own growth check watches those)."""
     best, who = 0.0, ""
+    rates = chain_rates(net)        # (a switching chain's visits are per its arrivals)
     for k, s in enumerate(net.stations):
-        lam_s = sum(float(c.arrival_rate) * flat.visits[ci, k] * flat.S[ci, k]
+        lam_s = sum(rates[ci] * flat.visits[ci, k] * flat.S[ci, k]
                     for ci, c in enumerate(net.classes) if isinstance(c, Open))
         cap = limiting_capacity(s)
         if lam_s <= 0 or not math.isfinite(cap) or s.capacity is not None or lam_s >= cap:
             continue
-        lam = sum(float(c.arrival_rate) * flat.visits[ci, k]
+        lam = sum(rates[ci] * flat.visits[ci, k]
                   for ci, c in enumerate(net.classes) if isinstance(c, Open))
         rho = lam_s / cap
         tau = (lam_s / lam) / (cap * (1.0 - math.sqrt(rho)) ** 2)

@@ -21,7 +21,9 @@ population, inter-arrival kind, empirical offset and length.  ``CLF[c]``:
 think time Z, mean inter-arrival time, a, b, log of the first histogram
 edge, bins per unit of log.  Routing: ``RN[c, r]`` destinations of row r
 (r = K is the start of a cycle, destination K its end), ``RD`` the
-destinations, ``RC`` their cumulative probabilities.  Pools: ``PLI[p]``
+destinations, ``RC`` their cumulative probabilities; a destination
+d + (K + 1) (s + 1) sends the job on to d as class s (class switching,
+:mod:`qmodels.model.chains`; from a station's row only).  Pools: ``PLI[p]``
 tokens, acquire and release station; ``ACQ[c, k]`` / ``REL[c, k]`` bit
 masks of the pools class c takes on entering / gives back on leaving k.
 
@@ -68,8 +70,10 @@ import numpy as np
 from .._jit import njit
 
 # job table columns (JI, int64); J_PAR, J_PEND: fork-join (see the end of the module)
-J_CLS, J_LOC, J_NXT, J_PRV, J_HELD, J_STATE, J_DEST, J_CYEND, J_PAR, J_PEND = range(10)
-NJI = 10
+# J_NEWC: 1 + the class a job goes on as after a class switch (0: none), set
+# when it is routed and taken on when it leaves its station (:func:`_move`)
+J_CLS, J_LOC, J_NXT, J_PRV, J_HELD, J_STATE, J_DEST, J_CYEND, J_PAR, J_PEND, J_NEWC = range(11)
+NJI = 11
 # job table columns (JF, float64)
 F_TARR, F_TCYC, F_VFIN = range(3)
 NJF = 3
@@ -575,6 +579,12 @@ def _route_on(j, src, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, r
     o_cyc = 4 * C * K
     c = JI[j, J_CLS]
     d = next_dest(c, src, RN, RD, RC, rng, SI)
+    if d > K:
+        # a class switch: the job goes on as class c (taken on in _move, once
+        # it has left src as its old class)
+        c = d // (K + 1) - 1
+        d = d % (K + 1)
+        JI[j, J_NEWC] = c + 1
     if d == K:
         record_cycle(c, now - JF[j, F_TCYC], ACC, o_cyc, C, HIST, seg, CLF)
         JI[j, J_CYEND] = 1
@@ -780,6 +790,9 @@ def _move(j, src, d, now, M, J, T, rng):
     while True:
         if src >= 0 and src < K:
             ub_n = _depart(j, src, now, ub_n, M, J, T, rng)
+        if JI[j, J_NEWC] > 0:
+            JI[j, J_CLS] = JI[j, J_NEWC] - 1
+            JI[j, J_NEWC] = 0
         JI[j, J_CYEND] = 0
         if d == K:
             _leave_route(j, now, M, J, T, rng)

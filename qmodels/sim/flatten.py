@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidValueError, PopulationError, UnstableError, UnsupportedModelError
+from ..model.chains import chain_rates
 from ..model.distributions import (
     Deterministic,
     Distribution,
@@ -103,6 +104,9 @@ class Flat:
     hist_step: float  # log width of a bin
     max_tasks: int = 0  # tasks of the largest fork (0: no fork-join)
     branch: np.ndarray | None = None  # stations on fork-join branches (None: no fork-join)
+    #: class indices of each class-switching chain (its jobs' cycles are the
+    #: chain's: qmodels.sim.windows reports X and R per class per chain cycle)
+    switch_chains: tuple = ()
 
 
 def acc_layout(C: int, K: int, P: int) -> dict:
@@ -171,7 +175,7 @@ def _encode_distribution(dist, who: str, emp: list):
                 f"{who}: Empirical samples must be finite, non-negative, with a positive mean"
             )
         off = len(emp)
-        emp.extend((arr / arr.mean()).tolist())
+        emp.extend(dist.unit_samples.tolist())
         return E.D_EMP, 0.0, 0.0, off, int(arr.size)
     raise UnsupportedModelError(f"{who}: the simulator cannot draw from {type(dist).__name__}")
 
@@ -212,9 +216,37 @@ def _visit_routing_plain(v: np.ndarray, K: int):
     return rows
 
 
-def _explicit_routing(cls, index: dict, K: int):
-    """Rows of a class given by routing; destination K = end of cycle."""
+def _explicit_routing(cls, index: dict, K: int, switch=None):
+    """Rows of a class given by routing; destination K = end of cycle.
+
+    ``switch`` (a class in a class-switching chain): (class index by name,
+    the chain's first class, its reference station).  An entry that sends
+    the job on as class s is coded d + (K + 1) (s + 1) (see
+    :mod:`qmodels.sim.engine`); a closed chain's cycle ends when a job is
+    routed to the reference station as the chain's first class, and a job
+    of another class of the chain starts (when its population puts it
+    there) at the first station of its own routing."""
     rows: dict[int, list] = {}
+    if switch is not None:
+        cidx, first, ref = switch
+        own = cidx[cls.name]
+        for src, row in cls.routing.items():
+            r = K if src == SOURCE else index[src]
+            out = []
+            for key, p in row.items():
+                st, to = key if isinstance(key, tuple) else (key, cls.name)
+                if st == SINK or (ref is not None and (st, to) == (ref, first)):
+                    d = K
+                else:
+                    d = index[st]
+                if cidx[to] != own:
+                    d += (K + 1) * (cidx[to] + 1)
+                out.append((d, float(p)))
+            rows[r] = out
+        if not isinstance(cls, Open):
+            start = ref if cls.name == first else next(iter(cls.routing))
+            rows[K] = [(index[start], 1.0)]
+        return rows
     if isinstance(cls, Open):
         assert cls.routing is not None  # callers pass only classes given by routing
         for src, row in cls.routing.items():
@@ -227,6 +259,32 @@ def _explicit_routing(cls, index: dict, K: int):
         rows[index[src]] = [(K if dst == ref else index[dst], float(p)) for dst, p in row.items()]
     rows[K] = [(kref, 1.0)]
     return rows
+
+
+def _switching(net: Network) -> dict:
+    """Class name -> (class index by name, the chain's first class, its
+    reference station or None) for the classes in class-switching chains;
+    refuses what the simulator does not do with class switching."""
+    if not net.has_class_switching:
+        return {}
+    if net.pools:
+        raise UnsupportedModelError(
+            f"token pool {net.pools[0].name!r} in a network with class switching: the "
+            "simulator does not model pools together with class switching")
+    if forkjoins(net.stations):
+        raise UnsupportedModelError(
+            f"fork-join {forkjoins(net.stations)[0].name!r} in a network with class "
+            "switching: the simulator does not model them together")
+    cidx = {n: i for i, n in enumerate(net.class_names)}
+    out = {}
+    for chain in net.chains:
+        if len(chain) < 2:
+            continue
+        first = net.klass(chain[0])
+        ref = None if isinstance(first, Open) else first.reference
+        for n in chain:
+            out[n] = (cidx, first.name, ref)
+    return out
 
 
 def flatten(net: Network) -> Flat:
@@ -267,7 +325,7 @@ def flatten(net: Network) -> Flat:
     STI, STF, RM = _encode_stations(net, V, emp)
     CLI, CLF, rows_all = _encode_classes(net, V, Sm, pops, rates, emp)
     RN, RD, RC = _routing_arrays(rows_all, C, K)
-    _check_open_stability(net, rates, V, Sm)
+    _check_open_stability(net, chain_rates(net), V, Sm)
 
     n_closed = sum(pops)
     cls_of_job = np.repeat(np.arange(C), pops).astype(np.int64)
@@ -276,7 +334,9 @@ def flatten(net: Network) -> Flat:
                 RN, RD, RC, PLI, ACQ, REL, n_closed, cls_of_job, K, C, int(PLI.shape[0]),
                 ucap_all, V, CLF[:, 4].copy(), math.log(10.0) * HIST_DECADES / HIST_BINS,
                 max([f.n_tasks for f in forkjoins(net.stations)], default=0),
-                np.array(branch_mask(net), dtype=bool) if forkjoins(net.stations) else None)
+                np.array(branch_mask(net), dtype=bool) if forkjoins(net.stations) else None,
+                tuple(tuple(net.class_index(n) for n in ch) for ch in net.chains
+                      if len(ch) > 1))
 
 
 def _check_workload(net: Network, pops, rates, V, Sm) -> None:
@@ -413,12 +473,13 @@ def _encode_classes(net: Network, V, Sm, pops, rates, emp: list):
     CLF = np.zeros((C, 6), dtype=float)
     rows_all = []
     fj_rows = _forkjoin_rows(net, index)
+    switching = _switching(net)
     for ci, cls in enumerate(net.classes):
         who = f"class {cls.name!r}"
         # jobs never visit branch stations: tasks do, by the rows added below
         vj = np.where(branch_mask(net), 0.0, V[ci]) if fj_rows else V[ci]
         if cls.routing is not None:
-            rows = _explicit_routing(cls, index, K)
+            rows = _explicit_routing(cls, index, K, switching.get(cls.name))
         elif vj.sum() <= 0:
             rows = {K: [(K, 1.0)]}
         else:
@@ -522,7 +583,8 @@ def limiting_capacity(s) -> float:
 
 def _check_open_stability(net: Network, rates, V, Sm) -> None:
     """Open load rho = sum_c lambda_c V_ck S_ck / a_k(inf) < 1 at every
-    station (Lazowska et al. 1984, sec. 8.4; for a load-dependent station
+    station, lambda_c the rate class c's visits are per (its chain's under
+    class switching) (Lazowska et al. 1984, sec. 8.4; for a load-dependent station
     a_k(inf) is the limiting rate, the last multiplier: with (2, 0.5) and
     lambda S = 1 the queue grows without bound although a_max = 2).
     Checked only where no finite room can shed load."""

@@ -19,12 +19,19 @@ from ..model.distributions import Erlang
 from .engine import NJF, NJI
 from .flatten import acc_layout
 
-__all__ = ["check_sim_size", "MAX_RUN_BYTES", "MAX_REPLICATIONS"]
+__all__ = ["check_sim_size", "MAX_RUN_BYTES", "MAX_REPLICATIONS", "MAX_ERLANG_PHASES"]
 
 #: Largest estimated memory of one run's state (2 GiB).
 MAX_RUN_BYTES = 2 * 2**30
 #: Most independent replications one call may ask for.
 MAX_REPLICATIONS = 100_000
+
+#: Most phases of an Erlang the simulator draws: each variate sums k
+#: exponentials (k logarithms), so the run's work grows with k, not only
+#: its memory (k = 10^4 took 10-46 s for 10^4 services on the 2-core
+#: reference machine, k = 10^6 did not finish).  An Erlang with more
+#: phases has SCV 1/k < 0.001: all but deterministic.
+MAX_ERLANG_PHASES = 1000
 
 #: the open job slots a run starts with (qmodels.sim.run._Run)
 _OPEN_SLOTS = 256
@@ -43,31 +50,60 @@ def _erlang_k(network) -> int:
 
 def run_bytes(network) -> float:
     """Estimated bytes of one run's state (see the module docstring)."""
-    J = sum(int(c.population) for c in network.classes if isinstance(c, Closed))
+    from ..model.forkjoin import forkjoins
+
+    # a closed job and the tasks of its fork, as qmodels.sim.run._Run sizes
+    # its job table (fork-joins do not nest); an open job forks as many
+    # (in floats: a count past 2**63 gives an estimate past the limit, not
+    # an OverflowError)
+    T = float(max([f.n_tasks for f in forkjoins(network.stations)], default=0))
+    J = float(sum(int(c.population) for c in network.classes if isinstance(c, Closed)))
+    J *= 1.0 + T
     if any(isinstance(c, Open) for c in network.classes):
-        J += _OPEN_SLOTS
-    J = max(J, 1)
+        J += _OPEN_SLOTS + T
+    J = max(J, 1.0)
     C = len(network.classes)
     per_job = 8.0 * (NJI + NJF + 4)
     uniforms = float(J + C + 8) * (2 * _erlang_k(network) + 6)
     return J * per_job + 4 * 8.0 * uniforms
 
 
+def _check_erlang_work(network) -> None:
+    """Refuse an Erlang service or inter-arrival time with more than
+    :data:`MAX_ERLANG_PHASES` phases, naming the station or class."""
+    where = [(f"station {s.name!r} service", s.distribution) for s in network.stations]
+    where += [(f"class {c.name!r} inter-arrival time", c.interarrival)
+              for c in network.classes if isinstance(c, Open)]
+    for who, d in where:
+        if isinstance(d, Erlang) and int(d.k) > MAX_ERLANG_PHASES:
+            raise ProblemTooLargeError(
+                f"{who}: Erlang with k = {int(d.k)} phases; the simulator draws k exponentials "
+                f"per variate and takes k <= {MAX_ERLANG_PHASES} (the run's time grows with "
+                f"k): its SCV 1/k = {1 / int(d.k):.3g} is all but deterministic, so use "
+                f"distribution=qm.Deterministic(), or qm.Erlang({MAX_ERLANG_PHASES})")
+
+
 def check_sim_size(network, replications: int) -> None:
     """Raise :class:`ProblemTooLargeError` when one run's state passes
     :data:`MAX_RUN_BYTES` or ``replications`` passes
     :data:`MAX_REPLICATIONS`; called before anything is built."""
+    _check_erlang_work(network)
     need = run_bytes(network)
     if need > MAX_RUN_BYTES:
+        from ..model.forkjoin import forkjoins
+
         pop = sum(int(c.population) for c in network.classes if isinstance(c, Closed))
-        k = _erlang_k(network)
-        why = (f"an Erlang shape with k = {k} phases (k uniforms per service time)"
-               if k > 1000 else f"{pop} closed jobs")
-        out = ("an Erlang with that many phases is all but deterministic: use "
-               "distribution=qm.Deterministic()" if k > 1000 else
-               "solve it analytically (method='bounds', 'schweitzer' or 'linearizer' cost the "
-               "same at any population; 'exact' up to its own limit) or simulate a "
-               "scaled-down population")
+        big = max(forkjoins(network.stations), key=lambda f: f.n_tasks, default=None)
+        if big is not None and big.n_tasks > 1:
+            why = (f"fork-join {big.name!r} with {big.n_tasks} tasks per fork"
+                   + (f" and {pop} closed jobs" if pop else ""))
+            out = ("each task is a job slot: give the fork-join fewer tasks, or solve it "
+                   "analytically (method='bounds')")
+        else:
+            why = f"{pop} closed jobs"
+            out = ("solve it analytically (method='bounds', 'schweitzer' or 'linearizer' cost "
+                   "the same at any population; 'exact' up to its own limit) or simulate a "
+                   "scaled-down population")
         raise ProblemTooLargeError(
             f"simulation of {why} needs about {need / 2**30:.3g} GiB for one run's state "
             f"(limit {MAX_RUN_BYTES / 2**30:.3g} GiB): {out}")

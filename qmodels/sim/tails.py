@@ -111,8 +111,7 @@ def moments(dist, orders=(2, 4)):
             al = float(dist.alpha)
             m = al * ((al - 1.0) / al) ** j / (al - j) if j < al else math.inf
         elif isinstance(dist, Empirical):
-            arr = np.asarray(dist.samples, dtype=float)
-            m = float(np.mean((arr / arr.mean()) ** j))
+            m = float(np.mean(dist.unit_samples ** j))
         else:
             return None
         out.append(m)

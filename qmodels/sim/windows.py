@@ -97,6 +97,14 @@ def _window(run: _Run, a: int, b: int):
             if P else np.zeros(0),
             "pool_Q": d[lay["pool_q"]: lay["pool_q"] + P] / T if P else np.zeros(0),
         }
+    for ch in f.switch_chains:
+        # class switching: a class's figures are per cycle of its chain
+        # (cycles end in whichever class a job has then): X_c = X_chain and
+        # R_c = Q_c / X_chain, the time a chain job spends as class c
+        idx = list(ch)
+        xh = float(cyc[idx].sum()) / T
+        out["X_cl"][idx] = xh
+        out["R_cl"][idx] = out["Q_cl"][idx] / xh if xh > 0 else np.nan
     # R of a class at a station it never visits: 0 here, a placeholder that no
     # self-check or precision test reads; the result reports NaN there, with a
     # note (:func:`qmodels.sim.api._assemble`: the simulator cannot observe it)

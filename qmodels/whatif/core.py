@@ -166,7 +166,7 @@ def sweep(model: Network | Callable[..., Network], vary: Mapping[str, Iterable] 
         import dask
         from distributed import Client, LocalCluster
 
-        from ._mainguard import check_main_guard
+        from .._mainguard import check_main_guard
 
         check_main_guard("sweep(parallel=True)",
                          dask.config.get("distributed.worker.multiprocessing-method", "spawn"))

@@ -66,11 +66,30 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import CollinearityWarning, InvalidValueError, UnknownNameError
+from .._validate import check_count, check_real
+from ..errors import CollinearityWarning, InvalidValueError, ProblemTooLargeError, UnknownNameError
 
 __all__ = ["estimate_demands", "DemandEstimate"]
 
 _COL = re.compile(r"^\s*([XU])\[([^\]]+)\]\s*$")
+
+#: Most bootstrap work :func:`estimate_demands` accepts: resamples x
+#: stations x intervals x (parameters + 1)^2, the cost of the NNLS fits
+#: (Lawson & Hanson, *Solving Least Squares Problems*, 1974, ch. 23:
+#: O(T p^2) per fit).  Measured on the 2-core reference machine: 10^3
+#: resamples of 10^4 intervals, one class and one station with its
+#: background (9 x 10^7 units), 1.8 s; the limit is about a minute.  Beyond
+#: it the call refuses before resampling and says what to reduce.
+MAX_BOOT_WORK = 3e9
+#: Most bootstrap resamples (their demands are kept: resamples x C x K floats).
+MAX_RESAMPLES = 1_000_000
+
+
+def _too_many(message: str) -> InvalidValueError:
+    """check_count's error for resamples: past the limit it is a budget refusal."""
+    if "too large" in message:
+        return ProblemTooLargeError(message + ": use fewer resamples (200 give 95 % intervals)")
+    return InvalidValueError(message)
 
 
 def _columns(frame):
@@ -78,7 +97,12 @@ def _columns(frame):
     for col in frame.columns:
         m = _COL.match(str(col))
         if m:
-            (classes if m[1] == "X" else stations).append(m[2])
+            names = classes if m[1] == "X" else stations
+            if m[2] in names:
+                raise InvalidValueError(
+                    f"column {m[1]}[{m[2]}] appears twice in the frame: keep one (or "
+                    "rename the other)")
+            names.append(m[2])
     return classes, stations
 
 
@@ -259,15 +283,28 @@ def _read(frame, classes, stations, servers, percent):
     for s, c in servers.items():
         if s not in stations:
             raise UnknownNameError(f"servers: no station {s!r} (stations: {', '.join(stations)})")
-        if int(c) != c or c < 1:
-            raise InvalidValueError(f"servers[{s!r}] must be a positive integer, got {c!r}")
+        check_count(c, f"servers[{s!r}]", minimum=1, maximum=2**31)
+
+    for what, names in (("X", classes), ("U", stations)):
+        seen = set()
+        for n in names:
+            if n in seen:
+                raise InvalidValueError(f"{what}[{n}] is listed twice in "
+                                        f"{'classes' if what == 'X' else 'stations'}=")
+            seen.add(n)
+    cols = {}
+    for col in frame.columns:
+        m = _COL.match(str(col))
+        if m:
+            cols[f"{m[1]}[{m[2]}]"] = col
 
     def column(name):
-        v = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
+        v = pd.to_numeric(frame[cols[name]], errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(~np.isfinite(v) | (v < 0))
         if bad.size:
             raise InvalidValueError(
-                f"column {name!r}, row {frame.index[bad[0]]!r}: {frame[name].iloc[bad[0]]!r} "
+                f"column {name!r}, row {frame.index[bad[0]]!r}: "
+                f"{frame[cols[name]].iloc[bad[0]]!r} "
                 "is not a finite non-negative number")
         return v
 
@@ -340,16 +377,32 @@ def estimate_demands(frame, *, classes=None, stations=None, servers: Mapping | N
     >>> [round(est.demand(c, "cpu"), 6) for c in ("a", "b")]   # 0.01 a + 0.015 b
     [0.01, 0.015]
     """
+    level = check_real(level, "estimate_demands: level")
     if not 0 < level < 1:
-        raise InvalidValueError(f"level must be in (0, 1), got {level!r}")
-    if int(resamples) < 100:
-        raise InvalidValueError(f"resamples must be >= 100, got {resamples!r}")
+        raise InvalidValueError(f"estimate_demands: level must be in (0, 1), got {level!r}")
+    resamples = check_count(resamples, "estimate_demands: resamples", minimum=100,
+                            maximum=MAX_RESAMPLES, error=_too_many)
+    block = check_count(block, "estimate_demands: block", minimum=1)
+    if seed is not None:
+        seed = check_count(seed, "estimate_demands: seed", minimum=0)
     classes, stations, A, Ubusy, c_k = _read(frame, classes, stations, servers, percent)
     T, C = A.shape
     p = C + (1 if background else 0)
     if T < p + 2:
         raise InvalidValueError(
             f"{T} intervals for {p} parameters per station: at least {p + 2} are needed")
+    if block > T:
+        raise InvalidValueError(
+            f"estimate_demands: block = {block} is longer than the {T} intervals: a block "
+            "must fit in the data (block=1 for independent intervals)")
+    work = float(resamples) * len(stations) * T * (p + 1) ** 2
+    if work > MAX_BOOT_WORK:
+        raise ProblemTooLargeError(
+            f"estimate_demands: {resamples} resamples of {T} intervals x {len(stations)} "
+            f"station(s) x {p} parameter(s) need about {work:.3g} work units (limit "
+            f"{MAX_BOOT_WORK:.0e}, about a minute): use fewer resamples (200 give 95 % "
+            "intervals), or aggregate consecutive intervals (their means obey the same "
+            "utilisation law)")
 
     # collinearity of the design (columns scaled to unit length)
     M = np.column_stack([A, np.ones(T)]) if background else A
@@ -381,7 +434,6 @@ def estimate_demands(frame, *, classes=None, stations=None, servers: Mapping | N
 
     # bootstrap over intervals (moving blocks of length `block`)
     rng = np.random.default_rng(seed)
-    block = max(1, int(block))
     nblocks = int(np.ceil(T / block))
     boot_D = np.empty((resamples, C, len(stations)))
     boot_B = np.zeros((resamples, len(stations)))

@@ -150,7 +150,12 @@ def parse_target(text) -> Target:
         raise InvalidValueError(f"target {text!r}: {m['value']!r} is not a number") from None
     if not math.isfinite(value) or value < 0:
         raise InvalidValueError(f"target {text!r}: the value must be finite and >= 0")
-    op = {"<": "<=", ">": ">="}.get(m["op"], m["op"])
+    if m["op"] in ("<", ">"):
+        raise InvalidValueError(
+            f"target {text!r}: a strict {m['op']!r} is not a target qm.size can meet (its "
+            f"searches find where a figure reaches its bound): write "
+            f"{m['op'] + '='!r}, e.g. '{text.replace(m['op'], m['op'] + '=', 1)}'")
+    op = m["op"]
     pct = float(m["pct"]) if m["pct"] else None
     if pct is not None:
         if m["metric"] != "R":
@@ -552,6 +557,10 @@ def size(net: Network, *targets, vary: str = "population", cls: str | None = Non
             + (f" (did you mean {close[0]!r}?)" if close else ""))
     if not isinstance(net, Network):
         raise InvalidValueError(f"size needs a qmodels Network, got {type(net).__name__}")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < 1:
+        raise InvalidValueError(
+            f"size: tol is the relative resolution of the search, a number in (0, 1) "
+            f"(default 1e-6), got {tol!r}")
     if net.is_symbolic:
         raise UnsupportedModelError("size needs numbers; substitute the symbols first")
     _check_exact_holds(net)

@@ -424,8 +424,7 @@ def unit_transform(dist, who: str = "the stream") -> Transform:
         s = float(dist.spread)
         return _Points([1.0], [1.0], "deterministic") if s == 0.0 else _Uniform(s)
     if isinstance(dist, Empirical):
-        arr = np.asarray(dist.samples, dtype=float)
-        x, n = np.unique(arr / arr.mean(), return_counts=True)
+        x, n = np.unique(dist.unit_samples, return_counts=True)
         return _Points(x, n / n.sum(), "empirical")
     if isinstance(dist, Lognormal):
         return _Lognormal(dist.scv, who)

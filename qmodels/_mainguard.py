@@ -2,7 +2,8 @@
 
 ``sweep(parallel=True)`` starts a local dask cluster whose worker processes
 are started with the *spawn* method (dask's default,
-``distributed.worker.multiprocessing-method``).  A spawned process imports
+``distributed.worker.multiprocessing-method``), and ``simulate(workers=k)``
+a pool of spawned processes for its replications.  A spawned process imports
 the parent's main script again (as ``__mp_main__``) before it runs anything;
 a script that calls ``sweep(parallel=True)`` at its top level, outside
 ``if __name__ == "__main__":``, would start a cluster again in every worker.
@@ -26,13 +27,13 @@ import ast
 import multiprocessing
 import sys
 
-from ..errors import MainGuardError
+from .errors import MainGuardError
 
 __all__ = ["check_main_guard"]
 
-_HOW = ("put the code that runs the sweep under `if __name__ == \"__main__\":` (as any "
+_HOW = ("put the code that starts them under `if __name__ == \"__main__\":` (as any "
         "program using multiprocessing must), or connect client= to a dask scheduler "
-        "running elsewhere, or run it without parallel=True")
+        "running elsewhere, or run it in this process (no parallel=True / workers=)")
 
 
 def _is_main_test(test) -> bool:
