@@ -9,6 +9,8 @@ Run from the repository root (not part of the test suite)::
     python -m benchmarks.bench_ctmc --big           # + 1,157,625 states (N = 13)
     python -m benchmarks.bench_ctmc -N 3            # another population (smoke run)
     python -m benchmarks.bench_ctmc --decomposition 16   # + decomposition vs ctmc, pools
+    python -m benchmarks.bench_ctmc --ph            # phase-type and priority models: states/s,
+                                                    #   the largest solved within 10 s
 
 The model: three closed classes of N jobs over three single-server PS
 queues, class-dependent service times (S[a] = (0.01, 0.02, 0.03),
@@ -17,6 +19,17 @@ no think time: C(N + 2, 2)^3 states, 91,125 at N = 8, 1,157,625 at N = 13.
 It is product form (BCMP), so exact MVA checks every answer (``maxrel``).
 Times are wall and CPU seconds of one run each (the kernels compiled or
 loaded from numba's cache first, untimed); ``peak RSS`` is the process's.
+
+``--ph`` times three models that are not product form (phase-type service
+and arrivals, a priority queue; see :func:`ph_web`, :func:`ph_prio`,
+:func:`ph_open`) at growing sizes and reports the states per CPU second
+and the largest solved within 10 CPU seconds on one core.  Measured
+2026-11-27 on the shared 2-core machine (benchmarks/README.md): 174,001
+states (three-tier, N = 40, 7.7 s), 97,969 (priority, N = 12, 9.3 s),
+154,242 (open tandem, L = 160, 6.0 s); 9,000 to 63,000 states per CPU
+second.  ``qm.ctmc`` refuses, before it allocates anything, a chain whose
+counted lower bound passes ``max_states`` or whose estimated memory
+(states, nonzero rates, bytes) passes half the memory available.
 """
 
 from __future__ import annotations
@@ -170,12 +183,102 @@ def decomposition_vs_ctmc(N: int, out):
             f"decomposition {_fmt(t_d)}; X error {err:+.1e}")
 
 
+def ph_web(N: int):
+    """A closed three-tier model that is not product form (the family where
+    ``mva-residual`` errs by up to 47 %): N users thinking 1 s, an FCFS
+    front end with Erlang-2 service (0.02 s), an FCFS application server
+    with Erlang-4 service (0.03 s), an FCFS disk with H2 service of SCV 4
+    (0.025 s).  Every shape phase-type: the chain is exact."""
+    import qmodels as qm
+
+    return qm.Network(
+        [qm.Queue("web", 0.02, distribution=qm.Erlang(2)),
+         qm.Queue("app", 0.03, distribution=qm.Erlang(4)),
+         qm.Queue("disk", 0.025, distribution=qm.HyperExponential(4.0))],
+        [qm.Closed("users", N, think_time=1.0, visits={"web": 1, "app": 1, "disk": 1})])
+
+
+def ph_prio(N: int):
+    """Two closed classes of N jobs at one non-preemptive priority CPU
+    (Erlang-2 service, 0.01 s foreground, 0.02 s background), each with its
+    own FCFS H2 disk (SCV 4, 0.03 s) and think time (0.2 s, 0.1 s)."""
+    import qmodels as qm
+
+    return qm.Network(
+        [qm.Queue("cpu", 0.01, discipline="prio", distribution=qm.Erlang(2)),
+         qm.Queue("d1", 0.03, distribution=qm.HyperExponential(4.0)),
+         qm.Queue("d2", 0.03, distribution=qm.HyperExponential(4.0))],
+        [qm.Closed("fg", N, think_time=0.2, visits={"cpu": 1, "d1": 1}, priority=0),
+         qm.Closed("bg", N, think_time=0.1, visits={"cpu": 1, "d2": 1}, priority=1,
+                   service={"cpu": 0.02, "d2": 0.03})])
+
+
+def ph_open(L: int):
+    """An open tandem fed by a bursty stream (H2 inter-arrival times of SCV
+    8, 1 job/s) through two FCFS queues, Erlang-3 (0.5 s) then H2 of SCV 2
+    (0.4 s), truncated at L open jobs."""
+    import qmodels as qm
+
+    return qm.Network(
+        [qm.Queue("a", 0.5, distribution=qm.Erlang(3)),
+         qm.Queue("b", 0.4, distribution=qm.HyperExponential(2.0))],
+        [qm.Open("j", 1.0, interarrival=qm.HyperExponential(8.0),
+                 routing={"source": {"a": 1}, "a": {"b": 1}, "b": {"sink": 1}})])
+
+
+def _time_ph(net, out, label, **kw):
+    """One ``qm.ctmc`` of a phase-type model, timed end to end (numba
+    kernels compiled or loaded before): states, rates, wall and CPU
+    seconds, states per CPU second."""
+    import warnings
+
+    import qmodels as qm
+
+    clock = _Clock()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = qm.ctmc(net, max_states=10**8, **kw)
+    t = clock.lap()
+    n = res.info["states"]
+    out(f"  {label:24s} {n:>10,} states {_fmt(t)}  {n / max(t[1], 1e-9):>10,.0f} states/CPU s  "
+        f"({res.exactness}, {res.info['linear_solver']})")
+    return n, t
+
+
+def ph_models(out, budget: float = 10.0):
+    """Each phase-type model at growing sizes, until one takes more than
+    ``budget`` CPU seconds end to end: the largest within it, and the
+    states per second."""
+    import qmodels as qm
+
+    qm.ctmc(ph_web(2))  # compile or load the kernels, untimed
+    for name, make, sizes, kw in (
+            ("web, N users", ph_web, (10, 20, 30, 40, 44, 48, 52, 56, 60), {}),
+            ("priority, N per class", ph_prio, (4, 8, 10, 12, 13, 14, 15, 16), {}),
+            ("open tandem, bound L", ph_open, (40, 80, 120, 160, 200, 240, 280, 320, 400),
+             {})):
+        out(f"ctmc, phase-type model: {name} ({make.__doc__.split(chr(10))[0]})")
+        best = None
+        for x in sizes:
+            opt = dict(kw, open_limit=x) if make is ph_open else kw
+            n, t = _time_ph(make(x), out, f"{name.split(',')[1].strip()} = {x}", **opt)
+            if t[1] > budget:
+                break
+            best = (x, n, t)
+        if best:
+            out(f"  largest within {budget:g} CPU s: {best[0]} ({best[1]:,} states, "
+                f"{best[2][1]:.2f} s CPU)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-N", type=int, default=8, help="jobs per class (default 8: 91,125 states)")
     ap.add_argument("--old", action="store_true",
                     help="also time the Python build at N, and the old build + LU at N = 5")
     ap.add_argument("--big", action="store_true", help="also N = 13: 1,157,625 states")
+    ap.add_argument("--ph", action="store_true",
+                    help="phase-type and priority models at growing sizes (states/s, the "
+                         "largest within 10 CPU seconds)")
     ap.add_argument("--decomposition", type=int, default=0, metavar="N",
                     help="also the decomposition against the CTMC on a pooled path, N jobs")
     args = ap.parse_args(argv)
@@ -193,6 +296,8 @@ def main(argv=None) -> int:
     if args.big:
         out("ctmc, 3 classes x N = 13 over 3 PS queues")
         new_path(13, out)
+    if args.ph:
+        ph_models(out)
     if args.decomposition:
         out(f"decomposition against ctmc, pooled I/O path, N = {args.decomposition}")
         decomposition_vs_ctmc(args.decomposition, out)

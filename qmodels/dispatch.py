@@ -107,9 +107,19 @@ METHODS: dict[str, Method] = {
         "for_decomposition"),
     "ctmc": Method(
         "qmodels.analytic.ctmc", "ctmc",
-        "exact CTMC of a small network (blocking, pools, FCFS with class-dependent service; "
-        "exponential times, Poisson arrivals); qm.solve(net) takes it where product form "
-        "fails and the chain has at most 50,000 states", "for_ctmc"),
+        "exact CTMC of a small network: finite capacity (blocking, loss), token pools, FCFS "
+        "with class-dependent service, priority (prio, prio-pr, several servers) and LCFS-PR "
+        "queues, non-exponential service and non-Poisson (renewal) arrivals as phase-type "
+        "distributions whose phase is in the state; exact (and labelled so) for exponential, "
+        "Erlang and (balanced-means) hyperexponential times with the open-job truncation "
+        "holding at most 1e-9; "
+        "APPROXIMATE, the fit and its moments named, for a deterministic time (Erlang-k, k = "
+        "20, else 10 or 5 to fit the budget: M/G/1 wait + 1/k), lognormal, Pareto, uniform, "
+        "empirical (two or three moments); no fork-joins or correlated (MAP) arrivals; "
+        "refuses a chain over max_states (counted before building; memory estimated before "
+        "allocation); the state count in the notes; qm.solve(net) takes it before any "
+        "approximation where product form fails and the chain has at most 50,000 states",
+        "for_ctmc"),
     "exact-symbolic": Method(
         "qmodels.symbolic.mva", "solve_symbolic",
         "exact single-class MVA in rational expressions of the model's symbols"),
@@ -288,11 +298,49 @@ def _auto(network: Network, options: dict):
             # says why this one did not
             passed.append((name, str(e)))
             continue
+        if result.exactness != "exact" and name in EXACT_ELSEWHERE:
+            other = _exact_elsewhere(network, options, EXACT_ELSEWHERE[name])
+            if other is not None:
+                passed.append((name, f"its answer is approximate ({_why_approximate(result)}) "
+                                     f"and {other.method!r} answers this network exactly"))
+                name, result = other.method, other
         note = f"method chosen by qm.solve: {name!r}"
         if passed:
             note += " (passed over " + "; ".join(f"{n}: {w}" for n, w in passed) + ")"
         return replace(result, notes=tuple(result.notes) + (note,))
     raise _none_applies(passed)
+
+
+#: methods after ``key`` in :data:`AUTO_ORDER` that can answer exactly what
+#: ``key`` answers only approximately: the CTMC fits a deterministic,
+#: lognormal or Pareto time with phases, while QNA solves an M/G/1 queue fed
+#: by Poisson arrivals and a GI/M/c queue fed by a renewal stream exactly
+#: (Pollaczek-Khinchine; the GI/M/c transform)
+EXACT_ELSEWHERE = {"ctmc": ("qna",)}
+
+
+def _exact_elsewhere(network: Network, options: dict, names) -> object | None:
+    """The answer of the first of ``names`` that applies, takes the options
+    and labels its answer exact, or None."""
+    for name in names:
+        check = requirement(name)
+        if check is not None and check(network) is not None:
+            continue
+        try:
+            check_options(name, options)
+            result = solver(name)(network, **{**AUTO_OPTIONS.get(name, {}), **options})
+        except UnsupportedModelError:
+            continue
+        if result.exactness == "exact":
+            return result
+    return None
+
+
+def _why_approximate(result) -> str:
+    """What made an answer approximate, from its assumptions and warnings
+    (a fit, a truncation), in a few words."""
+    fits = [a.split(" as ")[0] + " fitted" for a in result.assumptions if "(a fit)" in a]
+    return "; ".join(fits + list(result.warnings)) or "labelled approximate"
 
 
 @functools.lru_cache(maxsize=None)

@@ -468,18 +468,13 @@ def test_registered_as_solve_method():
     assert r.X["c"] == pytest.approx(mva(net).X["c"], rel=1e-12)
 
 
-def test_error_non_exponential_service():
-    net = qm.Network([qm.Queue("disk", 0.5, distribution=qm.Deterministic())],
-                     [qm.Closed("c", 2, visits={"disk": 1})])
-    with pytest.raises(UnsupportedModelError, match="station 'disk': ctmc needs exponential"):
-        ctmc(net)
-
-
-def test_error_non_poisson_arrivals():
-    net = qm.Network([qm.Queue("q", 0.5, capacity=3)],
-                     [qm.Open("o", 1.0, interarrival=qm.Erlang(2),
-                              routing={"source": {"q": 1}, "q": {"sink": 1}})])
-    with pytest.raises(UnsupportedModelError, match="class 'o': ctmc needs Poisson arrivals"):
+def test_error_blocking_at_a_preemptive_station():
+    # (non-exponential service and arrivals are modelled now: tests/test_ctmc_ph.py)
+    net = qm.Network([qm.Queue("a", 0.5, discipline="prio-pr"), qm.Queue("b", 0.4, capacity=1)],
+                     [qm.Closed("hi", 1, routing={"a": {"b": 1}, "b": {"a": 1}}, priority=0),
+                      qm.Closed("lo", 2, routing={"a": {"b": 1}, "b": {"a": 1}}, priority=1)])
+    with pytest.raises(UnsupportedModelError,
+                       match="station 'a' is preemptive .*next station 'b' has capacity 1"):
         ctmc(net)
 
 

@@ -78,6 +78,7 @@ def test_json_of_the_fcfs_as_ps_substitute_carries_it(tmp_path, capsys):
 
 
 def test_json_of_residual_mva_carries_its_approximation_and_warning(tmp_path, capsys):
+    # (qm.solve would take the phase-type chain here: the method is named)
     code, out, err = _json(tmp_path, capsys, _deterministic_queue(4.0), "--method",
                            "mva-residual")
     assert code == 0, err
@@ -110,3 +111,16 @@ def test_the_installed_command_prints_the_label(tmp_path):
     _label_keys(d)
     assert d["exactness"] != "exact" or d["classes"]["j"]["R"] == pytest.approx(
         GI_CASES["H2 scv 8"][1], rel=1e-9)
+
+
+def test_json_of_the_phase_type_chain_names_its_fit_and_states(tmp_path, capsys):
+    # qm.solve's choice for a closed FCFS queue with a deterministic time:
+    # the chain, approximate by its Erlang-20 fit, the fit and the state
+    # count in the label
+    code, out, err = _json(tmp_path, capsys, _deterministic_queue(4.0))
+    assert code == 0, err
+    d = json.loads(out)
+    _label_keys(d)
+    assert d["method"] == "ctmc" and d["exactness"] == "approximate"
+    assert any("Erlang-20" in a and "(a fit)" in a for a in d["assumptions"])
+    assert any(n.startswith("CTMC of ") and " states " in n for n in d["notes"])

@@ -14,7 +14,17 @@ from collections import deque
 import numpy as np
 
 from ..errors import ProblemTooLargeError, UnsupportedModelError
-from ._ctmc_spec import _DELAY, _FCFS, _FREE, _PS, _SINK, _Spec
+from ._ctmc_spec import (
+    _DELAY,
+    _FCFS,
+    _FREE,
+    _ORD_FCFS,
+    _ORD_LCFS,
+    _ORD_PRIO,
+    _PS,
+    _SINK,
+    _Spec,
+)
 
 # ---------------------------------------------------------------------------
 # state generator
@@ -23,14 +33,29 @@ from ._ctmc_spec import _DELAY, _FCFS, _FREE, _PS, _SINK, _Spec
 class _Chain:
     """Builds the reachable state space and its generator.
 
-    A state is ``(places, queues, blocked, free, nopen)``:
+    A state is ``(places, queues, blocked, free, nopen, aph)``:
     ``places[k]`` the content of station k (an ordered tuple of entries
-    ``(type, dest)`` for an order-keeping FCFS station, else a sorted tuple
-    of ``(type, dest, count)``), ``places[K]`` the think stage (counts);
+    ``(type, dest)`` for an order-keeping station, else a sorted tuple of
+    ``(type, dest, count)``), ``places[K]`` the think stage (counts);
     ``dest`` is -1 for a job in service or waiting, else the station it is
     blocked on.  ``queues[j]`` the FIFO of ``(type, dest)`` waiting for a
     token of pool j; ``blocked[d]`` the FIFO of ``(place, type)`` blocked on
-    station d; ``free[j]`` free tokens; ``nopen`` open jobs present.
+    station d; ``free[j]`` free tokens; ``nopen`` open jobs present;
+    ``aph`` the phase of the current inter-arrival time of each open class
+    whose inter-arrival time is phase-type (``spec.arr_phased``).
+
+    A job type is (class, held pools, phase): the phase of the job's
+    service at the station it is at (:mod:`.phase_type`, a Coxian, always
+    entered at phase 0), 0 for a job that has not started or is blocked; a
+    job preempted at a ``prio-pr`` or ``lcfs-pr`` station keeps its phase
+    (preemptive resume).  An order-keeping station lists its jobs in the
+    order they are served: the first min(n, c) are in service (listed in a
+    canonical, sorted order at an FCFS or non-preemptive priority station,
+    where their arrival order no longer matters), the others wait, in
+    arrival order (FCFS), by level then arrival (priority; a
+    preemptive-resume station keeps the whole list in that order, so a
+    job of a higher level pushes the last job in service back to the line),
+    or latest first (LCFS-PR).
     """
 
     def __init__(self, spec: _Spec):
@@ -38,29 +63,34 @@ class _Chain:
 
     # -- working copies ----------------------------------------------------
     def thaw(self, st):
-        places, queues, blocked, free, nopen = st
+        places, queues, blocked, free, nopen, aph = st
         w = []
         for k, p in enumerate(places):
             if self.ordered[k]:
                 w.append(list(p))
             else:
                 w.append({(t, d): n for t, d, n in p})
-        return [w, [list(q) for q in queues], [list(b) for b in blocked], list(free), nopen]
+        return [w, [list(q) for q in queues], [list(b) for b in blocked], list(free), nopen,
+                list(aph)]
 
     def freeze(self, w):
         places = []
         for k, p in enumerate(w[0]):
             if self.ordered[k]:
+                if self.sorted_head[k]:
+                    h = min(len(p), self.s.c[k])
+                    if h > 1:
+                        p = sorted(p[:h]) + p[h:]
                 places.append(tuple(p))
             else:
                 places.append(tuple(sorted((t, d, n) for (t, d), n in p.items() if n > 0)))
         return (tuple(places), tuple(tuple(q) for q in w[1]), tuple(tuple(b) for b in w[2]),
-                tuple(w[3]), w[4])
+                tuple(w[3]), w[4], tuple(w[5]))
 
     @staticmethod
     def copy(w):
         return [[p.copy() for p in w[0]], [q.copy() for q in w[1]], [b.copy() for b in w[2]],
-                w[3].copy(), w[4]]
+                w[3].copy(), w[4], w[5].copy()]
 
     # -- elementary moves --------------------------------------------------
     def count(self, w, k):
@@ -70,9 +100,40 @@ class _Chain:
     def add(self, w, k, t, d=_FREE):
         p = w[0][k]
         if self.ordered[k]:
-            p.append((t, d))
+            self._insert(p, k, t, d)
         else:
             p[(t, d)] = p.get((t, d), 0) + 1
+
+    def _insert(self, p, k, t, d):
+        """Job (t, d) joins the list of order-keeping station k where its
+        queue order puts it (see the class docstring)."""
+        s = self.s
+        o = s.order[k]
+        if o == _ORD_FCFS:
+            p.append((t, d))
+            return
+        if o == _ORD_LCFS:
+            p.insert(0, (t, d))
+            return
+        types, level = s.types, s.level
+        lv = level[types[t][0]]
+        lo = s.c[k] if o == _ORD_PRIO else 0
+        pos = len(p)
+        while pos > lo and level[types[p[pos - 1][0]][0]] > lv:
+            pos -= 1
+        p.insert(pos, (t, d))
+
+    def advance(self, w, place, t, pos):
+        """The job (t, free) at ``place`` (position ``pos`` if ordered)
+        goes on to its next service phase."""
+        r, m, ph = self.s.types[t]
+        t1 = self.s.type_of(r, m, ph + 1)
+        p = w[0][place]
+        if self.ordered[place]:
+            p[pos] = (t1, _FREE)
+        else:
+            self.remove(w, place, t, _FREE)
+            p[(t1, _FREE)] = p.get((t1, _FREE), 0) + 1
 
     def remove(self, w, k, t, d, pos=None):
         p = w[0][k]
@@ -92,7 +153,7 @@ class _Chain:
         q = w[1][j]
         if q:
             t, d = q.pop(0)
-            r, m = self.s.types[t]
+            r, m, _ = self.s.types[t]
             # the acquire station is unbounded (checked), so it enters at once
             self.add(w, d, self.s.type_of(r, m | (1 << j)))
         else:
@@ -103,7 +164,7 @@ class _Chain:
         there; return its class and mask after the release."""
         s = self.s
         self.remove(w, place, t, d, pos)
-        r, m = s.types[t]
+        r, m, _ = s.types[t]
         if place < s.K:
             rel = m & s.relmask[r][place]
             if rel:
@@ -149,7 +210,7 @@ class _Chain:
         """The job (t, free) at ``place`` (position ``pos`` if ordered)
         completes and is routed to ``d``; ``w`` is modified."""
         s = self.s
-        r, _ = s.types[t]
+        r, m, _ = s.types[t]
         if d == _SINK:
             _, m = self.leave(w, place, t, _FREE, pos)
             for j in range(s.P):  # tokens still held go back at the end of the route
@@ -169,14 +230,15 @@ class _Chain:
             self.enter(w, r, m, d)
             self.after_leave(w, place)
             return
-        # blocked after service: stays, holding its server
+        # blocked after service: stays, holding its server (phase 0: done)
+        t0 = s.type_of(r, m, 0)
         p = w[0][place]
         if self.ordered[place]:
-            p[pos] = (t, d)
+            p[pos] = (t0, d)
         else:
             self.remove(w, place, t, _FREE)
-            p[(t, d)] = p.get((t, d), 0) + 1
-        w[2][d].append((place, t))
+            p[(t0, d)] = p.get((t0, d), 0) + 1
+        w[2][d].append((place, t0))
 
     # -- rates -------------------------------------------------------------
     def completions(self, st):
@@ -210,7 +272,7 @@ class _Chain:
         for pos in range(min(len(p), s.c[k])):
             t, d = p[pos]
             if d == _FREE:
-                out.append((k, t, pos, s.mu[s.types[t][0], k]))
+                out.append((k, t, pos, self.rate(t, k)))
 
     def _counted_completions(self, k, p, out):
         """A station kept as counts per (type, dest): delay, FCFS with one
@@ -223,14 +285,14 @@ class _Chain:
         if kind == _DELAY:
             for t, d, m in p:
                 if d == _FREE:
-                    out.append((k, t, None, m * s.mu[s.types[t][0], k]))
+                    out.append((k, t, None, m * self.rate(t, k)))
         elif kind == _FCFS:  # one job type, or never queueing
             active = min(n, s.c[k]) - b
             if active > 0:
                 free = n - b
                 for t, d, m in p:
                     if d == _FREE:
-                        out.append((k, t, None, active * m / free * s.mu[s.types[t][0], k]))
+                        out.append((k, t, None, active * m / free * self.rate(t, k)))
         elif kind == _PS:
             c = s.c[k]
             free = n - b
@@ -238,12 +300,26 @@ class _Chain:
             if share > 0:
                 for t, d, m in p:
                     if d == _FREE:
-                        out.append((k, t, None, m * share * s.mu[s.types[t][0], k]))
+                        out.append((k, t, None, m * share * self.rate(t, k)))
         else:  # load-dependent (never blocked there)
             mult = s.mult[k]
             a = mult[min(n, len(mult)) - 1]
             for t, _, m in p:
-                out.append((k, t, None, a * m / n * s.mu[s.types[t][0], k]))
+                out.append((k, t, None, a * m / n * self.rate(t, k)))
+
+    def rate(self, t, k):
+        """The rate of the current service phase of a job of type t at
+        station k (1/S for exponential service)."""
+        r, _, ph = self.s.types[t]
+        return self.s.phr[r][k][ph]
+
+    def cont(self, t, place):
+        """The probability that the job of type t at ``place`` goes on to
+        another phase when its current one ends (0 at the think stage)."""
+        if place >= self.s.K:
+            return 0.0
+        r, _, ph = self.s.types[t]
+        return self.s.phq[r][place][ph]
 
     # -- initial state -----------------------------------------------------
     def initial(self):
@@ -309,10 +385,20 @@ class _Chain:
         self.ordered = []
         for k in range(s.K):
             can_queue = s.c[k] < min(s.cap[k], most)
-            self.ordered.append(s.kind[k] == _FCFS and can_queue and len(types_at[k]) > 1)
+            keep = s.kind[k] == _FCFS and can_queue and (
+                s.order[k] != _ORD_FCFS or len(types_at[k]) > 1 or s.phased[k])
+            self.ordered.append(keep)
         self.ordered.append(False)  # think stage
+        self.sorted_head = [o and k < s.K and s.order[k] in (_ORD_FCFS, _ORD_PRIO)
+                            and s.c[k] > 1 for k, o in enumerate(self.ordered)]
+        # every phase type of a class that can be present, numbered first
+        for r in range(s.C):
+            live = (any(d >= 0 for d, _ in s.source[r]) if s.is_open[r] else s.pop[r] > 0)
+            if live:
+                for ph in range(s.nphase[r]):
+                    s.type_of(r, 0, ph)
         w = [[[] if o else {} for o in self.ordered], [[] for _ in range(s.P)],
-             [[] for _ in range(s.K)], list(free), 0]
+             [[] for _ in range(s.K)], list(free), 0, [0] * len(s.arr_phased)]
         for place, r, m in jobs:
             if place == "q":
                 w[1][s.acq[m]].append((s.type_of(r, 0), m))
@@ -328,8 +414,6 @@ class _Chain:
         states = [start]
         rows, cols, vals = [], [], []
         todo = deque([start])
-        arrivals = [(r, d, s.lam[r] * p) for r in range(s.C) if s.is_open[r]
-                    for d, p in s.source[r]]
         self.rates = []  # per state: completions list (for throughputs)
         self.lost = []   # per state: per class rate of arrivals lost to full stations
         self.trunc = []  # per state: per class rate of arrivals turned away by truncation
@@ -356,33 +440,19 @@ class _Chain:
             i = index[st]
             w0 = self.thaw(st)
             out: dict[int, float] = {}
+
+            def move(w, v, i=i, out=out):
+                j = target(w)
+                if j != i:
+                    out[j] = out.get(j, 0.0) + v
+
             comps = self.completions(st)
             self.rates.append(comps)
             for place, t, pos, rate in comps:
-                r = s.types[t][0]
-                dests = s.route[r][place]
-                for d, p in dests:
-                    w = self.copy(w0)
-                    self.complete(w, place, t, pos, d)
-                    j = target(w)
-                    if j != i:
-                        out[j] = out.get(j, 0.0) + rate * p
+                self._completion_moves(w0, place, t, pos, rate, move)
             lost = np.zeros(s.C)
             trunc = np.zeros(s.C)
-            for r, d, rate in arrivals:
-                if w0[4] >= s.open_limit:
-                    trunc[r] += rate
-                    continue
-                if d == _SINK:
-                    continue  # passes through without visiting a station
-                if not s.acqmask[r][d] and not self.has_room(w0, d):
-                    lost[r] += rate
-                    continue
-                w = self.copy(w0)
-                w[4] += 1
-                self.enter(w, r, 0, d)
-                j = target(w)
-                out[j] = out.get(j, 0.0) + rate
+            self._arrival_moves(w0, move, lost, trunc)
             self.lost.append(lost)
             self.trunc.append(trunc)
             for j, v in out.items():
@@ -392,3 +462,75 @@ class _Chain:
         self.states = states
         return states, np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64), \
             np.asarray(vals, dtype=float)
+
+    def _completion_moves(self, w0, place, t, pos, rate, move):
+        """The end of the current service phase of job (t, free) at
+        ``place``, at ``rate``: on to the next phase with probability q,
+        else done and routed (``move(w, rate)`` for each next state)."""
+        s = self.s
+        q = self.cont(t, place)
+        if q > 0:
+            w = self.copy(w0)
+            self.advance(w, place, t, pos)
+            move(w, rate * q)
+        if q < 1:
+            done = rate * (1.0 - q)
+            for d, p in s.route[s.types[t][0]][place]:
+                w = self.copy(w0)
+                self.complete(w, place, t, pos, d)
+                move(w, done * p)
+
+    def _arrival_moves(self, w0, move, lost, trunc):
+        """Open arrivals, class by class: a Poisson stream of rate lambda
+        split over its first stations; a phase-type stream (Coxian, its
+        phase in the state) goes on to its next phase, or ends its
+        inter-arrival time (rate mu (1 - q) split the same way) and starts
+        the next one at phase 0.  Adds to ``lost`` and ``trunc`` the rates
+        of arrivals lost at a full station or turned away by the
+        truncation."""
+        s = self.s
+        for r in range(s.C):
+            if not s.is_open[r]:
+                continue
+            cox = s.arr_cox[r]
+            a = None
+            if cox is None:
+                done = s.lam[r]
+            else:
+                a = s.arr_phased.index(r)
+                ph = w0[5][a]
+                q = cox.cont[ph]
+                if q > 0:
+                    w = self.copy(w0)
+                    w[5][a] = ph + 1
+                    move(w, cox.rates[ph] * q)
+                done = cox.rates[ph] * (1.0 - q)
+            for d, p in s.source[r]:
+                w = self._arrive(w0, r, d, done * p, a, lost, trunc)
+                if w is not None:
+                    move(w, done * p)
+
+    def _arrive(self, w0, r, d, rate, a, lost, trunc):
+        """The next state when a class-r job arrives for station d (None
+        when nothing changes): turned away at the open-job bound, passing
+        through (d the sink), lost at a full station, else entering; a
+        phase-type stream (index ``a``) restarts at phase 0 in any case."""
+        s = self.s
+        if w0[4] >= s.open_limit:
+            trunc[r] += rate
+        elif d == _SINK:
+            pass  # passes through without visiting a station
+        elif not s.acqmask[r][d] and not self.has_room(w0, d):
+            lost[r] += rate
+        else:
+            w = self.copy(w0)
+            w[4] += 1
+            self.enter(w, r, 0, d)
+            if a is not None:
+                w[5][a] = 0
+            return w
+        if a is None or w0[5][a] == 0:
+            return None
+        w = self.copy(w0)
+        w[5][a] = 0
+        return w

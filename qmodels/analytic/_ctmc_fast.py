@@ -2,35 +2,42 @@
 
 For the networks whose state is a vector of small integers -- no token pool,
 no capacity that can ever be reached (so no blocking and no loss), any mix of
-closed and open classes, delay, PS, load-dependent and FCFS stations (an FCFS
-station that keeps the order of its jobs as a row of class slots) -- the
+closed and open classes, delay, PS, load-dependent, FCFS, priority
+(``prio``, ``prio-pr``) and LCFS-PR stations (an order-keeping station as a
+row of job slots), service phases and phase-type arrival streams -- the
 reachable state space and the generator are built by one numba kernel
 (:func:`_bfs`) instead of the Python breadth-first search of
 :class:`~._ctmc_chain._Chain`, and the expectations under pi by a second
-(:func:`_expect`).
+(:func:`_expect`).  Networks with pools or reachable capacities stay with
+the Python builder.
 
 The kernel follows the Python builder step for step: the same start state
-(:meth:`_Chain.setup`), the same breadth-first order (completions place by
-place, job types in the order the Python builder numbers them, destinations
-in routing order, then open arrivals), the same rate expressions evaluated
-in the same floating-point order, and the rates into one target summed in
-the same order.  So it numbers the states identically and yields the same
-generator; ``tests/test_ctmc_compiled.py`` checks this against the Python
-builder on random chains.  The semantics are those of the module docstring
-of :mod:`qmodels.analytic.ctmc`.
+(:meth:`_Chain.setup`), the same breadth-first order (phase ends place by
+place, job types in the order the Python builder numbers them, the move to
+the next phase before the completion's destinations in routing order, then
+open arrivals class by class, a phase-type stream's next phase before its
+arrivals), the same rate expressions evaluated in the same floating-point
+order, and the rates into one target summed in the same order.  So it
+numbers the states identically and yields the same generator;
+``tests/test_ctmc_compiled.py`` checks this against the Python builder on
+random chains.  The semantics are those of the module docstring of
+:mod:`qmodels.analytic.ctmc`.
 
 A state is a row of ``int32``: for each place (station ``k``, then the think
-stage ``K``) either one count per job type (a counted place) or ``L_k``
-slots holding ``type + 1`` in queue order, 0 when empty (an order-keeping
-FCFS station, ``L_k`` the most jobs it can hold), then the number of open
-jobs present.  States are found again through an open-addressing hash table
-of their rows.
+stage ``K``) either one count per job type that can be there (a counted
+place; a job type is a class and a service phase) or ``L_k`` slots holding
+``type + 1`` in the order the jobs are served, 0 when empty (an
+order-keeping station, ``L_k`` the most jobs it can hold; at an FCFS or
+non-preemptive priority station the jobs in service are kept sorted, their
+arrival order no longer mattering), then the inter-arrival phase of each
+phase-type open stream, then the number of open jobs present.  States are
+found again through an open-addressing hash table of their rows.
 
 Before any state is stored, :func:`estimate` bounds the state count from
-above where it can (the ways to place each class's jobs over the places it
-can reach) and the bytes the build and the solve will need; :func:`check_memory`
-raises :class:`~qmodels.errors.ProblemTooLargeError` with that estimate when
-it passes the memory budget.
+above where it can (the ways to place each class's jobs over the places and
+phases it can reach) and the bytes the build and the solve will need;
+:func:`check_memory` raises :class:`~qmodels.errors.ProblemTooLargeError`
+with that estimate when it passes the memory budget.
 """
 
 from __future__ import annotations
@@ -77,11 +84,12 @@ def _add_out(tj, tv, nout, j, v):
 
 
 @jitable
-def _rate(row, place, slot, ordered, off, width, kind, servers, mu, zthink, mult, nmult):
-    """The job in ``slot`` of ``place`` that may complete and its rate:
-    ``(type, rate)``; type -1 when the slot holds no job, -2 when no later
-    slot of the place can complete (ordered station: past the servers or
-    the last job).  Rates as in :meth:`_Chain.completions`."""
+def _rate(row, place, slot, ordered, off, width, colt, kind, servers, mu, zthink, mult, nmult):
+    """The job in ``slot`` of ``place`` that may end its service phase and
+    the phase's rate: ``(type, rate)``; type -1 when the slot holds no job,
+    -2 when no later slot of the place can complete (ordered station: past
+    the servers or the last job).  Rates as in :meth:`_Chain.completions`
+    (``mu[t, k]`` the rate of the phase of type t at station k)."""
     K = kind.shape[0]
     o = off[place]
     if ordered[place]:
@@ -95,22 +103,23 @@ def _rate(row, place, slot, ordered, off, width, kind, servers, mu, zthink, mult
     m = row[o + slot]
     if m == 0:
         return -1, 0.0
+    t = colt[place, slot]
     if place == K:
-        return slot, m / zthink[slot]
+        return t, m / zthink[t]
     kd = kind[place]
     if kd == 0:  # delay
-        return slot, m * mu[slot, place]
+        return t, m * mu[t, place]
     ntot = 0
     for u in range(width[place]):
         ntot += row[o + u]
     if kd == 1:  # FCFS kept as counts (one job type, or never queueing)
         active = min(ntot, int(servers[place]))
-        return slot, active * m / ntot * mu[slot, place]
+        return t, active * m / ntot * mu[t, place]
     if kd == 2:  # PS
         share = min(1.0, servers[place] / ntot)
-        return slot, m * share * mu[slot, place]
+        return t, m * share * mu[t, place]
     a = mult[place, min(ntot, nmult[place]) - 1]  # load-dependent
-    return slot, a * m / ntot * mu[slot, place]
+    return t, a * m / ntot * mu[t, place]
 
 
 @jitable
@@ -136,60 +145,113 @@ def _find(w, D, states, hashes, table):
 
 @jitable
 def _insert(w, h, s, states, hashes, table, n):
-    """Store ``w`` as state ``n`` (hash ``h``, table slot ``s``), growing
-    the arrays by doubling and the table by 4 when half full; returns the
-    (maybe new) arrays and the new count."""
-    if n == states.shape[0]:
-        bigger = np.zeros((2 * n, states.shape[1]), dtype=np.int32)
-        bigger[:n] = states
-        states = bigger
-        hb = np.zeros(2 * n, dtype=np.int64)
-        hb[:n] = hashes
-        hashes = hb
+    """Store ``w`` as state ``n`` (hash ``h``, table slot ``s``); the room
+    was made beforehand (:func:`_reserve`).  Returns the new count."""
     states[n, :] = w
     hashes[n] = h
     table[s] = n
-    n += 1
-    if 2 * n > table.shape[0]:
-        table = np.full(4 * table.shape[0], -1, dtype=np.int64)
-        mask = table.shape[0] - 1
+    return n + 1
+
+
+@jitable
+def _reserve(states, hashes, table, n, room):
+    """Room for ``room`` more states: the arrays grown by doubling and the
+    table by 4 (rehashed) until ``n + room`` rows fit and the table stays
+    at most half full; returns the (maybe new) arrays.  Called once per
+    state with ``room`` the most new states one state's moves can add, so
+    the helpers of a state's moves never reallocate (and return no
+    arrays: a returned array costs reference counting on every move)."""
+    need = n + room
+    if need > states.shape[0]:
+        m = states.shape[0]
+        while m < need:
+            m *= 2
+        bigger = np.zeros((m, states.shape[1]), dtype=np.int32)
+        bigger[:n] = states[:n]
+        states = bigger
+        hb = np.zeros(m, dtype=np.int64)
+        hb[:n] = hashes[:n]
+        hashes = hb
+    if 2 * need > table.shape[0]:
+        m = table.shape[0]
+        while 2 * need > m:
+            m *= 4
+        table = np.full(m, -1, dtype=np.int64)
+        mask = m - 1
         for c in range(n):
             s = hashes[c] & mask
             while table[s] >= 0:
                 s = (s + 1) & mask
             table[s] = c
-    return states, hashes, table, n
+    return states, hashes, table
 
 
 @jitable
-def _enter(w, d, t, ordered, off, width, nopen_at):
-    """Job of type t goes to place d (-1: leaves the network)."""
+def _canon(w, place, ordered, off, width, sortc):
+    """Sort the jobs in service (the first min(n, c) slots) of an
+    order-keeping FCFS or non-preemptive priority place (``sortc[place]``
+    = c > 1), the canonical order of :meth:`_Chain.freeze`."""
+    if place < 0 or not ordered[place] or sortc[place] < 2:
+        return
+    o = off[place]
+    h = 0
+    while h < sortc[place] and h < width[place] and w[o + h] != 0:
+        h += 1
+    for x in range(1, h):
+        v = w[o + x]
+        y = x - 1
+        while y >= 0 and w[o + y] > v:
+            w[o + y + 1] = w[o + y]
+            y -= 1
+        w[o + y + 1] = v
+
+
+@jitable
+def _enter(w, d, t, ordered, off, width, tcol, disc, servers, tlevel, nopen_at):
+    """Job of type t goes to place d (-1: leaves the network); at an
+    order-keeping place where its queue order puts it (as
+    :meth:`_Chain._insert`: at the end (FCFS), after the waiting jobs of
+    its level or higher (prio), after every job of its level or higher
+    (prio-pr), at the head (LCFS-PR))."""
     if d < 0:
         w[nopen_at] -= 1
     elif ordered[d]:
-        for x in range(off[d], off[d] + width[d]):
-            if w[x] == 0:
-                w[x] = t + 1
-                break
+        o = off[d]
+        n = 0
+        while n < width[d] and w[o + n] != 0:
+            n += 1
+        ds = disc[d]
+        if ds == 0:
+            pos = n
+        elif ds == 3:
+            pos = 0
+        else:
+            lo = int(servers[d]) if ds == 1 else 0
+            pos = n
+            lv = tlevel[t]
+            while pos > lo and tlevel[w[o + pos - 1] - 1] > lv:
+                pos -= 1
+        for x in range(n, pos, -1):
+            w[o + x] = w[o + x - 1]
+        w[o + pos] = t + 1
     else:
-        w[off[d] + t] += 1
+        w[off[d] + tcol[d, t]] += 1
 
 
 @jitable
 def _target(w, D, states, hashes, table, n, max_states):
-    """Index of state ``w``, added if new: ``(j, states, hashes, table,
-    n)``; j = -1 when it is new and ``max_states`` are stored already."""
+    """Index of state ``w``, added if new (room reserved): ``(j, n)``; j =
+    -1 when it is new and ``max_states`` are stored already."""
     j, h, s = _find(w, D, states, hashes, table)
     if j >= 0:
-        return j, states, hashes, table, n
+        return j, n
     if n >= max_states:
-        return -1, states, hashes, table, n
-    states, hashes, table, n2 = _insert(w, h, s, states, hashes, table, n)
-    return n, states, hashes, table, n2
+        return -1, n
+    return n, _insert(w, h, s, states, hashes, table, n)
 
 
 @jitable
-def _leave(w, row, place, slot, t, ordered, off, width):
+def _leave(w, row, place, slot, t, ordered, off, width, tcol):
     """``w`` = ``row`` with the job of type t in ``slot`` of ``place`` gone
     (at an order-keeping station the jobs behind it move up)."""
     for x in range(row.shape[0]):
@@ -200,7 +262,21 @@ def _leave(w, row, place, slot, t, ordered, off, width):
             w[x] = w[x + 1]
         w[o + width[place] - 1] = 0
     else:
-        w[o + t] -= 1
+        w[o + tcol[place, t]] -= 1
+
+
+@jitable
+def _advance(w, row, place, slot, t, t1, ordered, off, tcol):
+    """``w`` = ``row`` with the job of type t in ``slot`` of ``place`` on
+    to its next phase (type t1)."""
+    for x in range(row.shape[0]):
+        w[x] = row[x]
+    o = off[place]
+    if ordered[place]:
+        w[o + slot] = t1 + 1
+    else:
+        w[o + tcol[place, t]] -= 1
+        w[o + tcol[place, t1]] += 1
 
 
 @jitable
@@ -224,9 +300,115 @@ def _flush(rows, cols, vals, nnz, i, tj, tv, nout):
     return rows, cols, vals, nnz
 
 
+@jitable
+def _move(w, i, v, D, states, hashes, table, n, max_states, tj, tv, nout):
+    """Rate ``v`` from state i into state ``w`` (added if new; rates into
+    one target summed in first-seen order, a move back into i dropped; the
+    room in the arrays and in ``tj``/``tv`` reserved by :func:`_bfs`):
+    ``(status, n, nout)``, status 1 when a new state would pass
+    ``max_states``."""
+    j, n = _target(w, D, states, hashes, table, n, max_states)
+    if j < 0:
+        return 1, n, nout
+    if j != i:
+        nout = _add_out(tj, tv, nout, j, v)
+    return 0, n, nout
+
+
+@jitable
+def _service_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, ordered, off,
+                   width, colt, tcol, disc, sortc, kind, servers, mu, tq, tnext, tbase, tlevel,
+                   zthink, mult, nmult, rptr, rdest, rprob):
+    """The moves of state i when a service phase ends, place by place, slot
+    by slot (as :meth:`_Chain._completion_moves`): on to the next phase
+    with probability q, else done and routed."""
+    K = kind.shape[0]
+    nopen_at = D - 1
+    for place in range(K + 1):
+        for slot in range(width[place]):
+            t, rate = _rate(states[i], place, slot, ordered, off, width, colt, kind,
+                            servers, mu, zthink, mult, nmult)
+            if t == -2:
+                break
+            if t < 0:
+                continue
+            q = 0.0 if place == K else tq[t, place]
+            if q > 0.0:  # on to the next phase
+                _advance(w, states[i], place, slot, t, tnext[t], ordered, off, tcol)
+                _canon(w, place, ordered, off, width, sortc)
+                bad, n, nout = _move(
+                    w, i, rate * q, D, states, hashes, table, n, max_states, tj, tv, nout)
+                if bad:
+                    return 1, n, nout
+            if q >= 1.0:
+                continue
+            done = rate * (1.0 - q)
+            for e in range(rptr[t * (K + 1) + place], rptr[t * (K + 1) + place + 1]):
+                _leave(w, states[i], place, slot, t, ordered, off, width, tcol)
+                _canon(w, place, ordered, off, width, sortc)
+                _enter(w, rdest[e], tbase[t], ordered, off, width, tcol, disc, servers,
+                       tlevel, nopen_at)
+                _canon(w, rdest[e], ordered, off, width, sortc)
+                bad, n, nout = _move(
+                    w, i, done * rprob[e], D, states, hashes, table, n, max_states, tj, tv,
+                    nout)
+                if bad:
+                    return 1, n, nout
+    return 0, n, nout
+
+
+@jitable
+def _arrival_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, ordered, off,
+                   width, tcol, disc, sortc, servers, tlevel, gptr, gcol, glam, gphr, gphq,
+                   acls, adest, aprob, open_limit):
+    """The moves of state i by open arrivals, class by class (as
+    :meth:`_Chain._arrival_moves`): a phase-type stream on to its next
+    phase, or an arrival (then the stream back at phase 0), turned away
+    at the open-job bound or passing through to the sink."""
+    nopen_at = D - 1
+    for g in range(gcol.shape[0]):
+        col = gcol[g]
+        ph = 0
+        if col >= 0:  # a phase-type stream: its phase in the state
+            ph = states[i, col]
+            q = gphq[g, ph]
+            if q > 0.0:
+                for x in range(D):
+                    w[x] = states[i, x]
+                w[col] = ph + 1
+                bad, n, nout = _move(
+                    w, i, gphr[g, ph] * q, D, states, hashes, table, n, max_states, tj, tv,
+                    nout)
+                if bad:
+                    return 1, n, nout
+            done = gphr[g, ph] * (1.0 - q)
+        else:
+            done = glam[g]
+        for a in range(gptr[g], gptr[g + 1]):
+            for x in range(D):
+                w[x] = states[i, x]
+            if states[i, nopen_at] >= open_limit or adest[a] < 0:
+                # turned away by the truncation, or passing through
+                if col < 0 or ph == 0:
+                    continue
+            else:
+                w[nopen_at] += 1
+                _enter(w, adest[a], acls[a], ordered, off, width, tcol, disc, servers, tlevel,
+                       nopen_at)
+                _canon(w, adest[a], ordered, off, width, sortc)
+            if col >= 0:
+                w[col] = 0
+            bad, n, nout = _move(
+                w, i, done * aprob[a], D, states, hashes, table, n, max_states, tj, tv, nout)
+            if bad:
+                return 1, n, nout
+    return 0, n, nout
+
+
 @lazyjit(threshold=20_000)
-def _bfs(start, ordered, off, width, kind, servers, mu, zthink, mult, nmult,
-         rptr, rdest, rprob, acls, adest, arate, open_limit, max_states):
+def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu, tq, tnext,
+         tbase, tlevel, zthink, mult, nmult, rptr, rdest, rprob, gptr, gcol, glam, gphr, gphq,
+         acls, adest, aprob, open_limit, max_states):
     """Breadth-first construction of the reachable states and the
     off-diagonal rates (see the module docstring; the arrays are those of
     :class:`_Layout`).
@@ -235,8 +417,18 @@ def _bfs(start, ordered, off, width, kind, servers, mu, zthink, mult, nmult,
     rows of ``states`` and the first ``nnz`` triplets are the chain;
     ``status`` 0, or 1 when more than ``max_states`` states were met."""
     D = start.shape[0]
-    K = kind.shape[0]  # stations; place K is the think stage
-    nopen_at = D - 1
+    K = kind.shape[0]
+    # the most moves (so new states and targets) one state can have: per
+    # slot of each place, a phase's advance and every route of the most
+    # routed job type there; per arrival stream, its advance and arrivals
+    room = 1
+    for place in range(K + 1):
+        most = 0
+        for t in range(tbase.shape[0]):
+            most = max(most, rptr[t * (K + 1) + place + 1] - rptr[t * (K + 1) + place])
+        room += width[place] * (1 + most)
+    for g in range(gcol.shape[0]):
+        room += 1 + gptr[g + 1] - gptr[g]
     states = np.zeros((1024, D), dtype=np.int32)
     hashes = np.zeros(1024, dtype=np.int64)
     table = np.full(4096, -1, dtype=np.int64)
@@ -244,67 +436,35 @@ def _bfs(start, ordered, off, width, kind, servers, mu, zthink, mult, nmult,
     cols = np.zeros(8192, dtype=np.int32)
     vals = np.zeros(8192, dtype=np.float64)
     nnz = 0
+    states, hashes, table = _reserve(states, hashes, table, 0, room)
     j, h, s = _find(start, D, states, hashes, table)
-    states, hashes, table, n = _insert(start, h, s, states, hashes, table, 0)
+    n = _insert(start, h, s, states, hashes, table, 0)
     # targets of the current state, rates summed in first-seen order
-    tj = np.zeros(64, dtype=np.int64)
-    tv = np.zeros(64, dtype=np.float64)
+    tj = np.zeros(room, dtype=np.int64)
+    tv = np.zeros(room, dtype=np.float64)
     w = np.zeros(D, dtype=np.int32)
     i = 0
     while i < n:
-        nout = 0
-        for place in range(K + 1):
-            for slot in range(width[place]):
-                t, rate = _rate(states[i], place, slot, ordered, off, width, kind, servers,
-                                mu, zthink, mult, nmult)
-                if t == -2:
-                    break
-                if t < 0:
-                    continue
-                for e in range(rptr[t * (K + 1) + place], rptr[t * (K + 1) + place + 1]):
-                    _leave(w, states[i], place, slot, t, ordered, off, width)
-                    _enter(w, rdest[e], t, ordered, off, width, nopen_at)
-                    j, states, hashes, table, n = _target(w, D, states, hashes, table, n,
-                                                          max_states)
-                    if j < 0:
-                        return states, n, rows, cols, vals, nnz, 1
-                    if j != i:
-                        if nout == tj.shape[0]:
-                            tj, tv = _grow_out(tj, tv)
-                        nout = _add_out(tj, tv, nout, j, rate * rprob[e])
-        for a in range(acls.shape[0]):  # open arrivals
-            if states[i, nopen_at] >= open_limit:
-                continue  # turned away by the truncation
-            if adest[a] < 0:
-                continue  # passes through without visiting a station
-            for x in range(D):
-                w[x] = states[i, x]
-            w[nopen_at] += 1
-            _enter(w, adest[a], acls[a], ordered, off, width, nopen_at)
-            j, states, hashes, table, n = _target(w, D, states, hashes, table, n, max_states)
-            if j < 0:
-                return states, n, rows, cols, vals, nnz, 1
-            if nout == tj.shape[0]:
-                tj, tv = _grow_out(tj, tv)
-            nout = _add_out(tj, tv, nout, j, arate[a])
+        states, hashes, table = _reserve(states, hashes, table, n, room)
+        bad, n, nout = _service_moves(
+            i, w, D, states, hashes, table, n, max_states, tj, tv, 0, ordered, off, width,
+            colt, tcol, disc, sortc, kind, servers, mu, tq, tnext, tbase, tlevel, zthink, mult,
+            nmult, rptr, rdest, rprob)
+        if bad:
+            return states, n, rows, cols, vals, nnz, 1
+        bad, n, nout = _arrival_moves(
+            i, w, D, states, hashes, table, n, max_states, tj, tv, nout, ordered, off, width,
+            tcol, disc, sortc, servers, tlevel, gptr, gcol, glam, gphr, gphq, acls, adest,
+            aprob, open_limit)
+        if bad:
+            return states, n, rows, cols, vals, nnz, 1
         rows, cols, vals, nnz = _flush(rows, cols, vals, nnz, i, tj, tv, nout)
         i += 1
     return states, n, rows, cols, vals, nnz, 0
 
 
 @jitable
-def _grow_out(tj, tv):
-    """The per-state target buffers, twice as long."""
-    m = tj.shape[0]
-    tj2 = np.zeros(2 * m, dtype=np.int64)
-    tv2 = np.zeros(2 * m, dtype=np.float64)
-    tj2[:m] = tj
-    tv2[:m] = tv
-    return tj2, tv2
-
-
-@jitable
-def _add_station(row, k, p, ordered, off, width, tclass, kind, servers, Q, held):
+def _add_station(row, k, p, ordered, off, width, colt, tclass, kind, servers, Q, held):
     """Add p x (jobs per class) to ``Q[:, k]`` and p x (servers held per
     class) to ``held[:, k]`` (as :func:`~qmodels.analytic.ctmc._add_places`
     and ``_held_servers`` do); returns the jobs at k."""
@@ -320,35 +480,38 @@ def _add_station(row, k, p, ordered, off, width, tclass, kind, servers, Q, held)
         for slot in range(min(tot, int(servers[k]))):
             held[tclass[row[o + slot] - 1], k] += p
         return tot
-    for t in range(width[k]):
-        m = row[o + t]
+    for u in range(width[k]):
+        m = row[o + u]
         if m > 0:
-            Q[tclass[t], k] += p * m
+            Q[tclass[colt[k, u]], k] += p * m
             tot += m
     if tot == 0:
         return 0
     kd = kind[k]
-    for t in range(width[k]):
-        m = row[o + t]
+    for u in range(width[k]):
+        m = row[o + u]
         if m == 0:
             continue
+        r = tclass[colt[k, u]]
         if kd == 0 or kd == 3:  # delay, load-dependent
-            held[tclass[t], k] += p * m
+            held[r, k] += p * m
         elif kd == 1:  # FCFS kept as counts
-            held[tclass[t], k] += p * m * min(tot, int(servers[k])) / tot
+            held[r, k] += p * m * min(tot, int(servers[k])) / tot
         else:  # PS
-            held[tclass[t], k] += p * m * min(1.0, servers[k] / tot)
+            held[r, k] += p * m * min(1.0, servers[k] / tot)
     return tot
 
 
 @lazyjit(threshold=20_000)
-def _expect(states, n, pi, ordered, off, width, tclass, C, kind, servers, mu, zthink, mult,
-            nmult, aclass, arate, open_limit, truncating, top):
+def _expect(states, n, pi, ordered, off, width, colt, tclass, C, kind, servers, mu, tq, zthink,
+            mult, nmult, gptr, gcol, glam, gphr, gphq, aclass, aprob, open_limit, truncating,
+            top):
     """Expectations under pi of the figures of :func:`ctmc`, state by state
     in the order of :func:`~qmodels.analytic.ctmc._expectations` (so the
-    sums are the same): queue lengths, completion rates, servers held,
-    P(empty), the marginals (``marg[k, n]``, with ``seen[k, n]`` where some
-    state has n jobs at k), arrivals turned away, truncation mass."""
+    sums are the same): queue lengths, completion rates (the rate at which
+    a job's last phase ends), servers held, P(empty), the marginals
+    (``marg[k, n]``, with ``seen[k, n]`` where some state has n jobs at k),
+    arrivals turned away, truncation mass."""
     K = kind.shape[0]
     D = states.shape[1]
     Q = np.zeros((C, K))
@@ -364,24 +527,32 @@ def _expect(states, n, pi, ordered, off, width, tclass, C, kind, servers, mu, zt
         p = pi[i]
         row = states[i]
         for k in range(K):
-            tot = _add_station(row, k, p, ordered, off, width, tclass, kind, servers, Q, held)
+            tot = _add_station(row, k, p, ordered, off, width, colt, tclass, kind, servers,
+                               Q, held)
             marg[k, tot] += p
             seen[k, tot] = True
             if tot == 0:
                 p_empty[k] += p
         for place in range(K):
             for slot in range(width[place]):
-                t, rate = _rate(row, place, slot, ordered, off, width, kind, servers, mu, zthink,
-                                mult, nmult)
+                t, rate = _rate(row, place, slot, ordered, off, width, colt, kind, servers, mu,
+                                zthink, mult, nmult)
                 if t == -2:
                     break
                 if t >= 0:
-                    X[tclass[t], place] += p * rate
+                    X[tclass[t], place] += p * (rate * (1.0 - tq[t, place]))
         if row[D - 1] >= open_limit:
             for r in range(C):
                 tr[r] = 0.0
-            for a in range(aclass.shape[0]):
-                tr[aclass[a]] += arate[a]
+            for g in range(gcol.shape[0]):
+                col = gcol[g]
+                if col >= 0:
+                    ph = row[col]
+                    done = gphr[g, ph] * (1.0 - gphq[g, ph])
+                else:
+                    done = glam[g]
+                for a in range(gptr[g], gptr[g + 1]):
+                    tr[aclass[a]] += done * aprob[a]
             for r in range(C):
                 trunc[r] += p * tr[r]
             if truncating:
@@ -395,35 +566,45 @@ def _expect(states, n, pi, ordered, off, width, tclass, C, kind, servers, mu, zt
 
 class _Layout:
     """The arrays the kernels read (see the module docstring): per place
-    ``ordered``, ``off`` (first column), ``width``; per station ``kind``,
-    ``servers`` (inf for a delay), the load-dependent multipliers ``mult``
-    (padded) and their count ``nmult``; per job type ``tclass``, ``mu[t, k]``
-    and ``zthink[t]``; the routing as rows ``rptr[t * (K + 1) + place]`` into
+    ``ordered``, ``off`` (first column), ``width`` (slots of an ordered
+    place, else the job types that can be there), ``colt[place, u]`` the
+    type counted in column u of a counted place and ``tcol[place, t]`` its
+    column (-1: none), ``disc`` (where a job joins an ordered place: 0 the
+    end, 1 after the waiting jobs of its level or higher, 2 after every job
+    of its level or higher, 3 the head) and ``sortc`` (c > 1 where the jobs
+    in service are kept sorted, else 0); per station ``kind``, ``servers``
+    (inf for a delay), the load-dependent multipliers ``mult`` (padded) and
+    their count ``nmult``; per job type (class, phase) ``tclass``,
+    ``tlevel`` (priority), ``mu[t, k]`` (the rate of its phase at k),
+    ``tq[t, k]`` (the probability of a next phase), ``tnext[t]`` (the type
+    of that phase), ``tbase[t]`` (its class's phase-0 type) and
+    ``zthink[t]``; the routing as rows ``rptr[t * (K + 1) + place]`` into
     ``rdest`` (-1 the sink, K the think stage) and ``rprob``; the open
-    arrivals ``acls`` (type), ``aclass``, ``adest``, ``arate``; ``start``,
-    the first state."""
+    arrivals by class (group g: entries ``gptr[g]`` to ``gptr[g + 1]``,
+    ``gcol[g]`` the column of the inter-arrival phase, -1 for a Poisson
+    stream of rate ``glam[g]``, the phase rates ``gphr[g]`` and
+    continuation probabilities ``gphq[g]``), per entry ``acls`` (type),
+    ``aclass``, ``adest``, ``aprob``; ``start``, the first state."""
 
     def __init__(self, spec: _Spec, chain, start):
-        K, C = spec.K, spec.C
-        # job types numbered as the Python builder numbers them: the closed
-        # ones at setup, then each open class at its first arrival
-        for r in range(C):
-            if spec.is_open[r] and any(d >= 0 for d, _ in spec.source[r]):
-                spec.type_of(r, 0)
+        K = spec.K
+        # job types numbered as the Python builder numbers them (at setup:
+        # every phase of every class that can be present)
         types = spec.types
         T = len(types)
         self.T = T
-        self.tclass = np.array([r for r, _ in types], dtype=np.int64)
-        tidx = {r: t for t, (r, _) in enumerate(types)}
+        self.tclass = np.array([r for r, _, _ in types], dtype=np.int64)
+        self.tlevel = np.array([spec.level[r] for r, _, _ in types], dtype=np.int64)
+        tidx = {(r, ph): t for t, (r, _, ph) in enumerate(types)}
+        self.tnext = np.array([tidx.get((r, ph + 1), -1) for r, _, ph in types], dtype=np.int64)
+        self.tbase = np.array([tidx[(r, 0)] for r, _, _ in types], dtype=np.int64)
         most = sum(spec.pop) + (spec.open_limit if spec.truncating else 0)
         self.ordered = np.array(chain.ordered, dtype=np.bool_)
-        width = []
-        for k in range(K + 1):
-            width.append(int(min(spec.cap[k], most)) if chain.ordered[k] else T)
-        self.width = np.array(width, dtype=np.int64)
-        self.off = np.concatenate(([0], np.cumsum(self.width)[:-1])).astype(np.int64)
-        self.D = int(self.width.sum()) + 1
+        self._columns(spec, chain, types, most)
         self.kind = np.array(spec.kind, dtype=np.int64)
+        self.disc = np.array(spec.order + [0], dtype=np.int64)
+        self.sortc = np.array([int(spec.c[k]) if chain.sorted_head[k] else 0
+                               for k in range(K + 1)], dtype=np.int64)
         self.servers = np.array([float(c) for c in spec.c], dtype=np.float64)
         ml = max([len(m) for m in spec.mult if m is not None] + [1])
         self.mult = np.ones((K, ml))
@@ -432,7 +613,13 @@ class _Layout:
             if m is not None:
                 self.mult[k, : len(m)] = m
                 self.nmult[k] = len(m)
-        self.mu = np.array([spec.mu[r] for r in self.tclass], dtype=np.float64).reshape(T, K)
+        self.mu = np.zeros((T, K))
+        self.tq = np.zeros((T, K))
+        for t, (r, _, ph) in enumerate(types):
+            for k in range(K):
+                if ph < len(spec.phr[r][k]):
+                    self.mu[t, k] = spec.phr[r][k][ph]
+                    self.tq[t, k] = spec.phq[r][k][ph]
         self.zthink = np.array([spec.Z[r] for r in self.tclass], dtype=np.float64)
         ptr, dest, prob = [0], [], []
         for r in self.tclass:
@@ -444,15 +631,74 @@ class _Layout:
         self.rptr = np.array(ptr, dtype=np.int64)
         self.rdest = np.array(dest, dtype=np.int64)
         self.rprob = np.array(prob, dtype=np.float64)
-        arr = [(r, d, spec.lam[r] * p) for r in range(C) if spec.is_open[r]
-               for d, p in spec.source[r]]
-        self.aclass = np.array([r for r, _, _ in arr], dtype=np.int64)
-        self.acls = np.array([tidx.get(r, -1) for r, _, _ in arr], dtype=np.int64)
-        self.adest = np.array([d for _, d, _ in arr], dtype=np.int64)
-        self.arate = np.array([x for _, _, x in arr], dtype=np.float64)
+        self._arrivals(spec, tidx)
         self.open_limit = int(spec.open_limit) if spec.truncating else 2**62
         self.start = self.encode(start)
         self.most = int(min(most, 2**31 - 1))
+
+    def _columns(self, spec, chain, types, most):
+        """Widths, offsets and the type columns of the counted places: at
+        station k the phases of the classes that visit it, at the think
+        stage the classes that think."""
+        K = spec.K
+        T = len(types)
+        width = []
+        cols = []
+        for k in range(K + 1):
+            if chain.ordered[k]:
+                width.append(int(min(spec.cap[k], most)))
+                cols.append([])
+                continue
+            if k == K:
+                here = [t for t, (r, _, ph) in enumerate(types) if ph == 0 and spec.Z[r] > 0]
+            else:
+                here = [t for t, (r, _, ph) in enumerate(types)
+                        if spec.V[r, k] > 0 and ph < len(spec.phr[r][k])]
+            width.append(len(here))
+            cols.append(here)
+        self.width = np.array(width, dtype=np.int64)
+        self.colt = np.zeros((K + 1, max(max(len(c) for c in cols), 1)), dtype=np.int64)
+        self.tcol = np.full((K + 1, max(T, 1)), -1, dtype=np.int64)
+        for k, here in enumerate(cols):
+            for u, t in enumerate(here):
+                self.colt[k, u] = t
+                self.tcol[k, t] = u
+        self.off = np.concatenate(([0], np.cumsum(self.width)[:-1])).astype(np.int64)
+        self.A = len(spec.arr_phased)
+        self.off_arr = int(self.width.sum())
+        self.D = self.off_arr + self.A + 1
+
+    def _arrivals(self, spec, tidx):
+        """The open arrivals by class (see the class docstring)."""
+        gptr, gcol, glam, phr, phq = [0], [], [], [], []
+        aclass, acls, adest, aprob = [], [], [], []
+        for r in range(spec.C):
+            if not spec.is_open[r]:
+                continue
+            cox = spec.arr_cox[r]
+            gcol.append(-1 if cox is None else self.off_arr + spec.arr_phased.index(r))
+            glam.append(float(spec.lam[r]))
+            phr.append(() if cox is None else tuple(cox.rates))
+            phq.append(() if cox is None else tuple(cox.cont))
+            for d, p in spec.source[r]:
+                aclass.append(r)
+                acls.append(tidx.get((r, 0), -1))
+                adest.append(d)
+                aprob.append(float(p))
+            gptr.append(len(aclass))
+        mp = max([len(x) for x in phr] + [1])
+        self.gptr = np.array(gptr, dtype=np.int64)
+        self.gcol = np.array(gcol, dtype=np.int64)
+        self.glam = np.array(glam, dtype=np.float64)
+        self.gphr = np.zeros((len(gcol), mp))
+        self.gphq = np.zeros((len(gcol), mp))
+        for g, (x, y) in enumerate(zip(phr, phq, strict=True)):
+            self.gphr[g, :len(x)] = x
+            self.gphq[g, :len(y)] = y
+        self.aclass = np.array(aclass, dtype=np.int64)
+        self.acls = np.array(acls, dtype=np.int64)
+        self.adest = np.array(adest, dtype=np.int64)
+        self.aprob = np.array(aprob, dtype=np.float64)
 
     def encode(self, st) -> np.ndarray:
         """The row of a state of the Python builder (``_Chain`` form)."""
@@ -464,7 +710,9 @@ class _Layout:
                     row[o + x] = t + 1
             else:
                 for t, _, m in p:
-                    row[o + t] = m
+                    row[o + self.tcol[k, t]] = m
+        for a, ph in enumerate(st[5]):
+            row[self.off_arr + a] = ph
         row[-1] = st[4]
         return row
 
@@ -476,20 +724,22 @@ class _Layout:
             if self.ordered[k]:
                 places.append(tuple((int(v) - 1, _FREE) for v in row[o:o + wd] if v > 0))
             else:
-                places.append(tuple((t, _FREE, int(row[o + t])) for t in range(wd)
-                                    if row[o + t] > 0))
+                places.append(tuple((int(self.colt[k, u]), _FREE, int(row[o + u]))
+                                    for u in range(wd) if row[o + u] > 0))
         K = len(self.kind)
-        return (tuple(places), (), tuple(() for _ in range(K)), (), int(row[-1]))
+        aph = tuple(int(x) for x in row[self.off_arr:self.off_arr + self.A])
+        return (tuple(places), (), tuple(() for _ in range(K)), (), int(row[-1]), aph)
 
     def kernel_args(self):
-        return (self.ordered, self.off, self.width, self.kind, self.servers, self.mu,
+        return (self.ordered, self.off, self.width, self.colt, self.tcol, self.disc, self.sortc,
+                self.kind, self.servers, self.mu, self.tq, self.tnext, self.tbase, self.tlevel,
                 self.zthink, self.mult, self.nmult)
 
 
 def eligible(spec: _Spec) -> bool:
     """Whether the compiled build covers this network: no token pool and no
     capacity that can ever be reached (then no job is blocked or lost and a
-    job's type is its class)."""
+    job's type is its class and service phase)."""
     return spec.P == 0 and not any(spec._binding())
 
 
@@ -527,9 +777,14 @@ def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int,
     States: the product over classes of the ways to place the class's jobs
     over the places it can reach, C(N_r + m_r - 1, m_r - 1) for a closed
     class (compositions of N_r into m_r parts), C(L + m_r, m_r) for an open
-    one (at most L = open_limit jobs), capped at ``max_states``; an upper
-    bound (``exact_bound`` True) when no station keeps the order of its
-    jobs, else a lower bound (orders split the placements further).
+    one (at most L = open_limit jobs), capped at ``max_states``; a place is
+    a counted station in one of the class's service phases there, or an
+    order-keeping station (whatever the phases: only the jobs in service
+    have one) or the think stage.  An upper bound (``exact_bound`` True)
+    when no station keeps the order of its jobs, else a lower bound for the
+    closed classes (orders and the phases of the jobs in service split the
+    placements further), so a refusal on it never refuses a closed chain
+    that would fit.
     Nonzeros: states times the most transitions a state can have (every
     job type completing at every place it can be, to every next place,
     plus every arrival)."""
@@ -546,7 +801,11 @@ def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int,
     fan = 0
     for r in range(spec.C):
         places = {k for k, rr, _ in pos if rr == r}
-        m = len(places)
+        # a counted place holds a job in one of its service phases there; at
+        # an order-keeping station only the jobs in service (or preempted)
+        # have a phase, which splits the placements further: one place
+        m = sum(len(spec.phr[r][k]) if k < spec.K and not lay.ordered[k] else 1
+                for k in places)
         if m == 0:
             continue
         if spec.is_open[r]:
@@ -556,6 +815,9 @@ def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int,
         fan += sum(len(spec.route[r][k]) for k in places)
         if total > 10 * max_states:
             total = 10 * max_states  # capped below (no need for the full number)
+    for r in spec.arr_phased:
+        total = min(total * spec.arr_cox[r].phases, 10 * max_states)
+        fan += 1
     fan += len(lay.adest)
     states = min(total, int(max_states))
     nnz = states * max(fan, 1)
@@ -600,8 +862,9 @@ def build(lay: _Layout, max_states: int, work: int | None = None, compiled: bool
     """Run :func:`_bfs` on a layout: ``(states, n, rows, cols, vals, nnz,
     status)``.  ``compiled`` forces numba (True) or plain Python (False);
     by default lazyjit chooses by ``work`` (estimated states x columns)."""
-    args = (lay.start,) + lay.kernel_args() + (lay.rptr, lay.rdest, lay.rprob, lay.acls,
-                                               lay.adest, lay.arate, lay.open_limit,
+    args = (lay.start,) + lay.kernel_args() + (lay.rptr, lay.rdest, lay.rprob, lay.gptr,
+                                               lay.gcol, lay.glam, lay.gphr, lay.gphq,
+                                               lay.acls, lay.adest, lay.aprob, lay.open_limit,
                                                int(max_states))
     if compiled is None:
         return _bfs.run(work if work is not None else 10**9, *args)
@@ -610,9 +873,10 @@ def build(lay: _Layout, max_states: int, work: int | None = None, compiled: bool
 
 def expectations(lay: _Layout, states, n, pi, C, truncating, compiled: bool | None = None):
     """Run :func:`_expect` (same choice of machine code as :func:`build`)."""
-    args = (states, n, pi) + (lay.ordered, lay.off, lay.width, lay.tclass, C, lay.kind,
-                              lay.servers, lay.mu, lay.zthink, lay.mult, lay.nmult,
-                              lay.aclass, lay.arate, lay.open_limit, bool(truncating),
+    args = (states, n, pi) + (lay.ordered, lay.off, lay.width, lay.colt, lay.tclass, C,
+                              lay.kind, lay.servers, lay.mu, lay.tq, lay.zthink, lay.mult,
+                              lay.nmult, lay.gptr, lay.gcol, lay.glam, lay.gphr, lay.gphq,
+                              lay.aclass, lay.aprob, lay.open_limit, bool(truncating),
                               lay.most)
     if compiled is None:
         return _expect.run(n * lay.D, *args)

@@ -14,7 +14,6 @@ import math
 import numpy as np
 
 from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
-from ..model.distributions import Exponential
 from ..model.network import (
     SINK,
     SOURCE,
@@ -26,6 +25,8 @@ from ..model.network import (
     Queue,
     pool_chains,
 )
+from ..model.stations import PRIORITY_DISCIPLINES
+from .phase_type import DEFAULT_MAX_PHASES, Coxian, coxian_of, fit_moments
 
 #: Default bound on the number of open jobs in the network (truncation).
 DEFAULT_OPEN_LIMIT = 40
@@ -33,8 +34,16 @@ DEFAULT_OPEN_LIMIT = 40
 _SINK = -1
 _FREE = -1  # "dest" of an entry that is not blocked
 
-# station kinds
+# station kinds (a priority or LCFS-PR queue is an _FCFS kind whose ``order``
+# says where a job joins the line, see _Spec._stations)
 _DELAY, _FCFS, _PS, _LD = 0, 1, 2, 3
+# where a job joins an order-keeping station: at the end (FCFS), after the
+# waiting jobs of its level or higher (non-preemptive priority), after every
+# job of its level or higher, servers included (preemptive-resume priority),
+# at the head (LCFS-PR)
+_ORD_FCFS, _ORD_PRIO, _ORD_PRIOPR, _ORD_LCFS = 0, 1, 2, 3
+_ORDER_OF = {"fcfs": _ORD_FCFS, "prio": _ORD_PRIO, "prio-pr": _ORD_PRIOPR,
+             "lcfs-pr": _ORD_LCFS}
 
 
 # ---------------------------------------------------------------------------
@@ -51,7 +60,7 @@ class _Spec:
     the open truncation.
     """
 
-    def __init__(self, net: Network, open_limit):
+    def __init__(self, net: Network, open_limit, max_phases: int = DEFAULT_MAX_PHASES):
         if net.is_symbolic:
             raise UnsupportedModelError(
                 "ctmc is numeric; this network has sympy symbols: substitute values first"
@@ -68,36 +77,39 @@ class _Spec:
         binding = self._binding()
         self._routing(binding)
         self._check_ld_blocking(binding)
+        self._check_preemptive_blocking(binding)
         self._truncation(open_limit)
-        # -- job types: (class, mask of held pools) -------------------------
-        self.types: list[tuple[int, int]] = []
-        self.tindex: dict[tuple[int, int], int] = {}
+        self._phases(max_phases)
+        # -- job types: (class, mask of held pools, phase) --------------------
+        self.types: list[tuple[int, int, int]] = []
+        self.tindex: dict[tuple[int, int, int], int] = {}
 
     def _stations(self):
-        """Kind, servers, capacity and rate multipliers of every station;
-        only exponential service is accepted."""
+        """Kind, servers, capacity, rate multipliers and queue order of
+        every station.  A priority queue (``prio``, ``prio-pr``) that
+        classes of one level visit serves them FCFS (the order within a
+        level) and is one."""
         self.kind = []
+        self.order = []
         self.c = []
         self.cap = []
         self.mult: list[tuple[float, ...] | None] = []
-        for s in self.net.stations:
-            d = s.distribution
-            if d is not None and not isinstance(d, Exponential):
-                raise UnsupportedModelError(
-                    f"station {s.name!r}: ctmc needs exponential service, got "
-                    f"{type(d).__name__} (scv {d.scv:g}); use method='sim'"
-                )
+        acts_fcfs = self.net.lowered.acts_fcfs
+        for k, s in enumerate(self.net.stations):
+            order = _ORD_FCFS
             if isinstance(s, Delay):
                 self.kind.append(_DELAY)
                 self.c.append(math.inf)
                 self.mult.append(None)
             elif isinstance(s, Queue):
-                if s.discipline not in ("fcfs", "ps"):
+                d = s.discipline
+                if d in PRIORITY_DISCIPLINES and acts_fcfs[k]:
+                    d = "fcfs"
+                if d == "lcfs-pr" and int(s.servers) != 1:  # pragma: no cover - model refuses
                     raise UnsupportedModelError(
-                        f"station {s.name!r}: ctmc models FCFS and PS queues (numbers per "
-                        f"class), not discipline {s.discipline!r}, whose state needs the "
-                        "order of the jobs; use method='sim' (or 'priority')")
-                self.kind.append(_FCFS if s.discipline == "fcfs" else _PS)
+                        f"station {s.name!r}: LCFS-PR with {s.servers} servers")
+                self.kind.append(_PS if d == "ps" else _FCFS)
+                order = _ORDER_OF.get(d, _ORD_FCFS)
                 self.c.append(int(s.servers))
                 self.mult.append(None)
             elif isinstance(s, LoadDependent):
@@ -106,25 +118,19 @@ class _Spec:
                 self.mult.append(tuple(float(a) for a in s.rate_multipliers))
             else:  # pragma: no cover - the model admits only these kinds
                 raise UnsupportedModelError(f"station {s.name!r}: unknown kind {s.kind!r}")
+            self.order.append(order)
             self.cap.append(math.inf if s.capacity is None else int(s.capacity))
+        self.level = [int(c.priority) for c in self.net.classes]
 
     def _classes(self):
-        """Populations, think times, arrival rates (Poisson only) and the
-        service rates mu[r, k] = 1/S[r, k] at visited stations (positive
-        service times only)."""
+        """Populations, think times, arrival rates and the mean service
+        rates mu[r, k] = 1/S[r, k] at visited stations (positive service
+        times only)."""
         net, V, S = self.net, self.V, self.S
         self.is_open = [isinstance(c, Open) for c in net.classes]
         self.pop = [int(c.population) if isinstance(c, Closed) else 0 for c in net.classes]
         self.Z = [float(c.think_time) if isinstance(c, Closed) else 0.0 for c in net.classes]
         self.lam = [float(c.arrival_rate) if isinstance(c, Open) else 0.0 for c in net.classes]
-        for c in net.classes:
-            if isinstance(c, Open) and c.interarrival is not None and not isinstance(
-                c.interarrival, Exponential
-            ):
-                raise UnsupportedModelError(
-                    f"class {c.name!r}: ctmc needs Poisson arrivals, got "
-                    f"{type(c.interarrival).__name__} inter-arrival times; use method='sim'"
-                )
         self.mu = np.zeros((self.C, self.K))
         for r, c in enumerate(net.classes):
             for k, s in enumerate(net.stations):
@@ -135,6 +141,75 @@ class _Spec:
                             f"{float(S[r, k])!r} is zero; ctmc needs positive service times"
                         )
                     self.mu[r, k] = 1.0 / S[r, k]
+
+    def _phases(self, max_phases):
+        """The Coxian form (:mod:`.phase_type`) of every class's service at
+        every station it visits (``phr[r][k]`` the phase rates,
+        ``phq[r][k]`` the probabilities of going on to the next phase) and
+        of every open class's inter-arrival time (``arr_cox[r]``, None for
+        a Poisson stream).  Where the network is product form (BCMP) the
+        shapes at PS, delay and load-dependent stations do not change its
+        figures (insensitivity; Baskett, Chandy, Muntz & Palacios 1975), so
+        their service is taken exponential.  ``fits`` lists the shapes
+        fitted (the answer is then approximate), ``shapes`` those modelled
+        exactly with more than one phase."""
+        from .requires import product_form
+
+        net = self.net
+        total = None if any(self.is_open) else sum(self.pop)
+        insensitive = product_form(net, total) is None
+        self.insensitive_shapes = []
+        self.fits: list[str] = []
+        self.shapes: list[str] = []
+        self.capped = False
+        self.max_phases = int(max_phases)
+        self.phr = [[(self.mu[r, k],) for k in range(self.K)] for r in range(self.C)]
+        self.phq = [[(0.0,) for _ in range(self.K)] for _ in range(self.C)]
+        for k, s in enumerate(net.stations):
+            d = s.distribution
+            visiting = [r for r in range(self.C) if self.V[r, k] > 0]
+            if d is None or not visiting:
+                continue
+            if insensitive:
+                if float(d.scv) != 1.0:
+                    self.insensitive_shapes.append(s.name)
+                continue
+            self._station_phases(k, s, d, visiting, max_phases)
+        self.arr_cox: list[Coxian | None] = [None] * self.C
+        for r, c in enumerate(net.classes):
+            d = getattr(c, "interarrival", None)
+            if not self.is_open[r] or d is None or not self.lam[r] > 0:
+                continue
+            cox = coxian_of(d, 1.0 / self.lam[r], max_phases, who=f"class {c.name!r}")
+            self._note(cox, f"class {c.name!r}: inter-arrival times", d)
+            if cox.phases > 1:
+                self.arr_cox[r] = cox
+        self.nphase = [max(len(self.phr[r][k]) for k in range(self.K)) if self.K else 1
+                       for r in range(self.C)]
+        self.phased = [any(len(self.phr[r][k]) > 1 for r in range(self.C))
+                       for k in range(self.K)]
+        self.arr_phased = [r for r in range(self.C) if self.arr_cox[r] is not None]
+
+    def _station_phases(self, k, s, d, visiting, max_phases):
+        """The Coxian forms of station ``k``'s service for the classes
+        that visit it (one shape, the class's own mean)."""
+        seen = set()
+        for r in visiting:
+            cox = coxian_of(d, float(self.S[r, k]), max_phases, who=f"station {s.name!r}")
+            if cox.phases > 1 or not cox.exact:
+                self.phr[r][k] = tuple(float(x) for x in cox.rates)
+                self.phq[r][k] = tuple(float(x) for x in cox.cont)
+            key = cox.fit or type(d).__name__
+            if key not in seen:
+                seen.add(key)
+                self._note(cox, f"station {s.name!r}: service", d)
+
+    def _note(self, cox, what, dist):
+        self.capped = self.capped or cox.capped
+        if not cox.exact:
+            self.fits.append(f"{what} {cox.fit}; {fit_moments(dist, cox)}")
+        elif cox.phases > 1:
+            self.shapes.append(what)
 
     def _pools(self):
         """Token pools: the pool acquired at each station, which classes use
@@ -348,6 +423,25 @@ class _Spec:
                             "define blocking at a load-dependent station"
                         )
 
+    def _check_preemptive_blocking(self, binding):
+        """A job in service at a preemptive station (``prio-pr``,
+        ``lcfs-pr``) must never be blocked after its service there (the
+        simulator keeps a blocked job's server out of reach of a
+        preemption, an order the chain does not keep)."""
+        names = self.net.station_names
+        for r in range(self.C):
+            for k in range(self.K):
+                if self.order[k] not in (_ORD_PRIOPR, _ORD_LCFS) or not self.V[r, k] > 0:
+                    continue
+                for d, _ in self.route[r][k]:
+                    if 0 <= d < self.K and binding[d] and d != k:
+                        raise UnsupportedModelError(
+                            f"station {names[k]!r} is preemptive "
+                            f"({self.net.stations[k].discipline!r}) and jobs of class "
+                            f"{self.net.class_names[r]!r} can be blocked there (next station "
+                            f"{names[d]!r} has capacity {self.cap[d]}); ctmc does not model "
+                            "blocking at a preemptive station; use method='sim'")
+
     def _truncation(self, open_limit):
         """Bound on the open jobs present, unless capacities already bound
         them (then no truncation)."""
@@ -368,10 +462,10 @@ class _Spec:
             self.open_limit = int(limit)
             self.truncating = True
 
-    def type_of(self, r: int, mask: int) -> int:
-        """Index of the job type (class r, held pools ``mask``), made on
-        first use."""
-        key = (r, mask)
+    def type_of(self, r: int, mask: int, phase: int = 0) -> int:
+        """Index of the job type (class r, held pools ``mask``, service
+        phase ``phase`` at the station it is at), made on first use."""
+        key = (r, mask, phase)
         t = self.tindex.get(key)
         if t is None:
             t = len(self.types)

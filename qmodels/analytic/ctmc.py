@@ -3,20 +3,44 @@
 The chain is built state by state from the network itself, so it honours
 what the product-form solvers cannot: finite capacity with blocking, loss of
 open arrivals, token pools held across several stations (simultaneous
-resource possession), FCFS stations whose service time differs by class.  It
-is the exact ground truth against which the approximations and the
-simulator are judged.
+resource possession), FCFS stations whose service time differs by class,
+non-exponential service and inter-arrival times (as phase-type
+distributions whose phase is part of the state), priority queues.  It is
+the exact ground truth against which the approximations and the simulator
+are judged.
 
 Semantics (shared with the simulator, :mod:`qmodels.sim`)
 ---------------------------------------------------------
-* **Service**: exponential only (``distribution`` ``None`` or
-  :class:`~qmodels.distributions.Exponential`); mean ``S[class, station]``.
-* **Delay**: every job served at once at rate ``1/S``.
+* **Service**: mean ``S[class, station]``, shape the station's
+  ``distribution`` as a Coxian phase-type distribution
+  (:mod:`qmodels.analytic.phase_type`): exactly the model's for the
+  exponential, Erlang-k and (balanced-means) hyperexponential shapes; a
+  named moment fit for the deterministic, uniform, lognormal, Pareto and
+  empirical ones (deterministic: Erlang-k, k = ``max_phases``, 20 by
+  default, 10 then 5 when the chain at 20 passes ``max_states``; the
+  others: two moments below SCV 1, three above where an H2 has them).
+  A job in service is in one phase; its phase moves on at the phase's rate
+  (times the job's share of the server at a PS or load-dependent station).
+  An answer with a fitted shape is labelled approximate and names the fit
+  in its assumptions.  Where the network is product form the shapes at PS,
+  LCFS-PR, delay and load-dependent stations do not change the answer
+  (BCMP insensitivity) and are taken exponential (said in the label).
+* **Delay**: every job served at once.
 * **FCFS, c servers**: the first ``c`` jobs in arrival order are in service.
   The queue order is part of the state whenever more than one job type can
-  be present and jobs can queue, so class-dependent service is exact (it is
-  not product form).
-* **PS, c servers**: each of ``n`` jobs is served at ``min(1, c/n)/S``.
+  be present and jobs can queue (or the service has phases), so
+  class-dependent service is exact (it is not product form).
+* **Priority** (``prio``: non-preemptive; ``prio-pr``: preemptive resume;
+  c servers; the classes' ``priority``, 0 the highest): a waiting job of a
+  higher level is served before any of a lower one, FCFS within a level;
+  at ``prio-pr`` an arriving job takes the server of the job in service
+  that would be served last (the lowest level, the latest arrival) when it
+  comes before it, and that job later resumes in the phase it was in (as
+  the simulator: the remaining work resumes).  A priority queue visited by
+  classes of one level is FCFS.  **LCFS-PR** (one server): the latest
+  arrival is served, the one it displaced resumes later.
+* **PS, c servers**: each of ``n`` jobs is served at ``min(1, c/n)`` of a
+  server.
 * **Load-dependent**: with ``n`` present the station completes at
   ``a(n)/S`` split in proportion to the jobs of each type (BCMP, multi-class
   load-dependent PS).
@@ -52,18 +76,34 @@ Semantics (shared with the simulator, :mod:`qmodels.sim`)
   given by ``route`` follows that path (its routing table).  Outside
   product form a class routed at random makes the result warn, naming the
   way to give its path.
-* **Open classes**: the state space is truncated at ``open_limit`` open jobs
-  in the network (arrivals beyond it are turned away); the probability of
-  being at the bound, which is the fraction of arrivals turned away
-  (PASTA), is ``info["truncation_mass"]``.  When capacities alone bound the
-  open population no truncation is made and the mass is 0.
+* **Open classes**: a renewal stream of rate ``arrival_rate`` whose
+  inter-arrival time has the shape ``interarrival`` (default exponential:
+  Poisson), as a Coxian phase-type distribution like service (its phase in
+  the state; the same exact forms and fits).  The state space is truncated
+  at ``open_limit`` open jobs in the network (arrivals beyond it are turned
+  away); the probability of being at the bound (for a Poisson stream the
+  fraction of arrivals turned away, PASTA) is ``info["truncation_mass"]``.
+  When capacities alone bound the open population no truncation is made
+  and the mass is 0.
 
 Restrictions (each raises :class:`~qmodels.errors.UnsupportedModelError`):
-non-exponential service or inter-arrival times, zero service time at a
-visited station, symbolic parameters, a pool's ``acquire`` station with a
-finite capacity, two pools acquired at one station, a load-dependent
-station that a job can be blocked at, more states than ``max_states``, and
-blocking deadlocks.
+a shape with no phase-type form (a :class:`~qmodels.distributions.Distribution`
+subclass the module does not know), zero service time at a visited
+station, symbolic parameters, a pool's ``acquire`` station with a finite
+capacity, two pools acquired at one station, a load-dependent station that
+a job can be blocked at, a preemptive (``prio-pr``, ``lcfs-pr``) station
+that a job can be blocked at, more states than ``max_states``, and
+blocking deadlocks.  Fork-join stations are not modelled (the network
+refuses them before the chain is built: ``requires.for_ctmc``).
+
+Which builds are compiled: the numba kernel of
+:mod:`qmodels.analytic._ctmc_fast` builds every network without token
+pools and without a capacity that can be reached, service phases,
+priority and LCFS-PR queues and phase-type arrivals included; networks
+with pools or reachable capacities (blocking, loss) are built by the
+Python generator :class:`~._ctmc_chain._Chain`, which follows the same
+semantics (the two are checked to number the same states and rates on
+random networks, tests/test_ctmc_compiled.py).
 
 References
 ----------
@@ -152,7 +192,12 @@ def _bicgstab(A, b):
     2003, alg. 7.7) with a diagonal (Jacobi) preconditioner (Stewart 1994,
     ch. 4: preconditioned projection methods for Markov chains), stopping
     at relative residual :data:`ITERATIVE_RTOL`; NaN when it does not
-    converge (the caller then refuses or falls back)."""
+    converge (the caller then refuses or falls back).
+
+    It starts from x = 0; where that breaks down (BiCGSTAB divides by an
+    inner product that can vanish, and with the pinned system's right-hand
+    side, a handful of rates out of the pinned state, it does on some
+    phase-type chains at the first step) it starts again from x = 1."""
     from scipy.sparse.linalg import LinearOperator, bicgstab
 
     d = A.diagonal()
@@ -160,8 +205,11 @@ def _bicgstab(A, b):
         return np.full(len(b), np.nan)
     A = A.tocsr()
     M = LinearOperator(A.shape, matvec=lambda y: y / d, dtype=float)
-    x, _ = bicgstab(A, b, M=M, rtol=ITERATIVE_RTOL, atol=0.0,
-                    maxiter=max(1000, int(2 * np.sqrt(len(b)))))
+    maxiter = max(1000, int(2 * np.sqrt(len(b))))
+    x, info = bicgstab(A, b, M=M, rtol=ITERATIVE_RTOL, atol=0.0, maxiter=maxiter)
+    if info < 0 or not np.all(np.isfinite(x)):
+        x, info = bicgstab(A, b, x0=np.ones(len(b)), M=M, rtol=ITERATIVE_RTOL, atol=0.0,
+                           maxiter=maxiter)
     return x
 
 
@@ -259,23 +307,37 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None):
 # ---------------------------------------------------------------------------
 
 @answers()
-def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = None) -> Result:
+def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = None,
+         max_phases: int | None = None) -> Result:
     """Exact solution of a small network as a continuous-time Markov chain.
 
     Parameters
     ----------
     net : Network
-        Exponential service; delay, FCFS and PS (c servers), load-dependent
-        stations; closed and open classes; finite capacities (blocking after
-        service, loss of open arrivals); token pools.  See the module
-        docstring for the exact semantics and restrictions.
+        Delay, FCFS, PS, priority (``prio``, ``prio-pr``) and LCFS-PR queues
+        (c servers), load-dependent stations; service of any shape
+        (phase-type: exact for exponential, Erlang and hyperexponential,
+        fitted for the others); closed classes, open classes with any
+        inter-arrival shape; finite capacities (blocking after service, loss
+        of open arrivals); token pools.  See the module docstring for the
+        exact semantics and restrictions.
     max_states : int
         Largest state space to build; a larger one raises
         :class:`~qmodels.errors.ProblemTooLargeError` with the count.
-        Where no closed job can be blocked or wait for a token, a lower
-        bound on the count (the placements of the closed jobs) is checked
-        first, so a far too large chain is refused at once, before any
-        state is built.
+        The budget is enforced three times, each refusal naming its figure:
+        (1) before any state is built, where no closed job can be blocked
+        or wait for a token, a lower bound on the count (the placements of
+        the closed jobs) is checked against ``max_states``, so a far too
+        large chain is refused at once; (2) before the compiled build
+        allocates anything, its states, nonzero rates and bytes are
+        estimated and a chain needing more than half the memory available
+        is refused; (3) while building, the state after the
+        ``max_states``-th stops the build.  ``qm.solve(net)`` gives the
+        chain 50,000 states.  Measured on one core of a loaded 2-core
+        machine (``python -m benchmarks.bench_ctmc --ph``): about 10,000
+        to 60,000 states per CPU second end to end for phase-type and
+        priority models, the largest within 10 CPU s 98,000 to 174,000
+        states (``benchmarks/README.md``).
     open_limit : int, optional
         Bound on the number of open jobs present when capacities do not
         already bound them; the probability of being at the bound (the
@@ -286,6 +348,13 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         (1e-9), as long as the next chain stays within :data:`GROW_STATES`
         (20,000) and ``max_states`` states (else the warning, and a note,
         say where it stopped); the bound used is ``info["open_limit"]``.
+    max_phases : int, optional
+        The most phases a *fitted* low-variability shape gets (a
+        deterministic time is an Erlang of ``max_phases`` phases: the
+        M/G/1 mean wait is then overstated by the factor 1 + 1/k).  By
+        default 20, then 10, then 5 when the chain at 20 passes
+        ``max_states`` (the label names the k used).  Exact Erlang shapes
+        keep their own k.
 
     Returns
     -------
@@ -349,8 +418,27 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
             or max_states < 1:
         raise InvalidValueError(f"max_states must be an integer >= 1, got {max_states!r}")
     _check_open_load(net)
-    res, open_limit = _solve_growing(net, max_states, open_limit)
-    return _unvisited(net, res, max_states, open_limit)
+    tries = (max_phases,) if max_phases is not None else PHASE_STEPS
+    for n, k in enumerate(tries):
+        try:
+            res, limit = _solve_growing(net, max_states, open_limit, k)
+            break
+        except ProblemTooLargeError:
+            # a shape fitted at the phase cap: a coarser fit may fit the budget
+            if n + 1 == len(tries) or not _Spec(net, open_limit, k).capped:
+                raise
+    res = _unvisited(net, res, max_states, limit, k)
+    if res.info.get("phase_capped"):
+        rule = (f"max_phases = {k} as given" if max_phases is not None else
+                f"k = {k}, the first of {', '.join(map(str, PHASE_STEPS))} phases whose chain "
+                f"fits max_states = {int(max_states)}")
+        res = dataclasses.replace(res, notes=tuple(res.notes) + (
+            f"phase cap for the fitted low-variability shapes: {rule}.  Accuracy rule: an "
+            f"Erlang-k in place of a deterministic time has scv 1/k, and in an M/G/1 queue "
+            f"the mean wait is overstated by the factor 1 + 1/k ({100 / k:.3g} % here; 5 % at "
+            "k = 20) (Pollaczek-Khinchine; Kleinrock 1975, eq. 5.105); pass max_phases= for "
+            "another k",))
+    return res
 
 
 def _check_open_load(net: Network) -> None:
@@ -408,7 +496,13 @@ TRUNCATION_TOL = 1e-9
 GROW_STATES = 20_000
 
 
-def _solve_growing(net: Network, max_states, open_limit):
+#: the phase caps tried in turn for a low-variability shape that is fitted
+#: (a deterministic time: Erlang-20, else Erlang-10, else Erlang-5) when
+#: ``max_phases`` is not given and the chain at one cap passes max_states
+PHASE_STEPS = (20, 10, 5)
+
+
+def _solve_growing(net: Network, max_states, open_limit, max_phases=PHASE_STEPS[0]):
     """Solve; with the default ``open_limit`` (None), double the bound on
     the open jobs from :data:`DEFAULT_OPEN_LIMIT` until the probability at
     the bound is at most :data:`TRUNCATION_TOL` (the fraction of arrivals
@@ -416,7 +510,7 @@ def _solve_growing(net: Network, max_states, open_limit):
     ``max_states``.  Only the last solve's warnings reach the caller.
     Returns the result and the bound used (None if nothing was truncated)."""
     if open_limit is not None:
-        return _solve(net, max_states, open_limit), open_limit
+        return _solve(net, max_states, open_limit, max_phases), open_limit
     # the chain grows at most as bound^d, d the stations open jobs visit
     d = max(1, sum(1 for k in range(len(net.stations)) if any(
         net.visits[i][k] > 0 for i, c in enumerate(net.classes) if not isinstance(c, Closed))))
@@ -426,7 +520,7 @@ def _solve_growing(net: Network, max_states, open_limit):
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                new = _solve(net, max_states, limit)
+                new = _solve(net, max_states, limit, max_phases)
         except ProblemTooLargeError:
             if res is None:
                 raise
@@ -485,7 +579,8 @@ def _check_settles(masses: list, limit: int, d: int) -> None:
             "truncated chain anyway (an approximation)")
 
 
-def _unvisited(net: Network, res: Result, max_states, open_limit) -> Result:
+def _unvisited(net: Network, res: Result, max_states, open_limit,
+               max_phases=PHASE_STEPS[0]) -> Result:
     """Station R per visit of a class at a queue it never visits: the
     arrival-theorem value, the mean time a class-c job would spend there
     on arrival, S_ck sum_{j>=1} j / a(j) P(n_k = j - 1), with the marginal of
@@ -507,7 +602,7 @@ def _unvisited(net: Network, res: Result, max_states, open_limit) -> Result:
         base = res
         if isinstance(c, Closed) and int(c.population) >= 1:
             base = _solve(net.with_population(int(c.population) - 1, c.name), max_states,
-                          open_limit)
+                          open_limit, max_phases)
         for k in ks:
             st = net.stations[k]
             p = np.asarray(base.info["marginals"][st.name], dtype=float)
@@ -521,8 +616,8 @@ def _unvisited(net: Network, res: Result, max_states, open_limit) -> Result:
     return dataclasses.replace(res, station_response_time=R)
 
 
-def _solve(net: Network, max_states, open_limit) -> Result:
-    spec = _Spec(net, open_limit)
+def _solve(net: Network, max_states, open_limit, max_phases=PHASE_STEPS[0]) -> Result:
+    spec = _Spec(net, open_limit, max_phases)
     _check_size(spec, int(max_states))
     chain = _Chain(spec)
     lay = _ctmc_fast.layout(spec, chain)
@@ -567,7 +662,7 @@ def _solve_compiled(net, spec, chain, lay, max_states, compiled=None) -> Result:
     used: list[str] = []
     pi, resid = _stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], describe, used)
     return _result(net, spec, n, resid, _compiled_sums(spec, lay, states, n, pi, compiled),
-                   used[0])
+                   used[0], build="compiled")
 
 
 def _compiled_sums(spec, lay, states, n, pi, compiled=None) -> _Sums:
@@ -590,9 +685,14 @@ def _describe(spec, chain, st) -> str:
     for k, p in enumerate(st[0][: spec.K]):
         ents = p if chain.ordered[k] else [(t, d) for t, d, n in p for _ in range(n)]
         if ents:
-            txt = ",".join(cn[spec.types[t][0]] + (f"->{names[d]}" if d >= 0 else "")
+            txt = ",".join(cn[spec.types[t][0]]
+                           + (f"#{spec.types[t][2]}" if spec.types[t][2] else "")
+                           + (f"->{names[d]}" if d >= 0 else "")
                            for t, d in ents)
             parts.append(f"{names[k]}[{txt}]")
+    if len(st) > 5 and st[5]:
+        parts.append("arrival phases " + ",".join(
+            f"{cn[r]}#{ph}" for r, ph in zip(spec.arr_phased, st[5], strict=True)))
     return "{" + " ".join(parts) + "}"
 
 
@@ -670,7 +770,7 @@ def _expectations(spec, chain, states, pi) -> _Sums:
         _add_places(spec, chain, st[0], p, acc)
         for place, t, _, rate in chain.rates[i]:
             if place < K:
-                acc.X[spec.types[t][0], place] += p * rate
+                acc.X[spec.types[t][0], place] += p * (rate * (1.0 - chain.cont(t, place)))
         for j in range(spec.P):
             q = st[1][j]
             acc.waiting[j] += p * len(q)
@@ -756,6 +856,26 @@ def _info(net, spec, n, resid, acc) -> dict:
     }
 
 
+def _shapes_label(spec) -> tuple[str, list]:
+    """(exactness, assumptions) from the time shapes: the method's own
+    label when every time is exponential; else the phase-type chain, the
+    shapes it holds exactly, and each fit (then approximate: the chain is
+    that of the fitted distribution, not the model's)."""
+    if not (spec.shapes or spec.fits or spec.insensitive_shapes):
+        return "exact", list(label_of("ctmc")[1])
+    assumed = ["a continuous-time Markov chain whose state holds each job's service phase "
+               "and each open stream's inter-arrival phase (phase-type times in Coxian form)"]
+    assumed += [f"{x}: phase-type, held exactly" for x in spec.shapes]
+    assumed += [f"{x} (a fit)" for x in spec.fits]
+    if spec.insensitive_shapes:
+        assumed.append(
+            "service shapes at " + ", ".join(repr(x) for x in spec.insensitive_shapes)
+            + " taken exponential: the network is product form, whose figures do not depend "
+            "on the shapes at PS, LCFS-PR, delay and load-dependent stations (BCMP "
+            "insensitivity, Baskett et al. 1975)")
+    return ("approximate" if spec.fits else "exact"), assumed
+
+
 def _label(net, spec, trunc_mass) -> tuple[str, tuple, tuple]:
     """(exactness, assumptions, warnings) of a ctmc result: exact, with the
     truncation of the open jobs stated when there is one (and approximate,
@@ -764,12 +884,12 @@ def _label(net, spec, trunc_mass) -> tuple[str, tuple, tuple]:
     at random, which is an assumption about the model where blocking or
     pools make the order matter.  Warns (NumericalWarning) when the
     truncation holds more than 1e-6."""
-    exactness = "exact"
-    assumed = list(label_of("ctmc")[1])
+    exactness, assumed = _shapes_label(spec)
     warned = []
     if spec.truncating:
+        turned = ("" if spec.arr_phased else ", the fraction of arrivals turned away")
         assumed.append(f"open jobs truncated at {spec.open_limit} in the network (probability "
-                       f"at the bound {trunc_mass:.3g}, the fraction of arrivals turned away)")
+                       f"at the bound {trunc_mass:.3g}{turned})")
         if trunc_mass > TRUNCATION_TOL:
             exactness = "approximate"
             warned.append(f"the open-job truncation at {spec.open_limit} holds probability "
@@ -797,9 +917,10 @@ def _figures(net, spec, chain, states, pi, resid, solver="lu") -> Result:
                    solver)
 
 
-def _result(net, spec, n, resid, acc, solver="lu") -> Result:
+def _result(net, spec, n, resid, acc, solver="lu", build="python") -> Result:
     """The Result from the expectations ``acc`` of a chain of ``n`` states
-    whose stationary vector ``solver`` found ("lu" or "bicgstab")."""
+    whose stationary vector ``solver`` found ("lu" or "bicgstab"), built by
+    ``build`` ("compiled" or "python")."""
     Ust = _station_utilization(spec, acc)
     X, Q = acc.X, acc.Q
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -807,7 +928,12 @@ def _result(net, spec, n, resid, acc, solver="lu") -> Result:
     Xc, Rc = _class_figures(net, spec, acc)
     info = _info(net, spec, n, resid, acc)
     info["linear_solver"] = solver
-    notes = []
+    info["build"] = build
+    info["max_phases"] = spec.max_phases
+    info["fits"] = tuple(spec.fits)
+    info["phase_capped"] = bool(spec.capped)
+    how = {"lu": "sparse LU", "bicgstab": "BiCGSTAB"}.get(solver, solver)
+    notes = [f"CTMC of {n:,} states ({build} build, stationary vector by {how})"]
     exactness, assumed, warned = _label(net, spec, acc.trunc_mass)
     # an answer of the truncated chain is approximate: its error is the
     # probability at the bound, the fraction of open arrivals turned away

@@ -374,12 +374,14 @@ AUTO_CTMC_STATES = 50_000
 
 def for_ctmc(net: Network) -> str | None:
     """``ctmc`` (as ``qm.solve(net)`` chooses it): numbers, what the chain
-    models (exponential service, Poisson arrivals, FCFS/PS queues, delays,
-    load-dependent stations, finite room, token pools; a route that fixes
-    the order of visits where capacities or pools make it matter), and a
-    state space not proven larger than :data:`AUTO_CTMC_STATES` (counted
-    before any state is built; a chain that outgrows it while being built
-    is refused then)."""
+    models (service and inter-arrival times of any shape, as phase-type
+    distributions: exact for exponential, Erlang and hyperexponential,
+    fitted otherwise, then labelled approximate; FCFS, PS, priority and
+    LCFS-PR queues, delays, load-dependent stations, finite room, token
+    pools; a route that fixes the order of visits where capacities or
+    pools make it matter), and a state space not proven larger than
+    :data:`AUTO_CTMC_STATES` (counted before any state is built; a chain
+    that outgrows it while being built is refused then)."""
     why = numeric(net) or class_switching(net)
     if why:
         return why

@@ -1,0 +1,326 @@
+"""Phase-type (Coxian) forms of the model's time shapes, for the exact CTMC.
+
+The CTMC (:mod:`qmodels.analytic.ctmc`) puts a job's service phase, and an
+open class's inter-arrival phase, in its state.  Every shape is turned here
+into a **Coxian** distribution: phases 0, 1, ..., m - 1 in series, phase i
+exponential of rate mu_i, after which the time goes on to phase i + 1 with
+probability q_i or ends with probability 1 - q_i (q_{m-1} = 0).  A Coxian
+always starts in phase 0, so entering service (or starting an inter-arrival
+time) is one deterministic move of the chain; every acyclic phase-type
+distribution has a Coxian form of the same order (Cumani, "On the canonical
+representation of homogeneous Markov processes modelling failure-time
+distributions", Microelectron. Reliab. 22(3), 1982; O'Cinneide,
+"Characterization of phase-type distributions", Stoch. Models 6(1), 1990).
+
+Exact forms (the distribution the simulator draws is the one the chain has):
+
+* exponential: one phase of rate 1/m;
+* Erlang-k: k phases of rate k/m, q_i = 1 (i < k - 1);
+* hyperexponential: the model's balanced-means H2 of SCV c^2 (Whitt 1982;
+  Tijms, *A First Course in Stochastic Models*, Wiley 2003, app. B:
+  p1 = (1 + sqrt((c^2 - 1)/(c^2 + 1)))/2, rates 2 p_i / m), written as the
+  Coxian-2 of :func:`hyper_to_coxian`.
+
+Fits (the chain's distribution differs from the model's; every answer with
+one is labelled approximate, and the fit is named in its assumptions):
+
+* SCV c^2 < 1 (deterministic, uniform, a lognormal, Pareto or empirical
+  shape of low variability): the mixture of Erlang-(k-1) and Erlang-k with
+  one rate, k = ceil(1/c^2), which matches the mean and the SCV (Tijms
+  2003, app. B: p = (k c^2 - sqrt(k (1 + c^2) - k^2 c^2)) / (1 + c^2),
+  mu = (k - p) / m); when k would pass ``max_phases`` (a deterministic time
+  always does), an Erlang of ``max_phases`` phases (the mean matched, SCV
+  1/max_phases instead of c^2).  In an M/G/1 queue the mean wait is
+  proportional to 1 + c^2 (Pollaczek-Khinchine; Kleinrock, *Queueing
+  Systems* vol. 1, 1975, eq. 5.105), so an Erlang-k in place of a
+  deterministic time overstates the mean wait by the factor 1 + 1/k (5 % at
+  the default k = 20; the response time less).
+* c^2 = 1: the exponential (two moments matched).
+* c^2 > 1: the H2 matching the first three moments where one exists (a
+  finite third moment m3 with m1 m3 >= 1.5 m2^2; Whitt, "Approximating a
+  point process by a renewal process, I: two basic methods", Oper. Res.
+  30(1), 1982; Tijms 2003, app. B), else the balanced-means H2 (two
+  moments, Whitt 1982).  A lognormal of c^2 > 1 always has the three-moment
+  fit; a Pareto of c^2 > 1 (alpha < 1 + sqrt 2) has no third moment.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InvalidValueError, UnsupportedModelError
+from ..model.distributions import (
+    Deterministic,
+    Distribution,
+    Empirical,
+    Erlang,
+    Exponential,
+    HyperExponential,
+    Lognormal,
+    Pareto,
+    Uniform,
+)
+
+__all__ = ["Coxian", "coxian_of", "hyper_to_coxian", "mixed_erlang", "h2_balanced",
+           "h2_three_moments", "relative_moments", "fit_moments", "DEFAULT_MAX_PHASES"]
+
+#: the most phases a *fitted* low-variability shape gets (a deterministic
+#: time: Erlang-20, SCV 0.05); exact Erlang shapes keep their own k
+DEFAULT_MAX_PHASES = 20
+
+
+@dataclass(frozen=True)
+class Coxian:
+    """A Coxian distribution: phase rates ``rates[i]`` and continuation
+    probabilities ``cont[i]`` (``cont[-1] == 0``); ``exact`` when it is the
+    model's distribution itself, else ``fit`` names the fit (what was
+    matched, the phases)."""
+
+    rates: tuple
+    cont: tuple
+    exact: bool = True
+    fit: str = ""
+    #: a low-variability fit held to ``max_phases`` phases (its SCV above
+    #: the shape's)
+    capped: bool = False
+
+    @property
+    def phases(self) -> int:
+        return len(self.rates)
+
+    def moment(self, j: int) -> float:
+        """E[X^j] = j! alpha (-T)^-j 1, alpha = e_0, T the sub-generator
+        (Neuts, *Matrix-Geometric Solutions in Stochastic Models*, 1981,
+        sec. 2.2)."""
+        m = self.phases
+        T = np.zeros((m, m))
+        for i, (mu, q) in enumerate(zip(self.rates, self.cont, strict=True)):
+            T[i, i] = -mu
+            if i + 1 < m:
+                T[i, i + 1] = mu * q
+        M = np.linalg.inv(-T)
+        v = np.ones(m)
+        for _ in range(j):
+            v = M @ v
+        return float(math.factorial(j) * v[0])
+
+    @property
+    def mean(self) -> float:
+        out, reach = 0.0, 1.0
+        for mu, q in zip(self.rates, self.cont, strict=True):
+            out += reach / mu
+            reach *= q
+        return out
+
+    @property
+    def scv(self) -> float:
+        m1 = self.mean
+        return self.moment(2) / (m1 * m1) - 1.0
+
+
+def _exponential(mean: float) -> tuple:
+    return (1.0 / mean,), (0.0,)
+
+
+def _erlang(k: int, mean: float) -> tuple:
+    return (k / mean,) * k, (1.0,) * (k - 1) + (0.0,)
+
+
+def hyper_to_coxian(probs, rates) -> tuple:
+    """The Coxian form ``(rates, cont)`` of the hyperexponential sum_i p_i
+    Exp(lambda_i): phases in decreasing rate order, q_i = sum_{j>i} w_j (1 -
+    lambda_j / lambda_i) with the weights w renormalised to w_j (1 -
+    lambda_j/lambda_i) / q_i after each phase (Cumani 1982, the canonical
+    form of an acyclic phase-type distribution; for two phases, Tijms 2003,
+    app. B: q = p_2 (1 - mu_2/mu_1)).  Follows from equating the Laplace
+    transforms, lambda/(s + lambda) (s + mu)/mu = lambda/mu + (1 -
+    lambda/mu) lambda/(s + lambda)."""
+    pairs = sorted(((float(lam), float(p)) for p, lam in zip(probs, rates, strict=True)
+                    if p > 0), reverse=True)
+    lams = [lam for lam, _ in pairs]
+    w = [p for _, p in pairs]
+    tot = sum(w)
+    w = [x / tot for x in w]
+    out_r, out_q = [], []
+    i = 0
+    while i < len(lams):
+        mu = lams[i]
+        rest = [(lams[j], w[j] * (1.0 - lams[j] / mu)) for j in range(i + 1, len(lams))]
+        q = sum(x for _, x in rest)
+        out_r.append(mu)
+        if q <= 1e-15:
+            out_q.append(0.0)
+            break
+        out_q.append(min(q, 1.0))
+        for j in range(i + 1, len(lams)):
+            w[j] = w[j] * (1.0 - lams[j] / mu) / q
+        i += 1
+    return tuple(out_r), tuple(out_q)
+
+
+def h2_balanced(mean: float, c2: float) -> tuple:
+    """(probs, rates) of the balanced-means H2 of SCV ``c2`` >= 1 (Whitt
+    1982; Tijms 2003, app. B): p1 = (1 + sqrt((c2 - 1)/(c2 + 1)))/2, p2 = 1 -
+    p1, mu_i = 2 p_i / mean.  The model's :class:`HyperExponential`."""
+    p1 = 0.5 * (1.0 + math.sqrt((c2 - 1.0) / (c2 + 1.0)))
+    p2 = 1.0 - p1
+    return (p1, p2), (2.0 * p1 / mean, 2.0 * p2 / mean)
+
+
+def h2_three_moments(m1: float, m2: float, m3: float):
+    """(probs, rates) of the H2 with moments m1, m2, m3, or None when none
+    exists (it needs c^2 > 1 and m1 m3 >= 1.5 m2^2; Whitt 1982; Tijms 2003,
+    app. B).  The means x_i = 1/mu_i of the two branches are the support of
+    the two-point distribution with moments a_1 = m1, a_2 = m2/2, a_3 =
+    m3/6 (E[X^j] = j! sum p_i x_i^j): x_1, x_2 the roots of x^2 - s x + P
+    with s = (a_3 - a_1 a_2)/(a_2 - a_1^2), P = s a_1 - a_2; p_1 = (a_1 -
+    x_2)/(x_1 - x_2)."""
+    if not all(math.isfinite(x) and x > 0 for x in (m1, m2, m3)):
+        return None
+    a1, a2, a3 = m1, m2 / 2.0, m3 / 6.0
+    var = a2 - a1 * a1
+    if var <= 1e-12 * a1 * a1 or m1 * m3 < 1.5 * m2 * m2 * (1.0 + 1e-12):
+        return None
+    s = (a3 - a1 * a2) / var
+    P = s * a1 - a2
+    disc = s * s - 4.0 * P
+    if disc <= 0 or P <= 0:
+        return None
+    r = math.sqrt(disc)
+    x1, x2 = (s + r) / 2.0, (s - r) / 2.0
+    if x2 <= 0:
+        return None
+    p1 = (a1 - x2) / (x1 - x2)
+    if not 0.0 < p1 < 1.0:
+        return None
+    return (p1, 1.0 - p1), (1.0 / x1, 1.0 / x2)
+
+
+def mixed_erlang(mean: float, c2: float) -> tuple:
+    """``(rates, cont, k)``: the mixture of Erlang-(k-1) and Erlang-k with
+    one rate mu matching the mean and SCV 1/k <= c2 <= 1/(k-1), k =
+    ceil(1/c2) (Tijms 2003, app. B, the E_{k-1,k} fit: p = (k c2 - sqrt(k (1
+    + c2) - k^2 c2)) / (1 + c2), mu = (k - p)/mean): k phases of rate mu,
+    the time ending after phase k - 1 with probability p."""
+    k = max(2, math.ceil(1.0 / c2 - 1e-9))
+    p = (k * c2 - math.sqrt(max(k * (1.0 + c2) - k * k * c2, 0.0))) / (1.0 + c2)
+    p = min(max(p, 0.0), 1.0)
+    mu = (k - p) / mean
+    cont = [1.0] * (k - 1) + [0.0]
+    cont[k - 2] = 1.0 - p
+    return (mu,) * k, tuple(cont), k
+
+
+def relative_moments(dist: Distribution, orders=(2, 3)) -> tuple | None:
+    """E[X^j] / E[X]^j of a shape for each order (inf when infinite): the
+    exponential j!, deterministic 1, lognormal of SCV c^2 (1 + c^2)^(j(j-1)/2),
+    uniform on [1 - a, 1 + a] ((1+a)^(j+1) - (1-a)^(j+1)) / (2 a (j+1)),
+    Pareto of shape alpha alpha ((alpha-1)/alpha)^j / (alpha - j) (j <
+    alpha), empirical the sample's (Johnson, Kotz & Balakrishnan,
+    *Continuous Univariate Distributions* 1, 2nd ed. 1994, ch. 14, 20, 26).
+    None for a shape this does not know."""
+    out = []
+    for j in orders:
+        if dist is None or isinstance(dist, Exponential):
+            m = float(math.factorial(j))
+        elif isinstance(dist, Deterministic):
+            m = 1.0
+        elif isinstance(dist, Lognormal):
+            m = (1.0 + float(dist.scv)) ** (j * (j - 1) / 2.0)
+        elif isinstance(dist, Uniform):
+            a = float(dist.spread)
+            m = 1.0 if a == 0 else ((1 + a) ** (j + 1) - (1 - a) ** (j + 1)) / (2 * a * (j + 1))
+        elif isinstance(dist, Pareto):
+            al = float(dist.alpha)
+            m = al * ((al - 1.0) / al) ** j / (al - j) if j < al else math.inf
+        elif isinstance(dist, Empirical):
+            arr = np.asarray(dist.samples, dtype=float)
+            m = float(np.mean((arr / arr.mean()) ** j))
+        else:
+            return None
+        out.append(m)
+    return tuple(out)
+
+
+def _fitted(dist: Distribution, mean: float, max_phases: int) -> Coxian:
+    """The fit of a shape that is not phase-type (see the module
+    docstring)."""
+    name = type(dist).__name__
+    c2 = float(dist.scv)
+    if c2 < 1.0 - 1e-12:
+        k_need = math.inf if c2 <= 0 else max(2, math.ceil(1.0 / c2 - 1e-9))
+        if k_need > max_phases:
+            k = int(max_phases)
+            r, q = _erlang(k, mean)
+            why = (f"{name} (scv {c2:.4g}) as an Erlang-{k} (mean matched, scv {1 / k:.4g}; "
+                   f"k capped at max_phases = {max_phases}: in an M/G/1 queue the mean wait "
+                   f"is then overstated by the factor (1 + 1/k)/(1 + scv) = "
+                   f"{(1 + 1 / k) / (1 + c2):.4g}, Pollaczek-Khinchine)")
+            return Coxian(r, q, False, why, capped=True)
+        r, q, k = mixed_erlang(mean, c2)
+        return Coxian(r, q, False,
+                      f"{name} (scv {c2:.4g}) as a mixture of Erlang-{k - 1} and Erlang-{k} "
+                      f"(Tijms 2003, app. B; mean and scv matched, {k} phases)")
+    if c2 <= 1.0 + 1e-12:
+        r, q = _exponential(mean)
+        return Coxian(r, q, False, f"{name} (scv {c2:.4g}) as an exponential (mean and scv "
+                                   "matched)")
+    mom = relative_moments(dist)
+    fit = None
+    if mom is not None:
+        fit = h2_three_moments(mean, mom[0] * mean ** 2, mom[1] * mean ** 3)
+    if fit is not None:
+        r, q = hyper_to_coxian(*fit)
+        return Coxian(r, q, False,
+                      f"{name} (scv {c2:.4g}) as the H2 matching its first three moments "
+                      f"(Whitt 1982; Tijms 2003, app. B), {len(r)} phases")
+    r, q = hyper_to_coxian(*h2_balanced(mean, c2))
+    why = ("no third moment" if mom is not None and not math.isfinite(mom[1])
+           else "no H2 has its third moment")
+    return Coxian(r, q, False,
+                  f"{name} (scv {c2:.4g}) as the balanced-means H2 (Whitt 1982; mean and scv "
+                  f"matched, {why}), {len(r)} phases")
+
+
+def fit_moments(dist: Distribution, cox: Coxian) -> str:
+    """The moments of a shape and of its phase-type fit, side by side, as
+    said in a result's assumptions: the SCV and the normalised third moment
+    E[X^3]/E[X]^3 of each (:func:`relative_moments`; the fit's from
+    :meth:`Coxian.moment`), the mean being matched by every fit."""
+    m1 = cox.mean
+    fit = (cox.moment(2) / m1 ** 2 - 1.0, cox.moment(3) / m1 ** 3)
+    rel = relative_moments(dist)
+    shape = (float(dist.scv), rel[1] if rel is not None else math.nan)
+    return (f"moments (mean matched): scv {shape[0]:.4g} -> {fit[0]:.4g}, "
+            f"E[X^3]/E[X]^3 {shape[1]:.4g} -> {fit[1]:.4g}")
+
+
+def coxian_of(dist, mean: float, max_phases: int = DEFAULT_MAX_PHASES,
+              who: str = "") -> Coxian:
+    """The Coxian form of a time of shape ``dist`` (None: exponential) and
+    mean ``mean`` > 0: exact for the exponential, Erlang and
+    hyperexponential shapes, else the fit of the module docstring (at most
+    ``max_phases`` phases for a low-variability shape).  ``who`` names the
+    station or class in a refusal."""
+    if not (isinstance(mean, (int, float)) and math.isfinite(mean) and mean > 0):
+        raise InvalidValueError(f"{who}: a phase-type time needs a positive finite mean, "
+                                f"got {mean!r}")
+    if dist is None or isinstance(dist, Exponential):
+        return Coxian(*_exponential(mean))
+    if isinstance(dist, Erlang):
+        return Coxian(*_erlang(int(dist.k), mean))
+    if isinstance(dist, HyperExponential):
+        c2 = float(dist.scv)
+        if c2 <= 1.0:
+            return Coxian(*_exponential(mean))
+        return Coxian(*hyper_to_coxian(*h2_balanced(mean, c2)))
+    if isinstance(dist, (Deterministic, Uniform, Lognormal, Pareto, Empirical)):
+        if isinstance(max_phases, bool) or not isinstance(max_phases, (int, np.integer)) \
+                or max_phases < 1:
+            raise InvalidValueError(f"max_phases must be an integer >= 1, got {max_phases!r}")
+        return _fitted(dist, float(mean), int(max_phases))
+    raise UnsupportedModelError(
+        f"{who}: no phase-type form of a {type(dist).__name__} shape; use method='sim'")
