@@ -325,9 +325,9 @@ def transient(net: Network, t_end: float, *, points: int = 50, method: str = "au
             if raw["mass_drift"] > 1e-9:
                 notes.append(f"the probabilities summed to 1 within {raw['mass_drift']:.1e} "
                              "before renormalising")
-            if net.open_classes:
-                assumptions.append("open jobs truncated at the CTMC's open_limit (as qm.ctmc)")
-            return _wrap(net, "ctmc", "exact", raw, None, None, None, notes, assumptions)
+            assumptions += list(raw["assumptions"])
+            return _wrap(net, "ctmc", raw["exactness"], raw, None, None, None, notes,
+                         assumptions, list(raw["warnings"]))
     if average is True and method == "sim":
         notes.append("the simulator gives cell averages (average=True is its only kind)")
     from .sim.transient import simulate_transient
@@ -347,9 +347,10 @@ def transient(net: Network, t_end: float, *, points: int = 50, method: str = "au
                  lo, hi, level, notes, assumptions)
 
 
-def _wrap(net, method, exactness, raw, lo, hi, level, notes, assumptions) -> Transient:
+def _wrap(net, method, exactness, raw, lo, hi, level, notes, assumptions,
+          warns=None) -> Transient:
     steady = None
-    warns = []
+    warns = list(warns or [])
     try:
         from .dispatch import solve
 

@@ -142,3 +142,15 @@ def test_frame_dict_plot_and_cli(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["method"] == "ctmc" and out["figures"]["Q"]["q"] == pytest.approx(
         list(r.series("Q", "q")), rel=1e-12)
+
+
+def test_a_phase_type_fit_makes_the_transient_approximate_and_says_so():
+    # a deterministic service time is held by the chain as an Erlang fit:
+    # the transient is that of the fitted chain, labelled as such
+    net = qm.Network([qm.Queue("q", 0.5, distribution=qm.Deterministic())],
+                     [qm.Closed("c", 2, think_time=1.0, visits={"q": 1})])
+    r = qm.transient(net, 5.0, points=5, method="ctmc")
+    assert r.exactness == "approximate"
+    assert any("fit" in a for a in r.assumptions)
+    exp = qm.Network([qm.Queue("q", 0.5)], [qm.Closed("c", 2, think_time=1.0, visits={"q": 1})])
+    assert qm.transient(exp, 5.0, points=5, method="ctmc").exactness == "exact"

@@ -31,10 +31,11 @@ average over a steady state), and are not reported.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from ..errors import InvalidValueError
+from ..errors import InvalidValueError, NumericalWarning
 from ..model.network import Network
 
 __all__ = ["ctmc_transient"]
@@ -130,15 +131,32 @@ def ctmc_transient(net: Network, t_end: float, *, points: int = 50, average: boo
     out = {name: np.zeros((points, K)) for name in ("Q", "U", "X")}
     out["Q_class"] = np.zeros((points, C))
     branch = _branch_mask(net)
-    for i, p in enumerate(probs):
-        r = figures(p)
+    exactness, assumed, warned = "exact", [], []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = [figures(p) for p in probs]
+    for msg in dict.fromkeys(str(w.message) for w in caught):
+        warnings.warn(msg, NumericalWarning, stacklevel=2)
+    for i, r in enumerate(results):
+        # the chain's own label at each instant: a phase-type fit, or a
+        # truncation holding probability, makes the figures approximate
+        if r.exactness != "exact":
+            exactness = "approximate"
+        assumed += [a for a in r.assumptions if a not in assumed
+                    and not a.startswith("open jobs truncated")]
+        warned += [w for w in r.warnings if w not in warned]
         Qs = np.asarray(r.station_queue_length, float)
         out["Q"][i] = Qs.sum(axis=0)
         out["U"][i] = np.asarray(r.station_utilization, float).sum(axis=0)
         out["X"][i] = np.asarray(r.station_throughput, float).sum(axis=0)
         out["Q_class"][i] = Qs[:, ~branch].sum(axis=1)
+    trunc = max(float(r.info.get("truncation_mass", 0.0) or 0.0) for r in results)
+    if trunc > 0:
+        assumed.append(f"open jobs truncated at the chain's bound (largest probability there "
+                       f"over the grid {trunc:.3g})")
     out.update(edges=t_end * np.arange(1, points + 1) / points, states=n, initial=first,
-               average=bool(average), mass_drift=drift)
+               average=bool(average), mass_drift=drift, exactness=exactness,
+               assumptions=tuple(assumed), warnings=tuple(warned))
     return out
 
 
