@@ -719,3 +719,21 @@ def test_stationary_vector_of_a_birth_death_chain(up, down, n):
         np.testing.assert_allclose(pinned, ref, rtol=1e-9)
     else:
         assert pinned is None
+
+
+def test_open_chains_past_the_budget_are_refused_before_building():
+    # the open part of the lower bound: up to L open jobs over the m stations
+    # they reach give C(L + m, m) placements, all reachable without
+    # capacities; a 2-station tandem at L = 3 has exactly those 10 states
+    import math
+
+    tandem = qm.Network([qm.Queue("a", 0.2), qm.Queue("b", 0.3)],
+                        [qm.Open("o", 1.0, route=["a", "b"])])
+    r = qm.ctmc(tandem, open_limit=3)
+    assert r.info["states"] == math.comb(3 + 2, 2)
+    # twelve stations at the default bound (40): C(52, 12) ~ 2e11 states,
+    # refused by counting, not by building 50,000 states first
+    names = [f"s{i}" for i in range(12)]
+    long = qm.Network([qm.Queue(n, 0.01) for n in names], [qm.Open("o", 1.0, route=names)])
+    with pytest.raises(qm.ProblemTooLargeError, match="open jobs over the stations"):
+        qm.ctmc(long, max_states=50_000)

@@ -278,14 +278,20 @@ def test_the_estimate_bounds_the_count_of_a_counted_chain():
 
 
 def test_more_states_than_max_states_is_refused_by_the_compiled_build():
-    # an open M/M/1 truncated at 600 jobs has 601 states (no lower bound is
-    # checked before building for open jobs: the build itself stops)
-    net = qm.Network([qm.Queue("q", 0.5)], [qm.Open("o", 1.0, visits={"q": 1})])
-    spec = _Spec(net, 600)
+    # an open M/H2/1 truncated at 300 jobs: the count before building (up
+    # to 300 jobs in one place, 301 placements) passes 500, but the job in
+    # service has two phases, 601 states: the build itself stops
+    net = qm.Network([qm.Queue("q", 0.5, distribution=qm.HyperExponential(4))],
+                     [qm.Open("o", 1.0, visits={"q": 1})])
+    spec = _Spec(net, 300)
     assert F.layout(spec, _Chain(spec)) is not None
     with pytest.raises(ProblemTooLargeError, match=r"more than max_states = 500 states "
                                                    r"\(reached 501"):
-        qm.ctmc(net, max_states=500, open_limit=600)
+        qm.ctmc(net, max_states=500, open_limit=300)
+    # and the M/M/1 at 600 jobs is refused by the count, before building
+    mm1 = qm.Network([qm.Queue("q", 0.5)], [qm.Open("o", 1.0, visits={"q": 1})])
+    with pytest.raises(ProblemTooLargeError, match=r"at least 601 states"):
+        qm.ctmc(mm1, max_states=500, open_limit=600)
 
 
 def test_the_ctmc_benchmark_imports_and_runs(capsys):

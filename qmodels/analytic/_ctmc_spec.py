@@ -553,7 +553,35 @@ def _placement_lower_bound(spec: _Spec) -> int | None:
         start = spec.THINK if spec.Z[r] > 0 else spec.ref[r]
         m = _terminal_component(spec.route[r], start)
         bound *= math.comb(spec.pop[r] + m - 1, m - 1)
-    return bound
+    return bound * _open_lower_bound(spec)
+
+
+def _open_lower_bound(spec: _Spec) -> int:
+    """The open part of :func:`_placement_lower_bound`: with the open jobs
+    truncated at L, no capacity anywhere and no open class using a pool,
+    every way to place up to L open jobs (of any class, counted as one
+    kind) over the m stations open jobs can reach from the source is
+    reachable -- arrivals come one at a time and each walks to its place,
+    the farthest places filled first, without waiting for anybody -- so
+    C(L + m, m) distinct states exist (classes, orders, phases and the
+    closed jobs only split them further).  1 where that does not hold."""
+    if not spec.truncating or any(c != math.inf for c in spec.cap):
+        return 1
+    places: set = set()
+    for r in range(spec.C):
+        if not spec.is_open[r]:
+            continue
+        if any(spec.acqmask[r]):
+            return 1
+        todo = [d for d, _ in spec.source[r] if d >= 0]
+        while todo:
+            u = todo.pop()
+            if u in places or u >= spec.K:
+                continue
+            places.add(u)
+            todo += [d for d, _ in spec.route[r][u] if d >= 0]
+    m = len(places)
+    return math.comb(int(spec.open_limit) + m, m) if m else 1
 
 
 def _big(n: int) -> str:
@@ -572,7 +600,10 @@ def _check_size(spec: _Spec, max_states: int) -> None:
                          zip(spec.net.classes, spec.pop, spec.is_open, strict=True) if not o)
         raise ProblemTooLargeError(
             f"the state space has at least {_big(bound)} states (the ways to place the closed "
-            f"jobs {pops} over the places they cycle through, counted before building), "
+            f"jobs {pops or 'none'} over the places they cycle through"
+            + (f" and up to {spec.open_limit} open jobs over the stations they reach"
+               if _open_lower_bound(spec) > 1 else "")
+            + ", counted before building), "
             f"more than max_states = {max_states} states; reduce the populations, "
             "capacities or open_limit, or raise max_states"
         )
