@@ -89,9 +89,9 @@ _LAZY = {
     # the embedded discrete-event simulator
     "sim": ("qmodels.sim", None),
     "simulate": ("qmodels.sim", "simulate"),
-    "transient": ("qmodels.transient", "transient"),
+    "transient": ("qmodels.transients", "transient"),
     "response_time_distribution": ("qmodels.analytic.passage", "response_time_distribution"),
-    "Transient": ("qmodels.transient", "Transient"),
+    "Transient": ("qmodels.transients", "Transient"),
     "SimResult": ("qmodels.sim", "SimResult"),
     "Estimate": ("qmodels.sim", "Estimate"),
     "warm_up": ("qmodels.sim", "warm_up"),

@@ -110,7 +110,7 @@ def cmd_solve(args) -> int:
 
 def _solve_transient(net, args, options) -> int:
     """``qmodels solve MODEL --transient T``: the figures over [0, T]."""
-    from .transient import transient
+    from .transients import transient
 
     method = args.method if args.method in ("ctmc", "sim") else "auto"
     if args.method not in ("auto", "ctmc", "sim"):

@@ -315,8 +315,10 @@ def _auto(network: Network, options: dict):
 #: ``key`` answers only approximately: the CTMC fits a deterministic,
 #: lognormal or Pareto time with phases, while QNA solves an M/G/1 queue fed
 #: by Poisson arrivals and a GI/M/c queue fed by a renewal stream exactly
-#: (Pollaczek-Khinchine; the GI/M/c transform)
-EXACT_ELSEWHERE = {"ctmc": ("qna",)}
+#: (Pollaczek-Khinchine; the GI/M/c transform), and the priority method an
+#: M/G/1 priority queue that each of its classes visits alone, once, on a
+#: Poisson stream (Cobham 1954; Kleinrock 1976)
+EXACT_ELSEWHERE = {"ctmc": ("qna", "priority")}
 
 
 def _exact_elsewhere(network: Network, options: dict, names) -> object | None:

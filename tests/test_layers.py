@@ -27,7 +27,7 @@ LAYER = {
     "analytic": 4, "sim": 4, "physical": 4,
     "symbolic": 5,
     "dispatch": 6,
-    "plot": 7, "whatif": 7, "testing": 7, "transient": 7,
+    "plot": 7, "whatif": 7, "testing": 7, "transients": 7,
     "cases": 8,
     "cli": 9, "__init__": 10, "__main__": 10,
 }
@@ -47,7 +47,7 @@ LAZY_ALLOWED = {("results", "plot"), ("sim", "plot"), ("analytic", "plot"),
                 # plot.explore sets the sliders' parameter paths as qm.sweep does
                 ("plot", "whatif"),
                 # Transient.plot(), one call away like the results' .plot()
-                ("transient", "plot")}
+                ("transients", "plot")}
 
 
 def _modules():

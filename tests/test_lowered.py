@@ -183,17 +183,27 @@ def test_lower_is_what_the_network_caches():
     assert a.station_names == b.station_names == net.station_names
 
 
-def test_solve_chooses_a_two_moment_method_for_general_fcfs_service():
+def test_solve_chooses_a_method_that_holds_general_fcfs_service():
+    # a small closed network: the phase-type chain holds the Erlang-4
+    # exactly; past the chain's budget the two-moment method (marie) answers
     closed = _net(qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08, distribution=qm.Erlang(4)))
     r = qm.solve(closed)
+    assert (r.method, r.exactness) == ("ctmc", "exact")
+    assert any("passed over exact: station 'disk': FCFS with Erlang service" in n
+               for n in r.notes)
+    big = _net(qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08, distribution=qm.Erlang(4)),
+               N=400)
+    r = qm.solve(big)
     assert r.method == "marie"
-    assert "passed over exact: station 'disk': FCFS with Erlang service" in r.notes[-1]
-    np.testing.assert_array_equal(r.class_throughput, qm.marie(closed).class_throughput)
+    np.testing.assert_array_equal(r.class_throughput, qm.marie(big).class_throughput)
     opened = qm.Network([qm.Queue("dma", 0.01, distribution=qm.Deterministic()),
                          qm.Queue("disk", 0.02)], [qm.Open("io", 20.0, visits={"dma": 1,
                                                                                  "disk": 1})])
     r = qm.solve(opened)
-    assert r.method == "qna"
+    # the chain holds the deterministic time as an Erlang fit: approximate, and says so
+    assert (r.method, r.exactness) == ("ctmc", "approximate")
+    assert any("fit" in a for a in r.assumptions)
+    r = qm.solve(opened, method="qna")
     np.testing.assert_array_equal(r.class_response_time, qm.qna(opened).class_response_time)
     # exponential service: the product-form methods answer, not the two-moment ones
     plain = _net(qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08))

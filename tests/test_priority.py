@@ -244,9 +244,12 @@ def test_one_priority_level_is_fcfs_with_a_note():
     assert any("same priority level" in n for n in r.notes)
 
 
-def test_ctmc_refuses_priority_disciplines():
-    with pytest.raises(UnsupportedModelError, match="'cpu'"):
-        qm.ctmc(_two_level_net())
+def test_ctmc_holds_priority_disciplines_and_agrees_with_the_priority_method_where_exact():
+    # the CTMC once refused priority queues; it now holds them exactly
+    # (the job-level chain), labelled exact for exponential service
+    r = qm.ctmc(_two_level_net())
+    assert r.exactness == "exact"
+    assert all(0 <= float(r.U[s]) <= 1 for s in r.network.station_names)
 
 
 def test_lcfs_pr_is_product_form_like_ps():

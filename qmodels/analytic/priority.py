@@ -245,9 +245,31 @@ def _open(net: Network) -> Result:
         for c, m in zip(used, out):
             Rk[c, k] = m.R
     Rres = V * Rk
-    return _result(net, "priority", lam, Rres, U, [_NOTE_OPEN],
-                   {"approximation": "per-station priority formulas, Poisson flows"},
-                   visit_time=Rk)
+    res = _result(net, "priority", lam, Rres, U, [_NOTE_OPEN],
+                  {"approximation": "per-station priority formulas, Poisson flows"},
+                  visit_time=Rk)
+    if _open_exact(net, V, code):
+        # each class that meets a priority queue visits it once and nothing
+        # else, on a Poisson stream: Cobham's and Kleinrock's formulas are the
+        # exact M/G/1 (M/M/c) priority answers there
+        object.__setattr__(res, "exactness", "exact")
+    return res
+
+
+def _open_exact(net: Network, V, code) -> bool:
+    """True when every class visiting a priority station visits it alone,
+    once, on a Poisson stream (the single-station formulas are exact), and
+    the other stations are product form (their figures are Jackson's)."""
+    from . import requires
+
+    if requires.arrival_shapes(net) is not None:
+        return False
+    for c in range(len(net.classes)):
+        prio = [k for k in range(len(net.stations)) if code[k] >= 3 and V[c, k] > 0]
+        if prio and (np.count_nonzero(V[c] > 0) != 1 or abs(V[c, prio[0]] - 1.0) > 1e-12):
+            return False
+    twin = _ps_twin(net)
+    return requires.product_form(twin) is None
 
 
 def _closed(net: Network, tol: float, max_iter: int) -> Result:
