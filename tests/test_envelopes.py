@@ -157,9 +157,11 @@ def _inside_families(method, result, substituted=False):
     ("fcfs-classdep-closed", "schweitzer", {"fcfs_as_ps": True}),
 ])
 def test_an_answer_inside_a_box_carries_its_envelope(name, function, kwargs):
-    net = V.networks(V.CATALOGS[name], quick=True)[0]
-    r = getattr(qm, function)(net, **kwargs)
-    assert r.exactness == "approximate"
+    # the first network the method answers approximately (a catalog may hold
+    # networks it solves exactly, e.g. one priority queue on Poisson streams)
+    answers = (getattr(qm, function)(net, **kwargs)
+               for net in V.networks(V.CATALOGS[name], quick=True))
+    r = next(a for a in answers if a.exactness == "approximate")
     assert r.error["validated"] is True
     inside = _inside_families(r.method, r, bool(kwargs))
     assert r.error["family"] in {e["family"] for e in inside}
