@@ -7,7 +7,8 @@ order makes the report the same whatever the split: the figures to the
 bit, only the wall times differ.
 
 ``workers=k``
-    a :class:`concurrent.futures.ProcessPoolExecutor` of ``k`` processes.
+    ``k`` spawned processes of this machine (the pool
+    :func:`qmodels.sim.parallel.run_in_order` keeps).
 ``scheduler="tcp://host:8786"``
     a dask distributed scheduler: the tasks run on its workers.  The
     ``validation`` folder is uploaded to them first
@@ -18,7 +19,6 @@ bit, only the wall times differ.
 from __future__ import annotations
 
 import pathlib
-from concurrent.futures import ProcessPoolExecutor
 
 __all__ = ["map_in_order", "add_arguments"]
 
@@ -41,26 +41,19 @@ def check(ap, args) -> None:
 
 
 def map_in_order(fn, tasks, workers: int = 1, scheduler: str | None = None):
-    """Yield ``fn(task)`` for every task, in task order."""
-    tasks = list(tasks)
-    if scheduler:
-        from distributed import Client
-        from distributed.diagnostics.plugin import UploadDirectory
+    """Yield ``fn(task)`` for every task, in task order (the simulator's own
+    spreading, :func:`qmodels.sim.parallel.run_in_order`, on this machine's
+    processes or on the scheduler's workers)."""
+    from qmodels.sim.parallel import run_in_order
 
-        with Client(scheduler) as client:
-            client.register_plugin(UploadDirectory(str(HERE), update_path=True),
-                                   name="qmodels-validation")
-            futures = client.map(fn, tasks, pure=False)
-            try:
-                for fut in futures:
-                    yield fut.result()
-            except BaseException:
-                client.cancel(futures)
-                raise
+    args = [(t,) for t in tasks]
+    if not scheduler:
+        yield from run_in_order(fn, args, workers)
         return
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as ex:
-            yield from ex.map(fn, tasks, chunksize=1)
-        return
-    for t in tasks:
-        yield fn(t)
+    from distributed import Client
+    from distributed.diagnostics.plugin import UploadDirectory
+
+    with Client(scheduler) as client:
+        client.register_plugin(UploadDirectory(str(HERE), update_path=True),
+                               name="qmodels-validation")
+        yield from run_in_order(fn, args, client=client)

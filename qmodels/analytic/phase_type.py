@@ -62,6 +62,7 @@ from ..model.distributions import (
     Lognormal,
     Pareto,
     Uniform,
+    unit_moments,
 )
 
 __all__ = ["Coxian", "coxian_of", "hyper_to_coxian", "mixed_erlang", "h2_balanced",
@@ -215,34 +216,9 @@ def mixed_erlang(mean: float, c2: float) -> tuple:
 
 
 def relative_moments(dist: Distribution, orders=(2, 3)) -> tuple | None:
-    """E[X^j] / E[X]^j of a shape for each order (inf when infinite): the
-    exponential j!, deterministic 1, lognormal of SCV c^2 (1 + c^2)^(j(j-1)/2),
-    uniform on [1 - a, 1 + a] ((1+a)^(j+1) - (1-a)^(j+1)) / (2 a (j+1)),
-    Pareto of shape alpha alpha ((alpha-1)/alpha)^j / (alpha - j) (j <
-    alpha), empirical the sample's (Johnson, Kotz & Balakrishnan,
-    *Continuous Univariate Distributions* 1, 2nd ed. 1994, ch. 14, 20, 26).
-    None for a shape this does not know."""
-    out = []
-    for j in orders:
-        if dist is None or isinstance(dist, Exponential):
-            m = float(math.factorial(j))
-        elif isinstance(dist, Deterministic):
-            m = 1.0
-        elif isinstance(dist, Lognormal):
-            m = (1.0 + float(dist.scv)) ** (j * (j - 1) / 2.0)
-        elif isinstance(dist, Uniform):
-            a = float(dist.spread)
-            m = 1.0 if a == 0 else ((1 + a) ** (j + 1) - (1 - a) ** (j + 1)) / (2 * a * (j + 1))
-        elif isinstance(dist, Pareto):
-            al = float(dist.alpha)
-            m = al * ((al - 1.0) / al) ** j / (al - j) if j < al else math.inf
-        elif isinstance(dist, Empirical):
-            arr = np.asarray(dist.samples, dtype=float)
-            m = float(np.mean((arr / arr.mean()) ** j))
-        else:
-            return None
-        out.append(m)
-    return tuple(out)
+    """E[X^j] / E[X]^j of a shape for each order (inf when infinite), None
+    for a shape not known (:func:`qmodels.model.distributions.unit_moments`)."""
+    return unit_moments(dist, orders)
 
 
 def _fitted(dist: Distribution, mean: float, max_phases: int) -> Coxian:

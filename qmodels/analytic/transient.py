@@ -30,12 +30,12 @@ average over a steady state), and are not reported.
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
 
-from ..errors import InvalidValueError, NumericalWarning
+from .._validate import check_count, check_real
+from ..errors import NumericalWarning
 from ..model.network import Network
 
 __all__ = ["ctmc_transient"]
@@ -98,15 +98,8 @@ def ctmc_transient(net: Network, t_end: float, *, points: int = 50, average: boo
         from .switching import refusal
 
         raise refusal("ctmc")
-    try:
-        t_end = float(t_end)
-    except (TypeError, ValueError):
-        raise InvalidValueError(f"t_end={t_end!r} must be a positive time") from None
-    if not (math.isfinite(t_end) and t_end > 0):
-        raise InvalidValueError(f"t_end={t_end!r} must be a positive, finite time")
-    if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
-        raise InvalidValueError(f"points={points!r} must be a positive integer")
-    points = int(points)
+    t_end = float(check_real(t_end, "t_end (the transient's end)", allow_zero=False))
+    points = check_count(points, "points", minimum=1)
     n, rows, cols, vals, figures, first = _chain(net, max_states, open_limit)
     A = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
     Qt = (A - sp.diags(np.asarray(A.sum(axis=1)).ravel())).T.tocsr()

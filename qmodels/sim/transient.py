@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from .._validate import check_count, check_real
 from ..errors import InvalidValueError
 from ..model.network import Network
 from .api import _run_one
@@ -69,18 +70,10 @@ def simulate_transient(network: Network, t_end: float, *, points: int = 50, seed
     whatever the split)."""
     if not isinstance(network, Network):
         raise InvalidValueError(f"expected a Network, got {type(network).__name__}")
-    try:
-        t_end = float(t_end)
-    except (TypeError, ValueError):
-        raise InvalidValueError(f"t_end={t_end!r} must be a positive time") from None
-    if not (math.isfinite(t_end) and t_end > 0):
-        raise InvalidValueError(f"t_end={t_end!r} must be a positive, finite time")
-    if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 2:
-        raise InvalidValueError(f"points={points!r} must be an integer >= 2")
-    if isinstance(replications, bool) or not isinstance(replications, (int, np.integer)) \
-            or replications < 2:
-        raise InvalidValueError(f"replications={replications!r} must be an integer >= 2 "
-                                "(an interval needs two observations)")
+    t_end = float(check_real(t_end, "t_end (the transient's end)", allow_zero=False))
+    points = check_count(points, "points", minimum=2)
+    replications = check_count(replications, "replications (an interval needs two)",
+                               minimum=2)
     if not 0 < float(level) < 1:
         raise InvalidValueError(f"level={level!r} must lie in (0, 1)")
     if seed is None:
