@@ -109,7 +109,8 @@ METHODS: dict[str, Method] = {
         "qmodels.analytic.ctmc", "ctmc",
         "exact CTMC of a small network: finite capacity (blocking, loss), token pools, FCFS "
         "with class-dependent service, priority (prio, prio-pr, several servers) and LCFS-PR "
-        "queues, non-exponential service and non-Poisson (renewal) arrivals as phase-type "
+        "queues, class switching (the job's class in the state), non-exponential service and "
+        "non-Poisson (renewal) arrivals as phase-type "
         "distributions whose phase is in the state; exact (and labelled so) for exponential, "
         "Erlang and (balanced-means) hyperexponential times with the open-job truncation "
         "holding at most 1e-9; "
@@ -148,8 +149,9 @@ AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "marie",
               "qna", "linearizer")
 
 #: the methods that solve class switching (the exact one by the chain
-#: reduction, :mod:`qmodels.analytic.switching`); the others refuse it
-CLASS_SWITCHING = ("exact", "sim")
+#: reduction, :mod:`qmodels.analytic.switching`; the CTMC with each job's
+#: class in its state); the others refuse it
+CLASS_SWITCHING = ("exact", "ctmc", "sim")
 
 #: options ``qm.solve(net)`` gives a method it chooses (the CTMC within the
 #: automatic choice's state budget)

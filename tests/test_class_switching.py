@@ -365,7 +365,7 @@ def test_fcfs_as_ps_with_switching_solves_the_ps_network_and_says_so():
     assert r.station_queue_length[:2].sum() == pytest.approx(3.0)
 
 
-@pytest.mark.parametrize("method", ["schweitzer", "linearizer", "convolution", "ctmc",
+@pytest.mark.parametrize("method", ["schweitzer", "linearizer", "convolution",
                                     "mva-residual", "bounds"])
 def test_methods_without_the_reduction_refuse_by_name(method):
     with pytest.raises(UnsupportedModelError, match="class switching"):
@@ -377,7 +377,9 @@ def test_qna_refuses_an_open_chain_and_auto_picks_exact():
         qm.solve(cache_open(), method="qna")
     from qmodels.analytic import requires
 
-    assert "switch class" in requires.for_ctmc(cache_closed())
+    # (the CTMC solves switching, tests/test_ctmc_switching.py, but gives way
+    # to the reduction in product form)
+    assert "product form" in requires.for_ctmc(cache_closed())
     r = qm.solve(cache_closed())
     assert r.method == "exact" and "chosen by qm.solve: 'exact'" in r.notes[-1]
 

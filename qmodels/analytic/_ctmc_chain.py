@@ -39,8 +39,10 @@ class _Chain:
     ``(type, dest, count)``), ``places[K]`` the think stage (counts);
     ``dest`` is -1 for a job in service or waiting, else the station it is
     blocked on.  ``queues[j]`` the FIFO of ``(type, dest)`` waiting for a
-    token of pool j; ``blocked[d]`` the FIFO of ``(place, type)`` blocked on
-    station d; ``free[j]`` free tokens; ``nopen`` open jobs present;
+    token of pool j; ``blocked[d]`` the FIFO of ``(place, type, class)``
+    blocked on station d (``class`` the one the job enters d as: its own,
+    or another where the routing switches its class); ``free[j]`` free
+    tokens; ``nopen`` open jobs present;
     ``aph`` the phase of the current inter-arrival time of each open class
     whose inter-arrival time is phase-type (``spec.arr_phased``).
 
@@ -182,9 +184,9 @@ class _Chain:
         b = w[2][place]
         if not b or self.count(w, place) >= s.cap[place]:
             return
-        src, t = b.pop(0)
-        r, m = self.leave(w, src, t, place)
-        self.add(w, place, s.type_of(r, m))
+        src, t, cls = b.pop(0)
+        _, m = self.leave(w, src, t, place)
+        self.add(w, place, s.type_of(cls, m))
         self.after_leave(w, src)
 
     def enter(self, w, r, m, d):
@@ -206,9 +208,10 @@ class _Chain:
     def has_room(self, w, d):
         return self.count(w, d) < self.s.cap[d]
 
-    def complete(self, w, place, t, pos, d):
+    def complete(self, w, place, t, pos, d, cls):
         """The job (t, free) at ``place`` (position ``pos`` if ordered)
-        completes and is routed to ``d``; ``w`` is modified."""
+        completes and is routed to ``d`` as class ``cls`` (its own, or
+        another where the routing switches its class); ``w`` is modified."""
         s = self.s
         r, m, _ = s.types[t]
         if d == _SINK:
@@ -220,14 +223,14 @@ class _Chain:
             self.after_leave(w, place)
             return
         if d == s.THINK:
-            r, m = self.leave(w, place, t, _FREE, pos)
-            self.add(w, s.THINK, s.type_of(r, m))
+            _, m = self.leave(w, place, t, _FREE, pos)
+            self.add(w, s.THINK, s.type_of(cls, m))
             self.after_leave(w, place)
             return
-        if d == place or s.acqmask[r][d] or self.has_room(w, d):
+        if d == place or s.acqmask[cls][d] or self.has_room(w, d):
             # (an acquire station is unbounded; a self-loop frees its own place)
-            r, m = self.leave(w, place, t, _FREE, pos)
-            self.enter(w, r, m, d)
+            _, m = self.leave(w, place, t, _FREE, pos)
+            self.enter(w, cls, m, d)
             self.after_leave(w, place)
             return
         # blocked after service: stays, holding its server (phase 0: done)
@@ -238,7 +241,7 @@ class _Chain:
         else:
             self.remove(w, place, t, _FREE)
             p[(t0, d)] = p.get((t0, d), 0) + 1
-        w[2][d].append((place, t0))
+        w[2][d].append((place, t0, cls))
 
     # -- rates -------------------------------------------------------------
     def completions(self, st):
@@ -393,8 +396,7 @@ class _Chain:
                             and s.c[k] > 1 for k, o in enumerate(self.ordered)]
         # every phase type of a class that can be present, numbered first
         for r in range(s.C):
-            live = (any(d >= 0 for d, _ in s.source[r]) if s.is_open[r] else s.pop[r] > 0)
-            if live:
+            if s.live(r):
                 for ph in range(s.nphase[r]):
                     s.type_of(r, 0, ph)
         w = [[[] if o else {} for o in self.ordered], [[] for _ in range(s.P)],
@@ -475,9 +477,9 @@ class _Chain:
             move(w, rate * q)
         if q < 1:
             done = rate * (1.0 - q)
-            for d, p in s.route[s.types[t][0]][place]:
+            for d, p, cls in s.route[s.types[t][0]][place]:
                 w = self.copy(w0)
-                self.complete(w, place, t, pos, d)
+                self.complete(w, place, t, pos, d, cls)
                 move(w, done * p)
 
     def _arrival_moves(self, w0, move, lost, trunc):

@@ -318,10 +318,12 @@ def _move(w, i, v, D, states, hashes, table, n, max_states, tj, tv, nout):
 @jitable
 def _service_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, ordered, off,
                    width, colt, tcol, disc, sortc, kind, servers, mu, tq, tnext, tbase, tlevel,
-                   zthink, mult, nmult, rptr, rdest, rprob):
+                   zthink, mult, nmult, rptr, rdest, rprob, rtype):
     """The moves of state i when a service phase ends, place by place, slot
     by slot (as :meth:`_Chain._completion_moves`): on to the next phase
-    with probability q, else done and routed."""
+    with probability q, else done and routed (entry e to place
+    ``rdest[e]`` as the phase-0 type ``rtype[e]``: of the job's own class,
+    or of the class the routing switches it to)."""
     K = kind.shape[0]
     nopen_at = D - 1
     for place in range(K + 1):
@@ -346,7 +348,7 @@ def _service_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
             for e in range(rptr[t * (K + 1) + place], rptr[t * (K + 1) + place + 1]):
                 _leave(w, states[i], place, slot, t, ordered, off, width, tcol)
                 _canon(w, place, ordered, off, width, sortc)
-                _enter(w, rdest[e], tbase[t], ordered, off, width, tcol, disc, servers,
+                _enter(w, rdest[e], rtype[e], ordered, off, width, tcol, disc, servers,
                        tlevel, nopen_at)
                 _canon(w, rdest[e], ordered, off, width, sortc)
                 bad, n, nout = _move(
@@ -407,8 +409,8 @@ def _arrival_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
 
 @lazyjit(threshold=20_000)
 def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu, tq, tnext,
-         tbase, tlevel, zthink, mult, nmult, rptr, rdest, rprob, gptr, gcol, glam, gphr, gphq,
-         acls, adest, aprob, open_limit, max_states):
+         tbase, tlevel, zthink, mult, nmult, rptr, rdest, rprob, rtype, gptr, gcol, glam, gphr,
+         gphq, acls, adest, aprob, open_limit, max_states):
     """Breadth-first construction of the reachable states and the
     off-diagonal rates (see the module docstring; the arrays are those of
     :class:`_Layout`).
@@ -449,7 +451,7 @@ def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu,
         bad, n, nout = _service_moves(
             i, w, D, states, hashes, table, n, max_states, tj, tv, 0, ordered, off, width,
             colt, tcol, disc, sortc, kind, servers, mu, tq, tnext, tbase, tlevel, zthink, mult,
-            nmult, rptr, rdest, rprob)
+            nmult, rptr, rdest, rprob, rtype)
         if bad:
             return states, n, rows, cols, vals, nnz, 1
         bad, n, nout = _arrival_moves(
@@ -579,7 +581,9 @@ class _Layout:
     ``tq[t, k]`` (the probability of a next phase), ``tnext[t]`` (the type
     of that phase), ``tbase[t]`` (its class's phase-0 type) and
     ``zthink[t]``; the routing as rows ``rptr[t * (K + 1) + place]`` into
-    ``rdest`` (-1 the sink, K the think stage) and ``rprob``; the open
+    ``rdest`` (-1 the sink, K the think stage), ``rprob`` and ``rtype`` (the
+    phase-0 type the job enters as: its own class's, or under class
+    switching the class's it goes on as); the open
     arrivals by class (group g: entries ``gptr[g]`` to ``gptr[g + 1]``,
     ``gcol[g]`` the column of the inter-arrival phase, -1 for a Poisson
     stream of rate ``glam[g]``, the phase rates ``gphr[g]`` and
@@ -621,16 +625,18 @@ class _Layout:
                     self.mu[t, k] = spec.phr[r][k][ph]
                     self.tq[t, k] = spec.phq[r][k][ph]
         self.zthink = np.array([spec.Z[r] for r in self.tclass], dtype=np.float64)
-        ptr, dest, prob = [0], [], []
+        ptr, dest, prob, rtype = [0], [], [], []
         for r in self.tclass:
             for place in range(K + 1):
-                for d, p in spec.route[r][place]:
+                for d, p, s in spec.route[r][place]:
                     dest.append(-1 if d < 0 else d)
                     prob.append(float(p))
+                    rtype.append(tidx.get((s, 0), -1))
                 ptr.append(len(dest))
         self.rptr = np.array(ptr, dtype=np.int64)
         self.rdest = np.array(dest, dtype=np.int64)
         self.rprob = np.array(prob, dtype=np.float64)
+        self.rtype = np.array(rtype, dtype=np.int64)
         self._arrivals(spec, tidx)
         self.open_limit = int(spec.open_limit) if spec.truncating else 2**62
         self.start = self.encode(start)
@@ -774,13 +780,15 @@ def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int,
     """(states, nonzeros, bytes, exact_bound) expected of the build, before
     any state is stored.
 
-    States: the product over classes of the ways to place the class's jobs
-    over the places it can reach, C(N_r + m_r - 1, m_r - 1) for a closed
-    class (compositions of N_r into m_r parts), C(L + m_r, m_r) for an open
-    one (at most L = open_limit jobs), capped at ``max_states``; a place is
-    a counted station in one of the class's service phases there, or an
-    order-keeping station (whatever the phases: only the jobs in service
-    have one) or the think stage.  An upper bound (``exact_bound`` True)
+    States: the product over routing chains (a class, or the classes
+    linked by class switching) of the ways to place the chain's jobs over
+    the places its classes can reach, C(N_h + m_h - 1, m_h - 1) for a
+    closed chain (compositions of N_h into m_h parts), C(L + m_h, m_h) for
+    an open one (at most L = open_limit jobs), capped at ``max_states``; a
+    place is a counted station in one of a class's service phases there,
+    or an order-keeping station (whatever the phases: only the jobs in
+    service have one) or the think stage, for each class of the chain.  An
+    upper bound (``exact_bound`` True)
     when no station keeps the order of its jobs, else a lower bound for the
     closed classes (orders and the phases of the jobs in service split the
     placements further), so a refusal on it never refuses a closed chain
@@ -799,20 +807,23 @@ def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int,
     pos = spec.positions(starts)
     total = 1
     fan = 0
-    for r in range(spec.C):
-        places = {k for k, rr, _ in pos if rr == r}
-        # a counted place holds a job in one of its service phases there; at
-        # an order-keeping station only the jobs in service (or preempted)
-        # have a phase, which splits the placements further: one place
-        m = sum(len(spec.phr[r][k]) if k < spec.K and not lay.ordered[k] else 1
-                for k in places)
+    for h, chain in enumerate(spec.chains):
+        m = 0
+        for r in chain:
+            places = {k for k, rr, _ in pos if rr == r}
+            # a counted place holds a job in one of its service phases there;
+            # at an order-keeping station only the jobs in service (or
+            # preempted) have a phase, which splits the placements further:
+            # one place
+            m += sum(len(spec.phr[r][k]) if k < spec.K and not lay.ordered[k] else 1
+                     for k in places)
+            fan += sum(len(spec.route[r][k]) for k in places)
         if m == 0:
             continue
-        if spec.is_open[r]:
+        if spec.is_open[chain[0]]:
             total *= math.comb(lay.open_limit + m, m) if spec.truncating else max_states
-        elif spec.pop[r] > 0:
-            total *= math.comb(spec.pop[r] + m - 1, m - 1)
-        fan += sum(len(spec.route[r][k]) for k in places)
+        elif spec.chain_pop[h] > 0:
+            total *= math.comb(spec.chain_pop[h] + m - 1, m - 1)
         if total > 10 * max_states:
             total = 10 * max_states  # capped below (no need for the full number)
     for r in spec.arr_phased:
@@ -862,10 +873,10 @@ def build(lay: _Layout, max_states: int, work: int | None = None, compiled: bool
     """Run :func:`_bfs` on a layout: ``(states, n, rows, cols, vals, nnz,
     status)``.  ``compiled`` forces numba (True) or plain Python (False);
     by default lazyjit chooses by ``work`` (estimated states x columns)."""
-    args = (lay.start,) + lay.kernel_args() + (lay.rptr, lay.rdest, lay.rprob, lay.gptr,
-                                               lay.gcol, lay.glam, lay.gphr, lay.gphq,
-                                               lay.acls, lay.adest, lay.aprob, lay.open_limit,
-                                               int(max_states))
+    args = (lay.start,) + lay.kernel_args() + (lay.rptr, lay.rdest, lay.rprob, lay.rtype,
+                                               lay.gptr, lay.gcol, lay.glam, lay.gphr,
+                                               lay.gphq, lay.acls, lay.adest, lay.aprob,
+                                               lay.open_limit, int(max_states))
     if compiled is None:
         return _bfs.run(work if work is not None else 10**9, *args)
     return (_bfs.compiled() if compiled else _bfs.py_func)(*args)

@@ -1,10 +1,11 @@
 """The flat description of a network that the exact CTMC
 (:mod:`qmodels.analytic.ctmc`) is built from: :class:`_Spec` compiles the
 stations (kind, servers, capacity, rate multipliers), classes, token pools,
-per-class routing (explicit, or random in proportion to the visit ratios)
-and the open truncation, refusing with a typed error what the chain cannot
-model; :func:`_check_size` counts the state space before any state is built
-and refuses one larger than ``max_states``.
+per-class routing (explicit, or random in proportion to the visit ratios;
+an explicit entry may send the job on as another class: class switching,
+:mod:`qmodels.model.chains`) and the open truncation, refusing with a typed
+error what the chain cannot model; :func:`_check_size` counts the state
+space before any state is built and refuses one larger than ``max_states``.
 """
 
 from __future__ import annotations
@@ -58,6 +59,15 @@ class _Spec:
     (populations, think times, rates, service rates), token pools, routing
     (per class: rows of next places, source row, reference station), and
     the open truncation.
+
+    Class switching (:mod:`qmodels.model.chains`): a routing entry is a
+    triple (next place, p, class the job goes on as), the class being the
+    row's own except where the model's routing switches it.  A job's class
+    is part of its type, so the chain's state holds, at every station, the
+    jobs of each class; a closed chain's population (the sum of its
+    classes' populations) is split among its classes in any way the
+    routing reaches (``chains``: the class indices of each routing chain;
+    ``chain_pop`` its population).
     """
 
     def __init__(self, net: Network, open_limit, max_phases: int = DEFAULT_MAX_PHASES):
@@ -74,6 +84,7 @@ class _Spec:
         self._stations()
         self._classes()
         self._pools()
+        self._chains()
         binding = self._binding()
         self._routing(binding)
         self._check_ld_blocking(binding)
@@ -141,6 +152,34 @@ class _Spec:
                             f"{float(S[r, k])!r} is zero; ctmc needs positive service times"
                         )
                     self.mu[r, k] = 1.0 / S[r, k]
+
+    def _chains(self):
+        """The routing chains as class indices, each closed chain's
+        population, and the refusal of what the chain does not model with
+        class switching (token pools: a job's held tokens would cross
+        classes; the simulator refuses them together too)."""
+        net = self.net
+        self.chains = [tuple(net.class_index(n) for n in ch) for ch in net.chains]
+        self.chain_of = [0] * self.C
+        for h, ch in enumerate(self.chains):
+            for r in ch:
+                self.chain_of[r] = h
+        self.chain_pop = [sum(self.pop[r] for r in ch) for ch in self.chains]
+        self.switching = any(len(ch) > 1 for ch in self.chains)
+        if self.switching and net.pools:
+            raise UnsupportedModelError(
+                f"token pool {net.pools[0].name!r} in a network with class switching: ctmc "
+                "does not model pools together with class switching; use method='sim' "
+                "without the pool, or no switching")
+
+    def live(self, r: int) -> bool:
+        """Whether jobs of class r can ever be present: its closed chain
+        has jobs, or some class of its open chain has arrivals to a
+        station."""
+        ch = self.chains[self.chain_of[r]]
+        if self.is_open[r]:
+            return any(d >= 0 for x in ch for d, _ in self.source[x])
+        return self.chain_pop[self.chain_of[r]] > 0
 
     def _phases(self, max_phases):
         """The Coxian form (:mod:`.phase_type`) of every class's service at
@@ -256,7 +295,8 @@ class _Spec:
         ]
 
     def _routing(self, binding):
-        """Per class: ``route[r][place]`` the list of (next place, p),
+        """Per class: ``route[r][place]`` the list of (next place, p, class
+        the job goes on as),
         ``source[r]`` the list of (first station, p) of an open arrival,
         ``ref[r]`` the reference station."""
         self.route = []
@@ -279,7 +319,7 @@ class _Spec:
             for ch in chains:
                 after = rows[ch[0]]
                 for a, b in zip(ch[:-1], ch[1:]):
-                    rows[a] = [(b, 1.0)]
+                    rows[a] = [(b, 1.0, r)]
                 rows[ch[-1]] = after
             if isinstance(c, Closed) and c.population > 0 and not visited and self.Z[r] <= 0:
                 raise InvalidValueError(
@@ -325,10 +365,13 @@ class _Spec:
 
     def _explicit_route(self, r, c):
         """Rows of a class given by ``routing``; a think stage (Z > 0) sits
-        just before the reference station."""
+        just before the reference station.  A key ``(station, class)``
+        sends the job on as that class (class switching; the source row
+        never switches, :func:`qmodels.model.chains.check_chain`)."""
         K = self.K
-        names = self.net.station_names
-        rows: list[list[tuple[int, float]]] = [[] for _ in range(K + 1)]  # row K: think
+        net = self.net
+        names = net.station_names
+        rows: list[list[tuple[int, float, int]]] = [[] for _ in range(K + 1)]  # row K: think
         src = []
         first = None
         for a, row in c.routing.items():
@@ -338,18 +381,20 @@ class _Spec:
                 p = float(p)
                 if p <= 0:
                     continue
-                d = _SINK if b == SINK else names.index(b)
+                st, to = b if isinstance(b, tuple) else (b, c.name)
+                d = _SINK if st == SINK else names.index(st)
                 if a == SOURCE:
                     src.append((d, p))
                 else:
-                    rows[names.index(a)].append((d, p))
+                    rows[names.index(a)].append((d, p, net.class_index(to)))
         ref = names.index(c.reference) if (
             isinstance(c, Closed) and c.reference is not None) else names.index(first)
         if self.Z[r] > 0:
-            # the think stage sits just before the reference station
+            # the think stage sits just before the reference station (a
+            # class with a think time never switches: check_chain)
             for k in range(K):
-                rows[k] = [(self.THINK if d == ref else d, p) for d, p in rows[k]]
-            rows[self.THINK] = [(ref, 1.0)]
+                rows[k] = [(self.THINK if d == ref else d, p, s) for d, p, s in rows[k]]
+            rows[self.THINK] = [(ref, 1.0, r)]
         return rows, src, ref
 
     def _random_route_closed(self, r, c, visited):
@@ -368,18 +413,19 @@ class _Spec:
         T = float(sum(V[r, j] for j in visited))
         if self.Z[r] > 0 and visited:
             if T >= 1:
-                rows[self.THINK] = [(j, V[r, j] / T) for j in visited]
+                rows[self.THINK] = [(j, V[r, j] / T, r) for j in visited]
                 row = [(self.THINK, 1.0 / T)] + [(j, (1.0 - 1.0 / T) * V[r, j] / T)
                                                  for j in visited]
             else:
-                rows[self.THINK] = [(j, V[r, j]) for j in visited] + [(self.THINK, 1.0 - T)]
+                rows[self.THINK] = [(j, V[r, j], r) for j in visited] + [
+                    (self.THINK, 1.0 - T, r)]
                 row = [(self.THINK, 1.0)]
             for k in visited:
-                rows[k] = [(d, p) for d, p in row if p > 0]
+                rows[k] = [(d, p, r) for d, p in row if p > 0]
         elif self.Z[r] > 0:
-            rows[self.THINK] = [(self.THINK, 1.0)]
+            rows[self.THINK] = [(self.THINK, 1.0, r)]
         else:
-            row = [(j, V[r, j] / T) for j in visited]
+            row = [(j, V[r, j] / T, r) for j in visited]
             for k in visited:
                 rows[k] = row
         if c.reference is not None and V[r, names.index(c.reference)] > 0:
@@ -393,17 +439,17 @@ class _Spec:
         v_j / sum(v), departure with probability 1 / sum(v) (sum(v) >= 1),
         else at most one visit."""
         V = self.V
-        rows: list[list[tuple[int, float]]] = [[] for _ in range(self.K + 1)]
+        rows: list[list[tuple[int, float, int]]] = [[] for _ in range(self.K + 1)]
         T = float(sum(V[r, k] for k in visited))
         if T >= 1:
             src = [(j, V[r, j] / T) for j in visited]
             for k in visited:
-                rows[k] = [(j, (1 - 1 / T) * V[r, j] / T) for j in visited]
-                rows[k].append((_SINK, 1 / T))
+                rows[k] = [(j, (1 - 1 / T) * V[r, j] / T, r) for j in visited]
+                rows[k].append((_SINK, 1 / T, r))
         else:
             src = [(j, V[r, j]) for j in visited] + [(_SINK, 1 - T)]
             for k in visited:
-                rows[k] = [(_SINK, 1.0)]
+                rows[k] = [(_SINK, 1.0, r)]
         ref = visited[0] if visited else 0
         return rows, src, ref
 
@@ -414,7 +460,7 @@ class _Spec:
             for k in range(self.K):
                 if self.kind[k] != _LD or not self.V[r, k] > 0:
                     continue
-                for d, _ in self.route[r][k]:
+                for d, _, _ in self.route[r][k]:
                     if 0 <= d < self.K and binding[d]:
                         raise UnsupportedModelError(
                             f"station {names[k]!r} is load-dependent and jobs of class "
@@ -433,7 +479,7 @@ class _Spec:
             for k in range(self.K):
                 if self.order[k] not in (_ORD_PRIOPR, _ORD_LCFS) or not self.V[r, k] > 0:
                     continue
-                for d, _ in self.route[r][k]:
+                for d, _, _ in self.route[r][k]:
                     if 0 <= d < self.K and binding[d] and d != k:
                         raise UnsupportedModelError(
                             f"station {names[k]!r} is preemptive "
@@ -475,17 +521,17 @@ class _Spec:
 
     def positions(self, starts):
         """Every (station, class, mask) a job can reach from ``starts``
-        (a forward closure on the class routing, masks updated on acquire
-        and release)."""
+        (a forward closure on the class routing, class switches followed,
+        masks updated on acquire and release)."""
         seen = set(starts)
         stack = list(starts)
         while stack:
             k, r, m = stack.pop()
             m2 = m & ~self.relmask[r][k]
-            for d, _ in self.route[r][k]:
+            for d, _, s in self.route[r][k]:
                 if d < 0:
                     continue
-                nxt = (d, r, m2 | self.acqmask[r][d])
+                nxt = (d, s, m2 | self.acqmask[s][d])
                 if nxt not in seen:
                     seen.add(nxt)
                     stack.append(nxt)
@@ -496,15 +542,17 @@ class _Spec:
 # the size of the state space, before building it
 # ---------------------------------------------------------------------------
 
-def _terminal_component(route_r, start) -> int:
-    """Size of the largest terminal strongly connected set of places (no
-    edge leaving it) reachable from ``start`` in one class's routing graph
-    (``route_r[place]`` lists (next place, p); negative places are the sink)."""
+def _terminal_component(route, start) -> int:
+    """Size of the largest terminal strongly connected set of (place, class)
+    pairs (no edge leaving it) reachable from ``start`` in the routing graph
+    (``route[r][place]`` lists (next place, p, next class); negative places
+    are the sink).  Without class switching the pairs of one class are its
+    places."""
     succ = {}
     stack, seen = [start], {start}
     while stack:
         u = stack.pop()
-        succ[u] = [d for d, _ in route_r[u] if d >= 0]
+        succ[u] = [(d, s) for d, _, s in route[u[1]][u[0]] if d >= 0]
         for d in succ[u]:
             if d not in seen:
                 seen.add(d)
@@ -527,10 +575,11 @@ def _placement_lower_bound(spec: _Spec) -> int | None:
     """A lower bound on the number of reachable states, counted without
     building any, or None where no bound is proven.
 
-    Counts the ways to place each closed class's N_r jobs over the m_r
-    places (stations and think stage) of the largest terminal strongly
-    connected set of its routing reachable from where its jobs start:
-    prod_r C(N_r + m_r - 1, m_r - 1) (compositions of N_r into m_r parts).
+    Counts the ways to place each closed chain's N_h jobs over the m_h
+    (place, class) pairs (stations and think stage; one class per chain
+    without class switching) of the largest terminal strongly connected set
+    of its routing reachable from where its jobs start:
+    prod_h C(N_h + m_h - 1, m_h - 1) (compositions of N_h into m_h parts).
     Every such placement is reachable when no closed job can be blocked
     (each capacity at least the closed population) or wait for a token (no
     closed class uses a pool): from the start, without open arrivals, every
@@ -545,14 +594,16 @@ def _placement_lower_bound(spec: _Spec) -> int | None:
     if any(cap < total for cap in spec.cap):
         return None
     bound = 1
-    for r in range(spec.C):
-        if spec.is_open[r] or spec.pop[r] == 0:
+    for h, ch in enumerate(spec.chains):
+        N = spec.chain_pop[h]
+        if spec.is_open[ch[0]] or N == 0:
             continue
-        if any(spec.acqmask[r]):
+        if any(any(spec.acqmask[r]) for r in ch):
             return None
-        start = spec.THINK if spec.Z[r] > 0 else spec.ref[r]
-        m = _terminal_component(spec.route[r], start)
-        bound *= math.comb(spec.pop[r] + m - 1, m - 1)
+        r = next(x for x in ch if spec.pop[x] > 0)
+        start = (spec.THINK if spec.Z[r] > 0 else spec.ref[r], r)
+        m = _terminal_component(spec.route, start)
+        bound *= math.comb(N + m - 1, m - 1)
     return bound * _open_lower_bound(spec)
 
 
@@ -567,20 +618,20 @@ def _open_lower_bound(spec: _Spec) -> int:
     closed jobs only split them further).  1 where that does not hold."""
     if not spec.truncating or any(c != math.inf for c in spec.cap):
         return 1
-    places: set = set()
+    seen: set = set()
     for r in range(spec.C):
         if not spec.is_open[r]:
             continue
         if any(spec.acqmask[r]):
             return 1
-        todo = [d for d, _ in spec.source[r] if d >= 0]
+        todo = [(d, r) for d, _ in spec.source[r] if d >= 0]
         while todo:
             u = todo.pop()
-            if u in places or u >= spec.K:
+            if u in seen or u[0] >= spec.K:
                 continue
-            places.add(u)
-            todo += [d for d, _ in spec.route[r][u] if d >= 0]
-    m = len(places)
+            seen.add(u)
+            todo += [(d, s) for d, _, s in spec.route[u[1]][u[0]] if d >= 0]
+    m = len({u for u, _ in seen})
     return math.comb(int(spec.open_limit) + m, m) if m else 1
 
 
@@ -596,8 +647,10 @@ def _check_size(spec: _Spec, max_states: int) -> None:
     than ``max_states`` states (see :func:`_placement_lower_bound`)."""
     bound = _placement_lower_bound(spec)
     if bound is not None and bound > max_states:
-        pops = ", ".join(f"{c.name}={n}" for c, n, o in
-                         zip(spec.net.classes, spec.pop, spec.is_open, strict=True) if not o)
+        names = spec.net.class_names
+        pops = ", ".join("+".join(names[r] for r in ch) + f"={n}" for ch, n in
+                         zip(spec.chains, spec.chain_pop, strict=True)
+                         if not spec.is_open[ch[0]])
         raise ProblemTooLargeError(
             f"the state space has at least {_big(bound)} states (the ways to place the closed "
             f"jobs {pops or 'none'} over the places they cycle through"

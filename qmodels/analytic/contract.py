@@ -437,6 +437,8 @@ def _switching(fn, net, args, kwargs, switching: bool, fcfs_as_ps: bool = False)
     the answer is labelled approximate."""
     from . import switching as sw
 
+    if switching == "native":
+        return finish(fn(net, *args, **kwargs))
     if not switching:
         raise sw.refusal(fn.__name__)
     if kwargs.get("curve"):
@@ -458,14 +460,15 @@ def _switching(fn, net, args, kwargs, switching: bool, fcfs_as_ps: bool = False)
     return finish(r, substituted=names)
 
 
-def answers(*, fcfs_as_ps: bool = False, switching: bool = False):
+def answers(*, fcfs_as_ps: bool = False, switching: bool | str = False):
     """Decorate a public solver ``f(net, ...) -> Result`` so that its answer
     passes through :func:`finish`.  With ``fcfs_as_ps`` the solver also
     takes ``fcfs_as_ps=False`` (keyword): ``True`` solves the
     processor-sharing substitute (:func:`as_ps`) and labels the answer
     approximate.  A network with class switching is solved by the chain
-    reduction when ``switching`` (a product-form solver), else refused
-    naming the solver."""
+    reduction when ``switching`` (a product-form solver), by the solver
+    itself when ``switching="native"`` (the CTMC, whose state holds each
+    job's class), else refused naming the solver."""
 
     def deco(fn):
         if fcfs_as_ps:

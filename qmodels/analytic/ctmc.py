@@ -63,6 +63,16 @@ Semantics (shared with the simulator, :mod:`qmodels.sim`)
   Jobs waiting for a token are in no station: they appear in
   ``info["pools"][P]["waiting"]`` and in the class response time, not in
   any station's Q.
+* **Class switching** (:mod:`qmodels.model.chains`): a routing entry
+  (station i, class r) -> (station j, class s) with probability p moves
+  the job and changes its class; a job's class is part of its state at
+  every station, so a closed chain's population (the sum of its classes')
+  is split among its classes as the routing takes it (where the jobs
+  start does not matter: the chain's routing is irreducible).  A class's
+  X is per cycle of its chain (closed) or per arrival to it (open), and
+  its R the time a chain job spends as that class (Q_c / X), as in the
+  chain reduction (:mod:`qmodels.analytic.switching`) and the simulator.
+  Token pools with class switching are refused.
 * **Routing**: a class given by ``routing`` follows it.  A class given by
   ``visits`` or ``demands`` is routed at random in proportion to its visit
   ratios (from any station, next station ``j`` with probability
@@ -306,7 +316,7 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None):
 # public solver
 # ---------------------------------------------------------------------------
 
-@answers()
+@answers(switching="native")
 def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = None,
          max_phases: int | None = None) -> Result:
     """Exact solution of a small network as a continuous-time Markov chain.
@@ -459,8 +469,10 @@ def _check_open_load(net: Network) -> None:
         return
     if not set(net.lowered.kind) <= {"delay", "queue", "ld"}:
         return          # (refused below, by name)
-    lam = np.array([0.0 if isinstance(c, Closed) else float(c.arrival_rate)
-                    for c in net.classes])
+    from ..model.chains import chain_rates
+
+    # (a class of a switching chain: its demands are per arrival to the chain)
+    lam = np.array(chain_rates(net), dtype=float)
     D = np.asarray(net.demands, dtype=float)
     for k, s in enumerate(net.stations):
         if isinstance(s, Delay):
@@ -600,9 +612,13 @@ def _unvisited(net: Network, res: Result, max_states, open_limit,
         if not ks:
             continue
         base = res
-        if isinstance(c, Closed) and int(c.population) >= 1:
-            base = _solve(net.with_population(int(c.population) - 1, c.name), max_states,
-                          open_limit, max_phases)
+        # one job fewer in the class's chain (any class of it: only the
+        # chain's total matters in steady state)
+        mine = [net.classes[x] for x in _chain_classes(net, ci)] if isinstance(c, Closed) else []
+        giver = next((x for x in mine if int(x.population) >= 1), None)
+        if giver is not None:
+            base = _solve(net.with_population(int(giver.population) - 1, giver.name),
+                          max_states, open_limit, max_phases)
         for k in ks:
             st = net.stations[k]
             p = np.asarray(base.info["marginals"][st.name], dtype=float)
@@ -614,6 +630,12 @@ def _unvisited(net: Network, res: Result, max_states, open_limit,
         return res
     R.flags.writeable = False
     return dataclasses.replace(res, station_response_time=R)
+
+
+def _chain_classes(net: Network, ci: int) -> list[int]:
+    """Class indices of the routing chain of class ``ci`` (itself first)."""
+    chain = [net.class_index(n) for n in net.chain_of(net.class_names[ci])]
+    return [ci] + [x for x in chain if x != ci]
 
 
 def _solve(net: Network, max_states, open_limit, max_phases=PHASE_STEPS[0]) -> Result:
@@ -811,7 +833,11 @@ def _class_figures(net, spec, acc):
     for r, c in enumerate(net.classes):
         v = spec.V[r].sum()
         Xc[r] = acc.X[r].sum() / v if v > 0 else 0.0
-        if isinstance(c, Closed):
+        if len(spec.chains[spec.chain_of[r]]) > 1:
+            # class switching: X per chain cycle (or arrival), R the time a
+            # chain job spends as class r (Little; no think time in a chain)
+            Rc[r] = acc.Q[r].sum() / Xc[r] if Xc[r] > 0 else float(np.sum(spec.V[r] * S[r]))
+        elif isinstance(c, Closed):
             if spec.pop[r] == 0:
                 Rc[r] = float(np.sum(spec.V[r] * S[r]))
             elif Xc[r] > 0:

@@ -159,10 +159,13 @@ def _fcfs_class_dependent(net: Network) -> str | None:
     C = len(low.class_names)
     if C < 2:
         return None
-    # a class that never has a job there (population 0, arrival rate 0)
-    # changes nothing
+    # a class that never has a job there (population 0, arrival rate 0, in
+    # its whole routing chain: a class jobs switch to has jobs) changes nothing
+    amount = [float(low.population[i] if not low.is_open[i] else low.arrival_rate[i])
+              for i in range(C)] if not low.symbolic else [1.0] * C
+    chain_amount = {ch: sum(amount[net.class_index(n)] for n in ch) for ch in net.chains}
     live = [i for i in range(C) if low.symbolic
-            or float(low.population[i] if not low.is_open[i] else low.arrival_rate[i]) > 0]
+            or chain_amount[net.chain_of(low.class_names[i])] > 0]
     # (a visit of zero service time, what demands={station: 0} makes, is no use)
     D = low.demands
     for k in np.flatnonzero(low.acts_fcfs & low.visited).tolist():
@@ -378,11 +381,11 @@ def for_ctmc(net: Network) -> str | None:
     distributions: exact for exponential, Erlang and hyperexponential,
     fitted otherwise, then labelled approximate; FCFS, PS, priority and
     LCFS-PR queues, delays, load-dependent stations, finite room, token
-    pools; a route that fixes the order of visits where capacities or
-    pools make it matter), and a state space not proven larger than
+    pools, class switching; a route that fixes the order of visits where
+    capacities or pools make it matter), and a state space not proven larger than
     :data:`AUTO_CTMC_STATES` (counted before any state is built; a chain
     that outgrows it while being built is refused then)."""
-    why = numeric(net) or class_switching(net)
+    why = numeric(net)
     if why:
         return why
     if for_exact(net) is None:

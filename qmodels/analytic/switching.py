@@ -53,8 +53,8 @@ def refusal(method: str) -> UnsupportedModelError:
     """The refusal of a method that does not handle class switching."""
     return UnsupportedModelError(
         f"method {method!r} does not handle class switching (the network's classes change "
-        "class on their way); use method='exact' (product form, by the chain reduction) or "
-        "method='sim'")
+        "class on their way); use method='exact' (product form, by the chain reduction), "
+        "method='ctmc' (a small network, any discipline) or method='sim'")
 
 
 def fcfs_within_chains(net: Network) -> list[str]:

@@ -95,9 +95,11 @@ def ctmc_transient(net: Network, t_end: float, *, points: int = 50, average: boo
     from scipy.sparse.linalg import expm_multiply
 
     if net.has_class_switching:
-        from .switching import refusal
+        from ..errors import UnsupportedModelError
 
-        raise refusal("ctmc")
+        raise UnsupportedModelError(
+            "method 'ctmc' does not handle class switching over time (the transient); the "
+            "steady state is qm.ctmc(net), the transient method='sim'")
     t_end = float(check_real(t_end, "t_end (the transient's end)", allow_zero=False))
     points = check_count(points, "points", minimum=1)
     n, rows, cols, vals, figures, first = _chain(net, max_states, open_limit)
