@@ -60,6 +60,15 @@ def test_closed_product_form_chain_equals_exact_mva(make):
     assert_operational_laws(r)
 
 
+def test_r_where_a_class_never_goes_is_the_arrival_theorem_value_of_its_chain():
+    """A hit never visits the disk; the time it would spend there on arrival
+    is S (1 + Q_disk) with one job fewer in its chain (Reiser & Lavenberg
+    1980, the arrival theorem per chain), the reduction's Q at N - 1."""
+    r = qm.ctmc(cache_closed(4))
+    q3 = qm.mva(cache_closed(3)).station_queue_length[:, 2].sum()
+    assert r.station_response_time[0, 2] == pytest.approx(0.08 * (1 + q3), rel=TOL)
+
+
 def test_where_the_jobs_start_does_not_matter():
     """Schwetman's jobs all start as class 1; start them as class 2 and the
     chain (and its answer) is the same."""
