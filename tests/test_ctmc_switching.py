@@ -54,6 +54,7 @@ def test_closed_product_form_chain_equals_exact_mva(make):
     net = make()
     r = qm.ctmc(net)
     assert r.method == "ctmc" and r.exactness == "exact"
+    assert any("chains c1+c2" in n or "chains hit+miss" in n for n in r.notes)
     _match_exact(net, r, qm.mva(net))
     # the population is the chain's: every split among its classes is a state
     assert r.station_queue_length.sum() == pytest.approx(3.0 if make is schwetman_fig9 else 4.0)

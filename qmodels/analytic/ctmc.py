@@ -966,6 +966,11 @@ def _result(net, spec, n, resid, acc, solver="lu", build="python") -> Result:
     error = None if exactness == "exact" else {
         "validated": False, "source": "truncation",
         "truncation_mass": float(acc.trunc_mass), "open_limit": spec.open_limit}
+    if spec.switching:
+        notes.append("class switching: each job's class is in the state; figures per class "
+                     "are per chain cycle (closed) or per arrival to the chain (open); chains "
+                     + "; ".join("+".join(net.class_names[r] for r in ch)
+                                 for ch in spec.chains if len(ch) > 1))
     if solver == "bicgstab":
         notes.append(f"stationary vector by BiCGSTAB (Jacobi preconditioned, relative "
                      f"residual {ITERATIVE_RTOL:g}; max |pi Q| = {resid:.2g})")
