@@ -83,10 +83,23 @@ class Estimate:
         replication shows U = 1 ± 0 when the true value is just below 1)."""
         return self.n >= 2 and self.half_width == 0 and math.isfinite(self.mean)
 
+    @property
+    def asymmetric(self) -> bool:
+        """True when the interval is not centred on the mean (the
+        simulator widens one end for a heavy tail it drew too rarely:
+        :func:`qmodels.sim.tails.widen_figures`); it then shows as
+        ``mean [low, high]``."""
+        up, down = self.high - self.mean, self.mean - self.low
+        if not (math.isfinite(up) and math.isfinite(down)):
+            return math.isfinite(up) != math.isfinite(down)
+        return abs(up - down) > 1e-9 * max(abs(up), abs(down), abs(self.mean))
+
     def __repr__(self) -> str:
         why = (f"; all {self.n} observations equal: zero width means no variation was "
                "seen, not an exact value") if self.degenerate else ""
-        return (f"{_g(self.mean)} ± {_g(self.half_width)} "
+        spread = (f"[{_g(self.low)}, {_g(self.high)}]" if self.asymmetric
+                  else f"± {_g(self.half_width)}")
+        return (f"{_g(self.mean)} {spread} "
                 f"({100 * self.level:g}%, n={self.n}{why})")
 
     __str__ = __repr__
