@@ -397,9 +397,11 @@ def widen_figures(net, flat, figs: dict, F: float):
     In a closed class a longer cycle means fewer cycles: by the response
     time law X = N / (R + Z) (Lazowska et al., *Quantitative System
     Performance*, 1984, sec. 3.3) the lower end of its throughput falls by
-    (R_high + Z) / (R_high' + Z), and the lower ends of every station's
-    throughput, utilisation and queue length by the smallest such ratio
-    (jobs held longer at one station are missing at the others).  The
+    (R_high + Z) / (R_high' + Z), and so do its per-station figures and
+    queue length, and the lower ends of the throughput, utilisation and
+    queue length of every station it visits, by the smallest ratio of the
+    closed classes there (jobs held longer at one station are missing at
+    the others).  Open classes keep their throughputs (lambda).  The
     means stay the run's own.
     """
     if not F > 1.0:
@@ -420,9 +422,9 @@ def widen_figures(net, flat, figs: dict, F: float):
             e = R._pair[(s, c)]
             r_pair[(s, c)] = e if delay else _widened(e, float(S[i, k]), F)
             q_pair[(s, c)] = _scaled(Q._pair[(s, c)], _ratio(r_pair[(s, c)], e))
-    lo = 1.0
     from ..model.network import Closed
 
+    lo_cl = {}  # closed class -> the factor of its lower ends (1: none)
     for i, c in enumerate(cn):
         e = R._class[c]
         D = float(V[i] @ S[i])
@@ -432,24 +434,31 @@ def widen_figures(net, flat, figs: dict, F: float):
         if isinstance(cls, Closed) and r_cl[c] is not e:
             Z = float(cls.think_time)
             hi = r_cl[c].high
-            lo = min(lo, (e.high + Z) / (hi + Z) if math.isfinite(hi) else 0.0)
+            lo_cl[c] = (e.high + Z) / (hi + Z) if math.isfinite(hi) else 0.0
+    # a station's lower ends fall with the closed classes that visit it
+    lo_st = {s: min([lo_cl.get(c, 1.0) for i, c in enumerate(cn) if V[i, k] > 0], default=1.0)
+             for k, s in enumerate(sn)}
+
+    def lower(f, st_new=None, cl_new=None, pair_new=None):
+        st_new = f._station if st_new is None else st_new
+        cl_new = f._class if cl_new is None else cl_new
+        pair_new = f._pair if pair_new is None else pair_new
+        return type(f)(f.metric, {s: _scaled(e, 1.0, lo_st[s]) for s, e in st_new.items()},
+                       {c: _scaled(e, 1.0, lo_cl.get(c, 1.0)) for c, e in cl_new.items()},
+                       {p: _scaled(e, 1.0, lo_cl.get(p[1], 1.0)) for p, e in pair_new.items()})
+
     out = dict(figs)
-    Fig = type(R)
-    out["response_time"] = Fig(R.metric, r_st, r_cl, r_pair)
-    out["queue_length"] = Fig(Q.metric, {s: _scaled(e, 1.0, lo) for s, e in q_st.items()},
-                              {c: _scaled(e, 1.0, lo) for c, e in q_cl.items()},
-                              {p: _scaled(e, 1.0, lo) for p, e in q_pair.items()})
-    if lo < 1.0:
-        for metric in ("throughput", "utilization"):
-            f = figs[metric]
-            out[metric] = Fig(f.metric, {s: _scaled(e, 1.0, lo) for s, e in f._station.items()},
-                              {c: _scaled(e, 1.0, lo) for c, e in f._class.items()},
-                              {p: _scaled(e, 1.0, lo) for p, e in f._pair.items()})
+    out["response_time"] = type(R)(R.metric, r_st, r_cl, r_pair)
+    out["queue_length"] = lower(Q, q_st, q_cl, q_pair)
+    out["throughput"] = lower(figs["throughput"])
+    out["utilization"] = lower(figs["utilization"])
+    lo = min(lo_cl.values(), default=1.0)
     note = (f"intervals widened for the unseen tail: the upper ends of the response times "
             f"and queue lengths reach at least the run's means with their waiting parts "
             f"scaled by {F:.4g}"
-            + (f", and in the closed classes the lower ends of throughputs, utilizations and "
-               f"queue lengths by {lo:.3g} (response time law)" if lo < 1.0 else "")
+            + (f", and in the closed classes (and the stations they visit) the lower ends of "
+               f"throughputs, utilizations and queue lengths by a factor down to {lo:.3g} "
+               "(response time law)" if lo < 1.0 else "")
             + "; the means are the run's own and likely low; percentiles, pools and losses "
             "are not widened")
     return out, note
