@@ -163,6 +163,8 @@ def test_short_heavy_tailed_run_widens_its_interval_to_cover_the_exact_value():
     assert e.contains(R), e
     assert e.asymmetric and e.high - e.mean > e.mean - e.low, e
     assert "[" in repr(e)                      # shown as mean [low, high], not mean +- h
+    lo_t, hi_t = e.t_interval                  # the Student-t interval it widened
+    assert lo_t == e.low and hi_t < R < e.high  # which missed the exact value
     widened = [n for n in r.notes if "intervals widened for the unseen tail" in n]
     assert widened and float(re.search(r"scaled by ([0-9.]+)", widened[0]).group(1)) > 1.5
     assert any("'q'" in n and "E[S^2]" in n for n in r.notes), r.notes

@@ -40,6 +40,10 @@ class Estimate:
         Confidence level, e.g. 0.95.
     n : int
         Number of observations behind the interval.
+    t_interval : tuple or None
+        ``(low, high)`` of the Student-t interval when the interval shown
+        was widened for a heavy tail the run drew too rarely
+        (:func:`qmodels.sim.tails.widen_figures`); None when it was not.
 
     ``float(e)`` is the mean, so an Estimate can be used where a number is
     expected.
@@ -50,6 +54,7 @@ class Estimate:
     high: float
     level: float
     n: int
+    t_interval: tuple | None = None
 
     @property
     def half_width(self) -> float:

@@ -366,7 +366,7 @@ def _widened(e, base: float, F: float):
     new = b + (mean - b) * F
     if not new > hi:
         return e
-    return type(e)(e.mean, e.low, new, e.level, e.n)
+    return type(e)(e.mean, e.low, new, e.level, e.n, e.t_interval or (e.low, e.high))
 
 
 def _scaled(e, hi_ratio: float = 1.0, lo_ratio: float = 1.0):
@@ -377,7 +377,7 @@ def _scaled(e, hi_ratio: float = 1.0, lo_ratio: float = 1.0):
         low = low * lo_ratio
     if low == e.low and high == e.high:
         return e
-    return type(e)(e.mean, low, high, e.level, e.n)
+    return type(e)(e.mean, low, high, e.level, e.n, e.t_interval or (e.low, e.high))
 
 
 def widen_figures(net, flat, figs: dict, F: float):
