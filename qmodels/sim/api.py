@@ -160,7 +160,15 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
         no completed cycle; fewer than 5 cycles per closed job; a class
         throughput above its asymptotic bound or a station throughput per
         visit away from the class throughput (laws checked with 99.9 %
-        intervals).
+        intervals); a heavy-tailed service or inter-arrival time drawn too
+        rarely per observation (:mod:`qmodels.sim.tails`).  Where such a
+        tail sets the waits (an FCFS or priority station, an open class's
+        arrivals) the intervals are also widened by a bound on what the
+        unseen part of the tail can add: the upper ends of response times
+        and queue lengths (and, in closed classes, the lower ends of
+        throughputs, utilizations and queue lengths), said in ``notes``;
+        such an Estimate shows as ``mean [low, high]`` and keeps its
+        Student-t interval in ``t_interval``.
 
     Notes
     -----
