@@ -257,8 +257,9 @@ def second_moment_floor(dist, draws: float, eps: float) -> float:
     2003): a sum of non-negative terms is light-tailed *below* its mean
     however heavy its upper tail.  (Proof: e^-x <= 1 - x + x^2 / 2 for
     x >= 0 gives E[e^(-lambda X)] <= exp(-lambda E[X] + lambda^2 E[X^2] /
-    2), and Chernoff's bound at lambda = t / sum E[X_i^2] the result.)  Applied to X_i = S_i^2 1{S_i <= q}
-    (S_i^2 >= X_i, so a floor of theirs is one of S^2's):
+    2), and Chernoff's bound at lambda = t / sum E[X_i^2] the result.)
+    Applied to X_i = S_i^2 1{S_i <= q} (S_i^2 >= X_i, so a floor of theirs
+    is one of S^2's):
 
         L(q) = E[S^2; S <= q] - sqrt(2 ln(1/eps) E[S^4; S <= q] / draws),
 
