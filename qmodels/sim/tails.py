@@ -303,10 +303,11 @@ def widening_factor(dist, draws: float, eps: float):
     Cambridge Phil. Soc. 57, 1961), (1 + c_s^2) / 2 times the M/M/c wait at
     an M/G/c queue (Lee & Longton, "Queueing processes associated with
     airline passenger check-in", Oper. Res. Quart. 10, 1959), and each
-    station's arrival SCV is linear in the upstream ones (Whitt, "The
-    queueing network analyzer", Bell Syst. Tech. J. 62(9), 1983, eq.
-    38-39).  Scaling 1 + c^2 = E[S^2] by f takes c^2 to f E[S^2] - 1, i.e.
-    by F = (f E[S^2] - 1) / (E[S^2] - 1) >= f, and for any c_a^2 >= 0,
+    station's arrival SCV is linear in the upstream ones, a departure
+    stream's c_d^2 = rho^2 c_s^2 + (1 - rho^2) c_a^2 (Whitt, "The queueing
+    network analyzer", Bell Syst. Tech. J. 62(9), 1983).  Scaling 1 + c^2
+    = E[S^2] by f takes c^2 to f E[S^2] - 1, i.e. by F = (f E[S^2] - 1) /
+    (E[S^2] - 1) >= f, and for any c_a^2 >= 0,
     (c_a^2 + F c^2) / (c_a^2 + c^2) <= F: F bounds the growth of every wait
     the source touches.  ``(inf, inf)`` when L = 0 (the run is too short
     for any floor).
@@ -394,12 +395,12 @@ def widen_figures(net, flat, figs: dict, F: float):
     every response time becomes ``max(high, base + (mean - base) F)``,
     base the mean service time per visit (the smallest at a station
     serving several classes; the class's total demand for a class), the
-    waiting part scaled (:func:`_widened`); a queue
-    length's upper end moves with its response time (Little's law, Q = X R,
-    the throughput being the run's).  Delay stations (no wait) keep theirs.
+    waiting part scaled (:func:`_widened`); a queue length's upper end
+    moves with its response time (Little's law, Q = X R, the throughput
+    being the run's).  Delay stations (no wait) keep theirs.
     In a closed class a longer cycle means fewer cycles: by the response
     time law X = N / (R + Z) (Lazowska et al., *Quantitative System
-    Performance*, 1984, sec. 3.3) the lower end of its throughput falls by
+    Performance*, 1984, ch. 3) the lower end of its throughput falls by
     (R_high + Z) / (R_high' + Z), and so do its per-station figures and
     queue length, and the lower ends of the throughput, utilisation and
     queue length of every station it visits, by the smallest ratio of the
