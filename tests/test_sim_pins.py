@@ -59,7 +59,12 @@ def _figures(net, kw, seed=7):
         fig = getattr(r, m)
         for key in list(net.station_names) + (list(net.class_names) if m != "U" else []):
             d[f"{m}[{key}]"] = fig[key].mean
-            d[f"{m}[{key}].hw"] = fig[key].half_width
+            # the Student-t half-width: a heavy tail drawn too rarely widens
+            # the interval shown (qmodels.sim.tails), which the loop's
+            # bits do not decide
+            e = fig[key]
+            d[f"{m}[{key}].hw"] = (e.half_width if e.t_interval is None
+                                   else 0.5 * (e.t_interval[1] - e.t_interval[0]))
     for c in net.class_names:
         d[f"p95[{c}]"] = r.percentiles[c][95].mean
     return d

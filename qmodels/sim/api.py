@@ -36,6 +36,7 @@ from .parallel import check_workers, run_in_order
 from .result import SimResult, Warned
 from .run import _raise_status, _Run
 from .stats import Estimate, estimate
+from .tails import tail_widening, widen_figures
 from .windows import (
     CELLS_PER_SEG,
     PERCENTILES,
@@ -159,7 +160,15 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
         no completed cycle; fewer than 5 cycles per closed job; a class
         throughput above its asymptotic bound or a station throughput per
         visit away from the class throughput (laws checked with 99.9 %
-        intervals).
+        intervals); a heavy-tailed service or inter-arrival time drawn too
+        rarely per observation (:mod:`qmodels.sim.tails`).  Where such a
+        tail sets the waits (an FCFS or priority station, an open class's
+        arrivals) the intervals are also widened by a bound on what the
+        unseen part of the tail can add: the upper ends of response times
+        and queue lengths (and, in closed classes, the lower ends of
+        throughputs, utilizations and queue lengths), said in ``notes``;
+        such an Estimate shows as ``mean [low, high]`` and keeps its
+        Student-t interval in ``t_interval``.
 
     Notes
     -----
@@ -236,7 +245,7 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
     routed = random_routing_warning(network, "the simulator")
     if routed is not None:  # said before the run, so that a long run is not wasted
         warnings.warn(routed, RoutingWarning, stacklevel=2)
-    obs, pct, events, warm_mean, notes, horizon = _run_checked(
+    obs, pct, events, warm_mean, notes, horizon, widen = _run_checked(
         network, flat, ss, horizon, replications, warm, use_mser, precision, level, cap_events,
         progress, method, default_horizon, capped, (nproc, client))
     if routed is not None:
@@ -251,7 +260,7 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
             "are the same either way); a later call in this process shows the steady "
             "events/s",)
     res = _assemble(network, obs, pct, level, seed, horizon, warm_mean, events,
-                    time.perf_counter() - started, method, notes)
+                    time.perf_counter() - started, method, notes, flat, widen)
     return res
 
 
@@ -264,9 +273,11 @@ def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, preci
                  cap_events, progress, method, default_horizon, capped, where=(1, None)):
     """Run, self-check (:func:`_diagnose`), make a default horizon 4x
     longer while the run is too short (EXTENSIONS times at most), and warn
-    about what is left.  Returns the run's observations, notes and the
+    about what is left.  Returns the run's observations, notes, the
     horizon the run reached (past the one asked for when batch means
-    extended it to reach a precision)."""
+    extended it to reach a precision) and the widening its intervals need
+    for heavy tails drawn too rarely (:func:`~qmodels.sim.tails.tail_widening`:
+    a factor, 1 for none, and notes)."""
     extended = []
     for attempt in range(EXTENSIONS + 1):
         chk = _Checks()
@@ -298,7 +309,9 @@ def _run_checked(network, flat, ss, horizon, replications, warm, use_mser, preci
     for _, msg in problems:
         warnings.warn(msg, SimulationWarning, stacklevel=3)
     notes = tuple(notes) + tuple(extended) + tuple(Warned(msg) for _, msg in problems)
-    return obs, pct, events, warm_mean, notes, used
+    span = (horizon - warm_mean) / (len(obs) if method == "batch_means" else 1)
+    widen = tail_widening(network, flat, obs, span, level)
+    return obs, pct, events, warm_mean, notes, used, widen
 
 
 def _run_one(network, flat, child, horizon, warm, use_mser, cap_events, ncell=CELLS_REP):
@@ -477,7 +490,12 @@ def _degenerate_note(figs) -> list:
             "longer run or an analytic solver tells)"]
 
 
-def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, method, notes):
+def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, method, notes,
+              flat=None, widen=(1.0, ())):
+    """The SimResult: Student-t intervals over the observations
+    (:func:`~qmodels.sim.stats.estimate`), widened where a heavy tail was
+    drawn too rarely (``widen``, from :func:`~qmodels.sim.tails.tail_widening`;
+    :func:`~qmodels.sim.tails.widen_figures`), with the notes."""
     sn, cn = net.station_names, net.class_names
 
     def est(key, *idx):
@@ -496,6 +514,10 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
                 for i, c in enumerate(cn) for k, s in enumerate(sn)}
         klass = {c: est(f"{m}_cl", i) for i, c in enumerate(cn)} if m != "U" else {}
         figs[metric] = Figures(metric, station, klass, pair)
+    factor, why = widen
+    if flat is not None and factor > 1.0:
+        figs, note = widen_figures(net, flat, figs, factor)
+        notes = tuple(notes) + tuple(why) + (note,)
     parr = np.array(pct)  # (n, C, 3)
     switched = [c for ch in net.chains if len(ch) > 1 for c in ch]
     if switched:

@@ -364,4 +364,6 @@ def _pm(e, scale: float = 1.0) -> str:
     multiplied by ``scale``."""
     if scale == 1.0:
         return repr(e).split(" (")[0]
+    if e.asymmetric:
+        return f"{_g(scale * e.mean)} [{_g(scale * e.low)}, {_g(scale * e.high)}]"
     return f"{_g(scale * e.mean)} ± {_g(scale * e.half_width)}"

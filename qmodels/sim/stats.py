@@ -40,6 +40,10 @@ class Estimate:
         Confidence level, e.g. 0.95.
     n : int
         Number of observations behind the interval.
+    t_interval : tuple or None
+        ``(low, high)`` of the Student-t interval when the interval shown
+        was widened for a heavy tail the run drew too rarely
+        (:func:`qmodels.sim.tails.widen_figures`); None when it was not.
 
     ``float(e)`` is the mean, so an Estimate can be used where a number is
     expected.
@@ -50,6 +54,7 @@ class Estimate:
     high: float
     level: float
     n: int
+    t_interval: tuple | None = None
 
     @property
     def half_width(self) -> float:
@@ -83,10 +88,23 @@ class Estimate:
         replication shows U = 1 ± 0 when the true value is just below 1)."""
         return self.n >= 2 and self.half_width == 0 and math.isfinite(self.mean)
 
+    @property
+    def asymmetric(self) -> bool:
+        """True when the interval is not centred on the mean (the
+        simulator widens one end for a heavy tail it drew too rarely:
+        :func:`qmodels.sim.tails.widen_figures`); it then shows as
+        ``mean [low, high]``."""
+        up, down = self.high - self.mean, self.mean - self.low
+        if not (math.isfinite(up) and math.isfinite(down)):
+            return math.isfinite(up) != math.isfinite(down)
+        return abs(up - down) > 1e-9 * max(abs(up), abs(down), abs(self.mean))
+
     def __repr__(self) -> str:
         why = (f"; all {self.n} observations equal: zero width means no variation was "
                "seen, not an exact value") if self.degenerate else ""
-        return (f"{_g(self.mean)} ± {_g(self.half_width)} "
+        spread = (f"[{_g(self.low)}, {_g(self.high)}]" if self.asymmetric
+                  else f"± {_g(self.half_width)}")
+        return (f"{_g(self.mean)} {spread} "
                 f"({100 * self.level:g}%, n={self.n}{why})")
 
     __str__ = __repr__
