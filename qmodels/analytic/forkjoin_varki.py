@@ -65,10 +65,35 @@ service-time sums).  Everything else is refused by name
 (:class:`~qmodels.errors.UnsupportedModelError`); open classes are
 answered by ``method='forkjoin'`` and any network by ``method='sim'``.
 
-The error measured against the exact chain of the queue lengths
-(:mod:`validation.forkjoin_exact`) and the simulator is in the module
-:mod:`validation.forkjoin_varki_accuracy` and the envelope of the
-``forkjoin-closed`` catalog (``python -m validation.envelopes``).
+What is and is not Varki's.  The stage equation above is written from
+the published descriptions: Varki's (1999) abstract (a mean value equation
+relating the fork-join time to the service times and the mean queue
+length with one job less, giving lower bounds on the response time, within
+5 % of simulation in most cases) and the optimistic formula of Varki et
+al. (2014) as quoted by Thomasian (2014, eq. (2)), of which it is the
+closed-network form (each stage an MVA queue).  The 1999 paper's own
+equations were not at hand; this is that reading of them, not a
+transcription.  The general-branch stage lengths m_j and the one-branch
+rule are this module's.
+
+Measured (2026-11-27) on the closed fork-joins of
+:mod:`validation.forkjoin_varki_accuracy` (k = 2..8 branches of one queue
+or two in tandem, balanced or spread, stations outside or not, Z = 0 or
+2 s, N = 1..30): against the exact chain of the queue lengths
+(:mod:`validation.forkjoin_exact`, 292 networks of at most 30,000 states;
+``python -m validation.envelopes --family forkjoin-closed-exact``) the
+``mean`` variant is off by at most 10.7 % in X and 12.0 % in R (mean 1.6 %
+and 1.9 %), the independence recursion of :func:`~.forkjoin.forkjoin` by
+at most 3.6 % and 4.6 % (mean 0.6 % and 0.8 %); against the simulator on
+the 70 larger networks of ``python -m validation.forkjoin_varki_accuracy
+--sim --quick``, ``mean`` at most 8.7 % in X and 10.6 % in R, the
+independence recursion 5.1 % and 6.0 %; ``mve`` is worse than both (X
+off by up to 19.5 %).  The stage equation treats a branch of two queues
+in tandem as one queue (it cannot pipeline), which is where ``mean`` errs
+most (N = 20, two-queue branches: +10 % in R); on one-queue branches it
+is low where the independence recursion is high.  So ``qm.solve`` keeps
+``method='forkjoin'`` for closed fork-joins; this method is there to be
+compared with it.
 """
 
 from __future__ import annotations
