@@ -196,3 +196,18 @@ def test_zero_jobs_and_curve():
     # the first step is the lone job's exact answer
     one = forkjoin_exact.solve(net.with_population(1))
     assert float(r.curve.throughput[1]) == pytest.approx(one["X"], rel=1e-9)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_branch_of_zero_time_changes_nothing(variant):
+    # a task of zero service time is done at its fork: the fork-join is the
+    # same as without that branch
+    def net(extra):
+        br = [["a"], ["b"]] + ([["z"]] if extra else [])
+        st = [qm.ForkJoin("fj", br), qm.Queue("a", 1.0), qm.Queue("b", 0.5),
+              qm.Queue("cpu", 0.3)] + ([qm.Queue("z", 0.0)] if extra else [])
+        return qm.Network(st, [qm.Closed("c", 3, think_time=1.0, visits={"fj": 1, "cpu": 1})])
+    with_z = forkjoin_varki(net(True), variant=variant)
+    without = forkjoin_varki(net(False), variant=variant)
+    assert float(with_z.X["c"]) == pytest.approx(float(without.X["c"]), rel=1e-12)
+    assert float(with_z.R["fj"]) == pytest.approx(float(without.R["fj"]), rel=1e-12)

@@ -173,9 +173,12 @@ def _kernel(kind, V, S, forks, is_queue, N: int, Z: float, w: float):
     Xc = np.zeros(N + 1)
     Qc = np.zeros((N + 1, K))
     res = np.zeros(K)
-    m = [stage_means([[S[k] for k in b] for b in branches]) if len(branches) > 1 else None
-         for _, branches in forks]
-    A = [np.zeros(len(branches)) for _, branches in forks]
+    # stage lengths over the branches that take time (a branch of zero
+    # service times finishes at once); one such branch: a tandem, exact MVA
+    timed = [[b for b in branches if float(np.sum(S[b])) > 0] for _, branches in forks]
+    m = [stage_means([[S[k] for k in b] for b in tb]) if len(tb) > 1 else None
+         for tb in timed]
+    A = [np.zeros(len(mi)) if mi is not None else None for mi in m]
     for n in range(1, N + 1):
         res = np.zeros(K)
         for k in range(K):
@@ -191,9 +194,9 @@ def _kernel(kind, V, S, forks, is_queue, N: int, Z: float, w: float):
                     res[k] = V[k] * r
                     st.append(r)
                 stages.append(st)
-            if m[i] is None:           # one branch: a tandem, exact MVA
+            if m[i] is None:           # one timed branch: a tandem, exact MVA
                 Rj.append(None)
-                res[kf] = V[kf] * sum(stages[0])
+                res[kf] = V[kf] * max(sum(st) for st in stages)
                 continue
             rj = np.asarray(m[i]) * (1.0 + A[i])
             Rj.append(rj)
@@ -296,7 +299,7 @@ def forkjoin_varki(net: Network, *, variant: str = "mean", curve: bool = False) 
     how = ("the mean of Varki's mean value equation (optimistic) and the independence "
            "recursion (pessimistic), Varki et al. 2014" if variant == "mean"
            else "Varki's mean value equation (1999), a lower bound on the fork-join time")
-    single = all(len(b) == 1 for _, b in forks)
+    single = all(sum(float(np.sum(S[br])) > 0 for br in b) <= 1 for _, b in forks)
     notes = ["exact: every fork-join has one branch (a tandem of queues), solved by exact MVA"
              if single else
              f"approximate: fork-join time per population step by {how}; exact at N = 1"]
