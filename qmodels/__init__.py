@@ -137,6 +137,7 @@ _LAZY = {
     # fork-join (parallel tasks joined): the element and its solver
     "ForkJoin": ("qmodels.model.forkjoin", "ForkJoin"),
     "forkjoin": ("qmodels.analytic.forkjoin", "forkjoin"),
+    "forkjoin_varki": ("qmodels.analytic.forkjoin_varki", "forkjoin_varki"),
     # the five source systems as models
     "cases": ("qmodels.cases", None),
     # what-if sweeps and plots

@@ -137,6 +137,13 @@ METHODS: dict[str, Method] = {
         "Flatto-Hahn (2 branches, exact) / Nelson-Tantawi (homogeneous M/M/1 branches) or the "
         "independence upper bound; closed an MVA recursion with the fork-join time the mean "
         "maximum of branch times (approximate, exact at N = 1)", "for_forkjoin"),
+    "forkjoin-varki": Method(
+        "qmodels.analytic.forkjoin_varki", "forkjoin_varki",
+        "closed fork-join networks, one class, exponential single-server queues (delays "
+        "outside fork-joins): Varki's mean value technique (1999), each fork-join time the "
+        "mean of its stage equation and the independence recursion (Varki et al. 2014; "
+        "variant='mve': the stage equation alone); approximate, exact at N = 1",
+        "for_forkjoin"),
     "sim": Method(
         "qmodels.sim.api", "simulate",
         "discrete-event simulation with confidence intervals (needs seed=...)"),

@@ -92,6 +92,9 @@ METHOD_LABELS = {
                                "priority formulas on Poisson flows",)),
     "forkjoin": (APPROXIMATE, ("one class, exponential single-server queues and delays; "
                                "branch times taken independent",)),
+    "forkjoin-varki": (APPROXIMATE, ("one closed class, exponential single-server queues "
+                                     "(delays outside fork-joins); Varki's stage mean value "
+                                     "equation for each fork-join",)),
     "decomposition": (APPROXIMATE, ("held resources by flow-equivalent servers (the "
                                     "decomposition)",)),
     "bounds": (BOUND, ("operational laws; balanced job, geometric and proportional bounds "

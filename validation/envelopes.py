@@ -100,6 +100,13 @@ Catalogs (sources of the formulas and cases):
   (its full grid of 320 networks); ``forkjoin-open``: its open grid
   (homogeneous branches: Flatto-Hahn exact at k = 2, Nelson-Tantawi beyond;
   unequal ones: the independence upper bound).
+* ``forkjoin-closed-exact``: the closed fork-joins of
+  :mod:`validation.forkjoin_varki_accuracy` (2-8 branches of one queue or
+  two in tandem, balanced or not, stations outside or not, 1-30 jobs) whose
+  exact chain of queue lengths (:mod:`validation.forkjoin_exact`; ``qm.ctmc``
+  does not model fork-joins) has at most 30,000 states, that chain the
+  reference; solved by ``forkjoin`` and by ``forkjoin-varki`` (Varki's mean
+  value technique, the mean of the two bounds).
 * ``decomposition``: random single-class closed networks with one or two
   token pools (nested or overlapping), against the CTMC.
 """
@@ -126,7 +133,14 @@ from qmodels.analytic.envelopes import FEATURES, features
 from qmodels.errors import ConvergenceWarning, LawViolationError, UnsupportedModelError
 from qmodels.model.distributions import Deterministic, Erlang, HyperExponential, Lognormal
 
-from . import amva_ld_accuracy, forkjoin_accuracy, nonexp, priority_networks
+from . import (
+    amva_ld_accuracy,
+    forkjoin_accuracy,
+    forkjoin_exact,
+    forkjoin_varki_accuracy,
+    nonexp,
+    priority_networks,
+)
 from ._spread import add_arguments, check, map_in_order
 
 __all__ = ["CATALOGS", "Catalog", "Approx", "networks", "run", "envelopes_of", "table",
@@ -146,7 +160,7 @@ HALF_WIDTH = 0.02
 #: substitute with ``fcfs_as_ps=True`` (envelopes with "substituted": true)
 APPROXIMATE_METHODS = ("schweitzer", "linearizer", "mva-residual", "marie", "qna", "rqna",
                        "priority",
-                       "forkjoin", "decomposition")
+                       "forkjoin", "forkjoin-varki", "decomposition")
 SUBSTITUTED_METHODS = ("exact", "schweitzer", "linearizer")
 
 
@@ -188,7 +202,7 @@ class Catalog:
     make: Callable
     networks: int
     quick: int
-    #: "ctmc", "mva" or "sim"
+    #: "ctmc", "mva", "sim" or "fj-ctmc" (:mod:`validation.forkjoin_exact`)
     reference: str
     approx: tuple
     seed: tuple = (1,)
@@ -197,7 +211,8 @@ class Catalog:
     published: dict = field(default_factory=dict)
 
 
-REFERENCE_WORDS = {"ctmc": "exact CTMC", "mva": "exact MVA", "sim": "simulator"}
+REFERENCE_WORDS = {"ctmc": "exact CTMC", "mva": "exact MVA", "sim": "simulator",
+                   "fj-ctmc": "exact CTMC (fork-join)"}
 
 
 # ---------------------------------------------------------------------------
@@ -518,6 +533,12 @@ def forkjoin_closed(rng, i: int) -> qm.Network:
     return forkjoin_accuracy.closed_net(*_fj_closed_grid()[i])
 
 
+def forkjoin_small(rng, i: int) -> qm.Network:
+    """Network i of :func:`validation.forkjoin_varki_accuracy.exact_catalog`
+    (the closed fork-joins whose exact chain has at most 30,000 states)."""
+    return forkjoin_accuracy.closed_net(*forkjoin_varki_accuracy.exact_catalog()[i])
+
+
 def forkjoin_open(rng, i: int) -> qm.Network:
     """Network i of the open grid by
     :func:`validation.forkjoin_accuracy.open_net`."""
@@ -666,6 +687,11 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
             "(validation.forkjoin_accuracy)", forkjoin_closed, len(_fj_closed_grid()), 3,
             "sim", (Approx("forkjoin", "forkjoin"),), seed=(27, 12),
             sim=SimPlan(_h_fj_closed)),
+    Catalog("forkjoin-closed-exact", "closed fork-joins of 2-8 branches, 1-30 jobs, small "
+            "enough for the exact chain (validation.forkjoin_varki_accuracy)", forkjoin_small,
+            len(forkjoin_varki_accuracy.exact_catalog()), 6, "fj-ctmc",
+            (Approx("forkjoin", "forkjoin"), Approx("forkjoin-varki", "forkjoin_varki")),
+            seed=(27, 15)),
     Catalog("forkjoin-open", "open fork-joins of 2-8 M/M/1 branches, utilisation 0.3-0.85 "
             "(validation.forkjoin_accuracy)", forkjoin_open, len(_fj_open_grid()), 2, "sim",
             (Approx("forkjoin", "forkjoin"),), seed=(27, 13),
@@ -732,6 +758,10 @@ def _reference(catalog: Catalog, net, index: int, quick: bool):
     if catalog.reference == "mva":
         X, R = _class_figures(qm.mva(net), net)
         return X, R, None, None
+    if catalog.reference == "fj-ctmc":
+        ref = forkjoin_exact.solve(net)
+        c = net.class_names[0]
+        return {c: ref["X"]}, {c: ref["R"]}, None, None
     seed = 1_000_000 * catalog.seed[-1] + index
     return _simulate(net, catalog.sim, seed, quick)
 
