@@ -429,10 +429,12 @@ class _How:
                 "overtake-free path of FCFS ./M/1 queues (or one M/M/c queue) in an open "
                 "product-form network; size this model with method='sim' (the simulator's "
                 "percentile, its confidence interval kept as the margin)") from None
-        seen[key] = (f"{key}: by 'passage', exact: the end-to-end response-time "
-                     f"distribution of class {cls!r} along {' -> '.join(d.path)}, a "
-                     "phase-type sum of independent sojourn times (Walrand & Varaiya 1980); "
-                     "no margin needed")
+        seen[key] = (f"{key}: by 'passage', exact: " + (
+            f"the end-to-end response-time distribution of class {cls!r} along "
+            f"{' -> '.join(d.path)}, a phase-type sum of independent sojourn times (Walrand & "
+            "Varaiya 1980)" if len(d.path) > 1 else
+            f"the response-time distribution of class {cls!r} at its one station "
+            f"{d.path[0]!r} (Kleinrock 1975, eq. 3.40)") + "; no margin needed")
         return d.percentile(q), None
 
     def label(self, r, notes=()) -> dict:
