@@ -190,3 +190,24 @@ def test_sized_by_the_simulator_keeps_its_interval_and_lands_near_the_exact_answ
     # with the margin kept, the simulated answer asks for at least about the
     # exact speed-up (a few % either way: a 10-replication estimate)
     assert sim.answer == pytest.approx(exact.answer, rel=0.05)
+
+
+def test_cli_sizes_a_percentile_on_a_path_from_a_model_file(tmp_path, capsys):
+    import json
+
+    from qmodels.cli import main
+
+    path = tmp_path / "shop.yaml"
+    qm.save(tandem(), path)
+    assert main(["size", str(path), "--max-arrival-rate", "--target", "R_p95<=0.2",
+                 "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    # Exp(50 - lam) + Exp(33.3 - lam): the largest lam with p95 <= 0.2
+    p95 = quantile(lambda t: hypo_tail([50 - d["answer"], 1 / 0.03 - d["answer"]], t), 0.95)
+    assert p95 == pytest.approx(0.2, rel=1e-5)
+    assert d["exactness"] == "exact" and any("'passage'" in n for n in d["notes"])
+    # a closed model: refused by name, exit status 2
+    qm.save(closed_net(), tmp_path / "c.yaml")
+    assert main(["size", str(tmp_path / "c.yaml"), "--max-population",
+                 "--target", "R_p95<=1"]) == 2
+    assert "method='sim'" in capsys.readouterr().err
