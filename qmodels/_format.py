@@ -10,7 +10,6 @@ through :func:`esc` in HTML: a station called ``<b>`` shows as the text
 
 from __future__ import annotations
 
-import html
 import math
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -77,6 +76,8 @@ def note_lines(notes: Iterable[str], prefix: str = "note: ",
 
 def esc(x) -> str:
     """``str(x)`` with ``& < > " '`` escaped."""
+    import html  # on first use: only the notebook displays need it
+
     return html.escape(str(x))
 
 

@@ -23,7 +23,6 @@ import json
 import os
 import sys
 import time
-from importlib import resources
 
 from ._version import __version__
 from .errors import ModelFileError, QModelsError
@@ -40,6 +39,8 @@ BUILTIN = "two_tier.yaml"
 
 
 def _builtin_path():
+    from importlib import resources  # only here: it imports zipfile, tempfile, shutil
+
     return resources.files("qmodels").joinpath("examples", BUILTIN)
 
 
@@ -47,6 +48,8 @@ def _load(model: str | None):
     from .io import modelfile
 
     if model is None:
+        from importlib import resources
+
         with resources.as_file(_builtin_path()) as p:
             return modelfile.load(p), True
     return modelfile.load(model), False

@@ -56,3 +56,18 @@ def test_version_loads_no_command():
         "        pass")
     assert not [m for m in mods if m.startswith(("qmodels.whatif", "qmodels.cases",
                                                 "qmodels.io", "qmodels.dispatch"))]
+
+
+def test_solve_loads_no_heavy_library_nor_unused_stdlib():
+    # scipy, sympy, pandas, networkx, numba, matplotlib: the solvers and
+    # layers that need them import them on first use; importlib.resources
+    # (with zipfile, tempfile, shutil), html and fractions serve other
+    # commands, the notebook displays and exact-fraction values only
+    mods = _modules_after(
+        "import contextlib, io\n"
+        "from qmodels.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['solve', {EXAMPLE!r}])")
+    heavy = ("scipy", "sympy", "pandas", "networkx", "numba", "matplotlib", "jsonschema",
+             "importlib.resources", "zipfile", "tempfile", "html", "fractions")
+    assert not sorted(m for m in heavy if m in mods)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import keyword
 import numbers
-from fractions import Fraction
+import sys
 from typing import Any
 
 from ..errors import InvalidValueError
@@ -34,7 +34,8 @@ def _out(v, symbols: dict):
         return int(v)
     if isinstance(v, float):
         return v
-    if isinstance(v, Fraction):
+    fractions = sys.modules.get("fractions")   # no Fraction exists unless it was imported
+    if fractions is not None and isinstance(v, fractions.Fraction):
         return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else v.numerator
     if _is_sympy(v):
         for s in v.free_symbols:

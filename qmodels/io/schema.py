@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
-from importlib import resources
 from typing import Any
 
 __all__ = ["schema", "validate", "conforms", "format_path", "register_cli", "SCHEMA_FILE"]
@@ -31,6 +31,15 @@ SCHEMA_FILE = "model.schema.json"
 
 @functools.lru_cache(maxsize=1)
 def _schema_text() -> str:
+    # the file beside this module when the package is on disk (every
+    # install but a zip); importlib.resources, which imports zipfile,
+    # tempfile and shutil (~10 ms of every `qmodels solve`), otherwise
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), SCHEMA_FILE)
+    if os.path.isfile(here):
+        with open(here, encoding="utf-8") as f:
+            return f.read()
+    from importlib import resources
+
     return resources.files("qmodels.io").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
 
 

@@ -24,10 +24,20 @@ Targets are strings ``METRIC[NAME] OP VALUE``:
   for ``"arrival_rate"``, the class whose rate varies);
 * ``X>=500``, ``X[tx]<=800``: a class's throughput;
 * ``U[disk]<=0.7``: a station's utilisation per server (``Result.U``);
-* ``R_p95[tx]<=0.05``: a response-time percentile (95th here; ``R_p99.9``
-  works), only where a closed form exists: an open class served by one
-  M/M/c queue (see :func:`mmc_response_quantile`); anywhere else it is
-  refused by name (:class:`~qmodels.errors.UnsupportedModelError`).
+* ``R_p95[tx]<=0.05``: a percentile of a class's end-to-end response time
+  (95th here; ``R_p99.9`` works), found where an exact distribution exists
+  by :func:`qmodels.response_time_distribution` (method ``"passage"``: an
+  open class along an overtake-free path of FCFS ./M/1 queues, or at one
+  M/M/c queue, in an open product-form network), exact and kept with no
+  margin; with ``method="sim"`` by the simulator's estimate (p50, p95 or
+  p99), a ceiling met by the high end of its confidence interval raised by
+  the histogram's resolution (0.56 %), for any model the simulator runs.
+  Anything else (a closed class, random routing, a multi-server or delay
+  station inside the path, processor sharing, general service or arrivals,
+  priorities) is refused by name with method ``"auto"`` or an analytic
+  method (:class:`~qmodels.errors.UnsupportedModelError`), pointing to
+  ``method="sim"``.  The Sizing's notes say, per percentile, which it was
+  and the margin kept.
 
 Monotonicity (what makes "the largest" and "the fewest" well defined)
 -------------------------------------------------------------------
@@ -92,7 +102,6 @@ from ..errors import (
     UnsupportedModelError,
 )
 from ..model import Closed, Delay, LoadDependent, Network, Open, Queue
-from ..model.distributions import Exponential
 from ..results import label_dict, label_of
 
 __all__ = ["size", "Sizing", "Target", "parse_target", "mmc_response_quantile",
@@ -285,24 +294,6 @@ def mmc_response_quantile(arrival_rate: float, service_time: float, servers: int
     return 0.5 * (lo + hi)
 
 
-def _mmc_station(net: Network, cls: str):
-    """(arrival rate, service time, servers) when ``cls`` is an open class
-    served by exactly one exponential queueing station, else None."""
-    ci = net.class_names.index(cls)
-    c = net.classes[ci]
-    if not isinstance(c, Open):
-        return None
-    visited = [k for k in range(len(net.stations)) if net.visits[ci, k] > 0]
-    if len(visited) != 1 or len(net.classes) != 1:
-        return None
-    st = net.stations[visited[0]]
-    if not isinstance(st, Queue) or not (
-            st.distribution is None or isinstance(st.distribution, Exponential)):
-        return None
-    return float(c.arrival_rate) * float(net.visits[ci, visited[0]]), \
-        float(net.service_times[ci, visited[0]]), int(st.servers)
-
-
 
 # ---------------------------------------------------------------------------
 # how each candidate is solved, and the margin kept for the method's error
@@ -338,6 +329,7 @@ class _How:
         self.method, self.seed, self.general = method, seed, general
         self.used: dict = {}        # method name -> exactness, in order of first use
         self.margins: dict = {}     # id(result) -> {figure key: relative margin kept}
+        self.pct: dict = {}         # id(result) -> {percentile key: how it was found}
 
     def solve(self, net: Network):
         from ..dispatch import solve
@@ -374,12 +366,84 @@ class _How:
             return float(value) / (1.0 - e) if e < 1.0 else math.inf
         return float(value) / (1.0 + e)
 
+    def percentile(self, t, key, net: Network, r):
+        """(value, value with the margin kept or None) of the percentile
+        target ``t`` (figure ``key``) on the candidate ``net`` whose means
+        are ``r``.
+
+        A simulated candidate gives the simulator's estimate of the
+        percentile (p50, p95 or p99 of the class's response time, from its
+        log-scale histogram) and its confidence interval: a ceiling is met
+        by the interval's high end, raised by the histogram's relative
+        resolution exp(step) - 1 (:func:`qmodels.sim.stats.histogram_percentile`).
+        Any other candidate needs the exact end-to-end distribution of
+        :func:`qmodels.analytic.passage.response_time_distribution` (an open
+        class along an overtake-free path of ./M/1 nodes, or one M/M/c
+        queue); where it has none, the refusal names the feature that
+        prevents it and points to ``method="sim"``.
+
+        Monotone: along such a path the response time is a sum of
+        independent sojourn times, each stochastically decreasing in the
+        station's service rate and server count and increasing in the
+        arrival rate (Exp(mu - lambda) at a ./M/1 node; at an M/M/c node
+        Erlang's C(c, a) falls in c and rises in lambda: Kleinrock 1975,
+        sec. 3.5); the usual stochastic order is closed under sums of
+        independent variables (Shaked & Shanthikumar, *Stochastic Orders*,
+        2007, Theorem 1.A.3), so every percentile moves the same way.
+        """
+        cls = key[key.index("[") + 1:-1]
+        q = float(t.percentile)
+        seen = self.pct.setdefault(id(r), {})
+        if getattr(r, "exactness", None) == "simulated":
+            from ..sim.flatten import HIST_BINS, HIST_DECADES
+
+            est = {float(k): v for k, v in (getattr(r, "percentiles", {}) or {}).get(
+                cls, {}).items()}.get(q)
+            if est is None:
+                raise UnsupportedModelError(
+                    f"target {t}: the simulator estimates the p50, p95 and p99 of a class's "
+                    f"response time, not p{q:g}; write the target on one of them")
+            if not math.isfinite(float(est.mean)):
+                raise UnsupportedModelError(
+                    f"target {t}: the simulator gives no response-time percentile for class "
+                    f"{cls!r} (a class of a class-switching chain: its histogram holds the "
+                    "chain's cycles, not the time spent as the class)")
+            res = math.expm1(math.log(10.0) * HIST_DECADES / HIST_BINS)
+            value = float(est.mean)
+            guarded = float(est.high) * (1.0 + res)
+            if value:
+                self.margins.setdefault(id(r), {})[key] = guarded / value - 1.0
+            seen[key] = (f"{key}: the simulator's p{q:g} estimate (simulated, "
+                         f"{100 * r.level:g} % interval over {r.n} replications or batches); "
+                         "a ceiling met by the interval's high end raised by the histogram's "
+                         f"resolution ({100 * res:.2g} %)")
+            return value, guarded
+        from ..analytic.passage import response_time_distribution
+
+        try:
+            d = response_time_distribution(net, cls)
+        except UnsupportedModelError as e:
+            raise UnsupportedModelError(
+                f"target {t}: no exact response-time distribution for this model: {e}.  "
+                "The exact one (method 'passage') covers an open class along an "
+                "overtake-free path of FCFS ./M/1 queues (or one M/M/c queue) in an open "
+                "product-form network; size this model with method='sim' (the simulator's "
+                "percentile, its confidence interval kept as the margin)") from None
+        seen[key] = (f"{key}: by 'passage', exact: " + (
+            f"the end-to-end response-time distribution of class {cls!r} along "
+            f"{' -> '.join(d.path)}, a phase-type sum of independent sojourn times (Walrand & "
+            "Varaiya 1980)" if len(d.path) > 1 else
+            f"the response-time distribution of class {cls!r} at its one station "
+            f"{d.path[0]!r} (Kleinrock 1975, eq. 3.40)") + "; no margin needed")
+        return d.percentile(q), None
+
     def label(self, r, notes=()) -> dict:
         """The label of a Sizing whose answer is ``r``'s: method, exactness,
         assumptions, warnings, error and the margins, and notes saying them."""
+        pct = tuple(self.pct.get(id(r), {}).values())
         if not self.general:
-            return {"notes": tuple(notes)}
-        out_notes = list(notes)
+            return {"notes": tuple(notes) + pct}
+        out_notes = list(notes) + list(pct)
         methods = list(self.used)
         out_notes.append(
             f"each candidate solved by {self.method!r}" + (
@@ -492,9 +556,6 @@ class _Problem:
             self.keys.append(key)
         self.resolved = list(zip(self.targets, self.keys))
 
-    def percentile_key(self, t, key):
-        return key
-
     def evaluate(self, net: Network):
         r = self.how.solve(net)
         fig = _figures(net, r)
@@ -504,19 +565,9 @@ class _Problem:
                 if guarded is not None:
                     fig[_guard_key(t, key)] = guarded
             else:
-                if self.how.general:
-                    raise UnsupportedModelError(
-                        f"target {t}: sizing on a response-time percentile needs its closed "
-                        "form (an open class served by one M/M/c queue, solved exactly); "
-                        f"method {self.how.method!r} gives means only")
-                cls = key[key.index("[") + 1:-1]
-                mmc = _mmc_station(net, cls)
-                if mmc is None:
-                    raise UnsupportedModelError(
-                        f"target {t}: a response-time percentile has a closed form here only "
-                        "for an open class served by one exponential queue (M/M/c); this "
-                        "network is not one (simulate it: qm.simulate)")
-                fig[key] = mmc_response_quantile(*mmc, t.percentile / 100.0)
+                fig[key], guarded = self.how.percentile(t, key, net, r)
+                if guarded is not None:
+                    fig[_guard_key(t, key)] = guarded
         return fig, r
 
     def failed(self, fig) -> list[str]:
@@ -590,8 +641,9 @@ class Sizing:
     next_bottleneck: str = ""
     targets: tuple = ()
     notes: tuple = ()
-    #: the method of the answer's figures: "exact" (exact MVA, or the M/M/c
-    #: closed form for a percentile) for a product-form model, else the one
+    #: the method of the answer's figures: "exact" (exact MVA, and the exact
+    #: "passage" distribution for a percentile: the notes say so) for a
+    #: product-form model, else the one
     #: ``method=`` chose (see :func:`size`)
     method: str = "exact"
     exactness: str = "exact"
@@ -705,7 +757,8 @@ def size(net: Network, *targets, vary: str = "population", cls: str | None = Non
         A question whose monotonicity is not established for this model
         (falling rate multipliers, a target that may move against the
         search, several classes for a population), or a percentile
-        without a closed form.
+        without an exact distribution (``method="sim"`` sizes it), or one
+        the simulator does not estimate (not p50, p95 or p99).
     ProblemTooLargeError
         The answer lies beyond the search's limit (population 2^20,
         100,000 servers, speed-up 10^9).
@@ -815,7 +868,10 @@ def _population(net: Network, targets, cls) -> Sizing:
     for t in prob.targets:
         if t.percentile is not None:
             raise UnsupportedModelError(
-                f"target {t}: no closed form for a response-time percentile of a closed network")
+                f"target {t}: class {name!r} is closed, and a closed class's response-time "
+                "distribution has no exact form here (method 'passage' covers open classes "
+                "along overtake-free paths of ./M/1 queues); size it with method='sim' (the "
+                "simulator's percentile, its confidence interval kept as the margin)")
     ceilings = [(t, k) for t, k in prob.resolved if t.ceiling]
     floors = [(t, k) for t, k in prob.resolved if not t.ceiling]
     if not ceilings:
