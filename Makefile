@@ -33,10 +33,10 @@ demo: $(STAMP)
 # `make test-slow`.
 test: $(STAMP)
 	$(BIN)/ruff check qmodels tests validation benchmarks derivations
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n 2 -m "not slow" --doctest-modules qmodels tests
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n 2 -m "not slow" --doctest-modules qmodels tests
 
 test-slow: $(STAMP)
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow tests
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow tests
 
 # A wheel that ships the simulator's machine code (qmodels/_kernels, built for
 # the generic CPU of this architecture; see setup.py), in dist/
