@@ -594,3 +594,13 @@ def test_pci_udp_falls_above_3000_with_the_fifo_not_below():
     rep = nic.report(paced)
     row = next(r for r in rep.rows if r.quantity.startswith("UDP of the PCI NIC"))
     assert row.model == 0.0 and row.blame == "assumption" and row.rests_on == ("rx_arrivals",)
+
+
+def test_validation_holds_the_fifo_against_the_simulator(val):
+    # the M/D/1/K goodput of the PCI NIC's receive FIFO at MTU 9000 against the simulator
+    # dropping frames that find the FIFO full (exact method: tolerance 0)
+    (v,) = [v for v in val if "receive FIFO" in v["configuration"]]
+    assert v["tolerance"] == 0.0 and v["agree"], v
+    f = nic.udp_flow("PCI", 9000)
+    assert v["analytic"] == pytest.approx(f.delivered * 8e-6)
+    assert f.fifo_loss > 0.05        # a loss the simulator must see too
