@@ -524,3 +524,23 @@ def test_fsync_energy_rows_name_the_reach_of_the_call_size():
         assert r.rests_on == ("default_buffer", "hdd_seek") and r.blame == "assumption"
         other = _row(held, q).model
         assert f"{other:.2g}x" in r.note or f"{other:.3g}x" in r.note, (q, other, r.note)
+
+
+def test_one_mb_rows_say_what_a_size_dependent_request_cost_would_need(rep):
+    """The 1 MB buffer rows (HDD 2.5x the SSD on 1 GB) against a per-request cost that
+    depends on the request size.  Hand derivation: with T_h and T_s the model's 1 GB
+    times in 1 MB calls, meeting 2.5x needs (2.5 T_s - T_h) / 1024 more per HDD request;
+    the disk's revolution is 60 / 7200 s = 8.33 ms and its 1 MB transfer 1 MiB / 150 MB/s
+    = 7.0 ms, so the extra is several of each.  The same extra on the 4096 1 MB calls of
+    the 4 GB write takes HDD/NVDIMM far above the fitted 1.25x."""
+    p = rep.params
+    mib = 2 ** 20
+    t_h = afa.run(p, "hdd", size=p.sync_file, buffer=mib).time
+    t_s = afa.run(p, "ssd", size=p.sync_file, buffer=mib).time
+    need = (2.5 * t_s - t_h) / (p.sync_file / mib)
+    assert need > 3 * 60 / 7200 and need > 3 * mib / 150e6
+    row = next(r for r in rep.rows if r.quantity == "HDD/SSD write time, 1 MB buffer")
+    assert f"{need * 1e3:.1f} ms to every 1 MB request" in row.miss
+    big = (afa.run(p, "hdd", size=p.large_file).time + need * p.large_file / mib) \
+        / afa.run(p, "nvdimm", size=p.large_file).time
+    assert big > 2 and f"write {big:.1f}x instead of 1.25x" in row.miss

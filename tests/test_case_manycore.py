@@ -536,3 +536,46 @@ def test_conclusion_rmax_row_is_the_two_hpl_rows():
     k, s_ = _row(rep, "KNL HPL Rmax"), _row(rep, "SKL HPL Rmax/Rpeak, 1 node")
     assert row.model == float(s_.model * 3072 > k.model * 3046.4)
     assert row.miss and row.blame == "model"
+
+
+def test_one_socket_placement_makes_upi_the_bottleneck_station():
+    """The paper's mechanism (sec. 4-2, 4-3): every page on socket 0, threads on
+    both sockets, socket 1's half reaching socket 0's memory over UPI.
+
+    Hand derivation (asymptotic bounds, Lazowska et al., QSP 1984, sec. 5.2):
+    per line the 6 channels of one socket carry 64 B at 6 x 21.328 GB/s =
+    127.97 GB/s, UPI carries r x 64 B at 41.6 GB/s with r = 1/2 (20 of 40
+    threads, equal chunks), so UPI's demand 0.5 x 64 / 41.6 exceeds the
+    channels' 64 / 127.97 and the lines flow at 41.6 / 0.5 = 83.2 GB/s, of
+    which STREAM counts 3/4: 62.4 GB/s."""
+    p = dataclasses.replace(mc.Params(), placement="one-socket")
+    assert mc.remote_fraction(p, 40) == pytest.approx(0.5, rel=1e-12)
+    # threads bound round-robin: 20 of 21 threads (the first 11 get one element more of
+    # 64e6 / 21) sit on socket 0
+    starts = [t * (64_000_000 // 21) + min(t, 64_000_000 % 21) for t in range(22)]
+    off = sum(starts[t + 1] - starts[t] for t in range(21) if t % 2)
+    assert mc.remote_fraction(p, 21) == pytest.approx(off / 64_000_000, rel=1e-12)
+    net = mc.stream_network(p, "skl", 40)
+    mem = next(s for s in net.stations if s.name == "mem")
+    assert mem.servers == 6
+    bw, res = mc.stream(p, "skl", 40)
+    assert res.bottleneck == ("upi",)
+    assert float(res.U["upi"]) > 0.999 and float(res.U["mem"]) < 0.7
+    assert bw / 1e9 == pytest.approx(0.75 * 41.6 / 0.5, rel=1e-6)
+    # the switch point over one socket's channels: r* = 41.6 / 127.968
+    sw = mc.switch_values(p, 40)
+    assert sw["r_star"] == pytest.approx(41.6e9 / (6 * 2666e6 * 8), rel=1e-9)
+    assert sw["page_star"] is None
+    # the first-touch default keeps both sockets' 12 channels and the memory bottleneck
+    _, res_ft = mc.stream(mc.Params(), "skl", 40)
+    assert res_ft.bottleneck == ("mem",)
+    # the rows: the bottleneck row agrees, the peak row misses and says it rests on the
+    # placement
+    r = mc.report(p)
+    row = _row(r, "SKL STREAM bottleneck")
+    assert row.model == 1.0 and not row.miss
+    peak = _row(r, "SKL STREAM peak")
+    assert peak.blame == "assumption" and "placement" in peak.rests_on
+    # at few threads the cores bind, the UPI link only as threads grow (the paper's words)
+    curve = mc.stream_curve(p, "skl", [2, 40])
+    assert curve["regime"][0] == "cores" and curve["regime"][-1] == "upi"

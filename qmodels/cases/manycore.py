@@ -49,6 +49,19 @@ Remote fraction (first touch)
     peak on the memory channels, not on UPI as the paper says (a miss,
     kept).  Unbound threads that the OS moves between initialisation and
     the kernels read a random socket's pages: r = 1/2, UPI-bound at 62 GB/s.
+One socket's memory over UPI (``placement='one-socket'``)
+    The paper's own mechanism (sec. 4-2: the 256 GB/s of the two sockets
+    "but the UPI bandwidth connecting the two sockets is 41.6 GB/s, so a
+    bottleneck appears as the number of threads grows"; sec. 4-3: memory
+    beyond one socket's 96 GB "must be read from the other CPU's memory
+    through UPI"): every page lives on socket 0 (a serial initialisation
+    touches all of it first, or the job is bound there), threads run on
+    both sockets, and the half on socket 1 reach socket 0's six channels
+    over UPI.  The network then has 6 channels and r = 1/2 against r* =
+    41.6 / 128 = 0.325: UPI is the bottleneck station and STREAM is
+    0.75 x 41.6 / 0.5 = 62.4 GB/s.  A placement the user selects beside
+    first touch; no placement gives both the paper's bottleneck and its
+    177.2 GB/s (the rows' misses say so).
 Switch point
     The UPI link overtakes the memory channels when its demand per line
     r x 64 / B_upi exceeds 64 / B_mem: r* = B_upi / B_mem (sympy,
@@ -132,7 +145,7 @@ LINE = 64  # bytes per cache line
 #: the three memories STREAM and IOR bind to
 MEMORIES = ("knl_mcdram", "knl_ddr4", "skl")
 #: thread placements on the two SKL sockets (see :func:`thread_sockets`)
-PLACEMENTS = ("scatter", "compact", "spread", "unbound")
+PLACEMENTS = ("scatter", "compact", "spread", "unbound", "one-socket")
 #: the two places of the paper that cannot both hold for the KNL DDR4 peak (sec. 4-2)
 KNL_DDR_QUOTES = (
     "sec. 3-1 and 4-2: the physical bandwidth is 'MCDRAM (490GB/s), DDR4 (90GB/s)'",
@@ -211,8 +224,10 @@ class Params:
                            "alternates sockets): of the bound placements the one whose "
                            "chunk boundaries all cross sockets, the most remote traffic first "
                            "touch can make; 'compact', 'spread' (OMP_PROC_BIND) and 'unbound' "
-                           "(the OS moves threads: r = 1/2, the paper's 'UPI becomes the "
-                           "bottleneck' placement) are the others", kind="assumption",
+                           "(the OS moves threads: r = 1/2) and 'one-socket' (every page on "
+                           "socket 0, reached from socket 1 over UPI: the paper's mechanism, "
+                           "sec. 4-3 'beyond 96 GB it must be read from the other CPU's memory "
+                           "through UPI') are the others", kind="assumption",
                            plausible=PLACEMENTS)
     # --- energy ------------------------------------------------------------------
     skl_tdp: float = param(150.0, "Intel ARK, Xeon Gold 6148: TDP 150 W per socket",
@@ -457,13 +472,15 @@ def thread_sockets(p: Params, threads: int, placement: str | None = None) -> lis
     ``compact``: fill socket 0 first, t // cores per socket
     (``OMP_PROC_BIND=close`` over cores); ``spread``: OpenMP's
     ``proc_bind(spread)`` over one place per core, thread t on place
-    floor(t x cores / threads) ([OMP] sec. 2.5.2); ``unbound`` has no fixed
-    socket (refused here; see :func:`remote_fraction`).
+    floor(t x cores / threads) ([OMP] sec. 2.5.2); ``one-socket`` binds
+    threads as ``scatter`` does (its pages all live on socket 0);
+    ``unbound`` has no fixed socket (refused here; see
+    :func:`remote_fraction`).
     """
     placement = _placement(p, placement)
     T = _threads(p, threads)
     per = p.skl_cores // p.sockets
-    if placement == "scatter":
+    if placement in ("scatter", "one-socket"):
         return [t % p.sockets for t in range(T)]
     if placement == "compact":
         return [min(t // per, p.sockets - 1) for t in range(T)]
@@ -518,11 +535,20 @@ def remote_fraction(p: Params, threads: int, placement: str | None = None, *,
     element (the stored array is read for ownership and written back).
     ``unbound``: threads the OS moves between the initialisation and the
     kernels read a page of a random socket: r = 1 - 1 / sockets.
+    ``one-socket``: every page on socket 0 (one thread touched the arrays
+    first, or the memory is bound there): a thread's traffic is remote when
+    it runs on another socket, so r is the share of the elements the
+    threads off socket 0 own, 1/2 for an even split.
     """
     placement = _placement(p, placement)
     T = _threads(p, threads)
     if placement == "unbound":
         return 1.0 - 1.0 / p.sockets
+    if placement == "one-socket":
+        sock = thread_sockets(p, T, placement)
+        starts = _chunks(int(p.skl_array_size), T)
+        return sum(starts[t + 1] - starts[t] for t in range(T) if sock[t] != 0) \
+            / int(p.skl_array_size)
     P = int(p.page_size if page is None else page)
     if P < 1:
         raise InvalidValueError(f"remote_fraction: page must be >= 1 B, got {page!r}")
@@ -562,7 +588,8 @@ def remote_fraction(p: Params, threads: int, placement: str | None = None, *,
     return sum(wk * rk for wk, rk in zip(w, remote)) / (A * sum(w))
 
 
-def stream_network(p: Params, which: str, threads: int, remote: float | None = None):
+def stream_network(p: Params, which: str, threads: int, remote: float | None = None, *,
+                   placement: str | None = None):
     """The closed network of STREAM with ``threads`` threads on memory ``which``.
 
     Stations: ``core`` (delay: the unloaded latency less the channel's
@@ -573,7 +600,9 @@ def stream_network(p: Params, which: str, threads: int, remote: float | None = N
     ``p.placement``).  Population: threads x lines in flight per core.
     The two sockets are pooled (one station of 12 channels, one of 4 UPI
     lanes): exact when the threads split evenly, as every placement does
-    at an even thread count.
+    at an even thread count.  ``placement`` (default ``p.placement``)
+    ``one-socket`` keeps every page on socket 0, so only its
+    ``skl_channels_per_socket`` channels serve the lines.
     """
     import qmodels as qm
 
@@ -582,12 +611,15 @@ def stream_network(p: Params, which: str, threads: int, remote: float | None = N
         raise InvalidValueError(f"stream: threads must be an integer in 1..{cores} on {which}, "
                                 f"got {threads!r}")
     mem = memory(p, which)
+    if which == "skl" and _placement(p, placement) == "one-socket":
+        mem = mem.replace(channels=p.skl_channels_per_socket)
     per_channel = mem.replace(channels=1)
     s_mem = per_channel.service_time
     stations = [qm.Delay("core", max(lat - s_mem, 0.0)),
                 per_channel.station("mem", servers=mem.channels)]
     visits = {"core": 1, "mem": 1}
-    r = remote_fraction(p, threads) if (remote is None and which == "skl") else (remote or 0.0)
+    r = remote_fraction(p, threads, placement) if (remote is None and which == "skl") \
+        else (remote or 0.0)
     if not 0 <= r <= 1:
         raise InvalidValueError(f"stream: remote must be a fraction in [0, 1], got {remote!r}")
     if which == "skl" and r > 0:
@@ -598,11 +630,13 @@ def stream_network(p: Params, which: str, threads: int, remote: float | None = N
     return qm.Network(stations, [qm.Closed("line", threads * lines, visits=visits)])
 
 
-def stream(p: Params, which: str, threads: int, remote: float | None = None):
-    """STREAM bandwidth (B/s, as STREAM reports it) and the solved MVA result."""
+def stream(p: Params, which: str, threads: int, remote: float | None = None, *,
+           placement: str | None = None):
+    """STREAM bandwidth (B/s, as STREAM reports it) and the solved MVA result
+    (``placement``: see :func:`stream_network`)."""
     import qmodels as qm
 
-    res = qm.mva(stream_network(p, which, threads, remote))
+    res = qm.mva(stream_network(p, which, threads, remote, placement=placement))
     return p.stream_counted * LINE * res.X["line"], res
 
 
@@ -618,7 +652,8 @@ def regime(net) -> str:
     return b.bottleneck[0]
 
 
-def stream_curve(p: Params, which: str, threads=None, remote=None) -> dict:
+def stream_curve(p: Params, which: str, threads=None, remote=None, *,
+                 placement: str | None = None) -> dict:
     """Bandwidth (B/s, as STREAM reports it), regime and utilisations over
     ``threads`` (default every count 1..cores).
 
@@ -635,14 +670,14 @@ def stream_curve(p: Params, which: str, threads=None, remote=None) -> dict:
            "remote": []}
     if remote is None and which == "skl":    # first touch: the fraction moves with threads
         def remote(t):
-            return remote_fraction(p, t)
+            return remote_fraction(p, t, placement)
     if not callable(remote):
-        net = stream_network(p, which, max(threads), remote)
+        net = stream_network(p, which, max(threads), remote, placement=placement)
         curve = qm.mva(net, curve=True).curve
         names = list(curve.station_names)
         r = remote if remote is not None else 0.0
         for t in threads:
-            sub = stream_network(p, which, t, remote)
+            sub = stream_network(p, which, t, remote, placement=placement)
             n = t * lines
             out["bandwidth"].append(p.stream_counted * LINE * float(curve.X[n]))
             out["regime"].append(regime(sub))
@@ -653,7 +688,7 @@ def stream_curve(p: Params, which: str, threads=None, remote=None) -> dict:
         return out
     for t in threads:
         r = remote(t)
-        bw, res = stream(p, which, t, r)
+        bw, res = stream(p, which, t, r, placement=placement)
         out["bandwidth"].append(bw)
         out["regime"].append(regime(res.network))
         out["U_mem"].append(res.U["mem"])
@@ -720,16 +755,20 @@ def switch_points():
 def switch_values(p: Params, threads: int | None = None, placement: str | None = None) -> dict:
     """:func:`switch_points` at the parameters: r*, the first-touch r at
     ``threads`` (default all cores) and the page size P* that would reach r*
-    (None for ``unbound`` threads, whose r = 1/2 does not depend on pages)."""
+    (None for ``unbound`` threads and ``one-socket`` pages, whose r does not
+    depend on pages; with ``one-socket`` r* = B_upi / one socket's B_mem)."""
     f = switch_points()
     sy = f["symbols"]
     T = p.skl_cores if threads is None else threads
-    if _placement(p, placement) == "unbound":   # no first touch: r = 1/2 whatever the page
+    pl = _placement(p, placement)
+    if pl in ("unbound", "one-socket"):   # no first-touch split: r does not depend on pages
+        # one-socket: the lines are served by one socket's channels only
         r_star = float(f["r_star"].subs({
             sy["links"]: p.upi_links, sy["directions"]: 2, sy["rate_upi"]: p.upi_rate,
-            sy["bpt"]: p.upi_bytes_per_transfer, sy["sockets"]: p.sockets,
+            sy["bpt"]: p.upi_bytes_per_transfer,
+            sy["sockets"]: 1 if pl == "one-socket" else p.sockets,
             sy["channels"]: p.skl_channels_per_socket, sy["rate_ddr"]: p.skl_ddr_rate}))
-        return {"r_star": r_star, "r_first_touch": remote_fraction(p, T, "unbound"),
+        return {"r_star": r_star, "r_first_touch": remote_fraction(p, T, pl),
                 "page_star": None}
     sock = thread_sockets(p, T, placement)
     subs = {sy["links"]: p.upi_links, sy["directions"]: 2, sy["rate_upi"]: p.upi_rate,
@@ -747,8 +786,11 @@ def fit_remote(p: Params, target: float = 177.2e9, threads: int | None = None) -
     touch does not produce)."""
     threads = p.skl_cores if threads is None else threads
 
+    # both sockets' channels serve the lines (a one-socket placement has a fixed r = 1/2)
+    both = "scatter" if p.placement == "one-socket" else None
+
     def residuals(v):
-        bw, _ = stream(p, "skl", threads, v["remote"])
+        bw, _ = stream(p, "skl", threads, v["remote"], placement=both)
         return [bw / target - 1]
 
     return fit_parameters(residuals, {"remote": 0.2}, {"remote": (1e-4, 1.0)})["remote"]
@@ -938,7 +980,8 @@ def ior_sweep(p: Params, which: str, policy: str = "lru") -> dict:
 # the report
 # ---------------------------------------------------------------------------
 
-def stream_energy(p: Params, which: str, threads: int, remote: float | None = None) -> dict:
+def stream_energy(p: Params, which: str, threads: int, remote: float | None = None, *,
+                  placement: str | None = None) -> dict:
     """Energy of STREAM on ``which`` with ``threads`` threads, E = P x T.
 
     Power: the processor packages at their TDP the whole time (a bound:
@@ -952,7 +995,7 @@ def stream_energy(p: Params, which: str, threads: int, remote: float | None = No
     """
     import qmodels as qm
 
-    bw, res = stream(p, which, threads, remote)
+    bw, res = stream(p, which, threads, remote, placement=placement)
     X = res.X["line"]
     package = p.skl_tdp * p.sockets if which == "skl" else p.knl_tdp
     dimms = 0.0
@@ -980,12 +1023,12 @@ SIMULATED = 9
 LEVEL = 1 - 0.05 / SIMULATED
 
 
-def _sim_stream(p, which, threads, remote, seed, label, note=""):
+def _sim_stream(p, which, threads, remote, seed, label, note="", placement=None):
     import qmodels as qm
 
     from ._base import validation_entry
 
-    net = stream_network(p, which, threads, remote)
+    net = stream_network(p, which, threads, remote, placement=placement)
     s = qm.simulate(net, seed=seed, replications=10, level=LEVEL, progress=False)
     scale = p.stream_counted * LINE / GB
     return validation_entry(
@@ -995,7 +1038,8 @@ def _sim_stream(p, which, threads, remote, seed, label, note=""):
 
 
 def _skl_label(p: Params, T: int) -> str:
-    how = "unbound threads" if p.placement == "unbound" else f"first touch ({p.placement})"
+    how = {"unbound": "unbound threads",
+           "one-socket": "pages on one socket"}.get(p.placement, f"first touch ({p.placement})")
     return f"SKL STREAM, {T} threads, {how}"
 
 
@@ -1020,7 +1064,8 @@ def _validation(p: Params, seed: int) -> tuple:
     out = [
         _sim_stream(p, "skl", T, None, seed, _skl_label(p, T)),
         _sim_stream(p, "skl", T, remote_fraction(p, T, "unbound"), seed + 1,
-                    f"SKL STREAM, {T} threads, unbound (r = 1/2, UPI-bound)"),
+                    f"SKL STREAM, {T} threads, unbound (r = 1/2, UPI-bound)",
+                    placement="unbound"),
         _sim_stream(p, "skl", 10, None, seed + 2, "SKL STREAM, 10 threads (core-bound)"),
         _sim_stream(p, "knl_mcdram", p.knl_cores, None, seed + 3,
                     f"KNL MCDRAM STREAM, {p.knl_cores} threads"),
@@ -1220,10 +1265,17 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
     sw = switch_values(p, T)
     bw_skl, res_skl = stream(p, "skl", T)
     what_if = fit_remote(p)
-    unbound, _ = stream(p, "skl", T, remote_fraction(p, T, "unbound"))
+    unbound, _ = stream(p, "skl", T, remote_fraction(p, T, "unbound"), placement="unbound")
+    one_socket, res_one = stream(p, "skl", T, placement="one-socket")
     if p.placement == "unbound":
         why = (f"unbound threads read a random socket's pages (r = 1/2 > r* = "
                f"{sw['r_star']:.4f}): the UPI link caps STREAM at {unbound / GB:.1f} GB/s")
+    elif p.placement == "one-socket":
+        why = (f"with every page on socket 0 the threads on socket 1 (r = {r40:.3f} of the "
+               f"traffic) cross UPI, above r* = {sw['r_star']:.4f} (41.6 GB/s over one "
+               f"socket's 128 GB/s): the UPI link caps STREAM at {bw_skl / GB:.1f} GB/s, the "
+               "paper's bottleneck but not its 177.2, which needs the two sockets' channels "
+               "working at once")
     else:
         why = (f"first touch leaves r = {r40:.3f} of the traffic remote ({p.placement}, "
                f"{p.page_size // 1024} KiB pages), below the switch r* = {sw['r_star']:.4f}, "
@@ -1240,23 +1292,29 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
           note=f"{head}; remote fraction {r40:.4f} from the placement {p.placement!r}, not "
                "fitted; assumption: the paper calls 177.2 GB/s the 'peak' without a thread "
                "count; taken at all 40 cores",
-          miss=skl_peak_miss, blame="model" if skl_peak_miss else "",
+          miss=skl_peak_miss,
+          blame=("" if not skl_peak_miss else
+                 "assumption" if p.placement in ("unbound", "one-socket") else "model"),
           rests_on=("placement", "stream_counted")))
     # predicted: the paper's explanation (UPI the bottleneck as threads grow), a yes/no.
     # Which station binds rests on the placement: first touch with bound threads keeps
-    # r below r*; unbound threads (the paper's mechanism, --set placement=unbound) put
-    # half the traffic on UPI, which then binds, at 62 GB/s
+    # r below r*; the paper's mechanism, one socket's memory reached over UPI (--set
+    # placement=one-socket), puts half the traffic on UPI, which then binds, at 62 GB/s
+    # (so do unbound threads)
     upi_binds = res_skl.bottleneck == ("upi",)
     R(Row("SKL STREAM bottleneck at 40 threads is UPI", 1.0,
           float(upi_binds), boolean=True,
           note="sec. 4-2: 'the UPI bandwidth of 41.6 GB/s becomes the bottleneck as threads "
-               f"grow'; placement {p.placement!r}",
+               f"grow'; placement {p.placement!r} (U mem {res_skl.U['mem']:.3f}, UPI "
+               f"{res_skl.U.get('upi', 0.0):.3f})",
           miss="" if upi_binds else
           f"the model's bottleneck is the memory channels (U = {res_skl.U['mem']:.3f}; UPI "
           f"{res_skl.U.get('upi', 0.0):.3f}): with r = {r40:.3f} < r* = {sw['r_star']:.4f} "
           f"UPI carries {r40 / sw['r_star']:.0%} of the load that would saturate it; with "
-          f"placement 'unbound' (r = 1/2) UPI binds, at {unbound / GB:.1f} GB/s, far below "
-          "177.2: no placement gives both the paper's bottleneck and its peak",
+          f"placement 'one-socket' (the paper's mechanism: every page on socket 0, r = 1/2 "
+          f"over its 6 channels) UPI binds, at {one_socket / GB:.1f} GB/s (U UPI "
+          f"{res_one.U['upi']:.3f}), far below 177.2: no placement gives both the paper's "
+          "bottleneck and its peak",
           blame="" if upi_binds else "assumption", rests_on=("placement",)))
     knl_sizes = [ior_file_size(b, p.knl_tasks, p.segments) for b in p.block_sizes]
     skl_sizes = [ior_file_size(b, p.skl_tasks, p.segments) for b in p.block_sizes]
@@ -1291,7 +1349,8 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
     skl_threads = sorted({1, *range(2, T + 1, 2)})
     knl_threads = sorted({1, *range(4, p.knl_cores + 1, 4), p.knl_cores})
     energy = {w: stream_energy(p, w, p.knl_cores if w != "skl" else T) for w in MEMORIES}
-    energy["skl_unbound"] = stream_energy(p, "skl", T, remote_fraction(p, T, "unbound"))
+    energy["skl_unbound"] = stream_energy(p, "skl", T, remote_fraction(p, T, "unbound"),
+                                          placement="unbound")
     hpl_net = {"nodes": list(p.hpl_nodes[1:]) if p.hpl_nodes[0] == 1 else list(p.hpl_nodes)}
     hpl_net["nodes"] = [k for k in hpl_net["nodes"] if k >= 2]
     hpl_net["no_lookahead"] = [hpl_network_efficiency(p, "skl", k) for k in hpl_net["nodes"]]
@@ -1307,7 +1366,8 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
         "remote_fraction": {pl: remote_fraction(p, T, pl) for pl in PLACEMENTS},
         "skl_regime": res_skl.bottleneck,
         "skl_first_touch": stream_curve(p, "skl", skl_threads),
-        "skl_unbound": stream_curve(p, "skl", skl_threads, remote=0.5),
+        "skl_unbound": stream_curve(p, "skl", skl_threads, remote=0.5, placement="unbound"),
+        "skl_one_socket": stream_curve(p, "skl", skl_threads, placement="one-socket"),
         "knl_mcdram": stream_curve(p, "knl_mcdram", knl_threads),
         "knl_ddr4": stream_curve(p, "knl_ddr4", knl_threads),
         "ior": {w: ior_sweep(p, w) for w in MEMORIES},
@@ -1341,10 +1401,14 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
         f"with HPL's look-ahead of 1 the broadcasts overlap ({hpl_net['lookahead_1'][-1]:.3f}); "
         f"the link would bind only below {hpl_net['link_switch_bw'] * 8 / 1e9:.1f} Gbit/s",
         f"SKL bottleneck: memory channels while remote < r* = B_upi / B_mem = "
-        f"{sw['r_star']:.4f} (41.6 / 255.9), the UPI link above; first touch gives r = "
-        f"{r40:.4f} at 40 threads ({p.placement}; compact "
-        f"{extra['remote_fraction']['compact']:.4f}, spread "
-        f"{extra['remote_fraction']['spread']:.4f}, unbound 0.5)",
+        f"{switch_values(p, T, 'scatter')['r_star']:.4f} (41.6 / 255.9), the UPI link above; "
+        f"first touch gives r = {extra['remote_fraction']['scatter']:.4f} at 40 threads "
+        f"(scatter; compact {extra['remote_fraction']['compact']:.4f}, spread "
+        f"{extra['remote_fraction']['spread']:.4f}), unbound threads 0.5; with every page on "
+        f"one socket (placement 'one-socket', the paper's mechanism) r = "
+        f"{extra['remote_fraction']['one-socket']:.2f} against r* = B_upi / one socket's "
+        f"B_mem = {switch_values(p, T, 'one-socket')['r_star']:.3f}: UPI binds at "
+        f"{one_socket / GB:.1f} GB/s (placement used for the rows: {p.placement!r})",
         "STREAM reports 3/4 of the bus traffic (write-allocate), so its ceilings are 0.75 x "
         "the peaks: 367.5 (MCDRAM), 86.4 (KNL DDR4), 192 (SKL memory)",
         "cache cliff: the client caches min(bound memory, 1/2 RAM); an LRU reread of a larger "
