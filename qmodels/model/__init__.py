@@ -34,6 +34,6 @@ from .network import (
     pool_chains,
 )
 
-__all__ = ["Power", "Station", "Delay", "Queue", "LoadDependent", "CacheStation", "Closed", "Open", "Network",
-           "ForkJoin", "TokenPool", "pool_chains", "FrozenMap", "ROUTING_TOLERANCE", "SOURCE",
-           "SINK"]
+__all__ = ["Power", "Station", "Delay", "Queue", "LoadDependent", "CacheStation", "Closed",
+           "Open", "Network", "ForkJoin", "TokenPool", "pool_chains", "FrozenMap",
+           "ROUTING_TOLERANCE", "SOURCE", "SINK"]

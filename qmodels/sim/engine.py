@@ -744,6 +744,17 @@ def _end_service(j, src, now, seg, M, J, T, rng):
 
 
 @njit(inline="always", _nrt=False)
+def _end_visit(j, src, now, seg, M, J, T, Q, rng):
+    """Service completion of job j at station src: routed by the class's
+    row (:func:`_end_service`), or by the cache's answer at a cache station
+    (:func:`_end_lookup`); one array read tells them apart."""
+    q = Q[4][src]
+    if q < 0:
+        return _end_service(j, src, now, seg, M, J, T, rng)
+    return _end_lookup(j, src, q, now, seg, M, J, T, Q, rng)
+
+
+@njit(inline="always", _nrt=False)
 def _end_lookup(j, src, q, now, seg, M, J, T, Q, rng):
     """Service completion of job j at cache station src (cache q): the
     cache looks up an item (:func:`cache_lookup`) and the job goes on to
@@ -990,7 +1001,6 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
     STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
     JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
     ACC, SNAP, EDGES, HIST, SEG = T
-    QK = Q[4]
     K = STI.shape[0]
     C = CLI.shape[0]
     o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
@@ -1053,10 +1063,8 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
                 d = _end_think(j, e, now, seg, M, J, T, rng)
                 if d < 0:
                     continue
-            elif QK[src] < 0:
-                d = _end_service(j, src, now, seg, M, J, T, rng)
             else:
-                d = _end_lookup(j, src, QK[src], now, seg, M, J, T, Q, rng)
+                d = _end_visit(j, src, now, seg, M, J, T, Q, rng)
             if d != K and _block_if_full(j, src, d, own, now, M, J):
                 continue
         _move(j, src, d, now, M, J, T, rng)
