@@ -234,3 +234,44 @@ def test_tiny_catalog_long_run_tells_the_exact_law_from_che(policy, exact):
     assert lo <= exact <= hi, (policy, mean, (lo, hi), exact)
     assert not lo <= che <= hi
     assert np.isfinite(mean)
+
+
+def test_model_files_refuse_a_cache_station():
+    net = _open_cache_net(qm.Cache(2, list(P3)))
+    with pytest.raises(UnsupportedModelError, match="cache station 'cache'"):
+        net.to_dict()
+
+
+def test_a_cache_network_has_the_loop_signature_of_every_model():
+    # the machine code compiled (or shipped) for the probe model runs caches
+    from qmodels._jit import _signature
+    from qmodels.sim import engine as E
+    from qmodels.sim import run as sim_run
+    from tests.test_jit_twin import _loop_args
+
+    for policy in ("lru", "fifo", "random"):
+        net = _open_cache_net(qm.Cache(2, qm.Zipf(0.8, 50), policy=policy))
+        assert _signature(E.run, _loop_args(net)) == _signature(E.run, sim_run._probe_args())
+
+
+@pytest.mark.parametrize("policy", ["lru", "fifo", "random"])
+def test_the_python_twin_runs_the_caches_bit_for_bit(policy, monkeypatch):
+    from qmodels._jit import Resumable
+    from qmodels.sim import engine as E
+    from qmodels.sim import run as sim_run
+
+    cache = qm.Cache(5, qm.Zipf(0.9, 40), policy=policy, lookup=1e-4)
+    st = cache.station("cache", hit="cpu", miss="disk")
+    net = qm.Network([st, qm.Queue("cpu", 1e-3), qm.Queue("disk", 2e-3)],
+                     [qm.Closed("c", 3, think_time=0.01, routing={
+                         "cpu": {"cache": 1.0}, "cache": st.split(), "disk": {"cpu": 1.0}})])
+
+    def figures():
+        r = qm.simulate(net, seed=4, horizon=20.0, replications=2, progress=False)
+        return [r.X[k].mean for k in ("cache", "cpu", "disk", "c")] + [r.R["c"].mean]
+
+    compiled = figures()
+    monkeypatch.setenv("QMODELS_JIT", "python")
+    monkeypatch.setattr(sim_run, "ENGINE", Resumable(E.run))
+    assert figures() == compiled
+    assert sim_run.ENGINE._state == "python"

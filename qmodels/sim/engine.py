@@ -27,6 +27,12 @@ d + (K + 1) (s + 1) sends the job on to d as class s (class switching,
 tokens, acquire and release station; ``ACQ[c, k]`` / ``REL[c, k]`` bit
 masks of the pools class c takes on entering / gives back on leaving k.
 
+Caches (:class:`~qmodels.model.CacheStation`): the tuple ``Q`` holds each
+cache's item-level state (an LRU doubly linked list over item ids, a FIFO
+ring of slots, RANDOM's slots, with an item -> slot index) and the hit /
+miss destination of each class; a job leaving a cache station is routed by
+the outcome of one lookup (:func:`cache_lookup`), any other by its row.
+
 Priority stations (kinds 3 non-preemptive priority, 4 preemptive-resume
 priority, 5 LCFS preemptive resume; :func:`prio_arrive`) read the class's
 priority level in ``CLI[c, CL_PRIO]`` (0 the highest).
@@ -566,6 +572,7 @@ def fifo_pop(A, r, ch, ct, JI):
 # M (model, read only): STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL
 # J (state):            JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB
 # T (statistics):       ACC, SNAP, EDGES, HIST, SEG
+# Q (caches):           QI, QS, QW, QF, QK, QD, QH (model and state, see cache_lookup)
 # The handlers are inlined into ``run`` (numba ``inline="always"``: they take
 # the tuples); the helpers they call and the rare paths (token pools, sharing
 # stations) are ordinary compiled calls; the small hot helpers are inlined by
