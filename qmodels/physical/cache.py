@@ -9,8 +9,13 @@ Three things live here:
 - :class:`Cache`, a cache of ``capacity`` items with an LRU, FIFO or
   RANDOM replacement policy: per-item and overall hit ratios from Che's
   approximation, :meth:`Cache.split` to turn one route of a network into a
-  hit path and a miss path, and :meth:`Cache.simulate`, an item-by-item
-  simulation of the same cache with a batch-means confidence interval;
+  hit path and a miss path, :meth:`Cache.station` with ``hit=`` and
+  ``miss=`` to put the cache itself in a network (a
+  :class:`~qmodels.model.CacheStation`: the analytic methods solve Che's
+  split, the simulator runs the cache item by item inside its event loop
+  and routes each job by the lookup's outcome), and :meth:`Cache.simulate`,
+  an item-by-item simulation of the same cache alone with a batch-means
+  confidence interval;
 - :class:`WorkingSet`, a planner's rule for the demand of a node that holds
   ``data / nodes`` bytes in ``memory`` bytes: the spilled part is paid at a
   slow-tier cost per byte, so the demand per node falls faster than
