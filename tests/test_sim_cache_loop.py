@@ -117,6 +117,9 @@ def test_zipf_catalog_within_che_known_error(policy, tol):
     mean, lo, hi = _sim_hit(_open_cache_net(cache))
     che = cache.hit_ratio
     assert lo - tol <= che <= hi + tol, (policy, mean, (lo, hi), che)
+    # and the standalone item-level simulation (its own loop) agrees
+    item = cache.simulate(1_000_000, seed=9, level=LEVEL)
+    assert item.ci[0] <= hi and lo <= item.ci[1], (policy, (lo, hi), item.ci)
 
 
 def test_cache_in_front_of_a_disk_reproduces_the_item_level_model():
@@ -163,10 +166,40 @@ def test_cache_in_front_of_a_disk_reproduces_the_item_level_model():
     assert any("Che" in a for a in che.assumptions)
 
 
-def test_closed_class_ends_its_cycle_on_a_hit():
-    # a closed class whose hit path is its reference station: the cycle ends
-    # at the hit; a miss visits the disk first.  Visits per cycle to the disk
-    # are the miss ratio, here the exact LRU law of C = 1 (1 - sum p_i^2)
+def test_closed_cache_in_front_of_a_disk_matches_mva_with_the_item_level_split():
+    # N terminals, think time Z, a lookup queue and a disk behind the
+    # misses; exact MVA of the network whose split is the standalone
+    # item-level hit ratio (Reiser & Lavenberg 1980) is the reference (the
+    # misses of a 1000-item catalog are all but independent of each other,
+    # as the product form assumes)
+    N, Z, s_l, s_d = 10, 0.1, 0.002, 0.02
+    cache = qm.Cache(50, qm.Zipf(0.8, 1000), lookup=s_l)
+    st = cache.station("cache", hit="cache", miss="disk")
+    net = qm.Network([st, qm.Queue("disk", s_d)],
+                     [qm.Closed("c", N, think_time=Z, reference="cache",
+                                routing={"cache": st.split(), "disk": {"cache": 1.0}})])
+    sim = qm.simulate(net, seed=11, horizon=2000.0, replications=6, level=LEVEL,
+                      progress=False)
+    item = cache.simulate(1_000_000, seed=12, level=LEVEL)
+    refs = []
+    for h in item.ci:
+        # a cycle ends on every return to the reference, the cache: one
+        # lookup per cycle, and a disk visit with probability 1 - h
+        plain = qm.Network([qm.Queue("cache", s_l), qm.Queue("disk", s_d)],
+                           [qm.Closed("c", N, think_time=Z,
+                                      visits={"cache": 1.0, "disk": 1.0 - h})])
+        a = qm.solve(plain, method="exact")
+        refs.append((a.X["c"], a.R["c"], a.U["disk"]))
+    for i, est in enumerate((sim.X["c"], sim.R["c"], sim.U["disk"])):
+        lo, hi = min(r[i] for r in refs), max(r[i] for r in refs)
+        assert est.low <= hi and lo <= est.high, (i, est, lo, hi)
+
+
+def test_closed_class_whose_hit_path_is_its_reference():
+    # a closed class whose hit path is its reference station (a hit ends the
+    # cycle there, a miss visits the disk first): visits to the disk per
+    # lookup are the miss ratio, here the exact LRU law of C = 1
+    # (1 - sum p_i^2)
     cache = qm.Cache(1, list(P3), lookup=0.001)
     st = cache.station("cache", hit="cache", miss="disk")
     net = qm.Network([st, qm.Delay("disk", 0.002)],
