@@ -219,6 +219,8 @@ def test_same_seed_same_numbers_and_other_seed_differs():
     c = qm.simulate(net, seed=8, horizon=20.0, replications=2, progress=False)
     assert a.X["mem"].mean == b.X["mem"].mean and a.X["disk"].mean == b.X["disk"].mean
     assert a.X["mem"].mean != c.X["mem"].mean
+    # the simulated answer says the cache was run item by item
+    assert any("item by item" in x for x in a.assumptions)
 
 
 def test_routing_row_must_be_the_cache_split():
