@@ -34,6 +34,8 @@ OPEN_LIMIT = 2_000_000
 CACHE_WARM_PER_SLOT = 20
 CACHE_WARM_MIN = 1_000
 CACHE_WARM_MAX = 2_000_000
+#: up to this many warming requests the cache is warmed by Python code
+CACHE_FILL_PYTHON = 2_000
 
 
 class _Run:
@@ -109,7 +111,9 @@ class _Run:
             # a miss of a full RANDOM cache takes a second uniform
             U = self.rng.random(2 * count)
             SI = np.zeros(E.NSI, dtype=np.int64)
-            fill = E.cache_fill if count > 20_000 else python_twin(E.cache_fill)
+            # a few thousand lookups: Python (about 20 us each) beats loading
+            # or compiling the machine code (0.1 to 1 s once per process)
+            fill = E.cache_fill if count > CACHE_FILL_PYTHON else python_twin(E.cache_fill)
             fill(q, count, f.QI, self.QS, self.QW, f.QF, self.QH, U, SI)
 
     def _link_free(self, a, b):
