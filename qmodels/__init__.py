@@ -136,6 +136,8 @@ _LAZY = {
     "pool_chains": ("qmodels.model", "pool_chains"),
     # fork-join (parallel tasks joined): the element and its solver
     "ForkJoin": ("qmodels.model.forkjoin", "ForkJoin"),
+    # a cache as a station: hit or miss by its state in the simulator
+    "CacheStation": ("qmodels.model.caching", "CacheStation"),
     "forkjoin": ("qmodels.analytic.forkjoin", "forkjoin"),
     "forkjoin_varki": ("qmodels.analytic.forkjoin_varki", "forkjoin_varki"),
     # the five source systems as models

@@ -410,8 +410,34 @@ def finish(result, *, network: Network | None = None, substituted=(), check: boo
         attach(result, substituted=bool(substituted))
     if result.method in ROUTING_METHODS and not result.network.is_symbolic:
         _warn_random_route(result)
+    if not result.__dict__.get("_finished"):
+        _label_caches(result)
     result.__dict__["_finished"] = True
     return result
+
+
+def _label_caches(result) -> None:
+    """A network with cache stations is solved with each cache's split by
+    Che's approximation (:class:`~qmodels.model.CacheStation`): the answer
+    is approximate by that approximation's error wherever it is not exact
+    (an empty cache, one that holds every requested item, a uniform
+    popularity: h = C / n by symmetry), and says so."""
+    from ..model.caching import CacheStation
+
+    net = result.network
+    approx = []
+    for s in net.stations:
+        if not isinstance(s, CacheStation):
+            continue
+        q = s.popularity[s.popularity > 0]
+        if 0.0 < s.hit_ratio < 1.0 and q.max() - q.min() > 1e-12 * q.max():
+            approx.append(f"{s.name!r} (h = {s.hit_ratio:.6g}, {s.policy})")
+    if not approx:
+        return
+    note = ("cache hit ratios by Che's approximation (Che, Tung & Wang 2002; Martina, "
+            "Garetto & Leonardi 2014 for FIFO and RANDOM) at " + ", ".join(approx)
+            + "; the simulator runs the caches item by item")
+    _set(result, exactness=APPROXIMATE, assumptions=tuple(result.assumptions) + (note,))
 
 
 def _warn_random_route(result) -> None:

@@ -13,7 +13,8 @@ import numbers
 import sys
 from typing import Any
 
-from ..errors import InvalidValueError
+from ..errors import InvalidValueError, UnsupportedModelError
+from ..model.caching import CacheStation
 from ..model.forkjoin import ForkJoin
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 from .decode import _DIST_ATTR, _DISTS, _check_text, _Errors
@@ -89,6 +90,11 @@ def _station_out(s, symbols: dict) -> dict:
         return _out(v, symbols)
 
     d: dict[str, Any] = {"name": s.name}
+    if isinstance(s, CacheStation):
+        # written as a queue it would read back as one, its cache lost
+        raise UnsupportedModelError(
+            f"cache station {s.name!r}: model files do not hold caches (their catalog and "
+            "policy); build it in Python (qm.Cache(...).station(name, hit=..., miss=...))")
     if isinstance(s, ForkJoin):
         d["kind"] = "forkjoin"
         d["branches"] = [list(b) for b in s.branches]

@@ -9,6 +9,8 @@ and the simulator read it and never change it.
                        ``LoadDependent``
 :mod:`.network`        ``Closed``, ``Open``, ``TokenPool``, the traffic
                        equations and ``Network``
+:mod:`.caching`        ``CacheStation`` (a cache routing by its hit or miss)
+                       and Che's approximation
 :mod:`.distributions`  service and inter-arrival distributions
 =====================  =====================================================
 """
@@ -17,6 +19,7 @@ from .network import (
     ROUTING_TOLERANCE,
     SINK,
     SOURCE,
+    CacheStation,
     Closed,
     Delay,
     ForkJoin,
@@ -31,6 +34,6 @@ from .network import (
     pool_chains,
 )
 
-__all__ = ["Power", "Station", "Delay", "Queue", "LoadDependent", "Closed", "Open", "Network",
-           "ForkJoin", "TokenPool", "pool_chains", "FrozenMap", "ROUTING_TOLERANCE", "SOURCE",
-           "SINK"]
+__all__ = ["Power", "Station", "Delay", "Queue", "LoadDependent", "CacheStation", "Closed",
+           "Open", "Network", "ForkJoin", "TokenPool", "pool_chains", "FrozenMap",
+           "ROUTING_TOLERANCE", "SOURCE", "SINK"]

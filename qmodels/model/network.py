@@ -38,6 +38,7 @@ from ..errors import (
     UnknownNameError,
     UnreachableStationError,
 )
+from .caching import CacheStation, check_caches
 from .chains import chain_visits, check_chain, find_chains, normalize_row
 from .forkjoin import ForkJoin, check_forkjoins, forkjoin_visits
 from .pools import TokenPool, pool_chains
@@ -58,6 +59,7 @@ __all__ = [
     "Delay",
     "Queue",
     "LoadDependent",
+    "CacheStation",
     "Closed",
     "Open",
     "Network",
@@ -597,6 +599,7 @@ class Network:
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "pools", pools)
         _check_parts(stations, classes, pools)
+        check_caches(stations, classes)
         vis, svc = _class_tables(stations, classes)
         symbolic = _any_symbolic_input(stations, classes, vis, svc)
         dtype = object if symbolic else float

@@ -9,8 +9,13 @@ Three things live here:
 - :class:`Cache`, a cache of ``capacity`` items with an LRU, FIFO or
   RANDOM replacement policy: per-item and overall hit ratios from Che's
   approximation, :meth:`Cache.split` to turn one route of a network into a
-  hit path and a miss path, and :meth:`Cache.simulate`, an item-by-item
-  simulation of the same cache with a batch-means confidence interval;
+  hit path and a miss path, :meth:`Cache.station` with ``hit=`` and
+  ``miss=`` to put the cache itself in a network (a
+  :class:`~qmodels.model.CacheStation`: the analytic methods solve Che's
+  split, the simulator runs the cache item by item inside its event loop
+  and routes each job by the lookup's outcome), and :meth:`Cache.simulate`,
+  an item-by-item simulation of the same cache alone with a batch-means
+  confidence interval;
 - :class:`WorkingSet`, a planner's rule for the demand of a node that holds
   ``data / nodes`` bytes in ``memory`` bytes: the spilled part is paid at a
   slow-tier cost per byte, so the demand per node falls faster than
@@ -74,6 +79,7 @@ import numpy as np
 from .._jit import njit
 from .._validate import Number, check_count, check_real, is_symbolic
 from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
+from ..model.caching import MAX_CATALOG, che_characteristic_time, che_hit_ratios
 from ._common import Element, _any_sym, _nonneg, _pos
 
 __all__ = ["Zipf", "Popularity", "Cache", "CacheSimResult", "WorkingSet", "POLICIES",
@@ -85,7 +91,7 @@ POLICIES = ("lru", "fifo", "random")
 
 #: catalogs larger than this are refused (the per-item arrays alone would
 #: take gigabytes); Che's solve is vectorised and takes about a second at 10^7
-MAX_ITEMS = 50_000_000
+MAX_ITEMS = MAX_CATALOG
 #: Most requests (warm-up included) :func:`simulate_cache` serves: at about
 #: 0.5 microsecond each on the 2-core reference machine (10^7 in 5 s), a
 #: couple of minutes.
@@ -243,22 +249,6 @@ def _popularity(p):
 # Che's approximation
 # ---------------------------------------------------------------------------
 
-def _occupancy(q, T, policy, n, C):
-    """f(T) = (expected items in the cache at characteristic time T) - C.
-
-    LRU ([Che]): sum_i (1 - exp(-q_i T)); FIFO/RANDOM ([MGL]):
-    sum_i q_i T / (1 + q_i T).  Written as the small terms to avoid
-    cancellation: sum (1 - e) when the cache is less than half the catalog,
-    (n - C) - sum e (e = exp(-q T) or 1 / (1 + q T)) when it is more.
-    """
-    x = q * T
-    if C <= n / 2:
-        inside = -np.expm1(-x) if policy == "lru" else x / (1.0 + x)
-        return float(inside.sum()) - C
-    out = np.exp(-x) if policy == "lru" else 1.0 / (1.0 + x)
-    return (n - C) - float(out.sum())
-
-
 def characteristic_time(q, capacity, policy: str = "lru") -> float:
     """Che's characteristic time T_C (in requests) of a cache of
     ``capacity`` items fed by the IRM with probabilities ``q``.
@@ -284,30 +274,7 @@ def characteristic_time(q, capacity, policy: str = "lru") -> float:
     policy = _policy(policy, "characteristic_time")
     C = check_real(_numeric(capacity, "characteristic_time: capacity"),
                    "characteristic_time: capacity")
-    q = q[q > 0]
-    n = q.size
-    C = float(C)
-    if C <= 0:
-        return 0.0
-    if C >= n:
-        return math.inf
-    from scipy.optimize import brentq
-
-    qmin = float(q.min())
-    lo = C
-    hi = (-math.log1p(-C / n) if policy == "lru" else C / (n - C)) / qmin
-    lo, hi = math.log(lo), math.log(max(hi, lo * (1 + 1e-12)))
-
-    def f(x):
-        return _occupancy(q, math.exp(x), policy, n, C)
-
-    flo, fhi = f(lo), f(hi)
-    if flo >= 0:
-        return math.exp(lo)
-    while fhi < 0:  # rounding only: the bound is analytic
-        hi += 1.0
-        fhi = f(hi)
-    return math.exp(brentq(f, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500))
+    return che_characteristic_time(q, float(C), policy)
 
 
 def item_hit_ratios(q, capacity, policy: str = "lru") -> np.ndarray:
@@ -325,12 +292,7 @@ def item_hit_ratios(q, capacity, policy: str = "lru") -> np.ndarray:
 
 def _hit_ratios_at(q, capacity, T, policy) -> np.ndarray:
     """h_i at characteristic time T (see :func:`item_hit_ratios`)."""
-    if T == 0:
-        return np.zeros_like(q)
-    if math.isinf(T):
-        return (q > 0).astype(float) if float(capacity) < q.size else np.ones_like(q)
-    x = q * T
-    return -np.expm1(-x) if policy == "lru" else x / (1.0 + x)
+    return che_hit_ratios(q, capacity, T, policy)
 
 
 def loop_hit_ratio(items, capacity, policy: str = "lru") -> float:
@@ -508,6 +470,37 @@ class Cache(Element):
             raise InvalidValueError(
                 f"Cache.split: hit and miss are the same station {hit!r}")
         return {hit: v * self.hit_ratio, miss: v * self.miss_ratio}
+
+    def station(self, name: str | None = None, *, hit: str | None = None,
+                miss: str | None = None, **kw):
+        """A station for this cache.
+
+        Without ``hit`` and ``miss``: a :class:`~qmodels.model.Queue` whose
+        service is the lookup (``lookup`` must be set).  With them: a
+        :class:`~qmodels.model.CacheStation` (service ``lookup``, 0 if
+        unset) that sends each job on to ``hit`` or ``miss``; classes
+        routed through it give it the row :meth:`split` ``(hit, miss)``
+        (Che's split, which the analytic methods solve), and the simulator
+        runs this cache item by item instead, routing each job by the
+        cache's state.  ``kw`` goes to the station (``servers``,
+        ``discipline``, ``distribution``, ``power``, ``capacity``).
+        """
+        if hit is None and miss is None:
+            return super().station(name, **kw)
+        if hit is None or miss is None:
+            raise InvalidValueError(
+                "Cache.station: give both hit and miss (the stations a job goes to after a "
+                "hit and after a miss; 'sink' to leave), or neither for a plain lookup queue")
+        from ..model.caching import CacheStation
+
+        for own in ("cache_capacity", "popularity", "policy", "catalog_digest"):
+            kw.pop(own, None)  # this element's own (a sweep passes the station's back)
+        kw.setdefault("servers", 1)
+        return CacheStation(name or self.default_name,
+                            0.0 if self.lookup is None else self.lookup,
+                            cache_capacity=self.capacity,
+                            popularity=self.popularity.probabilities, policy=self.policy,
+                            hit=hit, miss=miss, element=self, **kw)
 
     @property
     def service_time(self):

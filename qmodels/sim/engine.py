@@ -27,6 +27,12 @@ d + (K + 1) (s + 1) sends the job on to d as class s (class switching,
 tokens, acquire and release station; ``ACQ[c, k]`` / ``REL[c, k]`` bit
 masks of the pools class c takes on entering / gives back on leaving k.
 
+Caches (:class:`~qmodels.model.CacheStation`): the tuple ``Q`` holds each
+cache's item-level state (an LRU doubly linked list over item ids, a FIFO
+ring of slots, RANDOM's slots, with an item -> slot index) and the hit /
+miss destination of each class; a job leaving a cache station is routed by
+the outcome of one lookup (:func:`cache_lookup`), any other by its row.
+
 Priority stations (kinds 3 non-preemptive priority, 4 preemptive-resume
 priority, 5 LCFS preemptive resume; :func:`prio_arrive`) read the class's
 priority level in ``CLI[c, CL_PRIO]`` (0 the highest).
@@ -322,6 +328,129 @@ def next_dest(c, r, RN, RD, RC, rng, SI):
 
 
 # ---------------------------------------------------------------------------
+# caches (qmodels.model.caching.CacheStation): the item-level state, in arrays
+# ---------------------------------------------------------------------------
+# Q (caches): QI, QS, QW, QF, QK, QD, QH
+# ``QI[q]`` (int, read only): policy, catalog size n, capacity C (at most n:
+# a cache as large as its catalog never evicts), offsets in ``QW`` of its
+# item -> slot index, LRU links (previous, next) and slots, offset of its
+# cumulative popularity in ``QF``.  ``QS[q]`` (int, state): items cached,
+# LRU list head (most recent) and tail (least recent), FIFO's next victim
+# slot.  ``QW`` (int, state): where[i] (-1: item i not cached), LRU prev[i]
+# and next[i] (a doubly linked list over item ids), the C slots (FIFO: a
+# ring, the next victim its oldest; RANDOM: the victim uniform over them).
+# ``QK[k]`` the cache at station k (-1: none); ``QD[c, k, 0]`` /
+# ``QD[c, k, 1]`` where class c goes after a hit / a miss at k (coded as
+# ``RD``); ``QH[q]`` lookups and hits, cumulative.
+Q_LRU, Q_FIFO, Q_RANDOM = 0, 1, 2
+QI_POL, QI_N, QI_CAP, QI_WHERE, QI_PREV, QI_NXT, QI_SLOTS, QI_CDF = range(8)
+NQI = 8
+QS_COUNT, QS_HEAD, QS_TAIL, QS_NEXT = range(4)
+NQS = 4
+
+
+@njit(_nrt=False)
+def cache_lookup(q, QI, QS, QW, QF, QH, rng, SI):
+    """One request at cache q under the independent reference model: an
+    item drawn from its popularity (inversion of the cumulative
+    probabilities by binary search: the smallest i with F_i > u, Law 2015,
+    sec. 8.2.3), looked up, and the contents updated; returns 1 on a hit.
+
+    LRU: a hit moves the item to the head of the list, a miss inserts it
+    there and evicts the tail when full; FIFO: a miss replaces the oldest
+    slot (a ring); RANDOM: a miss replaces a slot drawn uniformly.  The
+    same policies, in the same arrays, as the standalone item simulation
+    :meth:`qmodels.physical.cache.Cache.simulate`."""
+    n = QI[q, QI_N]
+    cap = QI[q, QI_CAP]
+    o = QI[q, QI_CDF]
+    u = _uni(rng, SI)
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if QF[o + mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    i = lo
+    w = QI[q, QI_WHERE]
+    pol = QI[q, QI_POL]
+    QH[q, 0] += 1
+    if QW[w + i] >= 0:
+        QH[q, 1] += 1
+        if pol == Q_LRU and QS[q, QS_HEAD] != i:
+            pv = QI[q, QI_PREV]
+            nx = QI[q, QI_NXT]
+            p = QW[pv + i]
+            x = QW[nx + i]
+            QW[nx + p] = x
+            if x >= 0:
+                QW[pv + x] = p
+            else:
+                QS[q, QS_TAIL] = p
+            h = QS[q, QS_HEAD]
+            QW[pv + i] = -1
+            QW[nx + i] = h
+            QW[pv + h] = i
+            QS[q, QS_HEAD] = i
+        return 1
+    if cap == 0:
+        return 0
+    if pol == Q_LRU:
+        pv = QI[q, QI_PREV]
+        nx = QI[q, QI_NXT]
+        if QS[q, QS_COUNT] == cap:  # evict the least recently used
+            t = QS[q, QS_TAIL]
+            QW[w + t] = -1
+            p = QW[pv + t]
+            QS[q, QS_TAIL] = p
+            if p >= 0:
+                QW[nx + p] = -1
+            else:
+                QS[q, QS_HEAD] = -1
+            QS[q, QS_COUNT] -= 1
+        h = QS[q, QS_HEAD]
+        QW[w + i] = 0
+        QW[pv + i] = -1
+        QW[nx + i] = h
+        if h >= 0:
+            QW[pv + h] = i
+        else:
+            QS[q, QS_TAIL] = i
+        QS[q, QS_HEAD] = i
+        QS[q, QS_COUNT] += 1
+        return 0
+    sl = QI[q, QI_SLOTS]
+    if QS[q, QS_COUNT] < cap:
+        s = QS[q, QS_COUNT]
+        QS[q, QS_COUNT] += 1
+    else:
+        if pol == Q_FIFO:
+            s = QS[q, QS_NEXT]
+            QS[q, QS_NEXT] = (s + 1) % cap
+        else:
+            s = int(_uni(rng, SI) * cap)
+            if s >= cap:
+                s = cap - 1
+        QW[w + QW[sl + s]] = -1
+    QW[sl + s] = i
+    QW[w + i] = s
+    return 0
+
+
+@njit(_nrt=False)
+def cache_fill(q, count, QI, QS, QW, QF, QH, rng, SI):
+    """Serve ``count`` requests at cache q outside the network (its state
+    warmed before the run starts: :class:`qmodels.sim.run._Run`); its
+    counts are then reset."""
+    for _ in range(count):
+        cache_lookup(q, QI, QS, QW, QF, QH, rng, SI)
+    QH[q, 0] = 0
+    QH[q, 1] = 0
+
+
+# ---------------------------------------------------------------------------
 # sharing stations (PS, load-dependent): virtual time per station
 # ---------------------------------------------------------------------------
 
@@ -443,6 +572,7 @@ def fifo_pop(A, r, ch, ct, JI):
 # M (model, read only): STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL
 # J (state):            JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB
 # T (statistics):       ACC, SNAP, EDGES, HIST, SEG
+# Q (caches):           QI, QS, QW, QF, QK, QD, QH (model and state, see cache_lookup)
 # The handlers are inlined into ``run`` (numba ``inline="always"``: they take
 # the tuples); the helpers they call and the rare paths (token pools, sharing
 # stations) are ordinary compiled calls; the small hot helpers are inlined by
@@ -576,9 +706,19 @@ def _route_on(j, src, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, r
     join completing): its next destination, K at the end of its route,
     where its cycle is recorded and a closed class with Z = 0 starts the
     next cycle at once.  One routine for both exits."""
+    d = next_dest(JI[j, J_CLS], src, RN, RD, RC, rng, SI)
+    return _route_dest(j, d, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, rng, SI)
+
+
+@njit(_nrt=False, forceinline=True)
+def _route_dest(j, d, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, rng, SI):
+    """Job j, leaving its station, is routed to ``d`` (coded as ``RD``): a
+    class switch is noted, and at the end of its route (K) its cycle is
+    recorded and a closed class with Z = 0 starts the next one at once.
+    Shared by :func:`_route_on` (``d`` drawn from the routing row) and a
+    cache station (``d`` its hit or miss destination, :func:`_end_lookup`)."""
     o_cyc = 4 * C * K
     c = JI[j, J_CLS]
-    d = next_dest(c, src, RN, RD, RC, rng, SI)
     if d > K:
         # a class switch: the job goes on as class c (taken on in _move, once
         # it has left src as its old class)
@@ -608,6 +748,34 @@ def _end_service(j, src, now, seg, M, J, T, rng):
     K = STI.shape[0]
     C = CLI.shape[0]
     return _route_on(j, src, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, rng, SI)
+
+
+@njit(inline="always", _nrt=False)
+def _end_visit(j, src, now, seg, M, J, T, Q, rng):
+    """Service completion of job j at station src: routed by the class's
+    row (:func:`_end_service`), or by the cache's answer at a cache station
+    (:func:`_end_lookup`); one array read tells them apart."""
+    q = Q[4][src]
+    if q < 0:
+        return _end_service(j, src, now, seg, M, J, T, rng)
+    return _end_lookup(j, src, q, now, seg, M, J, T, Q, rng)
+
+
+@njit(inline="always", _nrt=False)
+def _end_lookup(j, src, q, now, seg, M, J, T, Q, rng):
+    """Service completion of job j at cache station src (cache q): the
+    cache looks up an item (:func:`cache_lookup`) and the job goes on to
+    its class's hit or miss destination, routed on as by
+    :func:`_end_service`."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    QI, QS, QW, QF, QK, QD, QH = Q
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    hit = cache_lookup(q, QI, QS, QW, QF, QH, rng, SI)
+    d = QD[JI[j, J_CLS], src, 1 - hit]
+    return _route_dest(j, d, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, rng, SI)
 
 
 @njit(inline="always", _nrt=False)
@@ -825,11 +993,13 @@ def _move(j, src, d, now, M, J, T, rng):
 
 
 @njit(_nrt=False)
-def run(M, J, T, rng, umin, t_stop, max_events, open_limit):
+def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
     """Advance the simulation until the next event is later than ``t_stop``.
 
     ``M``, ``J`` and ``T`` are the tuples of model, state and statistics
-    arrays (see above); ``rng`` the block of uniforms, of which at least
+    arrays (see above), ``Q`` the caches' (their model and state, see
+    :func:`cache_lookup`; a network without caches has ``QK`` all -1 and
+    pays one array read per service completion); ``rng`` the block of uniforms, of which at least
     ``umin`` must remain before each event.  Returns a status code (OK,
     NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM).  ``ACC`` holds
     cumulative sums (layout in :mod:`qmodels.sim.flatten`); at every cell
@@ -901,7 +1071,7 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit):
                 if d < 0:
                     continue
             else:
-                d = _end_service(j, src, now, seg, M, J, T, rng)
+                d = _end_visit(j, src, now, seg, M, J, T, Q, rng)
             if d != K and _block_if_full(j, src, d, own, now, M, J):
                 continue
         _move(j, src, d, now, M, J, T, rng)

@@ -46,11 +46,12 @@ at ``"sink"``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import InvalidValueError, PopulationError, UnstableError, UnsupportedModelError
+from ..model.caching import CacheStation
 from ..model.chains import chain_rates
 from ..model.distributions import (
     Deterministic,
@@ -115,6 +116,14 @@ class Flat:
     #: class indices of each class-switching chain (its jobs' cycles are the
     #: chain's: qmodels.sim.windows reports X and R per class per chain cycle)
     switch_chains: tuple = ()
+    #: the caches (:func:`_encode_caches`; layout in qmodels.sim.engine, ``Q``):
+    #: their model rows, cumulative popularities, the cache of each station,
+    #: each class's hit / miss destination there, and the size of their state
+    QI: np.ndarray = field(default_factory=lambda: np.zeros((0, E.NQI), dtype=np.int64))
+    QF: np.ndarray = field(default_factory=lambda: np.zeros(1))
+    QK: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    QD: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2), dtype=np.int64))
+    QW_size: int = 1
 
 
 def acc_layout(C: int, K: int, P: int) -> dict:
@@ -338,13 +347,80 @@ def flatten(net: Network) -> Flat:
     n_closed = sum(pops)
     cls_of_job = np.repeat(np.arange(C), pops).astype(np.int64)
     ucap_all = STF[:, 2].copy()
-    return Flat(STI, STF, RM, np.asarray(emp if emp else [1.0], dtype=float), Sm, CLI, CLF,
+    QI, QF, QK, QD, QW_size = _encode_caches(net, V)
+    flat = Flat(STI, STF, RM, np.asarray(emp if emp else [1.0], dtype=float), Sm, CLI, CLF,
                 RN, RD, RC, PLI, ACQ, REL, n_closed, cls_of_job, K, C, int(PLI.shape[0]),
                 ucap_all, V, CLF[:, 4].copy(), math.log(10.0) * HIST_DECADES / HIST_BINS,
                 max([f.n_tasks for f in forkjoins(net.stations)], default=0),
                 np.array(branch_mask(net), dtype=bool) if forkjoins(net.stations) else None,
                 tuple(tuple(net.class_index(n) for n in ch) for ch in net.chains
-                      if len(ch) > 1))
+                      if len(ch) > 1), QI, QF, QK, QD, QW_size)
+    return flat
+
+
+def _encode_caches(net: Network, V):
+    """(QI, QF, QK, QD, QW size) of the cache stations (layout in
+    :mod:`qmodels.sim.engine`, ``Q``).  Refused by name: a class that
+    visits a cache station without explicit routing (its hit and miss paths
+    would be drawn at random, not by the cache), one in a class-switching
+    chain, a cache station on a fork-join branch."""
+    K, C = len(net.stations), len(net.classes)
+    QK = np.full(K, -1, dtype=np.int64)
+    QD = np.full((C, K, 2), K, dtype=np.int64)
+    caches = [(k, s) for k, s in enumerate(net.stations) if isinstance(s, CacheStation)]
+    if not caches:
+        return (np.zeros((0, E.NQI), dtype=np.int64), np.zeros(1), QK, QD, 1)
+    index = {n: k for k, n in enumerate(net.station_names)}
+    branch = branch_mask(net) if forkjoins(net.stations) else [False] * K
+    QI = np.zeros((len(caches), E.NQI), dtype=np.int64)
+    cdfs, w = [], 0
+    off_f = 0
+    for q, (k, s) in enumerate(caches):
+        who = f"cache station {s.name!r}"
+        if branch[k]:
+            raise UnsupportedModelError(
+                f"{who} is on a fork-join branch: the simulator routes a branch's tasks along "
+                "the branch, not by a cache; put the cache before the fork-join")
+        for ci, cls in enumerate(net.classes):
+            if not V[ci, k] > 0:
+                continue
+            if cls.routing is None:
+                raise UnsupportedModelError(
+                    f"class {cls.name!r} visits {who} but has no explicit routing; give it "
+                    f"routing= with the row {s.name!r}: station.split(), so that each job goes "
+                    f"to {s.hit!r} or {s.miss!r} by the cache's answer")
+            if len(net.chain_of(cls.name)) > 1:
+                raise UnsupportedModelError(
+                    f"class {cls.name!r} visits {who} and switches class: the simulator does "
+                    "not model caches together with class switching")
+            for col, dst in enumerate((s.hit, s.miss)):
+                if isinstance(cls, Open):
+                    QD[ci, k, col] = K if dst == SINK else index[dst]
+                else:
+                    ref = cls.reference if cls.reference is not None else next(iter(cls.routing))
+                    if dst == SINK:
+                        raise UnsupportedModelError(
+                            f"class {cls.name!r} is closed: {who} cannot send it to 'sink'")
+                    QD[ci, k, col] = K if dst == ref else index[dst]
+        p = np.asarray(s.popularity, dtype=float)
+        n = int(p.size)
+        cap = min(int(s.cache_capacity), n)
+        pol = {"lru": E.Q_LRU, "fifo": E.Q_FIFO, "random": E.Q_RANDOM}[s.policy]
+        cdf = np.cumsum(p)
+        cdf /= cdf[-1]
+        where = w
+        w += n
+        prev = nxt = 0
+        if pol == E.Q_LRU:
+            prev, nxt = w, w + n
+            w += 2 * n
+        slots = w
+        w += max(cap, 1)
+        QI[q] = (pol, n, cap, where, prev, nxt, slots, off_f)
+        cdfs.append(cdf)
+        off_f += n
+        QK[k] = q
+    return QI, np.concatenate(cdfs), QK, QD, w
 
 
 def _check_workload(net: Network, pops, rates, V, Sm) -> None:

@@ -14,7 +14,7 @@ that many at a time and copied once when refilled.
 from __future__ import annotations
 
 from ..errors import ProblemTooLargeError
-from ..model import Closed, Open
+from ..model import CacheStation, Closed, Open
 from ..model.distributions import Erlang
 from .engine import NJF, NJI
 from .flatten import acc_layout
@@ -65,7 +65,20 @@ def run_bytes(network) -> float:
     C = len(network.classes)
     per_job = 8.0 * (NJI + NJF + 4)
     uniforms = float(J + C + 8) * (2 * _erlang_k(network) + 6)
-    return J * per_job + 4 * 8.0 * uniforms
+    return J * per_job + 4 * 8.0 * uniforms + cache_bytes(network)
+
+
+def cache_bytes(network) -> float:
+    """Bytes of the caches' arrays in one run (:mod:`qmodels.sim.engine`,
+    ``Q``): per catalog item its cumulative probability and its slot, and
+    for LRU its two list links; per cache slot one item id."""
+    total = 0.0
+    for s in network.stations:
+        if isinstance(s, CacheStation):
+            n = float(s.items)
+            total += 8.0 * (n * (2 + (2 if s.policy == "lru" else 0))
+                            + min(s.cache_capacity, n))
+    return total
 
 
 def _check_erlang_work(network) -> None:
@@ -94,7 +107,15 @@ def check_sim_size(network, replications: int) -> None:
 
         pop = sum(int(c.population) for c in network.classes if isinstance(c, Closed))
         big = max(forkjoins(network.stations), key=lambda f: f.n_tasks, default=None)
-        if big is not None and big.n_tasks > 1:
+        cb = cache_bytes(network)
+        if cb > need / 2:
+            why = ("the cache stations' catalogs (" + ", ".join(
+                f"{s.name!r}: {s.items} items" for s in network.stations
+                if isinstance(s, CacheStation)) + ")")
+            out = ("each catalog item takes 16 to 32 bytes: simulate a smaller catalog (a "
+                   "Zipf catalog's hit ratio depends mostly on its head), or solve "
+                   "analytically (Che's split)")
+        elif big is not None and big.n_tasks > 1:
             why = (f"fork-join {big.name!r} with {big.n_tasks} tasks per fork"
                    + (f" and {pop} closed jobs" if pop else ""))
             out = ("each task is a job slot: give the fork-join fewer tasks, or solve it "

@@ -109,6 +109,14 @@ class SimResult:
                for i, c in enumerate(self.network.classes)):
             out += ("classes given by visits or demands routed at random with the same visit "
                     "ratios (not in path order)",)
+        from ..model.caching import CacheStation
+
+        caches = [s.name for s in self.network.stations if isinstance(s, CacheStation)]
+        if caches:
+            out += ("cache station(s) " + ", ".join(map(repr, caches)) + " run item by item "
+                    "(requests drawn independently from the popularity, the IRM; each cache "
+                    "warmed before the run): jobs go to the hit or miss path by the lookup, "
+                    "not by the routing row's Che split",)
         return out
 
     # -- the shared vocabulary ---------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import Resumable
+from .._jit import Resumable, python_twin
 from ..errors import UnstableError, UnsupportedModelError
 from ..model.network import Closed, Network, Queue
 from . import engine as E
@@ -29,6 +29,13 @@ TWIN_CHUNK_EVENTS = 20_000
 ENGINE = Resumable(E.run)
 #: more open jobs present than this: the run is declared unstable
 OPEN_LIMIT = 2_000_000
+#: requests that warm a cache before a run, per slot, at least and at most
+#: (its contents then follow the popularity, not an empty start)
+CACHE_WARM_PER_SLOT = 20
+CACHE_WARM_MIN = 1_000
+CACHE_WARM_MAX = 2_000_000
+#: up to this many warming requests the cache is warmed by Python code
+CACHE_FILL_PYTHON = 2_000
 
 
 class _Run:
@@ -81,6 +88,33 @@ class _Run:
         erl += [int(a) for a, kind in zip(flat.CLF[:, 2], flat.CLI[:, 2]) if kind == E.D_ERLANG]
         self.kmax = max([2] + erl)
         self.U = np.zeros(0)
+        self._init_caches()
+
+    def _init_caches(self):
+        """Each cache's state (:mod:`qmodels.sim.engine`, ``Q``): empty,
+        then warmed by requests outside the network (drawn from this run's
+        generator before its first block of uniforms, so a seed still gives
+        one run): :data:`CACHE_WARM_PER_SLOT` per slot, at least
+        :data:`CACHE_WARM_MIN`, at most :data:`CACHE_WARM_MAX`.  The warm-up
+        deletion of the run (MSER-5 or fixed) comes on top."""
+        f = self.f
+        self.QS = np.zeros((f.QI.shape[0], E.NQS), dtype=np.int64)
+        self.QS[:, E.QS_HEAD] = -1
+        self.QS[:, E.QS_TAIL] = -1
+        self.QW = np.full(f.QW_size, -1, dtype=np.int64)
+        self.QH = np.zeros((f.QI.shape[0], 2), dtype=np.int64)
+        for q in range(f.QI.shape[0]):
+            cap = int(f.QI[q, E.QI_CAP])
+            count = min(max(CACHE_WARM_PER_SLOT * cap, CACHE_WARM_MIN), CACHE_WARM_MAX)
+            if cap == 0:
+                continue
+            # a miss of a full RANDOM cache takes a second uniform
+            U = self.rng.random(2 * count)
+            SI = np.zeros(E.NSI, dtype=np.int64)
+            # a few thousand lookups: Python (about 20 us each) beats loading
+            # or compiling the machine code (0.1 to 1 s once per process)
+            fill = E.cache_fill if count > CACHE_FILL_PYTHON else python_twin(E.cache_fill)
+            fill(q, count, f.QI, self.QS, self.QW, f.QF, self.QH, U, SI)
 
     def _link_free(self, a, b):
         """Put job slots a..b-1 at the head of the free list."""
@@ -160,7 +194,7 @@ class _Run:
             loop, machine = ENGINE.pick(args)
             chunk = CHUNK_EVENTS if machine else TWIN_CHUNK_EVENTS
             chunk_end = min(float(max_events), self.ACC[self.lay["events"]] + chunk)
-            st = loop(*args[:6], chunk_end, OPEN_LIMIT)
+            st = loop(*args[:6], chunk_end, OPEN_LIMIT, args[8])
             if st == E.MAX_EVENTS and chunk_end < max_events:
                 continue
             if st == E.NEED_ROOM:
@@ -179,7 +213,8 @@ class _Run:
         J = (self.JI, self.JF, self.HE, self.HT, self.POS, self.SS, self.NC, self.BS,
              self.SFL, self.PS, self.PFL, self.SI, self.SX, self.UB)
         T = (self.ACC, self.SNAP, self.EDGES, self.HIST, self.SEG)
-        return (M, J, T, self.U, self._umin(), float(t_stop), 0.0, OPEN_LIMIT)
+        Q = (f.QI, self.QS, self.QW, f.QF, f.QK, f.QD, self.QH)
+        return (M, J, T, self.U, self._umin(), float(t_stop), 0.0, OPEN_LIMIT, Q)
 
     @property
     def events(self) -> int:
