@@ -90,8 +90,24 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal",
     load-dependent station (see :mod:`.amva_ld`).  Returns (Dx, kind, owner,
     Z, N, notes, scale, mult, nmult) where ``owner[j]`` is the original
     station of column j and ``kind`` is 0 delay, 1 single server,
-    2 load-dependent (multipliers ``mult[j, :nmult[j]]``)."""
+    2 load-dependent (multipliers ``mult[j, :nmult[j]]``).
+
+    Built once per network and options (``net.lowered.memo``: the network
+    is immutable), so a repeated solve and the points of a sweep that share
+    the network skip the checks and the expansion; the callers read the
+    arrays and never write them, and get their own list of notes."""
     _check_multiserver(multiserver)
+    out = net.lowered.memo(
+        ("amva.prepare", solver, multiserver, bool(falling_rates), bool(class_dependent_fcfs)),
+        lambda: _amva_prepare_build(net, solver, multiserver, falling_rates,
+                                    class_dependent_fcfs))
+    Dx, kind, owner, Z, N, notes, scale, mult, nmult = out
+    return Dx, kind, owner, Z, N, list(notes), scale, mult, nmult
+
+
+def _amva_prepare_build(net: Network, solver: str, multiserver: str, falling_rates: bool,
+                        class_dependent_fcfs: bool):
+    """:func:`_amva_prepare` itself (the refusals and the expansion)."""
     if net.is_symbolic:
         raise UnsupportedModelError(
             f"{solver} is numeric; {_symbolic_where(net)} is a sympy expression: "
@@ -337,15 +353,17 @@ def _amva_visit_time(net, A, n, kind, owner, scale, mult, nmult):
     T = np.zeros((C, len(net.stations)))
     S = np.asarray(net.service_times, dtype=float)
     amax = max(float(n.sum()) - 1.0, 0.0)
-    for c in range(C):
-        for x in range(Kx):
-            if kind[x] == 0:
-                f = 1.0
-            elif kind[x] == 1:
-                f = 1.0 + A[c, x]
-            else:
-                f = ld_factor(A[c, x], mult[x], nmult[x], amax)
-            T[c, owner[x]] += S[c, owner[x]] * scale[x] * f
+    # every column at once (the same products as column by column)
+    f = np.where(kind == 1, 1.0 + A, 1.0)
+    for x in np.flatnonzero(kind == 2).tolist():
+        for c in range(C):
+            f[c, x] = ld_factor(A[c, x], mult[x], nmult[x], amax)
+    part = S[:, owner] * scale[None, :] * f
+    if len(np.unique(owner)) == len(owner):
+        T[:, owner] = part           # one column per station: T = 0 + part
+    else:
+        for x in range(Kx):          # a station split in two columns (Seidmann)
+            T[:, owner[x]] += part[:, x]
     return T
 
 
@@ -368,9 +386,13 @@ def _amva_result(net, method, cols, X, R, notes, info, A, n):
     per-visit times from the estimates ``A``.  ``cols`` is (Dx, kind, owner,
     scale, mult, nmult) from :func:`_amva_prepare`."""
     Dx, kind, owner, scale, mult, nmult = cols
-    P = np.zeros((len(owner), len(net.stations)))
-    P[np.arange(len(owner)), owner] = 1.0
-    Rres = R @ P
+    if len(np.unique(owner)) == len(owner):
+        Rres = np.zeros((R.shape[0], len(net.stations)))
+        Rres[:, owner] = R           # one column per station
+    else:
+        P = np.zeros((len(owner), len(net.stations)))
+        P[np.arange(len(owner)), owner] = 1.0
+        Rres = R @ P
     D = np.asarray(net.demands, dtype=float)
     ld = [x for x in range(len(owner)) if kind[x] == 2
           and isinstance(net.stations[owner[x]], LoadDependent)]

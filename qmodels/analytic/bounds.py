@@ -225,6 +225,9 @@ class _Demands:
         self.Lb = L[L < self.Lm]           # the stations below L_max
         self.dL = self.Lm - self.Lb
         self.r = L / self.Lm
+        # y_k = L_k min(1/L_max, ...) < 1 below L_max, unless a demand is
+        # within rounding of L_max (then :func:`_geo_q_all` checks each y)
+        self.y_below_one = bool(len(self.Lb) == 0 or float(self.Lb.max()) * (1 / self.Lm) < 1)
 
 
 def _geometric(d: _Demands, N, Z) -> tuple:
@@ -238,8 +241,11 @@ def _geometric(d: _Demands, N, Z) -> tuple:
         x_aba = min(1 / Lm, (n - 1) / (Lt + Z)) if n > 1 else 0.0
         y_lo = n * Lb / (Z + Lt + Lm * n)
         y_hi = Lb * min(1 / Lm, n / (Z + Lt + s * (n - 1 - Z * x_aba)))
-        r_lo -= float((d.dL * _geo_q_all(y_lo, n)).sum())
-        r_hi -= float((d.dL * _geo_q_all(y_hi, n)).sum())
+        # y_lo = n L_k / (Z + L + L_max n) < 1 always (L_k < L_max <= L)
+        r_lo -= float(np.dot(d.dL, (y_lo - y_lo ** (n + 1)) / (1 - y_lo)))
+        q_hi = ((y_hi - y_hi ** (n + 1)) / (1 - y_hi) if d.y_below_one
+                else _geo_q_all(y_hi, n))
+        r_hi -= float(np.dot(d.dL, q_hi))
     x_lo = 2 * N / (r_lo + math.sqrt(max(r_lo ** 2 - 4 * Z * Lm * (N - 1), 0.0)))
     x_hi = 2 * N / (r_hi + math.sqrt(max(r_hi ** 2 - 4 * Z * Lm * N, 0.0)))
     return float(x_lo), float(min(x_hi, 1 / Lm))
@@ -287,7 +293,8 @@ def proportional_bounds(D, N: int, Z: float = 0.0) -> tuple:
 def _proportional(d: _Demands, N, Z) -> tuple:
     """:func:`proportional_bounds` of the demands ``d`` (N >= 1)."""
     Dt, Dm, r = d.Lt, d.Lm, d.r
-    lo = N / (Z + Dt + (N - 1) * Dm * float((r ** N).sum()) / float((r ** (N - 1)).sum()))
+    lo = N / (Z + Dt + (N - 1) * Dm * float(np.add.reduce(r ** N))
+              / float(np.add.reduce(r ** (N - 1))))
     hi = N / (Z + Dt + (N - 1 - Z / Dm) * d.sumsq / Dt)
     return float(lo), float(min(hi, 1 / Dm))
 
@@ -352,7 +359,7 @@ def _scope(b) -> tuple:
     if net.pools:
         return ("asymptotic bounds with each token pool as a station of `tokens` servers: "
                 "operational laws only",)
-    if any(s.kind == "forkjoin" for s in net.stations):
+    if "forkjoin" in net.lowered.kind:
         return ("operational bounds of a fork-join: no faster than its slowest branch, no "
                 "slower than the sum of its branches",)
     if len(net.classes) > 1:
@@ -726,7 +733,7 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
         raise refusal("bounds")
     ci = _class_of(net, cls)
     c = net.classes[ci]
-    if any(s.kind == "forkjoin" for s in net.stations):
+    if "forkjoin" in net.lowered.kind:
         from .forkjoin import forkjoin_bounds  # operational bounds only
 
         return forkjoin_bounds(net, c.name)

@@ -207,7 +207,7 @@ def saturation_population(net: Network, cls: str | None = None):
     c = net.classes[ci]
     if not isinstance(c, Closed):
         raise UnsupportedModelError(f"class {c.name!r} is open: N* is for closed classes")
-    if any(s.kind == "forkjoin" for s in net.stations):
+    if "forkjoin" in net.lowered.kind:
         from .forkjoin import forkjoin_bounds  # D: a fork-join counts its longest branch
 
         return forkjoin_bounds(net, c.name).saturation_population
