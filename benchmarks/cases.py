@@ -424,7 +424,10 @@ def _run_bounds(cid, args, env):
         def oc():
             med, mn, reps, X = peers["octave"].bounds_single(D[0], N[0], Z[0], args.repeat,
                                                              budget)
-            return med, mn, reps, X, None, ""
+            bad = [f"{name} X {side}" for name, x in zip(("ABA", "BSB", "GB", "PB"), X)
+                   for side, v in zip(("lower", "upper"), x) if not np.isfinite(v)]
+            return med, mn, reps, X, None, (f"returned NaN for {', '.join(bad)} (a power D_k^N "
+                                            "that underflows)" if bad else "")
         rows.append(_bounds_peer_row(cid, P.Octave.name, oc, _bounds_figures(
             res, ("aba", "bjb", "gb", "pb")), "qncsaba, qncsbsb, qncsgb, qncspb"))
     if "line" in peers:

@@ -127,9 +127,26 @@ def _amva_prepare_build(net: Network, solver: str, multiserver: str, falling_rat
     _check_capacities(net, ntot, solver, fcfs_as_ps=class_dependent_fcfs)
     _check_classes(net, D, Z, N)
     notes = _ps_notes(net)
-    src, scale, kind, lds = [], [], [], []
-    # a 2-D array reduced over axis 0: an array (numpy's stub also allows a scalar)
+    # the columns depend on the structure, |N| and which stations some
+    # class loads: one expansion per family of networks (a sweep's points
+    # that change service times, populations or think times share it)
     used = cast(np.ndarray, (D > 0).any(axis=0))
+    src, scale, kind, col_notes, mult, nmult = net.lowered.family(
+        ("amva.columns", solver, multiserver, bool(falling_rates), ntot, used.tobytes()),
+        lambda: _amva_columns(net, solver, multiserver, falling_rates, ntot, used))
+    owner = np.array(src, np.int64)
+    Dx = D[:, owner] * np.array(scale)[None, :]
+    return (Dx, np.array(kind, dtype=np.int64), owner, Z, N, notes + list(col_notes),
+            np.array(scale), mult, nmult)
+
+
+def _amva_columns(net: Network, solver: str, multiserver: str, falling_rates: bool, ntot: int,
+                  used):
+    """The expanded columns of :func:`_amva_prepare`: (owner station per
+    column, scale, kind, notes, mult, nmult), or the refusal of a falling
+    rate."""
+    notes: list = []
+    src, scale, kind, lds = [], [], [], []
     for k, s in enumerate(net.stations):
         # c >= N servers never queue (at most N - 1 others are present when
         # a job arrives): exactly a delay, the same rule as qmodels.analytic.mva and
@@ -180,11 +197,8 @@ def _amva_prepare_build(net: Network, solver: str, multiserver: str, falling_rat
                     "5x measured by validation/amva_ld_accuracy.py): use method='exact' or "
                     "'sim', or pass falling_rates=True to accept the approximation")
             notes.append(ld_falling_note(s.name))
-    owner = np.array(src, np.int64)
-    Dx = D[:, owner] * np.array(scale)[None, :]
     mult, nmult = ld_table(lds)
-    return (Dx, np.array(kind, dtype=np.int64), owner, Z, N, notes, np.array(scale), mult,
-            nmult)
+    return tuple(src), tuple(scale), tuple(kind), tuple(notes), mult, nmult
 
 
 def _symbolic_where(net: Network) -> str:

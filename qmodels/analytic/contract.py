@@ -106,16 +106,21 @@ class _Laws:
 
     # the same three on arrays: ``where(*index)`` names an offending entry
 
+    def all_close(self, a, e) -> bool:
+        """Every entry of the finite array ``a`` within tolerance of ``e``
+        (False also where ``e`` is not finite): the usual case, in few
+        array operations (each costs a microsecond or more on a small
+        array, most of a repeated solve's check)."""
+        ok = np.abs(a - e) <= np.minimum(
+            self.atol + self.rtol * np.maximum(np.abs(a), np.abs(e)), _BIG)
+        return np.count_nonzero(ok) == ok.size
+
     def close_all(self, law, where, actual, expected):
         a, e = np.asarray(actual, float), np.asarray(expected, float)
-        # the usual case first, in few array operations (each costs a few
-        # microseconds on a small array, most of a repeated solve's check):
         # ``actual`` is finite here (:func:`law_violations` checks every
         # figure first); an expected value that is not finite, or any entry
         # out of tolerance, takes the exact route below
-        ok = np.abs(a - e) <= np.minimum(
-            self.atol + self.rtol * np.maximum(np.abs(a), np.abs(e)), _BIG)
-        if np.count_nonzero(ok) == ok.size:
+        if self.all_close(a, e):
             return
         both = np.isfinite(a) & np.isfinite(e)
         with np.errstate(invalid="ignore"):
@@ -173,14 +178,13 @@ def _no_contention(net: Network, c: int, in_branch) -> float:
     return lb
 
 
-class _Plan:
-    """What the law checks read from the model, derived once per network
-    (``net.lowered.memo``: the network is immutable, so a repeated solve
-    and every point of a sweep that keeps the network pay for it once):
-    names, V and S, the server counts, the masks of queues, fork-join
-    branches and visited stations, the load-dependent capacities, whether
-    a finite capacity can bind, the class-switching chains and each class's
-    no-contention time.  Only the answer's figures are read per call."""
+class _Structure:
+    """What the law checks read from the structure of a network (names,
+    masks of the stations with servers, of the queues, of the fork-join
+    branches and of the visited stations, the load-dependent capacities,
+    the class-switching chains, the class types): shared by a network and
+    the points of a sweep that change only its numbers
+    (:meth:`~qmodels.model.lowered.Lowered.family`)."""
 
     def __init__(self, net: Network):
         from ..model.forkjoin import branch_owner
@@ -188,20 +192,15 @@ class _Plan:
         self.cls_names = [c.name for c in net.classes]
         self.st_names = [s.name for s in net.stations]
         self.V = np.asarray(net.visits, float)
-        self.S = np.asarray(net.service_times, float)
         owner = branch_owner(net.stations)
         self.in_branch = np.array([s.name in owner for s in net.stations], dtype=bool)
-        closed = None if net.open_classes else int(sum(int(c.population) for c in net.classes))
-        self.blocking = requires.capacities(net, closed) is not None
-        servers = np.array([float(st.servers) if isinstance(st, Queue) else
-                            1.0 if isinstance(st, Delay) else np.nan for st in net.stations])
-        self.has = np.isfinite(servers)
+        self.servers = np.array([float(st.servers) if isinstance(st, Queue) else
+                                 1.0 if isinstance(st, Delay) else np.nan
+                                 for st in net.stations])
+        self.has = np.isfinite(self.servers)
         self.has_all = bool(self.has.all())
         self.has_cols = np.flatnonzero(self.has)
-        self.servers_has = servers[self.has]
-        # X S / c where the station has servers (the whole of S / c when
-        # every station has them)
-        self.S_per_server = self.S[:, self.has] / self.servers_has
+        self.servers_has = self.servers[self.has]
         self.queues = np.array([isinstance(st, Queue) for st in net.stations], dtype=bool)
         self.qcols = np.flatnonzero(self.queues)
         self.ones_q = np.ones(len(self.qcols))
@@ -214,18 +213,37 @@ class _Plan:
         self.chain = {n: [net.class_index(m) for m in ch] for ch in net.chains if len(ch) > 1
                       for n in ch}
         self.closed = [isinstance(c, Closed) for c in net.classes]
+        self.visited = (self.V > 0) & ~self.in_branch[None, :]
+        # V where a class's response time sums its visits (outside
+        # fork-join branches), and the mask of the stations its jobs are at
+        self.V_visited = np.where(self.visited, self.V, 0.0)
+        self.outside = (~self.in_branch).astype(float)
+
+
+class _Plan:
+    """What the law checks read from the model, derived once per network
+    (``net.lowered.memo``: the network is immutable, so a repeated solve
+    pays for it once): the structure's tables (:class:`_Structure`, shared
+    with the points of a sweep that change only numbers), S, the think
+    times, populations and arrival rates, whether a finite capacity can
+    bind and each class's no-contention time.  Only the answer's figures
+    are read per call."""
+
+    def __init__(self, net: Network):
+        self.__dict__.update(net.lowered.family("contract.structure",
+                                                lambda: _Structure(net)).__dict__)
+        self.S = np.asarray(net.service_times, float)
+        closed = None if net.open_classes else int(sum(int(c.population) for c in net.classes))
+        self.blocking = requires.capacities(net, closed) is not None
+        # X S / c where the station has servers (the whole of S / c when
+        # every station has them)
+        self.S_per_server = self.S[:, self.has] / self.servers_has
         self.think = np.array([float(getattr(c, "think_time", 0.0)) for c in net.classes])
         self.pop = [float(c.population) if cl else 0.0
                     for c, cl in zip(net.classes, self.closed)]
         self.lam = [0.0 if cl else float(c.arrival_rate)
                     for c, cl in zip(net.classes, self.closed)]
         self.total_pop = float(sum(self.pop))
-        self.visited = (self.V > 0) & ~self.in_branch[None, :]
-        # V where a class's response time sums its visits (outside
-        # fork-join branches), and the mask of the stations its jobs are at
-        self.V_visited = np.where(self.visited, self.V, 0.0)
-        self.outside = (~self.in_branch).astype(float)
-        self.in_chain_visits = [bool(self.V[c].any()) for c in range(len(net.classes))]
         self._lb = None
         self._net = net
 
@@ -256,8 +274,12 @@ def _station_laws(plan, chk, uchk, X, Q, R, U, Xc) -> None:
     well under a millisecond); sentences only for what fails."""
     where = plan.where
     V, S = plan.V, plan.S
-    chk.close_all("Little's law Q = X R", where, Q, X * R)
-    chk.close_all("forced flow law X_k = V_k X", where, X, V * Xc[:, None])
+    XR, VX = X * R, V * Xc[:, None]
+    if not chk.all_close(np.concatenate((Q.ravel(), X.ravel())),
+                         np.concatenate((XR.ravel(), VX.ravel()))):
+        # (both laws at once when they hold; each on its own to say where not)
+        chk.close_all("Little's law Q = X R", where, Q, XR)
+        chk.close_all("forced flow law X_k = V_k X", where, X, VX)
     if len(plan.has_cols):
         cols = plan.has_cols
         if plan.has_all:
@@ -384,7 +406,7 @@ def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[s
     if np.count_nonzero(np.isfinite(allv)) == allv.size:
         scale = max(1.0, float(np.abs(allv[:n_scaled]).max(initial=0.0)))
         chk = _Laws(rtol, atol * scale)
-        if allv.size and allv.min() >= -chk.atol:
+        if not np.count_nonzero(allv < -chk.atol):
             plan = _plan(net)
             uchk = _Laws(rtol, atol)
             uchk.out = chk.out          # one list of violations

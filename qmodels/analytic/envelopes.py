@@ -80,9 +80,21 @@ def _utilization(qs, result) -> float:
 
 def _model_features(net: Network) -> tuple[dict, list]:
     """The features of the model alone (all but the utilisation), and the
-    queues whose utilisation counts: read once per network."""
+    queues whose utilisation counts: read once per network, those of its
+    structure once per family (:meth:`~qmodels.model.lowered.Lowered.family`:
+    the points of a sweep that change only numbers)."""
     from ._common import fcfs_as_ps_stations
 
+    f, qs = net.lowered.family("envelopes.structure", lambda: _structure_features(net))
+    f = dict(f)
+    f["population"] = int(sum(int(c.population) for c in net.closed_classes))
+    f["class_dependent"] = int(bool(fcfs_as_ps_stations(net)))
+    return f, qs
+
+
+def _structure_features(net: Network) -> tuple[dict, list]:
+    """The features that read only the structure (not the service times,
+    populations, think times or arrival rates) and the queues ``qs``."""
     low = net.lowered
     visited = np.asarray(low.visited, bool)
     kinds = low.kind
@@ -104,7 +116,6 @@ def _model_features(net: Network) -> tuple[dict, list]:
     return {
         "workload": workload,
         "classes": len(net.classes),
-        "population": int(sum(int(c.population) for c in net.closed_classes)),
         "stations": len(queues),
         "servers": max(servers),
         "load_dependent": 2 if falls else 1 if ld else 0,
@@ -114,7 +125,6 @@ def _model_features(net: Network) -> tuple[dict, list]:
         "priority_levels": max(levels),
         "branches": max(branches),
         "pools": len(net.pools),
-        "class_dependent": int(bool(fcfs_as_ps_stations(net))),
     }, qs
 
 
@@ -171,15 +181,17 @@ def match(method: str, f: dict, substituted: bool = False) -> tuple[list, list]:
 
 def _match_network(net: Network, method: str, f: dict, substituted: bool) -> tuple[list, list]:
     """:func:`match` for a network's features ``f``: the model's features
-    are compared with each box once per network and method (they cannot
-    change), the utilisation on every call."""
+    are compared with each box once per network family and values of
+    those features (a sweep's points share them), the utilisation on every
+    call."""
     def build():
         return [(env, _outside(env, f, _BEFORE_U), _outside(env, f, _AFTER_U))
                 for env in _of_method(method, bool(substituted))]
 
+    key = ("envelopes.match", method, bool(substituted),
+           tuple(f[k] for k in _BEFORE_U + _AFTER_U))
     inside, outside = [], []
-    for env, before, after in net.lowered.memo(("envelopes.match", method, bool(substituted)),
-                                               build):
+    for env, before, after in net.lowered.family(key, build):
         why = before + _outside(env, f, ("utilization",)) + after
         (outside if why else inside).append(env if not why else (env, why))
     return inside, outside
