@@ -121,8 +121,8 @@ def _closed_bounds(Dq_opt, Dq_pes, Dq_nc, delay, Z, n, sym=None):
 
 
 def _closed_bounds_scalar(Do, Dp, Dnc, Dmax_o, Dmax_p, Davg_o, delay, Z, n):
-    """:func:`_closed_bounds` for one numeric population: the same formulas
-    in the same order on Python floats (numpy on single numbers costs more
+    """:func:`_closed_bounds` for one numeric population (QSP Table 5.3):
+    the same formulas in the same order on Python floats (numpy on single numbers costs more
     than the arithmetic).  Every divisor is positive: the demands are, and
     a class with none is answered before the bounds."""
     Zeff = Z + delay
@@ -231,7 +231,8 @@ class _Demands:
 
 
 def _geometric(d: _Demands, N, Z) -> tuple:
-    """:func:`geometric_bounds` of the demands ``d`` (N >= 1)."""
+    """:func:`geometric_bounds` of the demands ``d`` (N >= 1): Casale, Muntz
+    & Serazzi, IEEE Trans. Computers 57(6), 2008, eqs. 8 and 13."""
     Lt, Lm, s = d.Lt, d.Lm, d.s
     n = N - 1
     r_lo = r_hi = Z + Lt + Lm * (N - 1)
@@ -291,7 +292,9 @@ def proportional_bounds(D, N: int, Z: float = 0.0) -> tuple:
 
 
 def _proportional(d: _Demands, N, Z) -> tuple:
-    """:func:`proportional_bounds` of the demands ``d`` (N >= 1)."""
+    """:func:`proportional_bounds` of the demands ``d`` (N >= 1): Hsieh &
+    Lam, Performance Evaluation 7(1), 1987 (the form of Octave's
+    ``qncspb``)."""
     Dt, Dm, r = d.Lt, d.Lm, d.r
     lo = N / (Z + Dt + (N - 1) * Dm * float(np.add.reduce(r ** N))
               / float(np.add.reduce(r ** (N - 1))))
