@@ -230,6 +230,14 @@ class _Demands:
         self.y_below_one = bool(len(self.Lb) == 0 or float(self.Lb.max()) * (1 / self.Lm) < 1)
 
 
+def _demand_pair(opt, pes) -> tuple:
+    """(:class:`_Demands` of the optimistic, of the pessimistic demands):
+    one object for both when they are the same (no multi-server or
+    load-dependent station)."""
+    d = _Demands(opt)
+    return (d, d) if tuple(opt) == tuple(pes) else (d, _Demands(pes))
+
+
 def _geometric(d: _Demands, N, Z) -> tuple:
     """:func:`geometric_bounds` of the demands ``d`` (N >= 1): Casale, Muntz
     & Serazzi, IEEE Trans. Computers 57(6), 2008, eqs. 8 and 13."""
@@ -315,8 +323,11 @@ def _gb_pb(opt, pes, delay, Z, N, r_min):
     pes = pes if isinstance(pes, _Demands) else _Demands(pes)
     out = {}
     for key, f in (("gb", _geometric), ("pb", _proportional)):
-        lo = f(pes, N, Z + delay)[0]
-        hi = f(opt, N, Z + delay)[1]
+        if pes is opt:   # single-server queues only: one network, both bounds at once
+            lo, hi = f(opt, N, Z + delay)
+        else:
+            lo = f(pes, N, Z + delay)[0]
+            hi = f(opt, N, Z + delay)[1]
         out[key] = (lo, hi, max(N / hi - Z, r_min), N / lo - Z)
     return out
 
@@ -661,8 +672,7 @@ def _closed_class(net, c, ci, opt, pes, nc, delay, shape, sym) -> Bounds:
     elif sym:
         notes = ("GB and PB are computed for numeric networks only",)
     elif N >= 1:
-        demands = net.lowered.memo(("bounds.demands", ci),
-                                   lambda: (_Demands(opt), _Demands(pes)))
+        demands = net.lowered.memo(("bounds.demands", ci), lambda: _demand_pair(opt, pes))
         extra = _gb_pb(*demands, delay, c.think_time, N, float(aba[2]))
         gb, pb = extra["gb"], extra["pb"]
         sets += [gb, pb]
