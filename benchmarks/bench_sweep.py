@@ -13,6 +13,13 @@ the class rows (``stations=False``) so that memory stays small, and a
 One core: the sweep in this process with numba limited to one thread.
 Two workers: a dask ``LocalCluster`` of two single-threaded processes.
 
+One by one (``--one-by-one``): what a point of a sweep costs on the
+route that solves point by point (every method but the batched exact
+one), against the same sweep over the unchanged network: the difference
+is what a point pays for being a new network (building it, lowering it,
+the tables of its numbers; the tables of its structure come from the base
+network's plan, ``Lowered.family``).
+
 Simulated: 200 points of a three-station closed network, on a
 LocalCluster of one worker and of two; the speed-up is the ratio of the
 wall times.  Twice: each point a default ``qm.simulate`` (its own horizon,
@@ -102,10 +109,72 @@ def cluster(n):
     return c, Client(c)
 
 
+def one_by_one(methods=("schweitzer", "mva-residual", "priority", "qna", "bounds"),
+               sizes=(10, 50), points: int = 100, rounds: int = 5) -> None:
+    """Per point of a one-by-one sweep (no batched route) over one service
+    time, against the same sweep whose every point is the unchanged base
+    network (the floor: the same solves and table rows, with every table of
+    the network kept), in CPU microseconds (this process; the best of
+    ``rounds`` sweeps of ``points`` points), with the wall time beside it."""
+    print(f"one-by-one sweep over one service time, {points} points, per point "
+          f"(CPU us, best of {rounds}; wall us in brackets); load {os.getloadavg()}")
+    print(f"  {'method':13s} {'K':>3s} {'sweep/point':>18s} {'solve again':>18s} "
+          f"{'difference':>11s}")
+    print(f"  {'':13s} {'':>3s} {'':>18s} {'(same network)':>18s}")
+    for method in methods:
+        for K in sizes:
+            net, vary, opts = _one_by_one_model(method, K, points)
+            qm.sweep(net, {k: v[:3] for k, v in vary.items()}, method=method, options=opts,
+                     progress=False)
+            best_c = best_w = again_c = again_w = float("inf")
+            for _ in range(rounds):
+                w0, c0 = time.perf_counter(), time.process_time()
+                qm.sweep(net, vary, method=method, options=opts, progress=False)
+                best_c = min(best_c, (time.process_time() - c0) / points)
+                best_w = min(best_w, (time.perf_counter() - w0) / points)
+                w0, c0 = time.perf_counter(), time.process_time()
+                qm.sweep(lambda point, net=net: net, {"point": list(range(points))},
+                         method=method, options=opts, progress=False)
+                again_c = min(again_c, (time.process_time() - c0) / points)
+                again_w = min(again_w, (time.perf_counter() - w0) / points)
+            print(f"  {method:13s} {K:3d} {best_c * 1e6:8.0f} ({best_w * 1e6:7.0f}) "
+                  f"{again_c * 1e6:8.0f} ({again_w * 1e6:7.0f}) {(best_c - again_c) * 1e6:11.0f}")
+
+
+def _one_by_one_model(method: str, K: int, points: int):
+    """(network, vary, options) of the one-by-one sweep of ``method``."""
+    values = list(np.linspace(0.002, 0.02, points))
+    if method == "qna":
+        st = [qm.Queue(f"s{k}", 0.002 + 0.0005 * k, distribution=qm.Erlang(2))
+              for k in range(K)]
+        route = [s.name for s in st]
+        net = qm.Network(st, [qm.Open("tx", 20.0, route=route,
+                                      interarrival=qm.HyperExponential(2.0))])
+        return net, {"s1.service": values}, {}
+    if method == "priority":
+        st = [qm.Delay("think", 1.0), qm.Queue("s1", 0.01, discipline="prio")] + [
+            qm.Queue(f"s{k}", 0.002 + 0.0005 * k) for k in range(2, K)]
+        v = {s.name: 1 for s in st}
+        net = qm.Network(st, [qm.Closed("hi", 6, visits=v, priority=0),
+                              qm.Closed("lo", 4, visits=v, priority=1)])
+        return net, {"s1.service": values}, {}
+    st = [qm.Delay("think", 1.0)] + [
+        qm.Queue(f"s{k}", 0.002 + 0.0005 * k,
+                 distribution=qm.Erlang(2) if method == "mva-residual" else None)
+        for k in range(1, K)]
+    net = qm.Network(st, [qm.Closed("tx", 20, visits={s.name: 1 for s in st})])
+    return net, {"s1.service": values}, {}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_sweep")
     ap.add_argument("--quick", action="store_true", help="10^5 analytic, 40 simulated points")
+    ap.add_argument("--one-by-one", action="store_true",
+                    help="only the per-point cost of one-by-one sweeps against a repeated solve")
     args = ap.parse_args(argv)
+    if args.one_by_one:
+        one_by_one()
+        return 0
     P = 10**5 if args.quick else 10**6
     S = 40 if args.quick else 200
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}, "

@@ -40,6 +40,9 @@ TITLES = {
                           "Octave's multi-server recursion vs ours",
     "convolution-N1000": "normalising constant at N=1000, 5 queues S=(1..5) s: "
                          "Octave's qncsconv vs ours (overflow check)",
+    "bounds-K50-N1000": "single-class bounds, K=50, N=1000, Z=1: qm bounds (ABA, BJB, GB, PB, "
+                        "N*, bottleneck) vs Octave qncsaba+qncsbsb+qncsgb+qncspb and "
+                        "line-solver ABA + geometric (pfqn_xzaba*, pfqn_xzgsb*)",
 }
 CASE_IDS = list(TITLES)
 # issue 22: issue 19's methods against line-solver's model API, the decomposition
@@ -96,6 +99,8 @@ def model(cid):
         return rng.uniform(0.005, 0.05, (5, 100)), np.full(5, 200), rng.uniform(0.5, 2.0, 5)
     if cid == "batch-B10000-K20-N200":
         return rng.uniform(0.005, 0.05, (10000, 20)), rng.uniform(0.0, 2.0, 10000), 200
+    if cid == "bounds-K50-N1000":
+        return rng.uniform(0.005, 0.05, (1, 50)), np.array([1000]), np.array([1.0])
     raise KeyError(cid)
 
 
@@ -138,6 +143,8 @@ def ours(cid):
         return "qmodels.analytic.amva.schweitzer", fn, kw
     if cid.startswith("batch"):
         return "qmodels.analytic.batch.mva_batch", _attr("qmodels.analytic.batch", "mva_batch"), {}
+    if cid.startswith("bounds"):
+        return "qmodels.analytic.bounds.bounds", _attr("qmodels.analytic.bounds", "bounds"), {}
     raise KeyError(cid)
 
 
@@ -316,6 +323,8 @@ def run_case(cid, args, env):
         return []           # answers, not times: printed by extras()
     if cid.startswith("batch"):
         return _run_batch(cid, args, env)
+    if cid.startswith("bounds"):
+        return _run_bounds(cid, args, env)
     D, N, Z = model(cid)
     net = network(D, N, Z)
     peers = env["_peers"]
@@ -391,6 +400,58 @@ def _kernel_note(D, N, Z, repeat, min_time):
     except Exception:  # noqa: BLE001 - a private kernel may change shape: the note is optional
         return ""
     return f"kernel alone {fmt_time(med)}"
+
+
+def _bounds_figures(b, keys):
+    """[X lower, X upper] of each bound set ``keys`` of a qmodels Bounds."""
+    return [np.array(getattr(b, k)[:2], dtype=float) for k in keys]
+
+
+def _run_bounds(cid, args, env):
+    """Single-class bounds: ours (every bound it proves, with N* and the
+    bottleneck, as a Bounds result) against Octave's four bound functions
+    called in turn and line-solver's asymptotic and geometric bounds (it
+    has no balanced-job or proportional bounds: its row does less work)."""
+    D, N, Z = model(cid)
+    net = network(D, N, Z)
+    peers = env["_peers"]
+    label, fn, _ = ours(cid)
+    med, mn, times, res = timeit(lambda: fn(net), args.repeat, min_time=args.min_time)
+    rows = [row(cid, "qmodels", "ours", time_s=med, min_s=mn, reps=len(times),
+                note=f"{label}: ABA, BJB, GB, PB, N*, 1/Dmax, bottleneck")]
+    budget = args.peer_budget
+    if "octave" in peers:
+        def oc():
+            med, mn, reps, X = peers["octave"].bounds_single(D[0], N[0], Z[0], args.repeat,
+                                                             budget)
+            bad = [f"{name} X {side}" for name, x in zip(("ABA", "BSB", "GB", "PB"), X)
+                   for side, v in zip(("lower", "upper"), x) if not np.isfinite(v)]
+            return med, mn, reps, X, None, (f"returned NaN for {', '.join(bad)} (a power D_k^N "
+                                            "that underflows)" if bad else "")
+        rows.append(_bounds_peer_row(cid, P.Octave.name, oc, _bounds_figures(
+            res, ("aba", "bjb", "gb", "pb")), "qncsaba, qncsbsb, qncsgb, qncspb"))
+    if "line" in peers:
+        def ln():
+            med, mn, reps, X = peers["line"].bounds_single(D[0], N[0], Z[0], args.repeat,
+                                                           budget)
+            return med, mn, reps, X, None, ""
+        rows.append(_bounds_peer_row(cid, P.Line.name, ln, _bounds_figures(res, ("aba", "gb")),
+                                     "pfqn_xzabalow/up, pfqn_xzgsblow/up (ABA and geometric "
+                                     "only)"))
+    rows += _missing_rows(cid, env, ("octave", "line"))
+    return rows
+
+
+def _bounds_peer_row(cid, name, fn, ref, note):
+    try:
+        med, mn, reps, X, _, extra = fn()
+    except P.Unavailable as e:
+        return skipped(cid, name, "peer", str(e))
+    except Exception as e:  # noqa: BLE001
+        return skipped(cid, name, "peer", f"failed: {type(e).__name__}: {str(e)[:200]}")
+    return row(cid, name, "peer", time_s=med, min_s=mn, reps=reps,
+               maxrel=max_rel_diff(ref, X), target_ratio=TARGET_PEER,
+               note=", ".join(x for x in (note, extra) if x))
 
 
 def _run_batch(cid, args, env):

@@ -94,6 +94,27 @@ class Line:
         XN, QN, _UN, _RN, it = out
         return med, mn, len(times), np.asarray(XN).ravel(), np.asarray(QN).T, f"{it} iterations"
 
+    def bounds_single(self, D, N, Z, repeat, budget):
+        """pfqn_xzabalow/up (asymptotic) and pfqn_xzgsblow/up (geometric
+        square-root, Casale, Muntz & Serazzi 2008) on the throughput:
+        [ABA X lower, upper], [GB X lower, upper]."""
+        from line_solver.api.pfqn.bounds import (
+            pfqn_xzabalow,
+            pfqn_xzabaup,
+            pfqn_xzgsblow,
+            pfqn_xzgsbup,
+        )
+
+        L = np.ascontiguousarray(np.atleast_2d(D).T)
+        n, z = float(N), float(Z)
+
+        def call():
+            return ([pfqn_xzabalow(L, n, z), pfqn_xzabaup(L, n, z)],
+                    [pfqn_xzgsblow(L, n, z), pfqn_xzgsbup(L, n, z)])
+
+        med, mn, times, out = _timeit_peer(call, repeat, budget)
+        return med, mn, len(times), [np.array(x, dtype=float) for x in out]
+
     def multiserver(self, S, servers, N, Z):
         """pfqn_mvams: exact MVA with multi-server stations (load-dependent recursion)."""
         XN, QN, *_ = self._mvams(np.zeros(1), np.atleast_2d(S).T, np.array([float(N)]),
@@ -208,6 +229,19 @@ printf("time %.9g\\n", times);
         med, mn, reps, so = self._timed(setup, call, out, repeat, budget)
         C, K = np.shape(D)
         return med, mn, reps, self._values(so, "X"), self._values(so, "Q").reshape(C, K), ""
+
+    def bounds_single(self, D, N, Z, repeat, budget):
+        """qncsaba, qncsbsb, qncsgb, qncspb (asymptotic, balanced system,
+        geometric, proportional bounds) in turn: [X lower, upper] of each."""
+        D = np.ravel(D)
+        setup = (f"S = {_fmt_vec(D)}; V = ones(size(S)); m = ones(size(S)); "
+                 f"N = {int(N)}; Z = {float(Z)!r};")
+        call = ("[a1, a2] = qncsaba(N, S, V, m, Z); [b1, b2] = qncsbsb(N, S, V, m, Z); "
+                "[g1, g2] = qncsgb(N, S, V, m, Z); [p1, p2] = qncspb(N, S, V, m, Z)")
+        out = 'printf("X %.17g\\n", [a1 a2 b1 b2 g1 g2 p1 p2]);'
+        med, mn, reps, so = self._timed(setup, call, out, repeat, budget)
+        X = self._values(so, "X")
+        return med, mn, reps, [X[0:2], X[2:4], X[4:6], X[6:8]]
 
     def batch_single(self, D, Z, N, repeat, budget, max_configs):
         """A loop of qncsmva over the first configurations of a batch (inside Octave)."""

@@ -34,6 +34,11 @@ def test_our_entry_point_of_every_timed_case_resolves_and_solves(cid):
         return
     D = np.array([[0.01, 0.02, 0.03]] * (3 if cid.startswith(("mvaC", "schweitzer")) else 1))
     net = cases.network(D, np.full(len(D), 3), np.ones(len(D)))
+    if cid.startswith("bounds"):
+        # the figures the peers are compared on: [X lower, X upper] of each set
+        figs = cases._bounds_figures(fn(net, **kw), ("aba", "bjb", "gb", "pb"))
+        assert all(0 < lo <= hi for lo, hi in figs)
+        return
     X, Q = cases._answer(fn(net, **kw))
     assert X.shape == (len(D),) and np.all(X > 0)
 

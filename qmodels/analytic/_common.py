@@ -325,7 +325,8 @@ def _divisors(net) -> np.ndarray:
     """Per station divisor of X D in the utilisation: servers for a queue,
     the constant rate a of a constant-rate load-dependent station, else 1
     (:meth:`~qmodels.model.lowered.Lowered.divisors`)."""
-    return net.lowered.divisors()
+    low = net.lowered
+    return low.memo("common.divisors", low.divisors)    # read, never written
 
 
 def _not_finite(net: Network, what: str = "normalising constant") -> InvalidValueError:

@@ -91,6 +91,7 @@ population vectors than ``LATTICE_BUDGET`` or more chain states than
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -358,24 +359,10 @@ class _Chain:
         """Stationary distribution when class c arrives at rate rate[k, c]
         in state k (all sources outside: the rate of the flow-equivalent
         server)."""
-        import scipy.sparse as sp
-        import scipy.sparse.linalg as spla
-
         fr, to, cl, pr = self.arr
         sfr, sto, srate = self.svc
-        rows = np.concatenate([fr, sfr])
-        cols = np.concatenate([to, sto])
-        vals = np.concatenate([rate[fr, cl] * pr, srate])
-        M = self.M
-        Q = sp.csr_matrix((vals, (rows, cols)), shape=(M, M))
-        Q = Q - sp.diags(np.asarray(Q.sum(axis=1)).ravel())
-        A = Q.T.tolil()
-        A[0, :] = 1.0
-        b = np.zeros(M)
-        b[0] = 1.0
-        pi = spla.spsolve(A.tocsc(), b)
-        pi = np.maximum(pi, 0.0)
-        return pi / pi.sum()
+        return _stationary(self.M, np.concatenate([fr, sfr]), np.concatenate([to, sto]),
+                           np.concatenate([rate[fr, cl] * pr, srate]))
 
 
 class _Joint:
@@ -484,8 +471,27 @@ class _Joint:
                            np.concatenate([r, self.svc[2]]))
 
 
+#: chains of at most this many states are solved densely (LAPACK's LU of a
+#: few hundred states takes well under a millisecond; scipy's sparse
+#: machinery costs more than that in set-up alone)
+DENSE_STATES = 400
+
+
 def _stationary(M, rows, cols, vals):
-    """pi Q = 0, sum pi = 1 for the generator with these off-diagonal rates."""
+    """pi Q = 0, sum pi = 1 for the generator with these off-diagonal rates
+    (duplicate entries add up), by replacing the first balance equation
+    with the normalisation: dense up to :data:`DENSE_STATES` states, sparse
+    (SuperLU) above."""
+    b = np.zeros(M)
+    b[0] = 1.0
+    if M <= DENSE_STATES:
+        Q = np.bincount(np.asarray(rows, dtype=np.int64) * M + np.asarray(cols, dtype=np.int64),
+                        weights=vals, minlength=M * M).reshape(M, M)
+        Q[np.diag_indices(M)] -= Q.sum(axis=1)
+        A = Q.T.copy()
+        A[0, :] = 1.0
+        pi = np.maximum(np.linalg.solve(A, b), 0.0)
+        return pi / pi.sum()
     import scipy.sparse as sp
     import scipy.sparse.linalg as spla
 
@@ -493,18 +499,31 @@ def _stationary(M, rows, cols, vals):
     Q = Q - sp.diags(np.asarray(Q.sum(axis=1)).ravel())
     A = Q.T.tolil()
     A[0, :] = 1.0
-    b = np.zeros(M)
-    b[0] = 1.0
     pi = np.maximum(spla.spsolve(A.tocsc(), b), 0.0)
     return pi / pi.sum()
 
 
-def _solve_joint(V, S, scv, code, level, N, Z, direct, pk):
+def _solve_joint(V, S, scv, code, level, N, Z, direct, pk, memo=None):
     """All the priority stations ``pk`` in one chain, the rest as its
-    flow-equivalent server: (X, Q)."""
+    flow-equivalent server: (X, Q).  ``memo(key, build)`` keeps the chain
+    (its states and transitions, a function of the model alone) for a
+    repeated solve of the same network."""
     C, K = V.shape
     m_res = S * (1.0 + scv[None, :]) / 2.0
     Xr, Qr, radix = _rest_mva(V, S, m_res, code, level, N, Z, pk, np.ones((C, K)))
+    if memo is None:
+        return _joint_answer(_joint_chain(V, S, scv, code, level, N, direct, pk), N, Xr, Qr,
+                             radix, pk)
+    ch = memo(("prio_fes.joint", tuple(pk)),
+              lambda: _joint_chain(V, S, scv, code, level, N, direct, pk))
+    return _joint_answer(ch, N, Xr, Qr, radix, pk)
+
+
+def _joint_chain(V, S, scv, code, level, N, direct, pk):
+    """The joint chain of the priority stations ``pk`` (:class:`_Joint`),
+    its entry rates per cycle ``E`` (C, P) and its captive classes;
+    raises :class:`_TooBig` past the budget."""
+    C, K = V.shape
     budget = JOINT_BUDGET if len(pk) > 1 else STATE_BUDGET
     rules = []
     for k in pk:
@@ -529,6 +548,12 @@ def _solve_joint(V, S, scv, code, level, N, Z, direct, pk):
         if spread * min(serve, 64.0) > 4 * JOINT_BUDGET:
             raise _TooBig
     ch = _Joint(rules, N, d, captive, JOINT_BUDGET if len(pk) > 1 else STATE_BUDGET)
+    return ch, E, Vp, captive
+
+
+def _joint_answer(chain, N, Xr, Qr, radix, pk):
+    """(X, Q) from the joint chain and the rest's recursion."""
+    ch, E, Vp, captive = chain
     m_idx = (N[None, :].astype(np.int64) - ch.n.sum(axis=1)) @ radix
     rate = Xr[m_idx][:, :, None] * E[None, :, :]
     pi = ch.solve(rate)
@@ -547,60 +572,105 @@ class _TooBig(Exception):
     pass
 
 
+@functools.lru_cache(maxsize=64)
+def _lattice(N: tuple) -> tuple:
+    """The population vectors m <= N but 0 in order of their total, each
+    with its mixed-radix index (class 0 fastest)."""
+    radix = [1]
+    for n in N[:-1]:
+        radix.append(radix[-1] * (n + 1))
+    order = sorted(itertools.product(*[range(n + 1) for n in N]), key=sum)
+    return tuple((m, sum(a * b for a, b in zip(m, radix))) for m in order if any(m))
+
+
 def _rest_mva(V, S, m_res, code, level, N, Z, k0, g):
     """The rest's MVA recursion (module docstring) over m <= N, station(s) k0
     short-circuited: arrays X[m] (C,) and Q[m] (C, K) indexed by the mixed
-    radix of m."""
+    radix of m.
+
+    The lattice is small (at most :data:`LATTICE_BUDGET` vectors) and each
+    step a handful of products over the classes, so it runs on Python
+    floats: array operations on a few numbers cost more than the numbers.
+    Every sum is taken class by class in index order, as numpy sums a
+    short row."""
     C, K = V.shape
     Vr = V.copy()
     Vr[:, k0] = 0.0
     D = Vr * S
-    same = level[None, :] == level[:, None]
-    above = level[None, :] < level[:, None]
-    radix = np.cumprod([1] + [int(n) + 1 for n in N[:-1]])
+    radix = [int(x) for x in np.cumprod([1] + [int(n) + 1 for n in N[:-1]])]
     size = int(np.prod([int(n) + 1 for n in N]))
-    X = np.zeros((size, C))
-    Q = np.zeros((size, C, K))
+    Vl, Sl, Dl, Ml, gl = Vr.tolist(), S.tolist(), D.tolist(), m_res.tolist(), g.tolist()
+    Zl = [float(z) for z in Z]
+    kinds = [int(x) for x in code]
+    lev = [int(x) for x in level]
+    same = [[s for s in range(C) if lev[s] == lev[r]] for r in range(C)]
+    above = [[s for s in range(C) if lev[s] < lev[r]] for r in range(C)]
+    visits = [[k for k in range(K) if Vl[r][k] > 0] for r in range(C)]
+    classes = range(C)
     big = 1e6
-    for m in sorted(itertools.product(*[range(int(n) + 1) for n in N]), key=sum):
-        at = int(np.dot(m, radix))
-        if at == 0:
-            continue
-        Rm = np.zeros((C, K))
-        for r in range(C):
+    Xl: list = [None] * size
+    Ql: list = [None] * size
+    Xl[0] = [0.0] * C
+    Ql[0] = [[0.0] * K for _ in classes]
+    Kr = range(K)
+    for m, at in _lattice(tuple(int(n) for n in N)):
+        Rm = [[0.0] * K for _ in classes]
+        Xat = [0.0] * C
+        for r in classes:
             if m[r] == 0:
                 continue
             prev = at - radix[r]
-            A = Q[prev]
-            B = X[prev][:, None] * D
-            for k in range(K):
-                if Vr[r, k] <= 0:
-                    continue
-                kind = code[k]
+            A = Ql[prev]
+            Xp = Xl[prev]
+            Sr, Rr = Sl[r], Rm[r]
+            for k in visits[r]:
+                kind = kinds[k]
                 if kind == 0:
-                    Rm[r, k] = S[r, k]
+                    Rr[k] = Sr[k]
                 elif kind == 1:
-                    Rm[r, k] = S[r, k] * (1.0 + A[:, k].sum())
+                    acc = 0.0
+                    for s in classes:
+                        acc += A[s][k]
+                    Rr[k] = Sr[k] * (1.0 + acc)
                 else:
-                    W = A[:, k] - B[:, k]
+                    # B_s = X_s D_sk (busy), W_s = A_sk - B_s (waiting)
+                    B = [Xp[s] * Dl[s][k] for s in classes]
+                    bm = 0.0
+                    for s in classes:
+                        bm += B[s] * Ml[s][k]
                     if kind == 2:
-                        Rm[r, k] = (S[r, k] + (W * S[:, k]).sum() + (B[:, k] * m_res[:, k]).sum())
+                        ws = 0.0
+                        for s in classes:
+                            ws += (A[s][k] - B[s]) * Sl[s][k]
+                        Rr[k] = Sr[k] + ws + bm
+                        continue
+                    ws = 0.0
+                    for s in same[r]:
+                        ws += (A[s][k] - B[s]) * Sl[s][k]
+                    hb = 0.0
+                    for s in above[r]:
+                        hb += B[s]
+                    stretch = max(1.0 - hb, 1e-9)
+                    if kind == 4:
+                        bl = 0.0
+                        for s in same[r]:
+                            bl += B[s] * Ml[s][k]
+                        v = (Sr[k] + ws + bl) / stretch
                     else:
-                        le, hi = same[r], above[r]
-                        stretch = max(1.0 - B[hi, k].sum(), 1e-9)
-                        if kind == 4:
-                            v = (S[r, k] + (W[le] * S[le, k]).sum()
-                                 + (B[le, k] * m_res[le, k]).sum()) / stretch
-                        else:
-                            v = S[r, k] + ((W[le] * S[le, k]).sum()
-                                           + (B[:, k] * m_res[:, k]).sum()) / stretch
-                        Rm[r, k] = v * g[r, k]
-            tot = Z[r] + (Vr[r] * Rm[r]).sum()
+                        v = Sr[k] + (ws + bm) / stretch
+                    Rr[k] = v * gl[r][k]
+            tot = 0.0
+            Vlr = Vl[r]
+            for k in Kr:
+                tot += Vlr[k] * Rr[k]
+            tot = Zl[r] + tot
             # a class with nothing to do outside k0 comes back at once: a
             # rate far above every service rate at k0 stands for it
-            X[at, r] = m[r] / tot if tot > 0 else m[r] * big / max(np.max(S[r, k0]), 1e-300)
-        Q[at] = X[at][:, None] * Vr * Rm
-    return X, Q, radix
+            Xat[r] = m[r] / tot if tot > 0 else m[r] * big / max(float(np.max(S[r, k0])), 1e-300)
+        Xl[at] = Xat
+        Ql[at] = [[x * v * q for v, q in zip(Vc, Rc)] for x, Vc, Rc in zip(Xat, Vl, Rm)]
+    return np.array(Xl, dtype=float), np.array(Ql, dtype=float).reshape(size, C, K), \
+        np.array(radix, dtype=np.int64)
 
 
 def _one(V, S, scv, code, level, N, Z, loop, k0, g, chains):
@@ -629,20 +699,22 @@ def _one(V, S, scv, code, level, N, Z, loop, k0, g, chains):
     return X, Q
 
 
-def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200):
+def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, memo=None):
     """(X, R per visit, sweeps, converged) by the approximation of the module
     docstring, or None when a budget is exceeded.  ``code`` per station:
     0 delay, 1 PS-like, 2 FCFS, 3 prio, 4 prio-pr; ``direct[c, k, j]`` the
     probability that class c leaving k goes straight to j (no think time in
     between).  The priority stations serving two levels or more are solved
     in one chain; when that chain is past the budget, one by one with
-    surrogate factors."""
+    surrogate factors.  ``memo(key, build)`` (the network's
+    :meth:`~qmodels.model.lowered.Lowered.memo`) keeps the joint chain's
+    states and transitions for a repeated solve."""
     C, K = V.shape
     N = np.asarray(N, dtype=np.int64)
     pk = [k for k in range(K) if code[k] >= 3
           and len({int(level[c]) for c in range(C) if V[c, k] > 0 and N[c] > 0}) > 1]
     try:
-        X, Q = _solve_joint(V, S, scv, code, level, N, Z, direct, pk)
+        X, Q = _solve_joint(V, S, scv, code, level, N, Z, direct, pk, memo)
         sweeps, converged = 1, True
     except _TooBig:
         if len(pk) == 1:

@@ -90,8 +90,24 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal",
     load-dependent station (see :mod:`.amva_ld`).  Returns (Dx, kind, owner,
     Z, N, notes, scale, mult, nmult) where ``owner[j]`` is the original
     station of column j and ``kind`` is 0 delay, 1 single server,
-    2 load-dependent (multipliers ``mult[j, :nmult[j]]``)."""
+    2 load-dependent (multipliers ``mult[j, :nmult[j]]``).
+
+    Built once per network and options (``net.lowered.memo``: the network
+    is immutable), so a repeated solve and the points of a sweep that share
+    the network skip the checks and the expansion; the callers read the
+    arrays and never write them, and get their own list of notes."""
     _check_multiserver(multiserver)
+    out = net.lowered.memo(
+        ("amva.prepare", solver, multiserver, bool(falling_rates), bool(class_dependent_fcfs)),
+        lambda: _amva_prepare_build(net, solver, multiserver, falling_rates,
+                                    class_dependent_fcfs))
+    Dx, kind, owner, Z, N, notes, scale, mult, nmult = out
+    return Dx, kind, owner, Z, N, list(notes), scale, mult, nmult
+
+
+def _amva_prepare_build(net: Network, solver: str, multiserver: str, falling_rates: bool,
+                        class_dependent_fcfs: bool):
+    """:func:`_amva_prepare` itself (the refusals and the expansion)."""
     if net.is_symbolic:
         raise UnsupportedModelError(
             f"{solver} is numeric; {_symbolic_where(net)} is a sympy expression: "
@@ -111,9 +127,26 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal",
     _check_capacities(net, ntot, solver, fcfs_as_ps=class_dependent_fcfs)
     _check_classes(net, D, Z, N)
     notes = _ps_notes(net)
-    src, scale, kind, lds = [], [], [], []
-    # a 2-D array reduced over axis 0: an array (numpy's stub also allows a scalar)
+    # the columns depend on the structure, |N| and which stations some
+    # class loads: one expansion per family of networks (a sweep's points
+    # that change service times, populations or think times share it)
     used = cast(np.ndarray, (D > 0).any(axis=0))
+    src, scale, kind, col_notes, mult, nmult = net.lowered.family(
+        ("amva.columns", solver, multiserver, bool(falling_rates), ntot, used.tobytes()),
+        lambda: _amva_columns(net, solver, multiserver, falling_rates, ntot, used))
+    owner = np.array(src, np.int64)
+    Dx = D[:, owner] * np.array(scale)[None, :]
+    return (Dx, np.array(kind, dtype=np.int64), owner, Z, N, notes + list(col_notes),
+            np.array(scale), mult, nmult)
+
+
+def _amva_columns(net: Network, solver: str, multiserver: str, falling_rates: bool, ntot: int,
+                  used):
+    """The expanded columns of :func:`_amva_prepare`: (owner station per
+    column, scale, kind, notes, mult, nmult), or the refusal of a falling
+    rate."""
+    notes: list = []
+    src, scale, kind, lds = [], [], [], []
     for k, s in enumerate(net.stations):
         # c >= N servers never queue (at most N - 1 others are present when
         # a job arrives): exactly a delay, the same rule as qmodels.analytic.mva and
@@ -164,11 +197,8 @@ def _amva_prepare(net: Network, solver: str, multiserver: str = "marginal",
                     "5x measured by validation/amva_ld_accuracy.py): use method='exact' or "
                     "'sim', or pass falling_rates=True to accept the approximation")
             notes.append(ld_falling_note(s.name))
-    owner = np.array(src, np.int64)
-    Dx = D[:, owner] * np.array(scale)[None, :]
     mult, nmult = ld_table(lds)
-    return (Dx, np.array(kind, dtype=np.int64), owner, Z, N, notes, np.array(scale), mult,
-            nmult)
+    return tuple(src), tuple(scale), tuple(kind), tuple(notes), mult, nmult
 
 
 def _symbolic_where(net: Network) -> str:
@@ -337,15 +367,17 @@ def _amva_visit_time(net, A, n, kind, owner, scale, mult, nmult):
     T = np.zeros((C, len(net.stations)))
     S = np.asarray(net.service_times, dtype=float)
     amax = max(float(n.sum()) - 1.0, 0.0)
-    for c in range(C):
-        for x in range(Kx):
-            if kind[x] == 0:
-                f = 1.0
-            elif kind[x] == 1:
-                f = 1.0 + A[c, x]
-            else:
-                f = ld_factor(A[c, x], mult[x], nmult[x], amax)
-            T[c, owner[x]] += S[c, owner[x]] * scale[x] * f
+    # every column at once (the same products as column by column)
+    f = np.where(kind == 1, 1.0 + A, 1.0)
+    for x in np.flatnonzero(kind == 2).tolist():
+        for c in range(C):
+            f[c, x] = ld_factor(A[c, x], mult[x], nmult[x], amax)
+    part = S[:, owner] * scale[None, :] * f
+    if len(np.unique(owner)) == len(owner):
+        T[:, owner] = part           # one column per station: T = 0 + part
+    else:
+        for x in range(Kx):          # a station split in two columns (Seidmann)
+            T[:, owner[x]] += part[:, x]
     return T
 
 
@@ -368,9 +400,13 @@ def _amva_result(net, method, cols, X, R, notes, info, A, n):
     per-visit times from the estimates ``A``.  ``cols`` is (Dx, kind, owner,
     scale, mult, nmult) from :func:`_amva_prepare`."""
     Dx, kind, owner, scale, mult, nmult = cols
-    P = np.zeros((len(owner), len(net.stations)))
-    P[np.arange(len(owner)), owner] = 1.0
-    Rres = R @ P
+    if len(np.unique(owner)) == len(owner):
+        Rres = np.zeros((R.shape[0], len(net.stations)))
+        Rres[:, owner] = R           # one column per station
+    else:
+        P = np.zeros((len(owner), len(net.stations)))
+        P[np.arange(len(owner)), owner] = 1.0
+        Rres = R @ P
     D = np.asarray(net.demands, dtype=float)
     ld = [x for x in range(len(owner)) if kind[x] == 2
           and isinstance(net.stations[owner[x]], LoadDependent)]

@@ -42,6 +42,7 @@ from . import requires
 from ._common import mixed_priority_station, non_exponential_fcfs
 from .laws import (
     _bound_demands,
+    _bound_sums,
     _class_of,
     _smax,
     _smin,
@@ -60,7 +61,7 @@ __all__ = [
 # single-class closed bounds: ABA, BJB, GB, PB
 # ---------------------------------------------------------------------------
 
-def _closed_bounds(Dq_opt, Dq_pes, Dq_nc, delay, Z, n):
+def _closed_bounds(Dq_opt, Dq_pes, Dq_nc, delay, Z, n, sym=None):
     """ABA and BJB for population n (scalar, array or symbol).
 
     QSP Table 5.3 (closed, terminal workload with think time Z; with Z = 0 it
@@ -76,14 +77,21 @@ def _closed_bounds(Dq_opt, Dq_pes, Dq_nc, delay, Z, n):
     The optimistic network (demands D/a_max) gives the upper X and lower R
     bounds, the pessimistic one (D/a_min) the others; the no-contention
     terms (X <= N/(D + Z), R >= D) use D/sigma (a job's own service time);
-    delay stations are part of the think time in BJB.
+    delay stations are part of the think time in BJB.  ``sym``: whether any
+    argument is symbolic (``False`` from a caller that knows the network is
+    numeric; ``None``: looked at here).
     """
-    sym = any(is_symbolic(x) for x in [*Dq_opt, *Dq_pes, *Dq_nc, delay, Z, n])
-    mx, mn = (_smax, _smin)
+    if sym is None:
+        sym = any(is_symbolic(x) for x in [*Dq_opt, *Dq_pes, *Dq_nc, delay, Z, n])
+    mx, mn = (_smax, _smin) if sym else (_max_args, _min_args)
     Zeff = Z + delay
     Do, Dp, Dnc = sum(Dq_opt), sum(Dq_pes), sum(Dq_nc) + delay
     Dmax_o, Dmax_p = mx(*Dq_opt), mx(*Dq_pes)
     Davg_o = Do / len(Dq_opt)
+    if not sym and np.ndim(n) == 0:
+        return _closed_bounds_scalar(float(Do), float(Dp), float(Dnc), float(Dmax_o),
+                                     float(Dmax_p), float(Davg_o), float(delay), float(Z),
+                                     float(n))
     if not sym:
         n = np.asarray(n, dtype=float)
     aba_X_hi = _elt_min(1 / Dmax_o, n / (Dnc + Z), sym)
@@ -112,12 +120,51 @@ def _closed_bounds(Dq_opt, Dq_pes, Dq_nc, delay, Z, n):
     }
 
 
+def _closed_bounds_scalar(Do, Dp, Dnc, Dmax_o, Dmax_p, Davg_o, delay, Z, n):
+    """:func:`_closed_bounds` for one numeric population (QSP Table 5.3):
+    the same formulas in the same order on Python floats (numpy on single numbers costs more
+    than the arithmetic).  Every divisor is positive: the demands are, and
+    a class with none is answered before the bounds."""
+    Zeff = Z + delay
+    aba_X_hi = min(1 / Dmax_o, n / (Dnc + Z))
+    aba_X_lo = n / max(n * (Dp + delay) + Z, 1e-300) if n > 0 else 0.0
+    aba_R_lo = max(Dnc, n * Dmax_o - Z)
+    aba_R_hi = max(n, 1.0) * (Dp + delay)
+    nn = max(n, 1.0)
+    bjb_X_lo = nn / (Dp + Zeff + (nn - 1) * Dmax_p / (1 + Zeff / (nn * Dp))) if n > 0 else 0.0
+    bjb_X_hi = min(1 / Dmax_o, nn / (Do + Zeff + (nn - 1) * Davg_o / (1 + Zeff / Do))
+                   if n > 0 else 0.0)
+    bjb_R_lo = max(nn * Dmax_o - Z, Do + delay + (nn - 1) * Davg_o / (1 + Zeff / Do))
+    bjb_R_hi = Dp + delay + (nn - 1) * Dmax_p / (1 + Zeff / (nn * Dp))
+    return {
+        "aba": (aba_X_lo, aba_X_hi, aba_R_lo, aba_R_hi),
+        "bjb": (bjb_X_lo, bjb_X_hi, bjb_R_lo, bjb_R_hi),
+    }
+
+
+def _max_args(*args):
+    """max of numbers (the numeric twin of :func:`~.laws._smax`)."""
+    return max(args)
+
+
+def _min_args(*args):
+    """min of numbers (the numeric twin of :func:`~.laws._smin`)."""
+    return min(args)
+
+
 def _geo_q(y, n):
     """sum_{j=1..n} y^j = y/(1-y) - y^(n+1)/(1-y) (Casale et al. 2008, eqs. 8
     and 13), and n when y >= 1."""
     if y >= 1:
         return float(n)
     return (y - y ** (n + 1)) / (1 - y)
+
+
+def _positive(L) -> np.ndarray:
+    """The positive entries of ``L`` as a float array."""
+    if isinstance(L, np.ndarray) and L.dtype == np.float64 and L.ndim == 1:
+        return L[L > 0]
+    return np.asarray([float(x) for x in L if float(x) > 0])
 
 
 def geometric_bounds(L, N: int, Z: float = 0.0) -> tuple:
@@ -159,30 +206,68 @@ def geometric_bounds(L, N: int, Z: float = 0.0) -> tuple:
     >>> round(lo, 4), round(hi, 4)
     (8.1521, 8.269)
     """
-    L = np.asarray([float(x) for x in L if float(x) > 0])
     if N <= 0:
         return 0.0, 0.0
-    Lt, Lm = float(L.sum()), float(L.max())
-    s = float((L ** 2).sum()) / Lt
+    return _geometric(_Demands(L), N, Z)
 
-    def q_lo(n, k):
-        return _geo_q(n * L[k] / (Z + Lt + Lm * n), n) if n > 0 else 0.0
 
-    def q_hi(n, k):
-        if n <= 0:
-            return 0.0
-        x_aba = min(1 / Lm, (n - 1) / (Lt + Z)) if n > 1 else 0.0
-        y = L[k] * min(1 / Lm, n / (Z + Lt + s * (n - 1 - Z * x_aba)))
-        return _geo_q(y, n)
+class _Demands:
+    """What the geometric and proportional bounds read from a vector of
+    demands (its positive entries), computed once: a network keeps those
+    of its optimistic and pessimistic demands (``net.lowered.memo``)."""
 
+    def __init__(self, L):
+        L = _positive(L)
+        self.L = L
+        self.Lt, self.Lm = float(L.sum()), float(L.max())
+        self.sumsq = float((L ** 2).sum())
+        self.s = self.sumsq / self.Lt
+        self.Lb = L[L < self.Lm]           # the stations below L_max
+        self.dL = self.Lm - self.Lb
+        self.r = L / self.Lm
+        # y_k = L_k min(1/L_max, ...) < 1 below L_max, unless a demand is
+        # within rounding of L_max (then :func:`_geo_q_all` checks each y)
+        self.y_below_one = bool(len(self.Lb) == 0 or float(self.Lb.max()) * (1 / self.Lm) < 1)
+
+
+def _demand_pair(opt, pes) -> tuple:
+    """(:class:`_Demands` of the optimistic, of the pessimistic demands):
+    one object for both when they are the same (no multi-server or
+    load-dependent station)."""
+    d = _Demands(opt)
+    return (d, d) if tuple(opt) == tuple(pes) else (d, _Demands(pes))
+
+
+def _geometric(d: _Demands, N, Z) -> tuple:
+    """:func:`geometric_bounds` of the demands ``d`` (N >= 1): Casale, Muntz
+    & Serazzi, IEEE Trans. Computers 57(6), 2008, eqs. 8 and 13."""
+    Lt, Lm, s = d.Lt, d.Lm, d.s
+    n = N - 1
     r_lo = r_hi = Z + Lt + Lm * (N - 1)
-    for k in range(len(L)):
-        if L[k] < Lm:
-            r_lo -= (Lm - L[k]) * q_lo(N - 1, k)
-            r_hi -= (Lm - L[k]) * q_hi(N - 1, k)
+    if n > 0 and len(d.Lb):
+        # every station below L_max at once (sum_k of eqs. 8 and 13)
+        Lb = d.Lb
+        x_aba = min(1 / Lm, (n - 1) / (Lt + Z)) if n > 1 else 0.0
+        y_lo = n * Lb / (Z + Lt + Lm * n)
+        y_hi = Lb * min(1 / Lm, n / (Z + Lt + s * (n - 1 - Z * x_aba)))
+        # y_lo = n L_k / (Z + L + L_max n) < 1 always (L_k < L_max <= L)
+        r_lo -= float(np.dot(d.dL, (y_lo - y_lo ** (n + 1)) / (1 - y_lo)))
+        q_hi = ((y_hi - y_hi ** (n + 1)) / (1 - y_hi) if d.y_below_one
+                else _geo_q_all(y_hi, n))
+        r_hi -= float(np.dot(d.dL, q_hi))
     x_lo = 2 * N / (r_lo + math.sqrt(max(r_lo ** 2 - 4 * Z * Lm * (N - 1), 0.0)))
     x_hi = 2 * N / (r_hi + math.sqrt(max(r_hi ** 2 - 4 * Z * Lm * N, 0.0)))
     return float(x_lo), float(min(x_hi, 1 / Lm))
+
+
+def _geo_q_all(y, n):
+    """:func:`_geo_q` of each entry of the array ``y`` (the stations below
+    L_max have y < 1, but for a demand within rounding of L_max)."""
+    if y.max() < 1:
+        return (y - y ** (n + 1)) / (1 - y)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        q = (y - y ** (n + 1)) / (1 - y)
+    return np.where(y >= 1, float(n), q)
 
 
 def proportional_bounds(D, N: int, Z: float = 0.0) -> tuple:
@@ -209,13 +294,19 @@ def proportional_bounds(D, N: int, Z: float = 0.0) -> tuple:
     >>> round(lo, 4), round(hi, 4)
     (8.0219, 8.27)
     """
-    D = np.asarray([float(x) for x in D if float(x) > 0])
     if N <= 0:
         return 0.0, 0.0
-    Dt, Dm = float(D.sum()), float(D.max())
-    r = D / Dm
-    lo = N / (Z + Dt + (N - 1) * Dm * float((r ** N).sum()) / float((r ** (N - 1)).sum()))
-    hi = N / (Z + Dt + (N - 1 - Z / Dm) * float((D ** 2).sum()) / Dt)
+    return _proportional(_Demands(D), N, Z)
+
+
+def _proportional(d: _Demands, N, Z) -> tuple:
+    """:func:`proportional_bounds` of the demands ``d`` (N >= 1): Hsieh &
+    Lam, Performance Evaluation 7(1), 1987 (the form of Octave's
+    ``qncspb``)."""
+    Dt, Dm, r = d.Lt, d.Lm, d.r
+    lo = N / (Z + Dt + (N - 1) * Dm * float(np.add.reduce(r ** N))
+              / float(np.add.reduce(r ** (N - 1))))
+    hi = N / (Z + Dt + (N - 1 - Z / Dm) * d.sumsq / Dt)
     return float(lo), float(min(hi, 1 / Dm))
 
 
@@ -226,11 +317,17 @@ def _gb_pb(opt, pes, delay, Z, N, r_min):
     proven for any closed network: with a think time long against the
     demands the bound's own N/X^+ - Z falls below the no-contention time,
     even below zero (PB at Z > (N - 1) D_max: R >= -0.031 s printed before),
-    and the larger of two proven lower bounds is one."""
+    and the larger of two proven lower bounds is one.  ``opt`` and ``pes``
+    are demand vectors or their :class:`_Demands`."""
+    opt = opt if isinstance(opt, _Demands) else _Demands(opt)
+    pes = pes if isinstance(pes, _Demands) else _Demands(pes)
     out = {}
-    for key, f in (("gb", geometric_bounds), ("pb", proportional_bounds)):
-        lo = f(pes, N, Z + delay)[0]
-        hi = f(opt, N, Z + delay)[1]
+    for key, f in (("gb", _geometric), ("pb", _proportional)):
+        if pes is opt:   # single-server queues only: one network, both bounds at once
+            lo, hi = f(opt, N, Z + delay)
+        else:
+            lo = f(pes, N, Z + delay)[0]
+            hi = f(opt, N, Z + delay)[1]
         out[key] = (lo, hi, max(N / hi - Z, r_min), N / lo - Z)
     return out
 
@@ -276,7 +373,7 @@ def _scope(b) -> tuple:
     if net.pools:
         return ("asymptotic bounds with each token pool as a station of `tokens` servers: "
                 "operational laws only",)
-    if any(s.kind == "forkjoin" for s in net.stations):
+    if "forkjoin" in net.lowered.kind:
         return ("operational bounds of a fork-join: no faster than its slowest branch, no "
                 "slower than the sum of its branches",)
     if len(net.classes) > 1:
@@ -534,10 +631,66 @@ def _not_product_form(net: Network) -> str | None:
     arrival theorem or the M/M/1 response time): a non-exponential FCFS
     queue, a non-Poisson arrival stream, an FCFS queue whose mean service
     time differs by class; None when none of these holds."""
+    return net.lowered.memo("bounds.not_product_form", lambda: _why_not_product_form(net))
+
+
+def _why_not_product_form(net: Network) -> str | None:
     _, shape = non_exponential_fcfs(net)
     if shape is not None:
         return f"{shape} breaks product form"
     return requires.arrival_shapes(net) or requires.fcfs_class_dependent(net)
+
+
+def _closed_class(net, c, ci, opt, pes, nc, delay, shape, sym) -> Bounds:
+    """The bounds of closed class ``c`` (index ``ci``) of a single-class
+    network: ABA and BJB, GB and PB where product form holds, N*, 1/D_max
+    and the bottleneck (see :func:`bounds`)."""
+    N = c.population
+    if sym:
+        b = _closed_bounds(opt, pes, nc, delay, c.think_time, N)
+    else:
+        Do, Dp, Dnc, Dmax_o, Dmax_p, _ = _bound_sums(net, ci)
+        b = _closed_bounds_scalar(float(Do), float(Dp), float(Dnc + delay), float(Dmax_o),
+                                  float(Dmax_p), float(Do / len(opt)), float(delay),
+                                  float(c.think_time), float(N))
+
+    def pick(v):
+        return v if sym else float(v)
+
+    aba = tuple(pick(v) for v in b["aba"])
+    bjb = tuple(pick(v) for v in b["bjb"])
+    gb = pb = None
+    notes: tuple = ()
+    sets = [aba, bjb]
+    if shape is not None:
+        # the BJB/GB/PB of the exponential model can cut off the true X
+        # (deterministic service: X above the BJB upper bound)
+        bjb = None
+        sets = [aba]
+        notes = (f"{shape}: BJB, GB and PB need product form and are not given; ABA "
+                 "holds for any service and arrival shape",)
+    elif sym:
+        notes = ("GB and PB are computed for numeric networks only",)
+    elif N >= 1:
+        demands = net.lowered.memo(("bounds.demands", ci), lambda: _demand_pair(opt, pes))
+        extra = _gb_pb(*demands, delay, c.think_time, N, float(aba[2]))
+        gb, pb = extra["gb"], extra["pb"]
+        sets += [gb, pb]
+    if sym and bjb is not None:
+        xl, xh = _smax(aba[0], bjb[0]), _smin(aba[1], bjb[1])
+        rl, rh = _smax(aba[2], bjb[2]), _smin(aba[3], bjb[3])
+    elif sym:
+        xl, xh, rl, rh = aba
+    else:
+        xl, xh = max(s[0] for s in sets), min(s[1] for s in sets)
+        rl, rh = max(s[2] for s in sets), min(s[3] for s in sets)
+        if N == 0:
+            xl = xh = 0.0
+    nstar = saturation_population(net, c.name)
+    bn = () if sym else bottleneck(net, c.name)
+    return Bounds(net, c.name, N, xl, xh, rl, rh, aba, bjb,
+                  1 / (_smax(*opt) if sym else _bound_sums(net, ci)[3]), nstar, bn,
+                  gb=gb, pb=pb, notes=notes)
 
 
 def bounds(net: Network, cls: str | None = None) -> Bounds:
@@ -593,7 +746,7 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
         raise refusal("bounds")
     ci = _class_of(net, cls)
     c = net.classes[ci]
-    if any(s.kind == "forkjoin" for s in net.stations):
+    if "forkjoin" in net.lowered.kind:
         from .forkjoin import forkjoin_bounds  # operational bounds only
 
         return forkjoin_bounds(net, c.name)
@@ -623,44 +776,7 @@ def bounds(net: Network, cls: str | None = None) -> Bounds:
                 "(arrival theorem): no multi-class bound is proven here; use method='sim'")
         return multiclass_bounds(net, c.name)
     if isinstance(c, Closed):
-        N = c.population
-        b = _closed_bounds(opt, pes, nc, delay, c.think_time, N)
-
-        def pick(v):
-            return v if sym else float(v)
-
-        aba = tuple(pick(v) for v in b["aba"])
-        bjb = tuple(pick(v) for v in b["bjb"])
-        gb = pb = None
-        notes: tuple = ()
-        sets = [aba, bjb]
-        if shape is not None:
-            # the BJB/GB/PB of the exponential model can cut off the true X
-            # (deterministic service: X above the BJB upper bound)
-            bjb = None
-            sets = [aba]
-            notes = (f"{shape}: BJB, GB and PB need product form and are not given; ABA "
-                     "holds for any service and arrival shape",)
-        elif sym:
-            notes = ("GB and PB are computed for numeric networks only",)
-        elif N >= 1:
-            extra = _gb_pb(opt, pes, delay, c.think_time, N, float(aba[2]))
-            gb, pb = extra["gb"], extra["pb"]
-            sets += [gb, pb]
-        if sym and bjb is not None:
-            xl, xh = _smax(aba[0], bjb[0]), _smin(aba[1], bjb[1])
-            rl, rh = _smax(aba[2], bjb[2]), _smin(aba[3], bjb[3])
-        elif sym:
-            xl, xh, rl, rh = aba
-        else:
-            xl, xh = max(s[0] for s in sets), min(s[1] for s in sets)
-            rl, rh = max(s[2] for s in sets), min(s[3] for s in sets)
-            if N == 0:
-                xl = xh = 0.0
-        nstar = saturation_population(net, c.name)
-        bn = () if sym else bottleneck(net, c.name)
-        return Bounds(net, c.name, N, xl, xh, rl, rh, aba, bjb, 1 / _smax(*opt), nstar, bn,
-                      gb=gb, pb=pb, notes=notes)
+        return _closed_class(net, c, ci, opt, pes, nc, delay, shape, sym)
 
     lam = c.arrival_rate
     D_nc = sum(nc) + delay

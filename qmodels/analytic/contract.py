@@ -106,8 +106,22 @@ class _Laws:
 
     # the same three on arrays: ``where(*index)`` names an offending entry
 
+    def all_close(self, a, e) -> bool:
+        """Every entry of the finite array ``a`` within tolerance of ``e``
+        (False also where ``e`` is not finite): the usual case, in few
+        array operations (each costs a microsecond or more on a small
+        array, most of a repeated solve's check)."""
+        ok = np.abs(a - e) <= np.minimum(
+            self.atol + self.rtol * np.maximum(np.abs(a), np.abs(e)), _BIG)
+        return np.count_nonzero(ok) == ok.size
+
     def close_all(self, law, where, actual, expected):
         a, e = np.asarray(actual, float), np.asarray(expected, float)
+        # ``actual`` is finite here (:func:`law_violations` checks every
+        # figure first); an expected value that is not finite, or any entry
+        # out of tolerance, takes the exact route below
+        if self.all_close(a, e):
+            return
         both = np.isfinite(a) & np.isfinite(e)
         with np.errstate(invalid="ignore"):
             far = np.abs(a - e) > self.atol + self.rtol * np.maximum(np.abs(a), np.abs(e))
@@ -117,13 +131,24 @@ class _Laws:
 
     def at_most_all(self, law, where, actual, limit):
         a, m = np.asarray(actual, float), np.asarray(limit, float)
-        for idx in zip(*np.nonzero(a > m * (1 + self.rtol) + self.atol)):
+        over = a > m * (1 + self.rtol) + self.atol
+        if not np.count_nonzero(over):
+            return
+        for idx in zip(*np.nonzero(over)):
             self.out.append(f"{law} at {where(*idx)}: {a[idx]:.10g} > {m[idx]:.10g}")
 
     def at_least_all(self, law, where, actual, limit):
         a, m = np.asarray(actual, float), np.asarray(limit, float)
-        for idx in zip(*np.nonzero(a < m * (1 - self.rtol) - self.atol)):
+        under = a < m * (1 - self.rtol) - self.atol
+        if not np.count_nonzero(under):
+            return
+        for idx in zip(*np.nonzero(under)):
             self.out.append(f"{law} at {where(*idx)}: {a[idx]:.10g} < {m[idx]:.10g}")
+
+
+#: the largest double: a tolerance bound capped here makes an infinite
+#: difference fail the fast comparison of :meth:`_Laws.close_all`
+_BIG = float(np.finfo(float).max)
 
 
 def _pool_waiting(result) -> float:
@@ -153,7 +178,92 @@ def _no_contention(net: Network, c: int, in_branch) -> float:
     return lb
 
 
-def _station_laws(net, chk, uchk, X, Q, R, U, Xc, V, S, blocking) -> None:
+class _Structure:
+    """What the law checks read from the structure of a network (names,
+    masks of the stations with servers, of the queues, of the fork-join
+    branches and of the visited stations, the load-dependent capacities,
+    the class-switching chains, the class types): shared by a network and
+    the points of a sweep that change only its numbers
+    (:meth:`~qmodels.model.lowered.Lowered.family`)."""
+
+    def __init__(self, net: Network):
+        from ..model.forkjoin import branch_owner
+
+        self.cls_names = [c.name for c in net.classes]
+        self.st_names = [s.name for s in net.stations]
+        self.V = np.asarray(net.visits, float)
+        owner = branch_owner(net.stations)
+        self.in_branch = np.array([s.name in owner for s in net.stations], dtype=bool)
+        self.servers = np.array([float(st.servers) if isinstance(st, Queue) else
+                                 1.0 if isinstance(st, Delay) else np.nan
+                                 for st in net.stations])
+        self.has = np.isfinite(self.servers)
+        self.has_all = bool(self.has.all())
+        self.has_cols = np.flatnonzero(self.has)
+        self.servers_has = self.servers[self.has]
+        self.queues = np.array([isinstance(st, Queue) for st in net.stations], dtype=bool)
+        self.qcols = np.flatnonzero(self.queues)
+        self.ones_q = np.ones(len(self.qcols))
+        self.ld = [(k, st.name, max(float(a) for a in st.rate_multipliers))
+                   for k, st in enumerate(net.stations) if isinstance(st, LoadDependent)]
+        self.pooled_classes = bool(net.pools) and len(net.classes) > 1
+        self.pools = bool(net.pools)
+        self.has_open = bool(net.open_classes)
+        self.cap_lossy = any(s.capacity is not None for s in net.stations)
+        self.chain = {n: [net.class_index(m) for m in ch] for ch in net.chains if len(ch) > 1
+                      for n in ch}
+        self.closed = [isinstance(c, Closed) for c in net.classes]
+        self.visited = (self.V > 0) & ~self.in_branch[None, :]
+        # V where a class's response time sums its visits (outside
+        # fork-join branches), and the mask of the stations its jobs are at
+        self.V_visited = np.where(self.visited, self.V, 0.0)
+        self.outside = (~self.in_branch).astype(float)
+
+
+class _Plan:
+    """What the law checks read from the model, derived once per network
+    (``net.lowered.memo``: the network is immutable, so a repeated solve
+    pays for it once): the structure's tables (:class:`_Structure`, shared
+    with the points of a sweep that change only numbers), S, the think
+    times, populations and arrival rates, whether a finite capacity can
+    bind and each class's no-contention time.  Only the answer's figures
+    are read per call."""
+
+    def __init__(self, net: Network):
+        self.__dict__.update(net.lowered.family("contract.structure",
+                                                lambda: _Structure(net)).__dict__)
+        self.S = np.asarray(net.service_times, float)
+        closed = None if net.open_classes else int(sum(int(c.population) for c in net.classes))
+        self.blocking = requires.capacities(net, closed) is not None
+        # X S / c where the station has servers (the whole of S / c when
+        # every station has them)
+        self.S_per_server = self.S[:, self.has] / self.servers_has
+        self.think = np.array([float(getattr(c, "think_time", 0.0)) for c in net.classes])
+        self.pop = [float(c.population) if cl else 0.0
+                    for c, cl in zip(net.classes, self.closed)]
+        self.lam = [0.0 if cl else float(c.arrival_rate)
+                    for c, cl in zip(net.classes, self.closed)]
+        self.total_pop = float(sum(self.pop))
+        self._lb = None
+        self._net = net
+
+    def no_contention(self, c: int) -> float:
+        """Class ``c``'s no-contention time (:func:`_no_contention`), all
+        classes computed on first use."""
+        if self._lb is None:
+            self._lb = [_no_contention(self._net, i, self.in_branch)
+                        for i in range(len(self.cls_names))]
+        return self._lb[c]
+
+    def where(self, c, k):
+        return f"station {self.st_names[k]!r}, class {self.cls_names[c]!r}"
+
+
+def _plan(net: Network) -> _Plan:
+    return net.lowered.memo("contract.plan", lambda: _Plan(net))
+
+
+def _station_laws(plan, chk, uchk, X, Q, R, U, Xc) -> None:
     """Little, forced flow and the utilisation law per (class, station);
     U <= 1 per station.  With ``blocking`` (a finite capacity that can
     bind) a server is busy while it serves and while it holds a job blocked
@@ -162,94 +272,93 @@ def _station_laws(net, chk, uchk, X, Q, R, U, Xc, V, S, blocking) -> None:
     by the largest figure of the answer (a starved class's R of 1e12 must
     not let U = 1.03 pass).  Checked on whole arrays (a 5 x 100 answer in
     well under a millisecond); sentences only for what fails."""
-    cls_names = [c.name for c in net.classes]
-    st_names = [s.name for s in net.stations]
-
-    def where(c, k):
-        return f"station {st_names[k]!r}, class {cls_names[c]!r}"
-
-    chk.close_all("Little's law Q = X R", where, Q, X * R)
-    chk.close_all("forced flow law X_k = V_k X", where, X, V * Xc[:, None])
-    servers = np.array([float(st.servers) if isinstance(st, Queue) else
-                        1.0 if isinstance(st, Delay) else np.nan for st in net.stations])
-    has = np.isfinite(servers)
-    if has.any():
-        busy = X[:, has] * S[:, has] / servers[has]
-        cols = np.flatnonzero(has)
+    where = plan.where
+    V, S = plan.V, plan.S
+    XR, VX = X * R, V * Xc[:, None]
+    if not chk.all_close(np.concatenate((Q.ravel(), X.ravel())),
+                         np.concatenate((XR.ravel(), VX.ravel()))):
+        # (both laws at once when they hold; each on its own to say where not)
+        chk.close_all("Little's law Q = X R", where, Q, XR)
+        chk.close_all("forced flow law X_k = V_k X", where, X, VX)
+    if len(plan.has_cols):
+        cols = plan.has_cols
+        if plan.has_all:
+            busy, Uh = X * plan.S_per_server, U
+        else:
+            busy, Uh = X[:, plan.has] * plan.S_per_server, U[:, plan.has]
 
         def where_u(c, j):
             return where(c, cols[j])
 
-        if blocking:
+        if plan.blocking:
             uchk.at_least_all("utilisation law U >= X S / c (blocking holds servers)",
-                              where_u, U[:, has], busy)
+                              where_u, Uh, busy)
         else:
-            uchk.close_all("utilisation law U = X S / c", where_u, U[:, has], busy)
-    queues = np.array([isinstance(st, Queue) for st in net.stations], dtype=bool)
-    if queues.any():
-        qcols = np.flatnonzero(queues)
+            uchk.close_all("utilisation law U = X S / c", where_u, Uh, busy)
+    if len(plan.qcols):
+        qcols = plan.qcols
+        Uq = U[:, qcols]
         uchk.at_most_all("utilisation U <= 1 per server (X <= c / D)",
-                         lambda j: f"station {st_names[qcols[j]]!r}",
-                         U[:, queues].sum(axis=0), np.ones(len(qcols)))
-    for k, st in enumerate(net.stations):
-        if isinstance(st, LoadDependent):
-            amax = max(float(a) for a in st.rate_multipliers)
-            chk.at_most("capacity of a load-dependent station X S <= max a(n)",
-                        f"station {st.name!r}", float(np.dot(X[:, k], S[:, k])), amax)
+                         lambda j: f"station {plan.st_names[qcols[j]]!r}",
+                         Uq[0] if len(Uq) == 1 else Uq.sum(axis=0), plan.ones_q)
+    for k, name, amax in plan.ld:
+        chk.at_most("capacity of a load-dependent station X S <= max a(n)",
+                    f"station {name!r}", float(np.dot(X[:, k], S[:, k])), amax)
 
 
-def _class_laws(net, chk, result, Q, R, Rc, Xc, V, in_branch, blocking) -> None:
+def _class_laws(net, plan, chk, result, Q, R, Rc, Xc) -> None:
     """Conservation, the response time law and the no-contention bound per
     class.  With ``blocking`` a job can wait outside every station (at the
     end of its think time, for a full station), so the jobs at stations and
     thinking are at most N and R at least the sum over its stations; the
     interactive response time law N = X (R + Z) holds whatever happens."""
     waiting = _pool_waiting(result)
-    pooled_classes = bool(net.pools) and len(net.classes) > 1
-    if pooled_classes and not net.open_classes:
+    blocking, in_branch = plan.blocking, plan.in_branch
+    pooled_classes = plan.pooled_classes
+    if pooled_classes and not plan.has_open:
         # the solvers give the jobs waiting for tokens in total only; with
         # blocking, jobs waiting to enter a full station are in neither sum
-        total = sum(Q[c][~in_branch].sum() + Xc[c] * float(k.think_time)
-                    for c, k in enumerate(net.classes))
+        total = sum(Q[c][~in_branch].sum() + Xc[c] * plan.think[c]
+                    for c in range(len(plan.cls_names)))
         law = chk.at_most if blocking else chk.close
         law("job conservation sum Q + W_token + X Z = N", "all classes",
-            total + waiting, float(sum(k.population for k in net.classes)))
+            total + waiting, plan.total_pop)
     info = getattr(result, "info", None)
     trunc = float(info.get("truncation_mass", 0.0) or 0.0) if isinstance(info, Mapping) else 0.0
-    lossy = any(s.capacity is not None for s in net.stations) or trunc > 0
-    chain = {n: [net.class_index(m) for m in ch] for ch in net.chains if len(ch) > 1
-             for n in ch}
-    for c, cls in enumerate(net.classes):
-        where = f"class {cls.name!r}"
-        visited = (V[c] > 0) & ~in_branch
-        w = 0.0 if pooled_classes else (waiting if net.pools else 0.0)
+    lossy = plan.cap_lossy or trunc > 0
+    chain = plan.chain
+    w = 0.0 if pooled_classes else (waiting if plan.pools else 0.0)
+    # (matrix products: a reduction costs several times more on small arrays)
+    Rsum = (plan.V_visited * R) @ np.ones(R.shape[1]) if not pooled_classes else None
+    Qsum = Q @ plan.outside
+    for c, name in enumerate(plan.cls_names):
+        where = f"class {name!r}"
         if Xc[c] > 0 and not pooled_classes:
             law = chk.at_least if blocking else chk.close
             law("response time law R = sum V_k R_k (+ W_token / X)", where, Rc[c],
-                float(np.dot(V[c, visited], R[c, visited])) + w / Xc[c])
-        if cls.name in chain:       # class switching: conservation holds per chain
-            _chain_laws(net, chk, c, chain[cls.name], Q, Rc, Xc, in_branch, lossy)
+                float(Rsum[c]) + w / Xc[c])
+        if name in chain:       # class switching: conservation holds per chain
+            _chain_laws(net, chk, c, chain[name], Q, Rc, Xc, in_branch, lossy, plan)
             continue
-        if isinstance(cls, Closed):
+        if plan.closed[c]:
             if Xc[c] > 0:
                 chk.close("interactive response time law N = X (R + Z)", where,
-                          Xc[c] * (Rc[c] + float(cls.think_time)), float(cls.population))
+                          Xc[c] * (Rc[c] + plan.think[c]), plan.pop[c])
             if not pooled_classes:
                 law = chk.at_most if blocking else chk.close
                 law("job conservation sum Q + W_token + X Z = N", where,
-                    Q[c, ~in_branch].sum() + w + Xc[c] * float(cls.think_time),
-                    float(cls.population))
+                    Qsum[c] + w + Xc[c] * plan.think[c], plan.pop[c])
         else:
-            lam = float(cls.arrival_rate)
+            lam = plan.lam[c]
             chk.at_most("flow conservation X <= lambda", where, Xc[c], lam)
             if not lossy:
                 chk.close("flow conservation X = lambda", where, Xc[c], lam)
         if Xc[c] > 0:
             chk.at_least("R >= the no-contention time (sum of demands)", where, Rc[c],
-                         _no_contention(net, c, in_branch))
+                         plan.no_contention(c))
 
 
-def _chain_laws(net, chk, c, members, Q, Rc, Xc, in_branch, lossy) -> None:
+def _chain_laws(net, chk, c, members, Q, Rc, Xc, in_branch, lossy, plan) -> None:
     """The laws of class ``c`` in a class-switching chain (``members``:
     the chain's class indices; :mod:`qmodels.analytic.switching`): the
     response time law and the no-contention bound per class as always;
@@ -257,7 +366,7 @@ def _chain_laws(net, chk, c, members, Q, Rc, Xc, in_branch, lossy) -> None:
     X_h = Lambda_h, the chain's arrival rate (open)."""
     cls = net.classes[c]
     where = f"class {cls.name!r} (chain {'+'.join(net.class_names[m] for m in members)})"
-    V = np.asarray(net.visits, float)
+    V = plan.V
     if isinstance(cls, Closed):
         N = float(sum(int(net.classes[m].population) for m in members))
         if Xc[c] > 0:
@@ -272,16 +381,15 @@ def _chain_laws(net, chk, c, members, Q, Rc, Xc, in_branch, lossy) -> None:
             chk.close("flow conservation per chain X = Lambda", where, Xc[c], lam)
     if Xc[c] > 0 and V[c].any():
         chk.at_least("R >= the no-contention time (sum of demands)", where, float(Rc[c]),
-                     _no_contention(net, c, in_branch))
+                     plan.no_contention(c))
 
 
 def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[str]:
     """Every operational law ``result`` breaks (module docstring), as
     sentences naming the law, the station and class, and the values; empty
     when it obeys them all.  Numeric analytic results only (a symbolic
-    result is exact by construction: ``[]``)."""
-    from ..model.forkjoin import branch_owner
-
+    result is exact by construction: ``[]``).  What the checks read from
+    the model is derived once per network (:class:`_Plan`)."""
     net = result.network
     if net.is_symbolic:
         return []
@@ -291,6 +399,21 @@ def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[s
     U = np.asarray(result.station_utilization, float)
     Xc = np.asarray(result.class_throughput, float)
     Rc = np.asarray(result.class_response_time, float)
+    # every figure in one array (U last): finiteness, the scale of the
+    # absolute tolerance (U excluded) and the sign in three reductions
+    allv = np.concatenate((X.ravel(), Q.ravel(), R.ravel(), Xc.ravel(), Rc.ravel(), U.ravel()))
+    n_scaled = allv.size - U.size
+    if np.count_nonzero(np.isfinite(allv)) == allv.size:
+        scale = max(1.0, float(np.abs(allv[:n_scaled]).max(initial=0.0)))
+        chk = _Laws(rtol, atol * scale)
+        if not np.count_nonzero(allv < -chk.atol):
+            plan = _plan(net)
+            uchk = _Laws(rtol, atol)
+            uchk.out = chk.out          # one list of violations
+            _station_laws(plan, chk, uchk, X, Q, R, U, Xc)
+            _class_laws(net, plan, chk, result, Q, R, Rc, Xc)
+            return chk.out
+    # some figure is not finite or negative: say which
     scale = max([1.0] + [float(np.abs(a[np.isfinite(a)]).max(initial=0.0))
                          for a in (X, Q, R, Xc, Rc)])
     chk = _Laws(rtol, atol * scale)
@@ -303,16 +426,11 @@ def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[s
             chk.out.append(f"{name}: negative ({float(a.min()):.6g})")
     if chk.out:
         return chk.out
-    V = np.asarray(net.visits, float)
-    S = np.asarray(net.service_times, float)
-    owner = branch_owner(net.stations)
-    in_branch = np.array([s.name in owner for s in net.stations], dtype=bool)
-    closed = None if net.open_classes else int(sum(int(c.population) for c in net.classes))
-    blocking = requires.capacities(net, closed) is not None
+    plan = _plan(net)
     uchk = _Laws(rtol, atol)
     uchk.out = chk.out          # one list of violations
-    _station_laws(net, chk, uchk, X, Q, R, U, Xc, V, S, blocking)
-    _class_laws(net, chk, result, Q, R, Rc, Xc, V, in_branch, blocking)
+    _station_laws(plan, chk, uchk, X, Q, R, U, Xc)
+    _class_laws(net, plan, chk, result, Q, R, Rc, Xc)
     return chk.out
 
 

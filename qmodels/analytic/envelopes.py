@@ -63,8 +63,38 @@ def features(net: Network, result=None) -> dict:
     fork-join (0: none); ``pools`` token pools; ``class_dependent`` 1 when
     an FCFS queue serves several classes with different mean service
     times."""
+    model, qs = net.lowered.memo("envelopes.features", lambda: _model_features(net))
+    f = dict(model)
+    f["utilization"] = _utilization(qs, result)
+    return {key: f[key] for key in FEATURES}
+
+
+def _utilization(qs, result) -> float:
+    """The largest per-server utilisation of the queues ``qs`` in ``result``
+    (0 without a result or a queue)."""
+    if result is None or not qs:
+        return 0.0
+    U = np.asarray(result.station_utilization, float)
+    return float(np.max(U[:, qs].sum(axis=0)))
+
+
+def _model_features(net: Network) -> tuple[dict, list]:
+    """The features of the model alone (all but the utilisation), and the
+    queues whose utilisation counts: read once per network, those of its
+    structure once per family (:meth:`~qmodels.model.lowered.Lowered.family`:
+    the points of a sweep that change only numbers)."""
     from ._common import fcfs_as_ps_stations
 
+    f, qs = net.lowered.family("envelopes.structure", lambda: _structure_features(net))
+    f = dict(f)
+    f["population"] = int(sum(int(c.population) for c in net.closed_classes))
+    f["class_dependent"] = int(bool(fcfs_as_ps_stations(net)))
+    return f, qs
+
+
+def _structure_features(net: Network) -> tuple[dict, list]:
+    """The features that read only the structure (not the service times,
+    populations, think times or arrival rates) and the queues ``qs``."""
     low = net.lowered
     visited = np.asarray(low.visited, bool)
     kinds = low.kind
@@ -81,29 +111,21 @@ def features(net: Network, result=None) -> dict:
     levels = [len(low.levels(k)) for k in queues
               if low.discipline[k] in PRIORITY_DISCIPLINES] or [1]
     branches = [len(s.branches) for s in net.stations if s.kind == "forkjoin"] or [0]
-    util = 0.0
-    if result is not None:
-        U = np.asarray(result.station_utilization, float).sum(axis=0)
-        qs = [k for k in queues if kinds[k] in ("queue", "ld")]
-        if qs:
-            util = float(np.max(U[qs]))
+    qs = [k for k in queues if kinds[k] in ("queue", "ld")]
     workload = ("open" if net.is_open else "closed" if net.is_closed else "mixed")
     return {
         "workload": workload,
         "classes": len(net.classes),
-        "population": int(sum(int(c.population) for c in net.closed_classes)),
         "stations": len(queues),
         "servers": max(servers),
         "load_dependent": 2 if falls else 1 if ld else 0,
         "service_scv_min": min(scv),
         "service_scv_max": max(scv),
         "arrival_scv": max(arr),
-        "utilization": util,
         "priority_levels": max(levels),
         "branches": max(branches),
         "pools": len(net.pools),
-        "class_dependent": int(bool(fcfs_as_ps_stations(net))),
-    }
+    }, qs
 
 
 @functools.lru_cache(maxsize=1)
@@ -116,10 +138,11 @@ def envelopes() -> tuple:
     return tuple(json.loads(text).get("envelopes", ()))
 
 
-def _outside(env: dict, f: dict) -> list[str]:
-    """The features of ``f`` that fall outside ``env``'s box, as words."""
+def _outside(env: dict, f: dict, keys=FEATURES) -> list[str]:
+    """The features of ``f`` (among ``keys``) that fall outside ``env``'s
+    box, as words."""
     out = []
-    for key in FEATURES:
+    for key in keys:
         box = env["where"].get(key)
         if box is None:
             continue
@@ -134,14 +157,42 @@ def _outside(env: dict, f: dict) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def _of_method(method: str, substituted: bool) -> tuple:
+    """The envelopes of ``method`` (those recorded for the substitute when
+    ``substituted``), in file order."""
+    return tuple(env for env in envelopes() if env["method"] == method
+                 and bool(env.get("substituted", False)) == substituted)
+
+
+_BEFORE_U = FEATURES[:FEATURES.index("utilization")]
+_AFTER_U = FEATURES[FEATURES.index("utilization") + 1:]
+
+
 def match(method: str, f: dict, substituted: bool = False) -> tuple[list, list]:
     """(envelopes of ``method`` whose box holds ``f``, the others of the
     method each with the features that fall outside)."""
     inside, outside = [], []
-    for env in envelopes():
-        if env["method"] != method or bool(env.get("substituted", False)) != substituted:
-            continue
+    for env in _of_method(method, bool(substituted)):
         why = _outside(env, f)
+        (outside if why else inside).append(env if not why else (env, why))
+    return inside, outside
+
+
+def _match_network(net: Network, method: str, f: dict, substituted: bool) -> tuple[list, list]:
+    """:func:`match` for a network's features ``f``: the model's features
+    are compared with each box once per network family and values of
+    those features (a sweep's points share them), the utilisation on every
+    call."""
+    def build():
+        return [(env, _outside(env, f, _BEFORE_U), _outside(env, f, _AFTER_U))
+                for env in _of_method(method, bool(substituted))]
+
+    key = ("envelopes.match", method, bool(substituted),
+           tuple(f[k] for k in _BEFORE_U + _AFTER_U))
+    inside, outside = [], []
+    for env, before, after in net.lowered.family(key, build):
+        why = before + _outside(env, f, ("utilization",)) + after
         (outside if why else inside).append(env if not why else (env, why))
     return inside, outside
 
@@ -162,7 +213,7 @@ def attach(result, *, substituted: bool = False) -> None:
     (``fcfs_as_ps=True``), whose envelopes are recorded apart."""
     f = features(result.network, result)
     method = result.method
-    inside, outside = match(method, f, substituted)
+    inside, outside = _match_network(result.network, method, f, substituted)
     what = f"{method!r}" + (" with fcfs_as_ps=True" if substituted else "")
     if inside:
         env = _worst(inside)

@@ -138,7 +138,29 @@ def job_speed(s):
 
 def _bound_demands(net: Network, ci: int):
     """(optimistic D/a_max, pessimistic D/a_min, no-contention D/sigma,
-    delay total, names) of the queueing stations class ci visits."""
+    delay total, names) of the queueing stations class ci visits, as
+    tuples; read once per network and class (``net.lowered.memo``)."""
+    return net.lowered.memo(("laws.bound_demands", ci), lambda: _build_bound_demands(net, ci))
+
+
+def _bound_sums(net: Network, ci: int):
+    """(sum of optimistic, of pessimistic, of no-contention demands, their
+    largest optimistic and pessimistic ones, the bottleneck's names) of
+    :func:`_bound_demands` for a numeric network, computed once per
+    network and class (the sums in station order, as ``sum`` takes
+    them)."""
+    def build():
+        opt, pes, nc, _, names = _bound_demands(net, ci)
+        if not opt:
+            return 0, 0, 0, None, None, ()
+        top = max(opt)
+        bn = () if top <= 0 else tuple(n for n, d in zip(names, opt) if d >= top * (1 - 1e-9))
+        return sum(opt), sum(pes), sum(nc), top, max(pes), bn
+
+    return net.lowered.memo(("laws.bound_sums", ci), build)
+
+
+def _build_bound_demands(net: Network, ci: int):
     opt, pes, nc, names = [], [], [], []
     delay = 0
     for k, s in enumerate(net.stations):
@@ -152,7 +174,7 @@ def _bound_demands(net: Network, ci: int):
         pes.append(d / s.min_rate_multiplier)
         nc.append(d / job_speed(s))
         names.append(s.name)
-    return opt, pes, nc, delay, names
+    return tuple(opt), tuple(pes), tuple(nc), delay, tuple(names)
 
 
 def bottleneck(net: Network, cls: str | None = None) -> tuple:
@@ -160,6 +182,8 @@ def bottleneck(net: Network, cls: str | None = None) -> tuple:
     D_k / a_max,k (QSP sec. 5.2): the one that saturates first.  Ties (within
     a relative 1e-9) are all returned.  Delay stations never saturate."""
     ci = _class_of(net, cls)
+    if not net.is_symbolic:
+        return _bound_sums(net, ci)[5]
     opt, _, _, _, names = _bound_demands(net, ci)
     if not opt:
         return ()
@@ -183,11 +207,14 @@ def saturation_population(net: Network, cls: str | None = None):
     c = net.classes[ci]
     if not isinstance(c, Closed):
         raise UnsupportedModelError(f"class {c.name!r} is open: N* is for closed classes")
-    if any(s.kind == "forkjoin" for s in net.stations):
+    if "forkjoin" in net.lowered.kind:
         from .forkjoin import forkjoin_bounds  # D: a fork-join counts its longest branch
 
         return forkjoin_bounds(net, c.name).saturation_population
     opt, _, nc, delay, _ = _bound_demands(net, ci)
     if not opt:
         return math.inf
+    if not net.is_symbolic:
+        sums = _bound_sums(net, ci)
+        return (sums[2] + delay + c.think_time) / sums[3]
     return (sum(nc) + delay + c.think_time) / _smax(*opt)

@@ -358,7 +358,7 @@ def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter):
             return None
     direct = _direct_routes(net, V, Z)
     return _prio_fes.solve_closed(V, S, scv, code, level, N, Z, direct, tol=max(tol, 1e-9),
-                                  max_iter=min(max_iter, 200))
+                                  max_iter=min(max_iter, 200), memo=net.lowered.memo)
 
 
 def _closed_fixed_point(V, S, scv, code, level, N, Z, tol, max_iter):

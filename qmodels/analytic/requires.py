@@ -218,11 +218,23 @@ def product_form(net: Network, population=None, fcfs_as_ps: bool = False) -> str
     :func:`fcfs_class_dependent` (unless ``fcfs_as_ps``: the user asked
     for the processor-sharing substitute), in that order (checked once per
     network, population and flag: the lowered form keeps the answer)."""
-    return net.lowered.memo(
-        ("requires.product_form", population, bool(fcfs_as_ps)),
-        lambda: (station_kinds(net) or pools(net) or capacities(net, population)
-                 or arrival_shapes(net) or service_shapes(net)
-                 or (None if fcfs_as_ps else fcfs_class_dependent(net))))
+    low = net.lowered
+
+    def check():
+        # the checks of the structure alone once per family of networks
+        # (Lowered.family: a sweep's points that change only numbers); the
+        # first reason in the order above is the one given
+        kinds = low.family("requires.kinds_pools", lambda: station_kinds(net) or pools(net))
+        if kinds is not None:
+            return kinds
+        cap = capacities(net, population)
+        if cap is not None:
+            return cap
+        return (low.family("requires.shapes",
+                           lambda: arrival_shapes(net) or service_shapes(net))
+                or (None if fcfs_as_ps else fcfs_class_dependent(net)))
+
+    return low.memo(("requires.product_form", population, bool(fcfs_as_ps)), check)
 
 
 def closed_only(net: Network) -> str | None:

@@ -63,10 +63,11 @@ import numpy as np
 
 from .._validate import is_symbolic
 from ..errors import UnsupportedModelError
-from .network import Closed, Delay, LoadDependent, Network, Queue
+from .network import Closed, Delay, LoadDependent, Network, Open, Queue
 from .stations import PRIORITY_DISCIPLINES
 
-__all__ = ["Lowered", "lower", "DELAY", "FIXED", "LD", "random_routing_warning"]
+__all__ = ["Lowered", "lower", "lower_like", "same_family", "NUMERIC_FIELDS", "DELAY", "FIXED",
+           "LD", "random_routing_warning"]
 
 #: reduced station shapes (the integer codes the compiled kernels take)
 DELAY, FIXED, LD = 0, 1, 2
@@ -105,6 +106,9 @@ class Lowered:
     symbolic: bool
     _shapes: dict = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
+    #: tables of the structure alone, shared by the networks of one
+    #: family (:meth:`family`, :func:`lower_like`)
+    _family: dict = field(default_factory=dict, repr=False)
 
     @cached_property
     def used(self) -> np.ndarray:
@@ -194,12 +198,16 @@ class Lowered:
         Raises :class:`~qmodels.errors.UnsupportedModelError` naming the
         station for a kind without a product-form shape.
         """
-        key = (k, n, reduce, unused_delay, constant, identity_delay, truncate)
+        # "unused_delay" matters only for a station nobody loads: the key
+        # says whether that is the case here, so that the table is one of
+        # the structure alone, shared by a network's family
+        unused = bool(unused_delay and reduce and self.kind[k] != "delay" and not self.used[k])
+        key = (k, n, reduce, unused, constant, identity_delay, truncate)
         hit = self._shapes.get(key)
         if hit is not None:
             return hit
         if reduce:
-            out = self._reduce(k, n, unused_delay, constant, identity_delay, truncate)
+            out = self._reduce(k, n, unused, constant, identity_delay, truncate)
         else:
             out = self._unreduced(k, n)
         self._shapes[key] = out
@@ -249,6 +257,21 @@ class Lowered:
             return self._memo[key]
         except KeyError:
             out = self._memo[key] = build()
+            return out
+
+    def family(self, key, build):
+        """``build()``, computed once per *family* of networks: a network
+        and the networks made from it by changing numbers that leave its
+        structure as it is (:data:`NUMERIC_FIELDS`, the points of a sweep;
+        :func:`lower_like`).  Only for tables that read none of those
+        numbers: the names, the kinds, disciplines and servers of the
+        stations, the class types, visit ratios, priorities, routing,
+        capacities, pools and fork-joins.  A network lowered on its own is
+        a family of one, so this is :meth:`memo` there."""
+        try:
+            return self._family[key]
+        except KeyError:
+            out = self._family[key] = build()
             return out
 
     def shape_name(self, code: int) -> str:
@@ -351,6 +374,69 @@ def lower(net: Network) -> Lowered:
         demands=net.demands,
         symbolic=sym,
     )
+
+
+#: the fields a sweep may change while a network keeps its structure (its
+#: family, :meth:`Lowered.family`): a station's service time, a closed
+#: class's population and think time, an open class's arrival rate, each a
+#: number (the kind of model object they belong to is checked too)
+NUMERIC_FIELDS = {(Queue, "service"), (Delay, "service"), (LoadDependent, "service"),
+                  (Closed, "population"), (Closed, "think_time"), (Open, "arrival_rate")}
+
+
+def same_family(base: Network, changes) -> bool:
+    """Whether setting the parameter ``changes`` (path -> value, as
+    :func:`qmodels.whatif.paths.apply` takes them) on the numeric network
+    ``base`` changes only numbers of :data:`NUMERIC_FIELDS`, each from one
+    real number to another: the changed network is then of ``base``'s
+    family and may be lowered with :func:`lower_like`."""
+    import numbers
+
+    if base.is_symbolic:
+        return False
+    objs = {s.name: s for s in base.stations}
+    objs.update({c.name: c for c in base.classes})
+    for path, value in changes.items():
+        parts = path.split(".") if isinstance(path, str) else ()
+        if len(parts) != 2 or parts[0] not in objs:
+            return False
+        obj = objs[parts[0]]
+        if not any(type(obj) is t and parts[1] == f for t, f in NUMERIC_FIELDS):
+            return False
+        old = getattr(obj, parts[1], None)
+        for v in (old, value):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.number)):
+                return False
+    return True
+
+
+def lower_like(net: Network, like: Lowered) -> Lowered:
+    """The lowered form of ``net``, a network of ``like``'s family (made
+    from ``like.network`` by :func:`same_family` changes): its structure
+    (station kinds, disciplines, servers, rate multipliers, capacities,
+    service shapes, class types, priorities, routing, visit ratios) is
+    ``like``'s, the numbers (service times, demands, populations, think
+    times, arrival rates) are ``net``'s, and it shares ``like``'s family
+    tables (:meth:`Lowered.family`).  Its own memo starts empty: every
+    table that reads a number is built again."""
+    classes = net.classes
+    closed = ~like.is_open
+
+    def per_class(attr, default):
+        return np.array([getattr(c, attr, default) for c in classes], dtype=float)
+
+    pops = [int(c.population) if cl else 0 for c, cl in zip(classes, closed)]
+    population = np.array(pops, dtype=np.int64 if max(pops, default=0) < 2**63 else object)
+    population.flags.writeable = False
+    return Lowered(
+        network=net, station_names=like.station_names, class_names=like.class_names,
+        kind=like.kind, discipline=like.discipline, servers=like.servers,
+        multipliers=like.multipliers, capacity=like.capacity, scv=like.scv,
+        exponential=like.exponential, is_open=like.is_open, priority=like.priority,
+        population=population, think_time=per_class("think_time", 0.0),
+        arrival_rate=per_class("arrival_rate", 0.0), routed=like.routed, route=like.route,
+        visits=net.visits, service_times=net.service_times, demands=net.demands,
+        symbolic=False, _shapes=like._shapes, _family=like._family)
 
 
 def random_routing_warning(net: Network, by: str) -> str | None:

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import InvalidValueError, UnknownNameError
 from ..model import Network
+from ..model.lowered import lower_like, same_family
 
 __all__ = ["apply"]
 
@@ -149,7 +150,12 @@ def apply(net: Network, changes: Mapping[str, Any]) -> Network:
             )
         seq, i = where[parts[0]]
         seq[i] = _set_in(seq[i], parts[1:], _plain(value), path)
-    return Network(stations, classes, name=net.name, pools=pools)
+    out = Network(stations, classes, name=net.name, pools=pools)
+    if same_family(net, changes):
+        # only numbers changed (a sweep's point): the new network is lowered
+        # from the base's lowered form and shares its structural tables
+        object.__setattr__(out, "_lowered", lower_like(out, net.lowered))
+    return out
 
 
 def _plain(v):
