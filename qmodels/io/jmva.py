@@ -125,21 +125,21 @@ def to_jmva(net: Network, *, description: str | None = None, drop=()) -> str:
     notes = list(dropped)
     _refuse_disciplines(net)
     _refuse_class_dependent_fcfs(net)
-    for s in net.stations:
+    low = net.lowered
+    for k, s in enumerate(net.stations):
         if s.capacity is not None:
             if net.open_classes or s.capacity < total:
                 raise UnsupportedModelError(
                     f"station {s.name!r}: capacity {s.capacity} can bind, and JMVA has no finite "
                     "capacity; use to_jsimg")
             notes.append(f"capacity of {s.name!r} dropped (never binds)")
-        if not dist.is_exponential(s.distribution):
+        if not (dist.is_exponential(s.distribution) and low.exponential[k]):
             if isinstance(s, Queue) and s.discipline == "fcfs":
                 raise UnsupportedModelError(
-                    f"station {s.name!r}: FCFS with {s.distribution.name} service (scv "
-                    f"{float(s.distribution.scv):g}) is not product form, and JMVA would solve "
-                    "it as exponential; use to_jsimg (simulation)")
+                    f"station {s.name!r}: FCFS with {low.shape_words(k)} is not product form, "
+                    "and JMVA would solve it as exponential; use to_jsimg (simulation)")
             # PS and delay stations are insensitive to the shape (BCMP types 2-3)
-            notes.append(f"service-time shape of {s.name!r} ({s.distribution.name}) dropped: "
+            notes.append(f"service-time shape of {s.name!r} ({low.shape_words(k)}) dropped: "
                          "JMVA uses means (exact here: the station is insensitive to it)")
         multi = isinstance(s, LoadDependent) or (isinstance(s, Queue) and s.servers > 1)
         if multi and (len(net.classes) != 1 or not net.is_closed):

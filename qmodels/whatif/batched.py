@@ -35,10 +35,11 @@ def _batchable_net(net: Network) -> bool:
         return False
     # an FCFS queue with another service shape is not product form: the
     # one-by-one route refuses it with exact MVA's message
+    low = net.lowered      # the class's own shape where it gives one
     return all(isinstance(s, (Delay, Queue)) and s.capacity is None
                and (isinstance(s, Delay) or s.discipline in ("ps", "lcfs-pr")
-                    or is_exponential(s.distribution))
-               for s in net.stations)
+                    or (is_exponential(s.distribution) and bool(low.exponential[k])))
+               for k, s in enumerate(net.stations))
 
 
 def _arrays(net: Network):
