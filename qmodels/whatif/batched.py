@@ -38,7 +38,7 @@ def _batchable_net(net: Network) -> bool:
     low = net.lowered      # the class's own shape where it gives one
     return all(isinstance(s, (Delay, Queue)) and s.capacity is None
                and (isinstance(s, Delay) or s.discipline in ("ps", "lcfs-pr")
-                    or (is_exponential(s.distribution) and bool(low.exponential[k])))
+                    or bool(low.exponential[k]))
                for k, s in enumerate(net.stations))
 
 
