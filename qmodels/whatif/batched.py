@@ -12,7 +12,6 @@ import numpy as np
 
 from ..errors import QModelsError, UnsupportedModelError
 from ..model import Closed, Delay, Network, Queue
-from ..model.distributions import is_exponential
 from .paths import apply
 from .points import _Grid
 from .spec import _solve_chunk, _Spec
