@@ -333,3 +333,44 @@ def test_jsimg_writes_each_class_its_shape():
     # the given branches, scaled to class b's mean 0.5 (rates x h.mean / 0.5)
     h = qm.HyperExponential(probs=[0.4, 0.6], rates=[1.0, 4.0])
     assert repr(1.0 * h.mean / 0.5)[:10] in xml
+
+
+@pytest.mark.parametrize("probs,rates", [(PROBS, RATES), ((0.2, 0.5, 0.3), (0.5, 3.0, 20.0))])
+def test_every_reader_has_the_given_branches(probs, rates):
+    """The CTMC's Coxian, Marie's station phase-type, RQNA's renewal
+    phase-type and the transform of the exact GI/M/c solutions all hold the
+    given hyperexponential (scaled to the mean): the same moments, the same
+    Laplace transform sum_i p_i mu_i / (mu_i + t)."""
+    import numpy as np
+
+    from qmodels.analytic import _marie_station, rqna
+    from qmodels.analytic.phase_type import coxian_of
+    from qmodels.analytic.queues.transforms import unit_transform
+
+    h = qm.HyperExponential(probs=probs, rates=rates)
+    mean = 3.0
+    scaled = [r * h.mean / mean for r in rates]
+    unit = [r * h.mean for r in rates]
+    cox = coxian_of(h, mean)
+    assert cox.exact
+    for k in (1, 2, 3):
+        assert cox.moment(k) == pytest.approx(h2_moment(probs, scaled, k), rel=1e-10)
+
+    def ph_moment(alpha, T, k):
+        inv = np.linalg.inv(-np.asarray(T))
+        v = np.ones(len(alpha))
+        for _ in range(k):
+            v = inv @ v
+        return math.factorial(k) * float(np.asarray(alpha) @ v)
+
+    ph = _marie_station.phase_type(h, 20)
+    a, T, exact = rqna._phase_type(h)
+    assert ph.exact and exact
+    for k in (1, 2, 3):
+        want = h2_moment(probs, unit, k)
+        assert ph_moment(ph.alpha, ph.T, k) == pytest.approx(want, rel=1e-10)
+        assert ph_moment(a, T, k) == pytest.approx(want, rel=1e-10)
+    tr = unit_transform(h, "test")
+    for t in (0.1, 1.0, 7.0):
+        assert tr.lst(t) == pytest.approx(sum(p * r / (r + t) for p, r in zip(probs, unit)),
+                                          rel=1e-12)
