@@ -4,7 +4,9 @@ The *mean* always comes from the model (a station's service time, a class's
 arrival rate); a distribution object gives only the shape, described by its
 squared coefficient of variation (SCV, c^2 = Var/mean^2).  Analytic solvers
 use the mean (product-form) or the SCV (M/G/1, G/G/1 approximations); the
-simulator draws from the full distribution.
+simulator draws from the full distribution.  A station's ``distribution``
+is the shape of every class's service there unless a class gives its own
+(``Closed/Open(distribution={station: shape})``).
 
 References: Law, *Simulation Modeling and Analysis*, 5th ed. (2015), ch. 6
 and 8 (distributions and their generation); Whitt, "Approximating a point
