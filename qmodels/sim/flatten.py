@@ -436,7 +436,9 @@ _PRIO_KINDS = {"prio": E.K_PRIO, "prio-pr": E.K_PRIO_PR, "lcfs-pr": E.K_LCFS_PR}
 def _encode_stations(net: Network, V: np.ndarray, emp: list):
     """(STI, STF, RM) of the stations (layout in :mod:`qmodels.sim.engine`)."""
     K = len(net.stations)
-    low = net.lowered
+    # a class's own shapes come from the lowered form (built only then: the
+    # checks of each shape's parameters below come first otherwise)
+    low = net.lowered if any(c.distribution for c in net.classes) else None
     STI = np.zeros((K, 8), dtype=np.int64)
     STF = np.zeros((K, 3), dtype=float)
     rm_rows = []
@@ -463,7 +465,7 @@ def _encode_stations(net: Network, V: np.ndarray, emp: list):
             rm = [float(index[br[0]]) for br, t in zip(s.branches, s.tasks) for _ in range(t)]
         else:
             raise UnsupportedModelError(f"{who}: unknown station kind {s.kind!r}")
-        if low.class_shaped[k]:
+        if low is not None and low.class_shaped[k]:
             # a shape per class: kind D_CLASS, its (kind, a, b, offset,
             # length) per class in emp from offset ``off``; a holds the
             # largest Erlang k (the uniforms a variate may take)
@@ -476,8 +478,8 @@ def _encode_stations(net: Network, V: np.ndarray, emp: list):
             dk, a, b, ln = E.D_CLASS, max([2.0] + [r[1] for r in rows
                                                     if r[0] == E.D_ERLANG]), 0.0, 0
         else:
-            dk, a, b, off, ln = _encode_distribution(low.one_shape(k, "the simulator"),
-                                                     f"{who}: distribution", emp)
+            shape = s.distribution if low is None else low.one_shape(k, "the simulator")
+            dk, a, b, off, ln = _encode_distribution(shape, f"{who}: distribution", emp)
         STI[k] = (kind, ukind, c, cap, dk, off, ln, len(rm))
         STF[k] = (a, b, ucap)
         rm_rows.append(rm)
