@@ -374,3 +374,36 @@ def test_every_reader_has_the_given_branches(probs, rates):
     for t in (0.1, 1.0, 7.0):
         assert tr.lst(t) == pytest.approx(sum(p * r / (r + t) for p, r in zip(probs, unit)),
                                           rel=1e-12)
+
+
+def test_h2_arrivals_gi_m_1():
+    """H2/M/1 with given branches as the inter-arrival time: the mean
+    response time 1 / (mu (1 - sigma)), sigma in (0, 1) the root of sigma =
+    A*(mu (1 - sigma)), A*(s) = sum_i p_i l_i / (l_i + s) the transform of
+    the inter-arrival time (Kleinrock 1975, sec. 6.4), found here by
+    bisection; the CTMC (the arrival phase in the state) and QNA (the exact
+    GI/M/1 from the transform) both give it."""
+    from qmodels.errors import NumericalWarning
+
+    h = qm.HyperExponential(probs=PROBS, rates=RATES)
+    rate = 1.5                                  # arrivals per second: mean 1 / rate
+    lams = [r * h.mean * rate for r in RATES]   # branch rates at that mean
+    S = 0.4
+    mu = 1.0 / S
+
+    def f(s):
+        return sum(p * lam / (lam + mu * (1.0 - s)) for p, lam in zip(PROBS, lams)) - s
+
+    lo, hi = 1e-12, 1.0 - 1e-12
+    assert f(lo) > 0 > f(hi)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if f(mid) > 0 else (lo, mid)
+    R = 1.0 / (mu * (1.0 - lo))
+    net = qm.Network([qm.Queue("q", S)], [qm.Open("a", rate, route=["q"], interarrival=h)])
+    assert float(qm.qna(net).R["a"]) == pytest.approx(R, rel=1e-9)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumericalWarning)
+        r = qm.ctmc(net, open_limit=400)
+    assert float(r.R["a"]) == pytest.approx(R, rel=1e-6)
