@@ -76,8 +76,7 @@ def non_exponential_fcfs(net: Network):
             continue
         if any(V[i][k] != 0 for i in range(len(low.class_names))):
             s = net.stations[k]
-            d = s.distribution
-            return s, f"station {s.name!r} (FCFS, {type(d).__name__} service, scv {d.scv:g})"
+            return s, f"station {s.name!r} (FCFS, {low.shape_words(k)})"
     return None, None  # pragma: no cover - service_shapes found one above
 
 

@@ -204,16 +204,18 @@ class _Spec:
         self.max_phases = int(max_phases)
         self.phr = [[(self.mu[r, k],) for k in range(self.K)] for r in range(self.C)]
         self.phq = [[(0.0,) for _ in range(self.K)] for _ in range(self.C)]
+        shapes = net.lowered.shapes       # per class: its own shape, else the station's
         for k, s in enumerate(net.stations):
-            d = s.distribution
             visiting = [r for r in range(self.C) if self.V[r, k] > 0]
-            if d is None or not visiting:
+            if all(shapes[r][k] is None for r in visiting):
                 continue
             if insensitive:
-                if float(d.scv) != 1.0:
+                if any(shapes[r][k] is not None and float(shapes[r][k].scv) != 1.0
+                       for r in visiting):
                     self.insensitive_shapes.append(s.name)
                 continue
-            self._station_phases(k, s, d, visiting, max_phases)
+            self._station_phases(k, s, [shapes[r][k] for r in range(self.C)], visiting,
+                                 max_phases)
         self.arr_cox: list[Coxian | None] = [None] * self.C
         for r, c in enumerate(net.classes):
             d = getattr(c, "interarrival", None)
@@ -229,19 +231,24 @@ class _Spec:
                        for k in range(self.K)]
         self.arr_phased = [r for r in range(self.C) if self.arr_cox[r] is not None]
 
-    def _station_phases(self, k, s, d, visiting, max_phases):
+    def _station_phases(self, k, s, ds, visiting, max_phases):
         """The Coxian forms of station ``k``'s service for the classes
-        that visit it (one shape, the class's own mean)."""
+        that visit it (``ds[r]`` class r's shape there, the class's own
+        mean)."""
         seen = set()
+        own = any(ds[r] != ds[visiting[0]] for r in visiting)   # a shape per class
         for r in visiting:
-            cox = coxian_of(d, float(self.S[r, k]), max_phases, who=f"station {s.name!r}")
+            d = ds[r]
+            who = f"station {s.name!r}" + (f", class {self.net.classes[r].name!r}"
+                                           if own else "")
+            cox = coxian_of(d, float(self.S[r, k]), max_phases, who=who)
             if cox.phases > 1 or not cox.exact:
                 self.phr[r][k] = tuple(float(x) for x in cox.rates)
                 self.phq[r][k] = tuple(float(x) for x in cox.cont)
-            key = cox.fit or type(d).__name__
-            if key not in seen:
+            key = (cox.fit or type(d).__name__, r if own else None)
+            if key not in seen and d is not None:
                 seen.add(key)
-                self._note(cox, f"station {s.name!r}: service", d)
+                self._note(cox, f"{who}: service", d)
 
     def _note(self, cox, what, dist):
         self.capped = self.capped or cox.capped

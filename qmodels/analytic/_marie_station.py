@@ -204,6 +204,11 @@ def phase_type(dist, kmax: int = DETERMINISTIC_PHASES) -> PhaseType:
                              "budget)", False)
     if isinstance(dist, HyperExponential):
         c2 = float(dist.scv)
+        if dist.probs is not None:     # the given branches at mean 1
+            ps, rs = dist.branches()
+            return PhaseType(np.array(ps), np.diag(-np.array(rs)),
+                             f"hyperexponential of {len(ps)} given branches (SCV {c2:.4g})",
+                             True)
         return _h2(c2, f"balanced-means hyperexponential of SCV {c2:.4g}", True)
     if isinstance(dist, Deterministic):
         k = int(kmax)

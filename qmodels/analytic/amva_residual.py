@@ -96,8 +96,13 @@ def _build_adapter(net: Network, multiserver: str):
     fcfs = np.zeros(len(net.stations), bool)
     acts_fcfs = net.lowered.acts_fcfs     # FCFS, or a priority queue one level visits
     plain = []
+    low = net.lowered
     for k, s in enumerate(net.stations):
-        d = s.distribution
+        # one shape per station (refused by name where it differs by class
+        # at an FCFS or load-dependent station; PS and delay stations are
+        # insensitive to it, BCMP types 2-4)
+        d = low.one_shape(k, _SOLVER) if (acts_fcfs[k] or isinstance(s, LoadDependent)) \
+            else None
         if is_exponential(d):
             plain.append(s)
             fcfs[k] = bool(acts_fcfs[k])
@@ -116,8 +121,11 @@ def _build_adapter(net: Network, multiserver: str):
             scv[k] = float(d.scv)
             fcfs[k] = True
         plain.append(dataclasses.replace(s, distribution=None))
-    stripped = net if all(a is b for a, b in zip(plain, net.stations)) else \
-        dataclasses.replace(net, stations=tuple(plain))
+    own = any(c.distribution for c in net.classes)
+    stripped = net if all(a is b for a, b in zip(plain, net.stations)) and not own else \
+        dataclasses.replace(net, stations=tuple(plain), classes=tuple(
+            dataclasses.replace(c, distribution=None) if c.distribution else c
+            for c in net.classes))
     scv.flags.writeable = False
     fcfs.flags.writeable = False
     return stripped, scv, fcfs

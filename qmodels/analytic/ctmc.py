@@ -11,10 +11,12 @@ are judged.
 
 Semantics (shared with the simulator, :mod:`qmodels.sim`)
 ---------------------------------------------------------
-* **Service**: mean ``S[class, station]``, shape the station's
-  ``distribution`` as a Coxian phase-type distribution
+* **Service**: mean ``S[class, station]``, shape the class's own there
+  (``distribution={station: shape}``) or else the station's
+  ``distribution``, as a Coxian phase-type distribution
   (:mod:`qmodels.analytic.phase_type`): exactly the model's for the
-  exponential, Erlang-k and (balanced-means) hyperexponential shapes; a
+  exponential, Erlang-k and hyperexponential shapes (balanced means, given
+  branches or a three-moment fit); a
   named moment fit for the deterministic, uniform, lognormal, Pareto and
   empirical ones (deterministic: Erlang-k, k = ``max_phases``, 20 by
   default, 10 then 5 when the chain at 20 passes ``max_states``; the

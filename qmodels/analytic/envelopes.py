@@ -103,8 +103,9 @@ def _structure_features(net: Network) -> tuple[dict, list]:
     ld = [net.stations[k] for k in queues if kinds[k] == "ld"]
     falls = any(any(float(b) < float(a) for a, b in zip(s.rate_multipliers,
                                                          s.rate_multipliers[1:])) for s in ld)
-    scv = [1.0 if is_exponential(net.stations[k].distribution)
-           else float(net.stations[k].distribution.scv) for k in fcfs] or [1.0]
+    scv = [1.0 if is_exponential(low.shapes[i][k]) else float(low.shapes[i][k].scv)
+           for k in fcfs for i in range(len(low.class_names))
+           if low.visits[i][k] != 0] or [1.0]       # each class's own shape
     arr = [1.0 if is_exponential(getattr(c, "interarrival", None))
            else float(c.interarrival.scv) for c in net.open_classes] or [1.0]
     servers = [int(low.servers[k]) for k in queues if kinds[k] == "queue"] or [1]

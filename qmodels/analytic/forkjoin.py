@@ -83,7 +83,6 @@ import math
 import numpy as np
 
 from ..errors import InvalidValueError, ProblemTooLargeError, UnstableError, UnsupportedModelError
-from ..model.distributions import is_exponential
 from ..model.forkjoin import ForkJoin, branch_owner, forkjoins
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
 from ..results import Curve, Result
@@ -142,9 +141,9 @@ def _read(net: Network, solver: str = "forkjoin"):
             raise UnsupportedModelError(
                 f"station {s.name!r} ({what}): {solver} models single-server queues and "
                 "delays: use method='sim'")
-        if not is_exponential(s.distribution):
+        if not net.lowered.exponential[k]:
             raise UnsupportedModelError(
-                f"station {s.name!r}: {type(s.distribution).__name__} service; {solver} "
+                f"station {s.name!r}: {net.lowered.shape_words(k)}; {solver} "
                 "assumes exponential service (branch times are sums of exponential stages): "
                 "use method='sim'")
         kind[k] = 3 if s.name in own else (0 if isinstance(s, Delay) else 1)

@@ -306,10 +306,11 @@ class _Plan:
         who = np.flatnonzero(self.live[:, k])
         times = self.S[who, k]
         same = float(times.max() - times.min()) <= 1e-12 * float(times.max())
-        if is_exponential(s.distribution) and same:
+        shape = low.one_shape(k, _SOLVER)     # refused where it differs by class
+        if is_exponential(shape) and same:
             return "fixed"      # BCMP type 1
         kmax = max_phases(c, len(who) if len(self.N) > 1 else 1, top + 1)
-        ph = phase_type(s.distribution, kmax)
+        ph = phase_type(shape, kmax)
         if len(self.N) > 1:
             # several classes: the chain is solved by sparse LU at every
             # sweep; fewer phases (a coarser fit, named in the note) keep it
@@ -324,12 +325,12 @@ class _Plan:
                     "method='mva-residual' (approximate) or 'sim'")
             if points > PHASE_STATES:
                 kmax = 2
-                ph = phase_type(s.distribution, kmax)
+                ph = phase_type(shape, kmax)
             S = self.S[:, k] * self.live[:, k]
             while kmax > 2 and ph.phases > 2 and \
                     MultiClassChain.count([ph] * len(self.N), S, c, dims) > PHASE_STATES:
                 kmax = min(kmax, ph.phases) - 1
-                ph = phase_type(s.distribution, kmax)
+                ph = phase_type(shape, kmax)
         self.ph[k] = ph
         self.fits[k] = ph.words
         return "general"

@@ -18,8 +18,10 @@ Exact forms (the distribution the simulator draws is the one the chain has):
 * Erlang-k: k phases of rate k/m, q_i = 1 (i < k - 1);
 * hyperexponential: the model's balanced-means H2 of SCV c^2 (Whitt 1982;
   Tijms, *A First Course in Stochastic Models*, Wiley 2003, app. B:
-  p1 = (1 + sqrt((c^2 - 1)/(c^2 + 1)))/2, rates 2 p_i / m), written as the
-  Coxian-2 of :func:`hyper_to_coxian`.
+  p1 = (1 + sqrt((c^2 - 1)/(c^2 + 1)))/2, rates 2 p_i / m), or the
+  branches given (probabilities and rates, or a three-moment fit:
+  :meth:`~qmodels.model.distributions.HyperExponential.branches`, scaled
+  to the mean), written as the Coxian of :func:`hyper_to_coxian`.
 
 Fits (the chain's distribution differs from the model's; every answer with
 one is labelled approximate, and the fit is named in its assumptions):
@@ -289,10 +291,10 @@ def coxian_of(dist, mean: float, max_phases: int = DEFAULT_MAX_PHASES,
     if isinstance(dist, Erlang):
         return Coxian(*_erlang(int(dist.k), mean))
     if isinstance(dist, HyperExponential):
-        c2 = float(dist.scv)
-        if c2 <= 1.0:
+        if float(dist.scv) <= 1.0:
             return Coxian(*_exponential(mean))
-        return Coxian(*hyper_to_coxian(*h2_balanced(mean, c2)))
+        probs, rates = dist.branches()     # at mean 1: balanced, or the given branches
+        return Coxian(*hyper_to_coxian(probs, [r / mean for r in rates]))
     if isinstance(dist, (Deterministic, Uniform, Lognormal, Pareto, Empirical)):
         if isinstance(max_phases, bool) or not isinstance(max_phases, (int, np.integer)) \
                 or max_phases < 1:

@@ -79,7 +79,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConvergenceWarning, InvalidValueError, UnsupportedModelError
-from ..model.distributions import is_exponential
 from ..model.network import Closed, Network, Open, Queue
 from ..model.stations import PRIORITY_DISCIPLINES
 from ..results import Result
@@ -128,7 +127,11 @@ def _build_arrays(net: Network):
             raise UnsupportedModelError(
                 f"station {low.station_names[k]!r}: method='priority' handles delay and queue "
                 f"stations, not {what}; use method='sim'")
-        scv[k] = float(low.scv[k])
+        if low.discipline[k] in ("ps", "lcfs-pr"):
+            scv[k] = 1.0 if low.class_shaped[k] else float(low.scv[k])   # insensitive
+        else:
+            low.one_shape(k, "method='priority'")   # refused where the shape differs by class
+            scv[k] = float(low.scv[k])
         servers[k] = int(low.servers[k])
         code[k] = {"ps": 1, "lcfs-pr": 1, "fcfs": 2, "prio": 3, "prio-pr": 4}[low.discipline[k]]
     level = np.asarray(low.priority, dtype=np.int64)
@@ -234,11 +237,12 @@ def _open(net: Network) -> Result:
             form = mg1_prio if s.discipline == "prio" else mg1_prio_pr
             out = form(flows, times, scv[k], levels)
         else:
-            if s.discipline == "prio-pr" or not is_exponential(s.distribution) \
+            expo = bool(net.lowered.exponential[k])
+            if s.discipline == "prio-pr" or not expo \
                     or max(times) - min(times) > 1e-12 * max(times):
                 raise UnsupportedModelError(
                     f"station {s.name!r}: {c_k} servers with discipline {s.discipline!r}"
-                    f"{', non-exponential service' if not is_exponential(s.distribution) else ''}"
+                    f"{', non-exponential service' if not expo else ''}"
                     f" and service times {times}: the only multi-server priority closed form is "
                     "non-preemptive M/M/c with one rate (Cobham 1954); use method='sim'")
             out = mmc_prio(flows, times[0], c_k, levels)

@@ -130,15 +130,16 @@ def _inputs(net: Network):
     K, C = len(net.stations), len(net.classes)
     kind = np.zeros(K, np.int64)
     servers = np.ones(K)
-    cs2 = np.ones(K)
+    cs2 = np.ones((C, K))   # per class: a class's own shape at the station
+    low = net.lowered
     for k, s in enumerate(net.stations):
         if isinstance(s, LoadDependent):
             raise UnsupportedModelError(
                 f"station {s.name!r}: a load-dependent station is not a GI/G/m queue, which QNA "
                 "needs: use Queue(servers=c), method='exact' (exponential service) or 'sim'")
-        d = s.distribution
-        cs2[k] = 1.0 if is_exponential(d) else float(d.scv)
-        low = net.lowered
+        for c in range(C):
+            d = low.shapes[c][k]
+            cs2[c, k] = 1.0 if is_exponential(d) else float(d.scv)
         if isinstance(s, Delay):
             kind[k] = _DELAY
         elif isinstance(s, Queue) and low.discipline[k] in ("ps", "lcfs-pr"):
@@ -217,9 +218,11 @@ def allen_cunneen_wait(m: int, rho: float, tau: float, ca2: float, cs2: float) -
 
 
 def qna_kernel(lam, ca2_ext, p0, P, S, cs2_st, kind, servers, names):
-    """QNA on arrays.  Returns (lamk (C, K) per-class arrival rate at each
-    station, R (C, K) per-visit response time, rho (K,) load per server,
-    ca2 (K,) arrival SCV, cs2 (K,) aggregate service SCV, W (K,) wait).
+    """QNA on arrays (``cs2_st`` the service SCV per station (K,), or per
+    class and station (C, K) when a class has its own shape there).
+    Returns (lamk (C, K) per-class arrival rate at each station, R (C, K)
+    per-visit response time, rho (K,) load per server, ca2 (K,) arrival
+    SCV, cs2 (K,) aggregate service SCV, W (K,) wait).
 
     Steps (Whitt 1983):
 
@@ -270,7 +273,8 @@ def qna_kernel(lam, ca2_ext, p0, P, S, cs2_st, kind, servers, names):
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(act[None, :], lamk / np.where(act, lj, 1.0)[None, :], 0.0)
         tau[act] = (share * S).sum(axis=0)[act]
-        m2 = (share * S**2 * (cs2_st[None, :] + 1.0)).sum(axis=0)
+        cs2_ck = cs2_st if np.ndim(cs2_st) == 2 else np.asarray(cs2_st)[None, :]
+        m2 = (share * S**2 * (cs2_ck + 1.0)).sum(axis=0)
         ok = act & (tau > 0)
         cs2[ok] = m2[ok] / tau[ok] ** 2 - 1.0
     cs2 = np.maximum(cs2, 0.0)
@@ -639,7 +643,7 @@ def qna(net: Network) -> Result:
     lam, ca2_ext, p0, P, S, cs2_st, kind, servers = _inputs(net)
     names = [s.name for s in net.stations]
     lamk, R, rho, ca2, cs2, W = qna_kernel(lam, ca2_ext, p0, P, S, cs2_st, kind, servers, names)
-    exp_shape = np.array([is_exponential(s.distribution) for s in net.stations], dtype=bool)
+    exp_shape = np.asarray(net.lowered.exponential, dtype=bool)   # every class's shape
     poisson = np.array([is_exponential(c.interarrival) for c in net.classes], dtype=bool)
     sol = station_solutions(lamk, p0, P, S, kind, servers, exp_shape, poisson)
     for k, (_, _, c) in enumerate(sol):

@@ -113,15 +113,14 @@ def station_kinds(net: Network) -> str | None:
 
 def service_shapes(net: Network) -> str | None:
     """No FCFS queue that a class visits has a non-exponential service
-    shape (BCMP type 1 needs exponential service; PS, LCFS-PR and delay
-    stations are insensitive to the shape, types 2-4)."""
+    shape, for any class (BCMP type 1 needs exponential service, one shape
+    for every class; PS, LCFS-PR and delay stations are insensitive to the
+    shape, class-dependent shapes included, types 2-4)."""
     low = net.lowered
     bad = np.flatnonzero(low.acts_fcfs & ~low.exponential & low.visited)
     for k in bad[:1].tolist():
-        d = net.stations[k].distribution
-        return (f"station {low.station_names[k]!r}: FCFS with {type(d).__name__} service "
-                f"(scv {d.scv:g}) breaks product form, which needs exponential service at an "
-                "FCFS queue")
+        return (f"station {low.station_names[k]!r}: FCFS with {low.shape_words(k)} breaks "
+                "product form, which needs one exponential service shape at an FCFS queue")
     return None
 
 

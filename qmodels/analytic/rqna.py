@@ -116,6 +116,9 @@ def _phase_type(shape):
     if isinstance(shape, Erlang):
         return _erlang(int(shape.k)) + (True,)
     c2 = float(shape.scv)
+    if isinstance(shape, HyperExponential) and shape.probs is not None:
+        ps, rs = shape.branches()      # the given branches at mean 1
+        return np.array(ps), np.diag(-np.array(rs)), True
     if isinstance(shape, HyperExponential) or c2 >= 1.0:
         p1 = 0.5 * (1.0 + math.sqrt((c2 - 1.0) / (c2 + 1.0)))
         p = np.array([p1, 1.0 - p1])
@@ -374,7 +377,7 @@ def _inputs(net: Network):
         p0, P = _routing_arrays(cls, index, K)
     else:
         p0, P = _visit_routing(V)
-    shapes = [s.distribution for s in net.stations]
+    shapes = list(low.shapes[0])     # the class's own shape where it gives one
     return float(cls.arrival_rate), cls.interarrival, p0, P, S, shapes
 
 

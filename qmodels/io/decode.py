@@ -42,14 +42,18 @@ _DISTS = {
     "exponential": (dist.Exponential, ()),
     "deterministic": (dist.Deterministic, ()),
     "erlang": (dist.Erlang, ("k",)),
-    "hyperexponential": (dist.HyperExponential, ("scv",)),
+    "hyperexponential": (dist.HyperExponential, ("scv", "probs", "rates")),
     "lognormal": (dist.Lognormal, ("scv",)),
     "uniform": (dist.Uniform, ("spread",)),
     "empirical": (dist.Empirical, ("samples",)),
     "pareto": (dist.Pareto, ("alpha",)),
 }
 _DIST_ATTR = {"k": "k", "scv": "scv_value", "spread": "spread", "samples": "samples",
-              "alpha": "alpha"}
+              "alpha": "alpha", "probs": "probs", "rates": "rates"}
+#: parameters that are lists of plain numbers, and the optional ones (a
+#: hyperexponential is given by its scv, or by its probs and rates)
+_LIST_PARAMS = ("samples", "probs", "rates")
+_OPTIONAL = {"hyperexponential": ("scv", "probs", "rates")}
 
 
 def _path_key(path: str):
@@ -168,7 +172,9 @@ def _distribution(d, path, errs, ctx):
             return None
     kwargs = {}
     for p in params:
-        if p == "samples":
+        if p not in d and p in _OPTIONAL.get(kind, ()):
+            continue
+        if p in _LIST_PARAMS:
             kwargs[p] = d[p]
             continue
         v = _value(d[p], _join(path, p), errs, ctx, integer=(p == "k"))
@@ -401,6 +407,16 @@ def _class_maps(c, path, station_names, errs, ctx, kw):
                 if st not in station_names:
                     errs.add(_join(f"{path}.{key}", st), f"unknown station {st!r}")
             kw[key] = _values(c[key], f"{path}.{key}", errs, ctx)
+    if "distribution" in c:
+        shapes = {}
+        for st, d in c["distribution"].items():
+            dpath = _join(f"{path}.distribution", st)
+            if st not in station_names:
+                errs.add(dpath, f"unknown station {st!r}")
+            shape = _distribution(d, dpath, errs, ctx)
+            if shape is not None:
+                shapes[st] = shape
+        kw["distribution"] = shapes
     if "route" in c:
         route = c["route"]
         if not isinstance(route, list) or not route:

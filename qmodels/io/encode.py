@@ -17,7 +17,7 @@ from ..errors import InvalidValueError, UnsupportedModelError
 from ..model.caching import CacheStation
 from ..model.forkjoin import ForkJoin
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
-from .decode import _DIST_ATTR, _DISTS, _check_text, _Errors
+from .decode import _DIST_ATTR, _DISTS, _LIST_PARAMS, _check_text, _Errors
 from .expressions import _expr_printer
 
 __all__ = ["to_dict"]
@@ -60,7 +60,9 @@ def _dist_out(d, symbols):
     out: dict[str, Any] = {"type": d.name}
     for p in _DISTS[d.name][1]:
         v = getattr(d, _DIST_ATTR[p])
-        out[p] = list(v) if p == "samples" else _out(v, symbols)
+        if d.name == "hyperexponential" and (v is None or (p == "scv" and d.probs is not None)):
+            continue        # given by its scv, or by its branches (the scv follows)
+        out[p] = list(v) if p in _LIST_PARAMS else _out(v, symbols)
     return out
 
 
@@ -143,6 +145,8 @@ def _class_out(c, symbols: dict) -> dict:
         m = getattr(c, key)
         if m is not None:
             d[key] = {k: o(v) for k, v in m.items()}
+    if c.distribution:
+        d["distribution"] = {st: _dist_out(x, symbols) for st, x in c.distribution.items()}
     if c.route is not None:
         d["route"] = list(c.route)
     elif c.routing is not None:

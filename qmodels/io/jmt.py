@@ -74,8 +74,12 @@ capacity                        refused if it can  Queue size; BAS blocking
                                                    arrivals from the source)
 distribution                    dropped (noted)    Exponential, Deterministic,
                                                    Erlang, HyperExp (balanced
-                                                   means), Uniform, Lognormal;
-                                                   Empirical refused
+                                                   means or two given
+                                                   branches), Uniform,
+                                                   Lognormal; Empirical and
+                                                   3+ branches refused
+class distribution (per         dropped (noted;    each class's own service
+station)                        refused at FCFS)   strategy at the station
 interarrival                    dropped (noted)    Source service strategy
 ForkJoin                        refused            Fork node (jobsPerLink =
                                                    tasks, equal on every

@@ -125,21 +125,25 @@ def to_jmva(net: Network, *, description: str | None = None, drop=()) -> str:
     notes = list(dropped)
     _refuse_disciplines(net)
     _refuse_class_dependent_fcfs(net)
-    for s in net.stations:
+    low = net.lowered
+    for k, s in enumerate(net.stations):
         if s.capacity is not None:
             if net.open_classes or s.capacity < total:
                 raise UnsupportedModelError(
                     f"station {s.name!r}: capacity {s.capacity} can bind, and JMVA has no finite "
                     "capacity; use to_jsimg")
             notes.append(f"capacity of {s.name!r} dropped (never binds)")
-        if not dist.is_exponential(s.distribution):
+        if not low.exponential[k]:     # the shape of every class that visits it
+            d = None if low.class_shaped[k] else low.one_shape(k, "JMVA")
+            said = (low.shape_words(k) if d is None
+                    else f"{d.name} service (scv {float(d.scv):g})")
             if isinstance(s, Queue) and s.discipline == "fcfs":
                 raise UnsupportedModelError(
-                    f"station {s.name!r}: FCFS with {s.distribution.name} service (scv "
-                    f"{float(s.distribution.scv):g}) is not product form, and JMVA would solve "
-                    "it as exponential; use to_jsimg (simulation)")
+                    f"station {s.name!r}: FCFS with {said} is not product form, "
+                    "and JMVA would solve it as exponential; use to_jsimg (simulation)")
             # PS and delay stations are insensitive to the shape (BCMP types 2-3)
-            notes.append(f"service-time shape of {s.name!r} ({s.distribution.name}) dropped: "
+            notes.append(f"service-time shape of {s.name!r} "
+                         f"({d.name if d is not None else low.shape_words(k)}) dropped: "
                          "JMVA uses means (exact here: the station is insensitive to it)")
         multi = isinstance(s, LoadDependent) or (isinstance(s, Queue) and s.servers > 1)
         if multi and (len(net.classes) != 1 or not net.is_closed):

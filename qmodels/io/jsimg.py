@@ -67,15 +67,17 @@ def _distribution_el(parent, shape, mean: float, who: str):
         par = _sub(strat, "distrPar", "jmt.engine.random.ErlangPar")
         _sub(par, "alpha", _D, _num(shape.k / m))
         _sub(par, "r", "java.lang.Long", str(int(shape.k)))
-    elif isinstance(shape, dist.HyperExponential):
-        # balanced means (Whitt 1982), as qmodels.distributions.HyperExponential
-        c2 = shape.scv
-        p = 0.5 * (1.0 + math.sqrt((c2 - 1.0) / (c2 + 1.0)))
+    elif isinstance(shape, dist.HyperExponential) and len(shape.branches()[0]) <= 2:
+        # the branches at mean 1 (balanced means, Whitt 1982, or the given
+        # ones), scaled to the mean m: JMT's HyperExp has two
+        ps, rs = shape.branches()
+        if len(ps) == 1:
+            ps, rs = (1.0, 0.0), (rs[0], rs[0])
         _sub(strat, "Hyperexponential", "jmt.engine.random.HyperExp")
         par = _sub(strat, "distrPar", "jmt.engine.random.HyperExpPar")
-        _sub(par, "p", _D, _num(p))
-        _sub(par, "lambda1", _D, _num(2.0 * p / m))
-        _sub(par, "lambda2", _D, _num(2.0 * (1.0 - p) / m))
+        _sub(par, "p", _D, _num(ps[0]))
+        _sub(par, "lambda1", _D, _num(rs[0] / m))
+        _sub(par, "lambda2", _D, _num(rs[1] / m))
     elif isinstance(shape, dist.Uniform) and shape.spread == 0:
         _sub(strat, "Deterministic", "jmt.engine.random.DeterministicDistr")
         par = _sub(strat, "distrPar", "jmt.engine.random.DeterministicDistrPar")
@@ -330,9 +332,12 @@ class _SimWriter:
             _sub(put, put_strategy, f"{_NS}.QueuePutStrategies.{put_strategy}")
 
     def service(self, par, means, shape, who) -> None:
-        for c, m in zip(self.classes, means, strict=False):
+        """Each class's service strategy; ``shape`` one shape for every
+        class, or a list of one per class (a class's own shape there)."""
+        for i, (c, m) in enumerate(zip(self.classes, means, strict=False)):
             ET.SubElement(par, "refClass").text = c.name
-            _distribution_el(par, shape, m, f"{who}, class {c.name!r}")
+            d = shape[i] if isinstance(shape, list) else shape
+            _distribution_el(par, d, m, f"{who}, class {c.name!r}")
 
     def source_node(self) -> None:
         src = ET.SubElement(self.sim, "node", name=SOURCE)
@@ -348,7 +353,7 @@ class _SimWriter:
         ET.SubElement(src, "section", className="ServiceTunnel")
         self.router(src, SOURCE)
 
-    def station_node(self, s, means) -> None:
+    def station_node(self, s, means, shapes=None) -> None:
         node = ET.SubElement(self.sim, "node", name=s.name)
         disc = s.discipline if isinstance(s, Queue) else None
         # priority and preemptive disciplines as JMT writes them: the put
@@ -368,7 +373,7 @@ class _SimWriter:
                 ET.SubElement(nv, "refClass").text = c.name
                 _sub(nv, "numberOfVisits", "java.lang.Integer", "1")
         par = _param(sec, "ServiceStrategy", f"{_NS}.ServiceStrategy", array=True)
-        self.service(par, means, s.distribution, who)
+        self.service(par, means, s.distribution if shapes is None else shapes, who)
         if ps:
             # egalitarian processor sharing, equal weights (as JMT writes PS)
             strat = _param(sec, "PSStrategy", f"{_NS}.PSStrategy", array=True)
@@ -531,7 +536,8 @@ def to_jsimg(net: Network, *, seed: int | None = None, max_samples: int = 1_000_
         if s.name in joins:
             fj.write_nodes(w, s, joins[s.name])
         else:
-            w.station_node(s, S[:, k])
+            # each class's own shape there (JSIMg gives one per class)
+            w.station_node(s, S[:, k], [row[k] for row in net.lowered.shapes])
     for cname, tnode in think.items():
         w.think_node(cname, tnode)
     for name, matrix in switches.items():

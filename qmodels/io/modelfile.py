@@ -3,7 +3,7 @@
 ``save(net, "m.yaml")`` and ``load("m.yaml")`` round-trip every field of a
 model: stations of every kind with their service-time distributions, power,
 capacity and servers; classes given by visits, routing or demands, with
-per-class service times, think times, reference stations, arrival rates and
+per-class service times and shapes, think times, reference stations, arrival rates and
 inter-arrival distributions; token pools; and symbolic values, written as
 expressions that are read back into the same sympy objects (their symbols
 and assumptions are listed under ``symbols``).  ``load(save(net)) == net``,
@@ -25,7 +25,10 @@ The format (times in seconds, rates per second, power in watts)::
         capacity: 8                        # optional finite room
         rate_multipliers: [1, 1.8, 2.4]    # ld only: rate with n jobs = a[n-1]/service
         power: {busy: 6.8, idle: 4.0}      # optional (read, write too)
-        distribution: {type: erlang, k: 2} # optional service shape
+        distribution: {type: erlang, k: 2} # optional service shape; a hyperexponential
+                                           #   is {type: hyperexponential, scv: 4} (balanced
+                                           #   means) or {..., probs: [0.3, 0.7],
+                                           #   rates: [1, 10]} (its branches)
     classes:                               # required, non-empty list
       - name: tx
         type: closed                       # closed | open
@@ -40,6 +43,7 @@ The format (times in seconds, rates per second, power in watts)::
                                            #   {disk: {other_class: 0.3}} switches class),
         demands: {cpu: 0.01}               #   demands
         service: {disk: S_disk}            # optional per-class service times
+        distribution: {disk: deterministic}  # optional per-class service shapes
     pools:                                 # optional held resources
       - {name: xnif, tokens: 4, acquire: dma, release: port, classes: [tx],
          path: [dma, port]}                # optional: the held path (visits classes)

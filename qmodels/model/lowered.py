@@ -25,7 +25,14 @@ Per station ``k`` (in ``station_names`` order):
   min(n, c) is never listed in full (c may be large);
 * ``capacity[k]``: finite room or ``None``;
 * ``scv[k]``: the squared coefficient of variation of the service shape
-  (1 for the default exponential) and ``exponential[k]``;
+  (1 for the default exponential; NaN where it differs by class) and
+  ``exponential[k]`` (every class that visits it has an exponential
+  shape);
+* ``class_shaped[k]``: the classes that visit it have different service
+  shapes (a class's ``distribution={station: shape}``); ``shapes[c][k]``
+  the shape of class c at station k (None: exponential), and
+  :meth:`Lowered.one_shape` the station's single shape, refused by name
+  for a method that cannot take one per class;
 * ``used[k]``: some class has a positive demand there.
 
 Per class ``c``: ``is_open``, ``priority`` (0 highest), ``population`` (0
@@ -104,6 +111,8 @@ class Lowered:
     service_times: Any
     demands: Any
     symbolic: bool
+    shapes: tuple = ()
+    class_shaped: Any = None
     _shapes: dict = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
     #: tables of the structure alone, shared by the networks of one
@@ -159,6 +168,41 @@ class Lowered:
             for k, (kind, d) in enumerate(zip(self.kind, self.discipline))], dtype=bool)
         out.flags.writeable = False
         return out
+
+    # -- service-time shapes ------------------------------------------------
+    def one_shape(self, k: int, method: str):
+        """The service shape of station ``k`` (None: exponential) for a
+        method that reads one shape per station; raises
+        :class:`UnsupportedModelError` naming the station, its classes'
+        shapes and the method when they differ by class."""
+        if self.class_shaped is not None and self.class_shaped[k]:
+            V = self.visits
+            said = ", ".join(
+                f"{self.class_names[i]!r}: "
+                f"{'exponential' if d is None else type(d).__name__}"
+                for i, d in enumerate(s[k] for s in self.shapes) if _nonzero(V[i][k]))
+            raise UnsupportedModelError(
+                f"station {self.station_names[k]!r}: its service shape differs by class "
+                f"({said}); {method} takes one shape per station; use method='ctmc' (small "
+                "models) or 'sim', or 'qna' for an open network")
+        return self.network.stations[k].distribution if not self.shapes else next(
+            (s[k] for i, s in enumerate(self.shapes) if _nonzero(self.visits[i][k])),
+            self.network.stations[k].distribution)
+
+    def shape_words(self, k: int) -> str:
+        """Station ``k``'s service shape in words for a message: "Erlang
+        service (scv 0.5)", or the shape of each class that visits it when
+        they differ."""
+        V = self.visits
+        if self.class_shaped is not None and self.class_shaped[k]:
+            said = ", ".join(
+                f"{self.class_names[i]!r} {'Exponential' if d is None else type(d).__name__}"
+                f" (scv {1.0 if d is None else float(d.scv):g})"
+                for i, d in enumerate(s[k] for s in self.shapes) if _nonzero(V[i][k]))
+            return f"service shapes by class: {said}"
+        d = self.one_shape(k, "")
+        return (f"{'Exponential' if d is None else type(d).__name__} service "
+                f"(scv {1.0 if d is None else float(d.scv):g})")
 
     # -- reduced shapes ----------------------------------------------------
     def shape(self, k: int, n: int, *, reduce: bool = True, unused_delay: bool = False,
@@ -333,10 +377,18 @@ def lower(net: Network) -> Lowered:
 
     rows = [_station_row(s) for s in net.stations]
     servers = np.array([r[2] if not is_symbolic(r[2]) else np.nan for r in rows], dtype=float)
-    scv = np.array([1.0 if s.distribution is None else float(s.distribution.scv)
-                    for s in net.stations])
-    expo = np.array([is_exponential(s.distribution) for s in net.stations], dtype=bool)
     classes = net.classes
+    shapes, class_shaped = _shape_table(net)
+    V = net.visits
+    scv, expo = [], []
+    for k, s in enumerate(net.stations):
+        seen = [shapes[i][k] for i in range(len(classes)) if _nonzero(V[i][k])] \
+            or [s.distribution]
+        expo.append(all(is_exponential(d) for d in seen))
+        scv.append(math.nan if class_shaped[k] else
+                   1.0 if seen[0] is None else float(seen[0].scv))
+    scv = np.array(scv, dtype=float)
+    expo = np.array(expo, dtype=bool)
     closed = [isinstance(c, Closed) for c in classes]
     sym = net.is_symbolic
 
@@ -373,6 +425,8 @@ def lower(net: Network) -> Lowered:
         service_times=net.service_times,
         demands=net.demands,
         symbolic=sym,
+        shapes=shapes,
+        class_shaped=_frozen(np.array(class_shaped, dtype=bool)),
     )
 
 
@@ -436,7 +490,32 @@ def lower_like(net: Network, like: Lowered) -> Lowered:
         population=population, think_time=per_class("think_time", 0.0),
         arrival_rate=per_class("arrival_rate", 0.0), routed=like.routed, route=like.route,
         visits=net.visits, service_times=net.service_times, demands=net.demands,
-        symbolic=False, _shapes=like._shapes, _family=like._family)
+        symbolic=False, shapes=like.shapes, class_shaped=like.class_shaped,
+        _shapes=like._shapes, _family=like._family)
+
+
+def _nonzero(v) -> bool:
+    return is_symbolic(v) or v != 0
+
+
+def _shape_table(net: Network) -> tuple:
+    """``shapes[c][k]``: the service shape of class c at station k (the
+    class's own ``distribution`` there, else the station's; None for the
+    exponential default), and per station whether the classes that visit
+    it have different shapes (an exponential of any spelling is one
+    shape)."""
+    from .distributions import is_exponential
+
+    V = net.visits
+    shapes, differs = [], []
+    for c in net.classes:
+        own = c.distribution or {}
+        shapes.append(tuple(own.get(s.name, s.distribution) for s in net.stations))
+    for k in range(len(net.stations)):
+        seen = {None if is_exponential(shapes[i][k]) else shapes[i][k]
+                for i in range(len(net.classes)) if _nonzero(V[i][k])}
+        differs.append(len(seen) > 1)
+    return tuple(shapes), differs
 
 
 def random_routing_warning(net: Network, by: str) -> str | None:

@@ -139,6 +139,7 @@ class _Class:
     service: Mapping | None = field(default=None, kw_only=True)
     priority: int = field(default=0, kw_only=True)
     route: Sequence[str] | None = field(default=None, kw_only=True)
+    distribution: Mapping | None = field(default=None, kw_only=True)
 
     kind: ClassVar[str] = "class"
 
@@ -173,6 +174,15 @@ class _Class:
                 (k, check_real(v, f"{who}: {noun} at station {k!r}")) for k, v in m.items()
             )
             object.__setattr__(self, attr, checked)
+        if self.distribution is not None:
+            m = freeze(self.distribution, f"{who}: distribution")
+            for st, d in m.items():
+                _check_distribution(d, f"{who}: distribution at station {st!r}")
+                if d is None:
+                    raise InvalidValueError(
+                        f"{who}: distribution at station {st!r} is None; give a "
+                        "qmodels.distributions shape (Exponential() for the default)")
+            object.__setattr__(self, "distribution", m)
         if self.routing is not None:
             r = freeze(self.routing, f"{who}: routing")
             rows = {}
@@ -206,6 +216,14 @@ class Closed(_Class):
         with a warning), it says the order.
     service : mapping station -> mean service time for this class
         (overrides the station's own service time).
+    distribution : mapping station -> Distribution, optional
+        The shape of this class's service time at those stations
+        (overrides the station's own ``distribution``, as ``service``
+        overrides its mean): ``{"disk": qm.Deterministic()}``.  A shape that
+        differs by class at an FCFS station is not product form (BCMP type
+        1 needs one exponential shape); the CTMC and the simulator model
+        it, and each approximation uses the class's shape or refuses by
+        name.
     think_time : float
         Z, a delay outside the stations (an infinite-server terminal stage).
     priority : int
@@ -514,6 +532,8 @@ def _class_tables(stations: tuple, classes: tuple) -> tuple[list, list]:
             vis[ci][at(who, "visits", st)] = val
         for st, val in (c.service or {}).items():
             svc[ci][at(who, "service times", st)] = val
+        for st in (c.distribution or {}):
+            at(who, "distribution", st)
         if isinstance(c, Closed) and c.reference is not None:
             at(who, "reference", c.reference)
     forkjoin_visits(stations, vis)  # tasks visit their branch once per fork

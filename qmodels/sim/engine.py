@@ -14,7 +14,11 @@ Model arrays (read only)
 load-dependent), utilisation kind (0 servers held, 1 min(n, c), 2 n > 0),
 servers, capacity, distribution kind, offset and length of its empirical
 samples, length of its rate table.  ``STF[k]`` (float): distribution
-parameters a, b and the utilisation divisor.  ``RM[k, :]``: total service
+parameters a, b and the utilisation divisor.  A hyperexponential with
+given branches has offset and length of its (cumulative probability,
+branch mean at mean 1) pairs in ``EMP``; a station whose service shape
+differs by class has kind ``D_CLASS`` and, from its offset in ``EMP``, five
+numbers per class (kind, a, b, offset, length: :func:`draw_at`).  ``RM[k, :]``: total service
 rate multiplier f(n) of a sharing station with n jobs (PS with c servers:
 min(n, c)).  ``S[c, k]``: mean service time.  ``CLI[c]``: open flag,
 population, inter-arrival kind, empirical offset and length.  ``CLF[c]``:
@@ -100,7 +104,7 @@ NSI = 9
 # status codes returned by run()
 OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
 # distribution kinds
-D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP, D_PARETO = range(8)
+D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP, D_PARETO, D_CLASS = range(9)
 
 INF_CAP = 1 << 62
 # station kinds served in priority order (STI[k, 0]) and the class column
@@ -153,6 +157,14 @@ def draw(kind, a, b, off, ln, emp, mean, rng, SI):
             s += _exp1(rng, SI)
         return mean * s / k
     if kind == D_HYPER:
+        if ln > 0:
+            # given branches: emp[off + 2i] the cumulative probability of
+            # branches 0..i, emp[off + 2i + 1] branch i's mean at mean 1
+            u = _uni(rng, SI)
+            i = 0
+            while i < ln - 1 and u >= emp[off + 2 * i]:
+                i += 1
+            return mean * emp[off + 2 * i + 1] * _exp1(rng, SI)
         # balanced means: branch i (probability p_i) has mean m / (2 p_i)
         if _uni(rng, SI) < a:
             return mean / (2.0 * a) * _exp1(rng, SI)
@@ -171,6 +183,19 @@ def draw(kind, a, b, off, ln, emp, mean, rng, SI):
     if i >= ln:
         i = ln - 1
     return mean * emp[off + i]
+
+
+@njit(_nrt=False)
+def draw_at(c, k, STI, STF, EMP, S, rng, SI):
+    """One service time of class ``c`` at station ``k``: the station's
+    shape, or, where the shape differs by class (kind ``D_CLASS``), class
+    c's own, read from ``EMP[STI[k, 5] + 5 c:]`` as (kind, a, b, offset,
+    length)."""
+    if STI[k, 4] == D_CLASS:
+        o = STI[k, 5] + 5 * c
+        return draw(int(EMP[o]), EMP[o + 1], EMP[o + 2], int(EMP[o + 3]), int(EMP[o + 4]),
+                    EMP, S[c, k], rng, SI)
+    return draw(STI[k, 4], STF[k, 0], STF[k, 1], STI[k, 5], STI[k, 6], EMP, S[c, k], rng, SI)
 
 
 # ---------------------------------------------------------------------------
@@ -840,8 +865,7 @@ def _depart(j, k, now, ub_n, M, J, T, rng):
             if STI[k, 4] == D_EXP:
                 x = S[ch, k] * _exp1(rng, SI)
             else:
-                x = draw(STI[k, 4], STF[k, 0], STF[k, 1], STI[k, 5], STI[k, 6], EMP,
-                         S[ch, k], rng, SI)
+                x = draw_at(ch, k, STI, STF, EMP, S, rng, SI)
             heap_set(C + K + h, now + x, HE, HT, POS, SI)
         else:
             SS[k, K_BUSY] -= 1
@@ -937,8 +961,7 @@ def _arrive(j, s, now, M, J, T, rng):
         if STI[s, 4] == D_EXP:
             x = S[cc, s] * _exp1(rng, SI)
         else:
-            x = draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6], EMP, S[cc, s],
-                     rng, SI)
+            x = draw_at(cc, s, STI, STF, EMP, S, rng, SI)
         heap_set(C + K + j, now + x, HE, HT, POS, SI)
     else:
         JI[j, J_STATE] = S_WAIT
@@ -1167,15 +1190,13 @@ def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT
     if kind == 0:
         BS[c, s] += 1
         JI[j, J_STATE] = S_SERV
-        heap_set(e, now + draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6], EMP,
-                               S[c, s], rng, SI), HE, HT, POS, SI)
+        heap_set(e, now + draw_at(c, s, STI, STF, EMP, S, rng, SI), HE, HT, POS, SI)
     elif kind == 1:
         if SS[s, K_BUSY] < STI[s, 2]:
             SS[s, K_BUSY] += 1
             BS[c, s] += 1
             JI[j, J_STATE] = S_SERV
-            heap_set(e, now + draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6], EMP,
-                                   S[c, s], rng, SI), HE, HT, POS, SI)
+            heap_set(e, now + draw_at(c, s, STI, STF, EMP, S, rng, SI), HE, HT, POS, SI)
         else:
             JI[j, J_STATE] = S_WAIT
             fifo_push(j, SS, s, K_WQH, K_WQT, JI)
@@ -1188,8 +1209,7 @@ def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT
             JI[h, J_PRV] = j
         SS[s, K_ACTH] = j
         SS[s, K_NACT] += 1
-        JF[j, F_VFIN] = SFL[s, 1] + draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6],
-                                         EMP, S[c, s], rng, SI)
+        JF[j, F_VFIN] = SFL[s, 1] + draw_at(c, s, STI, STF, EMP, S, rng, SI)
         share_resched(s, now, STI, RM, SS, SFL, JI, JF, HE, HT, POS, SI, C)
 
 
@@ -1299,7 +1319,7 @@ def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rn
         SS[s, K_NACT] += 1
     x = JF[h, F_VFIN]
     if x < 0.0:
-        x = draw(STI[s, 4], STF[s, 0], STF[s, 1], STI[s, 5], STI[s, 6], EMP, S[c, s], rng, SI)
+        x = draw_at(c, s, STI, STF, EMP, S, rng, SI)
     JF[h, F_VFIN] = -1.0
     heap_set(C + K + h, now + x, HE, HT, POS, SI)
 

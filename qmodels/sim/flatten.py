@@ -158,6 +158,15 @@ def _encode_distribution(dist, who: str, emp: list):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise InvalidValueError(f"{who}: Erlang k must be an integer >= 1, got {k!r}")
         return E.D_ERLANG, float(k), 0.0, 0, 0
+    if isinstance(dist, HyperExponential) and dist.probs is not None:
+        # the given branches (at mean 1), drawn exactly: (cumulative
+        # probability, branch mean) pairs in emp
+        ps, rs = dist.branches()
+        off, cum = len(emp), 0.0
+        for i, (p, r) in enumerate(zip(ps, rs)):
+            cum += p
+            emp.extend((1.0 if i == len(ps) - 1 else cum, 1.0 / r))
+        return E.D_HYPER, 0.0, 0.0, off, len(ps)
     if isinstance(dist, HyperExponential):
         c2 = dist.scv_value
         if isinstance(c2, bool) or not isinstance(c2, (int, float)) or not math.isfinite(c2) \
@@ -503,6 +512,9 @@ _PRIO_KINDS = {"prio": E.K_PRIO, "prio-pr": E.K_PRIO_PR, "lcfs-pr": E.K_LCFS_PR}
 def _encode_stations(net: Network, V: np.ndarray, emp: list):
     """(STI, STF, RM) of the stations (layout in :mod:`qmodels.sim.engine`)."""
     K = len(net.stations)
+    # a class's own shapes come from the lowered form (built only then: the
+    # checks of each shape's parameters below come first otherwise)
+    low = net.lowered if any(c.distribution for c in net.classes) else None
     STI = np.zeros((K, 8), dtype=np.int64)
     STF = np.zeros((K, 3), dtype=float)
     rm_rows = []
@@ -529,7 +541,21 @@ def _encode_stations(net: Network, V: np.ndarray, emp: list):
             rm = [float(index[br[0]]) for br, t in zip(s.branches, s.tasks) for _ in range(t)]
         else:
             raise UnsupportedModelError(f"{who}: unknown station kind {s.kind!r}")
-        dk, a, b, off, ln = _encode_distribution(s.distribution, f"{who}: distribution", emp)
+        if low is not None and low.class_shaped[k]:
+            # a shape per class: kind D_CLASS, its (kind, a, b, offset,
+            # length) per class in emp from offset ``off``; a holds the
+            # largest Erlang k (the uniforms a variate may take)
+            rows = [_encode_distribution(low.shapes[c][k], f"{who}: distribution of class "
+                                         f"{net.class_names[c]!r}", emp)
+                    for c in range(len(net.classes))]
+            off = len(emp)
+            for r in rows:
+                emp.extend(float(x) for x in r)
+            dk, a, b, ln = E.D_CLASS, max([2.0] + [r[1] for r in rows
+                                                    if r[0] == E.D_ERLANG]), 0.0, 0
+        else:
+            shape = s.distribution if low is None else low.one_shape(k, "the simulator")
+            dk, a, b, off, ln = _encode_distribution(shape, f"{who}: distribution", emp)
         STI[k] = (kind, ukind, c, cap, dk, off, ln, len(rm))
         STF[k] = (a, b, ucap)
         rm_rows.append(rm)

@@ -39,9 +39,11 @@ _OPEN_SLOTS = 256
 
 def _erlang_k(network) -> int:
     ks = [2]
-    for s in network.stations:
-        if isinstance(s.distribution, Erlang):
-            ks.append(int(s.distribution.k))
+    shapes = [s.distribution for s in network.stations]
+    shapes += [d for c in network.classes for d in (c.distribution or {}).values()]
+    for d in shapes:
+        if isinstance(d, Erlang):
+            ks.append(int(d.k))
     for c in network.classes:
         if isinstance(c, Open) and isinstance(c.interarrival, Erlang):
             ks.append(int(c.interarrival.k))
@@ -85,6 +87,8 @@ def _check_erlang_work(network) -> None:
     """Refuse an Erlang service or inter-arrival time with more than
     :data:`MAX_ERLANG_PHASES` phases, naming the station or class."""
     where = [(f"station {s.name!r} service", s.distribution) for s in network.stations]
+    where += [(f"class {c.name!r} service at station {st!r}", d) for c in network.classes
+              for st, d in (c.distribution or {}).items()]
     where += [(f"class {c.name!r} inter-arrival time", c.interarrival)
               for c in network.classes if isinstance(c, Open)]
     for who, d in where:

@@ -84,7 +84,8 @@ class _Run:
         self.SEG = np.ascontiguousarray(seg, dtype=np.int64)
         self.HIST = np.zeros((nseg + 1, C, HIST_BINS), dtype=np.int64)
         self.UB = np.zeros(self.JI.shape[0] + K + 1, dtype=np.int64)
-        erl = [int(a) for a, kind in zip(flat.STF[:, 0], flat.STI[:, 4]) if kind == E.D_ERLANG]
+        erl = [int(a) for a, kind in zip(flat.STF[:, 0], flat.STI[:, 4])
+               if kind in (E.D_ERLANG, E.D_CLASS)]     # D_CLASS: its largest Erlang k
         erl += [int(a) for a, kind in zip(flat.CLF[:, 2], flat.CLI[:, 2]) if kind == E.D_ERLANG]
         self.kmax = max([2] + erl)
         self.U = np.zeros(0)

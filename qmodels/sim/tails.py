@@ -106,8 +106,12 @@ def heavy_sources(net, flat):
     (where, dist, v, rate) with ``rate(obs) -> draws per unit time`` read
     from one observation's figures."""
     out = []
+    shapes = net.lowered.shapes      # per class where a class gives its own
     for k, st in enumerate(net.stations):
-        d = getattr(st, "distribution", None)
+        # the heaviest shape any class has there
+        d = max(((tail_variance(row[k]) or 0.0, i) for i, row in enumerate(shapes)),
+                default=(0.0, -1))
+        d = shapes[d[1]][k] if d[1] >= 0 else getattr(st, "distribution", None)
         v = tail_variance(d)
         if v is not None and v > V_EXPONENTIAL:
             out.append((f"station {st.name!r}", d, v, ("X_st", k)))

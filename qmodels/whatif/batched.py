@@ -12,7 +12,6 @@ import numpy as np
 
 from ..errors import QModelsError, UnsupportedModelError
 from ..model import Closed, Delay, Network, Queue
-from ..model.distributions import is_exponential
 from .paths import apply
 from .points import _Grid
 from .spec import _solve_chunk, _Spec
@@ -35,10 +34,11 @@ def _batchable_net(net: Network) -> bool:
         return False
     # an FCFS queue with another service shape is not product form: the
     # one-by-one route refuses it with exact MVA's message
+    low = net.lowered      # the class's own shape where it gives one
     return all(isinstance(s, (Delay, Queue)) and s.capacity is None
                and (isinstance(s, Delay) or s.discipline in ("ps", "lcfs-pr")
-                    or is_exponential(s.distribution))
-               for s in net.stations)
+                    or bool(low.exponential[k]))
+               for k, s in enumerate(net.stations))
 
 
 def _arrays(net: Network):

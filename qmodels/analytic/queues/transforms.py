@@ -412,6 +412,9 @@ def unit_transform(dist, who: str = "the stream") -> Transform:
         c2 = float(dist.scv)
         if c2 == 1.0:
             return _Exponential()
+        if dist.probs is not None:     # the given branches at mean 1
+            ps, rs = dist.branches()
+            return _Mix(list(ps), list(rs))
         r = math.sqrt((c2 - 1.0) / (c2 + 1.0))
         p2 = 1.0 / ((c2 + 1.0) * (1.0 + r))
         p1 = 1.0 - p2
