@@ -1,0 +1,297 @@
+"""The linear algebra of :func:`qmodels.analytic.ctmc.ctmc`: the stationary
+vector pi of an irreducible generator Q (pi Q = 0, sum(pi) = 1).
+
+Every solve here is of the *pinned* system: one state's probability is set
+to 1 and its balance equation dropped, which leaves the other m - 1
+equations with Q's sparsity and a nonsingular matrix (Q^T without the
+pinned row and column is a nonsingular M-matrix when the chain is
+irreducible; Stewart, *Introduction to the Numerical Solution of Markov
+Chains*, Princeton 1994, sec. 2.3 and 2.5.1), then normalised.
+
+Which state is pinned decides whether the solve is well scaled.  On a
+*stiff* chain (a closed network with a clear bottleneck: the jobs pile up
+there, and the states with few jobs at the bottleneck are improbable by
+factors of (D_other / D_bottleneck)^n, 1e-80 and less at 80 jobs) a pin
+at an improbable state makes the unknowns huge multiples of it, and the
+Krylov solvers break down (BiCGSTAB's inner products vanish) or stall.
+The pin is therefore the state the chain holds longest, the one of
+smallest total exit rate q_i: pi_i = (1/q_i) / m_ii with m_ii its mean
+return time (Kemeny & Snell, *Finite Markov Chains*, 1960; Stewart 1994,
+sec. 1.4), so a long holding time makes a state probable, and on a
+bottleneck network it is the state with every job at the bottleneck.  If a
+solve at that pin fails, the state its iterate makes most probable is
+pinned next (:func:`pins`).
+
+The solvers, cheapest first (:func:`stationary_pinned`):
+
+1. BiCGSTAB with a diagonal (Jacobi) preconditioner (van der Vorst, SIAM
+   J. Sci. Stat. Comput. 13(2), 1992; Saad, *Iterative Methods for Sparse
+   Linear Systems*, 2nd ed. 2003, alg. 7.7; Stewart 1994, ch. 4).
+2. BiCGSTAB, then restarted GMRES (Saad 2003, alg. 6.9 and sec. 9.3),
+   preconditioned by an incomplete LU factorisation with threshold
+   dropping, ILUT (Saad 2003, sec. 10.4; SuperLU's ILU, Li & Shao, ACM
+   TOMS 37(4), 2011) whose fill is capped (``fill_factor``) so that its
+   memory stays within the budget: the preconditioner that makes the
+   Krylov methods converge on near-decomposable chains, where the Jacobi
+   one does not (Stewart 1994, sec. 4.4.3 and ch. 6 on nearly completely
+   decomposable chains).  With drop tolerance 0 and a fill within the cap
+   the ILU is the exact LU, and the Krylov method converges at once.
+
+Each answer is checked by its residual, max |pi Q| at most
+:data:`RESID_TOL` times the largest rate, whatever the solver said.
+
+The sparse solves use no more than one BLAS thread (:func:`one_blas_thread`):
+their dense kernels (the Krylov methods' inner products on vectors of at
+most a few million entries, SuperLU's small supernodal updates) gain little
+from more, and idle BLAS threads spin on a shared machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import warnings
+
+import numpy as np
+
+#: relative residual ||A x - b|| / ||b|| of the pinned system at which the
+#: Krylov methods stop
+RTOL = 1e-14
+#: a solution is accepted when max |pi Q| <= RESID_TOL x the largest rate
+RESID_TOL = 1e-12
+#: ILUT drop tolerance (relative to the row's norm; Saad 2003, sec. 10.4)
+ILU_DROP = 1e-8
+#: the most fill an ILU may have, as a multiple of the pinned matrix's
+#: nonzeros (lowered to what the memory budget allows)
+ILU_FILL = 20.0
+#: bytes per nonzero of an ILU factor (value, row index) and of SuperLU's
+#: work on it, an upper estimate
+ILU_BYTES = 24
+#: how many pins are tried before giving up
+MAX_PINS = 3
+
+
+def budget() -> int:
+    """Bytes the solve may take: half the memory available now
+    (:func:`._ctmc_fast.memory_budget`, read after the chain is built)."""
+    from ._ctmc_fast import memory_budget
+
+    return memory_budget()
+
+
+def pin_first(Q) -> int:
+    """The first state to pin: the one of smallest total exit rate (the
+    longest mean holding time; see the module docstring), the lowest index
+    among equals."""
+    return int(np.argmin(-Q.diagonal()))
+
+
+def pinned_system(QT, p: int):
+    """(A, b, rest): the balance equations of every state but ``p``, with
+    pi_p = 1 moved to the right-hand side, and the indices of those states.
+    ``QT`` is Q^T in CSC or CSR form."""
+    import scipy.sparse as sp
+
+    m = QT.shape[0]
+    rest = np.concatenate((np.arange(p), np.arange(p + 1, m)))
+    QT = sp.csc_matrix(QT)
+    A = sp.csc_matrix(QT[rest][:, rest])
+    A.sort_indices()
+    b = -QT[rest, p].toarray().ravel()
+    return A, b, rest
+
+
+def finish(Q, QT, p: int, rest, x):
+    """pi from the pinned solution ``x`` (pi_p = 1, normalised), or None
+    when it is not finite, has a clearly negative entry, or leaves a
+    residual max |pi Q| above :data:`RESID_TOL` x the largest rate."""
+    m = QT.shape[0]
+    pi = np.empty(m)
+    pi[p] = 1.0
+    pi[rest] = x
+    if not np.all(np.isfinite(pi)):
+        return None
+    big = float(np.max(np.abs(pi)))
+    if big == 0.0 or np.min(pi) < -1e-9 * big:
+        return None
+    pi = np.where(pi < 0, 0.0, pi) / np.sum(np.abs(pi))
+    scale = float(np.max(np.abs(Q.diagonal())))
+    if float(np.max(np.abs(QT @ pi))) > RESID_TOL * max(scale, 1.0):
+        return None
+    return pi
+
+
+def jacobi_bicgstab(A, b):
+    """x with A x = b by BiCGSTAB with a diagonal (Jacobi) preconditioner,
+    stopping at relative residual :data:`RTOL`; NaN where it cannot start
+    (a zero diagonal).  It starts from x = 0; where that breaks down
+    (BiCGSTAB divides by an inner product that can vanish: with the pinned
+    system's right-hand side, a handful of rates out of the pinned state,
+    it does on some phase-type chains at the first step) it starts again
+    from x = 1."""
+    from scipy.sparse.linalg import LinearOperator, bicgstab
+
+    d = A.diagonal()
+    if not np.all(d != 0):
+        return np.full(len(b), np.nan)
+    A = A.tocsr()
+    M = LinearOperator(A.shape, matvec=lambda y: y / d, dtype=float)
+    maxiter = max(1000, int(2 * np.sqrt(len(b))))
+    x, info = bicgstab(A, b, M=M, rtol=RTOL, atol=0.0, maxiter=maxiter)
+    if info < 0 or not np.all(np.isfinite(x)):
+        x, info = bicgstab(A, b, x0=np.ones(len(b)), M=M, rtol=RTOL, atol=0.0,
+                           maxiter=maxiter)
+    return x
+
+
+def ilu_fill_cap(nnz: int, budget: int) -> float:
+    """The ILU's fill factor: :data:`ILU_FILL`, lowered so that the factors
+    (about :data:`ILU_BYTES` per nonzero) take at most ``budget`` bytes; 0
+    when not even a fill of 1 fits."""
+    cap = min(ILU_FILL, budget / max(ILU_BYTES * nnz, 1))
+    return cap if cap >= 1.0 else 0.0
+
+
+def ilu_krylov(A, b, fill: float):
+    """(x, name): x with A x = b by BiCGSTAB, then (if that does not reach
+    :data:`RTOL`) restarted GMRES(50), both preconditioned by the ILUT of
+    A (drop tolerance :data:`ILU_DROP`, at most ``fill`` times A's
+    nonzeros, SuperLU's minimum-degree ordering of A^T + A); ``name`` is
+    ``"ilu-bicgstab"`` or ``"ilu-gmres"``; x NaN if the ILU fails (an
+    exactly zero pivot)."""
+    from scipy.sparse.linalg import LinearOperator, bicgstab, gmres, spilu
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ilu = spilu(A, drop_tol=ILU_DROP, fill_factor=fill, permc_spec="MMD_AT_PLUS_A")
+    except RuntimeError:
+        return np.full(len(b), np.nan), "ilu-bicgstab"
+    M = LinearOperator(A.shape, matvec=ilu.solve, dtype=float)
+    A = A.tocsr()
+    x, info = bicgstab(A, b, M=M, rtol=RTOL, atol=0.0, maxiter=500)
+    if info == 0 and np.all(np.isfinite(x)):
+        return x, "ilu-bicgstab"
+    x0 = x if np.all(np.isfinite(x)) else None
+    x, info = gmres(A, b, x0=x0, M=M, rtol=RTOL, atol=0.0, restart=50, maxiter=20)
+    return x, "ilu-gmres"
+
+
+def _next_pin(x, rest, tried) -> int | None:
+    """The state a failed iterate ``x`` makes most probable, if it is one
+    not yet pinned (None else, or when ``x`` says nothing)."""
+    if x is None or not np.all(np.isfinite(x)) or np.max(x) <= 1.0:
+        return None  # nothing more probable than the pinned state
+    p = int(rest[int(np.argmax(x))])
+    return None if p in tried else p
+
+
+def stationary_pinned(Q, budget: int):
+    """(pi, how, tried): the stationary vector of the irreducible generator
+    ``Q`` (CSC) by the solvers of the module docstring in turn, each at the
+    pins of :func:`pin_first` and :func:`_next_pin`; ``how`` is
+    ``"bicgstab"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``, and pi None (how
+    None) when none of them reached the residual.  ``tried`` lists what
+    was tried, for the caller's error message.  ``budget`` bytes bound the
+    ILU's factors."""
+    import scipy.sparse as sp
+
+    QT = sp.csc_matrix(Q.T)
+    tried: list[str] = []
+    pins = [pin_first(Q)]
+    with one_blas_thread():
+        for solver in ("bicgstab", "ilu"):
+            i = 0
+            while i < len(pins):
+                p = pins[i]
+                i += 1
+                A, b, rest = pinned_system(QT, p)
+                if solver == "bicgstab":
+                    x, how = jacobi_bicgstab(A, b), "bicgstab"
+                    tried.append(f"Jacobi-preconditioned BiCGSTAB pinning state {p}")
+                else:
+                    fill = ilu_fill_cap(A.nnz, budget)
+                    if fill == 0.0:
+                        tried.append("no ILU: even its least fill passes the memory budget of "
+                                     f"{budget / 2**30:.2g} GiB")
+                        break
+                    x, how = ilu_krylov(A, b, fill)
+                    tried.append(f"ILUT(drop {ILU_DROP:g}, fill <= {fill:.3g} x nnz)-"
+                                 f"preconditioned BiCGSTAB and GMRES pinning state {p}")
+                pi = finish(Q, QT, p, rest, x)
+                if pi is not None:
+                    return pi, how, tried
+                nxt = _next_pin(x, rest, pins)
+                if nxt is not None and len(pins) < MAX_PINS:
+                    pins.append(nxt)
+    return None, None, tried
+
+
+# ---------------------------------------------------------------------------
+# BLAS threads
+# ---------------------------------------------------------------------------
+
+#: (setter, getter) symbol names of the OpenBLAS builds numpy and scipy ship
+_OPENBLAS = (("openblas_set_num_threads", "openblas_get_num_threads"),
+             ("openblas_set_num_threads64_", "openblas_get_num_threads64_"),
+             ("scipy_openblas_set_num_threads", "scipy_openblas_get_num_threads"),
+             ("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_"))
+
+_handles: list | None = None
+
+
+def _openblas_handles() -> list:
+    """(set, get) functions of every OpenBLAS already loaded in the process
+    (read from /proc/self/maps; none elsewhere than Linux)."""
+    global _handles
+    if _handles is not None:
+        return _handles
+    found, seen = [], set()
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "openblas" in line.lower()}
+    except OSError:
+        paths = set()
+    for path in sorted(paths):
+        if not os.path.isfile(path) or path in seen:
+            continue
+        seen.add(path)
+        try:
+            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_LOCAL)
+        except OSError:
+            continue
+        for set_name, get_name in _OPENBLAS:
+            setter, getter = getattr(lib, set_name, None), getattr(lib, get_name, None)
+            if setter is not None and getter is not None:
+                setter.argtypes, setter.restype = [ctypes.c_int], None
+                getter.argtypes, getter.restype = [], ctypes.c_int
+                found.append((setter, getter))
+                break
+    _handles = found
+    return found
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """Run the block with one BLAS thread, restoring the counts after:
+    threadpoolctl's ``threadpool_limits`` where it is installed, else the
+    OpenBLAS libraries' own ``*_set_num_threads`` (the BLAS that numpy's
+    and scipy's wheels ship), else nothing."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        threadpool_limits = None
+    if threadpool_limits is not None:
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
+        return
+    saved = []
+    for setter, getter in _openblas_handles():
+        saved.append((setter, int(getter())))
+        setter(1)
+    try:
+        yield
+    finally:
+        for setter, n in saved:
+            setter(n)
