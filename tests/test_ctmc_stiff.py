@@ -67,6 +67,28 @@ def test_the_ilu_preconditioned_solve_answers_where_jacobi_does_not(monkeypatch)
     _agrees_with_mva(r, net)
 
 
+def test_a_bad_first_pin_is_left_for_a_better_one(monkeypatch):
+    # the first state pinned forced to the build's first (all 30 jobs at
+    # q0, probability ~1e-30): the sweeps' pin must rescue the solve
+    monkeypatch.setattr(LA, "pin_first", lambda Q: 0)
+    net = bottleneck(30, 4)                    # 5,456 states
+    _agrees_with_mva(qm.ctmc(net), net)
+
+
+def test_a_long_held_improbable_state_is_not_the_pin_that_answers():
+    # a slow station visited once in 1,000 cycles: every job there is the
+    # state of smallest exit rate, yet improbable (its demand 0.1 against
+    # the bottleneck's 1): the solve is done again from the most probable
+    # state, and the answer equals MVA
+    st = [qm.Queue("b", 1.0), qm.Queue("slow", 100.0, discipline="ps"),
+          qm.Queue("f1", 0.01), qm.Queue("f2", 0.02)]
+    net = qm.Network(st, [qm.Closed("c", 25, visits={"b": 1, "slow": 0.001, "f1": 1,
+                                                      "f2": 1})])
+    r = qm.ctmc(net)
+    assert r.info["states"] == math.comb(28, 3)
+    _agrees_with_mva(r, net)
+
+
 def test_no_solve_within_the_memory_budget_is_a_typed_error(monkeypatch):
     # Jacobi made to fail and a budget too small for the least ILU: refused
     # by name (what was tried, the budget), never a complete LU whose fill

@@ -18,9 +18,15 @@ The pin is therefore the state the chain holds longest, the one of
 smallest total exit rate q_i: pi_i = (1/q_i) / m_ii with m_ii its mean
 return time (Kemeny & Snell, *Finite Markov Chains*, 1960; Stewart 1994,
 sec. 1.4), so a long holding time makes a state probable, and on a
-bottleneck network it is the state with every job at the bottleneck.  If a
-solve at that pin fails, the state its iterate makes most probable is
-pinned next (:func:`pins`).
+bottleneck network it is the state with every job at the bottleneck.  The
+heuristic can mislead (a slow station that jobs rarely visit: every job
+there is a long-held but improbable state), so a solve whose pinned state
+turns out less than :data:`REPIN` times the most probable one is done
+again pinning that one, and where the solves at the first pin fail, the
+next pins are the most probable state after a few hundred damped Jacobi
+sweeps from the uniform vector (:func:`_sweep_pin`), then the one the
+failed iterate makes most probable (:func:`_next_pin`), up to
+:data:`MAX_PINS` pins.
 
 The solvers, cheapest first (:func:`stationary_pinned`):
 
@@ -70,6 +76,11 @@ ILU_FILL = 20.0
 ILU_BYTES = 24
 #: how many pins are tried before giving up
 MAX_PINS = 3
+#: Jacobi sweeps that pick a pin when the first pin's solves fail
+SWEEPS = 300
+#: a solve whose pinned state has less than this fraction of the most
+#: probable state's probability is done again pinning that state
+REPIN = 1e-3
 
 
 def budget() -> int:
@@ -187,6 +198,45 @@ def _next_pin(x, rest, tried) -> int | None:
     return None if p in tried else p
 
 
+def _sweep_pin(Q, tried) -> int | None:
+    """A state to pin found without solving: the most probable state after
+    :data:`SWEEPS` Jacobi sweeps of the balance equations,
+    pi_j <- sum_i pi_i q_ij / q_j (Stewart 1994, sec. 3.2), from the
+    uniform vector, each renormalised; the sweeps move the mass towards
+    the states that hold it whatever the scaling, so their argmax is a
+    well-scaled pin even where they are far from converged.  None if that
+    state was pinned already."""
+    import scipy.sparse as sp
+
+    q = -Q.diagonal()
+    off = sp.csr_matrix((Q - sp.diags(-q)).T)
+    x = np.full(Q.shape[0], 1.0 / Q.shape[0])
+    for _ in range(SWEEPS):
+        x = 0.5 * x + 0.5 * (off @ x) / q      # damped: a periodic chain would cycle
+        x /= x.sum()
+    p = int(np.argmax(x))
+    return None if p in tried else p
+
+
+def _solve_at(QT, p: int, solver: str, budget: int, tried: list):
+    """(rest, x, how): ``solver`` ("bicgstab" or "ilu") on the system
+    pinned at ``p`` (noted in ``tried``); None when no ILU fits the
+    budget."""
+    A, b, rest = pinned_system(QT, p)
+    if solver == "bicgstab":
+        tried.append(f"Jacobi-preconditioned BiCGSTAB pinning state {p}")
+        return rest, jacobi_bicgstab(A, b), "bicgstab"
+    fill = ilu_fill_cap(A.nnz, budget)
+    if fill == 0.0:
+        tried.append("no ILU: even its least fill passes the memory budget of "
+                     f"{budget / 2**30:.2g} GiB")
+        return None
+    tried.append(f"ILUT(drop {ILU_DROP:g}, fill <= {fill:.3g} x nnz)-preconditioned BiCGSTAB "
+                 f"and GMRES pinning state {p}")
+    x, how = ilu_krylov(A, b, fill)
+    return rest, x, how
+
+
 def stationary_pinned(Q, budget: int):
     """(pi, how, tried): the stationary vector of the irreducible generator
     ``Q`` (CSC) by the solvers of the module docstring in turn, each at the
@@ -206,25 +256,32 @@ def stationary_pinned(Q, budget: int):
             while i < len(pins):
                 p = pins[i]
                 i += 1
-                A, b, rest = pinned_system(QT, p)
-                if solver == "bicgstab":
-                    x, how = jacobi_bicgstab(A, b), "bicgstab"
-                    tried.append(f"Jacobi-preconditioned BiCGSTAB pinning state {p}")
-                else:
-                    fill = ilu_fill_cap(A.nnz, budget)
-                    if fill == 0.0:
-                        tried.append("no ILU: even its least fill passes the memory budget of "
-                                     f"{budget / 2**30:.2g} GiB")
-                        break
-                    x, how = ilu_krylov(A, b, fill)
-                    tried.append(f"ILUT(drop {ILU_DROP:g}, fill <= {fill:.3g} x nnz)-"
-                                 f"preconditioned BiCGSTAB and GMRES pinning state {p}")
+                got = _solve_at(QT, p, solver, budget, tried)
+                if got is None:
+                    break           # no ILU fits the budget
+                rest, x, how = got
                 pi = finish(Q, QT, p, rest, x)
                 if pi is not None:
+                    best = int(np.argmax(pi))
+                    if pi[p] < REPIN * pi[best] and best not in pins:
+                        # solved, but from an improbable pin: the unknowns
+                        # were large multiples of it, which costs digits;
+                        # once more from the most probable state
+                        again = _solve_at(QT, best, solver, budget, tried)
+                        if again is not None:
+                            good = finish(Q, QT, best, again[0], again[1])
+                            if good is not None:
+                                return good, again[2], tried
                     return pi, how, tried
-                nxt = _next_pin(x, rest, pins)
-                if nxt is not None and len(pins) < MAX_PINS:
-                    pins.append(nxt)
+                if solver == "bicgstab":
+                    # where else to pin: the sweeps' guess (once), then the
+                    # failed iterate's most probable state
+                    more = [_sweep_pin(Q, pins)] if len(pins) == 1 else []
+                    for nxt in more + [_next_pin(x, rest, pins)]:
+                        if nxt is not None and nxt not in pins and len(pins) < MAX_PINS:
+                            pins.append(nxt)
+            # the ILU at the better-informed pins first
+            pins.reverse()
     return None, None, tried
 
 
