@@ -24,10 +24,11 @@ m8x3       3 classes of 8 over 3 PS queues, class-dependent service, the
            last queue 30 x slower: 91,125
 =========  ===  ==  =========
 
-and their balanced counterparts (``-bal``: no bottleneck, service 0.01
-(1 + 0.1 k) s everywhere).  Each is product form, so exact MVA checks the
-answer (``maxrel``: the largest relative difference of the class
-throughputs and station queue lengths).  Each case runs in a fresh
+the same three with the bottleneck a hundred times slower (``s80x4``,
+``s40x5``, ``s30x6``: service 1 s there), and their balanced counterparts
+(``-bal``: no bottleneck, service 0.01 (1 + 0.1 k) s everywhere).  Each
+is product form, so exact MVA checks the answer (``maxrel``: the largest
+relative difference of the class throughputs and station queue lengths).  Each case runs in a fresh
 process (its peak RSS is its own), after one small ``qm.ctmc`` that
 compiles or loads the numba kernels (untimed); the time is the wall
 time of ``qm.ctmc`` alone.
@@ -44,6 +45,7 @@ import time
 
 CASES = {
     "b80x4": (80, 4, 10.0), "b40x5": (40, 5, 10.0), "b30x6": (30, 6, 10.0),
+    "s80x4": (80, 4, 100.0), "s40x5": (40, 5, 100.0), "s30x6": (30, 6, 100.0),
     "b80x4-bal": (80, 4, 1.0), "b40x5-bal": (40, 5, 1.0), "b30x6-bal": (30, 6, 1.0),
     "m8x3": (8, 3, 30.0), "m8x3-bal": (8, 3, 1.0),
 }

@@ -234,7 +234,8 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None):
                 "the chain ends in a blocking deadlock: "
                 f"{names_of_state(int(keep[0]))}; raise capacities or change the routing"
             )
-    B = A[keep][:, keep].tocsr()
+    B = A if keep.size == n else A[keep][:, keep].tocsr()   # no copy when all recur
+    del A
     m = B.shape[0]
     outB = np.asarray(B.sum(axis=1)).ravel()
     Q = (B - sp.diags(outB)).tocsc()
