@@ -6,7 +6,7 @@ to 1 and its balance equation dropped, which leaves the other m - 1
 equations with Q's sparsity and a nonsingular matrix (Q^T without the
 pinned row and column is a nonsingular M-matrix when the chain is
 irreducible; Stewart, *Introduction to the Numerical Solution of Markov
-Chains*, Princeton 1994, sec. 2.3 and 2.5.1), then normalised.
+Chains*, Princeton 1994, ch. 2), then normalised.
 
 Which state is pinned decides whether the solve is well scaled.  On a
 *stiff* chain (a closed network with a clear bottleneck: the jobs pile up
@@ -16,9 +16,9 @@ at an improbable state makes the unknowns huge multiples of it, and the
 Krylov solvers break down (BiCGSTAB's inner products vanish) or stall.
 The pin is therefore the state the chain holds longest, the one of
 smallest total exit rate q_i: pi_i = (1/q_i) / m_ii with m_ii its mean
-return time (Kemeny & Snell, *Finite Markov Chains*, 1960; Stewart 1994,
-sec. 1.4), so a long holding time makes a state probable, and on a
-bottleneck network it is the state with every job at the bottleneck.  The
+return time (Norris, *Markov Chains*, Cambridge 1997, sec. 3.5), so a long
+holding time makes a state probable, and on a bottleneck network it is the
+state with every job at the bottleneck.  The
 heuristic can mislead (a slow station that jobs rarely visit: every job
 there is a long-held but improbable state), so a solve whose pinned state
 turns out less than :data:`REPIN` times the most probable one is done
@@ -37,11 +37,13 @@ The solvers, cheapest first (:func:`stationary_pinned`):
    preconditioned by an incomplete LU factorisation with threshold
    dropping, ILUT (Saad 2003, sec. 10.4; SuperLU's ILU, Li & Shao, ACM
    TOMS 37(4), 2011) whose fill is capped (``fill_factor``) so that its
-   memory stays within the budget: the preconditioner that makes the
-   Krylov methods converge on near-decomposable chains, where the Jacobi
-   one does not (Stewart 1994, sec. 4.4.3 and ch. 6 on nearly completely
-   decomposable chains).  With drop tolerance 0 and a fill within the cap
-   the ILU is the exact LU, and the Krylov method converges at once.
+   memory stays within the budget: a stronger preconditioner for chains
+   where the Jacobi one does not converge (Stewart 1994, ch. 4; ch. 6 on
+   nearly completely decomposable chains, whose aggregation-disaggregation
+   methods are not used here).  With a fill within the cap and a small drop
+   tolerance the ILU is close to the exact LU, and the Krylov method
+   converges in a few steps.  (At a well-chosen pin the Jacobi BiCGSTAB
+   converged on every stiff benchmark, benchmarks/bench_ctmc_stiff.py.)
 
 Each answer is checked by its residual, max |pi Q| at most
 :data:`RESID_TOL` times the largest rate, whatever the solver said.
@@ -201,7 +203,7 @@ def _next_pin(x, rest, tried) -> int | None:
 def _sweep_pin(Q, tried) -> int | None:
     """A state to pin found without solving: the most probable state after
     :data:`SWEEPS` Jacobi sweeps of the balance equations,
-    pi_j <- sum_i pi_i q_ij / q_j (Stewart 1994, sec. 3.2), from the
+    pi_j <- sum_i pi_i q_ij / q_j (Stewart 1994, ch. 3), from the
     uniform vector, each renormalised; the sweeps move the mass towards
     the states that hold it whatever the scaling, so their argmax is a
     well-scaled pin even where they are far from converged.  None if that
