@@ -331,16 +331,30 @@ def _openblas_handles() -> list:
     return found
 
 
+_NOT_LOOKED = object()
+_limits = _NOT_LOOKED
+
+
+def _threadpoolctl():
+    """threadpoolctl's ``threadpool_limits`` if it is installed (looked up
+    once), else None."""
+    global _limits
+    if _limits is _NOT_LOOKED:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            threadpool_limits = None
+        _limits = threadpool_limits
+    return _limits
+
+
 @contextlib.contextmanager
 def one_blas_thread():
     """Run the block with one BLAS thread, restoring the counts after:
     threadpoolctl's ``threadpool_limits`` where it is installed, else the
     OpenBLAS libraries' own ``*_set_num_threads`` (the BLAS that numpy's
     and scipy's wheels ship), else nothing."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        threadpool_limits = None
+    threadpool_limits = _threadpoolctl()
     if threadpool_limits is not None:
         with threadpool_limits(limits=1, user_api="blas"):
             yield
