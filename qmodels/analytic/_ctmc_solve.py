@@ -100,18 +100,34 @@ def pin_first(Q) -> int:
     return int(np.argmin(-Q.diagonal()))
 
 
-def pinned_system(QT, p: int):
-    """(A, b, rest): the balance equations of every state but ``p``, with
-    pi_p = 1 moved to the right-hand side, and the indices of those states.
-    ``QT`` is Q^T in CSC or CSR form."""
+def pinned_system(Q, p: int):
+    """(A, b, rest): the balance equations of every state but ``p`` (A is
+    Q^T without row and column ``p``, CSR), with pi_p = 1 moved to the
+    right-hand side, and the indices of those states.  ``Q`` is CSC; the
+    row and column are cut from its arrays directly (one copy of Q, not
+    the three that fancy indexing makes)."""
     import scipy.sparse as sp
 
-    m = QT.shape[0]
+    Q = sp.csc_matrix(Q)
+    m = Q.shape[0]
     rest = np.concatenate((np.arange(p), np.arange(p + 1, m)))
-    QT = sp.csc_matrix(QT)
-    A = sp.csc_matrix(QT[rest][:, rest])
+    # b_j = -Q[p, j], the rates out of p (row p of Q: column p of Q^T)
+    b = -np.asarray(Q[[p], :].toarray()).ravel()[rest]
+    lo, hi = Q.indptr[p], Q.indptr[p + 1]
+    counts = np.diff(Q.indptr)
+    keep = Q.indices != p
+    keep[lo:hi] = False                       # column p goes whole
+    col_of = np.repeat(np.arange(m), counts)
+    idx = Q.indices[keep]
+    idx = idx - (idx > p)
+    cols = col_of[keep]
+    del col_of
+    cols = cols - (cols > p)
+    indptr = np.zeros(m, dtype=Q.indptr.dtype)
+    np.cumsum(np.bincount(cols, minlength=m - 1), out=indptr[1:])
+    R = sp.csc_matrix((Q.data[keep], idx, indptr), shape=(m - 1, m - 1))
+    A = R.T.tocsr()                           # a view: Q^T's rows are Q's columns
     A.sort_indices()
-    b = -QT[rest, p].toarray().ravel()
     return A, b, rest
 
 
@@ -178,7 +194,8 @@ def ilu_krylov(A, b, fill: float):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ilu = spilu(A, drop_tol=ILU_DROP, fill_factor=fill, permc_spec="MMD_AT_PLUS_A")
+            ilu = spilu(A.tocsc(), drop_tol=ILU_DROP, fill_factor=fill,
+                        permc_spec="MMD_AT_PLUS_A")
     except RuntimeError:
         return np.full(len(b), np.nan), "ilu-bicgstab"
     M = LinearOperator(A.shape, matvec=ilu.solve, dtype=float)
@@ -220,11 +237,11 @@ def _sweep_pin(Q, tried) -> int | None:
     return None if p in tried else p
 
 
-def _solve_at(QT, p: int, solver: str, budget: int, tried: list):
+def _solve_at(Q, p: int, solver: str, budget: int, tried: list):
     """(rest, x, how): ``solver`` ("bicgstab" or "ilu") on the system
     pinned at ``p`` (noted in ``tried``); None when no ILU fits the
     budget."""
-    A, b, rest = pinned_system(QT, p)
+    A, b, rest = pinned_system(Q, p)
     if solver == "bicgstab":
         tried.append(f"Jacobi-preconditioned BiCGSTAB pinning state {p}")
         return rest, jacobi_bicgstab(A, b), "bicgstab"
@@ -249,7 +266,8 @@ def stationary_pinned(Q, budget: int):
     ILU's factors."""
     import scipy.sparse as sp
 
-    QT = sp.csc_matrix(Q.T)
+    Q = sp.csc_matrix(Q)
+    QT = Q.T                      # a CSR view, for the residual
     tried: list[str] = []
     pins = [pin_first(Q)]
     with one_blas_thread():
@@ -258,7 +276,7 @@ def stationary_pinned(Q, budget: int):
             while i < len(pins):
                 p = pins[i]
                 i += 1
-                got = _solve_at(QT, p, solver, budget, tried)
+                got = _solve_at(Q, p, solver, budget, tried)
                 if got is None:
                     break           # no ILU fits the budget
                 rest, x, how = got
@@ -269,7 +287,7 @@ def stationary_pinned(Q, budget: int):
                         # solved, but from an improbable pin: the unknowns
                         # were large multiples of it, which costs digits;
                         # once more from the most probable state
-                        again = _solve_at(QT, best, solver, budget, tried)
+                        again = _solve_at(Q, best, solver, budget, tried)
                         if again is not None:
                             good = finish(Q, QT, best, again[0], again[1])
                             if good is not None:

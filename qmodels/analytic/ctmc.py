@@ -157,11 +157,11 @@ def _pinned_solve(Q, spsolve, pin=0):
     (:func:`._ctmc_solve.pin_first`), and imposes sum(pi) = 1 by a row of
     ones where that fails too, slower (a dense row fills the LU) but
     robust."""
-    A, b, rest = _la.pinned_system(Q.T, pin)
+    A, b, rest = _la.pinned_system(Q, pin)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        x = np.atleast_1d(spsolve(A, b))
-    return _la.finish(Q, Q.T.tocsc(), pin, rest, x)
+        x = np.atleast_1d(spsolve(A.tocsc(), b))
+    return _la.finish(Q, Q.T, pin, rest, x)
 
 
 #: chains of more states than this are solved iteratively (the LU of a
