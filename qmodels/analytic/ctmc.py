@@ -147,6 +147,7 @@ from ..errors import (
 from ..model.network import Closed, Delay, LoadDependent, Network
 from ..results import Result, label_of
 from . import _ctmc_fast
+from . import _ctmc_solve as _la
 from ._ctmc_chain import _Chain
 from ._ctmc_spec import _DELAY, _FCFS, _FREE, _LD, DEFAULT_OPEN_LIMIT, _check_size, _Spec
 from .contract import answers
@@ -158,83 +159,59 @@ __all__ = ["ctmc", "marginal", "DEFAULT_OPEN_LIMIT"]
 # solving pi Q = 0
 # ---------------------------------------------------------------------------
 
-def _pinned_solve(Q, spsolve):
-    """pi Q = 0 with pi_0 = 1 (the chain's first state, where the breadth-
-    first build starts: the closed jobs placed, no open job), solved on the
-    other m - 1 balance equations, which keep Q's sparsity (Stewart 1994,
-    sec. 2.3); normalised.  None when it is not accurate (the pinned state
-    improbable, so the others are huge multiples of it): the caller then
-    imposes sum(pi) = 1 by a row of ones, slower (a dense row fills the LU)
-    but robust."""
-    import scipy.sparse as sp
-
-    QT = sp.csc_matrix(Q.T)
-    lead = sp.csc_matrix(QT[1:, 1:])
-    lead.sort_indices()
+def _pinned_solve(Q, spsolve, pin=0):
+    """pi Q = 0 with pi_pin = 1 (by default the chain's first state, where
+    the breadth-first build starts: the closed jobs placed, no open job),
+    solved on the other m - 1 balance equations, which keep Q's sparsity
+    (Stewart 1994, sec. 2.3); normalised.  None when it is not accurate
+    (the pinned state improbable, so the others are huge multiples of it):
+    :func:`_stationary` therefore pins the state of smallest exit rate
+    (:func:`._ctmc_solve.pin_first`), and imposes sum(pi) = 1 by a row of
+    ones where that fails too, slower (a dense row fills the LU) but
+    robust."""
+    A, b, rest = _la.pinned_system(Q, pin)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        x = spsolve(lead, -QT[1:, 0].toarray().ravel())
-    pi = np.concatenate(([1.0], np.atleast_1d(x)))
-    if not np.all(np.isfinite(pi)) or np.min(pi) < -1e-9 * np.max(np.abs(pi)):
-        return None
-    pi = np.where(pi < 0, 0.0, pi) / np.sum(np.abs(pi))
-    scale = float(np.max(np.abs(Q.diagonal())))
-    if float(np.max(np.abs(QT @ pi))) > 1e-12 * max(scale, 1.0):
-        return None
-    return pi
+        x = np.atleast_1d(spsolve(A.tocsc(), b))
+    return _la.finish(Q, Q.T, pin, rest, x)
 
 
-#: chains of more states than this are solved by BiCGSTAB first (the LU of a
+#: chains of more states than this are solved iteratively (the LU of a
 #: multi-class chain fills in: 9,261 states of three classes over three
 #: queues, 34 million nonzeros in L + U); smaller ones by LU as before
 ITERATIVE_FROM = 2_000
-#: relative residual ||A x - b|| / ||b|| of the pinned system at which
-#: BiCGSTAB stops (the result is then checked as an LU's is: max |pi Q| at
-#: most 1e-12 times the largest rate); at 1e-12 the 91,125-state benchmark
-#: chain agreed with exact MVA to 2e-12 only, at 1e-14 to 3e-14 for the
-#: same time
-ITERATIVE_RTOL = 1e-14
-#: above this many states a failed iterative solve is an error, not an LU
-DIRECT_MAX = 50_000
+#: relative residual ||A x - b|| / ||b|| of the pinned system at which the
+#: Krylov methods stop (the result is then checked as an LU's is: max
+#: |pi Q| at most 1e-12 times the largest rate); at 1e-12 the 91,125-state
+#: benchmark chain agreed with exact MVA to 2e-12 only, at 1e-14 to 3e-14
+#: for the same time
+ITERATIVE_RTOL = _la.RTOL
 
 
 def _bicgstab(A, b):
-    """x with A x = b by BiCGSTAB (van der Vorst, SIAM J. Sci. Stat. Comput.
-    13(2), 1992; Saad, *Iterative Methods for Sparse Linear Systems*, 2nd ed.
-    2003, alg. 7.7) with a diagonal (Jacobi) preconditioner (Stewart 1994,
-    ch. 4: preconditioned projection methods for Markov chains), stopping
-    at relative residual :data:`ITERATIVE_RTOL`; NaN when it does not
-    converge (the caller then refuses or falls back).
-
-    It starts from x = 0; where that breaks down (BiCGSTAB divides by an
-    inner product that can vanish, and with the pinned system's right-hand
-    side, a handful of rates out of the pinned state, it does on some
-    phase-type chains at the first step) it starts again from x = 1."""
-    from scipy.sparse.linalg import LinearOperator, bicgstab
-
-    d = A.diagonal()
-    if not np.all(d != 0):
-        return np.full(len(b), np.nan)
-    A = A.tocsr()
-    M = LinearOperator(A.shape, matvec=lambda y: y / d, dtype=float)
-    maxiter = max(1000, int(2 * np.sqrt(len(b))))
-    x, info = bicgstab(A, b, M=M, rtol=ITERATIVE_RTOL, atol=0.0, maxiter=maxiter)
-    if info < 0 or not np.all(np.isfinite(x)):
-        x, info = bicgstab(A, b, x0=np.ones(len(b)), M=M, rtol=ITERATIVE_RTOL, atol=0.0,
-                           maxiter=maxiter)
-    return x
+    """x with A x = b by Jacobi-preconditioned BiCGSTAB
+    (:func:`._ctmc_solve.jacobi_bicgstab`)."""
+    return _la.jacobi_bicgstab(A, b)
 
 
 def _stationary(n, rows, cols, vals, names_of_state, used=None):
     """Stationary vector of the generator given by its off-diagonal rates.
 
     The recurrent class must be unique; transient states get probability 0.
-    Direct method (Stewart 1994, sec. 2.3): replace one equation of
-    Q^T pi = 0 by sum(pi) = 1 and solve the sparse system by LU (SuperLU).
-    A chain of more than :data:`ITERATIVE_FROM` states is solved by
-    BiCGSTAB first (:func:`_bicgstab`), by LU if that fails (up to
-    :data:`DIRECT_MAX` states).  Returns pi and the residual max |pi Q|;
-    appends ``"lu"`` or ``"bicgstab"`` to ``used`` if given.
+    Direct method (Stewart 1994, sec. 2.3): one state pinned to 1 (the one
+    of smallest exit rate, :func:`._ctmc_solve.pin_first`: the chain holds
+    it longest, so it is not improbable, which keeps a stiff chain's solve
+    well scaled), its balance equation dropped, the rest solved by sparse
+    LU (SuperLU); where that is not accurate, sum(pi) = 1 in place of one
+    equation.  A chain of more than :data:`ITERATIVE_FROM` states is solved
+    iteratively (:func:`._ctmc_solve.stationary_pinned`: Jacobi-
+    preconditioned BiCGSTAB, then BiCGSTAB and GMRES preconditioned by an
+    incomplete LU whose fill the memory budget caps), never by a complete
+    LU (its fill is not bounded); a chain none of them solves is refused
+    (:class:`~qmodels.errors.UnsupportedModelError`, naming what was
+    tried).  Returns pi and the residual max |pi Q|; appends the solver's
+    name (``"lu"``, ``"bicgstab"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``)
+    to ``used`` if given.
     """
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
@@ -269,7 +246,8 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None):
                 "the chain ends in a blocking deadlock: "
                 f"{names_of_state(int(keep[0]))}; raise capacities or change the routing"
             )
-    B = A[keep][:, keep].tocsr()
+    B = A if keep.size == n else A[keep][:, keep].tocsr()   # no copy when all recur
+    del A
     m = B.shape[0]
     outB = np.asarray(B.sum(axis=1)).ravel()
     Q = (B - sp.diags(outB)).tocsc()
@@ -279,22 +257,24 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None):
     else:
         pi_k, how = None, "lu"
         if m > ITERATIVE_FROM:
-            pi_k, how = _pinned_solve(Q, _bicgstab), "bicgstab"
-            if pi_k is None and m > DIRECT_MAX:
+            pi_k, how, tried = _la.stationary_pinned(Q, _la.budget())
+            if pi_k is None:
                 raise UnsupportedModelError(
-                    f"ctmc: the iterative solve of the {m}-state chain (BiCGSTAB, relative "
-                    f"residual {ITERATIVE_RTOL:g}) did not converge, and a sparse LU of more "
-                    f"than DIRECT_MAX = {DIRECT_MAX} states may need more memory than there "
-                    "is (its fill); reduce the populations or open_limit")
+                    f"ctmc: no iterative solve of the {m:,}-state chain reached the residual "
+                    f"max |pi Q| <= {_la.RESID_TOL:g} x the largest rate ({'; '.join(tried)}); "
+                    f"a complete sparse LU is not tried above {ITERATIVE_FROM:,} states, its "
+                    "fill could pass the memory budget; reduce the populations or open_limit")
         if pi_k is None:
-            how = "lu"
-            pi_k = _pinned_solve(Q, spsolve)
-        if pi_k is None:
-            M = Q.T.tolil()
-            M[m - 1, :] = np.ones(m)
-            rhs = np.zeros(m)
-            rhs[m - 1] = 1.0
-            pi_k = spsolve(M.tocsc(), rhs)
+            with _la.one_blas_thread():
+                pi_k = _pinned_solve(Q, spsolve, _la.pin_first(Q))
+                if pi_k is None:
+                    pi_k = _pinned_solve(Q, spsolve)
+                if pi_k is None:
+                    M = Q.T.tolil()
+                    M[m - 1, :] = np.ones(m)
+                    rhs = np.zeros(m)
+                    rhs[m - 1] = 1.0
+                    pi_k = spsolve(M.tocsc(), rhs)
         if not np.all(np.isfinite(pi_k)):
             raise UnsupportedModelError("the balance equations are singular (reducible chain?)")
         pi_k = np.where(pi_k < 0, 0.0, pi_k)  # round-off only (checked by the residual)
@@ -384,20 +364,28 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         blocked there), ``pools`` (pool -> mean ``waiting`` jobs, mean
         ``held`` tokens, ``utilization`` = held/tokens), ``marginals``
         (station -> P(n jobs present), n = 0, 1, ...) and ``linear_solver``
-        (``"lu"`` or ``"bicgstab"``).
+        (``"lu"``, ``"bicgstab"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``;
+        the notes name it with the residual).
 
     Notes
     -----
     The reachable states are enumerated breadth first from one valid
     placement of the closed jobs; the off-diagonal rates follow from the
     semantics in the module docstring.  The stationary vector solves
-    pi Q = 0, sum(pi) = 1 with one balance equation replaced by the
-    normalisation and a sparse LU factorisation (Stewart 1994, sec. 2.3;
-    Bolch et al. 2006, sec. 3.1); a chain of more than 2,000 states by
-    Jacobi-preconditioned BiCGSTAB to a relative residual of 1e-14 first
-    (van der Vorst 1992; the LU of a multi-class chain fills in), checked
-    as the LU is (max |pi Q| at most 1e-12 times the largest rate), with
-    the LU as the fallback up to 50,000 states.  The build is compiled
+    pi Q = 0, sum(pi) = 1 with one state pinned (the state of smallest
+    exit rate, which the chain holds longest: on a network with a
+    bottleneck the others are then not huge multiples of an improbable
+    one) and a sparse LU factorisation (Stewart 1994, sec. 2.3; Bolch et
+    al. 2006, sec. 3.1); a chain of more than 2,000 states by
+    Jacobi-preconditioned BiCGSTAB to a relative residual of 1e-14 (van der
+    Vorst 1992; the LU of a multi-class chain fills in), then, on a stiff
+    chain where that does not converge, by BiCGSTAB and GMRES
+    preconditioned by an incomplete LU whose fill the memory budget caps
+    (Saad 2003, sec. 10.4; :mod:`qmodels.analytic._ctmc_solve`), each
+    checked as the LU is (max |pi Q| at most 1e-12 times the largest
+    rate); a complete LU is not tried above 2,000 states (its fill is not
+    bounded), and a chain none of them solves is refused by name.  The
+    sparse solves run on one BLAS thread.  The build is compiled
     (:mod:`qmodels.analytic._ctmc_fast`: numba, same states in the same
     order, same rates) for a network without token pools or reachable
     capacities; the others are built in Python.  Before the compiled build
@@ -945,9 +933,15 @@ def _figures(net, spec, chain, states, pi, resid, solver="lu") -> Result:
                    solver)
 
 
+#: the readable name of each ``info["linear_solver"]``
+_SOLVER_NAMES = {"lu": "sparse LU", "bicgstab": "BiCGSTAB",
+                 "ilu-bicgstab": "ILU-preconditioned BiCGSTAB",
+                 "ilu-gmres": "ILU-preconditioned GMRES"}
+
+
 def _result(net, spec, n, resid, acc, solver="lu", build="python") -> Result:
     """The Result from the expectations ``acc`` of a chain of ``n`` states
-    whose stationary vector ``solver`` found ("lu" or "bicgstab"), built by
+    whose stationary vector ``solver`` found (a key of :data:`_SOLVER_NAMES`), built by
     ``build`` ("compiled" or "python")."""
     Ust = _station_utilization(spec, acc)
     X, Q = acc.X, acc.Q
@@ -960,7 +954,7 @@ def _result(net, spec, n, resid, acc, solver="lu", build="python") -> Result:
     info["max_phases"] = spec.max_phases
     info["fits"] = tuple(spec.fits)
     info["phase_capped"] = bool(spec.capped)
-    how = {"lu": "sparse LU", "bicgstab": "BiCGSTAB"}.get(solver, solver)
+    how = _SOLVER_NAMES.get(solver, solver)
     notes = [f"CTMC of {n:,} states ({build} build, stationary vector by {how})"]
     exactness, assumed, warned = _label(net, spec, acc.trunc_mass)
     # an answer of the truncated chain is approximate: its error is the
@@ -976,6 +970,13 @@ def _result(net, spec, n, resid, acc, solver="lu", build="python") -> Result:
     if solver == "bicgstab":
         notes.append(f"stationary vector by BiCGSTAB (Jacobi preconditioned, relative "
                      f"residual {ITERATIVE_RTOL:g}; max |pi Q| = {resid:.2g})")
+    elif solver in ("ilu-bicgstab", "ilu-gmres"):
+        notes.append(f"stationary vector by {how} (the Jacobi-preconditioned BiCGSTAB did not "
+                     f"converge: a stiff chain; ILUT drop tolerance {_la.ILU_DROP:g}, fill "
+                     f"capped by the memory budget; relative residual {ITERATIVE_RTOL:g}; "
+                     f"max |pi Q| = {resid:.2g})")
+    else:
+        notes.append(f"stationary vector by sparse LU (max |pi Q| = {resid:.2g})")
     return Result(
         method="ctmc",
         network=net,

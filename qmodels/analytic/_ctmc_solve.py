@@ -1,0 +1,388 @@
+"""The linear algebra of :func:`qmodels.analytic.ctmc.ctmc`: the stationary
+vector pi of an irreducible generator Q (pi Q = 0, sum(pi) = 1).
+
+Every solve here is of the *pinned* system: one state's probability is set
+to 1 and its balance equation dropped, which leaves the other m - 1
+equations with Q's sparsity and a nonsingular matrix (Q^T without the
+pinned row and column is a nonsingular M-matrix when the chain is
+irreducible; Stewart, *Introduction to the Numerical Solution of Markov
+Chains*, Princeton 1994, ch. 2), then normalised.
+
+Which state is pinned decides whether the solve is well scaled.  On a
+*stiff* chain (a closed network with a clear bottleneck: the jobs pile up
+there, and the states with few jobs at the bottleneck are improbable by
+factors of (D_other / D_bottleneck)^n, 1e-80 and less at 80 jobs) a pin
+at an improbable state makes the unknowns huge multiples of it, and the
+Krylov solvers break down (BiCGSTAB's inner products vanish) or stall.
+The pin is therefore the state the chain holds longest, the one of
+smallest total exit rate q_i: pi_i = (1/q_i) / m_ii with m_ii its mean
+return time (Norris, *Markov Chains*, Cambridge 1997, sec. 3.5), so a long
+holding time makes a state probable, and on a bottleneck network it is the
+state with every job at the bottleneck.  The
+heuristic can mislead (a slow station that jobs rarely visit: every job
+there is a long-held but improbable state), so a solve whose pinned state
+turns out less than :data:`REPIN` times the most probable one is done
+again pinning that one, and where the solves at the first pin fail, the
+next pins are the most probable state after a few hundred damped Jacobi
+sweeps from the uniform vector (:func:`_sweep_pin`), then the one the
+failed iterate makes most probable (:func:`_next_pin`), up to
+:data:`MAX_PINS` pins.
+
+The solvers, cheapest first (:func:`stationary_pinned`):
+
+1. BiCGSTAB with a diagonal (Jacobi) preconditioner (van der Vorst, SIAM
+   J. Sci. Stat. Comput. 13(2), 1992; Saad, *Iterative Methods for Sparse
+   Linear Systems*, 2nd ed. 2003, alg. 7.7; Stewart 1994, ch. 4).
+2. BiCGSTAB, then restarted GMRES (Saad 2003, alg. 6.9 and sec. 9.3),
+   preconditioned by an incomplete LU factorisation with threshold
+   dropping, ILUT (Saad 2003, sec. 10.4; SuperLU's ILU, Li & Shao, ACM
+   TOMS 37(4), 2011) whose fill is capped (``fill_factor``) so that its
+   memory stays within the budget: a stronger preconditioner for chains
+   where the Jacobi one does not converge (Stewart 1994, ch. 4; ch. 6 on
+   nearly completely decomposable chains, whose aggregation-disaggregation
+   methods are not used here).  With a fill within the cap and a small drop
+   tolerance the ILU is close to the exact LU, and the Krylov method
+   converges in a few steps.  (At a well-chosen pin the Jacobi BiCGSTAB
+   converged on every stiff benchmark, benchmarks/bench_ctmc_stiff.py.)
+
+Each answer is checked by its residual, max |pi Q| at most
+:data:`RESID_TOL` times the largest rate, whatever the solver said.
+
+The sparse solves use no more than one BLAS thread (:func:`one_blas_thread`):
+their dense kernels (the Krylov methods' inner products on vectors of at
+most a few million entries, SuperLU's small supernodal updates) gain little
+from more, and idle BLAS threads spin on a shared machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import warnings
+
+import numpy as np
+
+#: relative residual ||A x - b|| / ||b|| of the pinned system at which the
+#: Krylov methods stop
+RTOL = 1e-14
+#: a solution is accepted when max |pi Q| <= RESID_TOL x the largest rate
+RESID_TOL = 1e-12
+#: ILUT drop tolerance (relative to the row's norm; Saad 2003, sec. 10.4)
+ILU_DROP = 1e-8
+#: the most fill an ILU may have, as a multiple of the pinned matrix's
+#: nonzeros (lowered to what the memory budget allows)
+ILU_FILL = 20.0
+#: bytes per nonzero of an ILU factor (value, row index) and of SuperLU's
+#: work on it, an upper estimate
+ILU_BYTES = 24
+#: how many pins are tried before giving up
+MAX_PINS = 3
+#: Jacobi sweeps that pick a pin when the first pin's solves fail
+SWEEPS = 300
+#: a solve whose pinned state has less than this fraction of the most
+#: probable state's probability is done again pinning that state
+REPIN = 1e-3
+
+
+def budget() -> int:
+    """Bytes the solve may take: half the memory available now
+    (:func:`._ctmc_fast.memory_budget`, read after the chain is built)."""
+    from ._ctmc_fast import memory_budget
+
+    return memory_budget()
+
+
+def pin_first(Q) -> int:
+    """The first state to pin: the one of smallest total exit rate (the
+    longest mean holding time; see the module docstring), the lowest index
+    among equals."""
+    return int(np.argmin(-Q.diagonal()))
+
+
+def pinned_system(Q, p: int):
+    """(A, b, rest): the balance equations of every state but ``p`` (A is
+    Q^T without row and column ``p``, CSR), with pi_p = 1 moved to the
+    right-hand side, and the indices of those states.  ``Q`` is CSC; the
+    row and column are cut from its arrays directly (one copy of Q, not
+    the three that fancy indexing makes)."""
+    import scipy.sparse as sp
+
+    Q = sp.csc_matrix(Q)
+    m = Q.shape[0]
+    rest = np.concatenate((np.arange(p), np.arange(p + 1, m)))
+    # b_j = -Q[p, j], the rates out of p (row p of Q: column p of Q^T)
+    b = -np.asarray(Q[[p], :].toarray()).ravel()[rest]
+    lo, hi = Q.indptr[p], Q.indptr[p + 1]
+    counts = np.diff(Q.indptr)
+    keep = Q.indices != p
+    keep[lo:hi] = False                       # column p goes whole
+    col_of = np.repeat(np.arange(m), counts)
+    idx = Q.indices[keep]
+    idx = idx - (idx > p)
+    cols = col_of[keep]
+    del col_of
+    cols = cols - (cols > p)
+    indptr = np.zeros(m, dtype=Q.indptr.dtype)
+    np.cumsum(np.bincount(cols, minlength=m - 1), out=indptr[1:])
+    R = sp.csc_matrix((Q.data[keep], idx, indptr), shape=(m - 1, m - 1))
+    A = R.T.tocsr()                           # a view: Q^T's rows are Q's columns
+    A.sort_indices()
+    return A, b, rest
+
+
+def finish(Q, QT, p: int, rest, x):
+    """pi from the pinned solution ``x`` (pi_p = 1, normalised), or None
+    when it is not finite, has a clearly negative entry, or leaves a
+    residual max |pi Q| above :data:`RESID_TOL` x the largest rate."""
+    m = QT.shape[0]
+    pi = np.empty(m)
+    pi[p] = 1.0
+    pi[rest] = x
+    if not np.all(np.isfinite(pi)):
+        return None
+    big = float(np.max(np.abs(pi)))
+    if big == 0.0 or np.min(pi) < -1e-9 * big:
+        return None
+    pi = np.where(pi < 0, 0.0, pi) / np.sum(np.abs(pi))
+    scale = float(np.max(np.abs(Q.diagonal())))
+    if float(np.max(np.abs(QT @ pi))) > RESID_TOL * max(scale, 1.0):
+        return None
+    return pi
+
+
+def jacobi_bicgstab(A, b):
+    """x with A x = b by BiCGSTAB with a diagonal (Jacobi) preconditioner,
+    stopping at relative residual :data:`RTOL`; NaN where it cannot start
+    (a zero diagonal).  It starts from x = 0; where that breaks down
+    (BiCGSTAB divides by an inner product that can vanish: with the pinned
+    system's right-hand side, a handful of rates out of the pinned state,
+    it does on some phase-type chains at the first step) it starts again
+    from x = 1."""
+    from scipy.sparse.linalg import LinearOperator, bicgstab
+
+    d = A.diagonal()
+    if not np.all(d != 0):
+        return np.full(len(b), np.nan)
+    A = A.tocsr()
+    M = LinearOperator(A.shape, matvec=lambda y: y / d, dtype=float)
+    maxiter = max(1000, int(2 * np.sqrt(len(b))))
+    x, info = bicgstab(A, b, M=M, rtol=RTOL, atol=0.0, maxiter=maxiter)
+    if info < 0 or not np.all(np.isfinite(x)):
+        x, info = bicgstab(A, b, x0=np.ones(len(b)), M=M, rtol=RTOL, atol=0.0,
+                           maxiter=maxiter)
+    return x
+
+
+def ilu_fill_cap(nnz: int, budget: int) -> float:
+    """The ILU's fill factor: :data:`ILU_FILL`, lowered so that the factors
+    (about :data:`ILU_BYTES` per nonzero) take at most ``budget`` bytes; 0
+    when not even a fill of 1 fits."""
+    cap = min(ILU_FILL, budget / max(ILU_BYTES * nnz, 1))
+    return cap if cap >= 1.0 else 0.0
+
+
+def ilu_krylov(A, b, fill: float):
+    """(x, name): x with A x = b by BiCGSTAB, then (if that does not reach
+    :data:`RTOL`) restarted GMRES(50), both preconditioned by the ILUT of
+    A (drop tolerance :data:`ILU_DROP`, at most ``fill`` times A's
+    nonzeros, SuperLU's minimum-degree ordering of A^T + A); ``name`` is
+    ``"ilu-bicgstab"`` or ``"ilu-gmres"``; x NaN if the ILU fails (an
+    exactly zero pivot)."""
+    from scipy.sparse.linalg import LinearOperator, bicgstab, gmres, spilu
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ilu = spilu(A.tocsc(), drop_tol=ILU_DROP, fill_factor=fill,
+                        permc_spec="MMD_AT_PLUS_A")
+    except RuntimeError:
+        return np.full(len(b), np.nan), "ilu-bicgstab"
+    M = LinearOperator(A.shape, matvec=ilu.solve, dtype=float)
+    A = A.tocsr()
+    x, info = bicgstab(A, b, M=M, rtol=RTOL, atol=0.0, maxiter=500)
+    if info == 0 and np.all(np.isfinite(x)):
+        return x, "ilu-bicgstab"
+    x0 = x if np.all(np.isfinite(x)) else None
+    x, info = gmres(A, b, x0=x0, M=M, rtol=RTOL, atol=0.0, restart=50, maxiter=20)
+    return x, "ilu-gmres"
+
+
+def _next_pin(x, rest, tried) -> int | None:
+    """The state a failed iterate ``x`` makes most probable, if it is one
+    not yet pinned (None else, or when ``x`` says nothing)."""
+    if x is None or not np.all(np.isfinite(x)) or np.max(x) <= 1.0:
+        return None  # nothing more probable than the pinned state
+    p = int(rest[int(np.argmax(x))])
+    return None if p in tried else p
+
+
+def _sweep_pin(Q, tried) -> int | None:
+    """A state to pin found without solving: the most probable state after
+    :data:`SWEEPS` Jacobi sweeps of the balance equations,
+    pi_j <- sum_i pi_i q_ij / q_j (Stewart 1994, ch. 3), from the
+    uniform vector, each renormalised; the sweeps move the mass towards
+    the states that hold it whatever the scaling, so their argmax is a
+    well-scaled pin even where they are far from converged.  None if that
+    state was pinned already."""
+    import scipy.sparse as sp
+
+    q = -Q.diagonal()
+    off = sp.csr_matrix((Q - sp.diags(-q)).T)
+    x = np.full(Q.shape[0], 1.0 / Q.shape[0])
+    for _ in range(SWEEPS):
+        x = 0.5 * x + 0.5 * (off @ x) / q      # damped: a periodic chain would cycle
+        x /= x.sum()
+    p = int(np.argmax(x))
+    return None if p in tried else p
+
+
+def _solve_at(Q, p: int, solver: str, budget: int, tried: list):
+    """(rest, x, how): ``solver`` ("bicgstab" or "ilu") on the system
+    pinned at ``p`` (noted in ``tried``); None when no ILU fits the
+    budget."""
+    A, b, rest = pinned_system(Q, p)
+    if solver == "bicgstab":
+        tried.append(f"Jacobi-preconditioned BiCGSTAB pinning state {p}")
+        return rest, jacobi_bicgstab(A, b), "bicgstab"
+    fill = ilu_fill_cap(A.nnz, budget)
+    if fill == 0.0:
+        tried.append("no ILU: even its least fill passes the memory budget of "
+                     f"{budget / 2**30:.2g} GiB")
+        return None
+    tried.append(f"ILUT(drop {ILU_DROP:g}, fill <= {fill:.3g} x nnz)-preconditioned BiCGSTAB "
+                 f"and GMRES pinning state {p}")
+    x, how = ilu_krylov(A, b, fill)
+    return rest, x, how
+
+
+def stationary_pinned(Q, budget: int):
+    """(pi, how, tried): the stationary vector of the irreducible generator
+    ``Q`` (CSC) by the solvers of the module docstring in turn, each at the
+    pins of :func:`pin_first` and :func:`_next_pin`; ``how`` is
+    ``"bicgstab"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``, and pi None (how
+    None) when none of them reached the residual.  ``tried`` lists what
+    was tried, for the caller's error message.  ``budget`` bytes bound the
+    ILU's factors."""
+    import scipy.sparse as sp
+
+    Q = sp.csc_matrix(Q)
+    QT = Q.T                      # a CSR view, for the residual
+    tried: list[str] = []
+    pins = [pin_first(Q)]
+    with one_blas_thread():
+        for solver in ("bicgstab", "ilu"):
+            i = 0
+            while i < len(pins):
+                p = pins[i]
+                i += 1
+                got = _solve_at(Q, p, solver, budget, tried)
+                if got is None:
+                    break           # no ILU fits the budget
+                rest, x, how = got
+                pi = finish(Q, QT, p, rest, x)
+                if pi is not None:
+                    best = int(np.argmax(pi))
+                    if pi[p] < REPIN * pi[best] and best not in pins:
+                        # solved, but from an improbable pin: the unknowns
+                        # were large multiples of it, which costs digits;
+                        # once more from the most probable state
+                        again = _solve_at(Q, best, solver, budget, tried)
+                        if again is not None:
+                            good = finish(Q, QT, best, again[0], again[1])
+                            if good is not None:
+                                return good, again[2], tried
+                    return pi, how, tried
+                if solver == "bicgstab":
+                    # where else to pin: the sweeps' guess (once), then the
+                    # failed iterate's most probable state
+                    more = [_sweep_pin(Q, pins)] if len(pins) == 1 else []
+                    for nxt in more + [_next_pin(x, rest, pins)]:
+                        if nxt is not None and nxt not in pins and len(pins) < MAX_PINS:
+                            pins.append(nxt)
+            # the ILU at the better-informed pins first
+            pins.reverse()
+    return None, None, tried
+
+
+# ---------------------------------------------------------------------------
+# BLAS threads
+# ---------------------------------------------------------------------------
+
+#: (setter, getter) symbol names of the OpenBLAS builds numpy and scipy ship
+_OPENBLAS = (("openblas_set_num_threads", "openblas_get_num_threads"),
+             ("openblas_set_num_threads64_", "openblas_get_num_threads64_"),
+             ("scipy_openblas_set_num_threads", "scipy_openblas_get_num_threads"),
+             ("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_"))
+
+_handles: list | None = None
+
+
+def _openblas_handles() -> list:
+    """(set, get) functions of every OpenBLAS already loaded in the process
+    (read from /proc/self/maps; none elsewhere than Linux)."""
+    global _handles
+    if _handles is not None:
+        return _handles
+    found, seen = [], set()
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "openblas" in line.lower()}
+    except OSError:
+        paths = set()
+    for path in sorted(paths):
+        if not os.path.isfile(path) or path in seen:
+            continue
+        seen.add(path)
+        try:
+            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_LOCAL)
+        except OSError:
+            continue
+        for set_name, get_name in _OPENBLAS:
+            setter, getter = getattr(lib, set_name, None), getattr(lib, get_name, None)
+            if setter is not None and getter is not None:
+                setter.argtypes, setter.restype = [ctypes.c_int], None
+                getter.argtypes, getter.restype = [], ctypes.c_int
+                found.append((setter, getter))
+                break
+    _handles = found
+    return found
+
+
+_NOT_LOOKED = object()
+_limits = _NOT_LOOKED
+
+
+def _threadpoolctl():
+    """threadpoolctl's ``threadpool_limits`` if it is installed (looked up
+    once), else None."""
+    global _limits
+    if _limits is _NOT_LOOKED:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            threadpool_limits = None
+        _limits = threadpool_limits
+    return _limits
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """Run the block with one BLAS thread, restoring the counts after:
+    threadpoolctl's ``threadpool_limits`` where it is installed, else the
+    OpenBLAS libraries' own ``*_set_num_threads`` (the BLAS that numpy's
+    and scipy's wheels ship), else nothing."""
+    threadpool_limits = _threadpoolctl()
+    if threadpool_limits is not None:
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
+        return
+    saved = []
+    for setter, getter in _openblas_handles():
+        saved.append((setter, int(getter())))
+        setter(1)
+    try:
+        yield
+    finally:
+        for setter, n in saved:
+            setter(n)

@@ -1,0 +1,156 @@
+"""The CTMC's stationary solve on stiff chains (qmodels.analytic._ctmc_solve).
+
+A closed network with a clear bottleneck piles its jobs up there: a state
+with n jobs elsewhere has probability of order (D_other / D_bottleneck)^n,
+so the stationary vector spans tens of orders of magnitude.  Pinning an
+improbable state (the build's first, every job at the first queue) made
+the iterative solve break down, and such chains above 50,000 states were
+refused.  The reference is exact MVA (the networks are product form, an
+independent method); a birth-death chain's closed form (Kleinrock 1975,
+eq. 3.11) checks the solve itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import qmodels as qm
+from qmodels.analytic import _ctmc_solve as LA
+from qmodels.analytic import ctmc as C
+from qmodels.errors import UnsupportedModelError
+
+
+def bottleneck(N: int, K: int, ratio: float = 10.0):
+    """One class of N jobs over K FCFS queues (visit ratio 1, random
+    routing), the last ``ratio`` times slower: C(N + K - 1, K - 1) states."""
+    names = [f"q{k}" for k in range(K)]
+    st = [qm.Queue(n, 0.01 * (ratio if k == K - 1 else 1 + 0.1 * k))
+          for k, n in enumerate(names)]
+    return qm.Network(st, [qm.Closed("c", N, visits=dict.fromkeys(names, 1))])
+
+
+def _agrees_with_mva(r, net, rel=1e-8):
+    m = qm.mva(net)
+    for c in net.class_names:
+        assert r.X[c] == pytest.approx(m.X[c], rel=rel)
+    for s in net.station_names:
+        assert r.Q[s] == pytest.approx(m.Q[s], rel=rel)
+        assert r.U[s] == pytest.approx(m.U[s], rel=rel)
+
+
+def test_stiff_chain_past_the_old_lu_limit_is_solved_and_equals_mva():
+    # 54,740 states; the probability of a state with n jobs off the
+    # bottleneck is about 10^-n (up to 1e-67).  The old solve pinned the
+    # first state (all 67 jobs at q0, probability ~1e-67), BiCGSTAB broke
+    # down, and a chain past 50,000 states was then refused
+    # (UnsupportedModelError)
+    net = bottleneck(67, 4)
+    r = qm.ctmc(net)
+    assert r.info["states"] == math.comb(70, 3)
+    assert r.info["linear_solver"] in ("bicgstab", "ilu-bicgstab", "ilu-gmres")
+    assert r.info["residual"] <= 1e-12 * 100.0   # largest rate 1/0.01
+    assert any("max |pi Q| =" in n for n in r.notes)
+    _agrees_with_mva(r, net)
+
+
+def test_the_ilu_preconditioned_solve_answers_where_jacobi_does_not(monkeypatch):
+    # the fallback on its own: the Jacobi-preconditioned BiCGSTAB made to
+    # fail, the ILU-preconditioned Krylov solve must still equal MVA
+    monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b: np.full(len(b), np.nan))
+    net = bottleneck(30, 4, ratio=30.0)        # 5,456 states
+    r = qm.ctmc(net)
+    assert r.info["linear_solver"] in ("ilu-bicgstab", "ilu-gmres")
+    assert any("ILU-preconditioned" in n and "max |pi Q|" in n for n in r.notes)
+    _agrees_with_mva(r, net)
+
+
+def test_a_bad_first_pin_is_left_for_a_better_one(monkeypatch):
+    # the first state pinned forced to the build's first (all 30 jobs at
+    # q0, probability ~1e-30): the sweeps' pin must rescue the solve
+    monkeypatch.setattr(LA, "pin_first", lambda Q: 0)
+    net = bottleneck(30, 4)                    # 5,456 states
+    _agrees_with_mva(qm.ctmc(net), net)
+
+
+def test_a_long_held_improbable_state_is_not_the_pin_that_answers():
+    # a slow station visited once in 1,000 cycles: every job there is the
+    # state of smallest exit rate, yet improbable (its demand 0.1 against
+    # the bottleneck's 1): the solve is done again from the most probable
+    # state, and the answer equals MVA
+    st = [qm.Queue("b", 1.0), qm.Queue("slow", 100.0, discipline="ps"),
+          qm.Queue("f1", 0.01), qm.Queue("f2", 0.02)]
+    net = qm.Network(st, [qm.Closed("c", 25, visits={"b": 1, "slow": 0.001, "f1": 1,
+                                                      "f2": 1})])
+    r = qm.ctmc(net)
+    assert r.info["states"] == math.comb(28, 3)
+    _agrees_with_mva(r, net)
+
+
+def test_no_solve_within_the_memory_budget_is_a_typed_error(monkeypatch):
+    # Jacobi made to fail and a budget too small for the least ILU: refused
+    # by name (what was tried, the budget), never a complete LU whose fill
+    # has no bound
+    monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b: np.full(len(b), np.nan))
+    monkeypatch.setattr(LA, "budget", lambda: 1000)
+    net = bottleneck(30, 4)
+    with pytest.raises(UnsupportedModelError, match="memory budget") as e:
+        qm.ctmc(net)
+    assert "5,456-state" in str(e.value)
+
+
+def test_the_ilu_fill_is_capped_by_the_budget():
+    nnz = 10**6
+    assert LA.ilu_fill_cap(nnz, 10**12) == LA.ILU_FILL
+    cap = LA.ilu_fill_cap(nnz, 5 * LA.ILU_BYTES * nnz)
+    assert cap == pytest.approx(5.0)
+    assert LA.ilu_fill_cap(nnz, LA.ILU_BYTES * nnz // 2) == 0.0
+
+
+@pytest.mark.parametrize("n", [500, 3000])
+def test_birth_death_chain_spanning_thousands_of_orders_of_magnitude(n):
+    # pi_k proportional to (up/down)^k, normalised in log space (Kleinrock
+    # 1975, eq. 3.11); up/down = 1000 puts state 0 at 1e-(3(n-1)) of the
+    # mass: the pin must be the most probable state (the top one, the
+    # smallest exit rate) for the solve to be accurate; 3000 states takes
+    # the iterative path
+    up, down = 1e3, 1.0
+    rows = list(range(n - 1)) + list(range(1, n))
+    cols = list(range(1, n)) + list(range(n - 1))
+    vals = [up] * (n - 1) + [down] * (n - 1)
+    logw = np.arange(n) * math.log(up / down)
+    ref = np.exp(logw - logw.max())
+    ref /= ref.sum()
+    used: list[str] = []
+    pi, resid = C._stationary(n, rows, cols, vals, str, used)
+    iterative = n > C.ITERATIVE_FROM
+    assert used == (["bicgstab"] if iterative else ["lu"])
+    # the LU is accurate entry by entry; the Krylov solve norm-wise (its
+    # residual is a norm): entries below 1e-16 of the largest are noise
+    np.testing.assert_allclose(pi, ref, rtol=1e-9, atol=1e-15 if iterative else 1e-300)
+    big = ref > 1e-12
+    np.testing.assert_allclose(pi[big], ref[big], rtol=1e-9)
+
+
+def test_blas_threads_are_one_inside_and_restored_after():
+    import scipy.sparse.linalg  # noqa: F401 - load scipy's BLAS too
+
+    handles = LA._openblas_handles()
+    if not handles:
+        pytest.skip("no OpenBLAS loaded in this process")
+    before = [int(get()) for _, get in handles]
+    with LA.one_blas_thread():
+        assert [int(get()) for _, get in handles] == [1] * len(handles)
+    assert [int(get()) for _, get in handles] == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("N,K", [(80, 4), (30, 6)])
+def test_large_stiff_chains_equal_mva(N, K):
+    # 91,881 and 324,632 states (both refused before, the second after 78 s)
+    net = bottleneck(N, K)
+    r = qm.ctmc(net, max_states=10**6)
+    assert r.info["states"] == math.comb(N + K - 1, K - 1)
+    _agrees_with_mva(r, net)
