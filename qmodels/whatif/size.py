@@ -28,13 +28,17 @@ Targets are strings ``METRIC[NAME] OP VALUE``:
   (95th here; ``R_p99.9`` works), found where an exact distribution exists
   by :func:`qmodels.response_time_distribution` (method ``"passage"``: an
   open class along an overtake-free path of FCFS ./M/1 queues, or at one
-  M/M/c queue, in an open product-form network), exact and kept with no
+  M/M/c queue, in an open product-form network; method ``"ctmc-passage"``:
+  a closed class in a closed network of exponential FCFS queues and delays,
+  the passage time of a tagged job in the network's chain, for the speed
+  and server searches), exact and kept with no
   margin; with ``method="sim"`` by the simulator's estimate (p50, p95 or
   p99), a ceiling met by the high end of its confidence interval raised by
   the histogram's resolution (0.56 %), for any model the simulator runs.
-  Anything else (a closed class, random routing, a multi-server or delay
-  station inside the path, processor sharing, general service or arrivals,
-  priorities) is refused by name with method ``"auto"`` or an analytic
+  Anything else (a population search, random routing of an open class, a
+  multi-server or delay station inside an open path, processor sharing,
+  general service or arrivals, priorities, a chain past its state budget)
+  is refused by name with method ``"auto"`` or an analytic
   method (:class:`~qmodels.errors.UnsupportedModelError`), pointing to
   ``method="sim"``.  The Sizing's notes say, per percentile, which it was
   and the margin kept.
@@ -425,10 +429,17 @@ class _How:
         except UnsupportedModelError as e:
             raise UnsupportedModelError(
                 f"target {t}: no exact response-time distribution for this model: {e}.  "
-                "The exact one (method 'passage') covers an open class along an "
-                "overtake-free path of FCFS ./M/1 queues (or one M/M/c queue) in an open "
-                "product-form network; size this model with method='sim' (the simulator's "
-                "percentile, its confidence interval kept as the margin)") from None
+                "The exact ones cover an open class along an overtake-free path of FCFS "
+                "./M/1 queues (or one M/M/c queue) in an open product-form network (method "
+                "'passage') and a closed network of exponential FCFS queues and delays "
+                "(method 'ctmc-passage'); size this model with method='sim' (the "
+                "simulator's percentile, its confidence interval kept as the margin)") from None
+        if d.method == "ctmc-passage":
+            seen[key] = (f"{key}: by 'ctmc-passage', exact: the response-time distribution "
+                         f"of closed class {cls!r} as the passage time of a tagged job in the "
+                         f"network's chain ({d.states} states; Harrison & Knottenbelt 2002); "
+                         "no margin needed")
+            return d.percentile(q), None
         seen[key] = (f"{key}: by 'passage', exact: " + (
             f"the end-to-end response-time distribution of class {cls!r} along "
             f"{' -> '.join(d.path)}, a phase-type sum of independent sojourn times (Walrand & "
