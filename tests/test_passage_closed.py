@@ -144,3 +144,16 @@ def test_size_speed_for_a_p95_matches_a_brute_force_scan():
     first = next(v for v in grid if p95(v) <= 0.45)
     assert first - 0.05 < s.answer <= first + 1e-9
     assert p95(s.answer) <= 0.45 < p95(s.beyond)
+
+
+def test_size_population_for_a_p95_matches_a_brute_force_scan():
+    from qmodels.whatif.size import _set
+
+    net = qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08), qm.Delay("net", 0.1)],
+                     [qm.Closed("a", 1, route=["cpu", "disk", "net"], think_time=0.5)])
+    s = qm.size(net, "R_p95<=0.7")
+    p95 = [qm.response_time_distribution(_set(net, "population", "a", n)).percentile(95)
+           for n in range(1, 12)]
+    first_bad = next(n for n, v in enumerate(p95, start=1) if v > 0.7)
+    assert s.answer == first_bad - 1 and s.exactness == "exact"
+    assert any("ctmc-passage" in n for n in s.notes)

@@ -30,12 +30,13 @@ Targets are strings ``METRIC[NAME] OP VALUE``:
   open class along an overtake-free path of FCFS ./M/1 queues, or at one
   M/M/c queue, in an open product-form network; method ``"ctmc-passage"``:
   a closed class in a closed network of exponential FCFS queues and delays,
-  the passage time of a tagged job in the network's chain, for the speed
-  and server searches), exact and kept with no
+  the passage time of a tagged job in the network's chain, for the
+  population, speed and server searches, the percentile's monotonicity
+  in the varied value assumed), exact and kept with no
   margin; with ``method="sim"`` by the simulator's estimate (p50, p95 or
   p99), a ceiling met by the high end of its confidence interval raised by
   the histogram's resolution (0.56 %), for any model the simulator runs.
-  Anything else (a population search, random routing of an open class, a
+  Anything else (random routing of an open class, a
   multi-server or delay station inside an open path, processor sharing,
   general service or arrivals, priorities, a chain past its state budget)
   is refused by name with method ``"auto"`` or an analytic
@@ -438,7 +439,8 @@ class _How:
             seen[key] = (f"{key}: by 'ctmc-passage', exact: the response-time distribution "
                          f"of closed class {cls!r} as the passage time of a tagged job in the "
                          f"network's chain ({d.states} states; Harrison & Knottenbelt 2002); "
-                         "no margin needed")
+                         "no margin needed; the percentile's rise with the population and "
+                         "fall with a station's speed or servers are assumed, not proved here")
             return d.percentile(q), None
         seen[key] = (f"{key}: by 'passage', exact: " + (
             f"the end-to-end response-time distribution of class {cls!r} along "
@@ -876,13 +878,10 @@ def _population(net: Network, targets, cls) -> Sizing:
             f"classes {', '.join(net.class_names)}")
     _check_rates_not_falling(net)
     prob = _Problem(net, targets, name)
-    for t in prob.targets:
-        if t.percentile is not None:
-            raise UnsupportedModelError(
-                f"target {t}: class {name!r} is closed, and a closed class's response-time "
-                "distribution has no exact form here (method 'passage' covers open classes "
-                "along overtake-free paths of ./M/1 queues); size it with method='sim' (the "
-                "simulator's percentile, its confidence interval kept as the margin)")
+    if any(t.percentile is not None for t in prob.targets):
+        # a percentile has no MVA curve: each candidate population's exact
+        # distribution (method 'ctmc-passage'), searched as by any method
+        return _population_general(net, targets, name, _How("exact", general=True))
     ceilings = [(t, k) for t, k in prob.resolved if t.ceiling]
     floors = [(t, k) for t, k in prob.resolved if not t.ceiling]
     if not ceilings:
