@@ -84,6 +84,31 @@ def test_class_dependent_fcfs_matches_the_ctmc_mean():
                                                                             rel=1e-8)
 
 
+def test_one_ps_station_shares_among_all_jobs():
+    # N jobs, no think time, one PS station: all N always there, so the
+    # tagged job is served at mu / N throughout: its time is Exp(mu / N),
+    # P(R <= t) = 1 - exp(-t mu / N)
+    n, s = 3, 0.2
+    net = qm.Network([qm.Queue("p", s, discipline="ps")], [qm.Closed("c", n, visits={"p": 1})])
+    d = qm.response_time_distribution(net)
+    for t in (0.1, 0.5, 2.0):
+        assert d.cdf(t) == pytest.approx(1 - math.exp(-t / (n * s)), abs=1e-11)
+    assert d.percentile(95) == pytest.approx(-n * s * math.log(0.05), rel=1e-9)
+
+
+def test_ps_multiclass_means_are_mva_per_class():
+    # PS with class-dependent service and a 2-server PS queue: product form
+    net = qm.Network([qm.Queue("cpu", 0.05, discipline="ps"),
+                      qm.Queue("web", 0.06, discipline="ps", servers=2), qm.Queue("disk", 0.08)],
+                     [qm.Closed("a", 3, visits={"cpu": 3, "disk": 2, "web": 1}, think_time=1.0),
+                      qm.Closed("b", 2, route=["cpu", "disk", "web"],
+                                service={"cpu": 0.02, "web": 0.1})])
+    r = qm.mva(net)
+    for c in ("a", "b"):
+        assert qm.response_time_distribution(net, c).mean == pytest.approx(float(r.R[c]),
+                                                                            rel=1e-8)
+
+
 @pytest.mark.slow
 def test_p95_within_the_simulators_interval():
     net = qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08, servers=2),
@@ -101,7 +126,8 @@ def test_p95_within_the_simulators_interval():
 
 
 @pytest.mark.parametrize("station, why", [
-    (qm.Queue("a", 0.5, discipline="ps"), "processor sharing"),
+    (qm.Queue("a", 0.5, discipline="lcfs-pr"), "lcfs-pr"),
+    (qm.Queue("a", 0.5, discipline="ps", distribution=qm.Erlang(3)), "Erlang"),
     (qm.Queue("a", 0.5, distribution=qm.Erlang(2)), "Erlang"),
     (qm.LoadDependent("a", 0.5, rate_multipliers=(1, 2)), "load-dependent"),
 ])

@@ -46,9 +46,10 @@ Applications*, 2nd ed., 2002, sec. 9.5).
 Assumptions (refused by name otherwise): closed classes only (no open
 class in the network); exponential service at every visited station and
 an exponential think time; single- or multi-server FCFS queues (a
-priority queue whose visitors share one level serves FCFS) and delays;
-no processor sharing (the tagged job's progress under PS is not kept in
-this chain), no priorities, LCFS-PR, load-dependent stations, finite
+priority queue whose visitors share one level serves FCFS), processor
+sharing queues (each of n jobs served at min(1, c/n) of its rate; with
+exponential service the tagged job's attained service need not be kept)
+and delays; no priorities, LCFS-PR, load-dependent stations, finite
 capacities, token pools, fork-joins or class switching; a chain of at most
 ``max_states`` states (counted while built, refused past it).
 """
@@ -197,15 +198,11 @@ def _refusal(net: Network, spec) -> str | None:
         if low.kind[k] not in ("delay", "queue"):
             what = "load-dependent" if low.kind[k] == "ld" else repr(low.kind[k])
             return (f"station {s.name!r} is a {what} station; the tagged-job chain takes FCFS "
-                    "queues and delays")
-        if spec.kind[k] == _PS:
-            return (f"station {s.name!r}: processor sharing; the tagged job's progress "
-                    "among its co-served jobs is not kept in this chain (FCFS queues and "
-                    "delays only)")
+                    "and PS queues and delays")
         if spec.kind[k] == _FCFS and spec.order[k] != _ORD_FCFS:
             return (f"station {s.name!r}: discipline {s.discipline!r}; the tagged-job chain "
                     "takes FCFS order only")
-        if spec.kind[k] not in (_DELAY, _FCFS):  # pragma: no cover - kinds above
+        if spec.kind[k] not in (_DELAY, _FCFS, _PS):  # pragma: no cover - kinds above
             return f"station {s.name!r}: kind {low.kind[k]!r}"
         if not low.exponential[k]:
             d = s.distribution
@@ -260,14 +257,15 @@ class _Chain:
     breadth-first from one state.  A state is a tuple over the places
     (stations, then the think stage): an FCFS line is the tuple of its
     jobs' classes in arrival order (``_TAG`` the tagged job, the first
-    ``c`` in service); a delay or the think stage is (count of class 0,
+    ``c`` in service); a PS queue, a delay or the think stage is (count of class 0,
     ..., count of class C-1, tagged there or not)."""
 
     def __init__(self, spec, r0, max_states):
-        from ._ctmc_spec import _FCFS
+        from ._ctmc_spec import _FCFS, _PS
 
         self.spec, self.r0, self.max_states = spec, r0, max_states
         self.fcfs = [spec.kind[k] == _FCFS for k in range(spec.K)] + [False]
+        self.ps = [spec.kind[k] == _PS for k in range(spec.K)] + [False]
         self.tag_rows = _tag_rows(spec, r0)
         self.index: dict = {}
         self.states: list = []
@@ -331,14 +329,19 @@ class _Chain:
                     rest = here[:i] + here[i + 1:]
                     self._leave(s, k, rest, r, tagged, spec.mu[r, k], out)
             else:
+                # a delay (or the think stage): every job served at its own
+                # rate; processor sharing: each of the n jobs at min(1, c/n)
+                # of it (exponential service: no attained service to keep)
+                n = sum(here)
+                share = min(1.0, self.spec.c[k] / n) if self.ps[k] and n else 1.0
                 for r in range(C):
                     if here[r]:
                         rest = here[:r] + (here[r] - 1,) + here[r + 1:]
-                        rate = here[r] * (1.0 / spec.Z[r] if k == TH else spec.mu[r, k])
+                        rate = here[r] * (1.0 / spec.Z[r] if k == TH else spec.mu[r, k] * share)
                         self._leave(s, k, rest, r, False, rate, out)
                 if here[C]:
                     rest = here[:C] + (0,)
-                    rate = 1.0 / spec.Z[r0] if k == TH else spec.mu[r0, k]
+                    rate = 1.0 / spec.Z[r0] if k == TH else spec.mu[r0, k] * share
                     self._leave(s, k, rest, r0, True, rate, out)
         return out
 
@@ -412,7 +415,7 @@ def closed_response_time_distribution(net: Network, cls: str | None = None,
     ------
     UnsupportedModelError
         Naming the class or station the chain does not model (an open
-        class, processor sharing, priorities, non-exponential service,
+        class, priorities, non-exponential service,
         load-dependent stations, capacities, pools, class switching).
     ProblemTooLargeError
         The tagged chain outgrows ``max_states``.

@@ -29,13 +29,13 @@ Targets are strings ``METRIC[NAME] OP VALUE``:
   by :func:`qmodels.response_time_distribution` (method ``"passage"``: an
   open class along an overtake-free path of FCFS ./M/1 queues, or at one
   M/M/c queue, in an open product-form network; method ``"ctmc-passage"``:
-  a closed class in a closed network of exponential FCFS queues and delays,
-  the passage time of a tagged job in the network's chain, for the
-  population, speed and server searches, the percentile's monotonicity
-  in the varied value assumed), exact and kept with no
-  margin; with ``method="sim"`` by the simulator's estimate (p50, p95 or
-  p99), a ceiling met by the high end of its confidence interval raised by
-  the histogram's resolution (0.56 %), for any model the simulator runs.
+  a closed class in a closed network of exponential FCFS or PS queues and
+  delays, the passage time of a tagged job in the network's chain, for the
+  population, speed and server searches, the percentile's monotonicity in
+  the varied value assumed), exact and kept with no margin; with
+  ``method="sim"`` by the simulator's estimate (p50, p95 or p99), a
+  ceiling met by the high end of its confidence interval raised by the
+  histogram's resolution (0.56 %), for any model the simulator runs.
   Anything else (random routing of an open class, a
   multi-server or delay station inside an open path, processor sharing,
   general service or arrivals, priorities, a chain past its state budget)
@@ -432,7 +432,7 @@ class _How:
                 f"target {t}: no exact response-time distribution for this model: {e}.  "
                 "The exact ones cover an open class along an overtake-free path of FCFS "
                 "./M/1 queues (or one M/M/c queue) in an open product-form network (method "
-                "'passage') and a closed network of exponential FCFS queues and delays "
+                "'passage') and a closed network of exponential FCFS or PS queues and delays "
                 "(method 'ctmc-passage'); size this model with method='sim' (the "
                 "simulator's percentile, its confidence interval kept as the margin)") from None
         if d.method == "ctmc-passage":
