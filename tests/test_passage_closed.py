@@ -183,3 +183,19 @@ def test_size_population_for_a_p95_matches_a_brute_force_scan():
     first_bad = next(n for n, v in enumerate(p95, start=1) if v > 0.7)
     assert s.answer == first_bad - 1 and s.exactness == "exact"
     assert any("ctmc-passage" in n for n in s.notes)
+
+
+def test_size_servers_for_a_p95_tries_every_count():
+    # the p95 of this cycle is not monotone in the servers at b (its mean
+    # is): the fewest servers meeting the target is found by trying each
+    def net_with(c):
+        return qm.Network([qm.Queue("a", 0.5), qm.Queue("b", 0.3, servers=c)],
+                          [qm.Closed("c", 4, route=["a", "b"])])
+
+    p95 = {c: qm.response_time_distribution(net_with(c)).percentile(95) for c in (1, 2, 3, 4)}
+    means = [qm.response_time_distribution(net_with(c)).mean for c in (1, 2, 3, 4)]
+    assert all(a > b for a, b in zip(means, means[1:]))
+    target = 0.5 * (p95[2] + p95[3])
+    s = qm.size(net_with(1), f"R_p95<={target!r}", vary="servers", station="b")
+    want = next(c for c in (1, 2, 3, 4) if p95[c] <= target)
+    assert s.answer == want
