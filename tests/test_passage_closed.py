@@ -71,6 +71,21 @@ def test_visit_ratios_without_think_time_match_mva():
     assert d.mean == pytest.approx(float(qm.mva(net).R["a"]), rel=1e-8)
 
 
+def test_a_cycle_that_may_visit_nothing_has_an_atom_at_zero():
+    # one job, visit ratio 0.5 with a think time: a cycle visits a with
+    # probability 0.5 (else it thinks again), so
+    # P(R <= t) = 0.5 + 0.5 (1 - e^{-t/S}) and the p75 is S ln 2
+    net = qm.Network([qm.Queue("a", 0.4)], [qm.Closed("c", 1, visits={"a": 0.5},
+                                                      think_time=1.0)])
+    d = qm.response_time_distribution(net)
+    assert d.cdf(0.0) == pytest.approx(0.5, abs=1e-12)
+    for t in (0.1, 0.3, 1.5):
+        assert d.cdf(t) == pytest.approx(0.5 + 0.5 * (1 - math.exp(-t / 0.4)), abs=1e-11)
+    assert d.percentile(40) == 0.0
+    assert d.percentile(75) == pytest.approx(0.4 * math.log(2), rel=1e-9)
+    assert d.mean == pytest.approx(float(qm.mva(net).R["c"]), rel=1e-12)
+
+
 def test_class_dependent_fcfs_matches_the_ctmc_mean():
     # outside product form (FCFS service differs by class): the arrival
     # theorem does not hold, the Palm start distribution still does; the
