@@ -124,20 +124,33 @@ def test_ps_multiclass_means_are_mva_per_class():
                                                                             rel=1e-8)
 
 
+def _three_stations():
+    return qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08, servers=2),
+                       qm.Delay("net", 0.1)],
+                      [qm.Closed("a", 5, route=["cpu", "disk", "net"], think_time=0.5)])
+
+
+def _class_dependent_fcfs():
+    # outside product form: FCFS service differs by class at cpu
+    return qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08)],
+                      [qm.Closed("a", 2, route=["cpu", "disk"], service={"cpu": 0.02}),
+                       qm.Closed("b", 2, route=["cpu", "disk"], think_time=0.5)])
+
+
 @pytest.mark.slow
-def test_p95_within_the_simulators_interval():
-    net = qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08, servers=2),
-                      qm.Delay("net", 0.1)],
-                     [qm.Closed("a", 5, route=["cpu", "disk", "net"], think_time=0.5)])
-    d = qm.response_time_distribution(net)
-    s = qm.simulate(net, seed=1, horizon=2000, replications=5, progress=False)
+@pytest.mark.parametrize("make, seed", [(_three_stations, 1), (_class_dependent_fcfs, 3)])
+def test_percentiles_within_the_simulators_interval(make, seed):
     from qmodels.sim.flatten import HIST_BINS, HIST_DECADES
 
+    net = make()
+    s = qm.simulate(net, seed=seed, horizon=2000, replications=5, progress=False)
     res = math.expm1(math.log(10.0) * HIST_DECADES / HIST_BINS)  # histogram resolution
-    for q in (50, 95, 99):
-        est = s.percentiles["a"][q]
-        exact = d.percentile(q)
-        assert float(est.low) - res * exact <= exact <= float(est.high) + res * exact
+    for c in net.class_names:
+        d = qm.response_time_distribution(net, c)
+        for q in (50, 95, 99):
+            est = s.percentiles[c][q]
+            exact = d.percentile(q)
+            assert float(est.low) - res * exact <= exact <= float(est.high) + res * exact
 
 
 @pytest.mark.parametrize("station, why", [
