@@ -260,10 +260,10 @@ class _Chain:
     ``c`` in service); a PS queue, a delay or the think stage is (count of class 0,
     ..., count of class C-1, tagged there or not)."""
 
-    def __init__(self, spec, r0, max_states):
+    def __init__(self, spec, r0, max_states, tag=True):
         from ._ctmc_spec import _FCFS, _PS
 
-        self.spec, self.r0, self.max_states = spec, r0, max_states
+        self.spec, self.r0, self.max_states, self.tag = spec, r0, max_states, tag
         self.fcfs = [spec.kind[k] == _FCFS for k in range(spec.K)] + [False]
         self.ps = [spec.kind[k] == _PS for k in range(spec.K)] + [False]
         self.tag_rows = _tag_rows(spec, r0)
@@ -282,7 +282,7 @@ class _Chain:
         for r in range(C):
             k = spec.ref[r] if spec.Z[r] <= 0 else spec.THINK
             for i in range(spec.pop[r]):
-                tagged = r == self.r0 and i == spec.pop[r] - 1
+                tagged = self.tag and r == self.r0 and i == spec.pop[r] - 1
                 if self.fcfs[k]:
                     places[k].append(_TAG if tagged else r)
                 elif tagged:
@@ -386,21 +386,56 @@ class _Chain:
 
 def _stationary(n, rows, cols, rates):
     """pi Q = 0, sum pi = 1 for the generator given by its transitions
-    (self-loops cancel): one balance equation replaced by the
-    normalisation, a sparse LU solve (Stewart 1994, sec. 2.3)."""
-    from scipy.sparse import coo_matrix, csc_matrix
+    (self-loops cancel), the chain irreducible: pi_0 pinned to 1, the
+    other balance equations solved by sparse LU (a dense normalisation row
+    would fill the factors in), then normalised (Stewart 1994, sec. 2.3)."""
+    from scipy.sparse import coo_matrix
     from scipy.sparse.linalg import spsolve
 
+    if n == 1:
+        return np.ones(1)
     rows, cols, rates = np.asarray(rows), np.asarray(cols), np.asarray(rates)
     out = np.bincount(rows, weights=rates, minlength=n)
     Q = coo_matrix((rates, (rows, cols)), shape=(n, n)).tocsr()
     Q = Q - coo_matrix((out, (np.arange(n), np.arange(n))), shape=(n, n)).tocsr()
-    A = Q.T.tolil()
-    A[0, :] = np.ones(n)
-    b = np.zeros(n)
-    b[0] = 1.0
-    pi = np.atleast_1d(spsolve(csc_matrix(A), b))
-    pi = np.clip(pi, 0.0, None)
+    At = Q.T.tocsc()
+    x = np.atleast_1d(spsolve(At[1:, 1:], -At[1:, 0].toarray().ravel()))
+    pi = np.clip(np.concatenate([[1.0], x]), 0.0, None)
+    return pi / pi.sum()
+
+
+def _untag(s, C, r0, counted):
+    """The state with the tagged job as any other job of its class, and
+    how many of the tagged chain's jobs it could be (its class's jobs at
+    its place if that keeps counts: ``counted``, the delays, PS queues and
+    the think stage; else 1, an FCFS slot)."""
+    out, weight = [], 1
+    for k, p in enumerate(s):
+        if k in counted:
+            if p[C]:
+                weight = p[r0] + 1
+                p = p[:r0] + (p[r0] + 1,) + p[r0 + 1:C] + (0,)
+        elif _TAG in p:
+            p = tuple(r0 if j == _TAG else j for j in p)
+        out.append(p)
+    return tuple(out), weight
+
+
+def _tagged_stationary(spec, r0, ch, max_states):
+    """The stationary distribution of the tagged chain from that of the
+    chain without a tag, which is smaller (an FCFS line of one class is a
+    count there): the jobs of a class are exchangeable (the same rates and
+    routing), so the tagged job is equally likely to be each job of its
+    class: pi(s) = pi_untagged(u) w / N_r, u the state with the tag taken
+    off, w the number of class-r jobs s's tagged place holds (1 in an FCFS
+    line, where the tag names one slot)."""
+    plain = _Chain(spec, r0, max_states, tag=False)
+    pu = _stationary(len(plain.states), plain.rows, plain.cols, plain.rates)
+    counted = {k for k in range(spec.K + 1) if not ch.fcfs[k]}
+    pi = np.empty(len(ch.states))
+    for i, s in enumerate(ch.states):
+        u, w = _untag(s, spec.C, r0, counted)
+        pi[i] = pu[plain.index[u]] * w
     return pi / pi.sum()
 
 
@@ -450,7 +485,7 @@ def closed_response_time_distribution(net: Network, cls: str | None = None,
     n = len(ch.states)
     TH = spec.THINK
     C = spec.C
-    pi = _stationary(n, ch.rows, ch.cols, ch.rates)
+    pi = _tagged_stationary(spec, r0, ch, int(max_states))
     inside = np.array([s[TH][C] == 0 for s in ch.states])
     pos = np.cumsum(inside) - 1
     m = int(inside.sum())
