@@ -118,7 +118,9 @@ class ClosedResponseTimeDistribution(ResponseTimeDistribution):
         w, P = c["w"], c["P"]
         while len(w) <= n:
             c["v"] = P @ c["v"]
-            w.append(float(self.alpha @ c["v"]))
+            # an elementwise product, not a BLAS dot: threaded BLAS stalls
+            # for milliseconds per small call on a busy machine
+            w.append(float((self.alpha * c["v"]).sum()))
         return np.asarray(w[:n + 1])
 
     def cdf(self, t) -> float:
@@ -140,7 +142,7 @@ class ClosedResponseTimeDistribution(ResponseTimeDistribution):
         k = np.arange(n + 1)
         logp = -qt + k * math.log(qt) - gammaln(k + 1)
         p = np.exp(logp)
-        tail = float(p @ self._weights(n))
+        tail = float((p * self._weights(n)).sum())
         return min(1.0, max(0.0, 1.0 - tail))
 
     def quantile(self, p: float) -> float:
@@ -150,7 +152,8 @@ class ClosedResponseTimeDistribution(ResponseTimeDistribution):
             raise InvalidValueError(f"quantile p={p!r} must lie in (0, 1)")
         if self.cdf(0.0) >= p:
             return 0.0
-        lo, hi = 0.0, max(self.mean, 1e-300)
+        self._weights(0)
+        lo, hi = 0.0, 1.0 / self._cache["q"]     # one mean holding time of the chain
         while self.cdf(hi) < p:
             lo, hi = hi, hi * 2.0
         while hi - lo > 1e-12 * hi:
