@@ -26,7 +26,9 @@ Applications*, 2nd ed., 2002, sec. 9.5).
   one job fewer: Lavenberg & Reiser, "Stationary state probabilities at
   arrival instants for closed queueing networks with multiple types of
   customers", J. Appl. Prob. 17, 1980); computed this way it needs no
-  product form (FCFS with class-dependent rates included).
+  product form (FCFS with class-dependent rates included).  pi itself
+  comes from the smaller chain without a tag: the jobs of a class are
+  exchangeable, so the tag is equally likely on each of them.
 * The **sub-generator** T: the chain's generator restricted to the states
   where the tagged job is inside its cycle, the cycle-ending transitions
   made exits.  The CDF is F(t) = 1 - alpha exp(T t) 1.
@@ -453,7 +455,7 @@ def closed_response_time_distribution(net: Network, cls: str | None = None,
     ------
     UnsupportedModelError
         Naming the class or station the chain does not model (an open
-        class, priorities, non-exponential service,
+        class, priorities, LCFS-PR, non-exponential service,
         load-dependent stations, capacities, pools, class switching).
     ProblemTooLargeError
         The tagged chain outgrows ``max_states``.
