@@ -103,6 +103,9 @@ METHOD_LABELS = {
                         "confidence intervals",)),
     "passage": (EXACT, ("an open product-form network; one fixed, overtake-free path of "
                         "FCFS ./M/1 queues (a last delay, or one M/M/c queue)",)),
+    "ctmc-passage": (EXACT, ("closed classes; exponential service at FCFS and PS queues "
+                             "and delays, exponential think times; the tagged job's chain "
+                             "within its state budget",)),
 }
 
 

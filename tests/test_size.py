@@ -211,9 +211,11 @@ def test_max_arrival_rate_with_another_class_by_hand():
 
 
 def test_refusals():
+    lcfs = qm.Network([qm.Queue("cpu", 0.05, discipline="lcfs-pr"), qm.Queue("disk", 0.08)],
+                      [qm.Closed("tx", 5, visits={"cpu": 1, "disk": 1})])
+    with pytest.raises(qm.UnsupportedModelError, match="R_p95.*'cpu'.*lcfs-pr"):
+        qm.size(lcfs, "R_p95<=1")
     net = _two_station(N=5)
-    with pytest.raises(qm.UnsupportedModelError, match="percentile"):
-        qm.size(net, "R_p95<=1")
     with pytest.raises(qm.InfeasibleTargetError, match="even one job"):
         qm.size(net, "R<=0.1")
     with pytest.raises(qm.InfeasibleTargetError, match="every population"):

@@ -133,14 +133,15 @@ def test_percentile_with_a_mean_target_both_bind_correctly():
 
 # --- refusals, by name --------------------------------------------------------
 
-def closed_net():
-    return qm.Network([qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08)],
+def closed_net(discipline="fcfs"):
+    return qm.Network([qm.Queue("cpu", 0.05, discipline=discipline), qm.Queue("disk", 0.08)],
                       [qm.Closed("tx", 1, think_time=1.0, route=["cpu", "disk"])])
 
 
 @pytest.mark.parametrize("net, kw, words", [
-    (closed_net(), {}, ["closed", "method='sim'"]),
-    (closed_net(), {"vary": "speed", "station": "disk"}, ["closed", "method='sim'"]),
+    (closed_net("lcfs-pr"), {}, ["'cpu'", "lcfs-pr", "method='sim'"]),
+    (closed_net("lcfs-pr"), {"vary": "speed", "station": "disk"},
+     ["'cpu'", "lcfs-pr", "method='sim'"]),
     (qm.Network([qm.Queue("web", 0.02), qm.Queue("db", 0.03)],
                 [qm.Open("tx", 20.0, visits={"web": 1, "db": 1})]),
      {"vary": "speed", "station": "db"}, ["random", "route=", "method='sim'"]),
@@ -206,8 +207,14 @@ def test_cli_sizes_a_percentile_on_a_path_from_a_model_file(tmp_path, capsys):
     p95 = quantile(lambda t: hypo_tail([50 - d["answer"], 1 / 0.03 - d["answer"]], t), 0.95)
     assert p95 == pytest.approx(0.2, rel=1e-5)
     assert d["exactness"] == "exact" and any("'passage'" in n for n in d["notes"])
-    # a closed model: refused by name, exit status 2
+    # a closed model: by the tagged job's chain (ctmc-passage)
     qm.save(closed_net(), tmp_path / "c.yaml")
     assert main(["size", str(tmp_path / "c.yaml"), "--max-population",
+                 "--target", "R_p95<=1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert any("'ctmc-passage'" in n for n in d["notes"])
+    # one it cannot model: refused by name, exit status 2
+    qm.save(closed_net("lcfs-pr"), tmp_path / "l.yaml")
+    assert main(["size", str(tmp_path / "l.yaml"), "--max-population",
                  "--target", "R_p95<=1"]) == 2
     assert "method='sim'" in capsys.readouterr().err

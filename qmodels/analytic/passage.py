@@ -35,9 +35,11 @@ Solutions in Stochastic Models*, 1981, Theorem 2.2.2), whose CDF is
 method on it.
 
 Anything else (a multi-server or delay station inside the path, random
-routing, processor sharing, non-exponential shapes, non-Poisson arrivals,
-closed classes) is refused by name: the simulator estimates percentiles
-for any model (``qm.simulate(...).percentiles``).
+routing, processor sharing, non-exponential shapes, non-Poisson arrivals)
+is refused by name: the simulator estimates percentiles for any model
+(``qm.simulate(...).percentiles``).  A closed class is answered by the
+passage time of a tagged job in the network's Markov chain (method
+``"ctmc-passage"``, :mod:`.passage_ctmc`).
 """
 
 from __future__ import annotations
@@ -264,9 +266,10 @@ def _convolve(a1, T1, a2, T2):
 
 
 def response_time_distribution(net: Network, cls: str | None = None) -> ResponseTimeDistribution:
-    """The exact end-to-end response-time distribution of open class ``cls``
+    """The exact end-to-end response-time distribution of class ``cls``
     (default: the only class), where the module docstring's conditions
-    hold.
+    hold; a closed class by
+    :func:`.passage_ctmc.closed_response_time_distribution`.
 
     Raises
     ------
@@ -291,9 +294,11 @@ def response_time_distribution(net: Network, cls: str | None = None) -> Response
         raise UnknownNameError(f"no class {cls!r} (the network has {list(net.class_names)})")
     klass = net.classes[net.class_names.index(cls)]
     if not isinstance(klass, Open):
-        raise UnsupportedModelError(
-            f"class {cls!r} is closed: its response-time distribution has no closed form "
-            "here (simulate for percentiles)")
+        # a closed class: the passage time of a tagged job in the network's
+        # chain (method "ctmc-passage", :mod:`.passage_ctmc`)
+        from .passage_ctmc import closed_response_time_distribution
+
+        return closed_response_time_distribution(net, cls)
     if net.closed_classes:
         raise UnsupportedModelError(
             f"the network has closed classes ({', '.join(c.name for c in net.closed_classes)}); "

@@ -28,13 +28,21 @@ Targets are strings ``METRIC[NAME] OP VALUE``:
   (95th here; ``R_p99.9`` works), found where an exact distribution exists
   by :func:`qmodels.response_time_distribution` (method ``"passage"``: an
   open class along an overtake-free path of FCFS ./M/1 queues, or at one
-  M/M/c queue, in an open product-form network), exact and kept with no
-  margin; with ``method="sim"`` by the simulator's estimate (p50, p95 or
-  p99), a ceiling met by the high end of its confidence interval raised by
-  the histogram's resolution (0.56 %), for any model the simulator runs.
-  Anything else (a closed class, random routing, a multi-server or delay
-  station inside the path, processor sharing, general service or arrivals,
-  priorities) is refused by name with method ``"auto"`` or an analytic
+  M/M/c queue, in an open product-form network; method ``"ctmc-passage"``:
+  a closed class in a closed network of exponential FCFS or PS queues and
+  delays, the passage time of a tagged job in the network's chain: the
+  population and server searches try every value in turn, as such a
+  percentile need not be monotone in them (its mean is; by this method a
+  cycle of 4 jobs through Queue(0.5) and Queue(0.3, servers=c) has p95
+  3.9434 with c = 2 and 3.9468 with c = 3), the speed search assumes it
+  falls with the speed-up), exact and kept with no margin; with
+  ``method="sim"`` by the simulator's estimate (p50, p95 or p99), a
+  ceiling met by the high end of its confidence interval raised by the
+  histogram's resolution (0.56 %), for any model the simulator runs.
+  Anything else (random routing of an open class, a
+  multi-server or delay station inside an open path, processor sharing
+  in an open network, general service or arrivals, priorities, a chain past its state budget)
+  is refused by name with method ``"auto"`` or an analytic
   method (:class:`~qmodels.errors.UnsupportedModelError`), pointing to
   ``method="sim"``.  The Sizing's notes say, per percentile, which it was
   and the margin kept.
@@ -379,7 +387,9 @@ class _How:
         Any other candidate needs the exact end-to-end distribution of
         :func:`qmodels.analytic.passage.response_time_distribution` (an open
         class along an overtake-free path of ./M/1 nodes, or one M/M/c
-        queue); where it has none, the refusal names the feature that
+        queue; a closed class in a closed network of exponential FCFS or PS
+        queues and delays, by the passage time of a tagged job:
+        :mod:`qmodels.analytic.passage_ctmc`); where it has none, the refusal names the feature that
         prevents it and points to ``method="sim"``.
 
         Monotone: along such a path the response time is a sum of
@@ -425,10 +435,19 @@ class _How:
         except UnsupportedModelError as e:
             raise UnsupportedModelError(
                 f"target {t}: no exact response-time distribution for this model: {e}.  "
-                "The exact one (method 'passage') covers an open class along an "
-                "overtake-free path of FCFS ./M/1 queues (or one M/M/c queue) in an open "
-                "product-form network; size this model with method='sim' (the simulator's "
-                "percentile, its confidence interval kept as the margin)") from None
+                "The exact ones cover an open class along an overtake-free path of FCFS "
+                "./M/1 queues (or one M/M/c queue) in an open product-form network (method "
+                "'passage') and a closed network of exponential FCFS or PS queues and delays "
+                "(method 'ctmc-passage'); size this model with method='sim' (the "
+                "simulator's percentile, its confidence interval kept as the margin)") from None
+        if d.method == "ctmc-passage":
+            seen[key] = (f"{key}: by 'ctmc-passage', exact: the response-time distribution "
+                         f"of closed class {cls!r} as the passage time of a tagged job in the "
+                         f"network's chain ({d.states} states; Harrison & Knottenbelt 2002); "
+                         "no margin needed; a speed search assumes the percentile falls as "
+                         "the station speeds up (not proved here; populations and server "
+                         "counts are tried one by one)")
+            return d.percentile(q), None
         seen[key] = (f"{key}: by 'passage', exact: " + (
             f"the end-to-end response-time distribution of class {cls!r} along "
             f"{' -> '.join(d.path)}, a phase-type sum of independent sojourn times (Walrand & "
@@ -865,13 +884,10 @@ def _population(net: Network, targets, cls) -> Sizing:
             f"classes {', '.join(net.class_names)}")
     _check_rates_not_falling(net)
     prob = _Problem(net, targets, name)
-    for t in prob.targets:
-        if t.percentile is not None:
-            raise UnsupportedModelError(
-                f"target {t}: class {name!r} is closed, and a closed class's response-time "
-                "distribution has no exact form here (method 'passage' covers open classes "
-                "along overtake-free paths of ./M/1 queues); size it with method='sim' (the "
-                "simulator's percentile, its confidence interval kept as the margin)")
+    if any(t.percentile is not None for t in prob.targets):
+        # a percentile has no MVA curve: each candidate population's exact
+        # distribution (method 'ctmc-passage'), searched as by any method
+        return _population_general(net, targets, name, _How("exact", general=True), scan=True)
     ceilings = [(t, k) for t, k in prob.resolved if t.ceiling]
     floors = [(t, k) for t, k in prob.resolved if not t.ceiling]
     if not ceilings:
@@ -938,14 +954,18 @@ def _population(net: Network, targets, cls) -> Sizing:
         notes=("exact MVA curve n = 0.." + str(len(curve.population) - 1),))
 
 
-def _population_general(net: Network, targets, cls, how: _How) -> Sizing:
+def _population_general(net: Network, targets, cls, how: _How, scan: bool = False) -> Sizing:
     """The largest population by a method other than exact MVA: an integer
     search (doubling, then bisection) on the method's answers, each target
     met with the margin kept for the method's error (:class:`_How`).  The
     search assumes the figures monotone in N (proved for product form:
     module docstring; here assumed, and said).  Every R ceiling breaks by
     the asymptotic bound R(N) >= N / X_max - Z (QSP sec. 5.2), which holds
-    for any network; a ceiling on X or U above its supremum never binds."""
+    for any network; a ceiling on X or U above its supremum never binds.
+
+    ``scan``: every population from 1 up is tried in turn, and the answer
+    is the last before the first that breaks a target (no monotonicity
+    assumed: a closed class's percentile by ``ctmc-passage``)."""
     name = _only(net, Closed, cls, "the largest population")
     if len(net.classes) != 1:
         raise UnsupportedModelError(
@@ -983,7 +1003,13 @@ def _population_general(net: Network, targets, cls, how: _How) -> Sizing:
         raise InfeasibleTargetError(
             f"even one job breaks {', '.join(prob.failed(state(1)[1]))}")
     lo, hi = 1, 2
-    while ok(hi):
+    while scan and ok(hi):
+        if hi >= MAX_POPULATION:
+            raise ProblemTooLargeError(
+                f"targets {', '.join(map(str, prob.targets))} still hold at N = "
+                f"{MAX_POPULATION:,}: the answer is beyond the search's limit")
+        lo, hi = hi, hi + 1
+    while not scan and ok(hi):
         if hi >= MAX_POPULATION:
             raise ProblemTooLargeError(
                 f"targets {', '.join(map(str, prob.targets))} still hold at N = "
@@ -1007,8 +1033,10 @@ def _population_general(net: Network, targets, cls, how: _How) -> Sizing:
         binding=tuple(prob.failed(beyond)), at=at, at_beyond=beyond,
         bottleneck=_bottleneck(r), next_bottleneck=_next_bottleneck(r), network=net_at,
         targets=tuple(str(t) for t in prob.targets),
-        **how.label(r, (f"integer search over N (doubling, then bisection): "
-                        f"{len(cache)} populations solved",)))
+        **how.label(r, ((f"every population from 1 tried in turn: N = {lo} is the last before "
+                         "the first that breaks a target",) if scan else
+                        (f"integer search over N (doubling, then bisection): "
+                         f"{len(cache)} populations solved",))))
 
 
 def _sup(net, key, xmax, D) -> float:
@@ -1174,23 +1202,18 @@ def _station_search(net: Network, targets, vary, station, tol, how: _How) -> Siz
         fig = state(v)[1]
         return fig is not None and not prob.failed(fig)
 
+    # a percentile of a closed class need not fall as a station gets more
+    # servers (the tagged job's cycle time is not stochastically monotone:
+    # its mean falls while its p95 may rise), so those are scanned one by one
+    scan = closed and any(t.percentile is not None for t in prob.targets)
     if vary == "servers":
         limit = max(int(c.population) for c in net.classes) if closed else MAX_SERVERS
-        if feasible(1):
-            answer = 1
-        else:
-            hi = 2
-            while not feasible(hi):
-                if hi >= limit:
-                    _no_answer(prob, state(limit)[1], station, f"{limit} servers", closed)
-                hi = min(2 * hi, limit)
-            lo = hi // 2 if hi > 2 else 1
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
-            answer = hi
+        answer = _fewest_servers(feasible, limit, scan, lambda: _no_answer(
+            prob, state(limit)[1], station, f"{limit} servers", closed))
         beyond = answer - 1 if answer > 1 else None
-        notes = ("integer search over the server count",)
+        notes = (("every server count from 1 tried in turn (a closed class's percentile "
+                  "need not fall with more servers)",) if scan else
+                 ("integer search over the server count",))
         param = f"{station}.servers"
     else:
         if feasible(1.0):
@@ -1220,6 +1243,29 @@ def _station_search(net: Network, targets, vary, station, tol, how: _How) -> Siz
         binding=binding, at=at, at_beyond=at_beyond,
         bottleneck=_bottleneck(r), next_bottleneck=_next_bottleneck(r), network=n_at,
         targets=tuple(str(t) for t in prob.targets), **how.label(r, notes))
+
+
+def _fewest_servers(feasible, limit, scan, none) -> int:
+    """The fewest servers (1..limit) that are ``feasible``: each in turn
+    with ``scan``, else doubling then bisection (monotone); ``none()``
+    raises when even ``limit`` fails."""
+    if scan:
+        answer = next((v for v in range(1, limit + 1) if feasible(v)), None)
+        if answer is None:
+            none()
+        return answer
+    if feasible(1):
+        return 1
+    hi = 2
+    while not feasible(hi):
+        if hi >= limit:
+            none()
+        hi = min(2 * hi, limit)
+    lo = hi // 2 if hi > 2 else 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
+    return hi
 
 
 def _check_improving(prob, station, vary, closed) -> None:
