@@ -71,6 +71,10 @@ class Transient:
         The confidence bounds of each figure (simulated; empty for the CTMC).
     initial : str
         The initial state, in words.
+    start : mapping
+        The figures at t = 0 (the initial state's; per figure, an array
+        over stations or classes) when the method knows them exactly (the
+        CTMC), else empty.
     steady : Result or None
         The steady state of the same network (``qm.solve``), if it has one.
     """
@@ -90,6 +94,7 @@ class Transient:
     notes: tuple = ()
     warnings: tuple = ()
     info: Mapping = field(default_factory=dict)
+    start: Mapping = field(default_factory=dict)
 
     # -- access ----------------------------------------------------------
     def _names(self, fig: str) -> list[str]:
@@ -183,27 +188,37 @@ class Transient:
                             for j, n in enumerate(self._names(f))} for f in FIGURES}
             d["high"] = {f: {n: [float(v) for v in np.asarray(self.high[f])[:, j]]
                              for j, n in enumerate(self._names(f))} for f in FIGURES}
+        if self.start:
+            d["start"] = {f: {n: float(np.asarray(self.start[f])[j])
+                              for j, n in enumerate(self._names(f))} for f in FIGURES}
         d["steady"] = {f: {n: self.steady_value(f, n) for n in self._names(f)} for f in FIGURES}
         d.update(label_dict(self))
         return d
 
     def plot(self, fig: str = "Q", names=None, ax=None, steady: bool = True):
-        """The figure over time, one line per station (or class), the
-        simulated interval as a band, the steady state dashed; returns the
-        Axes."""
+        """The figure over time from t = 0, one line per station (or class),
+        the simulated interval as a band, the steady state dashed; returns
+        the Axes.
+
+        A cell average (the simulator's, or the CTMC's with ``average=True``)
+        is the mean over its cell (t_{i-1}, t_i], so it is drawn as a step
+        over the whole cell, the first from t_0 = 0; an instant value is a
+        point of the curve, which starts at t = 0 from the initial state
+        when the result holds it (the CTMC's ``start``)."""
         from .plot import _axes
 
         ax = _axes(ax)
+        x, steps = self._plot_x()
         for name in names or self._names(fig):
-            y = self.series(fig, name)
-            (line,) = ax.plot(self.times, y, label=name,
-                              drawstyle="steps-pre" if self.kind == "cell average" else None)
+            y = self._plot_y(self.series(fig, name), fig, name, steps)
+            (line,) = ax.plot(x, y, label=name, drawstyle="steps-post" if steps else None)
             if self.low:
                 j = self._names(fig).index(name)
-                ax.fill_between(self.times, np.asarray(self.low[fig])[:, j],
-                                np.asarray(self.high[fig])[:, j], step="pre"
-                                if self.kind == "cell average" else None,
-                                alpha=0.25, color=line.get_color())
+                lo = self._plot_y(np.asarray(self.low[fig])[:, j], fig, name, steps, band=True)
+                hi = self._plot_y(np.asarray(self.high[fig])[:, j], fig, name, steps, band=True)
+                ax.fill_between(x if steps else self.times, lo, hi,
+                                step="post" if steps else None, alpha=0.25,
+                                color=line.get_color())
             ss = self.steady_value(fig, name)
             if steady and math.isfinite(ss):
                 ax.axhline(ss, ls="--", lw=0.8, color=line.get_color())
@@ -212,6 +227,27 @@ class Transient:
         ax.set_title(f"transient, {self.method} [{self.exactness}], {self.kind}")
         ax.legend()
         return ax
+
+    def _plot_x(self):
+        """(x data, drawn as steps): the cell edges 0, t_1 .. t_n for cell
+        averages; 0, t_1 .. t_n for instants with a start, else t_1 .. t_n."""
+        t = np.asarray(self.times, float)
+        if self.kind == "cell average":
+            return np.concatenate([[0.0], t]), True
+        if self.start:
+            return np.concatenate([[0.0], t]), False
+        return t, False
+
+    def _plot_y(self, y, fig, name, steps, band=False):
+        """y data matching :meth:`_plot_x`: a cell's value repeated at its
+        end edge (steps-post), or the value at t = 0 before the instants."""
+        y = np.asarray(y, float)
+        if steps:
+            return np.concatenate([y, y[-1:]])
+        if band or not self.start:
+            return y
+        j = self._names(fig).index(name)
+        return np.concatenate([[float(np.asarray(self.start[fig])[j])], y])
 
     def table(self, rows: int = 6) -> str:
         names = self.network.station_names
@@ -368,4 +404,5 @@ def _wrap(net, method, exactness, raw, lo, hi, level, notes, assumptions,
         kind="cell average" if raw.get("average") else "instant", figures=figs,
         low=lo or {}, high=hi or {}, initial=_start_words(net, method), steady=steady,
         level=level, assumptions=tuple(assumptions), notes=tuple(notes),
-        warnings=tuple(warns), info={"states": raw.get("states")})
+        warnings=tuple(warns), info={"states": raw.get("states")},
+        start={k: np.asarray(v, float) for k, v in (raw.get("start") or {}).items()})

@@ -154,3 +154,45 @@ def test_a_phase_type_fit_makes_the_transient_approximate_and_says_so():
     assert any("fit" in a for a in r.assumptions)
     exp = qm.Network([qm.Queue("q", 0.5)], [qm.Closed("c", 2, think_time=1.0, visits={"q": 1})])
     assert qm.transient(exp, 5.0, points=5, method="ctmc").exactness == "exact"
+
+
+def test_plot_draws_cells_over_their_cells_from_zero_and_instants_from_the_start():
+    """A cell average is the mean over (t_{i-1}, t_i]: drawn as a step over
+    its whole cell, the first from t = 0 (not from the first cell's end).
+    The CTMC's instant curve starts at t = 0 at the initial state: the three
+    jobs of a class without think time at its reference station (hand:
+    Q_q(0) = 3, Q_d(0) = 0, U_q(0) = 1)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    net = qm.Network([qm.Queue("q", 0.5), qm.Queue("d", 0.3)],
+                     [qm.Closed("c", 3, reference="q", visits={"q": 1, "d": 1})])
+    edges = np.linspace(0.0, 4.0, 5)
+    sim = qm.transient(net, 4.0, points=4, method="sim", seed=3, replications=4)
+    cells = qm.transient(net, 4.0, points=4, method="ctmc", average=True)
+    for r in (sim, cells):
+        ax = r.plot("Q", names=["q"], steady=False)
+        (line,) = ax.lines
+        x, y = line.get_xdata(), line.get_ydata()
+        assert line.get_drawstyle() == "steps-post"
+        np.testing.assert_allclose(x, edges)
+        # cell i's value held from its start edge t_{i-1} to its end t_i
+        np.testing.assert_allclose(y[:-1], r.series("Q", "q"))
+        assert y[-1] == y[-2]
+        if r.low:
+            (band,) = ax.collections
+            xs = band.get_paths()[0].vertices[:, 0]
+            assert xs.min() == pytest.approx(0.0) and xs.max() == pytest.approx(4.0)
+        plt.close(ax.figure)
+    inst = qm.transient(net, 4.0, points=4, method="ctmc")
+    for fig, name, want in (("Q", "q", 3.0), ("Q", "d", 0.0), ("U", "q", 1.0)):
+        ax = inst.plot(fig, names=[name], steady=False)
+        (line,) = ax.lines
+        np.testing.assert_allclose(line.get_xdata(), edges)
+        assert line.get_ydata()[0] == pytest.approx(want, abs=1e-12)
+        np.testing.assert_allclose(line.get_ydata()[1:], inst.series(fig, name))
+        plt.close(ax.figure)
+    assert inst.to_dict()["start"]["Q"]["q"] == pytest.approx(3.0)

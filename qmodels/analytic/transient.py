@@ -86,7 +86,8 @@ def ctmc_transient(net: Network, t_end: float, *, points: int = 50, average: boo
 
     Returns a dict: ``edges`` (the t_i), ``Q``, ``U``, ``X`` (points,
     stations), ``Q_class`` (points, classes), ``states``, ``initial`` (the
-    initial state, described), ``average``.
+    initial state, described), ``start`` (the figures at t = 0, of the
+    initial state), ``average``.
 
     Raises what :func:`qmodels.analytic.ctmc.ctmc` raises on a model it
     cannot build (a typed error naming the station or class), and
@@ -130,6 +131,7 @@ def ctmc_transient(net: Network, t_end: float, *, points: int = 50, average: boo
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results = [figures(p) for p in probs]
+        at0 = figures(p0)
     for msg in dict.fromkeys(str(w.message) for w in caught):
         warnings.warn(msg, NumericalWarning, stacklevel=2)
     for i, r in enumerate(results):
@@ -145,11 +147,16 @@ def ctmc_transient(net: Network, t_end: float, *, points: int = 50, average: boo
         out["U"][i] = np.asarray(r.station_utilization, float).sum(axis=0)
         out["X"][i] = np.asarray(r.station_throughput, float).sum(axis=0)
         out["Q_class"][i] = Qs[:, ~branch].sum(axis=1)
+    Q0 = np.asarray(at0.station_queue_length, float)
+    start = {"Q": Q0.sum(axis=0), "U": np.asarray(at0.station_utilization, float).sum(axis=0),
+             "X": np.asarray(at0.station_throughput, float).sum(axis=0),
+             "Q_class": Q0[:, ~branch].sum(axis=1)}
     trunc = max(float(r.info.get("truncation_mass", 0.0) or 0.0) for r in results)
     if trunc > 0:
         assumed.append(f"open jobs truncated at the chain's bound (largest probability there "
                        f"over the grid {trunc:.3g})")
     out.update(edges=t_end * np.arange(1, points + 1) / points, states=n, initial=first,
+               start=start,
                average=bool(average), mass_drift=drift, exactness=exactness,
                assumptions=tuple(assumed), warnings=tuple(warned))
     return out
