@@ -17,10 +17,17 @@ from a known start (a cold start, a burst, the moment after a failover).
 
 The start: no open job, and every closed job at the beginning of its cycle.
 With a think time that is the think stage for both methods.  Without one the
-CTMC puts the jobs at the class's reference station, while the simulator
-routes each from the think stage to a first station at time 0, drawn from
-the class's routing: the two transients then start from different states
+CTMC puts the jobs at the class's reference station.  The simulator does the
+same for a class given by routing (a class of a class-switching chain other
+than the chain's first: at the first station of its routing), while a class
+given by visits is routed from the think stage to a first station at time 0,
+drawn from its routing: the two transients then start from different states
 (the result says so).
+
+Class switching: the CTMC's state holds each job's class, so its transient
+runs on the chain ``qm.ctmc`` solves; the user splits a closed chain's
+population among its classes by the classes' populations, and that split is
+the start of both methods.
 
 The answer also carries the steady state (``steady``: ``qm.solve`` of the
 same network, labelled as it labels itself) and, per station, the time after
@@ -279,6 +286,20 @@ def _branch_mask(net: Network) -> np.ndarray:
     return np.array([s.name in owner for s in net.stations], dtype=bool)
 
 
+def _sim_start(net: Network, c) -> str | None:
+    """Where the simulator puts a closed job without think time at t = 0: a
+    class given by routing at its reference station (a class of a switching
+    chain other than the chain's first at the first station of its own
+    routing: :func:`qmodels.sim.flatten._explicit_routing`); None for a class
+    given by visits, whose first station is drawn from its routing."""
+    if c.routing is None:
+        return None
+    for chain in net.chains:
+        if c.name in chain and len(chain) > 1 and chain[0] != c.name:
+            return next(iter(c.routing))
+    return c.reference
+
+
 def _start_words(net: Network, method: str) -> str:
     parts = ["no open job"] if net.open_classes else []
     for c in net.classes:
@@ -286,9 +307,15 @@ def _start_words(net: Network, method: str) -> str:
             continue
         if float(c.think_time) > 0:
             parts.append(f"the {int(c.population)} jobs of class {c.name!r} thinking")
+        elif method == "ctmc" and c.reference is not None:
+            parts.append(f"the {int(c.population)} jobs of class {c.name!r} at its reference "
+                         f"station {c.reference!r}")
         elif method == "ctmc":
             parts.append(f"the {int(c.population)} jobs of class {c.name!r} at its reference "
                          "station")
+        elif _sim_start(net, c) is not None:
+            parts.append(f"the {int(c.population)} jobs of class {c.name!r} at station "
+                         f"{_sim_start(net, c)!r}")
         else:
             parts.append(f"the {int(c.population)} jobs of class {c.name!r} routed to a first "
                          "station at t = 0")
@@ -296,12 +323,17 @@ def _start_words(net: Network, method: str) -> str:
 
 
 def _differs(net: Network) -> bool:
-    """True when the CTMC's and the simulator's starts differ (a closed class
-    without think time that can start at more than one station)."""
+    """True when the CTMC's and the simulator's starts differ: a closed
+    class without think time given by visits that can start at more than
+    one station, or given by routing and started by the simulator elsewhere
+    than at its reference station (:func:`_sim_start`)."""
     V = np.asarray(net.visits, float)
     for i, c in enumerate(net.classes):
-        if isinstance(c, Closed) and int(c.population) > 0 and float(c.think_time) == 0 \
-                and np.count_nonzero(V[i] > 0) > 1:
+        if not (isinstance(c, Closed) and int(c.population) > 0 and float(c.think_time) == 0):
+            continue
+        if c.routing is None and np.count_nonzero(V[i] > 0) > 1:
+            return True
+        if c.routing is not None and _sim_start(net, c) != c.reference:
             return True
     return False
 
@@ -396,8 +428,10 @@ def _wrap(net, method, exactness, raw, lo, hi, level, notes, assumptions,
                      f"{str(e).splitlines()[0][:160]})")
     if _differs(net):
         notes.append("a closed class without think time starts at its reference station in "
-                     "the CTMC but at a station drawn from its routing in the simulator: "
-                     "the two methods' transients start from different states")
+                     "the CTMC but elsewhere in the simulator (at a station drawn from its "
+                     "routing, or the first of its routing for a class of a switching chain "
+                     "other than the chain's first): the two methods' transients start from "
+                     "different states")
     figs = {k: np.asarray(raw[k], float) for k in FIGURES}
     return Transient(
         network=net, method=method, exactness=exactness, times=np.asarray(raw["edges"]),

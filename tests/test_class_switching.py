@@ -440,8 +440,6 @@ def test_other_consumers_refuse_class_switching_by_name():
         jmt.to_jmva(cache_closed())
     with pytest.raises(UnsupportedModelError, match="switch class"):
         qm.response_time_distribution(cache_open(), "hit")
-    with pytest.raises(UnsupportedModelError, match="'ctmc' does not handle class switching"):
-        qm.transient(cache_closed(), 5.0, method="ctmc")
 
 
 def _jsimg_routing(xml):

@@ -5,6 +5,11 @@ The chain is the one :func:`qmodels.analytic.ctmc.ctmc` builds (same
 states, same rates, same budget); its initial state is the build's first
 state: no open job, every closed job in its think stage when the class has
 a think time, else at its reference station (:meth:`_Chain.initial`).
+With class switching (:mod:`qmodels.model.chains`) a job's class is part
+of the state, so the same chain carries the jobs from class to class: the
+start puts each class's own population (the user's split of its chain's
+population) at the class's reference station, and every state reached
+keeps each closed chain's population.
 
 p(t) = p(0) exp(Q t) (Kolmogorov's forward equations; Stewart,
 *Introduction to the Numerical Solution of Markov Chains*, 1994, ch. 8),
@@ -95,12 +100,6 @@ def ctmc_transient(net: Network, t_end: float, *, points: int = 50, average: boo
     import scipy.sparse as sp
     from scipy.sparse.linalg import expm_multiply
 
-    if net.has_class_switching:
-        from ..errors import UnsupportedModelError
-
-        raise UnsupportedModelError(
-            "method 'ctmc' does not handle class switching over time (the transient); the "
-            "steady state is qm.ctmc(net), the transient method='sim'")
     t_end = float(check_real(t_end, "t_end (the transient's end)", allow_zero=False))
     points = check_count(points, "points", minimum=1)
     n, rows, cols, vals, figures, first = _chain(net, max_states, open_limit)
