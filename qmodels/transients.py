@@ -16,6 +16,9 @@ from a known start (a cold start, a burst, the moment after a failover).
     the CTMC when its chain fits ``max_states``, else the simulator.
 
 The start: no open job, and every closed job at the beginning of its cycle.
+An open stream with non-exponential (phase-type) inter-arrival times starts
+at the beginning of an inter-arrival time in both methods (the CTMC's first
+arrival phase; the simulator's first arrival a full draw after 0).
 With a think time that is the think stage for both methods.  Without one the
 CTMC puts the jobs at the class's reference station.  The simulator does the
 same for a class given by routing (a class of a class-switching chain other
@@ -302,6 +305,8 @@ def _sim_start(net: Network, c) -> str | None:
 
 def _start_words(net: Network, method: str) -> str:
     parts = ["no open job"] if net.open_classes else []
+    if any(getattr(c, "interarrival", None) is not None for c in net.open_classes):
+        parts.append("each open stream at the start of an inter-arrival time")
     for c in net.classes:
         if not isinstance(c, Closed) or int(c.population) == 0:
             continue

@@ -196,3 +196,56 @@ def test_plot_draws_cells_over_their_cells_from_zero_and_instants_from_the_start
         np.testing.assert_allclose(line.get_ydata()[1:], inst.series(fig, name))
         plt.close(ax.figure)
     assert inst.to_dict()["start"]["Q"]["q"] == pytest.approx(3.0)
+
+
+def _e2_inf(lam=1.5, S=2.0):
+    return qm.Network([qm.Delay("d", S)],
+                      [qm.Open("o", lam, interarrival=qm.Erlang(2), visits={"d": 1})])
+
+
+def test_phase_type_arrivals_from_empty_match_the_renewal_closed_form():
+    """Erlang-2 arrivals (phase rate b = 2 lam) to an infinite server from
+    empty, the stream at the start of an inter-arrival time at t = 0.
+
+    Hand derivation: the renewal density h has Laplace transform
+    f*/(1 - f*) with f*(s) = (b/(b+s))^2 (Cox, *Renewal Theory*, 1962,
+    ch. 4), i.e. b^2/(s (s + 2b)), so h(t) = (b/2)(1 - exp(-2bt)).  A job
+    that arrived at s is still present at t with probability
+    exp(-(t-s)/S), so (M/G/inf argument of Ross 1996, sec. 2.3, with the
+    arrival intensity h in place of lam)
+
+        E N(t) = int_0^t h(s) exp(-mu (t-s)) ds
+               = (b/2) [(1 - e^{-mu t})/mu - (e^{-2bt} - e^{-mu t})/(mu - 2b)],
+
+    mu = 1/S, tending to lam S; completions per unit time mu E N(t)."""
+    lam, S = 1.5, 2.0
+    b, mu = 2 * lam, 1 / S
+    r = qm.transient(_e2_inf(lam, S), 6.0, points=6, method="ctmc", open_limit=40)
+    t = r.times
+    want = b / 2 * ((1 - np.exp(-mu * t)) / mu - (np.exp(-2 * b * t) - np.exp(-mu * t))
+                    / (mu - 2 * b))
+    assert r.exactness == "exact"
+    assert any("inter-arrival" in a for a in r.assumptions)
+    np.testing.assert_allclose(r.series("Q", "d"), want, rtol=1e-9)
+    np.testing.assert_allclose(r.series("X", "d"), mu * want, rtol=1e-9)
+    # Poisson arrivals at the same rate give more early on: lam S (1 - e^{-t/S})
+    # exceeds the Erlang stream's count, which has to wait out a first phase
+    assert np.all(lam * S * (1 - np.exp(-t / S)) > want)
+    assert "start of an inter-arrival time" in r.initial
+
+
+def test_phase_type_arrivals_simulated_from_the_same_start():
+    """The simulator also starts the stream at a fresh inter-arrival time
+    (its first arrival a full draw after 0): its cells cover the CTMC's."""
+    net = qm.Network([qm.Queue("q", 0.5)],
+                     [qm.Open("o", 1.2, interarrival=qm.Erlang(2), visits={"q": 1})])
+    exact = qm.transient(net, 3.0, points=6, method="ctmc", average=True, open_limit=40)
+    sim = qm.transient(net, 3.0, points=6, method="sim", seed=7, replications=300)
+    inside = total = 0
+    for fig in ("Q", "U"):
+        e, m = exact.series(fig, "q"), sim.series(fig, "q")
+        lo, hi = sim.low[fig][:, 0], sim.high[fig][:, 0]
+        assert np.all(np.abs(m - e) <= 4 * (hi - lo) / 2), (fig, m, e)
+        inside += int(np.sum((lo <= e) & (e <= hi)))
+        total += len(e)
+    assert inside >= 0.75 * total, (inside, total)
