@@ -328,3 +328,58 @@ def test_disk_load_follows_the_cache_not_che_on_a_tiny_catalog():
     exact, che = lam * (1 - HIT_C1) * s_d, lam * (1 - cache.hit_ratio) * s_d
     assert r.U["disk"].contains(exact), (r.U["disk"], exact)
     assert not r.U["disk"].contains(che), (r.U["disk"], che)
+
+
+def _disk_net(capacity, policy="lru", lookup=0.001, closed=False):
+    """cache -> hit: mem (a delay) / miss: disk (a queue), built afresh."""
+    cache = qm.Cache(capacity, qm.Zipf(0.8, 200), policy=policy, lookup=lookup)
+    st = cache.station("cache", hit="mem", miss="disk")
+    stations = [st, qm.Delay("mem", 1e-4), qm.Queue("disk", 0.004)]
+    if closed:
+        cls = qm.Closed("c", 6, think_time=0.05, reference="cache", routing={
+            "cache": st.split(), "mem": {"cache": 1.0}, "disk": {"cache": 1.0}})
+    else:
+        cls = qm.Open("c", 150.0, routing={"source": {"cache": 1.0}, "cache": st.split(),
+                                            "mem": {"sink": 1.0}, "disk": {"sink": 1.0}})
+    return qm.Network(stations, [cls])
+
+
+@pytest.mark.parametrize("closed", [False, True])
+def test_sweep_over_the_cache_capacity_matches_fresh_networks(closed):
+    # the reference at each capacity is the network built afresh there (its
+    # row the new station's split), solved by the same exact method
+    caps = [1, 5, 20, 80, 199]  # 0 or all 200 items would leave mem or disk unvisited
+    df = qm.sweep(_disk_net(10, closed=closed), {"cache.cache_capacity": caps},
+                  method="exact", progress=False)
+    rows = df[(df["scope"] == "class") & (df["name"] == "c")].sort_values("point")
+    assert len(rows) == len(caps)
+    disk = df[(df["scope"] == "station") & (df["name"] == "disk")].sort_values("point")
+    for cap, r, u in zip(caps, rows["R"], disk["U"]):
+        fresh = qm.solve(_disk_net(cap, closed=closed), method="exact")
+        assert r == pytest.approx(fresh.R["c"], rel=1e-12), cap
+        assert u == pytest.approx(fresh.U["disk"], rel=1e-12), cap
+    # the disk's load falls as the cache grows
+    assert list(disk["U"]) == sorted(disk["U"], reverse=True)
+    assert disk["U"].iloc[0] > 2 * disk["U"].iloc[-1]
+
+
+def test_apply_to_a_cache_station_rederives_the_split_and_keeps_its_element():
+    net = _disk_net(10)
+    new = qm.apply(net, {"cache.cache_capacity": 40, "cache.policy": "fifo"})
+    st = new.stations[0]
+    assert (st.cache_capacity, st.policy) == (40, "fifo")
+    assert (st.element.capacity, st.element.policy) == (40, "fifo")
+    assert new.classes[0].routing["cache"] == st.split() == _disk_net(40, "fifo").stations[0].split()
+    # a parameter of the element alone still rebuilds (the station is its element's)
+    again = qm.apply(new, {"cache.lookup": 0.002})
+    assert again.stations[0] == _disk_net(40, "fifo", lookup=0.002).stations[0]
+    # a station built without the element: the popularity is the station's own
+    bare = qm.CacheStation("cache", 0.001, cache_capacity=2, popularity=list(P3),
+                           hit="mem", miss="disk")
+    net = qm.Network([bare, qm.Delay("mem", 1e-4), qm.Delay("disk", 1e-3)],
+                     [qm.Open("c", 1.0, routing={"source": {"cache": 1.0}, "cache": bare.split(),
+                                                 "mem": {"sink": 1.0}, "disk": {"sink": 1.0}})])
+    new = qm.apply(net, {"cache.cache_capacity": 1})
+    assert new.classes[0].routing["cache"] == new.stations[0].split()
+    assert new.classes[0].routing["cache"] == qm.Cache(1, list(P3)).split("mem", "disk")
+    assert new.stations[0].element is None
