@@ -383,3 +383,41 @@ def test_apply_to_a_cache_station_rederives_the_split_and_keeps_its_element():
     assert new.classes[0].routing["cache"] == new.stations[0].split()
     assert new.classes[0].routing["cache"] == qm.Cache(1, list(P3)).split("mem", "disk")
     assert new.stations[0].element is None
+
+
+@pytest.mark.parametrize("policy,capacity,exact", [
+    ("lru", 1, HIT_C1), ("lru", 2, HIT_LRU_C2), ("fifo", 2, HIT_FIFO_C2),
+])
+def test_simulated_hit_ratio_figure_is_the_exact_law(policy, capacity, exact):
+    # the figure the run reports, hits / lookups counted in the event loop,
+    # against the hand derivations at the top of this file
+    net = _open_cache_net(qm.Cache(capacity, list(P3), policy=policy))
+    r = qm.simulate(net, seed=21, horizon=100.0, replications=6, level=LEVEL, progress=False)
+    h = r.hit_ratio["cache"]
+    assert h.n == 6 and h.level == LEVEL
+    assert h.contains(exact), (policy, capacity, h, exact)
+    # every lookup ends at mem or disk: the hits are mem's share of the two
+    share = r.X["mem"].mean / (r.X["mem"].mean + r.X["disk"].mean)
+    assert h.mean == pytest.approx(share, abs=2 * h.half_width)
+
+
+@pytest.mark.parametrize("policy,tol", [("lru", 0.002), ("fifo", 0.007)])
+def test_simulated_hit_ratio_figure_within_che_known_error(policy, tol):
+    # Che's error on this catalog (see test_zipf_catalog_within_che_known_error)
+    cache = qm.Cache(50, qm.Zipf(0.8, 1000), policy=policy)
+    r = qm.simulate(_open_cache_net(cache), seed=22, horizon=100.0, replications=6,
+                    level=LEVEL, progress=False)
+    h = r.hit_ratio["cache"]
+    assert h.low - tol <= cache.hit_ratio <= h.high + tol, (policy, h, cache.hit_ratio)
+    assert "hit ratio" in str(r)
+
+
+def test_batch_means_hit_ratio_and_none_without_a_cache():
+    net = _open_cache_net(qm.Cache(1, list(P3)))
+    r = qm.simulate(net, seed=23, horizon=400.0, method="batch_means", level=LEVEL,
+                    progress=False)
+    assert r.output_analysis == "batch_means"
+    assert r.hit_ratio["cache"].n > 1 and r.hit_ratio["cache"].contains(HIT_C1)
+    plain = qm.Network([qm.Queue("q", 0.001)], [qm.Open("a", 100.0, visits={"q": 1.0})])
+    assert dict(qm.simulate(plain, seed=1, horizon=50.0, replications=2,
+                            progress=False).hit_ratio) == {}
