@@ -271,10 +271,48 @@ def test_tiny_catalog_long_run_tells_the_exact_law_from_che(policy, exact):
     assert np.isfinite(mean)
 
 
-def test_model_files_refuse_a_cache_station():
-    net = _open_cache_net(qm.Cache(2, list(P3)))
-    with pytest.raises(UnsupportedModelError, match="cache station 'cache'"):
-        net.to_dict()
+@pytest.mark.parametrize("suffix", ["yaml", "json"])
+def test_model_files_hold_a_cache_station(tmp_path, suffix):
+    # a Zipf catalog (irrational probabilities: the floats must come back
+    # bit for bit) and the tiny one, a queue's options set too
+    for net in (_disk_net(20, policy="random", closed=True),
+                _open_cache_net(qm.Cache(2, list(P3), policy="fifo"), lookup=1e-4)):
+        qm.save(net, tmp_path / f"m.{suffix}")
+        again = qm.load(tmp_path / f"m.{suffix}")
+        assert again == net
+        a, b = again.stations[0], net.stations[0]
+        assert isinstance(a, qm.CacheStation)
+        assert np.array_equal(a.popularity, b.popularity)
+        assert (a.cache_capacity, a.policy, a.hit, a.miss) == (b.cache_capacity, b.policy,
+                                                               b.hit, b.miss)
+        assert a.hit_ratio == b.hit_ratio
+        assert qm.Network.from_dict(net.to_dict()) == net
+    # the schema knows the cache's keys
+    from qmodels.io import schema
+
+    data = _disk_net(20).to_dict()
+    assert data["stations"][0]["kind"] == "cache"
+    assert schema.validate(data) == [] and schema.conforms(data)
+    data["stations"][0]["policy"] = "lfu"
+    assert not schema.conforms(data)
+    assert schema.validate(data)
+
+
+def test_model_file_cache_errors_name_the_key():
+    from qmodels.errors import ModelFileError
+
+    data = _disk_net(20).to_dict()
+    data["stations"][0]["popularity"] = [0.5, 0.4]  # does not sum to 1
+    with pytest.raises(ModelFileError, match="sum to 1"):
+        qm.Network.from_dict(data)
+    data = _disk_net(20).to_dict()
+    del data["stations"][0]["miss"]
+    with pytest.raises(ModelFileError, match="miss"):
+        qm.Network.from_dict(data)
+    data = _disk_net(20).to_dict()
+    data["stations"][1]["cache_capacity"] = 3   # on mem, a delay
+    with pytest.raises(ModelFileError, match="only a cache station"):
+        qm.Network.from_dict(data)
 
 
 def test_a_cache_network_has_the_loop_signature_of_every_model():
