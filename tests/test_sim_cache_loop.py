@@ -459,3 +459,27 @@ def test_batch_means_hit_ratio_and_none_without_a_cache():
     plain = qm.Network([qm.Queue("q", 0.001)], [qm.Open("a", 100.0, visits={"q": 1.0})])
     assert dict(qm.simulate(plain, seed=1, horizon=50.0, replications=2,
                             progress=False).hit_ratio) == {}
+
+
+def _visits_net(capacity, extra_mem=0.0):
+    cache = qm.Cache(capacity, qm.Zipf(0.8, 200), lookup=0.001)
+    st = cache.station("cache", hit="mem", miss="disk")
+    split = cache.split("mem", "disk", 2.0)
+    return qm.Network([st, qm.Delay("mem", 1e-4), qm.Queue("disk", 0.004)],
+                      [qm.Closed("c", 5, think_time=0.05,
+                                 visits={"cache": 2.0, **split,
+                                         "mem": split["mem"] + extra_mem})])
+
+
+def test_sweep_moves_the_split_in_a_class_given_by_visits():
+    caps = [1, 10, 60]
+    df = qm.sweep(_visits_net(10), {"cache.cache_capacity": caps}, method="exact",
+                  progress=False)
+    rows = df[(df["scope"] == "class") & (df["name"] == "c")].sort_values("point")
+    for cap, x in zip(caps, rows["X"]):
+        assert x == pytest.approx(qm.solve(_visits_net(cap), method="exact").X["c"], rel=1e-12)
+    # visits to the hit station that are not the split alone: refused by name, not left stale
+    with pytest.raises(qm.errors.InvalidValueError, match="class 'c' at cache station 'cache'"):
+        qm.apply(_visits_net(10, extra_mem=0.5), {"cache.cache_capacity": 20})
+    # a change that leaves the split alone (the lookup time) is no trouble
+    assert qm.apply(_visits_net(10, extra_mem=0.5), {"cache.service": 0.002})

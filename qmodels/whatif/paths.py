@@ -23,9 +23,13 @@ station and its element stay one.  Every class whose routing row at the
 station was the old station's split (:meth:`CacheStation.split`, Che's hit
 ratio) gets the new station's split, so a sweep over the cache's capacity
 solves the network a fresh build at each capacity gives.  A class given by
-visits carries the split in its visit ratios, which a path cannot tell
-from other visits: it keeps them (give it routing, or build the network
-for each point with a function model).
+visits carries the split in its visit ratios: when its visits to the hit
+and the miss station are exactly the cache's visits times the old split
+(``visits={"cache": v, **cache.split("mem", "disk", v)}``) they become the
+new split's; any other visits there (the hit station also reached another
+way, a class given by demands) cannot be told apart from the split and
+are refused by name rather than left stale (give the class routing, or
+build the network for each point with a function model).
 """
 
 from __future__ import annotations
@@ -36,10 +40,12 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import is_symbolic
 from ..errors import InvalidValueError, UnknownNameError
 from ..model import Network
 from ..model.caching import SPLIT_TOLERANCE, CacheStation
 from ..model.lowered import lower_like, same_family
+from ..model.stations import SINK
 
 __all__ = ["apply"]
 
@@ -115,8 +121,41 @@ def _resplit(old_stations, stations, classes) -> None:
             continue
         for i, c in enumerate(classes):
             routing = getattr(c, "routing", None)
-            if routing and _is_split(routing.get(new.name), before):
-                classes[i] = dataclasses.replace(c, routing={**routing, new.name: after})
+            if routing:
+                if _is_split(routing.get(new.name), before):
+                    classes[i] = dataclasses.replace(c, routing={**routing, new.name: after})
+            else:
+                classes[i] = _revisit(c, old, new, before, after)
+
+
+def _revisit(c, old, new, before, after):
+    """Class ``c`` (no routing) with its visit ratios at the hit and miss
+    stations of the changed cache ``old`` -> ``new`` moved from the old
+    split ``before`` to the new ``after`` (see the module docstring), or an
+    :class:`InvalidValueError` naming it when its visits there are not the
+    old split's."""
+    vis = getattr(c, "visits", None) or {}
+    dem = getattr(c, "demands", None) or {}
+    if not vis.get(new.name) and not dem.get(new.name):
+        return c  # it does not visit the cache
+    who = (f"class {c.name!r} at cache station {new.name!r}: its visit ratios carry the "
+           "cache's split (Che's hit ratio), which the change moves")
+    if not vis or is_symbolic(vis.get(new.name)):
+        raise InvalidValueError(f"{who}; a class given by demands (or symbolic visits) cannot "
+                                "follow it: give the class routing (row station.split()) or "
+                                "build the network for each point (a function model)")
+    v = float(vis[new.name])
+    keys = [k for k in before if k not in (SINK, new.name)]
+    same = (old.hit, old.miss) == (new.hit, new.miss) and all(
+        not is_symbolic(vis.get(k, 0.0))
+        and abs(float(vis.get(k, 0.0)) - v * before[k]) <= 1e-9 * max(1.0, v) for k in keys)
+    if not same:
+        raise InvalidValueError(
+            f"{who}; its visits to {', '.join(map(repr, keys))} are not the cache's {v!r} "
+            "visits times the old split, so they cannot be moved to the new one: give the "
+            "class routing (row station.split()) or build the network for each point (a "
+            "function model)")
+    return dataclasses.replace(c, visits={**vis, **{k: v * after[k] for k in keys}})
 
 
 def _params(obj) -> list[str]:
