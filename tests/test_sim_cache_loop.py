@@ -447,7 +447,7 @@ def test_simulated_hit_ratio_figure_within_che_known_error(policy, tol):
                     level=LEVEL, progress=False)
     h = r.hit_ratio["cache"]
     assert h.low - tol <= cache.hit_ratio <= h.high + tol, (policy, h, cache.hit_ratio)
-    assert "hit ratio" in str(r)
+    assert "hit ratio" in str(r) and "hit ratio" in r._repr_html_()
 
 
 def test_batch_means_hit_ratio_and_none_without_a_cache():

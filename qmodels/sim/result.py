@@ -367,6 +367,10 @@ class SimResult:
         lost = [[name, _pm(e)] for name, e in self.lost.items() if e.mean > 0]
         if lost:
             out.append(h.html_table(["class", "lost [arrivals/s]"], lost, caption="lost arrivals"))
+        hits = [[name, _pm(e)] for name, e in self.hit_ratio.items()]
+        if hits:
+            out.append(h.html_table(["cache station", "hit ratio (hits / lookups)"], hits,
+                                    caption="caches, run item by item"))
         if self.bottleneck:
             out.append(h.para("bottleneck: ", bold=", ".join(self.bottleneck)))
         out.append(h.para(f"{self.events:,} events in {self.wall_time:.3g} s "
