@@ -16,8 +16,9 @@ import math
 import unicodedata
 from typing import Any
 
-from ..errors import ModelError, ModelFileError, RoutingError
+from ..errors import ModelError, ModelFileError, ProblemTooLargeError, RoutingError
 from ..model import distributions as dist
+from ..model.caching import CacheStation
 from ..model.forkjoin import ForkJoin
 from ..model.network import (
     SINK,
@@ -341,6 +342,36 @@ def _queue(s, name, service, kw, path, errs, ctx, ok):
     return Queue(name, service, servers=servers, discipline=discipline, **kw)
 
 
+#: the keys of a cache station's own (kind: cache)
+_CACHE_KEYS = ("cache_capacity", "policy", "hit", "miss", "popularity")
+
+
+def _cache(s, name, service, kw, path, errs, ctx, ok):
+    """A :class:`CacheStation` from its entry (``kind: cache``: a queue's
+    keys and ``cache_capacity``, ``popularity``, ``policy``, ``hit``,
+    ``miss``), or None (errors added at their paths)."""
+    n0 = len(errs)
+    if "rate_multipliers" in s:
+        errs.add(f"{path}.rate_multipliers", "a cache station has servers, not rate_multipliers")
+    for key in ("cache_capacity", "popularity", "hit", "miss"):
+        if key not in s:
+            errs.add(f"{path}.{key}", f"missing {key} of a cache station")
+    if len(errs) > n0:
+        return None
+    servers = _value(s.get("servers", 1), f"{path}.servers", errs, ctx, integer=True)
+    cap = _value(s["cache_capacity"], f"{path}.cache_capacity", errs, ctx, integer=True)
+    if servers is None or cap is None or not ok:
+        return None
+    try:
+        return CacheStation(name, service, servers=servers,
+                            discipline=s.get("discipline", "fcfs"), cache_capacity=cap,
+                            popularity=s["popularity"], policy=s.get("policy", "lru"),
+                            hit=s["hit"], miss=s["miss"], **kw)
+    except (ModelError, ProblemTooLargeError) as e:
+        errs.add(path, str(e))
+        return None
+
+
 def _forkjoin(s, path, names, errs):
     """A :class:`ForkJoin` from its entry (``kind: forkjoin``, ``branches``,
     optional ``tasks``), or None (errors added at their paths)."""
@@ -377,6 +408,10 @@ def _station(s, path, errs, ctx, names=frozenset()):
     kind = "ld" if kind == "load_dependent" else kind
     n0 = len(errs)
     _station_key_errors(s, kind, path, errs)
+    if kind != "cache":
+        for key in _CACHE_KEYS:
+            if key in s:
+                errs.add(f"{path}.{key}", f"only a cache station (kind: cache) has {key}")
     service = _value(s["service"], f"{path}.service", errs, ctx) if "service" in s else 0.0
     kw = _station_options(s, path, errs, ctx)
     if kw is None:
@@ -392,6 +427,8 @@ def _station(s, path, errs, ctx, names=frozenset()):
             return Delay(name, service, **kw) if ok else None
         if kind == "ld":
             return _load_dependent(s, name, service, kw, path, errs, ctx, ok)
+        if kind == "cache":
+            return _cache(s, name, service, kw, path, errs, ctx, ok)
         return _queue(s, name, service, kw, path, errs, ctx, ok)
     except ModelError as e:
         errs.add(path, str(e))

@@ -13,7 +13,7 @@ import numbers
 import sys
 from typing import Any
 
-from ..errors import InvalidValueError, UnsupportedModelError
+from ..errors import InvalidValueError
 from ..model.caching import CacheStation
 from ..model.forkjoin import ForkJoin
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
@@ -92,11 +92,6 @@ def _station_out(s, symbols: dict) -> dict:
         return _out(v, symbols)
 
     d: dict[str, Any] = {"name": s.name}
-    if isinstance(s, CacheStation):
-        # written as a queue it would read back as one, its cache lost
-        raise UnsupportedModelError(
-            f"cache station {s.name!r}: model files do not hold caches (their catalog and "
-            "policy); build it in Python (qm.Cache(...).station(name, hit=..., miss=...))")
     if isinstance(s, ForkJoin):
         d["kind"] = "forkjoin"
         d["branches"] = [list(b) for b in s.branches]
@@ -107,6 +102,8 @@ def _station_out(s, symbols: dict) -> dict:
         d["kind"] = "delay"
     elif isinstance(s, LoadDependent):
         d["kind"] = "ld"
+    elif isinstance(s, CacheStation):
+        d["kind"] = "cache"
     else:
         d["kind"] = "queue"
     d["service"] = o(s.service)
@@ -122,6 +119,13 @@ def _station_out(s, symbols: dict) -> dict:
                       if getattr(s.power, k) is not None}
     if s.distribution is not None:
         d["distribution"] = _dist_out(s.distribution, symbols)
+    if isinstance(s, CacheStation):
+        # the cache; its popularity as the item probabilities (floats written
+        # exactly, so the catalog reads back bit for bit).  The physical
+        # element it may have been built from (a qmodels.Cache) is not
+        # written: the station read back is equal, without it
+        d.update(cache_capacity=int(s.cache_capacity), policy=s.policy, hit=s.hit, miss=s.miss,
+                 popularity=[float(p) for p in s.popularity])
     return d
 
 

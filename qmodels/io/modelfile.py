@@ -16,7 +16,7 @@ The format (times in seconds, rates per second, power in watts)::
     symbols: {S_disk: {positive: true}}    # optional: names expressions may use
     stations:                              # required, non-empty list
       - name: cpu                          # required, unique
-        kind: queue                        # delay | queue | ld (load-dependent)
+        kind: queue                        # delay | queue | ld (load-dependent) | cache
         service: 0.010                     # mean service time per visit (required,
                                            #   unless every class gives its own)
         servers: 4                         # queue only, default 1
@@ -29,6 +29,15 @@ The format (times in seconds, rates per second, power in watts)::
                                            #   is {type: hyperexponential, scv: 4} (balanced
                                            #   means) or {..., probs: [0.3, 0.7],
                                            #   rates: [1, 10]} (its branches)
+      - name: cache                        # kind: cache, a queue whose service is a
+        kind: cache                        #   cache lookup (qmodels.CacheStation)
+        service: 0.0001
+        cache_capacity: 50                 # items the cache holds
+        policy: lru                        # lru | fifo | random (default lru)
+        hit: mem                           # where a job goes after a hit, a miss
+        miss: disk                         #   (sink: it leaves)
+        popularity: [0.5, 0.3, 0.2]        # each item's request probability (sum 1);
+                                           #   classes give it the row {mem: h, disk: 1-h}
     classes:                               # required, non-empty list
       - name: tx
         type: closed                       # closed | open

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._progress import bar as progress_bar
 from ..errors import ConvergenceWarning, InvalidValueError, RoutingWarning, SimulationWarning
+from ..model.caching import CacheStation
 from ..model.lowered import random_routing_warning
 from ..model.network import Network, Open
 from ..results import Figures
@@ -536,6 +537,9 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
     pools = {p.name: {"U": est("pool_U", i), "Q": est("pool_Q", i)}
              for i, p in enumerate(net.pools)}
     lost = {c.name: est("lost", i) for i, c in enumerate(net.classes) if isinstance(c, Open)}
+    # the caches in station order, as flatten numbers them
+    caches = [s.name for s in net.stations if isinstance(s, CacheStation)]
+    hit_ratio = {name: est("hit", q) for q, name in enumerate(caches)}
     closed_note = []
     if never:
         shown = ", ".join(f"{c!r} at {s!r}" for s, c in never[:4]) + (
@@ -550,6 +554,7 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
         network=net, seed=seed if not isinstance(seed, np.integer) else int(seed), level=level,
         n=len(obs), horizon=horizon, warmup=warm_mean, events=int(events), wall_time=wall,
         output_analysis=method, figures=figs, percentiles=percentiles, pools=pools, lost=lost,
+        hit_ratio=hit_ratio,
         notes=tuple(str(n) for n in notes if not isinstance(n, Warned)),
         warnings=tuple(str(n) for n in notes if isinstance(n, Warned)),
     )

@@ -799,6 +799,11 @@ def _end_lookup(j, src, q, now, seg, M, J, T, Q, rng):
     K = STI.shape[0]
     C = CLI.shape[0]
     hit = cache_lookup(q, QI, QS, QW, QF, QH, rng, SI)
+    # the lookups and hits of cache q, the last 2 NQ cells of ACC
+    # (qmodels.sim.flatten.acc_layout, "cache"): no random number drawn
+    o = ACC.shape[0] - 2 * (QI.shape[0] - q)
+    ACC[o] += 1.0
+    ACC[o + 1] += hit
     d = QD[JI[j, J_CLS], src, 1 - hit]
     return _route_dest(j, d, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, rng, SI)
 

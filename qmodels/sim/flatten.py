@@ -126,8 +126,11 @@ class Flat:
     QW_size: int = 1
 
 
-def acc_layout(C: int, K: int, P: int) -> dict:
-    """Offsets of the cumulative-statistics vector ``ACC``."""
+def acc_layout(C: int, K: int, P: int, NQ: int = 0) -> dict:
+    """Offsets of the cumulative-statistics vector ``ACC``; its last
+    ``2 NQ`` cells are the lookups and hits of each of the ``NQ`` caches
+    (``cache``: counted in the event loop after the warm-up fill, so the
+    cell snapshots give them per observation window)."""
     CK = C * K
     return {
         "area_n": 0,
@@ -140,7 +143,8 @@ def acc_layout(C: int, K: int, P: int) -> dict:
         "pool_busy": 4 * CK + 3 * C,
         "pool_q": 4 * CK + 3 * C + P,
         "events": 4 * CK + 3 * C + 2 * P,
-        "size": 4 * CK + 3 * C + 2 * P + 1,
+        "cache": 4 * CK + 3 * C + 2 * P + 1,
+        "size": 4 * CK + 3 * C + 2 * P + 1 + 2 * NQ,
     }
 
 

@@ -72,6 +72,11 @@ class SimResult:
         a token} (Estimates).
     lost : mapping
         open class -> Estimate of arrivals lost per second (finite room).
+    hit_ratio : mapping
+        cache station -> Estimate of its hit ratio, hits / lookups counted
+        in the event loop over each observation window (a replication
+        after its warm-up, or a batch), one observation per window, the
+        interval as for every figure (Law 2015, sec. 9.4.1 and 9.5.3).
     notes : tuple of str
     """
 
@@ -93,6 +98,7 @@ class SimResult:
     #: not reached, a tail the run cannot see): also issued as
     #: SimulationWarning
     warnings: tuple = ()
+    hit_ratio: Mapping = field(default_factory=FrozenMap, repr=False)
 
     method = "sim"
     #: a simulated answer: estimates with confidence intervals
@@ -314,6 +320,8 @@ class SimResult:
         for name, e in self.lost.items():
             if e.mean > 0:
                 lines.append(f"class {name}: lost {repr(e).split(' (')[0]} arrivals/s")
+        for name, e in self.hit_ratio.items():
+            lines.append(f"cache {name}: hit ratio {repr(e).split(' (')[0]}")
         if self.bottleneck:
             lines.append("bottleneck: " + ", ".join(self.bottleneck))
         lines.append(f"{self.events:,} events in {self.wall_time:.3g} s "
@@ -359,6 +367,10 @@ class SimResult:
         lost = [[name, _pm(e)] for name, e in self.lost.items() if e.mean > 0]
         if lost:
             out.append(h.html_table(["class", "lost [arrivals/s]"], lost, caption="lost arrivals"))
+        hits = [[name, _pm(e)] for name, e in self.hit_ratio.items()]
+        if hits:
+            out.append(h.html_table(["cache station", "hit ratio (hits / lookups)"], hits,
+                                    caption="caches, run item by item"))
         if self.bottleneck:
             out.append(h.para("bottleneck: ", bold=", ".join(self.bottleneck)))
         out.append(h.para(f"{self.events:,} events in {self.wall_time:.3g} s "

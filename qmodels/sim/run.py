@@ -76,7 +76,7 @@ class _Run:
             self.PS[:, E.P_QT] = -1
         self.PFL = np.zeros(P)
         self.SX = np.zeros(1)
-        lay = acc_layout(C, K, P)
+        lay = acc_layout(C, K, P, flat.QI.shape[0])
         self.lay = lay
         self.ACC = np.zeros(lay["size"])
         self.EDGES = np.ascontiguousarray(edges, dtype=float)

@@ -97,6 +97,10 @@ def _window(run: _Run, a: int, b: int):
             if P else np.zeros(0),
             "pool_Q": d[lay["pool_q"]: lay["pool_q"] + P] / T if P else np.zeros(0),
         }
+        # each cache's hits / lookups in the window (NaN without a lookup)
+        qc = d[lay["cache"]: lay["size"]].reshape(-1, 2)
+        out["hit"] = np.where(qc[:, 0] > 0, qc[:, 1] / np.where(qc[:, 0] > 0, qc[:, 0], 1),
+                              np.nan)
     for ch in f.switch_chains:
         # class switching: a class's figures are per cycle of its chain
         # (cycles end in whichever class a job has then): X_c = X_chain and
