@@ -111,7 +111,8 @@ def refusal(net: Network) -> str | None:
             if not (isinstance(s, Queue) and int(s.servers) == 1 and s.discipline == "fcfs"):
                 what = (f"a {s.discipline!r} queue with {s.servers} server(s)"
                         if isinstance(s, Queue) else f"a {s.kind!r} station")
-                return (f"station {s.name!r} on a branch of fork-join {own[s.name]!r} is "
+                fj, b = own[s.name]
+                return (f"station {s.name!r} on branch {b} of fork-join {fj!r} is "
                         f"{what}: the fork-join chain needs single-server FCFS queues on "
                         "branches (elsewhere a task can overtake another and the join needs "
                         "each task's identity)")
