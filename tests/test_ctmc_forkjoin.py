@@ -87,7 +87,7 @@ def test_state_count_before_the_build_is_the_built_count(net):
 def test_budget_refused_before_the_build_by_count():
     net = three_branches(N=8)
     n = count_states(net)
-    with pytest.raises(ProblemTooLargeError, match=f"{n:,} states, more than max_states = 100"):
+    with pytest.raises(ProblemTooLargeError, match=f"{n:,} states or more, more than max_states = 100"):
         qm.ctmc(net, max_states=100)
     assert qm.ctmc(net, max_states=n).info["states"] == n
 
@@ -154,3 +154,18 @@ def test_multi_server_outside_and_delay_outside_keep_the_laws():
     assert float(r.U["cpu"]) == pytest.approx(X * 0.3 / 2, rel=1e-9)
     assert float(np.sum(r.station_queue_length[0][[0, 1, 2]])) + X * 0.5 == \
         pytest.approx(5.0, rel=1e-9)
+
+
+def test_population_zero_reports_a_lone_jobs_times():
+    # hand derivation as above: a lone job's fork-join time 1/a + 1/b - 1/(a+b)
+    r = qm.ctmc(two_tasks(1.0, 2.0, N=0))
+    assert float(r.X["c"]) == 0.0 and float(r.Q["fj"]) == 0.0
+    assert float(r.R["c"]) == pytest.approx(1.0 + 0.5 - 1.0 / 3.0, rel=1e-10)
+
+
+def test_a_huge_population_is_refused_by_its_lower_bound_at_once():
+    net = two_tasks(1.0, 2.0, N=10 ** 6, Z=1.0)
+    # thinking and the fork-join: at least N + 1 states, past any budget here
+    with pytest.raises(ProblemTooLargeError, match="1,000,001 states or more"):
+        qm.ctmc(net, max_states=10 ** 5)
+    assert "budget" in requires.for_ctmc(net)

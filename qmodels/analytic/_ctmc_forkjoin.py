@@ -322,17 +322,24 @@ class _Chain:
         return m
 
 
-def count_states(net: Network) -> int:
+def count_states(net: Network, cap: int | None = None) -> int:
     """The number of states of the chain (module docstring), without
-    building it; the network must pass :func:`refusal`."""
+    building it; the network must pass :func:`refusal`.  With ``cap``, a
+    count known to pass ``cap`` may be returned as a lower bound above it
+    (each of the M visited nodes, thinking included, takes at least one
+    configuration per job count, so there are at least C(N + M - 1, M - 1)
+    states): the count then costs little whatever the population."""
     nodes = _nodes(net)
     _, _, V, Z = _routing(net, nodes)
     N = int(net.classes[0].population)
-    poly = [1] + [0] * N        # the coefficients of x^0 .. x^N
+    visited = [nd for nd, v in zip(nodes, V) if v > 0]
+    M = len(visited) + (1 if Z > 0 else 0)
+    if cap is not None and M >= 2:
+        lb = math.comb(N + M - 1, M - 1)
+        if lb > cap:
+            return lb
     parts = ([[1] * (N + 1)] if Z > 0 else [])
-    for (kind, _, par), v in zip(nodes, V):
-        if v <= 0:
-            continue
+    for kind, _, par in visited:
         if kind != "fj":
             parts.append([1] * (N + 1))
             continue
@@ -342,9 +349,14 @@ def count_states(net: Network) -> int:
             return math.prod(math.comb(m + x, x) for x in L) if m >= 0 else 0
 
         parts.append([below(m) - below(m - 1) for m in range(N + 1)])
-    for f in parts:
+    if not parts:
+        return 1
+    # the coefficient of x^N in the product: the last factor by one sum
+    poly = [1] + [0] * N        # the coefficients of x^0 .. x^N
+    for f in parts[:-1]:
         poly = [sum(poly[i] * f[n - i] for i in range(n + 1)) for n in range(N + 1)]
-    return int(poly[N])
+    last = parts[-1]
+    return int(sum(poly[i] * last[N - i] for i in range(N + 1)))
 
 
 # ---------------------------------------------------------------------------
@@ -364,15 +376,17 @@ def solve(net: Network, max_states: int) -> Result:
     if why:
         raise UnsupportedModelError(
             f"ctmc: {why}; use method='forkjoin' (an approximation) or method='sim'")
-    count = count_states(net)
+    count = count_states(net, max_states)
     if count > max_states:
         raise ProblemTooLargeError(
-            f"the fork-join chain has {count:,} states, more than max_states = {max_states} "
-            "(counted before building); reduce the population or raise max_states "
+            f"the fork-join chain has {count:,} states or more, more than max_states = "
+            f"{max_states} (counted before building); reduce the population or raise max_states "
             "(method='forkjoin' approximates it)")
     ch = _Chain(net)
     cls = net.classes[0]
     N = int(cls.population)
+    if N == 0:
+        return _empty(net, solve(net.with_population(1, cls.name), max_states))
     order, rows, cols, vals = ch.build(N, max_states)
     n = len(order)
     used: list[str] = []
@@ -458,3 +472,21 @@ def solve(net: Network, max_states: int) -> Result:
         exactness="exact",
         assumptions=assumed,
     )
+
+
+def _empty(net: Network, one: Result) -> Result:
+    """The answer at population 0: no throughput, no job anywhere, and
+    each response time what a lone job would see (the answer at N = 1, the
+    arrival theorem's convention, as :func:`qmodels.ctmc` and exact MVA
+    report at N = 0)."""
+    import dataclasses
+
+    zero = np.zeros((1, len(net.stations)))
+    info = dict(one.info)
+    info["fork_join_time"] = dict(one.info["fork_join_time"])
+    info["states"] = 1
+    info["marginals"] = {x: np.ones(1) for x in net.station_names}
+    return dataclasses.replace(
+        one, network=net, class_throughput=np.zeros(1), station_throughput=zero,
+        station_queue_length=zero, station_utilization=zero, info=info,
+        notes=("population 0: no job; response times are a lone job's (the chain at N = 1)",))

@@ -432,9 +432,9 @@ def _for_ctmc_forkjoin(net: Network) -> str | None:
     why = refusal(net)
     if why:
         return why
-    n = count_states(net)
+    n = count_states(net, AUTO_CTMC_STATES)
     if n > AUTO_CTMC_STATES:
-        return (f"the fork-join chain has {n:,} states, more than the automatic choice's "
+        return (f"the fork-join chain has {n:,} states or more, more than the automatic choice's "
                 f"budget of {AUTO_CTMC_STATES:,}")
     return None
 
