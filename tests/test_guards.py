@@ -286,12 +286,23 @@ def test_size_of_a_forkjoin_network_goes_through_its_method_with_a_margin():
     # once a fork-join crashed the sizing's capacity estimate (the node has
     # no rate of its own); sizing now goes through the fork-join method and
     # keeps a margin for its measured error
-    s = qm.size(_fj_net(3), "R<=5")
+    s = qm.size(_fj_net(3), "R<=5", method="forkjoin")
     assert s.method == "forkjoin" and s.exactness == "approximate"
     e = s.margin["R[job]"]
     assert 0 < e < 1
     assert float(s.at["R[job]"]) / (1 - e) <= 5.0
     assert float(s.at_beyond["R[job]"]) / (1 - e) > 5.0
+
+
+def test_size_of_a_small_closed_forkjoin_goes_through_the_exact_chain():
+    # the automatic choice takes the exact fork-join chain where it fits: no
+    # margin; the population found meets the target and the next does not
+    s = qm.size(_fj_net(3), "R<=5")
+    assert s.method == "ctmc" and s.exactness == "exact"
+    n = int(s.answer)
+    assert n >= 1
+    assert float(qm.ctmc(_fj_net(n)).R["job"]) <= 5.0
+    assert float(qm.ctmc(_fj_net(n + 1)).R["job"]) > 5.0
 
 
 # -- item 9: priorities past 2**63 --------------------------------------------

@@ -445,8 +445,7 @@ def test_closed_forkjoin_with_unequal_branches_holds_u_at_most_one(Sa, Sb, Z, N)
     net = qm.Network([qm.ForkJoin("fj", branches=[["a"], ["b"]]), qm.Queue("a", Sa),
                       qm.Queue("b", Sb), qm.Delay("z", Z)],
                      [qm.Closed("c", N, visits={"fj": 1, "z": 1})])
-    r = _quiet(qm.solve, net)
-    assert r.method == "forkjoin"
+    r = _quiet(qm.solve, net, method="forkjoin")
     _label_is_honest(r)
     assert float(r.U["a"]) <= 1.0 and float(r.U["b"]) <= 1.0
     assert float(r.X["c"]) <= 1.0 / max(Sa, Sb)
@@ -455,6 +454,14 @@ def test_closed_forkjoin_with_unequal_branches_holds_u_at_most_one(Sa, Sb, Z, N)
     X, Ua, Ub = forkjoin_cycle(N, Sa, Sb, Z)
     assert float(r.X["c"]) == pytest.approx(X, rel=0.02)
     assert float(r.U["b"]) == pytest.approx(Ub, rel=0.02)
+    # the library's exact chain (qm.solve's choice) on the same cycle as a
+    # fixed route is the chain built here
+    cyc = qm.Network(net.stations, [qm.Closed("c", N, route=["fj", "z"])])
+    e = _quiet(qm.solve, cyc)
+    assert e.method == "ctmc" and e.exactness == "exact"
+    assert float(e.X["c"]) == pytest.approx(X, rel=1e-9)
+    assert float(e.U["a"]) == pytest.approx(Ua, rel=1e-9)
+    assert float(e.U["b"]) == pytest.approx(Ub, rel=1e-9)
 
 
 # ---------------------------------------------------------------------------

@@ -103,8 +103,8 @@ Catalogs (sources of the formulas and cases):
 * ``forkjoin-closed-exact``: the closed fork-joins of
   :mod:`validation.forkjoin_varki_accuracy` (2-8 branches of one queue or
   two in tandem, balanced or not, stations outside or not, 1-30 jobs) whose
-  exact chain of queue lengths (:mod:`validation.forkjoin_exact`; ``qm.ctmc``
-  does not model fork-joins) has at most 30,000 states, that chain the
+  exact chain of queue lengths (:mod:`validation.forkjoin_exact`, which reads
+  ``qm.ctmc``'s fork-join chain) has at most 30,000 states, that chain the
   reference; solved by ``forkjoin`` and by ``forkjoin-varki`` (Varki's mean
   value technique, the mean of the two bounds).
 * ``decomposition``: random single-class closed networks with one or two

@@ -105,8 +105,10 @@ station, symbolic parameters, a pool's ``acquire`` station with a finite
 capacity, two pools acquired at one station, a load-dependent station that
 a job can be blocked at, a preemptive (``prio-pr``, ``lcfs-pr``) station
 that a job can be blocked at, more states than ``max_states``, and
-blocking deadlocks.  Fork-join stations are not modelled (the network
-refuses them before the chain is built: ``requires.for_ctmc``).
+blocking deadlocks.  A network with fork-joins is solved by the chain of
+:mod:`qmodels.analytic._ctmc_forkjoin` (one closed class, exponential
+times, single-server FCFS queues on the branches, one task per branch:
+exact; anything else refused by name there).
 
 Which builds are compiled: the numba kernel of
 :mod:`qmodels.analytic._ctmc_fast` builds every network without token
@@ -417,6 +419,14 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)) \
             or max_states < 1:
         raise InvalidValueError(f"max_states must be an integer >= 1, got {max_states!r}")
+    if "forkjoin" in net.lowered.kind:
+        # closed fork-joins of FCFS single-server branches: the chain of
+        # queue lengths (refused by name otherwise; open_limit and
+        # max_phases have nothing to bound there: one closed class,
+        # exponential times)
+        from ._ctmc_forkjoin import solve as _forkjoin_chain
+
+        return _forkjoin_chain(net, int(max_states))
     _check_open_load(net)
     tries = (max_phases,) if max_phases is not None else PHASE_STEPS
     for n, k in enumerate(tries):

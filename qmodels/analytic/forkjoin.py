@@ -59,7 +59,9 @@ Closed class (population N, think time Z)
     3.6 % (mean 0.6 %), R at most 4.6 % (mean 0.8 %); Varki's mean value
     technique (``method='forkjoin-varki'``,
     :mod:`~qmodels.analytic.forkjoin_varki`) on the same networks is off by
-    up to 10.7 % and 12.0 %, so this recursion stays the automatic choice.
+    up to 10.7 % and 12.0 %, so this recursion stays the automatic
+    approximation (``qm.solve`` takes the exact chain, ``qm.ctmc``, first
+    where its states fit the automatic budget).
     Open homogeneous fork-joins against the simulator: at
     most 3.3 % (k = 8, rho = 0.85; mean 1.2 %); the independence bound
     was never below the simulated value and at most 9.8 % above it.

@@ -393,7 +393,8 @@ def for_ctmc(net: Network) -> str | None:
     fitted otherwise, then labelled approximate; FCFS, PS, priority and
     LCFS-PR queues, delays, load-dependent stations, finite room, token
     pools, class switching; a route that fixes the order of visits where
-    capacities or pools make it matter), and a state space not proven larger than
+    capacities or pools make it matter; closed fork-joins as
+    :func:`_for_ctmc_forkjoin` says), and a state space not proven larger than
     :data:`AUTO_CTMC_STATES` (counted before any state is built; a chain
     that outgrows it while being built is refused then)."""
     why = numeric(net)
@@ -406,6 +407,8 @@ def for_ctmc(net: Network) -> str | None:
     from ._ctmc_spec import _check_size, _Spec
 
     low = net.lowered
+    if "forkjoin" in low.kind:
+        return _for_ctmc_forkjoin(net)
     for k, kind in enumerate(low.kind):
         if kind not in ("delay", "queue", "ld") and low.visited[k]:
             return f"station {low.station_names[k]!r} is a {kind!r} element"
@@ -414,6 +417,25 @@ def for_ctmc(net: Network) -> str | None:
         _check_size(spec, AUTO_CTMC_STATES)
     except UnsupportedModelError as e:
         return str(e).replace("max_states =", "the automatic choice's budget of")
+    return None
+
+
+def _for_ctmc_forkjoin(net: Network) -> str | None:
+    """``ctmc`` on a network with fork-joins: the chain of queue lengths
+    (:mod:`qmodels.analytic._ctmc_forkjoin`) models it (one closed class,
+    exponential service, single-server FCFS queues on the branches, one
+    task per branch, no capacity, pool or load-dependent station; each
+    refusal names the class or station), and its states, counted exactly
+    before any is built, number at most :data:`AUTO_CTMC_STATES`."""
+    from ._ctmc_forkjoin import count_states, refusal
+
+    why = refusal(net)
+    if why:
+        return why
+    n = count_states(net, AUTO_CTMC_STATES)
+    if n > AUTO_CTMC_STATES:
+        return (f"the fork-join chain has {n:,} states or more, more than the automatic choice's "
+                f"budget of {AUTO_CTMC_STATES:,}")
     return None
 
 

@@ -1,0 +1,492 @@
+"""The exact chain of a closed fork-join network: :func:`qmodels.ctmc`'s
+answer for a network with fork-joins.
+
+What it models (anything else is refused by name, :func:`refusal`): one
+closed class; exponential service everywhere; fork-joins whose branches
+are sequences of single-server FCFS queues, one task per branch; outside
+the fork-joins delays and queues of any discipline with c servers (one
+class of exponential jobs: only the number present matters, so FCFS, PS,
+LCFS-PR and a one-level priority queue all complete at min(n, c) / S);
+no finite capacity, token pool or load-dependent station.
+
+The state.  A branch of FCFS single-server queues in tandem never lets a
+task overtake another (first in, first out at each queue), and every job
+sends its tasks down all branches at the same instant; so the unfinished
+tasks on branch b always belong to the q_b most recently forked jobs, and
+a job has joined exactly when no branch still holds its task.  The number
+of jobs forked and not joined is therefore max_b q_b, and the jobs that
+join when a task finishes are the oldest ones: the state needs only the
+number of tasks at each branch queue, the number of jobs at each outside
+station and the number thinking (the join's order is the fork's:
+Baccelli, Massey & Towsley, "Acyclic fork-join queuing networks", JACM
+36(3), 1989, sec. 2, the evolution equations of FIFO fork-join networks).
+This is why delays and processor-sharing queues on branches are refused:
+there a task can overtake another and the join needs the identity of each
+task.
+
+The number of states (:func:`count_states`, before anything is built).
+With m jobs forked and not joined at a fork-join, branch b holds t_b <= m
+tasks, some branch exactly m (the oldest job's last task), spread over its
+L_b queues in any way: C(t + L - 1, L - 1) ways for t tasks, so
+sum_{t<=m} = C(m + L_b, L_b) with at most m, and the fork-join has
+f(m) = prod_b C(m + L_b, L_b) - prod_b C(m - 1 + L_b, L_b) configurations
+(f(0) = 1).  A state is a split of the N jobs over the visited nodes
+(thinking included when Z > 0), so the count is the coefficient of x^N in
+the product of the nodes' generating functions (1 per count at a station,
+f(m) at a fork-join): every such state is reachable (the chain's routing
+is irreducible and each configuration is reached by serving tasks in a
+suitable order), which the tests check against the breadth-first build.
+
+The routing is the simulator's (:mod:`qmodels.sim.flatten`): a class given
+by ``visits`` with T = sum_k V_k >= 1 ends a cycle after each visit with
+probability 1/T (then thinks for Z, exponential) and otherwise, or after
+thinking, goes to station k with probability V_k / T; a class given by
+``routing`` (or ``route``) follows its table, a cycle ending each time a
+job is routed to its reference station.
+
+The stationary distribution pi solves pi Q = 0, sum pi = 1, by the solver
+of :func:`qmodels.ctmc` (``_stationary``: sparse LU with one state pinned,
+or BiCGSTAB / ILU-preconditioned Krylov methods above 2,000 states,
+:mod:`qmodels.analytic._ctmc_solve`; Stewart, *Introduction to the
+Numerical Solution of Markov Chains*, 1994, sec. 2.3).  Figures are
+expectations under pi: at a fork-join the jobs forked and not joined
+E[max_b q_b], the fork rate (the completion rate of the first queue of
+its first branch: each fork sends one task through it) and, by Little's
+law, the fork-join time E[max_b q_b] / X_f (Little 1961); at a branch
+queue the mean tasks, the task throughput P(q > 0) / S and U = X S; at an
+outside queue E[n], E[min(n, c)] / S and U = E[min(n, c)] / c; at a
+delay E[n], E[n] / S and U = E[n].  The class throughput is the rate of
+visits to its first visited node over that node's visit ratio, and its
+response time N / X - Z (the interactive response time law).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import numpy as np
+
+from ..errors import ProblemTooLargeError, UnsupportedModelError
+from ..model.forkjoin import ForkJoin, branch_owner
+from ..model.network import Closed, Delay, Network, Queue
+from ..results import Result, label_of
+
+__all__ = ["refusal", "count_states", "solve", "ASSUMPTION"]
+
+#: what the answer assumes beyond the CTMC's own label
+ASSUMPTION = ("fork-join chain of queue lengths: the tasks of a branch of single-server "
+              "FCFS queues keep their fork order, so the jobs forked and not joined number "
+              "max over branches of the tasks there (Baccelli, Massey & Towsley 1989)")
+
+
+def refusal(net: Network) -> str | None:
+    """None when the fork-join chain models ``net`` (module docstring),
+    else one sentence naming the class or station it cannot, and why."""
+    if net.is_symbolic:
+        return "the network has sympy symbols (a numeric method needs numbers)"
+    if len(net.classes) != 1:
+        return (f"the fork-join chain models one class; the network has {len(net.classes)} "
+                f"({', '.join(map(repr, net.class_names))})")
+    c = net.classes[0]
+    if not isinstance(c, Closed):
+        return (f"class {c.name!r} is open: the fork-join chain is of closed networks "
+                "(method='forkjoin' answers open fork-joins)")
+    if net.pools:
+        return (f"token pool {net.pools[0].name!r}: the fork-join chain models no held "
+                "resources")
+    own = branch_owner(net.stations)
+    low = net.lowered
+    S = np.asarray(net.service_times, dtype=float)[0]
+    V = np.asarray(net.visits, dtype=float)[0]
+    for k, s in enumerate(net.stations):
+        if isinstance(s, ForkJoin):
+            if any(int(t) != 1 for t in s.tasks):
+                return (f"fork-join {s.name!r}: tasks {list(s.tasks)}; the fork-join chain "
+                        "models one task per branch")
+            continue
+        if getattr(s, "capacity", None) is not None:
+            return f"station {s.name!r}: finite capacity {s.capacity}; the fork-join chain has none"
+        if s.name in own:
+            if not (isinstance(s, Queue) and int(s.servers) == 1 and s.discipline == "fcfs"):
+                what = (f"a {s.discipline!r} queue with {s.servers} server(s)"
+                        if isinstance(s, Queue) else f"a {s.kind!r} station")
+                fj, b = own[s.name]
+                return (f"station {s.name!r} on branch {b} of fork-join {fj!r} is "
+                        f"{what}: the fork-join chain needs single-server FCFS queues on "
+                        "branches (elsewhere a task can overtake another and the join needs "
+                        "each task's identity)")
+        elif not isinstance(s, (Delay, Queue)):
+            return (f"station {s.name!r} is a {s.kind!r} station: the fork-join chain models "
+                    "delays and queues outside fork-joins")
+        if V[k] > 0 or s.name in own:
+            if not low.exponential[k]:
+                return (f"station {s.name!r}: {low.shape_words(k)}; the fork-join chain "
+                        "needs exponential service")
+            if not S[k] > 0:
+                return (f"station {s.name!r}: service time {S[k]:g}; the fork-join chain "
+                        "needs positive service times")
+    return None
+
+
+# ---------------------------------------------------------------------------
+# the chain
+# ---------------------------------------------------------------------------
+
+def _nodes(net):
+    """Top-level nodes (outside stations and fork-joins, not branch
+    stations): (kind, name, parameter), the parameter being the rate 1/S
+    (a delay), (rate, servers) (a queue) or the branch rates (a
+    fork-join)."""
+    own = branch_owner(net.stations)
+    S = np.asarray(net.service_times, dtype=float)[0]
+    idx = {n: k for k, n in enumerate(net.station_names)}
+    nodes = []
+    for k, s in enumerate(net.stations):
+        if s.name in own:
+            continue
+        if isinstance(s, ForkJoin):
+            nodes.append(("fj", s.name, [[1.0 / S[idx[x]] for x in b] for b in s.branches]))
+        elif isinstance(s, Delay):
+            nodes.append(("delay", s.name, 1.0 / S[k] if S[k] > 0 else 0.0))
+        else:
+            nodes.append(("queue", s.name, (1.0 / S[k] if S[k] > 0 else 0.0, int(s.servers))))
+    return nodes
+
+
+def _routing(net, nodes):
+    """(P over nodes + think, index of think, visit ratio of each node, Z)."""
+    c = net.classes[0]
+    names = [n[1] for n in nodes]
+    idx = {n: i for i, n in enumerate(names)}
+    M = len(nodes)
+    think = M
+    P = np.zeros((M + 1, M + 1))
+    Z = float(c.think_time)
+    V = np.array([float(net.visits[0][net.station_index(n)]) for n in names])
+    if c.routing is None:
+        T = float(V.sum())
+        if T < 1.0:
+            raise UnsupportedModelError(
+                f"class {c.name!r}: visits summing to {T:g} < 1 per cycle; the fork-join "
+                "chain routes at random with a cycle ending after each visit with "
+                "probability 1/sum(V)")
+        p = V / T
+        for i in range(M):
+            P[i, think] = 1.0 / T
+            P[i, :M] = (1.0 - 1.0 / T) * p
+        P[think, :M] = p
+    else:
+        ref = c.reference
+        for src, row in c.routing.items():
+            for dst, pr in row.items():
+                j = think if dst == ref else idx[dst]
+                P[idx[src], j] += float(pr)
+        P[think, idx[ref]] = 1.0
+    if Z <= 0:
+        # thinking takes no time: a job routed to think goes on at once
+        for i in range(M):
+            P[i, :M] += P[i, think] * P[think, :M]
+            P[i, think] = 0.0
+    return P, think, V, Z
+
+
+class _Chain:
+    """The nodes, routing and state layout of one network: a state is
+    [thinking, then per node its block]: an outside station's block is its
+    job count, a fork-join's the task counts of its branch queues in order."""
+
+    def __init__(self, net):
+        self.nodes = _nodes(net)
+        self.P, self.think, self.V, self.Z = _routing(net, self.nodes)
+        self.M = len(self.nodes)
+        self.offs, pos = [], 1
+        for kind, _, par in self.nodes:
+            self.offs.append(pos)
+            pos += sum(len(b) for b in par) if kind == "fj" else 1
+        self.L = pos
+        # the (destination, probability) pairs of each row of P
+        self.out = [[(j, float(self.P[i, j])) for j in range(self.M + 1) if self.P[i, j] > 0]
+                    for i in range(self.M + 1)]
+
+    def jobs(self, s, i):
+        """Jobs at node i in state s (at a fork-join: the largest branch total)."""
+        kind, _, par = self.nodes[i]
+        o = self.offs[i]
+        if kind != "fj":
+            return s[o]
+        m, p = 0, o
+        for b in par:
+            m = max(m, sum(s[p:p + len(b)]))
+            p += len(b)
+        return m
+
+    def enter(self, s, j):
+        """The state after a job arrives at node j (or starts thinking)."""
+        s = list(s)
+        if j == self.think:
+            s[0] += 1
+            return s
+        kind, _, par = self.nodes[j]
+        p = self.offs[j]
+        if kind != "fj":
+            s[p] += 1
+            return s
+        for b in par:        # a task at the first queue of every branch
+            s[p] += 1
+            p += len(b)
+        return s
+
+    def route(self, s, i, rate, out):
+        for j, pr in self.out[i]:
+            out.append((tuple(self.enter(s, j)), rate * pr))
+
+    def _branch_moves(self, s, i, out):
+        _, _, par = self.nodes[i]
+        before = self.jobs(s, i)
+        p = self.offs[i]
+        for b in par:
+            for q, mu in enumerate(b):
+                if s[p + q] == 0:
+                    continue
+                t = list(s)
+                t[p + q] -= 1
+                if q + 1 < len(b):
+                    t[p + q + 1] += 1
+                    out.append((tuple(t), mu))
+                elif self.jobs(t, i) < before:     # the oldest job joins
+                    self.route(t, i, mu, out)
+                else:
+                    out.append((tuple(t), mu))
+            p += len(b)
+
+    def moves(self, s):
+        """(next state, rate) of every transition out of s."""
+        out = []
+        if s[0] > 0 and self.Z > 0:
+            t = list(s)
+            t[0] -= 1
+            self.route(t, self.think, s[0] / self.Z, out)
+        for i, (kind, _, par) in enumerate(self.nodes):
+            o = self.offs[i]
+            if kind == "fj":
+                self._branch_moves(s, i, out)
+            elif s[o] > 0:
+                t = list(s)
+                t[o] -= 1
+                rate = s[o] * par if kind == "delay" else min(s[o], par[1]) * par[0]
+                self.route(t, i, rate, out)
+        return out
+
+    def build(self, N, max_states):
+        """(states in order, rows, cols, rates) by breadth-first search."""
+        start = [0] * self.L
+        if self.Z > 0:
+            start[0] = N
+        else:
+            j = int(np.argmax(self.P[self.think, :self.M]))
+            for _ in range(N):
+                start = self.enter(start, j)
+        start = tuple(start)
+        index = {start: 0}
+        order = [start]
+        rows, cols, vals = [], [], []
+        queue = deque([start])
+        while queue:
+            s = queue.popleft()
+            a = index[s]
+            for t, r in self.moves(s):
+                b = index.get(t)
+                if b is None:
+                    if len(order) >= max_states:
+                        raise ProblemTooLargeError(
+                            f"the fork-join chain has more than max_states = {max_states} "
+                            f"states (reached {max_states + 1} and still growing); reduce "
+                            "the population or raise max_states")
+                    b = index[t] = len(order)
+                    order.append(t)
+                    queue.append(t)
+                rows.append(a)
+                cols.append(b)
+                vals.append(r)
+        return order, rows, cols, vals
+
+    def fj_jobs(self, S, i):
+        """max over branches of the branch totals, per state (rows of S)."""
+        _, _, par = self.nodes[i]
+        o = self.offs[i]
+        m = np.zeros(len(S))
+        for b in par:
+            m = np.maximum(m, S[:, o:o + len(b)].sum(axis=1))
+            o += len(b)
+        return m
+
+
+def count_states(net: Network, cap: int | None = None) -> int:
+    """The number of states of the chain (module docstring), without
+    building it; the network must pass :func:`refusal`.  With ``cap``, a
+    count known to pass ``cap`` may be returned as a lower bound above it
+    (each of the M visited nodes, thinking included, takes at least one
+    configuration per job count, so there are at least C(N + M - 1, M - 1)
+    states): the count then costs little whatever the population."""
+    nodes = _nodes(net)
+    _, _, V, Z = _routing(net, nodes)
+    N = int(net.classes[0].population)
+    visited = [nd for nd, v in zip(nodes, V) if v > 0]
+    M = len(visited) + (1 if Z > 0 else 0)
+    if cap is not None and M >= 2:
+        lb = math.comb(N + M - 1, M - 1)
+        if lb > cap:
+            return lb
+    parts = ([[1] * (N + 1)] if Z > 0 else [])
+    for kind, _, par in visited:
+        if kind != "fj":
+            parts.append([1] * (N + 1))
+            continue
+        L = [len(b) for b in par]
+
+        def below(m, L=L):
+            return math.prod(math.comb(m + x, x) for x in L) if m >= 0 else 0
+
+        parts.append([below(m) - below(m - 1) for m in range(N + 1)])
+    if not parts:
+        return 1
+    # the coefficient of x^N in the product: the last factor by one sum
+    poly = [1] + [0] * N        # the coefficients of x^0 .. x^N
+    for f in parts[:-1]:
+        poly = [sum(poly[i] * f[n - i] for i in range(n + 1)) for n in range(N + 1)]
+    last = parts[-1]
+    return int(sum(poly[i] * last[N - i] for i in range(N + 1)))
+
+
+# ---------------------------------------------------------------------------
+# the answer
+# ---------------------------------------------------------------------------
+
+def solve(net: Network, max_states: int) -> Result:
+    """The exact answer for a closed fork-join network (module docstring):
+    a :class:`~qmodels.results.Result` labelled ``method="ctmc"``,
+    exact.  Refuses by name what the chain does not model
+    (:class:`~qmodels.errors.UnsupportedModelError`) and a chain of more
+    than ``max_states`` states before building it
+    (:class:`~qmodels.errors.ProblemTooLargeError`)."""
+    from .ctmc import _SOLVER_NAMES, _stationary
+
+    why = refusal(net)
+    if why:
+        raise UnsupportedModelError(
+            f"ctmc: {why}; use method='forkjoin' (an approximation) or method='sim'")
+    count = count_states(net, max_states)
+    if count > max_states:
+        raise ProblemTooLargeError(
+            f"the fork-join chain has {count:,} states or more, more than max_states = "
+            f"{max_states} (counted before building); reduce the population or raise max_states "
+            "(method='forkjoin' approximates it)")
+    ch = _Chain(net)
+    cls = net.classes[0]
+    N = int(cls.population)
+    if N == 0:
+        return _empty(net, solve(net.with_population(1, cls.name), max_states))
+    order, rows, cols, vals = ch.build(N, max_states)
+    n = len(order)
+    used: list[str] = []
+    pi, resid = _stationary(n, rows, cols, vals, lambda i: repr(order[i]), used)
+    S = np.array(order, dtype=float)
+    names = net.station_names
+    kidx = {x: k for k, x in enumerate(names)}
+    Sk = np.asarray(net.service_times, dtype=float)[0]
+    K = len(names)
+    Xk, Qk, Uk = np.zeros(K), np.zeros(K), np.zeros(K)
+    marg = {}
+
+    def dist(col):
+        return np.bincount(col.astype(np.int64), weights=pi, minlength=1)
+
+    for i, (kind, name, par) in enumerate(ch.nodes):
+        k, o = kidx[name], ch.offs[i]
+        if kind == "fj":
+            m = ch.fj_jobs(S, i)
+            Qk[k] = float(pi @ m)
+            marg[name] = dist(m)
+            fork = net.station(name)
+            for b, rates in zip(fork.branches, par):
+                for x, mu in zip(b, rates):
+                    kb = kidx[x]
+                    col = S[:, o]
+                    Qk[kb] = float(pi @ col)
+                    Xk[kb] = float(pi @ (col > 0)) * mu
+                    Uk[kb] = Xk[kb] * Sk[kb]
+                    marg[x] = dist(col)
+                    o += 1
+            # forks per unit time: each fork sends one task through the
+            # first queue of the first branch
+            Xk[k] = Xk[kidx[fork.branches[0][0]]]
+        else:
+            col = S[:, o]
+            Qk[k] = float(pi @ col)
+            marg[name] = dist(col)
+            if kind == "delay":
+                Xk[k] = Qk[k] * par
+                Uk[k] = Qk[k]
+            else:
+                mu, c = par
+                busy = float(pi @ np.minimum(col, c))
+                Xk[k] = busy * mu
+                Uk[k] = busy / c
+    first = int(np.argmax(ch.V > 0))
+    X = Xk[kidx[ch.nodes[first][1]]] / ch.V[first] if ch.V[first] > 0 else 0.0
+    Z = float(cls.think_time)
+    R = N / X - Z if X > 0 else math.inf
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Rk = np.where(Xk > 0, Qk / np.where(Xk > 0, Xk, 1.0), Sk)
+    Rk = np.where(np.asarray([isinstance(s, ForkJoin) for s in net.stations]) & (Xk == 0),
+                  0.0, Rk)
+    solver = used[0]
+    how = _SOLVER_NAMES.get(solver, solver)
+    fjs = [nd[1] for nd in ch.nodes if nd[0] == "fj"]
+    notes = (f"CTMC of {n:,} states (fork-join chain of queue lengths, python build, "
+             f"stationary vector by {how}; max |pi Q| = {resid:.2g})",
+             "fork-join time (fork to join) per visit: "
+             + ", ".join(f"{f!r} {Rk[kidx[f]]:.6g}" for f in fjs)
+             + "; Q there is the jobs forked and not joined, U = 0")
+    info = {"states": n, "residual": resid, "truncation_mass": 0.0, "open_limit": None,
+            "loss": {}, "blocked": {x: 0.0 for x in names}, "pools": {},
+            "marginals": marg, "linear_solver": solver, "build": "python-forkjoin",
+            "max_phases": None, "fits": (), "phase_capped": False,
+            "fork_join_time": {f: float(Rk[kidx[f]]) for f in fjs}}
+    assumed = tuple(label_of("ctmc")[1]) + (ASSUMPTION,)
+    if cls.routing is None and int((np.asarray(net.visits)[0] != 0).sum()) > 1:
+        assumed += ("classes given by visits routed at random in proportion to them (not in "
+                    "path order)",)
+    return Result(
+        method="ctmc",
+        network=net,
+        class_throughput=np.array([X]),
+        class_response_time=np.array([R]),
+        station_throughput=Xk[None, :],
+        station_queue_length=Qk[None, :],
+        station_response_time=Rk[None, :],
+        station_utilization=Uk[None, :],
+        notes=notes,
+        info=info,
+        exactness="exact",
+        assumptions=assumed,
+    )
+
+
+def _empty(net: Network, one: Result) -> Result:
+    """The answer at population 0: no throughput, no job anywhere, and
+    each response time what a lone job would see (the answer at N = 1, the
+    arrival theorem's convention, as :func:`qmodels.ctmc` and exact MVA
+    report at N = 0)."""
+    import dataclasses
+
+    zero = np.zeros((1, len(net.stations)))
+    info = dict(one.info)
+    info["fork_join_time"] = dict(one.info["fork_join_time"])
+    info["states"] = 1
+    info["marginals"] = {x: np.ones(1) for x in net.station_names}
+    return dataclasses.replace(
+        one, network=net, class_throughput=np.zeros(1), station_throughput=zero,
+        station_queue_length=zero, station_utilization=zero, info=info,
+        notes=("population 0: no job; response times are a lone job's (the chain at N = 1)",))
