@@ -407,12 +407,7 @@ def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[s
         scale = max(1.0, float(np.abs(allv[:n_scaled]).max(initial=0.0)))
         chk = _Laws(rtol, atol * scale)
         if not np.count_nonzero(allv < -chk.atol):
-            plan = _plan(net)
-            uchk = _Laws(rtol, atol)
-            uchk.out = chk.out          # one list of violations
-            _station_laws(plan, chk, uchk, X, Q, R, U, Xc)
-            _class_laws(net, plan, chk, result, Q, R, Rc, Xc)
-            return chk.out
+            return _all_laws(net, result, chk, rtol, atol, X, Q, R, U, Xc, Rc)
     # some figure is not finite or negative: say which
     scale = max([1.0] + [float(np.abs(a[np.isfinite(a)]).max(initial=0.0))
                          for a in (X, Q, R, Xc, Rc)])
@@ -426,6 +421,12 @@ def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[s
             chk.out.append(f"{name}: negative ({float(a.min()):.6g})")
     if chk.out:
         return chk.out
+    return _all_laws(net, result, chk, rtol, atol, X, Q, R, U, Xc, Rc)
+
+
+def _all_laws(net, result, chk, rtol, atol, X, Q, R, U, Xc, Rc) -> list:
+    """The station and class laws on finite, non-negative figures, into one
+    list of violations (utilisations checked with the unscaled tolerance)."""
     plan = _plan(net)
     uchk = _Laws(rtol, atol)
     uchk.out = chk.out          # one list of violations

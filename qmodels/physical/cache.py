@@ -251,20 +251,11 @@ def _popularity(p):
 
 def characteristic_time(q, capacity, policy: str = "lru") -> float:
     """Che's characteristic time T_C (in requests) of a cache of
-    ``capacity`` items fed by the IRM with probabilities ``q``.
-
-    Solves, for 0 < C < n+ (n+ the number of items with q_i > 0)::
-
-        LRU ([Che]):          sum_i (1 - exp(-q_i T_C)) = C
-        FIFO, RANDOM ([MGL]): sum_i q_i T_C / (1 + q_i T_C) = C
-
-    Both sides increase strictly with T_C, from 0 at T_C = 0 to n+, so the
-    root is unique.  It is bracketed in closed form: each term is at most
-    q_i T, so the left side is <= T and T_C >= C; each term is at least its
-    value at the smallest positive q, so T_C <= -log(1 - C/n+) / q_min (LRU)
-    or C / ((n+ - C) q_min) (FIFO/RANDOM).  Brent's method on log T then
-    finds it to a relative error of about 1e-14 (vectorised: one pass over
-    the catalog per iteration, ~1 s for 10^7 items).
+    ``capacity`` items fed by the IRM with probabilities ``q``: the root of
+    sum_i (1 - exp(-q_i T_C)) = C for LRU ([Che]) and of
+    sum_i q_i T_C / (1 + q_i T_C) = C for FIFO and RANDOM ([MGL]), solved
+    (bracket, uniqueness, accuracy) by
+    :func:`qmodels.model.caching.che_characteristic_time`.
 
     Returns 0 for C = 0 and ``inf`` for C >= n+ (every requested item fits).
     ``q``: a :class:`Zipf`, a :class:`Popularity` or a probability vector
