@@ -12,6 +12,13 @@ same in every implementation:
     open tandem, lambda = 1, S = 0.5, 0.7, 0.8; stations 2 and 3 hold at
     most 4 jobs each (a buffer of 4, service place included) with blocking
     after service; 10^6 customers.
+``sim-prio2``
+    open M/M/1 with non-preemptive priority, two classes of lambda = 0.4
+    (class 0 first), S = 1 (rho = 0.8); 10^6 customers.  C++ fair only.
+``sim-fj3``
+    open fork-join, lambda = 1, three single-server FCFS branches of
+    S = 0.5, 0.6, 0.7 (8 events per customer); 2.5 x 10^5 customers
+    (2 x 10^6 events).  C++ fair only.
 
 qmodels runs one long batch-means run (warm-up, statistics, intervals and
 percentiles included in the time); Ciw and SimPy run shorter versions of
@@ -22,8 +29,17 @@ references: ``benchmarks/cpp/sim_fair.cpp`` keeps the statistics ours keeps
 completions and sojourn times, cycle times with their histogram, snapshots
 for batch means and their analysis) and runs the same horizon;
 ``benchmarks/cpp/sim.cpp`` keeps no statistics at all: it is the floor.
-Ours and the two C++ loops run in turn, round after round, and each row's
-rate is the best of its rounds (on a shared machine, the least disturbed).
+Ours and the C++ loops run interleaved, round after round (ours, C++ fair,
+C++ bare, ours, ...), so that each round's ratio compares runs under the same
+load of a shared machine; each round gives a ratio by wall time (ours:
+``time.perf_counter`` over the whole ``simulate`` call; C++: its loop and
+analysis, ``steady_clock``) and one by CPU time (ours: ``time.process_time``,
+every thread of this process; C++: ``CLOCK_THREAD_CPUTIME_ID`` of its single
+thread, process start excluded as ours excludes the interpreter's).  The
+rows give the median rates; the ratios are reported as the median of the
+per-round ratios with their range (min..max), by wall and by CPU time, so
+that one undisturbed round cannot hide a slow median and one disturbed
+round cannot fake a regression.
 
 Run on its own::
 
@@ -52,17 +68,23 @@ except ImportError:  # pragma: no cover - run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from benchmarks import _util
 
-CASES = ["sim-mm1", "sim-closed4", "sim-tandem-block"]
+CASES = ["sim-mm1", "sim-closed4", "sim-tandem-block", "sim-prio2", "sim-fj3"]
+#: the cases the bare C++ loop and the Ciw / SimPy versions are written for
+PEER_CASES = ("sim-mm1", "sim-closed4", "sim-tandem-block")
 TITLES = {
     "sim-mm1": "simulator: open M/M/1, rho = 0.8, 10^6 customers",
     "sim-closed4": "simulator: closed cycle of 4 FCFS stations, N = 20",
     "sim-tandem-block": "simulator: open tandem of 3, buffers of 4, blocking after service",
+    "sim-prio2": "simulator: open M/M/1, non-preemptive priority, 2 classes, rho = 0.8",
+    "sim-fj3": "simulator: open fork-join of 3 FCFS branches, lambda = 1",
 }
-CPP_MODEL = {"sim-mm1": "mm1", "sim-closed4": "closed4", "sim-tandem-block": "tandem"}
+CPP_MODEL = {"sim-mm1": "mm1", "sim-closed4": "closed4", "sim-tandem-block": "tandem",
+             "sim-prio2": "prio2", "sim-fj3": "fj3"}
 HERE = Path(__file__).resolve().parent
 
 S_CLOSED = (1.0, 1.1, 1.2, 1.3)
 S_TANDEM = (0.5, 0.7, 0.8)
+S_FJ = (0.5, 0.6, 0.7)
 
 
 # ---------------------------------------------------------------------------
@@ -87,22 +109,39 @@ def network(case: str):
             [qm.Open("jobs", arrival_rate=1.0, routing={
                 "source": {"s1": 1.0}, "s1": {"s2": 1.0}, "s2": {"s3": 1.0},
                 "s3": {"sink": 1.0}})])
+    if case == "sim-prio2":
+        return qm.Network([qm.Queue("q", 1.0, discipline="prio")], [
+            qm.Open(f"p{i}", 0.4, routing={"source": {"q": 1.0}, "q": {"sink": 1.0}},
+                    priority=i) for i in range(2)])
+    if case == "sim-fj3":
+        return qm.Network(
+            [qm.ForkJoin("fj", [[f"b{i}"] for i in range(3)])]
+            + [qm.Queue(f"b{i}", s) for i, s in enumerate(S_FJ)],
+            [qm.Open("jobs", arrival_rate=1.0, routing={"source": {"fj": 1.0},
+                                                        "fj": {"sink": 1.0}})])
     raise KeyError(case)
 
 
 def horizon(case: str, size: float) -> float:
     """Simulated time for ``size`` customers (open) or about ``size``
-    completions (closed: throughput 1/1.3 per station, 4 stations)."""
+    completions (closed: throughput 1/1.3 per station, 4 stations); the
+    fork-join: ``size`` / 4 customers (8 events each, not 2)."""
     if case == "sim-closed4":
         return size * 1.3 / 4
+    if case == "sim-prio2":
+        return size / 0.8
+    if case == "sim-fj3":
+        return size / 4
     return size
 
 
-def run_qmodels(case: str, size: float, seed: int = 1):
+def run_qmodels(case: str, size: float, seed: int = 1, net=None):
+    """One batch-means run of ``case`` (``net``: its :func:`network`, built
+    before the timer as the analytic cases build theirs; else built here)."""
     from qmodels.sim import simulate
 
-    r = simulate(network(case), seed=seed, horizon=horizon(case, size), method="batch_means",
-                 progress=False)
+    r = simulate(network(case) if net is None else net, seed=seed, horizon=horizon(case, size),
+                 method="batch_means", progress=False)
     return r.events, r
 
 
@@ -315,23 +354,28 @@ def _rate_rows(case, impl, role, fn, repeat, budget, **fields):
 
 
 def _in_turn(case, size, repeat, exes):
-    """Ours, the fair C++ loop and the bare one, run in turn ``repeat``
-    times (so that each round sees the same load of a shared machine):
-    {impl: (times, rates, CPU rates)}, the times as each measures them
-    (ours: the whole ``simulate`` call; C++: its loop and statistics,
-    process start excluded); the CPU rates count the CPU time of the
-    thread that runs the loop (``time.thread_time``,
-    ``CLOCK_THREAD_CPUTIME_ID``): on a loaded machine the steadier
-    figure."""
+    """Ours and the C++ loops interleaved, ``repeat`` rounds of ours, C++
+    fair, C++ bare (so that each round sees the same load of a shared
+    machine): {impl: (times, rates, CPU rates)}, the times as each measures
+    them (ours: the whole ``simulate`` call; C++: its loop and statistics,
+    process start excluded); CPU rates: ours by ``time.process_time`` (every
+    thread of this process), C++ by ``CLOCK_THREAD_CPUTIME_ID`` of its one
+    thread."""
     got = {"qmodels": ([], [], [])}
     for kind in exes or {}:
         got[kind] = ([], [], [])
+    import warnings
+
+    with warnings.catch_warnings():  # untimed: this model's compiled paths (cache load)
+        warnings.simplefilter("ignore")  # first; a run this short warns of its bias
+        run_qmodels(case, 1e3)
     for i in range(repeat):
-        c0 = time.thread_time()
+        net = network(case)  # the model is built before the timer (the C++ loops hard-code it)
+        c0 = time.process_time()
         t0 = time.perf_counter()
-        ev = run_qmodels(case, size, seed=1 + i)[0]
+        ev = run_qmodels(case, size, seed=1 + i, net=net)[0]
         dt = time.perf_counter() - t0
-        cpu = time.thread_time() - c0
+        cpu = time.process_time() - c0
         for lst, v in zip(got["qmodels"], (dt, ev / dt, ev / cpu)):
             lst.append(v)
         for kind, exe in (exes or {}).items():
@@ -342,19 +386,39 @@ def _in_turn(case, size, repeat, exes):
     return got
 
 
-#: (case, impl) -> the best rate by CPU time of the last run (standalone table)
-CPU_RATES: dict = {}
+#: (case, impl) -> {"wall": (median, min, max), "cpu": (median, min, max)} of
+#: the per-round ratios ours/that row (rates), for the standalone table
+SPREAD: dict = {}
 
 
-def _best_row(case, impl, role, times, rates, cpu_rates, note="", **fields):
-    """A row whose rate is the best of the rounds (the least disturbed by
-    other work on the machine); the median goes in ``time_s``, the best
-    rate by CPU time in the note (``cpu_rate`` in the standalone table)."""
-    CPU_RATES[(case, impl)] = float(max(cpu_rates))
-    note = f"{note}; by CPU time {max(cpu_rates):.4g} events/s"
+def paired_ratios(ours, other) -> dict:
+    """Median and range of the per-round ratios ours/other of the rates, by
+    wall time and by CPU time: ``ours`` and ``other`` are (times, rates, CPU
+    rates) of the same interleaved rounds (:func:`_in_turn`)."""
+    out = {}
+    for key, i in (("wall", 1), ("cpu", 2)):
+        r = np.asarray(ours[i]) / np.asarray(other[i])
+        out[key] = (float(np.median(r)), float(r.min()), float(r.max()))
+    return out
+
+
+def fmt_spread(sp) -> str:
+    """``0.78x [0.70..0.85]`` from (median, min, max)."""
+    return f"{sp[0]:.3g}x [{sp[1]:.3g}..{sp[2]:.3g}]"
+
+
+def _median_row(case, impl, role, times, rates, cpu_rates, note="", ours=None, **fields):
+    """A row whose rate is the median of the rounds; for a reference row
+    (``ours`` given: our rounds), the note gives the per-round ratios ours /
+    this row by wall and by CPU time, median [min..max]."""
+    if ours is not None:
+        sp = paired_ratios(ours, (times, rates, cpu_rates))
+        SPREAD[(case, impl)] = sp
+        note = (f"{note}; ours/this per round by wall {fmt_spread(sp['wall'])}, "
+                f"by CPU {fmt_spread(sp['cpu'])}")
     return _util.row(case, impl, role, time_s=float(np.median(times)), min_s=min(times),
-                     reps=len(times), rate=float(max(rates)), rate_unit="events/s", note=note,
-                     **fields)
+                     reps=len(times), rate=float(np.median(rates)), rate_unit="events/s",
+                     note=note, **fields)
 
 
 def run(args) -> list[dict]:
@@ -383,13 +447,25 @@ def run(args) -> list[dict]:
                 cpp_error = "g++ not found"
 
     for case in cases:
-        got = _in_turn(case, size, max(repeat, 3), exes)
-        rows.append(_best_row(
+        case_exes = (None if exes is None else
+                     {k: v for k, v in exes.items() if k == "fair" or case in PEER_CASES})
+        got = _in_turn(case, size, max(repeat, 3), case_exes)
+        rows.append(_median_row(
             case, "qmodels", "ours", *got["qmodels"],
-            target_rate=5e6 if case != "sim-tandem-block" else None,
-            note=(f"batch means, {size:.0e} customers; rate: best of "
-                  f"{len(got['qmodels'][0])} rounds in turn with the C++ loops"
+            target_rate=5e6 if case in ("sim-mm1", "sim-closed4") else None,
+            note=(f"batch means, {size:.0e} events' worth; rate: median of "
+                  f"{len(got['qmodels'][0])} rounds interleaved with the C++ loops, "
+                  f"by CPU {np.median(got['qmodels'][2]):.4g} events/s"
                   + (f"; numba first-call compile {ct:.1f} s" if ct is not None else ""))))
+        if case not in PEER_CASES:
+            if exes is None and (peers is None or "c" in peers or "cpp" in peers):
+                rows.append(_util.skipped(case, "C++ fair", "reference", cpp_error))
+            elif exes is not None:
+                rows.append(_median_row(case, "C++ fair", "reference", *got["fair"],
+                                        ours=got["qmodels"], target_ratio=1 / 1.5,
+                                        note="g++ -O2, the statistics ours keeps "
+                                             "(cpp/sim_fair.cpp)"))
+            continue
         if peers is None or "ciw" in peers:
             try:
                 rows.append(_rate_rows(case, "ciw", "peer",
@@ -412,13 +488,14 @@ def run(args) -> list[dict]:
                 rows.append(_util.skipped(case, "C++ fair", "reference", cpp_error))
                 rows.append(_util.skipped(case, "C++ bare", "reference", cpp_error))
             else:
-                rows.append(_best_row(case, "C++ fair", "reference", *got["fair"],
-                                      target_ratio=1 / 1.5,
-                                      note="g++ -O2, the statistics ours keeps "
-                                           "(cpp/sim_fair.cpp)"))
-                rows.append(_best_row(case, "C++ bare", "reference", *got["bare"],
-                                      target_ratio=1 / 2,
-                                      note="g++ -O2, binary heap, no statistics (cpp/sim.cpp)"))
+                rows.append(_median_row(case, "C++ fair", "reference", *got["fair"],
+                                        ours=got["qmodels"], target_ratio=1 / 1.5,
+                                        note="g++ -O2, the statistics ours keeps "
+                                             "(cpp/sim_fair.cpp)"))
+                rows.append(_median_row(case, "C++ bare", "reference", *got["bare"],
+                                        ours=got["qmodels"], target_ratio=1 / 2,
+                                        note="g++ -O2, binary heap, no statistics "
+                                             "(cpp/sim.cpp)"))
     return rows
 
 
@@ -501,25 +578,29 @@ def _main(argv=None) -> int:
     args.peers = None if args.peers is None else {s.strip() for s in args.peers.split(",")}
     args.build_dir = _util.build_dir()
     rows = run(args)
-    print(f"{'case':18s} {'implementation':14s} {'events/s':>12s} {'median':>9s} "
-          f"{'ours/this':>10s} {'target':>18s} {'by CPU':>7s}  note")
+    print(f"{'case':17s} {'implementation':14s} {'events/s':>10s} {'median':>8s} "
+          f"{'ours/this':>9s} {'target':>21s}  {'per round by wall':>24s}  "
+          f"{'per round by CPU':>24s}")
     for case in args.sim_cases:
         cr = [r for r in rows if r["case"] == case]
         ours = next((r for r in cr if r["role"] == "ours"), None)
         for r in cr:
             if r.get("skipped"):
-                print(f"{case:18s} {r['impl']:14s} {'skipped':>12s}  {r['skipped']}")
+                print(f"{case:17s} {r['impl']:14s} {'skipped':>10s}  {r['skipped']}")
                 continue
             ratio = "" if r is ours or not ours else f"{ours['rate'] / r['rate']:.3g}x"
             target = ""
+            sp = SPREAD.get((case, r["impl"]))
             if r is not ours and ours and r.get("target_ratio"):
                 t = r["target_ratio"]
                 target = (f">= {t:g}x" if t >= 1 else f"<= {1 / t:g}x slower") + (
                     " ok" if ours["rate"] / r["rate"] >= t else " MISSED")
-            cr_o, cr = CPU_RATES.get((case, "qmodels")), CPU_RATES.get((case, r["impl"]))
-            by_cpu = "" if r is ours or not (cr_o and cr) else f"{cr_o / cr:.3g}x"
-            print(f"{case:18s} {r['impl']:14s} {r['rate']:12.4g} {r['time_s']:8.3g}s "
-                  f"{ratio:>10s} {target:>18s} {by_cpu:>7s}  {r.get('note') or ''}")
+                if sp:
+                    target += " (CPU ok)" if sp["cpu"][0] >= t else " (CPU MISSED)"
+            wall = fmt_spread(sp["wall"]) if sp else ""
+            cpu = fmt_spread(sp["cpu"]) if sp else ""
+            print(f"{case:17s} {r['impl']:14s} {r['rate']:10.4g} {r['time_s']:7.3g}s "
+                  f"{ratio:>9s} {target:>21s}  {wall:>24s}  {cpu:>24s}")
     return 0
 
 

@@ -66,8 +66,10 @@ def test_errors_are_ours_only():
 def test_the_simulator_plugin_imports():
     sim, error = runner._load_sim()
     assert error is None and sim is not None
-    assert callable(sim.run_qmodels) and set(sim.CASES) == {"sim-mm1", "sim-closed4",
-                                                            "sim-tandem-block"}
+    assert callable(sim.run_qmodels) and set(sim.CASES) == {
+        "sim-mm1", "sim-closed4", "sim-tandem-block", "sim-prio2", "sim-fj3"}
+    for case in sim.CASES:  # every model builds, and C++ knows it
+        assert sim.network(case) is not None and case in sim.CPP_MODEL
 
 
 def test_the_overhead_and_cli_scripts_import_and_run(capsys):

@@ -15,10 +15,17 @@
 //     20 batches of whole segments, Student-t half-widths, percentiles.
 //
 // Single-server FCFS stations with exponential service, blocking after
-// service at stations with finite room, as sim.cpp.  g++ -O2.
+// service at stations with finite room, as sim.cpp; and two more models
+// (issue 32): a non-preemptive priority M/M/1 with two open classes (one
+// FCFS queue per class, the higher class served first, as qmodels' "prio"
+// station) and an open fork-join (station 0 forks a task into each of the
+// other stations, single-server FCFS branches; the job leaves when the
+// last task joins; the tasks have job-table rows of their own, as in
+// qmodels).  g++ -O2.
 //
 // usage: sim_fair MODEL HORIZON SEED [-v]
-//   MODEL mm1 | closed4 | tandem (the models of sim.cpp); HORIZON simulated time
+//   MODEL mm1 | closed4 | tandem (the models of sim.cpp) | prio2 | fj3;
+//   HORIZON simulated time
 // prints: events seconds cpu-seconds checksum   (-v: also the estimates)
 #include <algorithm>
 #include <chrono>
@@ -45,11 +52,14 @@ struct Sim {
     std::uniform_real_distribution<double> uni{0.0, 1.0};
     // model
     std::vector<double> S;           // mean service time, per station (one class)
-    std::vector<int> cap, next;      // room (service place included); next station, -1 = leave
+    std::vector<int> cap, next;      // room (service place included); next station, -1 = leave,
+                                     // -2 = join at the fork-join (station 0)
     bool open = true;
-    double lam = 1.0;
+    bool prio = false;               // station 0 serves by class priority (0 highest)
+    bool forkjoin = false;           // station 0 is a fork-join of stations 1..K-1
+    std::vector<double> lam{1.0};    // open arrival rate per class
     // jobs
-    std::vector<int> jcls;
+    std::vector<int> jcls, jpar, jpend;  // class; fork-join: parent (-1: a job), tasks to join
     std::vector<double> jtarr, jtcyc;
     std::vector<int> freelist;
     // stations
@@ -57,6 +67,7 @@ struct Sim {
     std::vector<int> nc, bs;                  // per (class, station)
     std::vector<double> tlast;                // last change of station k's counts
     std::vector<std::deque<int>> waitq;       // FCFS queue of job ids
+    std::vector<std::deque<int>> pq;          // priority station: one FCFS queue per class
     std::vector<std::deque<int>> blockedq;    // jobs blocked on this station (at the previous one)
     std::vector<int> at;                      // station of job j
     // statistics: [area_n | area_u | comp | soj] per (class, station), [cycles | cycle time]
@@ -77,7 +88,7 @@ struct Sim {
         o_cyct = 4 * CK + C; o_ev = 4 * CK + 2 * C;
         acc.assign(o_ev + 1, 0.0);
         n.assign(K, 0); busy.assign(K, 0); nc.assign(CK, 0); bs.assign(CK, 0);
-        tlast.assign(K, 0.0); waitq.resize(K); blockedq.resize(K);
+        tlast.assign(K, 0.0); waitq.resize(K); blockedq.resize(K); pq.resize(C);
         snap.assign((size_t)NCELL * acc.size(), 0.0);
         for (int i = 1; i <= NCELL; ++i) edges.push_back(horizon * i / NCELL);
         hist.assign((size_t)(NCELL / CELLS_PER_SEG + 1) * C * HIST_BINS, 0);
@@ -91,6 +102,7 @@ struct Sim {
         if (freelist.empty()) {
             j = (int)jcls.size();
             jcls.push_back(c); jtarr.push_back(0.0); jtcyc.push_back(0.0); at.push_back(-1);
+            jpar.push_back(-1); jpend.push_back(0);
         } else {
             j = freelist.back();
             freelist.pop_back();
@@ -140,7 +152,38 @@ struct Sim {
         at[j] = k;
         acc[o_ev] += 1.0;
         if (busy[k] == 0) start(j, k);
+        else if (prio && k == 0) pq[c].push_back(j);
         else waitq[k].push_back(j);
+    }
+    void fork(int j) {                // job j reaches the fork-join (station 0)
+        int c = jcls[j];
+        flush(0, now);
+        ++n[0];
+        ++nc[c * K];
+        jtarr[j] = now;
+        at[j] = 0;
+        acc[o_ev] += 1.0;
+        jpend[j] = K - 1;
+        for (int b = 1; b < K; ++b) {
+            int t = new_job(c);
+            jpar[t] = j;
+            jtcyc[t] = now;
+            arrive(t, b);
+        }
+    }
+    void join(int t) {                // task t (its branch done) joins its parent
+        int p = jpar[t], c = jcls[p];
+        jpar[t] = -1;
+        freelist.push_back(t);
+        if (--jpend[p] > 0) return;
+        flush(0, now);                // the last one: the job leaves the fork-join
+        --n[0];
+        --nc[c * K];
+        acc[o_comp + c * K] += 1.0;
+        acc[o_soj + c * K] += now - jtarr[p];
+        acc[o_ev] += 1.0;
+        record_cycle(c, now - jtcyc[p]);
+        freelist.push_back(p);
     }
     void depart(int j, int k) {
         int c = jcls[j];
@@ -152,7 +195,15 @@ struct Sim {
         acc[o_comp + c * K + k] += 1.0;
         acc[o_soj + c * K + k] += now - jtarr[j];
         acc[o_ev] += 1.0;
-        if (!waitq[k].empty()) {
+        if (prio && k == 0) {
+            for (int q = 0; q < C; ++q)
+                if (!pq[q].empty()) {
+                    int h = pq[q].front();
+                    pq[q].pop_front();
+                    start(h, k);
+                    break;
+                }
+        } else if (!waitq[k].empty()) {
             int h = waitq[k].front();
             waitq[k].pop_front();
             start(h, k);
@@ -178,12 +229,13 @@ struct Sim {
     }
     void complete(int j) {
         int k = at[j], d = next[k];
+        if (d == -2) { depart(j, k); join(j); return; }
         if (d >= 0 && n[d] >= cap[d]) { blockedq[d].push_back(j); return; }  // keeps its server
         move(j, k, d);
     }
     double run(double horizon) {
         if (open) {
-            heap.push(Ev(expo(1.0 / lam), -1));
+            for (int c = 0; c < C; ++c) heap.push(Ev(expo(1.0 / lam[c]), -1 - c));
         } else {
             for (int i = 0; i < 20; ++i) {
                 int j = new_job(0);
@@ -199,11 +251,12 @@ struct Sim {
             now = e.first;
             if (e.second < 0) {
                 int c = -1 - e.second;
-                heap.push(Ev(now + expo(1.0 / lam), e.second));
+                heap.push(Ev(now + expo(1.0 / lam[c]), e.second));
                 if (n[0] >= cap[0]) { acc[o_ev] += 1.0; continue; }  // lost
                 int j = new_job(c);
                 jtcyc[j] = now;
-                arrive(j, 0);
+                if (forkjoin) fork(j);
+                else arrive(j, 0);
             } else {
                 complete(e.second);
             }
@@ -334,6 +387,12 @@ int main(int argc, char** argv) {
         s.open = false;
     } else if (!std::strcmp(model, "tandem")) {
         s.S = {0.5, 0.7, 0.8}; s.cap = {INF, 4, 4}; s.next = {1, 2, -1};
+    } else if (!std::strcmp(model, "prio2")) {  // rho = 0.8, class 0 first
+        s.S = {1.0}; s.cap = {INF}; s.next = {-1};
+        s.C = 2; s.lam = {0.4, 0.4}; s.prio = true;
+    } else if (!std::strcmp(model, "fj3")) {    // fork-join of 3 branches, lambda = 1
+        s.S = {0.0, 0.5, 0.6, 0.7}; s.cap = {INF, INF, INF, INF}; s.next = {-1, -2, -2, -2};
+        s.forkjoin = true;
     } else { std::fprintf(stderr, "unknown model %s\n", model); return 2; }
     s.K = (int)s.S.size();
     std::timespec ts0;

@@ -1241,7 +1241,7 @@ def _enter(j, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT
 # preemptive *resume*, the job later continues where it stopped; its service
 # time is drawn once, when it first starts.
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def prio_before(a, b, kind, CLI, JI, JF):
     """True if job a is served before job b at a station of this kind:
     LCFS-PR, the later arrival; priority, the smaller level (0 highest),
@@ -1255,7 +1255,7 @@ def prio_before(a, b, kind, CLI, JI, JF):
     return JF[a, F_TARR] < JF[b, F_TARR]
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def _prio_wait(j, s, kind, from_tail, JI, JF, SS):
     """Job j waits at priority station s: into its sorted list (see above),
     walking from the tail (a new arrival at a prio / prio-pr station) or
@@ -1306,7 +1306,7 @@ def _prio_wait(j, s, kind, from_tail, JI, JF, SS):
         SS[s, ct] = j
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K):
     """Job h starts service at priority station s, or resumes its
     remaining work if it was preempted."""
@@ -1329,7 +1329,7 @@ def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rn
     heap_set(C + K + h, now + x, HE, HT, POS, SI)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def prio_arrive(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K):
     """Job j, just counted at priority station s, starts if a server is
     free; at a preemptive station it takes the server of the job in service
@@ -1363,7 +1363,7 @@ def prio_arrive(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
     _prio_wait(j, s, kind, kind != K_LCFS_PR, JI, JF, SS)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K):
     """Job j (served, or blocked holding its server) leaves priority
     station s: the waiting job served first (a preempted one resumes) takes
