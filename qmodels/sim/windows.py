@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InvalidValueError
 from .run import _Run
-from .stats import estimate, histogram_percentiles, mser5
+from .stats import estimate, mser5
 
 #: a histogram segment spans CELLS_PER_SEG cells
 CELLS_PER_SEG = 10
@@ -49,11 +49,11 @@ def _edges(horizon: float, warm: float | None, ncell: int):
 
 
 def _seg_first_cell(seg: np.ndarray) -> dict[int, int]:
-    """The first cell of every histogram segment, by segment."""
-    first: dict[int, int] = {}
-    for i, s in enumerate(seg[:-1]):
-        first.setdefault(int(s), i)
-    return first
+    """The first cell of every histogram segment, by segment (in the order
+    the segments first appear, as the cells run)."""
+    segs, first = np.unique(np.asarray(seg[:-1]), return_index=True)
+    order = np.argsort(first, kind="stable")
+    return dict(zip(segs[order].tolist(), first[order].tolist()))
 
 
 
@@ -63,52 +63,69 @@ def _seg_first_cell(seg: np.ndarray) -> dict[int, int]:
 
 def _window(run: _Run, a: int, b: int):
     """Figures over cells a..b-1 (cell i ends at EDGES[i]): a dict of arrays."""
+    return {key: v[0] for key, v in _windows(run, [a], [b]).items()}
+
+
+def _windows(run: _Run, a, b):
+    """:func:`_window` of several windows at once, cells a[i]..b[i]-1 for
+    each i: a dict of arrays with the window first.  Every figure is the
+    same elementwise arithmetic as for one window (the sums over classes or
+    stations run along the same axis, in the same order), so each row is,
+    bit for bit, the figures of its window alone."""
     f, lay = run.f, run.lay
     C, K, P = f.C, f.K, f.P
     CK = C * K
+    a = np.asarray(a, dtype=np.intp)
+    b = np.asarray(b, dtype=np.intp)
+    B = a.size
     top = run.SNAP[b - 1]
-    bot = run.SNAP[a - 1] if a > 0 else np.zeros_like(top)
-    t0 = run.EDGES[a - 1] if a > 0 else 0.0
+    bot = np.where((a > 0)[:, None], run.SNAP[a - 1], 0.0)
+    t0 = np.where(a > 0, run.EDGES[a - 1], 0.0)
     T = run.EDGES[b - 1] - t0
+    T2 = T[:, None]
+    T3 = T[:, None, None]
     d = top - bot
     with np.errstate(invalid="ignore", divide="ignore"):
-        area_n = d[lay["area_n"]: lay["area_n"] + CK].reshape(C, K)
-        area_u = d[lay["area_u"]: lay["area_u"] + CK].reshape(C, K)
-        comp = d[lay["comp"]: lay["comp"] + CK].reshape(C, K)
-        soj = d[lay["soj"]: lay["soj"] + CK].reshape(C, K)
-        cyc = d[lay["cyc"]: lay["cyc"] + C]
-        cyct = d[lay["cyct"]: lay["cyct"] + C]
+        area_n = d[:, lay["area_n"]: lay["area_n"] + CK].reshape(B, C, K)
+        area_u = d[:, lay["area_u"]: lay["area_u"] + CK].reshape(B, C, K)
+        comp = d[:, lay["comp"]: lay["comp"] + CK].reshape(B, C, K)
+        soj = d[:, lay["soj"]: lay["soj"] + CK].reshape(B, C, K)
+        cyc = d[:, lay["cyc"]: lay["cyc"] + C]
+        cyct = d[:, lay["cyct"]: lay["cyct"] + C]
+        comp_st = comp.sum(1)
         out = {
-            "X_pair": comp / T,
-            "Q_pair": area_n / T,
-            "U_pair": area_u / (T * f.ucap[None, :]),
+            "X_pair": comp / T3,
+            "Q_pair": area_n / T3,
+            "U_pair": area_u / (T3 * f.ucap[None, None, :]),
             "R_pair": np.where(comp > 0, soj / np.where(comp > 0, comp, 1), np.nan),
-            "X_st": comp.sum(0) / T,
-            "Q_st": area_n.sum(0) / T,
-            "U_st": area_u.sum(0) / (T * f.ucap),
-            "R_st": np.where(comp.sum(0) > 0, soj.sum(0) / np.where(comp.sum(0) > 0,
-                                                                   comp.sum(0), 1), np.nan),
-            "X_cl": cyc / T,
+            "X_st": comp_st / T2,
+            "Q_st": area_n.sum(1) / T2,
+            "U_st": area_u.sum(1) / (T2 * f.ucap),
+            "R_st": np.where(comp_st > 0, soj.sum(1) / np.where(comp_st > 0, comp_st, 1),
+                             np.nan),
+            "X_cl": cyc / T2,
             "R_cl": np.where(cyc > 0, cyct / np.where(cyc > 0, cyc, 1), np.nan),
             # jobs, not the tasks of their forks (at fork-join branch stations)
-            "Q_cl": (area_n.sum(1) if f.branch is None else area_n[:, ~f.branch].sum(1)) / T,
-            "lost": d[lay["lost"]: lay["lost"] + C] / T,
-            "pool_U": d[lay["pool_busy"]: lay["pool_busy"] + P] / (T * np.maximum(f.PLI[:, 0], 1))
-            if P else np.zeros(0),
-            "pool_Q": d[lay["pool_q"]: lay["pool_q"] + P] / T if P else np.zeros(0),
+            "Q_cl": (area_n.sum(2) if f.branch is None
+                     else area_n[:, :, ~f.branch].sum(2)) / T2,
+            "lost": d[:, lay["lost"]: lay["lost"] + C] / T2,
+            "pool_U": d[:, lay["pool_busy"]: lay["pool_busy"] + P]
+            / (T2 * np.maximum(f.PLI[:, 0], 1)) if P else np.zeros((B, 0)),
+            "pool_Q": d[:, lay["pool_q"]: lay["pool_q"] + P] / T2 if P else np.zeros((B, 0)),
         }
         # each cache's hits / lookups in the window (NaN without a lookup)
-        qc = d[lay["cache"]: lay["size"]].reshape(-1, 2)
-        out["hit"] = np.where(qc[:, 0] > 0, qc[:, 1] / np.where(qc[:, 0] > 0, qc[:, 0], 1),
-                              np.nan)
+        qc = d[:, lay["cache"]: lay["size"]].reshape(B, -1, 2)
+        out["hit"] = np.where(qc[..., 0] > 0,
+                              qc[..., 1] / np.where(qc[..., 0] > 0, qc[..., 0], 1), np.nan)
     for ch in f.switch_chains:
         # class switching: a class's figures are per cycle of its chain
         # (cycles end in whichever class a job has then): X_c = X_chain and
         # R_c = Q_c / X_chain, the time a chain job spends as class c
         idx = list(ch)
-        xh = float(cyc[idx].sum()) / T
-        out["X_cl"][idx] = xh
-        out["R_cl"][idx] = out["Q_cl"][idx] / xh if xh > 0 else np.nan
+        for i in range(B):
+            xh = float(cyc[i, idx].sum()) / T[i]
+            out["X_cl"][i, idx] = xh
+            out["R_cl"][i, idx] = out["Q_cl"][i, idx] / xh if xh > 0 else np.nan
     # R of a class at a station it never visits: 0 here, a placeholder that no
     # self-check or precision test reads; the result reports NaN there, with a
     # note (:func:`qmodels.sim.api._assemble`: the simulator cannot observe it)
@@ -118,12 +135,40 @@ def _window(run: _Run, a: int, b: int):
 
 def _percentiles(run: _Run, segs) -> np.ndarray:
     """(C, 3) response-time percentiles from the histogram segments ``segs``."""
+    return _percentiles_of(run, run.HIST[list(segs)].sum(axis=0)[None])[0]
+
+
+def _percentiles_of(run: _Run, h: np.ndarray) -> np.ndarray:
+    """(B, C, 3) response-time percentiles of the (B, C, bins) histogram
+    counts ``h``: :func:`qmodels.sim.stats.histogram_percentiles` of every
+    row, bit for bit (the counts are integers, so their float sums are
+    exact in any order; the exponential is ``math.exp``, as there)."""
     f = run.f
-    h = run.HIST[list(segs)].sum(axis=0)
-    out = np.full((f.C, len(PERCENTILES)), np.nan)
-    for c in range(f.C):
-        out[c] = histogram_percentiles(h[c], f.hist_lo[c], f.hist_step,
-                                       [q / 100.0 for q in PERCENTILES])
+    out = np.full(h.shape[:-1] + (len(PERCENTILES),), np.nan)
+    # only the bins from the first to the last one used by any row: before
+    # them a row's cumulative count is 0 and after them its total, so the
+    # bin a quantile falls in is the same, offset by lo
+    used = np.flatnonzero(h.any(axis=tuple(range(h.ndim - 1))))
+    if used.size == 0:
+        return out
+    lo = int(used[0])
+    c = h[..., lo: int(used[-1]) + 1].astype(float)
+    cum = np.cumsum(c, axis=-1)
+    tot = cum[..., -1]
+    nb = c.shape[-1]
+    for j, q in enumerate(PERCENTILES):
+        target = (q / 100.0) * tot
+        # searchsorted(cum, target, side="left") of every row
+        k = np.minimum((cum < target[..., None]).sum(-1), nb - 1)
+        prev = np.where(k > 0, np.take_along_axis(cum, np.maximum(k - 1, 0)[..., None],
+                                                  -1)[..., 0], 0.0)
+        ck = np.take_along_axis(c, k[..., None], -1)[..., 0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            frac = np.where(ck > 0, (target - prev) / np.where(ck > 0, ck, 1.0), 0.0)
+        frac = np.minimum(np.maximum(frac, 0.0), 1.0)
+        x = f.hist_lo + ((k + lo) + frac) * f.hist_step
+        out[..., j] = np.reshape([math.exp(v) for v in x.ravel().tolist()], x.shape)
+    out[tot <= 0] = np.nan
     return out
 
 
@@ -206,13 +251,13 @@ def _batches(run, seg, warm, use_mser):
     B = min(BATCHES, len(segs))
     per = len(segs) // B
     segs = segs[len(segs) - B * per:]
-    obs, pct = [], []
-    for b in range(B):
-        group = segs[b * per:(b + 1) * per]
-        c0 = first[group[0]]
-        c1 = first[group[-1] + 1] if group[-1] + 1 in first else n
-        obs.append(_window(run, c0, c1))
-        pct.append(_percentiles(run, group))
+    groups = [segs[b * per:(b + 1) * per] for b in range(B)]
+    c0 = [first[g[0]] for g in groups]
+    c1 = [first.get(g[-1] + 1, n) for g in groups]
+    w = _windows(run, c0, c1)
+    obs = [{key: v[b] for key, v in w.items()} for b in range(B)]
+    h = run.HIST[segs].reshape((B, per) + run.HIST.shape[1:]).sum(axis=1)
+    pct = list(_percentiles_of(run, h))
     c_start = first[segs[0]]
     t_trunc = run.EDGES[c_start - 1] if c_start > 0 else 0.0
     return obs, pct, float(t_trunc)
