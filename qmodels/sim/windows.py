@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InvalidValueError
 from .run import _Run
-from .stats import estimate, mser5
+from .stats import estimate, histogram_percentiles, mser5
 
 #: a histogram segment spans CELLS_PER_SEG cells
 CELLS_PER_SEG = 10
@@ -135,41 +135,50 @@ def _windows(run: _Run, a, b):
 
 def _percentiles(run: _Run, segs) -> np.ndarray:
     """(C, 3) response-time percentiles from the histogram segments ``segs``."""
-    return _percentiles_of(run, run.HIST[list(segs)].sum(axis=0)[None])[0]
+    f = run.f
+    h = run.HIST[list(segs)].sum(axis=0)
+    out = np.full((f.C, len(PERCENTILES)), np.nan)
+    for c in range(f.C):
+        out[c] = histogram_percentiles(h[c], f.hist_lo[c], f.hist_step,
+                                       [q / 100.0 for q in PERCENTILES])
+    return out
 
 
 def _percentiles_of(run: _Run, h: np.ndarray) -> np.ndarray:
     """(B, C, 3) response-time percentiles of the (B, C, bins) histogram
     counts ``h``: :func:`qmodels.sim.stats.histogram_percentiles` of every
-    row, bit for bit (the counts are integers, so their float sums are
-    exact in any order; the exponential is ``math.exp``, as there)."""
+    (B, C) row at once, bit for bit (the counts are integers, so their float
+    sums are exact in any order; the exponential is ``math.exp``, as there)."""
     f = run.f
-    out = np.full(h.shape[:-1] + (len(PERCENTILES),), np.nan)
+    B, C, nbins = h.shape
+    out = np.full((B * C, len(PERCENTILES)), np.nan)
     # only the bins from the first to the last one used by any row: before
     # them a row's cumulative count is 0 and after them its total, so the
     # bin a quantile falls in is the same, offset by lo
-    used = np.flatnonzero(h.any(axis=tuple(range(h.ndim - 1))))
+    used = np.flatnonzero(h.reshape(-1, nbins).any(axis=0))
     if used.size == 0:
-        return out
+        return out.reshape(B, C, -1)
     lo = int(used[0])
-    c = h[..., lo: int(used[-1]) + 1].astype(float)
-    cum = np.cumsum(c, axis=-1)
-    tot = cum[..., -1]
-    nb = c.shape[-1]
+    c = h.reshape(-1, nbins)[:, lo: int(used[-1]) + 1].astype(float)
+    cum = np.cumsum(c, axis=1)
+    tot = cum[:, -1]
+    rows = np.flatnonzero(tot > 0)
+    c, cum, tot = c[rows], cum[rows], tot[rows]
+    lo_log = np.broadcast_to(f.hist_lo, (B, C)).ravel()[rows]
+    nb = c.shape[1]
+    r = np.arange(rows.size)
     for j, q in enumerate(PERCENTILES):
         target = (q / 100.0) * tot
         # searchsorted(cum, target, side="left") of every row
-        k = np.minimum((cum < target[..., None]).sum(-1), nb - 1)
-        prev = np.where(k > 0, np.take_along_axis(cum, np.maximum(k - 1, 0)[..., None],
-                                                  -1)[..., 0], 0.0)
-        ck = np.take_along_axis(c, k[..., None], -1)[..., 0]
+        k = np.minimum((cum < target[:, None]).sum(1), nb - 1)
+        prev = np.where(k > 0, cum[r, k - 1], 0.0)
+        ck = c[r, k]
         with np.errstate(invalid="ignore", divide="ignore"):
             frac = np.where(ck > 0, (target - prev) / np.where(ck > 0, ck, 1.0), 0.0)
         frac = np.minimum(np.maximum(frac, 0.0), 1.0)
-        x = f.hist_lo + ((k + lo) + frac) * f.hist_step
-        out[..., j] = np.reshape([math.exp(v) for v in x.ravel().tolist()], x.shape)
-    out[tot <= 0] = np.nan
-    return out
+        x = lo_log + ((k + lo) + frac) * f.hist_step
+        out[rows, j] = [math.exp(v) for v in x.tolist()]
+    return out.reshape(B, C, -1)
 
 
 def _cell_series(run: _Run, n: int) -> np.ndarray:
@@ -256,7 +265,11 @@ def _batches(run, seg, warm, use_mser):
     c1 = [first.get(g[-1] + 1, n) for g in groups]
     w = _windows(run, c0, c1)
     obs = [{key: v[b] for key, v in w.items()} for b in range(B)]
-    h = run.HIST[segs].reshape((B, per) + run.HIST.shape[1:]).sum(axis=1)
+    # the segments run consecutively: a view of them, not a copy (integer
+    # counts, so the sum is the same in any order)
+    hs = (run.HIST[segs[0]: segs[-1] + 1] if segs[-1] - segs[0] == len(segs) - 1
+          else run.HIST[segs])
+    h = hs.reshape((B, per) + run.HIST.shape[1:]).sum(axis=1)
     pct = list(_percentiles_of(run, h))
     c_start = first[segs[0]]
     t_trunc = run.EDGES[c_start - 1] if c_start > 0 else 0.0
