@@ -164,20 +164,19 @@ def _percentiles_of(run: _Run, h: np.ndarray) -> np.ndarray:
     tot = cum[:, -1]
     rows = np.flatnonzero(tot > 0)
     c, cum, tot = c[rows], cum[rows], tot[rows]
-    lo_log = np.broadcast_to(f.hist_lo, (B, C)).ravel()[rows]
+    lo_log = np.tile(f.hist_lo, B)[rows, None]
     nb = c.shape[1]
-    r = np.arange(rows.size)
-    for j, q in enumerate(PERCENTILES):
-        target = (q / 100.0) * tot
-        # searchsorted(cum, target, side="left") of every row
-        k = np.minimum((cum < target[:, None]).sum(1), nb - 1)
-        prev = np.where(k > 0, cum[r, k - 1], 0.0)
-        ck = c[r, k]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            frac = np.where(ck > 0, (target - prev) / np.where(ck > 0, ck, 1.0), 0.0)
-        frac = np.minimum(np.maximum(frac, 0.0), 1.0)
-        x = lo_log + ((k + lo) + frac) * f.hist_step
-        out[rows, j] = [math.exp(v) for v in x.tolist()]
+    r = np.arange(rows.size)[:, None]
+    target = tot[:, None] * (np.array(PERCENTILES) / 100.0)
+    # searchsorted(cum, target, side="left") of every row and quantile
+    k = np.minimum((cum[:, None, :] < target[:, :, None]).sum(2), nb - 1)
+    prev = np.where(k > 0, cum[r, k - 1], 0.0)
+    ck = c[r, k]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(ck > 0, (target - prev) / np.where(ck > 0, ck, 1.0), 0.0)
+    frac = np.minimum(np.maximum(frac, 0.0), 1.0)
+    x = lo_log + ((k + lo) + frac) * f.hist_step
+    out[rows] = np.reshape([math.exp(v) for v in x.ravel().tolist()], x.shape)
     return out.reshape(B, C, -1)
 
 
