@@ -139,6 +139,8 @@ def test_blas_threads_are_one_inside_and_restored_after():
 
     handles = LA._openblas_handles()
     if not handles:
+        # numpy/scipy linked against another BLAS (a distribution's reference
+        # BLAS or MKL) expose no OpenBLAS thread setter: nothing to cap here
         pytest.skip("no OpenBLAS loaded in this process")
     before = [int(get()) for _, get in handles]
     with LA.one_blas_thread():

@@ -265,6 +265,21 @@ def _convolve(a1, T1, a2, T2):
     return alpha, T
 
 
+def _class_named(net, cls: str | None) -> str:
+    """The name of class ``cls`` of network ``net`` (default: its only
+    class), or a typed refusal naming what is wrong."""
+    if not isinstance(net, Network):
+        raise InvalidValueError(f"expected a Network, got {type(net).__name__}")
+    if cls is None:
+        if len(net.classes) != 1:
+            raise InvalidValueError(
+                f"the network has {len(net.classes)} classes: name one (cls=...)")
+        cls = net.classes[0].name
+    if cls not in net.class_names:
+        raise UnknownNameError(f"no class {cls!r} (the network has {list(net.class_names)})")
+    return cls
+
+
 def response_time_distribution(net: Network, cls: str | None = None) -> ResponseTimeDistribution:
     """The exact end-to-end response-time distribution of class ``cls``
     (default: the only class), where the module docstring's conditions
@@ -280,18 +295,10 @@ def response_time_distribution(net: Network, cls: str | None = None) -> Response
     UnstableError
         An open station at or past saturation (as the open solver).
     """
-    if not isinstance(net, Network):
-        raise InvalidValueError(f"expected a Network, got {type(net).__name__}")
+    cls = _class_named(net, cls)
     why = requires.numeric(net) or requires.class_switching(net)
     if why:
         raise UnsupportedModelError(why)
-    if cls is None:
-        if len(net.classes) != 1:
-            raise InvalidValueError(
-                f"the network has {len(net.classes)} classes: name one (cls=...)")
-        cls = net.classes[0].name
-    if cls not in net.class_names:
-        raise UnknownNameError(f"no class {cls!r} (the network has {list(net.class_names)})")
     klass = net.classes[net.class_names.index(cls)]
     if not isinstance(klass, Open):
         # a closed class: the passage time of a tagged job in the network's

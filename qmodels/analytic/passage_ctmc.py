@@ -66,13 +66,12 @@ import numpy as np
 from ..errors import (
     InvalidValueError,
     ProblemTooLargeError,
-    UnknownNameError,
     UnsupportedModelError,
 )
 from ..model.network import Closed, Network
 from ..results import METHOD_LABELS
 from . import requires
-from .passage import ResponseTimeDistribution
+from .passage import ResponseTimeDistribution, _class_named
 
 __all__ = ["ClosedResponseTimeDistribution", "closed_response_time_distribution",
            "DEFAULT_PASSAGE_STATES"]
@@ -464,15 +463,7 @@ def closed_response_time_distribution(net: Network, cls: str | None = None,
 
     from ._ctmc_spec import _Spec
 
-    if not isinstance(net, Network):
-        raise InvalidValueError(f"expected a Network, got {type(net).__name__}")
-    if cls is None:
-        if len(net.classes) != 1:
-            raise InvalidValueError(
-                f"the network has {len(net.classes)} classes: name one (cls=...)")
-        cls = net.classes[0].name
-    if cls not in net.class_names:
-        raise UnknownNameError(f"no class {cls!r} (the network has {list(net.class_names)})")
+    cls = _class_named(net, cls)
     r0 = net.class_names.index(cls)
     if not isinstance(net.classes[r0], Closed):
         raise UnsupportedModelError(f"class {cls!r} is open; method 'ctmc-passage' takes "
