@@ -483,3 +483,33 @@ def test_sweep_moves_the_split_in_a_class_given_by_visits():
         qm.apply(_visits_net(10, extra_mem=0.5), {"cache.cache_capacity": 20})
     # a change that leaves the split alone (the lookup time) is no trouble
     assert qm.apply(_visits_net(10, extra_mem=0.5), {"cache.service": 0.002})
+
+
+def test_an_omitted_cache_row_is_the_station_split():
+    # a class routed into a cache station with no row there leaves it by the
+    # station's split (Che's hit ratio): the same network, the same answers,
+    # as the one that writes st.split() out; a class switching into the cache
+    # gets the row in the class it switches to
+    cache = qm.Cache(2, list(P3))
+    st = cache.station("cache", hit="mem", miss="disk")
+    stations = [st, qm.Queue("mem", 0.01), qm.Queue("disk", 0.05)]
+    rows = {"source": {"cache": 1.0}, "mem": {"sink": 1.0}, "disk": {"sink": 1.0}}
+    given = qm.Network(stations, [qm.Open("req", 5.0, routing={**rows, "cache": st.split()})])
+    omitted = qm.Network(stations, [qm.Open("req", 5.0, routing=rows)])
+    assert omitted.classes[0].routing["cache"] == st.split()
+    assert omitted.visits.tolist() == given.visits.tolist()
+    a, b = qm.solve(given), qm.solve(omitted)
+    assert float(a.R["req"]) == float(b.R["req"])
+    s1 = qm.simulate(given, seed=3, horizon=50.0, replications=2, progress=False)
+    s2 = qm.simulate(omitted, seed=3, horizon=50.0, replications=2, progress=False)
+    assert s1.R["req"].mean == s2.R["req"].mean
+    # switching into the cache: class b enters it from class a's row at mem
+    sw = qm.Network(stations, [
+        qm.Open("a", 5.0, routing={"source": {"mem": 1.0}, "mem": {"cache": {"b": 1.0}}}),
+        qm.Open("b", 0.0, routing={"mem": {"sink": 1.0}, "disk": {"sink": 1.0}})])
+    assert "cache" not in sw.classes[0].routing
+    assert sw.classes[1].routing["cache"] == st.split()
+    # a row given but not the split is still refused by name
+    with pytest.raises(RoutingError, match="Che"):
+        qm.Network(stations, [qm.Open("req", 1.0, routing={
+            **rows, "cache": {"mem": 0.5, "disk": 0.5}})])

@@ -30,6 +30,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections.abc import Mapping
@@ -44,7 +45,7 @@ from ..errors import InvalidValueError, ProblemTooLargeError, RoutingError, Unkn
 from .stations import SINK, Queue
 
 __all__ = ["CacheStation", "CACHE_POLICIES", "che_characteristic_time", "che_hit_ratios",
-           "che_hit_ratio", "check_caches", "MAX_CATALOG"]
+           "che_hit_ratio", "check_caches", "fill_cache_rows", "MAX_CATALOG"]
 
 #: the replacement policies a cache knows
 CACHE_POLICIES = ("lru", "fifo", "random")
@@ -202,13 +203,14 @@ class CacheStation(Queue):
         leaves, for an open class; the reference station of a closed class
         ends its cycle there).
 
-    Every class routed through the station gives it the routing row
+    A class routed into the station leaves it by the routing row
     ``station.split()``, ``{hit: h, miss: 1 - h}`` with h Che's hit ratio
-    (:attr:`hit_ratio`); the analytic methods solve that split (Che's
-    approximation: [Che] for LRU, [MGL] for FIFO and RANDOM), the simulator
-    replaces it by the item-level cache.  Most users build it from the
-    element: ``qm.Cache(100, qm.Zipf(0.8, 10_000)).station("cache",
-    hit="mem", miss="disk")``.
+    (:attr:`hit_ratio`): a class that gives no row for the station gets it
+    filled in; one that gives it must give that split.  The analytic
+    methods solve that split (Che's approximation: [Che] for LRU, [MGL] for
+    FIFO and RANDOM), the simulator replaces it by the item-level cache.
+    Most users build it from the element: ``qm.Cache(100, qm.Zipf(0.8,
+    10_000)).station("cache", hit="mem", miss="disk")``.
     """
 
     cache_capacity: int = field(default=0, kw_only=True)
@@ -260,6 +262,43 @@ class CacheStation(Queue):
         ``{hit: h, miss: 1 - h}`` (Che's hit ratio h)."""
         h = self.hit_ratio
         return {self.hit: h, self.miss: 1.0 - h}
+
+
+def fill_cache_rows(stations, classes) -> tuple:
+    """``classes`` with the routing row each one lacks at a cache station
+    it is routed into filled in as the station's split
+    (:meth:`CacheStation.split`, Che's hit ratio), so a user need not write
+    the split: a class that routes to a cache (as itself, or switching into
+    it from another class) and gives no row there leaves it by the split.
+    A row the user gives is kept and checked by :func:`check_caches`."""
+    caches = {s.name: s for s in stations if isinstance(s, CacheStation)}
+    if not caches:
+        return tuple(classes)
+    entering: dict[str, set] = {}       # class name -> caches it enters
+    for c in classes:
+        routing = getattr(c, "routing", None)
+        if not isinstance(routing, Mapping):
+            continue
+        for row in routing.values():
+            if not isinstance(row, Mapping):
+                continue        # _check_parts names the malformed row
+            for dst in row:
+                if isinstance(dst, tuple):
+                    st, cls = dst[0], dst[1]
+                else:
+                    st, cls = dst, c.name
+                if st in caches:
+                    entering.setdefault(cls, set()).add(st)
+    out = []
+    for c in classes:
+        routing = getattr(c, "routing", None)
+        missing = sorted(n for n in entering.get(getattr(c, "name", None), ())
+                         if isinstance(routing, Mapping) and n not in routing)
+        if missing:
+            c = dataclasses.replace(c, routing={**routing,
+                                                **{n: caches[n].split() for n in missing}})
+        out.append(c)
+    return tuple(out)
 
 
 def check_caches(stations, classes) -> None:

@@ -38,7 +38,7 @@ from ..errors import (
     UnknownNameError,
     UnreachableStationError,
 )
-from .caching import CacheStation, check_caches
+from .caching import CacheStation, check_caches, fill_cache_rows
 from .chains import chain_visits, check_chain, find_chains, normalize_row
 from .forkjoin import ForkJoin, check_forkjoins, forkjoin_visits
 from .pools import TokenPool, pool_chains
@@ -615,6 +615,7 @@ class Network:
                 raise InvalidValueError(
                     f"Network {what} must be a list, e.g. {hint}; got {type(v).__name__}")
         stations, classes, pools = tuple(self.stations), tuple(self.classes), tuple(self.pools)
+        classes = fill_cache_rows(stations, classes)
         object.__setattr__(self, "stations", stations)
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "pools", pools)
