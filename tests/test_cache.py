@@ -474,3 +474,14 @@ def test_working_set_errors():
 def test_exports():
     assert qm.Cache is qm.elements.Cache and qm.Zipf is qm.elements.Zipf
     assert qm.WorkingSet is qm.elements.WorkingSet and qm.Popularity is qm.elements.Popularity
+
+
+def test_subnormal_popularity_brackets_in_log_space():
+    # q_min = 1e-320: the closed-form upper bracket -log(1 - C/n) / q_min
+    # overflows a float; the hit ratio is still sum q_i h_i = 1 to double
+    # precision (the exact LRU law for one slot, sum q_i^2, is 1 within
+    # 2e-320), and a root beyond the float range is a typed error
+    c = qm.Cache(1, qm.Popularity([1e-320, 1.0], normalize=True))
+    assert c.hit_ratio == pytest.approx(1.0, abs=1e-15)
+    with pytest.raises(InvalidValueError, match="float range"):
+        _ = qm.Cache(2, qm.Popularity([1e-320, 1e-320, 1.0], normalize=True)).hit_ratio

@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -45,7 +46,8 @@ from ..errors import InvalidValueError, ProblemTooLargeError, RoutingError, Unkn
 from .stations import SINK, Queue
 
 __all__ = ["CacheStation", "CACHE_POLICIES", "che_characteristic_time", "che_hit_ratios",
-           "che_hit_ratio", "check_caches", "fill_cache_rows", "MAX_CATALOG"]
+           "che_hit_ratio", "check_caches", "fill_cache_rows", "probability_vector",
+           "MAX_CATALOG"]
 
 #: the replacement policies a cache knows
 CACHE_POLICIES = ("lru", "fifo", "random")
@@ -107,9 +109,11 @@ def che_characteristic_time(q: np.ndarray, capacity: float, policy: str) -> floa
     from scipy.optimize import brentq
 
     qmin = float(q.min())
-    lo = C
-    hi = (-math.log1p(-C / n) if policy == "lru" else C / (n - C)) / qmin
-    lo, hi = math.log(lo), math.log(max(hi, lo * (1 + 1e-12)))
+    lo = math.log(C)
+    # the bound in log space: 1 / q_min overflows for a subnormal q_min
+    hi = math.log(-math.log1p(-C / n) if policy == "lru" else C / (n - C)) - math.log(qmin)
+    top = math.log(sys.float_info.max)
+    hi = max(min(hi, top), lo + 1e-12)
 
     def f(x):
         return _occupancy(q, math.exp(x), policy, n, C)
@@ -117,8 +121,13 @@ def che_characteristic_time(q: np.ndarray, capacity: float, policy: str) -> floa
     flo, fhi = f(lo), f(hi)
     if flo >= 0:
         return math.exp(lo)
-    while fhi < 0:  # rounding only: the bound is analytic
-        hi += 1.0
+    while fhi < 0:  # rounding, or a root beyond the float range
+        if hi >= top:
+            raise InvalidValueError(
+                f"cache of {C:g} items: Che's characteristic time exceeds the float range "
+                f"(the smallest request probability is {qmin!r}); drop items that are "
+                "practically never requested")
+        hi = min(hi + 1.0, top)
         fhi = f(hi)
     return math.exp(brentq(f, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500))
 
@@ -145,6 +154,47 @@ def che_hit_ratio(q: np.ndarray, capacity: float, policy: str) -> float:
     return min(max(h, 0.0), 1.0)
 
 
+def probability_vector(raw, who: str, *, normalize: bool = False) -> np.ndarray:
+    """``raw`` (a sequence of numbers) as a read-only float vector of request
+    probabilities: non-empty, at most :data:`MAX_CATALOG` items, each finite
+    and >= 0, not all 0, summing to 1 within 1e-9 (or divided by its sum
+    with ``normalize``); an :class:`InvalidValueError` (or
+    :class:`ProblemTooLargeError`) naming ``who`` and the offending item
+    otherwise.  The one check behind :class:`qmodels.Popularity` and a cache
+    station's ``popularity``."""
+    try:
+        q = np.array(raw, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise InvalidValueError(
+            f"{who}: probabilities must be real numbers, got {raw!r}") from None
+    if q.size == 0:
+        raise InvalidValueError(f"{who}: probabilities is empty (no items)")
+    if q.size > MAX_CATALOG:
+        raise ProblemTooLargeError(f"{who}: a catalog of {q.size} items exceeds {MAX_CATALOG}")
+    bad = np.flatnonzero(~np.isfinite(q) | (q < 0))
+    if bad.size:
+        k = int(bad[0])
+        raise InvalidValueError(
+            f"{who}: probability of item {k} must be a finite non-negative number, got {q[k]!r}")
+    with np.errstate(over="ignore"):
+        s = float(q.sum())
+    if s <= 0:
+        raise InvalidValueError(f"{who}: every probability is 0 (nothing is requested)")
+    if normalize:
+        if not 2.2250738585072014e-308 <= s < math.inf:
+            # weights whose sum overflows (1e308 each) or is subnormal:
+            # divide by the largest first, which changes no ratio
+            q = q / q.max()
+            s = float(q.sum())
+        q = q / s
+    elif abs(s - 1.0) > 1e-9:
+        raise InvalidValueError(
+            f"{who}: probabilities must sum to 1, got {s!r} (qmodels.Popularity(weights, "
+            "normalize=True) divides weights by their sum)")
+    q.flags.writeable = False
+    return q
+
+
 def _catalog(popularity, who: str) -> np.ndarray:
     """The request probabilities of ``popularity`` (an object with
     ``probabilities``, such as :class:`qmodels.Zipf`, or a sequence), as a
@@ -157,27 +207,7 @@ def _catalog(popularity, who: str) -> np.ndarray:
     if isinstance(raw, (list, tuple)) and any(is_symbolic(x) for x in raw):
         raise InvalidValueError(f"{who}: popularity is symbolic; a cache is simulated item by "
                                 "item and its hit ratio is numeric: substitute numbers")
-    try:
-        q = np.array(raw, dtype=float).ravel()
-    except (TypeError, ValueError):
-        raise InvalidValueError(
-            f"{who}: popularity must be real probabilities, got {popularity!r}") from None
-    if q.size == 0:
-        raise InvalidValueError(f"{who}: popularity is empty (no items)")
-    if q.size > MAX_CATALOG:
-        raise ProblemTooLargeError(f"{who}: a catalog of {q.size} items exceeds {MAX_CATALOG}")
-    bad = np.flatnonzero(~np.isfinite(q) | (q < 0))
-    if bad.size:
-        k = int(bad[0])
-        raise InvalidValueError(
-            f"{who}: probability of item {k} must be a finite non-negative number, got {q[k]!r}")
-    s = float(q.sum())
-    if abs(s - 1.0) > 1e-9:
-        raise InvalidValueError(
-            f"{who}: popularity must sum to 1, got {s!r} (qmodels.Popularity(weights, "
-            "normalize=True) divides weights by their sum)")
-    q.flags.writeable = False
-    return q
+    return probability_vector(raw, f"{who}: popularity")
 
 
 # ---------------------------------------------------------------------------

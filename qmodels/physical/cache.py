@@ -79,7 +79,12 @@ import numpy as np
 from .._jit import njit
 from .._validate import Number, check_count, check_real, is_symbolic
 from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
-from ..model.caching import MAX_CATALOG, che_characteristic_time, che_hit_ratios
+from ..model.caching import (
+    MAX_CATALOG,
+    che_characteristic_time,
+    che_hit_ratios,
+    probability_vector,
+)
 from ._common import Element, _any_sym, _nonneg, _pos
 
 __all__ = ["Zipf", "Popularity", "Cache", "CacheSimResult", "WorkingSet", "POLICIES",
@@ -180,40 +185,12 @@ class Popularity:
     def __post_init__(self):
         raw = self.probabilities
         try:
-            q = np.array(raw, dtype=float).ravel()
-        except (TypeError, ValueError):
-            for k, v in enumerate(raw):
-                _numeric(v, f"Popularity: probability of item {k}")
-            raise InvalidValueError(
-                f"Popularity: probabilities must be real numbers, got {raw!r}") from None
-        if q.size == 0:
-            raise InvalidValueError("Popularity: probabilities is empty (no items)")
-        if q.size > MAX_ITEMS:
-            from ..errors import ProblemTooLargeError
-
-            raise ProblemTooLargeError(f"Popularity: {q.size} items exceeds {MAX_ITEMS}")
-        bad = np.flatnonzero(~np.isfinite(q) | (q < 0))
-        if bad.size:
-            k = int(bad[0])
-            raise InvalidValueError(
-                f"Popularity: probability of item {k} must be a finite non-negative "
-                f"number, got {q[k]!r}")
-        with np.errstate(over="ignore"):
-            s = float(q.sum())
-        if s <= 0:
-            raise InvalidValueError("Popularity: every probability is 0 (nothing is requested)")
-        if self.normalize:
-            if not 2.2250738585072014e-308 <= s < math.inf:
-                # weights whose sum overflows (1e308 each) or is subnormal:
-                # divide by the largest first, which changes no ratio
-                q = q / q.max()
-                s = float(q.sum())
-            q = q / s
-        elif abs(s - 1.0) > 1e-9:
-            raise InvalidValueError(
-                f"Popularity: probabilities must sum to 1, got {s!r} (normalize=True "
-                f"divides weights by their sum)")
-        q.flags.writeable = False
+            q = probability_vector(raw, "Popularity", normalize=self.normalize)
+        except InvalidValueError:
+            if isinstance(raw, (list, tuple)):      # name a symbolic item
+                for k, v in enumerate(raw):
+                    _numeric(v, f"Popularity: probability of item {k}")
+            raise
         object.__setattr__(self, "probabilities", q)
 
     @property
