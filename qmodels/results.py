@@ -97,6 +97,9 @@ METHOD_LABELS = {
                                      "equation for each fork-join",)),
     "decomposition": (APPROXIMATE, ("held resources by flow-equivalent servers (the "
                                     "decomposition)",)),
+    "forkjoin-pools": (APPROXIMATE, ("one closed class, one fork-join whose tasks hold token "
+                                     "pools along one branch, as a flow-equivalent server: "
+                                     "tasks leave the branch in entry order",)),
     "bounds": (BOUND, ("operational laws; balanced job, geometric and proportional bounds "
                        "only where product form holds",)),
     "sim": (SIMULATED, ("the model as given, simulated: figures are estimates with "

@@ -948,9 +948,13 @@ def burst_sweep(p: Params | None = None, p_ios=BURST_P_IO, *, seed: int = 1,
     ``p_io``, ``TPS`` and ``xnif_waiting`` of the burst (simulated: mean
     and 95 % half-width, seed ``seed + i`` at the i-th p_io) and
     ``TPS_packet``, ``xnif_waiting_packet`` of the packet model
-    (analytic).  ``xnif_waiting`` is packets waiting for a slot (time
-    average).  About 1 s at the defaults.
+    (analytic), and ``TPS_model``, ``xnif_waiting_model`` of the burst by
+    the analytic fork-join with pools (:func:`qmodels.analytic.forkjoin_pools.forkjoin_pools`,
+    approximate: the fork-join as a flow-equivalent server).
+    ``xnif_waiting`` is packets waiting for a slot (time average).  About
+    1 s at the defaults.
     """
+    from ..analytic.forkjoin_pools import forkjoin_pools
     from ..sim import simulate as _sim
 
     p = Params() if p is None else p
@@ -961,12 +965,15 @@ def burst_sweep(p: Params | None = None, p_ios=BURST_P_IO, *, seed: int = 1,
             s = _sim(burst_network(q), seed=seed + i, horizon=horizon,
                      replications=replications)
         a = solve(q)
+        b = forkjoin_pools(burst_network(q))
         w = s.pools["xnif"]["Q"]
         out.append({"p_io": float(x),
                     "TPS": (float(s.X["tx"].mean), float(s.X["tx"].half_width)),
                     "xnif_waiting": (float(w.mean), float(w.half_width)),
                     "TPS_packet": float(a.X["tx"]),
-                    "xnif_waiting_packet": _pool_q(a, "xnif")})
+                    "xnif_waiting_packet": _pool_q(a, "xnif"),
+                    "TPS_model": float(b.X["tx"]),
+                    "xnif_waiting_model": _pool_q(b, "xnif")})
     return out
 
 

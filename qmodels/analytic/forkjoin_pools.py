@@ -1,0 +1,459 @@
+"""A closed fork-join whose tasks hold token pools: a flow-equivalent server
+of the fork-join with the decomposition's pool treatment inside.
+
+The network: one closed class; one fork-join that forks ``k`` tasks down
+one branch (a chain of stations, e.g. ``release -> dma -> port -> link``)
+and joins them; token pools held by the tasks along that branch (a buffer
+slot per packet of a burst, a switch port's place), nowhere else; outside
+the fork-join, product-form stations (exponential FCFS, PS, delays,
+multi-server, load-dependent).  No other analytic method takes it
+(:func:`~qmodels.analytic.decomposition.decompose` refuses fork-joins,
+:func:`~qmodels.analytic.forkjoin.forkjoin` refuses pools and several tasks
+per branch, the exact chain of :mod:`qmodels.analytic._ctmc_forkjoin`
+refuses pools).
+
+The method, in three levels (a hierarchical decomposition):
+
+1. **The branch.**  The branch's stations and pools as a closed network of
+   ``m`` circulating tasks (leaving the last station = back to the first),
+   solved for m = 0..L by the decomposition
+   (:func:`~qmodels.analytic.decomposition.decompose`: each group of pools
+   a flow-equivalent server, its sub-network solved by exact MVA or, for
+   overlapping pools, the exact CTMC; Lazowska et al. [QSP] ch. 9, Bolch
+   et al. [Bolch] sec. 10.1), giving its task throughput mu(m) and the
+   figures of its stations and pools with m tasks present.  Past L, where
+   mu has converged, the branch is saturated: mu(m) = mu(L) and each
+   further task adds what the L-th added (it waits at the bottleneck).
+
+2. **The fork-join.**  The branch is taken to complete tasks one at a time
+   at rate mu(m) when m are present, in the order they entered (true of
+   single-server FCFS queues and first-come token queues; the
+   flow-equivalent view of step 1).  With j transactions at the
+   fork-join, the oldest one's r remaining tasks are the first to finish,
+   so it leaves after the r successive completions at m = (j - 1) k + r,
+   ..., (j - 1) k + 1 tasks present.  In the closed fork-join subsystem of
+   j transactions (Chandy, Herzog & Woo's short circuit [CHW]; [QSP]
+   ch. 8), the leaving transaction comes back at once with k new tasks,
+   so the cycle visits m = (j - 1) k + r for r = k, ..., 1, spending a
+   mean 1 / mu(m) at each, and the transactions complete at
+
+       X_fj(j) = 1 / T(j),   T(j) = sum_{r=1..k} 1 / mu((j - 1) k + r),
+
+   the mean drain time of a load-dependent server holding k tasks above
+   (j - 1) k.  For one transaction on a branch of rate mu(m) = m / S (a
+   delay) this is S H_k, the mean maximum of k independent exponential
+   task times (the order-statistics argument behind the harmonic numbers
+   of Nelson & Tantawi [NT] and of :func:`qmodels.analytic.forkjoin.expected_max`);
+   with one token serialising the branch, k S.  A figure F of the branch
+   (a queue length, the tasks waiting for a token) at j transactions is
+   the time average over the cycle, sum_r F(m_r) / mu(m_r) / T(j).
+
+3. **The network.**  The fork-join is replaced by a load-dependent station
+   of rate X_fj(j) with the fork-join's visits, and the closed network is
+   solved exactly by the convolution algorithm with load-dependent
+   stations ([Bolch] sec. 8.1, eq. 8.1-8.5; the marginal p_f(j | N) =
+   f_f(j) G_-f(N - j) / G(N), eq. 8.13).  The branch's figures are mixed
+   over p_f: Q_s = sum_j p_f(j | N) F_s(j); the fork-join's own queue
+   length is the mean number of transactions forked and not joined,
+   sum_j j p_f(j | N).
+
+Assumptions
+-----------
+* One closed class, numeric parameters, exponential service at FCFS
+  queues (the decomposition's and the convolution's product form).
+* One fork-join, one branch (``tasks`` = k >= 1 tasks down it), every
+  token pool held along that branch (its ``path`` inside the branch) and
+  used by no station outside it; no finite capacity.
+* Tasks leave the branch in the order they entered.  Single-server FCFS
+  queues and first-come token queues keep that order; a delay or a
+  multi-server queue on the branch can let a task pass another, which the
+  method ignores (a lone delay is still exact: the drain time above is
+  then the mean maximum of k exponentials).
+* Tasks waiting for a token are in no station: their mean number is
+  ``info["pools"][name]["waiting"]`` (tasks, ``"counts": "tasks"``), the
+  same figure as the simulator's ``pools[name]["Q"]``; the transactions
+  they belong to are counted in the fork-join's queue length.
+
+Accuracy
+--------
+Approximate: the branch's rate depends on more than the number of tasks
+present (the decomposition's own approximation where a pool binds, and
+the pipeline's fill: the first task of a burst needs the whole branch
+before the completions come at mu), and the fork-join subsystem's rate on
+more than the number of transactions present (the outer FES).  Exact for
+k = 1 where the decomposition is, and for one transaction on a branch
+whose completion rate depends only on the tasks present.  Measured on the
+SPAX burst (``qmodels.cases.spax.burst_sweep``, 160 transactions, k = 32
+packets, 4 XNIF slots and 1 switch-port place, p_io 10..70 %) against the
+simulator: see the module's tests and ``spax.burst_sweep`` (the
+``TPS_model`` column).
+
+References
+----------
+.. [CHW] K. M. Chandy, U. Herzog & L. Woo, "Parametric analysis of queuing
+   networks", IBM J. Res. Dev. 19(1), 1975, pp. 36-42 (the flow-equivalent
+   server, Norton's theorem for queueing networks).
+.. [QSP] E. D. Lazowska, J. Zahorjan, G. S. Graham & K. C. Sevcik,
+   *Quantitative System Performance*, Prentice-Hall 1984, ch. 8
+   (flow-equivalent service centres) and ch. 9 (memory constraints: a
+   subsystem of limited population as a load-dependent centre).
+.. [Bolch] G. Bolch, S. Greiner, H. de Meer & K. S. Trivedi, *Queueing
+   Networks and Markov Chains*, 2nd ed., Wiley 2006, sec. 8.1 (convolution
+   with load-dependent stations, marginals eq. 8.13) and sec. 10.1
+   (hierarchical decomposition).
+.. [NT] R. Nelson & A. N. Tantawi, "Approximate analysis of fork/join
+   synchronization in parallel queues", IEEE Trans. Computers 37(6), 1988
+   (the mean maximum of k exponentials, H_k / mu).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
+from ..model.forkjoin import ForkJoin, branch_owner, forkjoins
+from ..model.network import Closed, Network, TokenPool
+from ..results import Result
+from .contract import answers
+
+__all__ = ["forkjoin_pools", "MAX_BRANCH_POPULATION"]
+
+#: the branch network is solved for at most this many tasks (the
+#: decomposition's convolution holds L x L matrices); past it the branch
+#: must have converged to its saturated rate, else the method refuses
+MAX_BRANCH_POPULATION = 2048
+#: first branch population tried (doubled until the rate has converged)
+_L0 = 128
+#: relative change of mu between L - 1 and L taken as converged
+_CONVERGED = 1e-9
+
+
+# ---------------------------------------------------------------------------
+# what the method takes
+# ---------------------------------------------------------------------------
+
+def refusal(net: Network) -> str | None:
+    """Why :func:`forkjoin_pools` cannot answer ``net`` (a sentence naming
+    the station, pool or class), or ``None``: numbers, one closed class,
+    exactly one fork-join with one branch, at least one token pool and
+    every pool held along that branch, product-form stations outside it
+    (exponential FCFS), no finite capacity."""
+    if not isinstance(net, Network):
+        return f"forkjoin-pools needs a qmodels Network, got {type(net).__name__}"
+    if net.is_symbolic:
+        return "the network has sympy symbols (forkjoin-pools is numeric)"
+    if len(net.classes) != 1 or not isinstance(net.classes[0], Closed):
+        return ("forkjoin-pools needs one closed class; the network has "
+                + ", ".join(f"{c.name!r} ({c.kind})" for c in net.classes))
+    fjs = forkjoins(net.stations)
+    if len(fjs) != 1:
+        return (f"forkjoin-pools models one fork-join; the network has {len(fjs)}"
+                + (f" ({', '.join(repr(f.name) for f in fjs)})" if fjs else ""))
+    f = fjs[0]
+    if len(f.branches) != 1:
+        return (f"fork-join {f.name!r} has {len(f.branches)} branches; forkjoin-pools models "
+                "one branch with k tasks down it (the pools' holders)")
+    if not net.pools:
+        return "the network has no token pool (method='forkjoin' solves fork-joins without)"
+    branch = tuple(f.branches[0])
+    for p in net.pools:
+        path = tuple(p.path or ())
+        if not path or any(s not in branch for s in path):
+            return (f"token pool {p.name!r} ({p.acquire!r} -> {p.release!r}) is not held "
+                    f"along the branch of fork-join {f.name!r} ({' -> '.join(branch)}); "
+                    "forkjoin-pools models pools held by the tasks only")
+        if p.classes is not None and net.classes[0].name not in p.classes:
+            return (f"token pool {p.name!r} is not used by class {net.classes[0].name!r}; "
+                    "forkjoin-pools needs every pool used by the tasks")
+    low = net.lowered
+    for k, s in enumerate(net.stations):
+        if isinstance(s, ForkJoin):
+            continue
+        kind = low.kind[k]
+        if kind not in ("delay", "queue", "ld"):
+            return f"station {s.name!r} is a {kind!r} element: forkjoin-pools needs product form"
+        if low.capacity[k] is not None:
+            return (f"station {s.name!r}: finite capacity {low.capacity[k]}; forkjoin-pools "
+                    "models no blocking")
+    from .requires import service_shapes, station_kinds
+
+    why = service_shapes(net)
+    if why:
+        return why
+    why = station_kinds(net)
+    if why and not why.startswith("fork-join"):
+        return why
+    return None
+
+
+# ---------------------------------------------------------------------------
+# level 1: the branch as a closed network of m tasks
+# ---------------------------------------------------------------------------
+
+def _branch_network(net: Network, branch: tuple, L: int) -> Network:
+    """The branch's stations in a ring (leaving the last = back to the
+    first), ``L`` tasks, the network's pools with the same spans."""
+    S = np.asarray(net.service_times, dtype=float)[0]
+    stations = [net.station(s) for s in branch]
+    routing = {a: {b: 1.0} for a, b in zip(branch[:-1], branch[1:])}
+    routing[branch[-1]] = {branch[0]: 1.0}
+    service = {s: float(S[net.station_index(s)]) for s in branch}
+    pools = [TokenPool(p.name, p.tokens, p.acquire, p.release) for p in net.pools]
+    return Network(stations, [Closed("task", L, routing=routing, service=service,
+                                     reference=branch[0])], pools=pools,
+                   name="fork-join branch")
+
+
+def _branch_figures(net: Network, branch: tuple, total: int):
+    """mu(m) and the branch figures for m = 0..total tasks: (mu, Q, U, W)
+    with Q, U shaped (total + 1, branch stations) and W (total + 1,
+    pools); the population actually solved; and the decomposition's pool
+    information (FES rates) at that population."""
+    from .decomposition import _decompose
+
+    L = min(total, _L0)
+    while True:
+        r = _decompose(_branch_network(net, branch, L), curve=True, inner="auto")
+        c = r.curve
+        X = np.asarray(c.throughput, dtype=float)
+        conv = L >= 2 and abs(X[L] - X[L - 1]) <= _CONVERGED * X[L]
+        if L >= total or conv:
+            break
+        if L >= MAX_BRANCH_POPULATION:
+            raise ProblemTooLargeError(
+                f"fork-join branch {' -> '.join(branch)}: its task throughput has not "
+                f"converged at {L} tasks (mu({L - 1}) = {X[L - 1]:.6g}, mu({L}) = "
+                f"{X[L]:.6g}) and the fork-join can hold {total} tasks; forkjoin-pools solves "
+                f"the branch for at most {MAX_BRANCH_POPULATION} (use method='sim')")
+        L = min(total, 2 * L)
+    Q = np.asarray(c.queue_length, dtype=float)
+    U = np.asarray(c.utilization, dtype=float)
+    W = np.array([r.info["pools"][p.name]["waiting_curve"] for p in net.pools],
+                 dtype=float).T
+    if total > L:
+        # saturated: each further task adds what the L-th added (it waits at
+        # the bottleneck, a token queue or a queue of the branch)
+        extra = np.arange(1, total - L + 1, dtype=float)[:, None]
+        X = np.concatenate([X, np.full(total - L, X[L])])
+        Q = np.concatenate([Q, Q[L] + extra * (Q[L] - Q[L - 1])])
+        U = np.concatenate([U, np.repeat(U[L][None, :], total - L, axis=0)])
+        W = np.concatenate([W, W[L] + extra * (W[L] - W[L - 1])])
+    return X, Q, U, W, L, r.info["pools"]
+
+
+# ---------------------------------------------------------------------------
+# level 3: the outer network by convolution
+# ---------------------------------------------------------------------------
+
+def _outer(items, N: int):
+    """Convolution of the items' log f(j), j = 0..N ([Bolch] sec. 8.1):
+    (log G, per item the marginal p_i(j | N), eq. 8.13)."""
+    from .decomposition import _lconv
+
+    unit = np.full(N + 1, -np.inf)
+    unit[0] = 0.0
+    pre = [unit]
+    for lf in items:
+        pre.append(_lconv(pre[-1], lf))
+    suf = [unit]
+    for lf in reversed(items):
+        suf.append(_lconv(suf[-1], lf))
+    suf = suf[::-1]
+    lg = pre[-1]
+    j = np.arange(N + 1)
+    marg = []
+    for i, lf in enumerate(items):
+        lgc = _lconv(pre[i], suf[i + 1])
+        with np.errstate(invalid="ignore"):
+            p = np.exp(lf + lgc[N - j] - lg[N])
+        marg.append(np.where(np.isfinite(p), p, 0.0))
+    return lg, marg
+
+
+def _solve(net: Network) -> Result:
+    from .decomposition import _station_logf
+
+    why = refusal(net)
+    if why:
+        raise UnsupportedModelError(f"{why}: use method='sim'")
+    cls = net.classes[0]
+    N = int(cls.population)
+    Z = float(cls.think_time)
+    f = forkjoins(net.stations)[0]
+    k = int(f.tasks[0])
+    branch = tuple(f.branches[0])
+    V = np.asarray(net.visits, dtype=float)[0]
+    S = np.asarray(net.service_times, dtype=float)[0]
+    K = len(net.stations)
+    kf = net.station_index(f.name)
+    Vf = float(V[kf])
+    owner = branch_owner(net.stations)
+    bidx = [net.station_index(s) for s in branch]
+    P = len(net.pools)
+    outer = [i for i in range(K) if i != kf and net.station_names[i] not in owner]
+    if Vf <= 0 or N == 0:
+        raise UnsupportedModelError(
+            f"class {cls.name!r} {'visits fork-join ' + repr(f.name) + ' 0 times' if Vf <= 0 else 'has no job'}: "
+            "nothing for forkjoin-pools to model (method='decomposition' or 'exact' answer)")
+    if N * k > 10 ** 7:
+        raise ProblemTooLargeError(
+            f"class {cls.name!r}: {N} transactions x {k} tasks = {N * k:,} tasks; "
+            "forkjoin-pools holds the branch figures per task present (at most 10^7)")
+    # level 1
+    mu, Qb, Ub, Wb, L, dec_pools = _branch_figures(net, branch, N * k)
+    if not np.all(mu[1:] > 0) or not np.all(np.isfinite(mu)):
+        raise InvalidValueError(
+            f"fork-join {f.name!r}: the branch {' -> '.join(branch)} has task throughput "
+            f"{mu[1:4].tolist()}...; it needs a positive, finite demand")
+    # level 2: m = (j - 1) k + r, r = 1..k, for j = 1..N
+    m = (np.arange(N)[:, None] * k + np.arange(1, k + 1)[None, :])
+    t = 1.0 / mu[m]                              # (N, k) mean sojourn at each m
+    T = t.sum(axis=1)                            # drain time T(j)
+    wts = t / T[:, None]                         # time fractions in the cycle
+    Xfj = np.concatenate([[0.0], 1.0 / T])       # X_fj(j), j = 0..N
+    Qj = np.zeros((N + 1, len(bidx)))
+    Uj = np.zeros((N + 1, len(bidx)))
+    Wj = np.zeros((N + 1, P))
+    Qj[1:] = np.einsum("jr,jrs->js", wts, Qb[m])
+    Uj[1:] = np.einsum("jr,jrs->js", wts, Ub[m])
+    Wj[1:] = np.einsum("jr,jrp->jp", wts, Wb[m])
+    # level 3
+    items, who = [], []
+    for i in outer:
+        D = float(V[i] * S[i])
+        if V[i] > 0:
+            items.append(_station_logf(net.stations[i], D, N))
+            who.append(i)
+    lff = np.full(N + 1, -np.inf)
+    lff[0] = 0.0
+    lff[1:] = np.cumsum(np.log(Vf * T))          # prod_{i<=j} V_f / X_fj(i)
+    items.append(lff)
+    who.append(kf)
+    if Z > 0:
+        jz = np.arange(1, N + 1)
+        zf = np.full(N + 1, -np.inf)
+        zf[0] = 0.0
+        zf[1:] = jz * math.log(Z) - np.cumsum(np.log(jz))
+        items.append(zf)
+        who.append(None)
+    lg, marg = _outer(items, N)
+    X = float(math.exp(lg[N - 1] - lg[N]))
+    jj = np.arange(N + 1)
+    Q = np.zeros(K)
+    U = np.zeros(K)
+    for i, p in zip(who, marg):
+        if i is None:
+            continue
+        Q[i] = float(p @ jj)
+        st = net.stations[i]
+        if i == kf:
+            pf = p
+        elif st.kind == "delay":
+            U[i] = X * V[i] * S[i]
+        elif st.kind == "queue":
+            U[i] = X * V[i] * S[i] / float(st.servers)
+        else:
+            U[i] = 1.0 - float(p[0])
+    for c, i in enumerate(bidx):
+        Q[i] = float(pf @ Qj[:, c])
+        U[i] = float(pf @ Uj[:, c])
+    waiting = pf @ Wj
+    Xk = X * V
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), np.where(np.arange(K) == kf,
+                                                                      0.0, S))
+    R = N / X - Z
+    pool_info = {}
+    for j, p in enumerate(net.pools):
+        span = tuple(p.path)
+        held = sum(Q[net.station_index(s)] for s in span)
+        # a task that waits for another pool's token at a station of this
+        # span (after its service there) still holds this one
+        held += sum(float(waiting[q]) for q, o in enumerate(net.pools)
+                    if q != j and o.acquire in span and o.acquire != p.acquire)
+        x_acq = X * V[net.station_index(p.acquire)]
+        pool_info[p.name] = {
+            "waiting": float(waiting[j]),
+            "counts": "tasks",
+            "held": float(held),
+            "tokens": int(p.tokens),
+            "utilization": float(held) / int(p.tokens),
+            "holding_time": float(held / x_acq) if x_acq > 0 else 0.0,
+            "span": list(span),
+            "fes_throughput": list(dec_pools[p.name].get("fes_throughput", [])),
+        }
+    notes = (
+        f"approximate: fork-join {f.name!r} ({k} tasks down {' -> '.join(branch)}) as a "
+        "flow-equivalent server (Chandy, Herzog & Woo 1975; Lazowska et al. 1984 ch. 8-9): "
+        "the branch's task rate mu(m) by the decomposition of its pools, a transaction "
+        "leaving after the drain of its k tasks in entry order, X_fj(j) = 1 / sum_r "
+        "1 / mu((j - 1) k + r); the outer network exact with that load-dependent station",
+        f"branch solved for 0..{L} tasks"
+        + (f", saturated past that (mu = {mu[L]:.6g} tasks/s)" if L < N * k else ""),
+        "pool 'waiting' counts tasks waiting for a token (counts='tasks'); their "
+        f"transactions are in {f.name!r}'s queue length",
+    )
+    return Result(
+        method="forkjoin-pools",
+        network=net,
+        class_throughput=np.array([X]),
+        class_response_time=np.array([R]),
+        station_throughput=Xk[None, :],
+        station_queue_length=Q[None, :],
+        station_response_time=Rk[None, :],
+        station_utilization=U[None, :],
+        notes=notes,
+        info={"pools": pool_info, "population": N, "tasks": k, "branch": list(branch),
+              "branch_population": L,
+              "forkjoin_throughput": Xfj[1:].tolist()},
+    )
+
+
+@answers()
+def forkjoin_pools(net: Network) -> Result:
+    """Solve a closed single-class network with one fork-join whose ``k``
+    tasks go down one branch holding token pools (``method =
+    "forkjoin-pools"``, approximate): the branch by the decomposition,
+    the fork-join as a flow-equivalent server whose rate at j transactions
+    is the inverse of their oldest's drain time, the network by
+    convolution (module docstring: formulas and their sources).
+
+    Station figures as :func:`qmodels.analytic.forkjoin.forkjoin`: at the
+    fork-join, X the rate of forks, Q the transactions forked and not
+    joined, R their time from fork to join, U = 0; at a branch station, per
+    task.  ``info["pools"][name]`` gives per pool ``waiting`` (tasks
+    waiting for a token, as the simulator's ``pools[name]["Q"]``),
+    ``held``, ``tokens``, ``utilization`` = held / tokens,
+    ``holding_time``; ``info["forkjoin_throughput"]`` the FES rates
+    X_fj(1..N).
+
+    Raises
+    ------
+    UnsupportedModelError
+        Several classes or an open one, no fork-join or several, a
+        fork-join with several branches, no pool or a pool not held along
+        the branch, a station outside product form (priority, finite
+        capacity, non-exponential FCFS service), symbolic parameters.
+    ProblemTooLargeError
+        A branch whose rate has not converged within
+        :data:`MAX_BRANCH_POPULATION` tasks while the fork-join can hold
+        more, or more than 10^7 tasks in all.
+
+    Examples
+    --------
+    One transaction, two tasks, a one-token pool over both queues of the
+    branch: the tasks cross one after the other, k (S_a + S_b) = 2 x 0.3 s,
+    plus the 1 s think time and the 1 ns release.
+
+    >>> import qmodels as qm
+    >>> net = qm.Network(
+    ...     [qm.Delay("release", 1e-9), qm.Queue("a", 0.1), qm.Queue("b", 0.2),
+    ...      qm.ForkJoin("fj", [["release", "a", "b"]], tasks=2)],
+    ...     [qm.Closed("job", 1, visits={"fj": 1}, think_time=1.0)],
+    ...     pools=[qm.TokenPool("slot", 1, "a", "b", path=("a", "b"))])
+    >>> round(float(forkjoin_pools(net).X["job"]), 6)   # 1 / (1 + 0.6)
+    0.625
+    """
+    return _solve(net)
