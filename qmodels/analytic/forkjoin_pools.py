@@ -1,5 +1,7 @@
-"""A closed fork-join whose tasks hold token pools: a flow-equivalent server
-of the fork-join with the decomposition's pool treatment inside.
+"""A closed fork-join whose tasks hold token pools (``method="forkjoin-pools"``,
+approximate): the branch by the decomposition's pool treatment, the
+fork-join as a chain of its tasks fed by the flow-equivalent server of the
+rest of the network.
 
 The network: one closed class; one fork-join that forks ``k`` tasks down
 one branch (a chain of stations, e.g. ``release -> dma -> port -> link``)
@@ -30,32 +32,51 @@ The method, in three levels (a hierarchical decomposition):
    single-server FCFS queues and first-come token queues; the
    flow-equivalent view of step 1).  With j transactions at the
    fork-join, the oldest one's r remaining tasks are the first to finish,
-   so it leaves after the r successive completions at m = (j - 1) k + r,
-   ..., (j - 1) k + 1 tasks present.  In the closed fork-join subsystem of
-   j transactions (Chandy, Herzog & Woo's short circuit [CHW]; [QSP]
-   ch. 8), the leaving transaction comes back at once with k new tasks,
-   so the cycle visits m = (j - 1) k + r for r = k, ..., 1, spending a
-   mean 1 / mu(m) at each, and the transactions complete at
+   and it leaves at the completion that brings m = (j - 1) k + r down to
+   (j - 1) k: the state of the fork-join is the number m of tasks present
+   (j = ceil(m / k) transactions).  For one transaction on a branch of rate
+   mu(m) = m / S (a delay) its mean drain time sum_{r=1..k} 1 / mu(r) is
+   S H_k, the mean maximum of k independent exponential task times (the
+   order-statistics argument behind the harmonic numbers of Nelson &
+   Tantawi [NT] and of :func:`qmodels.analytic.forkjoin.expected_max`);
+   with one token serialising the branch, k S.
 
-       X_fj(j) = 1 / T(j),   T(j) = sum_{r=1..k} 1 / mu((j - 1) k + r),
+3. **The network** (``fork="chain"``, the default).  The rest of the
+   network (its stations and think time, product form) is replaced by its
+   flow-equivalent server ([CHW]; [Bolch] sec. 8.4): with n = N - j
+   transactions outside it sends them to the fork-join at rate
 
-   the mean drain time of a load-dependent server holding k tasks above
-   (j - 1) k.  For one transaction on a branch of rate mu(m) = m / S (a
-   delay) this is S H_k, the mean maximum of k independent exponential
-   task times (the order-statistics argument behind the harmonic numbers
-   of Nelson & Tantawi [NT] and of :func:`qmodels.analytic.forkjoin.expected_max`);
-   with one token serialising the branch, k S.  A figure F of the branch
-   (a queue length, the tasks waiting for a token) at j transactions is
-   the time average over the cycle, sum_r F(m_r) / mu(m_r) / T(j).
+       Lambda(n) = V_f G_-f(n - 1) / G_-f(n)
 
-3. **The network.**  The fork-join is replaced by a load-dependent station
-   of rate X_fj(j) with the fork-join's visits, and the closed network is
-   solved exactly by the convolution algorithm with load-dependent
-   stations ([Bolch] sec. 8.1, eq. 8.1-8.5; the marginal p_f(j | N) =
-   f_f(j) G_-f(N - j) / G(N), eq. 8.13).  The branch's figures are mixed
-   over p_f: Q_s = sum_j p_f(j | N) F_s(j); the fork-join's own queue
-   length is the mean number of transactions forked and not joined,
-   sum_j j p_f(j | N).
+   (G_-f the normalising constants of the rest, by convolution, [Bolch]
+   sec. 8.1), as in Marie's method for one non-product-form station
+   ([Marie]; [Bolch] sec. 10.1.4, eq. (1) of
+   :mod:`qmodels.analytic.marie`).  The fork-join fed so is a Markov chain
+   on m = 0..N k: m -> m - 1 at rate mu(m) (a task done), m -> m + k at
+   rate Lambda(N - ceil(m / k)) (a transaction forks).  The chain only
+   steps down by one, so the balance of the cut between m and m + 1,
+
+       pi(m + 1) mu(m + 1) = sum_{i = m - k + 1..m} pi(i) Lambda(N - ceil(i / k)),
+
+   gives pi in one pass.  X = sum_m pi(m) Lambda(...) / V_f; a branch
+   figure F is sum_m pi(m) F(m); a station of the rest has its figure at
+   n = N - j jobs (the convolution's marginals, [Bolch] eq. 8.13) mixed
+   over p_f(j) = sum_{ceil(m/k) = j} pi(m); the fork-join's queue length
+   is the mean number of transactions forked and not joined, sum_j j p_f(j).
+   The chain keeps what a flow-equivalent server of the fork-join loses:
+   the drain of k tasks takes a nearly constant time (k exponential steps),
+   and transactions queue behind it less than behind an exponential
+   server.
+
+   ``fork="fes"``: the fork-join itself as a flow-equivalent server
+   instead ([CHW]; [QSP] ch. 8-9): in its closed subsystem of j
+   transactions (short-circuited) the leaving one comes back at once with k
+   new tasks, so m cycles through (j - 1) k + r, r = k..1, and it
+   completes at X_fj(j) = 1 / sum_{r=1..k} 1 / mu((j - 1) k + r); the
+   network with this load-dependent station is solved exactly by
+   convolution, the branch figures averaged over the cycle (weights
+   1 / mu(m)).  It overstates the queue of tasks at light load (the
+   measured table below).
 
 Assumptions
 -----------
@@ -79,14 +100,16 @@ Accuracy
 Approximate: the branch's rate depends on more than the number of tasks
 present (the decomposition's own approximation where a pool binds, and
 the pipeline's fill: the first task of a burst needs the whole branch
-before the completions come at mu), and the fork-join subsystem's rate on
-more than the number of transactions present (the outer FES).  Exact for
+before the completions come at mu), and the arrivals from the rest on
+more than the number of transactions there (Marie's step).  Exact for
 k = 1 where the decomposition is, and for one transaction on a branch
-whose completion rate depends only on the tasks present.  Measured on the
-SPAX burst (``qmodels.cases.spax.burst_sweep``, 160 transactions, k = 32
-packets, 4 XNIF slots and 1 switch-port place, p_io 10..70 %) against the
-simulator: see the module's tests and ``spax.burst_sweep`` (the
-``TPS_model`` column).
+whose completion rate depends only on the tasks present
+(``tests/test_forkjoin_pools.py``).  On the SPAX burst against the
+simulator (:func:`qmodels.cases.spax.burst_sweep`: 160 transactions, 32
+packets, 4 XNIF slots and one switch-port place, p_io 10..70 %, 150 s x 5
+replications; also 8 and 16 packets, 2 and 8 slots): see the report of
+the change that added this module and ``spax.burst_sweep``'s
+``TPS_model`` and ``xnif_waiting_model`` columns.
 
 References
 ----------
@@ -101,6 +124,10 @@ References
    Networks and Markov Chains*, 2nd ed., Wiley 2006, sec. 8.1 (convolution
    with load-dependent stations, marginals eq. 8.13) and sec. 10.1
    (hierarchical decomposition).
+.. [Marie] R. Marie, "An approximate analytical method for general
+   queueing networks", IEEE Trans. Software Eng. SE-5(5), 1979,
+   pp. 530-538 (a station outside product form fed by the flow-equivalent
+   server of the rest).
 .. [NT] R. Nelson & A. N. Tantawi, "Approximate analysis of fork/join
    synchronization in parallel queues", IEEE Trans. Computers 37(6), 1988
    (the mean maximum of k exponentials, H_k / mu).
@@ -118,12 +145,17 @@ from ..model.network import Closed, Network, TokenPool
 from ..results import Result
 from .contract import answers
 
-__all__ = ["forkjoin_pools", "MAX_BRANCH_POPULATION"]
+__all__ = ["forkjoin_pools", "refusal", "MAX_BRANCH_POPULATION", "MAX_TASKS", "MAX_POPULATION"]
 
 #: the branch network is solved for at most this many tasks (the
 #: decomposition's convolution holds L x L matrices); past it the branch
 #: must have converged to its saturated rate, else the method refuses
 MAX_BRANCH_POPULATION = 2048
+#: most tasks the fork-join may hold (N k): the chain of level 3 has N k + 1
+#: states, solved in one pass of a Python loop (about 10 us a state)
+MAX_TASKS = 10 ** 6
+#: most jobs: the convolution of the rest holds (N + 1) x (N + 1) matrices
+MAX_POPULATION = 4000
 #: first branch population tried (doubled until the rate has converged)
 _L0 = 128
 #: relative change of mu between L - 1 and L taken as converged
@@ -247,10 +279,11 @@ def _branch_figures(net: Network, branch: tuple, total: int):
 # level 3: the outer network by convolution
 # ---------------------------------------------------------------------------
 
-def _outer(items, N: int):
-    """Convolution of the items' log f(j), j = 0..N ([Bolch] sec. 8.1):
-    (log G, per item the marginal p_i(j | N), eq. 8.13)."""
-    from .decomposition import _lconv
+def _complement(items, N: int):
+    """The rest of the network (its stations and think time) with n =
+    0..N jobs, by convolution ([Bolch] sec. 8.1): (log G(n), per item the
+    marginal matrix P[n, j] = f(j) G_-i(n - j) / G(n), eq. 8.13)."""
+    from .decomposition import _lconv, _lower
 
     unit = np.full(N + 1, -np.inf)
     unit[0] = 0.0
@@ -262,17 +295,83 @@ def _outer(items, N: int):
         suf.append(_lconv(suf[-1], lf))
     suf = suf[::-1]
     lg = pre[-1]
-    j = np.arange(N + 1)
+    idx, mask = _lower(N + 1)
     marg = []
     for i, lf in enumerate(items):
         lgc = _lconv(pre[i], suf[i + 1])
-        with np.errstate(invalid="ignore"):
-            p = np.exp(lf + lgc[N - j] - lg[N])
-        marg.append(np.where(np.isfinite(p), p, 0.0))
+        with np.errstate(invalid="ignore", over="ignore"):
+            P = np.where(mask, np.exp(lf[None, :] + lgc[idx] - lg[:, None]), 0.0)
+        marg.append(np.where(np.isfinite(P), P, 0.0))
     return lg, marg
 
 
-def _solve(net: Network) -> Result:
+def _chain(items, mu, F, N: int, k: int, Vf: float):
+    """The fork-join fed by the flow-equivalent server of the rest: the
+    chain of the tasks present m = 0..N k (module docstring, level 3).
+    Returns (X per cycle, p_f(j | N) for j = 0..N, the branch figures F
+    mixed over the chain)."""
+    from scipy.special import logsumexp
+
+    lg, _ = _complement(items, N) if items else (None, None)
+    Xr = np.zeros(N + 1)
+    if items:
+        with np.errstate(over="ignore"):
+            Xr[1:] = np.exp(lg[:-1] - lg[1:])
+    else:
+        Xr[1:] = np.inf
+    M = N * k
+    m = np.arange(M + 1)
+    j = -(-m // k)                                   # transactions present
+    lam = np.where(j < N, Vf * Xr[np.minimum(N - j, N)], 0.0)
+    if not np.all(np.isfinite(lam)):
+        raise UnsupportedModelError(
+            "forkjoin-pools: the rest of the network has no demand and no think time, so "
+            "transactions return to the fork-join at once; use method='sim'")
+    with np.errstate(divide="ignore"):
+        llam = np.log(lam)
+        lmu = np.log(mu)
+    lp = np.full(M + 1, -np.inf)
+    lp[0] = 0.0
+    up = lp + llam                                   # log pi(i) Lambda(i), filled as we go
+    exp, log, amax, add = np.exp, math.log, np.max, np.add.reduce
+    for x in range(M):
+        # the cut between {.. x} and {x + 1 ..}: arrivals from i in
+        # (x - k, x] (to i + k) balance the one completion from x + 1
+        w = up[max(0, x - k + 1):x + 1]
+        top = amax(w)
+        if top == -np.inf:
+            raise InvalidValueError(
+                f"forkjoin-pools: no arrival can bring the fork-join past {x} tasks "
+                "(the rest of the network has zero throughput)")
+        lp[x + 1] = top + log(add(exp(w - top))) - lmu[x + 1]
+        up[x + 1] = lp[x + 1] + llam[x + 1]
+    pi = np.exp(lp - logsumexp(lp))
+    pf = np.bincount(j, weights=pi, minlength=N + 1)
+    Xf = float(pi @ lam)
+    return Xf / Vf, pf, pi @ F[:M + 1]
+
+
+def _fes(items, mu, F, N: int, k: int, Vf: float):
+    """The fork-join as a load-dependent station of rate X_fj(j) = 1 /
+    T(j) (module docstring, level 2), the network by convolution; the
+    same returns as :func:`_chain`."""
+    m = (np.arange(N)[:, None] * k + np.arange(1, k + 1)[None, :])
+    t = 1.0 / mu[m]                              # (N, k) mean sojourn at each m
+    T = t.sum(axis=1)                            # drain time T(j)
+    wts = t / T[:, None]                         # time fractions in the cycle
+    Fj = np.zeros((N + 1, F.shape[1]))
+    Fj[1:] = np.einsum("jr,jrs->js", wts, F[m])
+    lff = np.full(N + 1, -np.inf)
+    lff[0] = 0.0
+    lff[1:] = np.cumsum(np.log(Vf * T))          # f(j) = prod_{i<=j} V_f / X_fj(i)
+    lg, marg = _complement(list(items) + [lff], N)
+    X = float(math.exp(lg[N - 1] - lg[N]))
+    pf = marg[-1][N]
+    return X, pf, pf @ Fj
+
+
+
+def _solve(net: Network, fork: str) -> Result:
     from .decomposition import _station_logf
 
     why = refusal(net)
@@ -294,43 +393,26 @@ def _solve(net: Network) -> Result:
     P = len(net.pools)
     outer = [i for i in range(K) if i != kf and net.station_names[i] not in owner]
     if Vf <= 0 or N == 0:
+        what = f"visits fork-join {f.name!r} 0 times" if Vf <= 0 else "has no job"
         raise UnsupportedModelError(
-            f"class {cls.name!r} {'visits fork-join ' + repr(f.name) + ' 0 times' if Vf <= 0 else 'has no job'}: "
-            "nothing for forkjoin-pools to model (method='decomposition' or 'exact' answer)")
-    if N * k > 10 ** 7:
+            f"class {cls.name!r} {what}: nothing for forkjoin-pools to model "
+            "(method='decomposition' or 'exact' answer)")
+    if N * k > MAX_TASKS or N > MAX_POPULATION:
         raise ProblemTooLargeError(
             f"class {cls.name!r}: {N} transactions x {k} tasks = {N * k:,} tasks; "
-            "forkjoin-pools holds the branch figures per task present (at most 10^7)")
+            f"forkjoin-pools solves a chain over the tasks present (at most {MAX_TASKS:,}) "
+            f"and the rest of the network by convolution (at most {MAX_POPULATION:,} jobs)")
     # level 1
     mu, Qb, Ub, Wb, L, dec_pools = _branch_figures(net, branch, N * k)
     if not np.all(mu[1:] > 0) or not np.all(np.isfinite(mu)):
         raise InvalidValueError(
             f"fork-join {f.name!r}: the branch {' -> '.join(branch)} has task throughput "
             f"{mu[1:4].tolist()}...; it needs a positive, finite demand")
-    # level 2: m = (j - 1) k + r, r = 1..k, for j = 1..N
-    m = (np.arange(N)[:, None] * k + np.arange(1, k + 1)[None, :])
-    t = 1.0 / mu[m]                              # (N, k) mean sojourn at each m
-    T = t.sum(axis=1)                            # drain time T(j)
-    wts = t / T[:, None]                         # time fractions in the cycle
-    Xfj = np.concatenate([[0.0], 1.0 / T])       # X_fj(j), j = 0..N
-    Qj = np.zeros((N + 1, len(bidx)))
-    Uj = np.zeros((N + 1, len(bidx)))
-    Wj = np.zeros((N + 1, P))
-    Qj[1:] = np.einsum("jr,jrs->js", wts, Qb[m])
-    Uj[1:] = np.einsum("jr,jrs->js", wts, Ub[m])
-    Wj[1:] = np.einsum("jr,jrp->jp", wts, Wb[m])
-    # level 3
     items, who = [], []
     for i in outer:
-        D = float(V[i] * S[i])
         if V[i] > 0:
-            items.append(_station_logf(net.stations[i], D, N))
+            items.append(_station_logf(net.stations[i], float(V[i] * S[i]), N))
             who.append(i)
-    lff = np.full(N + 1, -np.inf)
-    lff[0] = 0.0
-    lff[1:] = np.cumsum(np.log(Vf * T))          # prod_{i<=j} V_f / X_fj(i)
-    items.append(lff)
-    who.append(kf)
     if Z > 0:
         jz = np.arange(1, N + 1)
         zf = np.full(N + 1, -np.inf)
@@ -338,28 +420,39 @@ def _solve(net: Network) -> Result:
         zf[1:] = jz * math.log(Z) - np.cumsum(np.log(jz))
         items.append(zf)
         who.append(None)
-    lg, marg = _outer(items, N)
-    X = float(math.exp(lg[N - 1] - lg[N]))
-    jj = np.arange(N + 1)
+    if fork == "chain" and items:
+        X, pf, branch_mix = _chain(items, mu, np.concatenate([Qb, Ub, Wb], axis=1),
+                                        N, k, Vf)
+    else:
+        X, pf, branch_mix = _fes(items, mu, np.concatenate([Qb, Ub, Wb], axis=1),
+                                      N, k, Vf)
+    nb = len(bidx)
     Q = np.zeros(K)
     U = np.zeros(K)
-    for i, p in zip(who, marg):
+    # the rest of the network at n = N - j jobs, mixed over p_f(j | N)
+    lg, marg = _complement(items, N)
+    Xr = np.zeros(N + 1)
+    with np.errstate(over="ignore"):
+        Xr[1:] = np.exp(lg[:-1] - lg[1:])
+    rest_of = N - np.arange(N + 1)
+    n = np.arange(N + 1)
+    for i, P in zip(who, marg):
         if i is None:
             continue
-        Q[i] = float(p @ jj)
         st = net.stations[i]
-        if i == kf:
-            pf = p
-        elif st.kind == "delay":
-            U[i] = X * V[i] * S[i]
+        Q[i] = float(pf @ (P @ n)[rest_of])
+        if st.kind == "delay":
+            Ui = Xr * V[i] * S[i]
         elif st.kind == "queue":
-            U[i] = X * V[i] * S[i] / float(st.servers)
+            Ui = Xr * V[i] * S[i] / float(st.servers)
         else:
-            U[i] = 1.0 - float(p[0])
+            Ui = 1.0 - P[:, 0]
+        U[i] = float(pf @ Ui[rest_of])
+    Q[kf] = float(pf @ n)
     for c, i in enumerate(bidx):
-        Q[i] = float(pf @ Qj[:, c])
-        U[i] = float(pf @ Uj[:, c])
-    waiting = pf @ Wj
+        Q[i] = float(branch_mix[c])
+        U[i] = float(branch_mix[nb + c])
+    waiting = branch_mix[2 * nb:]
     Xk = X * V
     with np.errstate(divide="ignore", invalid="ignore"):
         Rk = np.where(Xk > 0, Q / np.where(Xk > 0, Xk, 1.0), np.where(np.arange(K) == kf,
@@ -384,12 +477,16 @@ def _solve(net: Network) -> Result:
             "span": list(span),
             "fes_throughput": list(dec_pools[p.name].get("fes_throughput", [])),
         }
+    how = ("a chain of the tasks present (done one at a time at mu(m), in entry order; a "
+           "transaction forks k at the rate of the rest's flow-equivalent server, Marie 1979)"
+           if fork == "chain" and items else
+           "a flow-equivalent server of rate 1 / sum_r 1 / mu((j - 1) k + r) at j "
+           "transactions (the drain of the oldest's k tasks in entry order), the network by "
+           "convolution")
     notes = (
-        f"approximate: fork-join {f.name!r} ({k} tasks down {' -> '.join(branch)}) as a "
-        "flow-equivalent server (Chandy, Herzog & Woo 1975; Lazowska et al. 1984 ch. 8-9): "
-        "the branch's task rate mu(m) by the decomposition of its pools, a transaction "
-        "leaving after the drain of its k tasks in entry order, X_fj(j) = 1 / sum_r "
-        "1 / mu((j - 1) k + r); the outer network exact with that load-dependent station",
+        f"approximate: fork-join {f.name!r} ({k} tasks down {' -> '.join(branch)}) as {how}; "
+        "the branch's task rate mu(m) by the decomposition of its pools (flow-equivalent "
+        "servers: Chandy, Herzog & Woo 1975; Lazowska et al. 1984 ch. 8-9)",
         f"branch solved for 0..{L} tasks"
         + (f", saturated past that (mu = {mu[L]:.6g} tasks/s)" if L < N * k else ""),
         "pool 'waiting' counts tasks waiting for a token (counts='tasks'); their "
@@ -407,18 +504,23 @@ def _solve(net: Network) -> Result:
         notes=notes,
         info={"pools": pool_info, "population": N, "tasks": k, "branch": list(branch),
               "branch_population": L,
-              "forkjoin_throughput": Xfj[1:].tolist()},
+              "fork": fork},
     )
 
 
 @answers()
-def forkjoin_pools(net: Network) -> Result:
+def forkjoin_pools(net: Network, *, fork: str = "chain") -> Result:
     """Solve a closed single-class network with one fork-join whose ``k``
     tasks go down one branch holding token pools (``method =
     "forkjoin-pools"``, approximate): the branch by the decomposition,
-    the fork-join as a flow-equivalent server whose rate at j transactions
-    is the inverse of their oldest's drain time, the network by
-    convolution (module docstring: formulas and their sources).
+    the fork-join as a chain of its tasks (done one at a time in entry
+    order) fed by the flow-equivalent server of the rest (module
+    docstring: formulas and their sources).
+
+    ``fork="fes"`` takes the fork-join as a flow-equivalent server instead
+    (rate at j transactions the inverse of the oldest's drain time); the
+    default ``"chain"`` keeps the drain's low variability and was closer
+    to the simulator on the SPAX burst.
 
     Station figures as :func:`qmodels.analytic.forkjoin.forkjoin`: at the
     fork-join, X the rate of forks, Q the transactions forked and not
@@ -426,8 +528,7 @@ def forkjoin_pools(net: Network) -> Result:
     task.  ``info["pools"][name]`` gives per pool ``waiting`` (tasks
     waiting for a token, as the simulator's ``pools[name]["Q"]``),
     ``held``, ``tokens``, ``utilization`` = held / tokens,
-    ``holding_time``; ``info["forkjoin_throughput"]`` the FES rates
-    X_fj(1..N).
+    ``holding_time``.
 
     Raises
     ------
@@ -456,4 +557,6 @@ def forkjoin_pools(net: Network) -> Result:
     >>> round(float(forkjoin_pools(net).X["job"]), 6)   # 1 / (1 + 0.6)
     0.625
     """
-    return _solve(net)
+    if fork not in ("chain", "fes"):
+        raise InvalidValueError(f"forkjoin_pools: fork must be 'chain' or 'fes', got {fork!r}")
+    return _solve(net, fork)
