@@ -13,6 +13,7 @@ import dataclasses
 import math
 import warnings
 
+import numpy as np
 import pytest
 
 import qmodels as qm
@@ -36,8 +37,9 @@ def _burst(N, k, *, Z=1.0, S=(0.1, 0.2, 0.15), tokens=(2, 1), cpu=0.05):
                qm.TokenPool("p2", tokens[1], "b", "c", path=("b", "c"))])
 
 
+@pytest.mark.parametrize("fork", ["chain", "fes"])
 @pytest.mark.parametrize("k", [1, 2, 7])
-def test_one_token_serialises_the_tasks(k):
+def test_one_token_serialises_the_tasks(k, fork):
     """One job, a one-token pool over both queues of the branch: each task
     holds the token for S_a + S_b (mean), one after the other, so the
     fork-join takes k (S_a + S_b) and X = 1 / (Z + k (S_a + S_b)); the
@@ -49,7 +51,7 @@ def test_one_token_serialises_the_tasks(k):
          qm.ForkJoin("fj", [["release", "a", "b"]], tasks=k)],
         [qm.Closed("job", 1, visits={"fj": 1}, think_time=Z)],
         pools=[qm.TokenPool("slot", 1, "a", "b", path=("a", "b"))])
-    r = forkjoin_pools(net)
+    r = forkjoin_pools(net, fork=fork)
     cycle = Z + k * (Sa + Sb)
     assert float(r.X["job"]) == pytest.approx(1.0 / cycle, rel=REL)
     assert r.info["pools"]["slot"]["waiting"] == pytest.approx(
@@ -59,8 +61,9 @@ def test_one_token_serialises_the_tasks(k):
     assert r.exactness == "approximate" and r.method == "forkjoin-pools"
 
 
+@pytest.mark.parametrize("fork", ["chain", "fes"])
 @pytest.mark.parametrize("k", [2, 5, 12])
-def test_parallel_tasks_end_after_the_mean_maximum(k):
+def test_parallel_tasks_end_after_the_mean_maximum(k, fork):
     """One job, k tasks through a delay of mean S (the pool, k tokens, never
     binds): the join waits for the largest of k independent exponentials,
     of mean S H_k (order statistics; Nelson & Tantawi 1988)."""
@@ -71,11 +74,13 @@ def test_parallel_tasks_end_after_the_mean_maximum(k):
         [qm.Closed("job", 1, visits={"fj": 1}, think_time=Z)],
         pools=[qm.TokenPool("p", k, "d", "d", path=("d",))])
     H = sum(1.0 / i for i in range(1, k + 1))
-    assert float(forkjoin_pools(net).X["job"]) == pytest.approx(1.0 / (Z + S * H), rel=REL)
+    assert float(forkjoin_pools(net, fork=fork).X["job"]) == pytest.approx(1.0 / (Z + S * H),
+                                                                          rel=REL)
 
 
+@pytest.mark.parametrize("fork", ["chain", "fes"])
 @pytest.mark.parametrize("N", [1, 4, 12])
-def test_one_task_is_the_decomposition(N):
+def test_one_task_is_the_decomposition(N, fork):
     """k = 1: the fork-join is its branch, so the answer is the
     decomposition's of the network with the branch's stations visited
     directly (the branch's flow-equivalent server composes exactly with
@@ -88,7 +93,7 @@ def test_one_task_is_the_decomposition(N):
                    think_time=1.0)],
         pools=[qm.TokenPool("p1", 2, "a", "b", path=("a", "b")),
                qm.TokenPool("p2", 1, "b", "c", path=("b", "c"))])
-    r = forkjoin_pools(net)
+    r = forkjoin_pools(net, fork=fork)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RoutingWarning)
         d = decompose(flat)
@@ -100,6 +105,52 @@ def test_one_task_is_the_decomposition(N):
             d.info["pools"][p]["waiting"], rel=1e-5, abs=1e-9)
         assert r.info["pools"][p]["held"] == pytest.approx(
             d.info["pools"][p]["held"], rel=1e-5, abs=1e-9)
+
+
+def _batch_chain(N, k, Z, S):
+    """The exact chain, built by hand, of N jobs that think (mean Z) and
+    fork k tasks into one exponential FCFS server (mean S) held by a
+    one-token pool: state (j, r) = j jobs forked, r tasks left of the
+    oldest (tasks leave in order); returns (X, mean tasks waiting)."""
+    states = [(0, 0)] + [(j, r) for j in range(1, N + 1) for r in range(1, k + 1)]
+    ix = {s: i for i, s in enumerate(states)}
+    G = np.zeros((len(states), len(states)))
+    for (j, r), i in ix.items():
+        if j < N:
+            G[i, ix[(j + 1, r if j else k)]] += (N - j) / Z
+        if j:
+            nxt = (j, r - 1) if r > 1 else ((j - 1, k) if j > 1 else (0, 0))
+            G[i, ix[nxt]] += 1.0 / S
+        G[i, i] = -G[i].sum()
+    A = np.vstack([G.T, np.ones(len(states))])
+    b = np.zeros(len(states) + 1)
+    b[-1] = 1.0
+    pi = np.linalg.lstsq(A, b, rcond=None)[0]
+    X = sum(p * (N - j) / Z for p, (j, r) in zip(pi, states))
+    wait = sum(p * max((j - 1) * k + r - 1, 0) for p, (j, r) in zip(pi, states))
+    return X, wait
+
+
+@pytest.mark.parametrize("N,k", [(2, 3), (3, 4), (5, 2)])
+def test_chain_is_exact_for_a_server_fed_by_think_time(N, k):
+    """Jobs that think and fork k tasks into one exponential server (a
+    one-token pool over one queue: the token is the server's place): the
+    branch's rate mu = 1 / S is exact, the rest (a delay) sends jobs at
+    exactly (N - j) / Z, so the method's chain is the exact chain, here
+    built by hand as a generator matrix and solved directly."""
+    S, Z = 0.3, 2.0
+    net = qm.Network(
+        [qm.Delay("release", 1e-9), qm.Queue("a", S),
+         qm.ForkJoin("fj", [["release", "a"]], tasks=k)],
+        [qm.Closed("job", N, visits={"fj": 1}, think_time=Z)],
+        pools=[qm.TokenPool("slot", 1, "a", "a", path=("a",))])
+    X, wait = _batch_chain(N, k, Z, S)
+    r = forkjoin_pools(net)
+    assert float(r.X["job"]) == pytest.approx(X, rel=1e-6)
+    assert r.info["pools"]["slot"]["waiting"] == pytest.approx(wait, rel=1e-6)
+    # the fork-join as an FES loses the drain's low variability: not exact here
+    f = forkjoin_pools(net, fork="fes")
+    assert abs(f.info["pools"]["slot"]["waiting"] - wait) > 1e-3 * wait
 
 
 def test_solve_answers_a_fork_join_with_pools():
