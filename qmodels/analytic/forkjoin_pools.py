@@ -199,6 +199,8 @@ def refusal(net: Network) -> str | None:
         if p.classes is not None and net.classes[0].name not in p.classes:
             return (f"token pool {p.name!r} is not used by class {net.classes[0].name!r}; "
                     "forkjoin-pools needs every pool used by the tasks")
+    from .requires import PRODUCT_FORM_DISCIPLINES, service_shapes
+
     low = net.lowered
     for k, s in enumerate(net.stations):
         if isinstance(s, ForkJoin):
@@ -206,18 +208,14 @@ def refusal(net: Network) -> str | None:
         kind = low.kind[k]
         if kind not in ("delay", "queue", "ld"):
             return f"station {s.name!r} is a {kind!r} element: forkjoin-pools needs product form"
+        if kind == "queue" and low.discipline[k] not in PRODUCT_FORM_DISCIPLINES \
+                and not low.acts_fcfs[k]:
+            return (f"station {s.name!r}: discipline {low.discipline[k]!r}; forkjoin-pools "
+                    f"needs one of {', '.join(PRODUCT_FORM_DISCIPLINES)}")
         if low.capacity[k] is not None:
             return (f"station {s.name!r}: finite capacity {low.capacity[k]}; forkjoin-pools "
                     "models no blocking")
-    from .requires import service_shapes, station_kinds
-
-    why = service_shapes(net)
-    if why:
-        return why
-    why = station_kinds(net)
-    if why and not why.startswith("fork-join"):
-        return why
-    return None
+    return service_shapes(net)
 
 
 # ---------------------------------------------------------------------------
@@ -305,28 +303,17 @@ def _complement(items, N: int):
     return lg, marg
 
 
-def _chain(items, mu, F, N: int, k: int, Vf: float):
+def _chain(Xr, mu, F, N: int, k: int, Vf: float):
     """The fork-join fed by the flow-equivalent server of the rest: the
     chain of the tasks present m = 0..N k (module docstring, level 3).
     Returns (X per cycle, p_f(j | N) for j = 0..N, the branch figures F
     mixed over the chain)."""
     from scipy.special import logsumexp
 
-    lg, _ = _complement(items, N) if items else (None, None)
-    Xr = np.zeros(N + 1)
-    if items:
-        with np.errstate(over="ignore"):
-            Xr[1:] = np.exp(lg[:-1] - lg[1:])
-    else:
-        Xr[1:] = np.inf
     M = N * k
     m = np.arange(M + 1)
     j = -(-m // k)                                   # transactions present
     lam = np.where(j < N, Vf * Xr[np.minimum(N - j, N)], 0.0)
-    if not np.all(np.isfinite(lam)):
-        raise UnsupportedModelError(
-            "forkjoin-pools: the rest of the network has no demand and no think time, so "
-            "transactions return to the fork-join at once; use method='sim'")
     with np.errstate(divide="ignore"):
         llam = np.log(lam)
         lmu = np.log(mu)
@@ -420,8 +407,17 @@ def _solve(net: Network, fork: str) -> Result:
         zf[1:] = jz * math.log(Z) - np.cumsum(np.log(jz))
         items.append(zf)
         who.append(None)
-    if fork == "chain" and items:
-        X, pf, branch_mix = _chain(items, mu, np.concatenate([Qb, Ub, Wb], axis=1),
+    # the rest of the network (stations and think time) with n = 0..N jobs
+    lg, marg = _complement(items, N)
+    Xr = np.zeros(N + 1)
+    # a rest without demand or think time sends a job back at once: the
+    # fork-join then always holds all N, and its FES cycle is the answer
+    timed = Z > 0 or any(V[i] * S[i] > 0 for i in outer)
+    if timed:
+        with np.errstate(over="ignore"):
+            Xr[1:] = np.exp(lg[:-1] - lg[1:])
+    if fork == "chain" and timed:
+        X, pf, branch_mix = _chain(Xr, mu, np.concatenate([Qb, Ub, Wb], axis=1),
                                         N, k, Vf)
     else:
         X, pf, branch_mix = _fes(items, mu, np.concatenate([Qb, Ub, Wb], axis=1),
@@ -430,10 +426,6 @@ def _solve(net: Network, fork: str) -> Result:
     Q = np.zeros(K)
     U = np.zeros(K)
     # the rest of the network at n = N - j jobs, mixed over p_f(j | N)
-    lg, marg = _complement(items, N)
-    Xr = np.zeros(N + 1)
-    with np.errstate(over="ignore"):
-        Xr[1:] = np.exp(lg[:-1] - lg[1:])
     rest_of = N - np.arange(N + 1)
     n = np.arange(N + 1)
     for i, P in zip(who, marg):
@@ -479,7 +471,7 @@ def _solve(net: Network, fork: str) -> Result:
         }
     how = ("a chain of the tasks present (done one at a time at mu(m), in entry order; a "
            "transaction forks k at the rate of the rest's flow-equivalent server, Marie 1979)"
-           if fork == "chain" and items else
+           if fork == "chain" and timed else
            "a flow-equivalent server of rate 1 / sum_r 1 / mu((j - 1) k + r) at j "
            "transactions (the drain of the oldest's k tasks in entry order), the network by "
            "convolution")
