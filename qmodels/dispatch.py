@@ -151,10 +151,11 @@ METHODS: dict[str, Method] = {
     "forkjoin-pools": Method(
         "qmodels.analytic.forkjoin_pools", "forkjoin_pools",
         "APPROXIMATE: one closed class with one fork-join whose k tasks go down one branch "
-        "holding token pools (a burst of packets holding buffer slots): the branch by the "
-        "decomposition, the fork-join as a flow-equivalent server whose rate at j jobs is the "
-        "inverse drain time of the oldest job's k tasks, the rest product form solved exactly "
-        "by convolution", "for_forkjoin_pools"),
+        "holding token pools (a burst of packets holding buffer slots): the branch's task rate "
+        "by the decomposition, the fork-join as the chain of its tasks (done one at a time in "
+        "entry order, the job leaving with its last) fed by the flow-equivalent server of the "
+        "product-form rest (Marie's step); refuses several fork-joins, branches or classes and "
+        "pools off the branch", "for_forkjoin_pools"),
     "sim": Method(
         "qmodels.sim.api", "simulate",
         "discrete-event simulation with confidence intervals (needs seed=...)"),

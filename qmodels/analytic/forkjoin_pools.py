@@ -491,7 +491,7 @@ def _solve(net: Network, fork: str) -> Result:
         f"branch solved for 0..{L} tasks"
         + (f", saturated past that (mu = {mu[L]:.6g} tasks/s)" if L < N * k else ""),
         "pool 'waiting' counts tasks waiting for a token (counts='tasks'); their "
-        f"transactions are in {f.name!r}'s queue length",
+        f"transactions are in the queue length of {f.name!r}",
     )
     return Result(
         method="forkjoin-pools",
