@@ -19,7 +19,7 @@ import pytest
 import qmodels as qm
 from qmodels.analytic.decomposition import decompose
 from qmodels.analytic.forkjoin_pools import forkjoin_pools, refusal
-from qmodels.errors import RoutingWarning, UnsupportedModelError
+from qmodels.errors import InvalidValueError, RoutingWarning, UnsupportedModelError
 
 REL = 1e-6
 
@@ -176,6 +176,10 @@ def test_refusals_name_what_is_not_modelled():
         [qm.Closed("job", 3, visits={"cpu": 1, "fj": 1, "fj2": 1})], pools=list(base.pools))
     with pytest.raises(UnsupportedModelError, match="one fork-join"):
         forkjoin_pools(two)
+    with pytest.raises(UnsupportedModelError, match="forkjoin-pools: .*one fork-join"):
+        qm.solve(two)
+    with pytest.raises(InvalidValueError, match="fork must be"):
+        forkjoin_pools(base, fork="max")
     branches = qm.Network(
         [qm.Delay("r1", 1e-9), qm.Queue("a", 0.1), qm.Delay("r2", 1e-9), qm.Queue("b", 0.1),
          qm.ForkJoin("fj", [["r1", "a"], ["r2", "b"]], tasks=2)],
