@@ -113,9 +113,10 @@ disks; 32 packets and 4 XNIF slots at p_io 10..70 %, and 16 or 8 packets,
 everywhere (the simulator's half-width 1-4 %); the packets waiting for
 an XNIF slot within 0.3 % from p_io 40 % (saturated), -9 % to +5 % at
 10-20 % (half-width 5-13 %; +28 % on 0.017 packets at k = 8, p_io 10 %,
-where the half-width is 34 %), and at 30 %, on the edge of saturation,
-inside the simulator's wide interval but +18 % and +34 % off its mean at
-4 and 8 slots (32 packets).  ``fork="fes"`` gives the same TPS but overstates the
+where the half-width is 34 %), and at 30 %, on the edge of saturation
+where the simulated queue swings widely (120 s runs: half-widths up to
+40 %), rerun for 600 s x 5: +1.0 % at 4 slots (half-width 4 %), +14 % at 8
+slots (half-width 14 %), +9 % at 8 packets (half-width 12 %).  ``fork="fes"`` gives the same TPS but overstates the
 light-load queue by 27 % to 170 %.  The TPS is a weak test here: SPAX is
 CPU-bound below saturation and bound by the switch port's place above, in
 the burst as packet by packet.
