@@ -116,10 +116,11 @@ an XNIF slot within 0.3 % from p_io 40 % (saturated), -9 % to +5 % at
 where the half-width is 34 %), and at 30 %, on the edge of saturation
 where the simulated queue swings widely (120 s runs: half-widths up to
 40 %), rerun for 600 s x 5: +1.0 % at 4 slots (half-width 4 %), +14 % at 8
-slots (half-width 14 %), +9 % at 8 packets (half-width 12 %).  ``fork="fes"`` gives the same TPS but overstates the
-light-load queue by 27 % to 170 %.  The TPS is a weak test here: SPAX is
-CPU-bound below saturation and bound by the switch port's place above, in
-the burst as packet by packet.
+slots (half-width 14 %), +9 % at 8 packets (half-width 12 %).
+``fork="fes"`` gives the same TPS but overstates the light-load queue by
+27 % to 170 %.  The TPS is a weak test here: SPAX is CPU-bound below
+saturation and bound by the switch port's place above, in the burst as
+packet by packet.
 
 References
 ----------
