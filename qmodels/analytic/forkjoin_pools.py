@@ -118,9 +118,17 @@ where the simulated queue swings widely (120 s runs: half-widths up to
 40 %), rerun for 600 s x 5: +1.0 % at 4 slots (half-width 4 %), +14 % at 8
 slots (half-width 14 %), +9 % at 8 packets (half-width 12 %).
 ``fork="fes"`` gives the same TPS but overstates the light-load queue by
-27 % to 170 %.  The TPS is a weak test here: SPAX is CPU-bound below
-saturation and bound by the switch port's place above, in the burst as
-packet by packet.
+27 % to 170 %.  On 18 small networks where the branch weighs on X (think
+1 s, a CPU of 0.05 s, k = 2, 4, 8 tasks down three queues of 0.1, 0.2,
+0.15 s under two overlapping pools of 2 and 1 or 4 and 2 tokens, N = 2, 5,
+10; 8000 s x 5 replications, 2026-11-28; one of them is a slow test of
+``tests/test_forkjoin_pools.py``): X within 1.1 % of the simulator
+(``fork="fes"``: up to -4.8 %, at N = 2), the tasks waiting for the first
+pool within 6 % but for -20 % at N = 2, k = 4 with 4 and 2 tokens (0.47
+against 0.59 tasks; ``fork="fes"``: up to +31 %).  (SPAX's TPS is a weak
+test: it is CPU-bound below saturation and bound by the switch port's
+place above, in the burst as packet by packet; these small networks are
+the stronger one.)
 
 References
 ----------
