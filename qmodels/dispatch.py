@@ -148,6 +148,14 @@ METHODS: dict[str, Method] = {
         "mean of its stage equation and the independence recursion (Varki et al. 2014; "
         "variant='mve': the stage equation alone); approximate, exact at N = 1",
         "for_forkjoin"),
+    "forkjoin-pools": Method(
+        "qmodels.analytic.forkjoin_pools", "forkjoin_pools",
+        "APPROXIMATE: one closed class with one fork-join whose k tasks go down one branch "
+        "holding token pools (a burst of packets holding buffer slots): the branch's task rate "
+        "by the decomposition, the fork-join as the chain of its tasks (done one at a time in "
+        "entry order, the job leaving with its last) fed by the flow-equivalent server of the "
+        "product-form rest (Marie's step); refuses several fork-joins, branches or classes and "
+        "pools off the branch", "for_forkjoin_pools"),
     "sim": Method(
         "qmodels.sim.api", "simulate",
         "discrete-event simulation with confidence intervals (needs seed=...)"),
@@ -156,8 +164,8 @@ METHODS: dict[str, Method] = {
 
 #: the methods ``solve(net)`` tries, most exact first (an approximation only
 #: where the exact method cannot answer: not product form, or too large)
-AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "marie", "mva-residual",
-              "qna", "linearizer")
+AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "forkjoin-pools",
+              "marie", "mva-residual", "qna", "linearizer")
 
 #: the methods that solve class switching (the exact one by the chain
 #: reduction, :mod:`qmodels.analytic.switching`; the CTMC with each job's

@@ -97,6 +97,10 @@ METHOD_LABELS = {
                                      "equation for each fork-join",)),
     "decomposition": (APPROXIMATE, ("held resources by flow-equivalent servers (the "
                                     "decomposition)",)),
+    "forkjoin-pools": (APPROXIMATE, ("one closed class, one fork-join whose tasks hold token "
+                                     "pools along one branch: the branch by the decomposition, "
+                                     "its tasks done one at a time in entry order, the rest as "
+                                     "a flow-equivalent server",)),
     "bounds": (BOUND, ("operational laws; balanced job, geometric and proportional bounds "
                        "only where product form holds",)),
     "sim": (SIMULATED, ("the model as given, simulated: figures are estimates with "

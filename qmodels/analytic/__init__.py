@@ -25,6 +25,8 @@ refuses, with a typed error, a model it cannot honour.
 :mod:`.convolution`  normalising constants (Buzen) in log space
 :mod:`.batch`        exact and approximate MVA over many networks at once
 :mod:`.decomposition`  flow-equivalent servers for held resources
+:mod:`.forkjoin_pools`  a closed fork-join whose tasks hold token pools
+                     along its branch (approximate)
 :mod:`.ctmc`         the exact Markov chain of small networks (its network
                      description in ``_ctmc_spec``, its state generator in
                      ``_ctmc_chain``)

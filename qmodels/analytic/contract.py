@@ -153,12 +153,15 @@ _BIG = float(np.finfo(float).max)
 
 def _pool_waiting(result) -> float:
     """Mean number of jobs waiting for a token (at no station), summed over
-    the pools (``info["pools"][p]["waiting"]``; 0 without pools)."""
+    the pools (``info["pools"][p]["waiting"]``; 0 without pools).  A pool
+    held by fork-join tasks (``"counts": "tasks"``) counts tasks, whose jobs
+    are in the fork-join's queue length: not added."""
     info = getattr(result, "info", None)
     pools = info.get("pools") if isinstance(info, Mapping) else None
     if not isinstance(pools, Mapping):
         return 0.0
-    return sum(float(d.get("waiting", 0.0)) for d in pools.values() if isinstance(d, Mapping))
+    return sum(float(d.get("waiting", 0.0)) for d in pools.values()
+               if isinstance(d, Mapping) and d.get("counts") != "tasks")
 
 
 def _no_contention(net: Network, c: int, in_branch) -> float:

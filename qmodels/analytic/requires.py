@@ -463,3 +463,17 @@ def for_forkjoin(net: Network) -> str | None:
     if not has_kind(net, "forkjoin"):
         return "the network has no fork-join"
     return numeric(net) or pools(net)
+
+
+def for_forkjoin_pools(net: Network) -> str | None:
+    """``forkjoin-pools``: a fork-join whose tasks hold token pools along
+    its one branch, one closed class, product form elsewhere (the method's
+    own :func:`~qmodels.analytic.forkjoin_pools.refusal`, every reason
+    naming the station, pool or class)."""
+    if not has_kind(net, "forkjoin"):
+        return "the network has no fork-join"
+    if not net.pools:
+        return "the network has no token pool (method='forkjoin' solves fork-joins without)"
+    from .forkjoin_pools import refusal
+
+    return numeric(net) or refusal(net)

@@ -125,11 +125,12 @@ Deeper looks
 slots), :func:`pool_breakdown` (a pool's holding utilisation next to its
 utilisation net of blocking).  :func:`burst_network` releases an I/O's
 packets as one burst (a fork-join of k packet tasks that hold the XNIF
-slots and the port place); no analytic method takes a fork-join with
-token pools, so :func:`burst_sweep` simulates it over p_io 10..70 %: the
-XNIF queue then grows with p_io below saturation (the packet-by-packet
-model's stays near 0), but it still saturates near p_io 30 %, so the
-paper's linear growth up to 70 % is not reproduced (rows with ``--sim``).
+slots and the port place); :func:`burst_sweep` simulates it over p_io
+10..70 % beside the analytic ``method="forkjoin-pools"``
+(:mod:`qmodels.analytic.forkjoin_pools`, approximate): the XNIF queue
+then grows with p_io below saturation (the packet-by-packet model's stays
+near 0), but it still saturates near p_io 30 %, so the paper's linear
+growth up to 70 % is not reproduced (rows with ``--sim``).
 
 Notation: TPS = transactions per second = the class throughput X.
 """
@@ -917,9 +918,12 @@ def burst_network(p: Params | None = None) -> Network:
     on the move to the DMA (:mod:`qmodels.model.forkjoin` allows a pool
     held along a branch, not from its first station).
 
-    No analytic method takes a fork-join with token pools (``qm.solve``
-    refuses it by name); :func:`qmodels.simulate` answers it.  One ION
-    only (the burst is the study of sec. 4.3, one ION).
+    ``qm.solve`` answers it by ``method="forkjoin-pools"``
+    (:mod:`qmodels.analytic.forkjoin_pools`: the branch by the
+    decomposition, the fork-join as a chain of its packets fed by the
+    flow-equivalent server of the rest; approximate) and
+    :func:`qmodels.simulate` exactly.  One ION only (the burst is the study
+    of sec. 4.3, one ION).
     """
     p = Params() if p is None else p
     if p.ions != 1:
@@ -948,9 +952,13 @@ def burst_sweep(p: Params | None = None, p_ios=BURST_P_IO, *, seed: int = 1,
     ``p_io``, ``TPS`` and ``xnif_waiting`` of the burst (simulated: mean
     and 95 % half-width, seed ``seed + i`` at the i-th p_io) and
     ``TPS_packet``, ``xnif_waiting_packet`` of the packet model
-    (analytic).  ``xnif_waiting`` is packets waiting for a slot (time
-    average).  About 1 s at the defaults.
+    (analytic), and ``TPS_model``, ``xnif_waiting_model`` of the burst by
+    the analytic fork-join with pools (:func:`qmodels.analytic.forkjoin_pools.forkjoin_pools`,
+    approximate: the fork-join as a flow-equivalent server).
+    ``xnif_waiting`` is packets waiting for a slot (time average).  About
+    1 s at the defaults.
     """
+    from ..analytic.forkjoin_pools import forkjoin_pools
     from ..sim import simulate as _sim
 
     p = Params() if p is None else p
@@ -961,12 +969,15 @@ def burst_sweep(p: Params | None = None, p_ios=BURST_P_IO, *, seed: int = 1,
             s = _sim(burst_network(q), seed=seed + i, horizon=horizon,
                      replications=replications)
         a = solve(q)
+        b = forkjoin_pools(burst_network(q))
         w = s.pools["xnif"]["Q"]
         out.append({"p_io": float(x),
                     "TPS": (float(s.X["tx"].mean), float(s.X["tx"].half_width)),
                     "xnif_waiting": (float(w.mean), float(w.half_width)),
                     "TPS_packet": float(a.X["tx"]),
-                    "xnif_waiting_packet": _pool_q(a, "xnif")})
+                    "xnif_waiting_packet": _pool_q(a, "xnif"),
+                    "TPS_model": float(b.X["tx"]),
+                    "xnif_waiting_model": _pool_q(b, "xnif")})
     return out
 
 
@@ -1274,8 +1285,8 @@ def report(params: Params | None = None, *, sim: bool = False, seed: int = 1,
         "10 % to 70 %; the model's jumps where the I/O path saturates (near the symbolic "
         "switch point in p_io) and then grows slowly, as a closed model of 160 terminals "
         "without think time saturates sharply.  With an I/O's k packets as one burst "
-        "(burst_network: a fork-join of k packet tasks holding the pools, simulated; no "
-        "analytic method takes it) the queue does grow with p_io below saturation, by tens "
+        "(burst_network: a fork-join of k packet tasks holding the pools, simulated, and "
+        "method='forkjoin-pools' analytic) the queue does grow with p_io below saturation, by tens "
         "of packets where the packet-by-packet queue stays below one, but the saturation "
         "point stays near 30 %, where the paper's own TPS 204.1 -> 148.6 (30 -> 40 %) puts "
         "it, so the growth is not linear up to 70 % (burst_sweep; measured rows with --sim)",
@@ -1304,7 +1315,10 @@ def _burst_rows(sweep: list) -> list:
                 f"{sweep[1]['p_io']:.0%} above {sweep[0]['p_io']:.0%} (sec. 4.3; 1 = yes)",
                 1.0, float(grows), boolean=True,
                 note=f"burst (simulated) {q1:.3g} +- {h1:.2g} -> {q2:.3g} +- {h2:.2g} packets "
-                     f"waiting; packet by packet (analytic) {pk[0]:.2g} -> {pk[1]:.2g}")]
+                     f"waiting" + (f", (forkjoin-pools) {sweep[0]['xnif_waiting_model']:.3g} -> "
+                                   f"{sweep[1]['xnif_waiting_model']:.3g}"
+                                   if "xnif_waiting_model" in sweep[0] else "")
+                     + f"; packet by packet (analytic) {pk[0]:.2g} -> {pk[1]:.2g}")]
     # predicted: "linearly" read as the middle p_io's queue halfway between the ends' (0.5)
     rows.append(Row(f"XNIF queue at p_io {mid:.0%} between those at {sweep[0]['p_io']:.0%} "
                     f"and {sweep[-1]['p_io']:.0%}, I/O as a burst (sec. 4.3 'linearly': 0.5)",

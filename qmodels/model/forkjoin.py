@@ -23,7 +23,9 @@ typed error naming the fork-join and the station):
 * token pools may not hold a branch station or a fork-join, except a
   pool whose ``path`` runs along consecutive stations of one branch,
   not from its first (the tasks hold it, e.g. a buffer slot per packet
-  of a burst; only the simulator takes such a network).
+  of a burst; the simulator takes such a network, and
+  ``method="forkjoin-pools"`` approximately when it has one fork-join of
+  one branch).
 
 Visit ratios: each task visits its branch's stations once per fork, so a
 class that visits the fork-join ``V_f`` times per cycle visits a station of
@@ -204,8 +206,9 @@ def _within_one_branch(pool, fjs, owner) -> bool:
     ``path`` that is a run of consecutive stations of one branch, not
     starting at the branch's first station (a task enters that station
     straight from the fork, where the simulator takes no tokens).  Such a
-    pool (a buffer slot per packet of a burst) is simulated; the analytic
-    fork-join and decomposition methods refuse the network."""
+    pool (a buffer slot per packet of a burst) is simulated, and solved by
+    ``method="forkjoin-pools"``; the analytic fork-join and decomposition
+    methods refuse the network."""
     path = tuple(pool.path or ())
     if len(path) < 1 or path[0] != pool.acquire or path[-1] != pool.release:
         return False
