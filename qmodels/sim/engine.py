@@ -981,7 +981,10 @@ def _move(j, src, d, now, M, J, T, rng):
     whose departure frees room for another, ...) need no recursion."""
     STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
     JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
     K = STI.shape[0]
+    C = CLI.shape[0]
+    o_fj = ACC.shape[0] - 1
     ub_n = 0
     while True:
         if src >= 0 and src < K:
@@ -994,14 +997,20 @@ def _move(j, src, d, now, M, J, T, rng):
             _leave_route(j, now, M, J, T, rng)
         elif STI[d, 0] == KIND_FORKJOIN:
             # a fork (a job) or a join (a task); a completed join sends the
-            # parent on from the fork-join, as the next move of this list
-            p, d2 = fj_arrive(j, d, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF,
-                              SS, NC, BS, SFL, T[0], HE, HT, POS, SI, T[3], T[4], rng)
-            if p >= 0:
-                j = p
-                src = d
-                d = d2
-                continue
+            # parent on from the fork-join (routed as after any visit, by
+            # _route_on), as the next move of this list
+            if JI[j, J_PAR] < 0:
+                fj_fork(j, d, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT,
+                        POS, SI, rng, C, K, o_fj)
+            else:
+                p = fj_join(j, JI, SI)
+                if p >= 0:
+                    d2 = _route_on(p, d, now, SEG[SI[I_CELL]], K, C, JI, JF, CLI, CLF, RN, RD,
+                                   RC, ACC, HIST, rng, SI)
+                    j = p
+                    src = d
+                    d = d2
+                    continue
         else:
             _arrive(j, d, now, M, J, T, rng)
         # ---- next blocked job that can move now
@@ -1411,53 +1420,80 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
 # SI[I_FTASKS] is the largest fork (0: no fork-join, nothing here is used).
 # ---------------------------------------------------------------------------
 
-@njit(_nrt=False)
+@njit(_nrt=False, forceinline=True)
 def fj_short(n, JI, SI):
     """Whether the free list holds fewer than ``n`` job rows (a fork needs a
     row per task; the loop asks for room before an event that may fork).
     No walk: every row not on the free list holds a closed job (rows 0 to
     ``SI[I_NCLOSED]`` - 1), an open job (``SI[I_OPEN]``) or a task
-    (``SI[I_NTASKS]``, counted by :func:`fj_arrive`)."""
+    (``SI[I_NTASKS]``, counted by :func:`fj_fork` / :func:`fj_join`)."""
     return JI.shape[0] - SI[I_NCLOSED] - SI[I_OPEN] - SI[I_NTASKS] < n
 
 
-@njit(_nrt=False)
-def fj_arrive(j, f, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF, SS, NC, BS, SFL,
-              ACC, HE, HT, POS, SI, HIST, SEG, rng):
-    """Row j reaches fork-join f.  A job forks: it waits at f and its tasks
-    enter the first stations of their branches.  A task joins: its row goes
-    back to the free list; if it was its parent's last, returns (parent,
-    the parent's next destination), else (-1, -1)."""
-    K = STI.shape[0]
-    C = CLI.shape[0]
-    o_ev = ACC.shape[0] - 1  # the event count, the last entry of ACC
-    par = JI[j, J_PAR]
-    if par < 0:
-        c = JI[j, J_CLS]
-        flush_station(f, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
-        NC[c, f] += 1
-        SS[f, K_N] += 1
-        JF[j, F_TARR] = now
-        JI[j, J_LOC] = f
-        JI[j, J_STATE] = S_FORK
-        ACC[o_ev] += 1.0
-        n = STI[f, 7]
-        JI[j, J_PEND] = n
-        for i in range(n):
-            t = SI[I_FREE]
-            SI[I_FREE] = JI[t, J_NXT]
-            SI[I_NTASKS] += 1
-            JI[t, J_CLS] = c
-            JI[t, J_PAR] = j
-            JI[t, J_HELD] = 0
-            JI[t, J_CYEND] = 0
-            JI[t, J_NXT] = -1
-            JI[t, J_PRV] = -1
-            JI[t, J_LOC] = -1
-            JF[t, F_TCYC] = now
-            _enter(t, int(RM[f, i]), now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC,
+@njit(_nrt=False, forceinline=True)
+def fj_fork(j, f, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT, POS, SI,
+            rng, C, K, o_ev):
+    """Job j reaches fork-join f: it waits at f and its tasks enter the
+    first stations of their branches, in branch order.  A task entering a
+    delay or FCFS station with exponential service takes the path of
+    :func:`_arrive`, written out here (no call, no array passed per task);
+    any other first station goes through :func:`_enter`.  Both draw the
+    same uniforms in the same order (an exponential of mean 0 draws none,
+    as :func:`draw`)."""
+    c = JI[j, J_CLS]
+    flush_station(f, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+    NC[c, f] += 1
+    SS[f, K_N] += 1
+    JF[j, F_TARR] = now
+    JI[j, J_LOC] = f
+    JI[j, J_STATE] = S_FORK
+    ACC[o_ev] += 1.0
+    n = STI[f, 7]
+    JI[j, J_PEND] = n
+    SI[I_NTASKS] += n
+    for i in range(n):
+        t = SI[I_FREE]
+        SI[I_FREE] = JI[t, J_NXT]
+        JI[t, J_CLS] = c
+        JI[t, J_PAR] = j
+        JI[t, J_HELD] = 0
+        JI[t, J_CYEND] = 0
+        JI[t, J_NXT] = -1
+        JI[t, J_PRV] = -1
+        JI[t, J_LOC] = -1
+        JF[t, F_TCYC] = now
+        s = int(RM[f, i])
+        kind = STI[s, 0]
+        if kind <= 1 and STI[s, 4] == D_EXP:
+            flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
+            NC[c, s] += 1
+            SS[s, K_N] += 1
+            JF[t, F_TARR] = now
+            JI[t, J_LOC] = s
+            ACC[o_ev] += 1.0
+            if kind == 0 or SS[s, K_BUSY] < STI[s, 2]:
+                if kind == 1:
+                    SS[s, K_BUSY] += 1
+                BS[c, s] += 1
+                JI[t, J_STATE] = S_SERV
+                m = S[c, s]
+                x = m * _exp1(rng, SI) if m > 0.0 else 0.0
+                heap_set(C + K + t, now + x, HE, HT, POS, SI)
+            else:
+                JI[t, J_STATE] = S_WAIT
+                fifo_push(t, SS, s, K_WQH, K_WQT, JI)
+        else:
+            _enter(t, s, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC,
                    HE, HT, POS, SI, rng, C, K, o_ev)
-        return -1, -1
+
+
+@njit(_nrt=False, forceinline=True)
+def fj_join(j, JI, SI):
+    """Task j (its branch done) joins at its fork-join: its row goes back
+    to the free list; returns its parent if it was the parent's last task
+    (the parent then leaves the fork-join, routed on as after any visit),
+    else -1."""
+    par = JI[j, J_PAR]
     JI[j, J_PAR] = -1
     JI[j, J_STATE] = S_FREE
     JI[j, J_LOC] = -1
@@ -1466,8 +1502,5 @@ def fj_arrive(j, f, now, STI, STF, EMP, S, RM, CLI, CLF, RN, RD, RC, JI, JF, SS,
     SI[I_NTASKS] -= 1
     JI[par, J_PEND] -= 1
     if JI[par, J_PEND] > 0:
-        return -1, -1
-    # the join is complete: route the parent on from f (as _end_service)
-    seg = SEG[SI[I_CELL]]
-    return par, _route_on(par, f, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, rng,
-                          SI)
+        return -1
+    return par
