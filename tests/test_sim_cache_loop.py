@@ -513,3 +513,26 @@ def test_an_omitted_cache_row_is_the_station_split():
     with pytest.raises(RoutingError, match="Che"):
         qm.Network(stations, [qm.Open("req", 1.0, routing={
             **rows, "cache": {"mem": 0.5, "disk": 0.5}})])
+
+
+def test_fork_join_before_a_cache_counts_its_events_apart_from_the_hits():
+    # A fork-join and a cache in one network: the fork's events go to the
+    # event count, not to the cache's cells at the end of the statistics
+    # (they did: a hit ratio above 1).  The hit ratio is the exact law of
+    # the hand derivation above, whatever precedes the cache.
+    cache = qm.Cache(2, list(P3))
+    st = cache.station("cache", hit="mem", miss="disk")
+    net = qm.Network(
+        [qm.ForkJoin("fj", [["a"], ["b"]]), qm.Queue("a", 1e-4), qm.Queue("b", 1e-4),
+         st, qm.Delay("mem", 1e-4), qm.Delay("disk", 1e-3)],
+        [qm.Open("req", 1000.0, routing={"source": {"fj": 1.0}, "fj": {"cache": 1.0},
+                                         "cache": st.split(), "mem": {"sink": 1.0},
+                                         "disk": {"sink": 1.0}})])
+    r = qm.simulate(net, seed=21, horizon=100.0, replications=6, level=LEVEL, progress=False)
+    h = r.hit_ratio["cache"]
+    assert h.contains(HIT_LRU_C2), (h, HIT_LRU_C2)
+    # every customer: fork, two task arrivals and departures, join, then an
+    # arrival and a departure at the cache and at mem or disk: 10 events; the
+    # count runs over the warm-up too, the throughput over the windows only
+    per = r.events / (r.X["fj"].mean * r.horizon * 6)
+    assert per == pytest.approx(10.0, rel=0.05)

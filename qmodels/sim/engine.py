@@ -984,7 +984,7 @@ def _move(j, src, d, now, M, J, T, rng):
     ACC, SNAP, EDGES, HIST, SEG = T
     K = STI.shape[0]
     C = CLI.shape[0]
-    o_fj = ACC.shape[0] - 1
+    o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
     ub_n = 0
     while True:
         if src >= 0 and src < K:
@@ -1001,7 +1001,7 @@ def _move(j, src, d, now, M, J, T, rng):
             # _route_on), as the next move of this list
             if JI[j, J_PAR] < 0:
                 fj_fork(j, d, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, HT,
-                        POS, SI, rng, C, K, o_fj)
+                        POS, SI, rng, C, K, o_ev)
             else:
                 p = fj_join(j, JI, SI)
                 if p >= 0:
