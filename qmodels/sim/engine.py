@@ -1333,7 +1333,13 @@ def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rn
         SS[s, K_NACT] += 1
     x = JF[h, F_VFIN]
     if x < 0.0:
-        x = draw_at(c, s, STI, STF, EMP, S, rng, SI)
+        if STI[s, 4] == D_EXP:
+            # exponential service without the call to draw_at (the same
+            # variate: no uniform drawn at mean 0, as draw)
+            m = S[c, s]
+            x = m * _exp1(rng, SI) if m > 0.0 else 0.0
+        else:
+            x = draw_at(c, s, STI, STF, EMP, S, rng, SI)
     JF[h, F_VFIN] = -1.0
     heap_set(C + K + h, now + x, HE, HT, POS, SI)
 
