@@ -58,8 +58,12 @@ LLVM, not numba, inlines them into ``run`` (its ``alwaysinline``), which
 costs no typing and little compile time, and saves the call with its
 arguments spilled to the stack (an array is some seven machine words):
 1.3-1.5x the events per second (``benchmarks/README.md``).  The rare paths
-(sharing stations, pools, priority, fork-join, the general ``draw``) stay
-ordinary calls.
+(sharing stations, pools, the general ``draw``) stay ordinary calls.  A
+fork and a join are inlined as well (:func:`fj_fork`, :func:`fj_join`), a
+task's entry into a delay or exponential FCFS station written out: as
+ordinary calls (a fork passed some 28 arrays, then made one call to
+:func:`_enter` per task) they took 2.3x the CPU time per fork-join customer
+(``benchmarks/bench_sim.py``, case ``sim-fj3``).
 
 Randomness: one ``numpy.random.Generator`` per replication fills a block
 of uniforms ``rng`` (``Generator.random``); the loop reads it in order
@@ -1422,7 +1426,8 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
 # the routing rows of the branch stations (the last one routes to f) and
 # joins at f.  A task is a job-table row with J_PAR = its parent (-1 for a
 # job); the parent waits at f (state S_FORK) with J_PEND tasks to go, and
-# leaves f, routed from f as after any visit, when the last one joins.
+# leaves f, routed from f as after any visit, when the last one joins
+# (:func:`fj_fork`, :func:`fj_join`, called from :func:`_move`).
 # SI[I_FTASKS] is the largest fork (0: no fork-join, nothing here is used).
 # ---------------------------------------------------------------------------
 
