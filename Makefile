@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml setup.py | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-slow wheel bench validate validate-fast lint clean venv
+.PHONY: demo test test-slow wheel bench validate validate-fast envelopes lint clean venv
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -52,14 +52,23 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_coldstart --wheel
 
 # Analysis against simulation and the CTMC over the validation catalog;
-# the report lands in build/validation/report.md.  Spread it with
+# the report lands in build/validation/report.md, then every approximation
+# measured over its catalogs against the committed error table
+# (build/validation/envelopes_drift.md; status 1 if it moved).  Spread it with
 # `make validate VALIDATE_ARGS="--workers 4"` (or "--scheduler tcp://host:8786").
 VALIDATE_ARGS ?=
 validate: $(STAMP)
 	$(BIN)/python -m validation --out build/validation $(VALIDATE_ARGS)
+	$(BIN)/python -m validation.envelopes --out build/validation $(VALIDATE_ARGS)
 
 validate-fast: $(STAMP)
 	$(BIN)/python -m validation --out build/validation --fast
+	$(BIN)/python -m validation.envelopes --out build/validation --quick
+
+# Measure every approximation's error envelope again and write the
+# committed table (qmodels/analytic/envelopes.json, the README's table).
+envelopes: $(STAMP)
+	$(BIN)/python -m validation.envelopes --write $(VALIDATE_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check qmodels tests validation benchmarks derivations

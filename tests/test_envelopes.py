@@ -201,3 +201,47 @@ def test_readme_error_table_is_the_shipped_envelopes():
     block = text.split(README_BEGIN, 1)[1].split(README_END, 1)[0].strip()
     shipped = sorted(env_mod.envelopes(), key=_order)
     assert block == readme_table(shipped).strip()
+
+
+# ---------------------------------------------------------------------------
+# (iv) make validate compares its run with the committed table
+# ---------------------------------------------------------------------------
+
+def test_drift_names_what_moved():
+    shipped = json.loads(V.JSON_PATH.read_text())["envelopes"]
+    assert V.drift(shipped, shipped) == []
+    moved = json.loads(json.dumps(shipped))
+    moved[0]["error"]["R"]["max"] += 0.01
+    moved[1]["networks"] += 1
+    lines = V.drift(moved, shipped)
+    assert len(lines) == 2
+    assert moved[0]["catalog"] in lines[0] and "R max" in lines[0]
+    assert "networks" in lines[1]
+    fresh = dict(shipped[0], catalog="not-committed")
+    assert "new envelope" in V.drift([fresh], shipped)[0]
+
+
+def test_out_writes_the_run_and_its_drift(tmp_path):
+    shipped = json.loads(V.JSON_PATH.read_text())["envelopes"]
+    assert V.write_out(str(tmp_path), shipped, [], quick=False) == []
+    assert "equals the committed" in (tmp_path / "envelopes_drift.md").read_text()
+    assert (tmp_path / "envelopes_table.md").read_text().count("\n|") >= len(shipped)
+    moved = json.loads(json.dumps(shipped))
+    moved[0]["error"]["X"]["mean"] *= 2.0
+    moved[0]["error"]["X"]["mean"] += 0.001
+    assert len(V.write_out(str(tmp_path), moved, [], quick=False)) == 1
+
+
+@pytest.mark.parametrize("name", ["qna-ph", "marie-ph", "priority-closed-ph"])
+def test_exact_catalogs_hold_only_phase_type_shapes(name):
+    """The catalogs whose reference is the exact CTMC draw only shapes the
+    CTMC holds exactly (exponential, Erlang, hyperexponential), so their
+    reference is exact, not a fit."""
+    from qmodels.model.distributions import Erlang, Exponential, HyperExponential
+
+    ok = (Erlang, Exponential, HyperExponential, type(None))
+    for net in V.networks(V.CATALOGS[name])[:20]:
+        for st in net.stations:
+            assert isinstance(getattr(st, "distribution", None), ok), (name, st)
+        for c in net.open_classes:
+            assert isinstance(c.interarrival, ok), (name, c)

@@ -1,8 +1,11 @@
 """Measured error envelopes of the approximate methods (issue 27: every
 answer is what it says).
 
-``python -m validation.envelopes [--quick] [--write] [--family NAME ...] [--workers K]``
-(or ``--scheduler ADDRESS`` of a dask cluster instead of ``--workers``)
+``python -m validation.envelopes [--quick] [--write | --out DIR] [--family NAME ...]
+[--worst N] [--workers K]`` (or ``--scheduler ADDRESS`` of a dask cluster
+instead of ``--workers``); ``make validate`` runs it with ``--out
+build/validation`` after the catalog report, ``make envelopes`` with
+``--write``.
 
 Each *catalog* below draws a seeded family of networks, solves every one
 with one or more approximate methods and with a reference, and records per
@@ -37,7 +40,12 @@ Options: ``--write`` writes ``qmodels/analytic/envelopes.json`` and
 catalogs' envelopes are replaced; the others are kept); without it the
 table is printed.  ``--quick`` runs the first few networks of every catalog
 (the same generators, so the same networks) with 2x shorter simulations
-and no lengthening, in about a minute, and never writes.  ``--workers K``
+and no lengthening, in about a minute, and never writes.  ``--out DIR``
+writes this run's table (``DIR/envelopes_table.md``, ``DIR/envelopes.json``)
+and compares every envelope with the committed one
+(``DIR/envelopes_drift.md``): the exit status is 1 when the committed table
+(the README's) is no longer what the catalogs measure.  ``--worst N``
+prints each method's N worst networks.  ``--workers K``
 solves networks in K processes, ``--scheduler tcp://host:8786`` on a dask
 cluster's workers (:mod:`validation._spread`); every network's simulation
 seed is fixed by its catalog and index, so the numbers do not depend on the
@@ -69,6 +77,11 @@ Catalogs (sources of the formulas and cases):
   network analyzer based on indices of dispersion", Naval Research
   Logistics 69(1), 2022), which refuses what lies outside its scope (several
   classes, delays, multi-server or non-FCFS queues).
+* ``qna-ph``: one class of phase-type arrivals (H2 of SCV 2..8 or Erlang
+  2-4) into one or two FCFS queues with phase-type service, small enough
+  for the exact CTMC, whose open population is cut where less than 1e-6 of
+  the probability lies beyond (:func:`_ctmc_open`); solved by ``qna`` and
+  ``rqna``: the exact reference the simulated ``qna-bursty`` lacks.
 * ``qna-classdep``: open classes of small and big jobs at FCFS queues whose
   mean service differs by class (exponential; network 0: small jobs of 2
   and 4 ms, big ones of 50 and 300 ms at two queues); also solved by
@@ -82,6 +95,10 @@ Catalogs (sources of the formulas and cases):
 * ``marie-nonexp``, ``marie-fewjobs``: the networks of ``mva-residual-nonexp``
   and ``mva-residual-fewjobs`` (same generators and seeds, so the same
   networks and the same simulations), solved by Marie's method.
+* ``marie-ph``: closed networks of 1..4 jobs per class at FCFS queues
+  with phase-type service (exponential, Erlang 2-8, two-branch
+  hyperexponential of SCV 1.5..8), against the exact CTMC (phase-type
+  service is exact there); solved by ``marie`` and ``mva-residual``.
 * ``fcfs-classdep-closed``: closed multi-class networks of exponential FCFS
   queues whose mean service differs by class, small enough for the CTMC;
   solved by ``mva-residual``, ``marie`` and by ``exact``, ``schweitzer`` and
@@ -96,6 +113,16 @@ Catalogs (sources of the formulas and cases):
   :mod:`validation.priority_networks` first, then random ones with a
   non-preemptive (``prio``) or preemptive (``prio-pr``) queue visited by 2-3
   classes of different levels.
+* ``priority-closed-ph``: closed priority networks drawn like
+  ``priority-closed`` but with 1..4 jobs per class and phase-type shapes,
+  against the exact CTMC.
+* ``cache-che``: a cache station in front of a disk (:func:`cache_network`),
+  solved by ``exact`` (MVA) on Che's split of each cache, against the
+  simulator, which runs the cache item by item: the error of an answer that
+  is approximate by Che's approximation alone.
+* ``forkjoin-pools``: a fork-join whose tasks hold token pools
+  (:func:`forkjoin_pooled`, SPAX's burst first), solved by
+  ``forkjoin-pools`` against the simulator.
 * ``forkjoin-closed``: the closed grid of :mod:`validation.forkjoin_accuracy`
   (its full grid of 320 networks); ``forkjoin-open``: its open grid
   (homogeneous branches: Flatto-Hahn exact at k = 2, Nelson-Tantawi beyond;
@@ -160,7 +187,7 @@ HALF_WIDTH = 0.02
 #: substitute with ``fcfs_as_ps=True`` (envelopes with "substituted": true)
 APPROXIMATE_METHODS = ("schweitzer", "linearizer", "mva-residual", "marie", "qna", "rqna",
                        "priority",
-                       "forkjoin", "forkjoin-varki", "decomposition")
+                       "forkjoin", "forkjoin-varki", "forkjoin-pools", "decomposition")
 SUBSTITUTED_METHODS = ("exact", "schweitzer", "linearizer")
 
 
@@ -202,7 +229,8 @@ class Catalog:
     make: Callable
     networks: int
     quick: int
-    #: "ctmc", "mva", "sim" or "fj-ctmc" (:mod:`validation.forkjoin_exact`)
+    #: "ctmc", "ctmc-open" (truncated, :func:`_ctmc_open`), "mva", "sim" or
+    #: "fj-ctmc" (:mod:`validation.forkjoin_exact`)
     reference: str
     approx: tuple
     seed: tuple = (1,)
@@ -212,6 +240,7 @@ class Catalog:
 
 
 REFERENCE_WORDS = {"ctmc": "exact CTMC", "mva": "exact MVA", "sim": "simulator",
+                   "ctmc-open": "exact CTMC (cut where < 1e-6 lies beyond)",
                    "fj-ctmc": "exact CTMC (fork-join)"}
 
 
@@ -514,6 +543,173 @@ def priority_open(rng, i: int) -> qm.Network:
                            for c, s in enumerate(specs)])
 
 
+def _ph_shape(rng, hi_scv: float = 8.0, stages: int = 8):
+    """A phase-type service shape the CTMC holds exactly: exponential,
+    Erlang 2-``stages`` (SCV 1/8..1/2) or a two-branch hyperexponential of SCV
+    1.5..``hi_scv`` (balanced means, or three moments of a lognormal-like
+    skew through :meth:`HyperExponential.from_moments` a third of the time)."""
+    u = int(rng.integers(0, 3))
+    if u == 0:
+        return None
+    if u == 1:
+        return Erlang(int(rng.integers(2, stages + 1)))
+    scv = float(np.round(rng.uniform(1.5, hi_scv), 2))
+    if rng.random() < 0.33:
+        # third moment 1.5x the balanced fit's lower bound 1.5 m2^2 / m1
+        m2 = 1.0 + scv
+        return HyperExponential.from_moments(1.0, m2, float(np.round(2.25 * m2 * m2, 4)))
+    return HyperExponential(scv)
+
+
+def ph_closed(rng, i: int) -> qm.Network:
+    """1 or 2 closed classes of 1..4 jobs over 2..4 FCFS queues (now and
+    then a 2-server one) with phase-type service (:func:`_ph_shape`: SCV
+    1/8..8), service 0.2..1 s per station (shared by the classes or each
+    its own), think time 0 or 0.5..5 s, routing in a cycle or by visits;
+    drawn so the exact CTMC is small (at most a few thousand states)."""
+    K = int(rng.integers(2, 5))
+    st = [qm.Queue(f"s{k}", 1.0, servers=2 if rng.random() < 0.15 else 1,
+                   distribution=_ph_shape(rng)) for k in range(K)]
+    names = [s.name for s in st]
+    C = 1 if rng.random() < 0.6 else 2
+    shared = {n: float(np.round(rng.uniform(0.2, 1.0), 3)) for n in names}
+    classes = []
+    for c in range(C):
+        svc = shared if c == 0 or rng.random() < 0.5 else \
+            {n: float(np.round(rng.uniform(0.2, 1.0), 3)) for n in names}
+        z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.5, 5.0), 2))
+        n = int(rng.integers(1, 5))
+        if rng.random() < 0.5:
+            classes.append(qm.Closed(f"c{c}", n, think_time=z, service=svc,
+                                     routing=_tandem(list(rng.permutation(names)), False)))
+        else:
+            vis = {nm: float(np.round(rng.uniform(0.3, 1.5), 2)) for nm in names}
+            classes.append(qm.Closed(f"c{c}", n, think_time=z, service=svc, visits=vis))
+    return qm.Network(st, classes)
+
+
+def ph_open(rng, i: int) -> qm.Network:
+    """One class of phase-type arrivals (rate 1: H2 of SCV 2..8 three times
+    in four, else Erlang 2-4) into 1 or 2 single-server FCFS queues in
+    series with phase-type service (:func:`_ph_shape`, SCV 1/8..4; Erlang
+    of at most 4 stages at two queues), the
+    bottleneck at utilisation 0.5..0.9 (one queue) or 0.5..0.65 (two) and
+    the other at 0.3..1 of it: small enough for a truncated CTMC whose cut
+    holds less than 1e-6 of the probability."""
+    K = 1 if rng.random() < 0.4 else 2
+    if rng.random() < 0.75:
+        arr = HyperExponential(float(np.round(rng.uniform(2.0, 8.0), 2)))
+    else:
+        arr = Erlang(int(rng.integers(2, 5)))
+    top = float(np.round(rng.uniform(0.5, 0.9 if K == 1 else 0.65), 3))
+    rho = np.round(top * rng.uniform(0.3, 1.0, K), 3)
+    rho[int(rng.integers(0, K))] = top
+    names = [f"q{k}" for k in range(K)]
+    st = [qm.Queue(n, float(rho[k]), distribution=_ph_shape(rng, 4.0, 8 if K == 1 else 4))
+          for k, n in enumerate(names)]
+    return qm.Network(st, [qm.Open("o", 1.0, routing=_tandem(names), interarrival=arr)])
+
+
+def priority_closed_ph(rng, i: int) -> qm.Network:
+    """A single-server priority queue (``prio`` or ``prio-pr``; per-class
+    service 0.1..1 s, exponential or a phase-type shape of SCV 1/8..4 a third
+    of the time), 1-2 other stations (an exponential FCFS queue, a PS
+    queue or a delay), 2-3 classes of different levels with 1..4 jobs,
+    think time 0 or 0.2..2 s: :func:`priority_closed` drawn small enough
+    for the exact CTMC."""
+    disc = "prio" if rng.random() < 0.5 else "prio-pr"
+    shape = _ph_shape(rng, 4.0) if rng.random() < 0.33 else None
+    st = [qm.Queue("p", 1.0, discipline=disc, distribution=shape)]
+    for k in range(int(rng.integers(1, 3))):
+        r = rng.random()
+        S = float(np.round(rng.uniform(0.1, 1.0), 3))
+        st.append(qm.Queue(f"s{k}", S) if r < 0.45 else
+                  qm.Queue(f"s{k}", S, discipline="ps") if r < 0.75 else qm.Delay(f"s{k}", S))
+    C = int(rng.integers(2, 4))
+    levels = _levels(rng, C)
+    classes = []
+    for c in range(C):
+        vis = {s.name: float(np.round(rng.uniform(0.5, 2.0), 2)) for s in st}
+        svc = {s.name: float(np.round(rng.uniform(0.1, 1.0), 3)) for s in st
+               if getattr(s, "discipline", "delay") in ("prio", "prio-pr", "ps", "delay")}
+        z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.2, 2.0), 2))
+        classes.append(qm.Closed(f"c{c}", int(rng.integers(1, 5 if C == 2 else 4)),
+                                 think_time=z, visits=vis, service=svc, priority=levels[c]))
+    return qm.Network(st, classes)
+
+
+def cache_network(rng, i: int) -> qm.Network:
+    """A cache station (:class:`qmodels.CacheStation`: LRU, FIFO or RANDOM,
+    lookup 0.5..5 ms, Zipf(0.6..1.2) popularity over 200..5000 items,
+    capacity 1..30 % of them) whose misses go on to an exponential FCFS disk
+    (10..50 ms) and whose hits leave, or visit a
+    memory queue (0.1..1 ms) first; open requests loading the disk to
+    0.3..0.85, or a closed class of 2..20 users thinking 0..1 s.  The
+    analytic answer solves Che's split (Che, Tung & Wang 2002; Martina,
+    Garetto & Leonardi 2014); the simulator runs the cache item by item."""
+    items = int(rng.integers(200, 5001))
+    cache = qm.Cache(max(1, int(items * rng.uniform(0.01, 0.3))),
+                     qm.Zipf(float(np.round(rng.uniform(0.6, 1.2), 2)), items),
+                     policy=str(rng.choice(["lru", "fifo", "random"])),
+                     lookup=float(np.round(rng.uniform(0.0005, 0.005), 5)))
+    mem = rng.random() < 0.5
+    st = cache.station("cache", hit="mem" if mem else "sink", miss="disk")
+    S = float(np.round(rng.uniform(0.01, 0.05), 4))
+    stations = [st, qm.Queue("disk", S)]
+    if mem:
+        stations.append(qm.Queue("mem", float(np.round(rng.uniform(1e-4, 1e-3), 6))))
+    if rng.random() < 0.5:
+        lam = float(np.round(rng.uniform(0.3, 0.85) / (S * (1.0 - st.hit_ratio)), 4))
+        rows = {"source": {"cache": 1.0}, "disk": {"sink": 1.0}}
+        if mem:
+            rows["mem"] = {"sink": 1.0}
+        return qm.Network(stations, [qm.Open("r", lam, routing=rows)])
+    # closed: a hit goes back to the cache (the reference: the cycle ends)
+    # or through the memory queue
+    stations[0] = cache.station("cache", hit="mem" if mem else "cache", miss="disk")
+    rows = {"disk": {"cache": 1.0}}
+    if mem:
+        rows["mem"] = {"cache": 1.0}
+    z = 0.0 if rng.random() < 0.3 else float(np.round(rng.uniform(0.05, 1.0), 3))
+    return qm.Network(stations, [qm.Closed("r", int(rng.integers(2, 21)), think_time=z,
+                                           routing=rows, reference="cache")])
+
+
+def forkjoin_pooled(rng, i: int) -> qm.Network:
+    """A closed class (2..10 jobs, think time 0.5..2 s, a CPU of 0.02..0.1
+    s) whose every cycle forks k = 2..8 tasks down one branch of 2..3 FCFS
+    queues (0.05..0.25 s each) under one pool held over the first two and,
+    with three queues, mostly a second held over the last two (1..3 tokens
+    each);
+    networks 0..3 are SPAX's burst (:func:`qmodels.cases.spax.burst_network`
+    at m = 0, unlimited disks, p_io 10, 20, 40, 70 %), the configuration
+    it was built for."""
+    if i < 4:
+        import dataclasses
+
+        from qmodels.cases import spax
+
+        q = dataclasses.replace(spax.Params(), p_io=(0.1, 0.2, 0.4, 0.7)[i], miss_rate=0.0,
+                                disks_per_ion=0)
+        return spax.burst_network(q)
+    k = int(rng.integers(2, 9))
+    L = int(rng.integers(2, 4))
+    names = ["a", "b", "c"][:L]
+    st = [qm.Queue("cpu", float(np.round(rng.uniform(0.02, 0.1), 3))),
+          qm.Delay("release", 1e-9)]
+    st += [qm.Queue(n, float(np.round(rng.uniform(0.05, 0.25), 3))) for n in names]
+    st.append(qm.ForkJoin("fj", [["release", *names]], tasks=k))
+    pools = [qm.TokenPool("p1", int(rng.integers(1, 4)), names[0], names[1],
+                          path=tuple(names[:2]))]
+    if L == 3 and rng.random() < 0.7:
+        pools.append(qm.TokenPool("p2", int(rng.integers(1, 4)), names[-2], names[-1],
+                                  path=tuple(names[-2:])))
+    return qm.Network(st, [qm.Closed("job", int(rng.integers(2, 11)),
+                                     visits={"cpu": 1.0, "fj": 1.0},
+                                     think_time=float(np.round(rng.uniform(0.5, 2.0), 2)))],
+                      pools=pools)
+
+
 def _fj_closed_grid():
     """The closed grid of ``python -m validation.forkjoin_accuracy`` (k, N,
     Z, spread, tandem, outside; its order)."""
@@ -603,6 +799,22 @@ def _h_open_events(events):
     return h
 
 
+def _h_cache(net):
+    """About 2e5 lookups per replication (open: at the arrival rate; closed:
+    at the bound N / (Z + D) on the cycle rate)."""
+    if net.open_classes:
+        return _h_open_events(2e5)(net)
+    c = net.classes[0]
+    D = float(np.asarray(net.demands, dtype=float)[0].sum())
+    return 2e5 * (float(c.think_time) + D) / max(1, int(c.population)) * 2.0
+
+
+def _h_fj_pooled(net):
+    """SPAX's burst: 60 simulated seconds (about 12,000 transactions);
+    the small networks: 4000 s (a few thousand cycles)."""
+    return 60.0 if net.name.startswith("SPAX") else 4000.0
+
+
 def _h_fj_closed(net):
     return 2000.0 * (int(net.classes[0].population) + 2)
 
@@ -640,6 +852,9 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
             "(validation.nonexp; RQNA answers the single-class ones of single-server FCFS "
             "queues)", _nonexp(nonexp.open_network), 60, 3, "sim",
             (Approx("rqna", "rqna"),), seed=(1, 0), sim=SimPlan(_h_nonexp)),
+    Catalog("qna-ph", "phase-type arrivals (H2 SCV 2-8, Erlang 2-4) into 1-2 queues with "
+            "phase-type service (SCV 1/8-4), small enough for the exact CTMC", ph_open, 30, 2,
+            "ctmc-open", (Approx("qna", "qna"), Approx("rqna", "rqna")), seed=(27, 16)),
     Catalog("qna-classdep", "open classes of small and big jobs at FCFS queues whose mean "
             "service differs by class", classdep_open, 50, 2, "sim",
             (Approx("qna", "qna"), Approx("exact", "mva", _SUB, substituted=True)),
@@ -656,6 +871,9 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
     Catalog("marie-fewjobs", "closed networks of 1-4 jobs per class, service SCV 0-8",
             fewjob_closed, 120, 3, "sim", (Approx("marie", "marie"),),
             seed=(27, 3), sim=SimPlan(_h_closed_cycles(5e3))),
+    Catalog("marie-ph", "closed networks of 1-4 jobs per class, phase-type service (SCV "
+            "1/8-8), small enough for the exact CTMC", ph_closed, 80, 3, "ctmc",
+            (Approx("marie", "marie"), Approx("mva-residual", "mva_residual")), seed=(27, 17)),
     Catalog("fcfs-classdep-closed", "closed multi-class networks, exponential FCFS queues whose "
             "mean service differs by class", classdep_closed, 150, 4, "ctmc",
             (Approx("mva-residual", "mva_residual"), Approx("marie", "marie"),
@@ -679,10 +897,16 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
             "different levels", priority_closed, 60, 2, "sim",
             (Approx("priority", "priority"),), seed=(27, 10),
             sim=SimPlan(_h_closed_cycles(5e3))),
+    Catalog("priority-closed-ph", "closed networks with a prio or prio-pr queue, 2-3 classes "
+            "of 1-4 jobs, small enough for the exact CTMC", priority_closed_ph, 60, 2, "ctmc",
+            (Approx("priority", "priority"),), seed=(27, 18)),
     Catalog("priority-open", "open networks with a prio or prio-pr queue, 2-3 Poisson classes "
             "of different levels", priority_open, 60, 2, "sim",
             (Approx("priority", "priority"),), seed=(27, 11),
             sim=SimPlan(_h_open_events(2e5))),
+    Catalog("cache-che", "a cache station (LRU, FIFO, RANDOM; Zipf popularity) in front of "
+            "a disk, open or closed, solved with Che's split", cache_network, 40, 2, "sim",
+            (Approx("exact", "mva"),), seed=(27, 19), sim=SimPlan(_h_cache)),
     Catalog("forkjoin-closed", "closed fork-joins of 2-8 branches, 2-20 jobs "
             "(validation.forkjoin_accuracy)", forkjoin_closed, len(_fj_closed_grid()), 3,
             "sim", (Approx("forkjoin", "forkjoin"),), seed=(27, 12),
@@ -692,6 +916,10 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
             len(forkjoin_varki_accuracy.exact_catalog()), 6, "fj-ctmc",
             (Approx("forkjoin", "forkjoin"), Approx("forkjoin-varki", "forkjoin_varki")),
             seed=(27, 15)),
+    Catalog("forkjoin-pools", "a closed class forking 2-8 tasks down one branch under one or "
+            "two token pools, incl. SPAX's burst", forkjoin_pooled, 30, 5, "sim",
+            (Approx("forkjoin-pools", "solve", (("method", "forkjoin-pools"),)),),
+            seed=(27, 20), sim=SimPlan(_h_fj_pooled)),
     Catalog("forkjoin-open", "open fork-joins of 2-8 M/M/1 branches, utilisation 0.3-0.85 "
             "(validation.forkjoin_accuracy)", forkjoin_open, len(_fj_open_grid()), 2, "sim",
             (Approx("forkjoin", "forkjoin"),), seed=(27, 13),
@@ -751,10 +979,38 @@ def _simulate(net, plan: SimPlan, seed: int, quick: bool):
     return _open_rates(net, X), R, float(hw), float(horizon)
 
 
+#: probability the truncated open CTMC may leave beyond its cut, and the
+#: largest cut tried (doubling from 80)
+OPEN_CUT_MASS = 1e-6
+OPEN_CUT_MAX = 1280
+
+
+def _ctmc_open(net):
+    """The exact CTMC of an open network, its open population cut where
+    less than :data:`OPEN_CUT_MASS` of the probability lies (the cut
+    doubled from 80 up to :data:`OPEN_CUT_MAX`); an error if even that cut
+    holds more (the catalog's generator keeps its networks well inside)."""
+    cut = 80
+    while True:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = qm.ctmc(net, open_limit=cut, max_states=400_000)
+        mass = float(r.info.get("truncation_mass", 0.0))
+        if mass <= OPEN_CUT_MASS:
+            return r
+        if cut >= OPEN_CUT_MAX:
+            raise RuntimeError(f"open CTMC reference: the cut at {cut} jobs holds "
+                               f"probability {mass:.3g} > {OPEN_CUT_MASS:g}")
+        cut *= 2
+
+
 def _reference(catalog: Catalog, net, index: int, quick: bool):
     if catalog.reference == "ctmc":
         X, R = _class_figures(qm.ctmc(net), net)
         return X, R, None, None
+    if catalog.reference == "ctmc-open":
+        X, R = _class_figures(_ctmc_open(net), net)
+        return _open_rates(net, X), R, None, None
     if catalog.reference == "mva":
         X, R = _class_figures(qm.mva(net), net)
         return X, R, None, None
@@ -1113,6 +1369,21 @@ the errors.
 # command line
 # ---------------------------------------------------------------------------
 
+def worst(res: dict, n: int) -> str:
+    """The ``n`` networks of each (catalog, method) with the largest X
+    error (then R error), as text: index, errors, reference R."""
+    out = []
+    for name, rows in res.items():
+        for j, ap in enumerate(CATALOGS[name].approx):
+            ok = [r for r in rows if r["approx"][j]["status"] == "ok"]
+            ok.sort(key=lambda r: (-r["approx"][j]["eX"], -r["approx"][j]["eR"]))
+            for r in ok[:n]:
+                a = r["approx"][j]
+                out.append(f"{name} #{r['index']} {ap.method}: X {100 * a['eX']:.2f} % "
+                           f"R {100 * a['eR']:.2f} % (R {a['R']} vs {r.get('ref_R')})")
+    return "\n".join(out)
+
+
 def _progress(res):
     parts = []
     for a in res["approx"]:
@@ -1171,6 +1442,61 @@ def write(entries: list, ran: set) -> None:
           f"{TABLE_PATH.relative_to(ROOT)}", file=sys.stderr)
 
 
+def drift(entries: list, committed: list | None = None) -> list[str]:
+    """What a run's envelopes change against the committed ones (the
+    README's table): one line per envelope whose networks, refusals,
+    defects or X/R max/mean differ, or that is new or no longer answered;
+    empty when the committed table is what this run measures."""
+    if committed is None:
+        committed = _load_json().get("envelopes", [])
+    key = lambda e: (e.get("catalog"), e["method"], bool(e.get("substituted", False)))  # noqa: E731
+    old = {key(e): e for e in committed}
+    lines = []
+    for e in entries:
+        k = key(e)
+        if not e["networks"]:
+            if k in old:
+                lines.append(f"{k[1]} on {k[0]}: answered no network (committed: "
+                             f"{old[k]['networks']})")
+            continue
+        if k not in old:
+            lines.append(f"{k[1]} on {k[0]}: new envelope (X max {_pct(e['error']['X']['max'])}, "
+                         f"R max {_pct(e['error']['R']['max'])})")
+            continue
+        o, parts = old[k], []
+        for f in ("networks", "refused", "defects"):
+            if o.get(f) != e.get(f):
+                parts.append(f"{f} {o.get(f)} -> {e.get(f)}")
+        for fig in ("X", "R"):
+            for s in ("max", "mean"):
+                a, b = o["error"][fig][s], e["error"][fig][s]
+                if abs(a - b) > 1e-6:
+                    parts.append(f"{fig} {s} {_pct(a)} -> {_pct(b)}")
+        if parts:
+            lines.append(f"{k[1]} on {k[0]}: " + ", ".join(parts))
+    return lines
+
+
+def write_out(out: str, entries: list, defects: list, quick: bool) -> list[str]:
+    """Write ``out/envelopes_table.md`` and ``out/envelopes.json`` (this
+    run's envelopes) and ``out/envelopes_drift.md`` (:func:`drift` against
+    the committed table; nothing to say after a ``--quick`` run, whose
+    shorter runs are not comparable); return the drift lines."""
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    head = f"{'Quick run' if quick else 'Run'} of {COMMAND}" + (" --quick" if quick else "")
+    (d / "envelopes_table.md").write_text(table(sorted(entries, key=_order), head + "\n"))
+    (d / "envelopes.json").write_text(dumps({"generated": datetime.date.today().isoformat(),
+                                            "envelopes": entries, "defects": defects}))
+    lines = [] if quick else drift(entries)
+    text = ("# Envelopes against the committed table (README)\n\n"
+            + ("quick run: not compared\n" if quick else
+               "\n".join(f"- {x}" for x in lines) + "\n" if lines else
+               "every envelope measured equals the committed one\n"))
+    (d / "envelopes_drift.md").write_text(text)
+    return lines
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
@@ -1180,6 +1506,12 @@ def main(argv=None) -> int:
                     help=f"write {JSON_PATH.relative_to(ROOT)} and {TABLE_PATH.relative_to(ROOT)}")
     ap.add_argument("--family", action="append", metavar="NAME", choices=sorted(CATALOGS),
                     help="run only this catalog (repeatable)")
+    ap.add_argument("--out", metavar="DIR",
+                    help="write this run's table and JSON to DIR and compare it with the "
+                         "committed envelopes (DIR/envelopes_drift.md; exit status 1 when "
+                         "they differ)")
+    ap.add_argument("--worst", type=int, default=0, metavar="N",
+                    help="also print the N worst networks of each method (by X, then R)")
     add_arguments(ap)
     ap.add_argument("--tables", action="store_true",
                     help=f"only write {TABLE_PATH.relative_to(ROOT)} and the README's table "
@@ -1207,6 +1539,15 @@ def main(argv=None) -> int:
         write(entries, set(res))
     print(table(entries, f"{'Quick run' if args.quick else 'Run'} of {COMMAND}"
                 + (" --quick" if args.quick else "") + "\n"))
+    if args.worst:
+        print(worst(res, args.worst))
+    drifted = []
+    if args.out:
+        drifted = write_out(args.out, entries, defects, args.quick)
+        print(f"{args.out}/envelopes_table.md, {args.out}/envelopes_drift.md: "
+              + (f"{len(drifted)} envelope(s) differ from the committed table (refresh it "
+                 f"with `make envelopes`)" if drifted else "the committed table holds"),
+              file=sys.stderr)
     if defects:
         print(f"DEFECTS ({len(defects)}): law violations, crashes, unconverged answers",
               file=sys.stderr)
@@ -1215,7 +1556,7 @@ def main(argv=None) -> int:
                   f"{' (fcfs_as_ps)' if d['substituted'] else ''}: {d['status'].upper()}: "
                   f"{d['message'].splitlines()[0] if d['message'] else ''}", file=sys.stderr)
     print(f"({wall:.0f} s wall, {args.workers} worker(s))", file=sys.stderr)
-    return 1 if defects else 0
+    return 1 if defects or drifted else 0
 
 
 if __name__ == "__main__":

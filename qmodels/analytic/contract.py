@@ -525,6 +525,10 @@ def finish(result, *, network: Network | None = None, substituted=(), check: boo
              assumptions=tuple(result.assumptions) + (_fcfs_as_ps_assumption(substituted),))
     if check and not result.network.is_symbolic and not result.__dict__.get("_finished"):
         check_laws(result)
+    if not result.__dict__.get("_finished"):
+        # before the envelope: an answer approximate by Che's split alone
+        # carries that family's measured error too (or the unmeasured warning)
+        _label_caches(result)
     if (result.exactness == APPROXIMATE and not result.network.is_symbolic
             and result.method != "ctmc"):   # (the CTMC states its truncation instead)
         from .envelopes import attach
@@ -532,8 +536,6 @@ def finish(result, *, network: Network | None = None, substituted=(), check: boo
         attach(result, substituted=bool(substituted))
     if result.method in ROUTING_METHODS and not result.network.is_symbolic:
         _warn_random_route(result)
-    if not result.__dict__.get("_finished"):
-        _label_caches(result)
     result.__dict__["_finished"] = True
     return result
 
