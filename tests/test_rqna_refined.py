@@ -95,3 +95,23 @@ def test_h2_g_1_against_the_simulator(c2, shape, rho):
     assert sim.R["o"].half_width / ws < 0.03
     w = qm.rqna(net).info["wait"][0]
     assert abs(w / ws - 1.0) < 0.04, (w, ws)
+
+
+@pytest.mark.parametrize("q", [0.3, 0.6])
+def test_immediate_feedback_stay_is_the_exact_h2_m_1_queue(q):
+    """H2 arrivals into an exponential queue that sends a job back to itself
+    with probability q: the feedback elimination serves a stay of a
+    geometric number of visits, exponential of mean S / (1 - q), so the
+    refined RQ wait of the stay (the wait per visit times 1 / (1 - q)) is
+    the exact H2/M/1 wait at the same rho (Takacs, qna's exact station on
+    the queue without feedback and service S / (1 - q))."""
+    S, c2 = 0.35 * (1.0 - q), 6.0
+    rows = {"source": {"q": 1.0}, "q": {"q": q, "sink": 1.0 - q}}
+    net = qm.Network([qm.Queue("q", S)],
+                     [qm.Open("o", 1.0, routing=rows, interarrival=qm.HyperExponential(c2))])
+    w_visit = qm.rqna(net, exact_gim1=False).info["wait"][0]
+    flat = qm.Network([qm.Queue("q", S / (1.0 - q))],
+                      [qm.Open("o", 1.0, interarrival=qm.HyperExponential(c2),
+                               visits={"q": 1})])
+    exact = float(qm.qna(flat).R["o"]) - S / (1.0 - q)
+    assert w_visit / (1.0 - q) == pytest.approx(exact, rel=1e-6)

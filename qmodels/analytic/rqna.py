@@ -579,7 +579,8 @@ def rqna_kernel(lam, ext: RenewalIDC, p0, P, S, svc: list, names, grid_points: i
        ``renewal_correction`` multiplied by :func:`renewal_wait_ratio`
        for the renewal stream of SCV I_a,j(inf) and the stay's service
        (phase type: a geometric number of visits' services is the visit's
-       PH (alpha, T) with T + q t alpha, scaled to mean 1).
+       PH (alpha, T) with T + q t alpha, of mean 1 / (1 - q); the
+       generator divided by 1 - q scales it to mean 1).
     5. Per visit: W_visit = (1 - q) W_stay (the stay's wait spread over its
        1 / (1 - q) visits, exact for M/M/1 with feedback), R = S + W_visit.
 
@@ -664,9 +665,9 @@ def rqna_kernel(lam, ext: RenewalIDC, p0, P, S, svc: list, names, grid_points: i
         wstay = max(z / rhoa[i] - tausa[i] * (1.0 + cs2a[i]) / 2.0, 0.0)
         if renewal_correction:
             # the stay's service: a geometric sum of the visit's, phase type
-            # again: T + q t alpha, scaled to mean 1
+            # again: T + q t alpha, of mean 1 / (1 - q); scaled to mean 1
             al, Tm = svca[i].ph
-            Tst = (1.0 - qa[i]) * (Tm + qa[i] * np.outer(-Tm.sum(axis=1), al))
+            Tst = (Tm + qa[i] * np.outer(-Tm.sum(axis=1), al)) / (1.0 - qa[i])
             wstay *= renewal_wait_ratio(float(rhoa[i]), float(tausa[i]), float(cs2a[i]),
                                         float(Ia_inf[i]), (al, Tst), grid_points)
         W[k] = (1.0 - qa[i]) * wstay
