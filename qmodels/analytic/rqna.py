@@ -89,8 +89,11 @@ value there), and its departures keep RQNA's IDC.
 Measured on the 60 bursty tandems of ``rqna-bursty`` (H2 arrivals of SCV
 2-8, 1-9 queues, utilisation up to 0.9) against one simulation of 10
 replications of 1e5 arrivals each: the plain algorithm (``refined=False``)
-R within 23.9 % (mean 7.7 %; the envelope table: 22.6 %, 7.6 %), the
-refined one within 10.9 % (mean 3.4 %); Suresh & Whitt's nine queues
+R within 23.9 % (mean 7.7 %), the refined one within 10.9 % (mean 3.4 %);
+``python -m validation.envelopes --family rqna-bursty --family
+rqna-nonexp``: refined R within 10.91 % (mean 3.13 %; plain 22.6 %,
+7.6 %) on rqna-bursty, 6.0 % (mean 2.3 %; plain 8.4 %, 3.1 %) on the 3
+networks of rqna-nonexp it answers; Suresh & Whitt's nine queues
 R = 49.96 against the published 50.44 (plain: 49.47; QNA 28.37), the
 ninth queue's wait 34.0 against 29.2 (plain: 32.8).  Left: the flow out
 of a moderately loaded queue (rho about 0.6) fed by a bursty stream is
