@@ -38,7 +38,19 @@ next job has started, so there it is an approximation.
 
 Closed networks (every class closed)
 ------------------------------------
-Where the populations are small enough (the budgets of
+When a priority station serves two levels or more and the network's own
+Markov chain has at most ``max_states`` states (default
+:data:`CTMC_STATES`), that chain is solved (``qm.ctmc``: the priority
+rules, the random routing of visit ratios and the think times of the
+simulator) and the answer is labelled as the chain's: exact, or
+approximate where a service shape is fitted by phases.  On the
+``priority-closed`` catalog that answers 37 of the 60 networks, among them
+network 33, where the approximation below missed the starved low class's
+throughput by 10 % against this chain (an exponential FCFS queue in the
+rest: the order of its jobs, which the rest's flow-equivalent server does
+not see).
+
+Otherwise, where the populations are small enough (the budgets of
 :mod:`qmodels.analytic._prio_fes`: the population lattice and the chain's
 states), the priority stations that serve two levels or more are solved
 exactly as a finite-source priority queue -- one Markov chain for all of
