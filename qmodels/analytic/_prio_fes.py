@@ -699,7 +699,8 @@ def _one(V, S, scv, code, level, N, Z, loop, k0, g, chains):
     return X, Q
 
 
-def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, memo=None):
+def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, memo=None,
+                 instead=None):
     """(X, R per visit, sweeps, converged) by the approximation of the module
     docstring, or None when a budget is exceeded.  ``code`` per station:
     0 delay, 1 PS-like, 2 FCFS, 3 prio, 4 prio-pr; ``direct[c, k, j]`` the
@@ -708,7 +709,9 @@ def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, m
     in one chain; when that chain is past the budget, one by one with
     surrogate factors.  ``memo(key, build)`` (the network's
     :meth:`~qmodels.model.lowered.Lowered.memo`) keeps the joint chain's
-    states and transitions for a repeated solve."""
+    states and transitions for a repeated solve.  ``instead()``, when
+    given, is tried before the surrogate factors: an answer of its own
+    (not None) is returned as it is."""
     C, K = V.shape
     N = np.asarray(N, dtype=np.int64)
     pk = [k for k in range(K) if code[k] >= 3
@@ -719,6 +722,10 @@ def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, m
     except _TooBig:
         if len(pk) == 1:
             return None
+        if instead is not None:
+            other = instead()
+            if other is not None:
+                return other
         out = _surrogates(V, S, scv, code, level, N, Z, direct, pk, max(tol, 1e-6), max_iter)
         if out is None:
             return None

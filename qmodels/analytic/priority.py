@@ -114,6 +114,7 @@ from ..model.network import Closed, Network, Open, Queue
 from ..model.stations import PRIORITY_DISCIPLINES
 from ..results import Result
 from ._common import _check_options, _refuse_held_or_bounded, _require_numeric, _result
+from ._prio_fes import KMAX
 from .amva import saturate
 from .contract import answers
 
@@ -125,6 +126,17 @@ _PRIO = PRIORITY_DISCIPLINES
 #: exactly (``qm.ctmc``) before it approximates (a chain of a few thousand
 #: states takes well under a second)
 CTMC_STATES = 5_000
+#: the phases of a fitted low-variance shape in that chain (a deterministic
+#: service an Erlang-20; never fewer: a starved class's throughput is
+#: sensitive to the fit, and past the budget the approximation's own chain
+#: has up to ``KMAX_DETERMINISTIC``)
+CTMC_PHASES = 20
+#: where the priority stations' joint chain is past its budget (the
+#: surrogate factors' case, the slowest and least accurate form), the
+#: whole network's chain is tried again up to this many states, a fitted
+#: low-variance shape with at most ``KMAX`` phases as in the stations' own
+#: chains
+SURROGATE_CTMC_STATES = 150_000
 
 _NOTE_CLOSED = (
     "approximation: shadow-server priority approximation (Sevcik 1977) in Schweitzer's "
@@ -358,10 +370,14 @@ def _closed(net: Network, tol: float, max_iter: int, max_states: int = 0) -> Res
                 "throughput is unbounded")
     mixed = [k for k in range(len(code)) if code[k] >= 3
              and len({int(level[c]) for c in range(len(N)) if V[c, k] > 0 and N[c] > 0}) > 1]
-    whole = _ctmc_closed(net, max_states) if mixed and max_states > 0 else None
+    whole = _ctmc_closed(net, max_states, CTMC_PHASES) if mixed and max_states > 0 else None
     if whole is not None:
         return whole
-    fes = _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter)
+    instead = (lambda: _ctmc_closed(net, max(max_states, SURROGATE_CTMC_STATES), KMAX)) \
+        if max_states > 0 else None
+    fes = _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter, instead)
+    if isinstance(fes, Result):
+        return fes
     if fes is not None:
         X, Rk, it, converged = fes
         notes = [_NOTE_FES]
@@ -383,7 +399,8 @@ def _closed(net: Network, tol: float, max_iter: int, max_states: int = 0) -> Res
 
 
 
-def _ctmc_closed(net: Network, max_states: int) -> Result | None:
+def _ctmc_closed(net: Network, max_states: int, max_phases: int | None = None
+                 ) -> Result | None:
     """The closed network solved as its own Markov chain (``qm.ctmc``: the
     priority rules, routing and think times of the simulator) when that
     chain has at most ``max_states`` states; None otherwise.  Labelled
@@ -399,7 +416,7 @@ def _ctmc_closed(net: Network, max_states: int) -> Result | None:
             # the random routing of visit ratios is the simulator's (the
             # module docstring of qmodels.sim.flatten), as in the other forms
             warnings.simplefilter("ignore")
-            r = ctmc(net, max_states=max_states)
+            r = ctmc(net, max_states=max_states, max_phases=max_phases)
     except ProblemTooLargeError:
         return None
     X = np.array([float(r.X[c]) for c in net.class_names])
@@ -447,7 +464,7 @@ def _direct_routes(net: Network, V, Z) -> np.ndarray:
     return direct
 
 
-def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter):
+def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter, instead=None):
     """The closed-network approximation of :mod:`qmodels.analytic._prio_fes`
     where a priority station serves two levels or more and the budgets
     hold; None otherwise (the shadow-server fixed point answers)."""
@@ -463,7 +480,8 @@ def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter):
             return None
     direct = _direct_routes(net, V, Z)
     return _prio_fes.solve_closed(V, S, scv, code, level, N, Z, direct, tol=max(tol, 1e-9),
-                                  max_iter=min(max_iter, 200), memo=net.lowered.memo)
+                                  max_iter=min(max_iter, 200), memo=net.lowered.memo,
+                                  instead=instead)
 
 
 def _closed_fixed_point(V, S, scv, code, level, N, Z, tol, max_iter):
