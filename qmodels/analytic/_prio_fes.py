@@ -72,7 +72,8 @@ a per-class factor g_cj, updated until the response time at j that the
 other station's solution gives equals the one of j's own chain (the method
 of surrogate delays of Jacobson & Lazowska, "Analyzing queueing networks
 with simultaneous resource possession", CACM 25(2), 1982, used here for
-priority stations).
+priority stations); the figures are those of the busiest priority
+station's own chain (largest sum_c X_c V_c S_c there).
 
 Within the rest: a delay has R = S; a PS or exponential FCFS queue
 R = S_r (1 + sum_s Q_s(m - e_r)); FCFS with a general shape the residual
@@ -767,5 +768,12 @@ def _surrogates(V, S, scv, code, level, N, Z, direct, pk, tol, max_iter):
             last = X
     except _TooBig:
         return None
-    X, Q = sols[pk[0]]
+    # the answer of the busiest priority station's own chain, where its exact
+    # queueing matters most (the others enter it by their surrogate factors);
+    # on the priority-closed catalog's four networks of this form it is the
+    # closer one to the simulator each time (network 58: X 9.9 % from the
+    # first station's chain, 1.2 % from the busier one's)
+    D = V * S
+    busy = [float(sols[k][0] @ D[:, k]) for k in pk]
+    X, Q = sols[pk[int(np.argmax(busy))]]
     return X, Q, sweeps, converged
