@@ -184,7 +184,7 @@ def _compare(net):
     against the exact chain; R per cycle, think time excluded."""
     X, L = exact_chain(net)
     R = L.sum(axis=1) / X
-    a = qm.solve(net, method="priority")
+    a = qm.solve(net, method="priority", max_states=0)
     Xa = np.asarray(a.class_throughput, dtype=float)
     Ra = np.asarray(a.class_response_time, dtype=float)
     assert np.all(np.isfinite(Ra)) and np.all(Ra > 0)
@@ -340,15 +340,20 @@ def test_large_populations_fall_back_to_the_shadow_server():
 # ---------------------------------------------------------------------------
 
 #: the worst networks of the ``priority-closed`` catalog (validation/envelopes.py,
-#: python -m validation.envelopes --family priority-closed, 2026-11-27; X
-#: and R errors against the simulator there): network 9, a preemptive and a
-#: HOL queue whose joint chain is past its budget, so each is solved in its
-#: own chain with surrogate factors (X 16.6 %, R 14.3 %); network 26, a HOL
-#: queue with deterministic service whose high class leaves the low one 1 %
-#: of its throughput (X 5.2 %, R 5.0 %: the Erlang stand-in for the
-#: deterministic service).  Bounds: the measured errors plus the
-#: simulator's spread.
-WORST = {9: (0.20, 0.18), 26: (0.09, 0.09)}
+#: python -m validation.envelopes --family priority-closed, 2026-11-28; X
+#: and R errors against the simulator there): network 8, the worst, a
+#: preemptive and a HOL queue, three classes, whose joint chain (and the
+#: whole network's, past 150,000 states) is past its budget, so each
+#: priority queue is solved in its own chain with surrogate factors (X
+#: 6.4 %, R 6.1 %: the starved lowest class); network 26, a HOL queue with
+#: deterministic service whose high class leaves the low one 1 % of its
+#: throughput (X 5.2 %, R 5.0 %: the rest's flow-equivalent server);
+#: network 9, which the surrogate factors missed by 16.6 % and 14.3 % and
+#: the whole chain (121,226 states, deterministic service as an Erlang-8)
+#: now answers (X 1.1 %); network 58, surrogate factors too, 9.9 % when
+#: read from its first priority queue's chain, 1.2 % from the busiest one's.
+#: Bounds: the measured errors plus the simulator's spread.
+WORST = {8: (0.09, 0.09), 9: (0.04, 0.04), 26: (0.09, 0.09), 58: (0.05, 0.05)}
 
 
 @pytest.mark.slow
