@@ -86,10 +86,13 @@ METHOD_LABELS = {
                            "counts (IDC) over time, merging flows taken independent; each "
                            "queue's mean workload by the robust-queueing formula (Whitt & "
                            "You 2018, 2022)",)),
-    "priority": (APPROXIMATE, ("priority queues (closed) as a finite-source priority chain "
-                               "fed by the flow-equivalent server of the rest, or past its "
-                               "budget Sevcik's shadow server; (open) the single-station "
-                               "priority formulas on Poisson flows",)),
+    "priority": (APPROXIMATE, ("priority queues (closed) as the whole network's CTMC where "
+                               "it is small (exact then, and labelled so), else a "
+                               "finite-source priority chain fed by the flow-equivalent "
+                               "server of the rest, or past its budget Sevcik's shadow "
+                               "server; (open) the single-station priority formulas on "
+                               "Poisson flows, a class's immediate returns merged into one "
+                               "longer service (Whitt 1983)",)),
     "forkjoin": (APPROXIMATE, ("one class, exponential single-server queues and delays; "
                                "branch times taken independent",)),
     "forkjoin-varki": (APPROXIMATE, ("one closed class, exponential single-server queues "
