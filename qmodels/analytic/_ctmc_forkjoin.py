@@ -37,6 +37,18 @@ f(m) at a fork-join): every such state is reachable (the chain's routing
 is irreducible and each configuration is reached by serving tasks in a
 suitable order), which the tests check against the breadth-first build.
 
+The build.  The reachable states are found breadth first from the start
+state (every job thinking, or at the node thinking leads to).  A chain of
+many states (its count times its columns past lazyjit's threshold, with
+numba installed) is built by the numba kernel :func:`_fj_bfs`, compiled
+once and cached on disk (``cache=True``, :mod:`qmodels._jit`; ``qmodels
+warm-up`` compiles it ahead); a small one, or any without numba, by the
+Python builder :meth:`_Chain.build`, the reference the kernel follows
+step for step (the same states in the same order, the same rates in the
+same order, each the same floating-point expression;
+``tests/test_ctmc_forkjoin_compiled.py``), so the answer does not depend
+on which built it.
+
 The routing is the simulator's (:mod:`qmodels.sim.flatten`): a class given
 by ``visits`` with T = sum_k V_k >= 1 ends a cycle after each visit with
 probability 1/T (then thinks for Z, exponential) and otherwise, or after
