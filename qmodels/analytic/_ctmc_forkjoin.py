@@ -662,6 +662,10 @@ def build(ch: _Chain, N: int, max_states: int, expect: int, compiled: bool | Non
         raise ProblemTooLargeError(
             f"the fork-join chain has more than max_states = {max_states} states (reached "
             f"{n:,} and still growing); reduce the population or raise max_states")
+    if 4 * nnz < 3 * len(rows):
+        # the triplets grew by doubling: keep only what is used (the solve
+        # holds them, at its own peak of memory)
+        return states[:n], rows[:nnz].copy(), cols[:nnz].copy(), vals[:nnz].copy(), "compiled"
     return states[:n], rows[:nnz], cols[:nnz], vals[:nnz], "compiled"
 
 
