@@ -25,31 +25,34 @@ resident memory of the process above what it held before the build
 (``peak RSS +``), and the largest relative difference of the throughput,
 queue lengths and utilisations of ``after`` from ``before``.
 
-Measured 2026-11-28 on the shared 2-core machine (load average 11 to 14:
-wall times are 4 to 7 times the CPU times), ``python -m
-benchmarks.bench_ctmc_forkjoin -N 20 30 40`` and ``-N 28``:
+Measured 2026-11-28 on the shared 2-core machine, ``python -m
+benchmarks.bench_ctmc_forkjoin -N 20 30 40``, ``-N 28``, ``-N 30`` and
+``--after-only -N 20 28 40`` (the ``after`` rows once the triplets were
+trimmed; load average 6 to 14, so the wall times, 2 to 7 times the CPU
+times, compare only within a run: compare the CPU columns):
 
 ====  ======  =======  =========  =========  ============  =========  ==========  ==========
 N     path    states   rates      build CPU  states/CPU s  solve CPU  qm.ctmc     peak RSS +
                                                                       wall
 ====  ======  =======  =========  =========  ============  =========  ==========  ==========
 20    before   53,361    238,350    0.63 s        85,363     0.85 s      6.6 s       27 MB
-20    after    53,361    238,350    0.03 s     1,625,960     0.74 s      3.8 s       23 MB
+20    after    53,361    238,350    0.04 s     1,416,100     0.74 s      2.5 s       24 MB
 28    before  189,225    871,682    3.57 s        52,944     8.02 s     64.0 s       89 MB
-28    after   189,225    871,682    0.19 s     1,019,035     6.18 s     19.6 s       95 MB
-30    before  246,016  1,139,250    3.40 s        72,386    11.59 s     55.3 s      118 MB
-30    after   246,016  1,139,250    0.26 s       930,846    11.76 s     36.1 s      127 MB
+28    after   189,225    871,682    0.16 s     1,170,646     5.16 s      7.3 s       88 MB
+30    before  246,016  1,139,250    3.13 s        78,514     8.83 s     37.3 s      119 MB
+30    after   246,016  1,139,250    0.19 s     1,281,584     7.58 s     19.8 s      109 MB
 40    before  741,321  3,497,300   12.28 s        60,373    46.38 s    230.5 s      360 MB
-40    after   741,321  3,497,300    0.78 s       956,309    45.35 s    177.6 s      377 MB
+40    after   741,321  3,497,300    0.75 s       988,667    37.81 s     80.1 s      344 MB
 ====  ======  =======  =========  =========  ============  =========  ==========  ==========
 
-The two builds give the same chain (maxrel 0).  The build went from
-21-43 % of the CPU time of build + solve to 2-4 %: the stationary solve
-(Jacobi-preconditioned BiCGSTAB, :mod:`qmodels.analytic._ctmc_solve`) is
-now nearly all of it.  N = 28 is the largest population of this model
-within ``qm.ctmc``'s default ``max_states`` (200,000); the others pass
-``max_states``.  The peak memory is the solve's (the sparse matrices and
-the Krylov vectors), not the build's.
+The two builds give the same chain (maxrel 0 in every paired run).  The
+build went from 21-43 % of the CPU time of build + solve to 2-5 %: the
+stationary solve (Jacobi-preconditioned BiCGSTAB,
+:mod:`qmodels.analytic._ctmc_solve`) is now nearly all of it.  N = 28 is
+the largest population of this model within ``qm.ctmc``'s default
+``max_states`` (200,000); the others pass ``max_states``.  The peak
+memory is the solve's (the sparse matrices and the Krylov vectors), not
+the build's.
 """
 
 from __future__ import annotations
