@@ -37,6 +37,18 @@ f(m) at a fork-join): every such state is reachable (the chain's routing
 is irreducible and each configuration is reached by serving tasks in a
 suitable order), which the tests check against the breadth-first build.
 
+The build.  The reachable states are found breadth first from the start
+state (every job thinking, or at the node thinking leads to).  A chain of
+many states (its count times its columns past lazyjit's threshold, with
+numba installed) is built by the numba kernel :func:`_fj_bfs`, compiled
+once and cached on disk (``cache=True``, :mod:`qmodels._jit`; ``qmodels
+warm-up`` compiles it ahead); a small one, or any without numba, by the
+Python builder :meth:`_Chain.build`, the reference the kernel follows
+step for step (the same states in the same order, the same rates in the
+same order, each the same floating-point expression;
+``tests/test_ctmc_forkjoin_compiled.py``), so the answer does not depend
+on which built it.
+
 The routing is the simulator's (:mod:`qmodels.sim.flatten`): a class given
 by ``visits`` with T = sum_k V_k >= 1 ends a cycle after each visit with
 probability 1/T (then thinks for Z, exponential) and otherwise, or after
@@ -67,6 +79,7 @@ from collections import deque
 
 import numpy as np
 
+from .._jit import HAVE_NUMBA, jitable, lazyjit
 from ..errors import ProblemTooLargeError, UnsupportedModelError
 from ..model.forkjoin import ForkJoin, branch_owner
 from ..model.network import Closed, Delay, Network, Queue
@@ -278,8 +291,9 @@ class _Chain:
                 self.route(t, i, rate, out)
         return out
 
-    def build(self, N, max_states):
-        """(states in order, rows, cols, rates) by breadth-first search."""
+    def start(self, N):
+        """The first state: every job thinking (Z > 0), else every job at
+        the node a job leaving thinking most likely goes to."""
         start = [0] * self.L
         if self.Z > 0:
             start[0] = N
@@ -287,7 +301,13 @@ class _Chain:
             j = int(np.argmax(self.P[self.think, :self.M]))
             for _ in range(N):
                 start = self.enter(start, j)
-        start = tuple(start)
+        return tuple(start)
+
+    def build(self, N, max_states):
+        """(states in order, rows, cols, rates) by breadth-first search (the
+        reference the compiled build, :func:`_fj_bfs`, follows step for
+        step)."""
+        start = self.start(N)
         index = {start: 0}
         order = [start]
         rows, cols, vals = [], [], []
@@ -321,6 +341,337 @@ class _Chain:
             o += len(b)
         return m
 
+    def arrays(self, N):
+        """The flat arrays the compiled build reads (:func:`_fj_bfs`): per
+        node ``kind`` (0 delay, 1 queue, 2 fork-join), ``off`` (its first
+        column), ``rate`` (1/S of an outside station), ``servers``, its
+        branches ``bptr[i]`` to ``bptr[i + 1]``; per branch its first
+        column ``bcol`` and length ``blen``; per column ``cmu`` (the rate of
+        a branch queue) and ``hmul`` (the hash multiplier); the routing as
+        rows ``rptr[i]`` to ``rptr[i + 1]`` of ``rdest`` and ``rprob`` for
+        each node and thinking (row M), in the order of :attr:`out`; the
+        start state; ``room``, the most moves out of one state."""
+        M, L = self.M, self.L
+        kind = np.zeros(M, dtype=np.int64)
+        rate = np.zeros(M)
+        servers = np.zeros(M, dtype=np.int64)
+        bptr, bcol, blen = [0], [], []
+        cmu = np.zeros(L)
+        for i, (k, _, par) in enumerate(self.nodes):
+            if k == "fj":
+                kind[i] = 2
+                p = self.offs[i]
+                for b in par:
+                    bcol.append(p)
+                    blen.append(len(b))
+                    cmu[p:p + len(b)] = b
+                    p += len(b)
+            elif k == "delay":
+                rate[i] = par
+            else:
+                kind[i] = 1
+                rate[i], servers[i] = par
+            bptr.append(len(bcol))
+        rptr, rdest, rprob = [0], [], []
+        for i in range(M + 1):
+            for j, pr in self.out[i]:
+                rdest.append(j)
+                rprob.append(pr)
+            rptr.append(len(rdest))
+        # row M + 1: a task's move within its branch, one target entering
+        # nothing at rate x 1.0 (exact in floating point)
+        rdest.append(M + 1)
+        rprob.append(1.0)
+        rptr.append(len(rdest))
+        # the columns a job entering each destination adds one to: a
+        # station's count, the first queue of every branch of a fork-join,
+        # thinking (M), nothing (M + 1)
+        eptr, ecol = [0], []
+        for i, (k, _, par) in enumerate(self.nodes):
+            if k == "fj":
+                p = self.offs[i]
+                for b in par:
+                    ecol.append(p)
+                    p += len(b)
+            else:
+                ecol.append(self.offs[i])
+            eptr.append(len(ecol))
+        ecol.append(0)
+        eptr.append(len(ecol))
+        eptr.append(len(ecol))
+        # the most moves out of one state: the routes of thinking and of
+        # each outside station, and per branch queue one move (to the next
+        # queue or, a task finishing without a join, in place) or the routes
+        # of a join
+        room = len(self.out[M])
+        for i, (k, _, par) in enumerate(self.nodes):
+            nout = len(self.out[i])
+            room += sum(len(b) - 1 + max(1, nout) for b in par) if k == "fj" else nout
+        # hash multipliers: odd numbers below 2**31 from a fixed seed (a row's
+        # hash sum(row * hmul) stays far inside int64 for any population a
+        # chain within memory can have)
+        rng = np.random.default_rng(20261128)
+        hmul = (rng.integers(1, 2**30, size=L, dtype=np.int64) * 2 + 1).astype(np.int64)
+        return (np.asarray(self.start(N), dtype=np.int32), kind, np.asarray(self.offs,
+                dtype=np.int64), rate, servers, np.asarray(bptr, dtype=np.int64),
+                np.asarray(bcol, dtype=np.int64), np.asarray(blen, dtype=np.int64), cmu,
+                np.asarray(rptr, dtype=np.int64), np.asarray(rdest, dtype=np.int64),
+                np.asarray(rprob, dtype=np.float64), np.asarray(eptr, dtype=np.int64),
+                np.asarray(ecol, dtype=np.int64), float(self.Z), hmul, int(room))
+
+
+# ---------------------------------------------------------------------------
+# the compiled build
+# ---------------------------------------------------------------------------
+
+@jitable
+def _fj_slot(h, mask):
+    """The hash-table slot of a row hash (its high bits folded in)."""
+    return (h ^ (h >> 29)) & mask
+
+
+@jitable
+def _fj_grow(states, hashes, table, rows, cols, vals, n, nnz, room):
+    """Room for ``room`` more states and triplets: the arrays doubled and the
+    table rehashed (kept at most half full) when they would not hold them;
+    the (maybe new) arrays."""
+    if n + room > states.shape[0]:
+        m = 2 * states.shape[0]
+        while m < n + room:
+            m *= 2
+        s2 = np.zeros((m, states.shape[1]), dtype=np.int32)
+        s2[:n] = states[:n]
+        states = s2
+        h2 = np.zeros(m, dtype=np.int64)
+        h2[:n] = hashes[:n]
+        hashes = h2
+    if 2 * (n + room) > table.shape[0]:
+        m = table.shape[0]
+        while 2 * (n + room) > m:
+            m *= 2
+        table = np.full(m, -1, dtype=np.int64)
+        mask = m - 1
+        for c in range(n):
+            s = _fj_slot(hashes[c], mask)
+            while table[s] >= 0:
+                s = (s + 1) & mask
+            table[s] = c
+    if nnz + room > rows.shape[0]:
+        m = 2 * rows.shape[0]
+        while m < nnz + room:
+            m *= 2
+        r2 = np.zeros(m, dtype=np.int32)
+        c2 = np.zeros(m, dtype=np.int32)
+        v2 = np.zeros(m, dtype=np.float64)
+        r2[:nnz] = rows[:nnz]
+        c2[:nnz] = cols[:nnz]
+        v2[:nnz] = vals[:nnz]
+        rows, cols, vals = r2, c2, v2
+    return states, hashes, table, rows, cols, vals
+
+
+@lazyjit(threshold=20_000)
+def _fj_bfs(start, kind, off, rate, servers, bptr, bcol, blen, cmu, rptr, rdest, rprob,  # noqa: C901
+            eptr, ecol, Z, hmul, room, expect, max_states):
+    """The breadth-first build of :meth:`_Chain.build`, compiled: the same
+    states in the same order and the same triplets (rows, columns, rates)
+    in the same order, each rate the same floating-point expression (the
+    arrays are those of :meth:`_Chain.arrays`; ``expect`` the number of
+    states foreseen, :func:`count_states`, the first size of the arrays).
+
+    A state is a row of ``int32`` (the layout of :class:`_Chain`), found
+    again through an open-addressing hash table (linear probing, at most
+    half full); its hash sum(row * hmul) changes by the multipliers of the
+    columns a move changes, so a target's hash costs no pass over its row.
+    The moves of a state are listed first as events (a column left, maybe
+    a column entered, the rate, and the routing row that follows: a job
+    done at a node, M thinking, or M + 1, the one move of a task within
+    its branch), in the order :meth:`_Chain.moves` makes them; then each
+    event is spread over its routing row and every target looked up
+    (stored if new) in the one loop below.  One body, no call per state:
+    split into two helpers called per state, the build took 1.7 times as
+    long (their dozens of array arguments cost reference counting on every
+    call), hence the one long function.
+
+    Returns ``(states, n, rows, cols, vals, nnz, status)``: the first ``n``
+    rows and ``nnz`` triplets are the chain, ``status`` 1 when more than
+    ``max_states`` states were met."""
+    D = start.shape[0]
+    M = kind.shape[0]
+    size = max(expect, 16) + room
+    states = np.zeros((size, D), dtype=np.int32)
+    hashes = np.zeros(size, dtype=np.int64)
+    t = 16
+    while t < 2 * size:
+        t *= 2
+    table = np.full(t, -1, dtype=np.int64)
+    rows = np.zeros(4 * size, dtype=np.int32)
+    cols = np.zeros(4 * size, dtype=np.int32)
+    vals = np.zeros(4 * size, dtype=np.float64)
+    # the hash change of a job entering each destination (row M + 1: none)
+    ehash = np.zeros(M + 2, dtype=np.int64)
+    for d in range(M + 2):
+        for u in range(eptr[d], eptr[d + 1]):
+            ehash[d] += hmul[ecol[u]]
+    h0 = 0
+    for x in range(D):
+        states[0, x] = start[x]
+        h0 += start[x] * hmul[x]
+    hashes[0] = h0
+    table[_fj_slot(h0, t - 1)] = 0
+    n = 1
+    nnz = 0
+    w = np.zeros(D, dtype=np.int32)
+    tot = np.zeros(max(bcol.shape[0], 1), dtype=np.int64)
+    nev = 2 + M + D
+    ev_rm = np.zeros(nev, dtype=np.int64)
+    ev_add = np.zeros(nev, dtype=np.int64)
+    ev_src = np.zeros(nev, dtype=np.int64)
+    ev_rate = np.zeros(nev, dtype=np.float64)
+    i = 0
+    while i < n:
+        if n > max_states:
+            return states, n, rows, cols, vals, nnz, 1
+        if n + room > states.shape[0] or 2 * (n + room) > table.shape[0] \
+                or nnz + room > rows.shape[0]:
+            states, hashes, table, rows, cols, vals = _fj_grow(
+                states, hashes, table, rows, cols, vals, n, nnz, room)
+        mask = table.shape[0] - 1
+        h = hashes[i]
+        for x in range(D):
+            w[x] = states[i, x]
+        # the events, in the order of _Chain.moves
+        m = 0
+        if w[0] > 0 and Z > 0:  # a job ends its think time
+            ev_rm[m] = 0
+            ev_add[m] = -1
+            ev_src[m] = M
+            ev_rate[m] = w[0] / Z
+            m += 1
+        for node in range(M):
+            o = off[node]
+            k = kind[node]
+            if k == 2:
+                # the branch totals: the jobs forked and not joined is the
+                # largest, and a task ending the only largest branch joins
+                # the oldest job
+                most = 0
+                ties = 0
+                for b in range(bptr[node], bptr[node + 1]):
+                    q = 0
+                    for x in range(bcol[b], bcol[b] + blen[b]):
+                        q += w[x]
+                    tot[b] = q
+                    if q > most:
+                        most = q
+                        ties = 1
+                    elif q == most:
+                        ties += 1
+                for b in range(bptr[node], bptr[node + 1]):
+                    last = bcol[b] + blen[b] - 1
+                    for x in range(bcol[b], last + 1):
+                        if w[x] == 0:
+                            continue
+                        ev_rm[m] = x
+                        ev_rate[m] = cmu[x]
+                        if x < last:  # on to the next queue of the branch
+                            ev_add[m] = x + 1
+                            ev_src[m] = M + 1
+                        else:  # done: the oldest job joins, or the task waits
+                            ev_add[m] = -1
+                            ev_src[m] = node if tot[b] == most and ties == 1 else M + 1
+                        m += 1
+            elif w[o] > 0:
+                ev_rm[m] = o
+                ev_add[m] = -1
+                ev_src[m] = node
+                if k == 0:  # a delay: every job in service
+                    ev_rate[m] = w[o] * rate[node]
+                else:  # a queue of c servers
+                    ev_rate[m] = min(w[o], servers[node]) * rate[node]
+                m += 1
+        # every event spread over its routing row, each target found or stored
+        for v in range(m):
+            rm = ev_rm[v]
+            add = ev_add[v]
+            w[rm] -= 1
+            hb = h - hmul[rm]
+            if add >= 0:
+                w[add] += 1
+                hb += hmul[add]
+            for e in range(rptr[ev_src[v]], rptr[ev_src[v] + 1]):
+                d = rdest[e]
+                for u in range(eptr[d], eptr[d + 1]):
+                    w[ecol[u]] += 1
+                g = hb + ehash[d]
+                s = _fj_slot(g, mask)
+                j = -1
+                while table[s] >= 0:
+                    c = table[s]
+                    if hashes[c] == g:
+                        x = 0
+                        while x < D and states[c, x] == w[x]:
+                            x += 1
+                        if x == D:
+                            j = c
+                            break
+                    s = (s + 1) & mask
+                if j < 0:  # a new state
+                    j = n
+                    for x in range(D):
+                        states[n, x] = w[x]
+                    hashes[n] = g
+                    table[s] = n
+                    n += 1
+                rows[nnz] = i
+                cols[nnz] = j
+                vals[nnz] = ev_rate[v] * rprob[e]
+                nnz += 1
+                for u in range(eptr[d], eptr[d + 1]):
+                    w[ecol[u]] -= 1
+            w[rm] += 1
+            if add >= 0:
+                w[add] -= 1
+        i += 1
+    if n > max_states:
+        return states, n, rows, cols, vals, nnz, 1
+    return states, n, rows, cols, vals, nnz, 0
+
+def build(ch: _Chain, N: int, max_states: int, expect: int, compiled: bool | None = None):
+    """The chain of ``ch`` at population N: ``(states, rows, cols, vals,
+    build)``, ``states`` an (n, L) integer array of the states in
+    breadth-first order, the triplets the off-diagonal rates (repeated
+    pairs summed by the solve) and ``build`` ``"compiled"`` or
+    ``"python"``.  ``compiled`` forces the numba kernel (True,
+    :func:`_fj_bfs`) or the Python builder (False, :meth:`_Chain.build`);
+    by default the kernel serves chains of ``expect`` states (counted
+    before, :func:`count_states`) times L columns past lazyjit's threshold
+    when numba is installed (below it, or without numba, the Python
+    builder is the quicker: no compile or cache load, and the kernel's
+    plain-Python twin is slower than it).  Both give the same states in
+    the same order and the same triplets."""
+    if compiled is None:
+        compiled = HAVE_NUMBA and expect * ch.L >= _fj_bfs.threshold
+    if not compiled:
+        order, rows, cols, vals = ch.build(N, max_states)
+        return (np.array(order, dtype=np.int32).reshape(len(order), ch.L),
+                np.asarray(rows, dtype=np.int32), np.asarray(cols, dtype=np.int32),
+                np.asarray(vals, dtype=np.float64), "python")
+    states, n, rows, cols, vals, nnz, status = _fj_bfs(*kernel_args(ch, N, max_states, expect))
+    if status:
+        raise ProblemTooLargeError(
+            f"the fork-join chain has more than max_states = {max_states} states (reached "
+            f"{n:,} and still growing); reduce the population or raise max_states")
+    if 4 * nnz < 3 * len(rows):
+        # the triplets grew by doubling: keep only what is used (the solve
+        # holds them, at its own peak of memory)
+        return states[:n], rows[:nnz].copy(), cols[:nnz].copy(), vals[:nnz].copy(), "compiled"
+    return states[:n], rows[:nnz], cols[:nnz], vals[:nnz], "compiled"
+
+
+def kernel_args(ch: _Chain, N: int, max_states: int, expect: int) -> tuple:
+    """The arguments of :func:`_fj_bfs` for ``ch`` at population N."""
+    return ch.arrays(N) + (int(max(expect, 1)), int(max_states))
 
 def count_states(net: Network, cap: int | None = None) -> int:
     """The number of states of the chain (module docstring), without
@@ -363,13 +714,14 @@ def count_states(net: Network, cap: int | None = None) -> int:
 # the answer
 # ---------------------------------------------------------------------------
 
-def solve(net: Network, max_states: int) -> Result:
+def solve(net: Network, max_states: int, compiled: bool | None = None) -> Result:
     """The exact answer for a closed fork-join network (module docstring):
     a :class:`~qmodels.results.Result` labelled ``method="ctmc"``,
     exact.  Refuses by name what the chain does not model
     (:class:`~qmodels.errors.UnsupportedModelError`) and a chain of more
     than ``max_states`` states before building it
-    (:class:`~qmodels.errors.ProblemTooLargeError`)."""
+    (:class:`~qmodels.errors.ProblemTooLargeError`).  ``compiled``
+    chooses the build as :func:`build` does (None: by size)."""
     from .ctmc import _SOLVER_NAMES, _stationary
 
     why = refusal(net)
@@ -386,12 +738,17 @@ def solve(net: Network, max_states: int) -> Result:
     cls = net.classes[0]
     N = int(cls.population)
     if N == 0:
-        return _empty(net, solve(net.with_population(1, cls.name), max_states))
-    order, rows, cols, vals = ch.build(N, max_states)
-    n = len(order)
+        return _empty(net, solve(net.with_population(1, cls.name), max_states, compiled))
+    states, rows, cols, vals, built = build(ch, N, max_states, count, compiled)
+    n = len(states)
     used: list[str] = []
-    pi, resid = _stationary(n, rows, cols, vals, lambda i: repr(order[i]), used)
-    S = np.array(order, dtype=float)
+
+    def describe(i):
+        return repr(tuple(int(x) for x in states[i]))
+
+    pi, resid = _stationary(n, rows, cols, vals, describe, used)
+    del rows, cols, vals
+    S = states.astype(float)
     names = net.station_names
     kidx = {x: k for k, x in enumerate(names)}
     Sk = np.asarray(net.service_times, dtype=float)[0]
@@ -444,14 +801,14 @@ def solve(net: Network, max_states: int) -> Result:
     solver = used[0]
     how = _SOLVER_NAMES.get(solver, solver)
     fjs = [nd[1] for nd in ch.nodes if nd[0] == "fj"]
-    notes = (f"CTMC of {n:,} states (fork-join chain of queue lengths, python build, "
+    notes = (f"CTMC of {n:,} states (fork-join chain of queue lengths, {built} build, "
              f"stationary vector by {how}; max |pi Q| = {resid:.2g})",
              "fork-join time (fork to join) per visit: "
              + ", ".join(f"{f!r} {Rk[kidx[f]]:.6g}" for f in fjs)
              + "; Q there is the jobs forked and not joined, U = 0")
     info = {"states": n, "residual": resid, "truncation_mass": 0.0, "open_limit": None,
             "loss": {}, "blocked": {x: 0.0 for x in names}, "pools": {},
-            "marginals": marg, "linear_solver": solver, "build": "python-forkjoin",
+            "marginals": marg, "linear_solver": solver, "build": f"{built}-forkjoin",
             "max_phases": None, "fits": (), "phase_capped": False,
             "fork_join_time": {f: float(Rk[kidx[f]]) for f in fjs}}
     assumed = tuple(label_of("ctmc")[1]) + (ASSUMPTION,)

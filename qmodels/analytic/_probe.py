@@ -10,7 +10,7 @@ multi-server and load-dependent stations; several classes; convolution;
 Schweitzer and Linearizer, with and without load-dependent stations; the
 parallel kernels of the batched solvers behind ``qm.sweep``; the resumable
 spans of a long exact recursion; the compiled
-build of the exact CTMC) with every
+build of the exact CTMC and of its fork-join chain) with every
 kernel's size threshold set to 0, then puts the thresholds back.
 """
 
@@ -24,6 +24,7 @@ from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 # every module that defines a lazily compiled kernel, imported here so that
 # its kernels are in LAZY_KERNELS before the thresholds are set
 from . import _ctmc_fast, _lattice, _logconv, amva, amva_ld, batch, convolution, mva  # noqa: F401
+from ._ctmc_forkjoin import _fj_bfs  # noqa: F401
 
 
 def _networks():
@@ -82,6 +83,12 @@ def _solve_all() -> None:
     ctmc(Network([Queue("cpu", 0.02), Queue("disk", 0.03, discipline="ps")],
                  [Closed("a", 2, think_time=1.0, visits={"cpu": 1, "disk": 1}),
                   Closed("b", 2, visits={"cpu": 2, "disk": 1})]))
+    # the compiled build of the fork-join chain
+    from ..model.forkjoin import ForkJoin
+
+    ctmc(Network([Queue("cpu", 0.02), ForkJoin("fj", [["a1", "a2"], ["b"]]), Queue("a1", 0.03),
+                  Queue("a2", 0.01), Queue("b", 0.04)],
+                 [Closed("t", 2, think_time=1.0, route=["cpu", "fj"])]))
 
 
 def compile_kernels() -> dict[str, int]:
