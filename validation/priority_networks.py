@@ -11,13 +11,12 @@ maximum and mean of |R error| over all classes, closed and open apart.
 ``tests/test_priority.py::test_network_approximation_against_simulation``
 (slow) checks the same networks with the tolerances stated there.
 
-2026-11-25, defaults (horizon 20,000, 8 replications, seed 1), |R error|:
-closed networks max 19.8 % (the low class of the scv-4 egress port, whose
-FCFS version is 17 % off too: the residual-service form, not the
-priority part; the exponential networks: max 11.2 %), mean 7.0 % over 9
-classes; open networks max 4.6 % (the tandem downstream of a HOL port),
-mean 1.5 % over 9 classes (single stations within the simulator's
-confidence interval).
+These networks are also the first of the ``priority-closed`` and
+``priority-open`` catalogs of :mod:`validation.envelopes`, whose measured
+maxima and means (the README's error table) are the current figures; the
+ones printed here in 2026-11-25 (closed max 19.8 %, open 4.6 %) predate the
+whole-chain answer of small closed networks and the merge of a class's
+immediate returns.
 """
 
 from __future__ import annotations
