@@ -85,7 +85,7 @@ from ..errors import ProblemTooLargeError
 from ..model.distributions import Deterministic, Erlang, HyperExponential, is_exponential
 
 __all__ = ["PhaseType", "phase_type", "max_phases", "SingleClassChain", "MultiClassChain",
-           "DETERMINISTIC_PHASES", "MAX_CONFIGS", "CHAIN_FLOPS"]
+           "DETERMINISTIC_PHASES", "MAX_CONFIGS", "CHAIN_FLOPS", "arrival_fit"]
 
 #: the most Erlang phases a deterministic service gets (accuracy rule in the
 #: module docstring: SCV 1/32, a wait 3.1 % above M/D/1's in a Poisson-fed
@@ -356,6 +356,100 @@ class SingleClassChain:
         logp -= top + math.log(np.exp(logp - top).sum())
         return logp, nu
 
+    def solve_renewal(self, lam, arr: PhaseType, sweeps: int = 50, tol: float = 1e-10):
+        """(log P(n), nu(n)) of the chain with renewal arrivals whose
+        conditional arrival rate in each level n, r(n) E[t_a | n] (the
+        exit rate of the arrival phase given the level), is ``lam[n]``:
+        the speeds r(n) found by the fixed point r <- r lam / (r E[t_a | n])
+        (module docstring of :mod:`qmodels.analytic.marie`)."""
+        lam = np.asarray(lam, dtype=float)
+        ok = lam[:-1] > 0
+        target = np.log(np.where(ok, lam[:-1], 1.0))
+        # warm start: the last call's speeds relative to its rates (the
+        # outer iteration calls again with rates that change little)
+        x = target + getattr(self, "_warm", 0.0)
+        prev = None
+        for _ in range(max(1, int(sweeps))):
+            r = np.concatenate([np.where(ok, np.exp(x), 0.0), [0.0]])
+            logp, nu, eff = self._renewal(r, arr)
+            with np.errstate(divide="ignore"):
+                f = np.where(ok & (eff[:-1] > 0), np.log(np.maximum(eff[:-1], 1e-300)) - target,
+                             0.0)
+            if float(np.abs(f).max(initial=0.0)) <= tol:
+                break
+            self._warm = np.where(ok, x - target, 0.0)
+            # per level, a secant step on log r (slope held to 0.2..5; the
+            # first step halved: the plain step r <- r lam / eff oscillates)
+            slope = np.full_like(x, 2.0)
+            if prev is not None:
+                dx, df = x - prev[0], f - prev[1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    est = np.where(np.abs(dx) > 1e-14, df / dx, 2.0)
+                slope = np.clip(np.nan_to_num(est, nan=2.0), 0.2, 5.0)
+            prev = (x.copy(), f)
+            x = x - f / slope
+        return logp, nu
+
+    def _renewal(self, lam, arr: PhaseType):
+        """(log P(n), nu(n)) as :meth:`solve`, the arrivals a renewal
+        process of phase-type inter-arrival times ``arr`` (mean 1) sped up
+        to rate ``lam[n]`` in level n; at level N (no job outside) the
+        arrival phase is void and restarts from ``arr.alpha`` at the next
+        departure.  Linear level reduction on the larger blocks (module
+        docstring), level 0 by its null vector."""
+        N = self.N
+        lam = np.asarray(lam, dtype=float)
+        key = id(arr)
+        if getattr(self, "_rkey", None) != key:
+            self._rblocks = _renewal_blocks(self, arr)
+            self._rkey = key
+        blocks = self._rblocks
+
+        def within(n):
+            (Ak, Lk), _u, _d, _nu = blocks[n]
+            return Lk if Ak is None else lam[n] * Ak + Lk
+
+        R = [None] * N
+        S = within(N)
+        for n in range(N, 0, -1):
+            up = lam[n - 1] * blocks[n - 1][1]
+            # R_{n-1} = A0(n-1) (-S_n)^{-1}
+            Rn = np.linalg.solve(-S.T, up.T).T
+            R[n - 1] = Rn
+            S = within(n - 1) + Rn @ blocks[n][2]
+        # level 0: v S_0 = 0, v >= 0
+        m = S.shape[0]
+        if m == 1:
+            v = np.ones(1)
+        else:
+            M = S.T.copy()
+            M[-1, :] = 1.0
+            rhs = np.zeros(m)
+            rhs[-1] = 1.0
+            v = np.maximum(np.linalg.solve(M, rhs), 0.0)
+            v /= v.sum()
+        logp = np.zeros(N + 1)
+        nu = np.zeros(N + 1)
+        eff = np.zeros(N + 1)
+        exit_ = [np.kron(arr.t, np.ones(len(blocks[n][3]) // len(arr.t))) if n < N else None
+                 for n in range(N + 1)]
+        eff[0] = lam[0] * float(v @ exit_[0]) if N > 0 else 0.0
+        for n in range(1, N + 1):
+            w = np.maximum(v @ R[n - 1], 0.0)
+            r = float(w.sum())
+            if not (r > 0 and math.isfinite(r)):
+                logp[n:] = -np.inf
+                nu[n:] = nu[n - 1] if n > 1 else float(self.rate[1].mean())
+                break
+            v = w / r
+            logp[n] = logp[n - 1] + math.log(r)
+            nu[n] = float(v @ blocks[n][3])
+            if n < N:
+                eff[n] = lam[n] * float(v @ exit_[n])
+        top = logp.max()
+        logp -= top + math.log(np.exp(logp - top).sum())
+        return logp, nu, eff
+
 
 # ---------------------------------------------------------------------------
 # several classes: sparse chain on the population lattice
@@ -527,3 +621,58 @@ def _remove(cfg: tuple, x) -> tuple:
     lst = list(cfg)
     lst.remove(x)
     return tuple(lst)
+
+
+# ---------------------------------------------------------------------------
+# one class, renewal arrivals: the complement as a phase-type source
+# ---------------------------------------------------------------------------
+
+def arrival_fit(c2: float, kmax: int) -> PhaseType | None:
+    """The phase-type inter-arrival time of mean 1 and SCV ``c2`` fed to a
+    one-class station's chain (:meth:`SingleClassChain.solve_renewal`), or
+    None where Poisson arrivals (SCV 1) are kept: within 5 % of SCV 1, or
+    no finite positive SCV.  c2 > 1: the balanced-means H2 (Whitt 1982);
+    c2 < 1: Tijms' mixed Erlang E_{k-1,k} with at most ``kmax`` phases (then
+    Erlang-kmax, the closest the budget allows)."""
+    if not math.isfinite(c2) or c2 <= 0.0 or abs(c2 - 1.0) <= 0.05:
+        return None
+    if c2 > 1.0:
+        return _h2(c2, f"balanced-means H2 of SCV {c2:.3g}", False)
+    if kmax < 2:
+        return None
+    return _mixed_erlang(c2, kmax)
+
+
+def _renewal_blocks(chain: "SingleClassChain", arr: PhaseType):
+    """The blocks of the one-class chain with phase-type arrivals, per level
+    n: (within, up, down) without the arrival rate (module docstring of
+    :mod:`qmodels.analytic.marie`, "renewal arrivals")."""
+    A, a, beta = arr.T, arr.t, arr.alpha
+    ma = len(beta)
+    N, c = chain.N, chain.c
+    out = []
+    for n in range(N + 1):
+        b = min(n, c)
+        L = chain.local[b]
+        w = L.shape[0]
+        if n < N:
+            inner = (np.kron(A, np.eye(w)), np.kron(np.eye(ma), L))
+        else:
+            inner = (None, L)
+        if n < N:
+            U = chain.up[b] if n < c else np.eye(w)
+            if n + 1 < N:
+                up = np.kron(np.outer(a, beta), U)
+            else:
+                up = np.kron(a[:, None], U)
+        else:
+            up = None
+        if n >= 1:
+            D = chain.free[n] if n <= c else chain.busy
+            down = np.kron(np.eye(ma), D) if n < N else np.kron(beta[None, :], D)
+        else:
+            down = None
+        rate = chain.rate[b]
+        nu = np.kron(np.ones(ma), rate) if n < N else rate
+        out.append((inner, up, down, nu))
+    return out

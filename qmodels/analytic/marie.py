@@ -60,6 +60,35 @@ de Meer & Trivedi, *Queueing Networks and Markov Chains*, 2nd ed., Wiley
    factors a_j to 1 / prod_{j != i} a_j, whose logs grow (M - 1)-fold per
    sweep with M general stations: F_i(0) = 1 is held after each update.
 
+Renewal arrivals (one class).  Marie's Poisson source is exact when the
+rest of the network delivers jobs at exponential intervals; where it does
+not (a deterministic station upstream, a hyperexponential one), its
+state-dependent Poisson arrivals are the largest error left: two Erlang-8
+stations in a cycle with 2 jobs lose 8.6 % of X.  Here, at a one-class
+station, the source is a renewal process of phase-type intervals sped up in
+each level: the interval is fitted to the first two moments of the
+*passage time* from a departure of station i to the next arrival there
+when that job is alone outside i (an absorbing chain over the other
+places, Neuts 1981, ch. 2; the moments by first-step analysis, Kulkarni,
+*Modeling and Analysis of Stochastic Systems*, 1995, sec. 4.8; with the
+fits of :func:`qmodels.analytic._marie_station.arrival_fit`), and the speed
+r(n) of level n is set so that the chain's conditional arrival rate there,
+r(n) E[exit rate of the interval's phase | n], is Marie's lambda_i(n) of
+(1): the flow balance pi_i(n) lambda_i(n) = pi_i(n + 1) nu_i(n + 1) of
+Marie's conditions holds as before, and (2) still makes the product-form
+marginal the chain's.  This is the two-moment renewal input of Whitt's QNA
+(W. Whitt, "The queueing network analyzer", Bell System Tech. J. 62(9),
+1983, sec. 4) put in Marie's isolated station, in the spirit of the
+subsystem analyses of Baynat & Dallery's unified view (1993, below), where
+the complement of a station may be any process with the right conditional
+throughputs.  With two stations in a cycle the complement's passage time is
+the other station's service itself, and the answer is exact (checked
+against the CTMC in ``tests/test_marie_renewal.py``).  Elsewhere it is an
+approximation: the interval's shape is the one-job passage at every level,
+and successive intervals are independent.  An SCV within 5 % of 1 keeps
+Poisson arrivals (so a station fed by delays and exponential stations is
+answered as before, exactly where it was exact).
+
 Several classes.  Marie's papers treat one class; the extension to several
 classes with class-dependent state-dependent arrival rates lambda_ic(n) fed
 to a multi-class station solved in isolation, and a multi-class
@@ -108,7 +137,14 @@ from ..model.network import Delay, LoadDependent, Network, Queue
 from ..results import APPROXIMATE, Result
 from . import requires
 from ._common import _check_options, _require_numeric
-from ._marie_station import MultiClassChain, SingleClassChain, max_phases, phase_type
+from ._marie_station import (
+    MultiClassChain,
+    SingleClassChain,
+    _configs,
+    arrival_fit,
+    max_phases,
+    phase_type,
+)
 from .contract import answers
 
 __all__ = ["marie", "MAX_WORK", "MAX_STATES", "MAX_LATTICE", "PHASE_STATES"]
@@ -130,6 +166,8 @@ MAX_LATTICE = 2_000_000
 _FLOP = 0.05
 #: sweeps the work estimate plans for (most networks converge in fewer)
 _PLANNED_SWEEPS = 30
+#: renewal arrivals at one-class stations (module docstring)
+RENEWAL = True
 
 ASSUMPTIONS = (
     "closed classes; each FCFS queue with general service analysed alone as a "
@@ -137,6 +175,9 @@ ASSUMPTIONS = (
     "conditional throughputs make a product-form network (Marie 1979, 1980)",
     "service shapes that are not phase-type represented by their first two moments "
     "(Marie's Coxian-2, Tijms' mixed Erlang; deterministic as Erlang-32)",
+    "one class: arrivals to a general station a renewal process whose interval has the "
+    "first two moments of a job's passage through the rest of the network when alone "
+    "there, sped up to Marie's conditional arrival rates",
 )
 
 
@@ -287,6 +328,17 @@ class _Plan:
             self.kinds.append(self._kind(net, k, s, C))
         self.general = [k for k in range(K) if self.kinds[k] == "general"]
         self.lattice = _Lattice(self.N)
+        # one class: the renewal arrivals of each general station (module
+        # docstring), None where Poisson is kept
+        self.arrival = {}
+        if C == 1 and RENEWAL and sum(self.N) > 1:
+            for k in self.general:
+                c = int(min(low.servers[k], max(sum(self.N), 1)))
+                width = _configs(min(c, sum(self.N)), self.ph[k].phases)
+                arr = arrival_fit(_passage_scv(net, self, 0, k),
+                                  RENEWAL_WIDTH // max(width, 1))
+                if arr is not None:
+                    self.arrival[k] = arr
         self._check_size()
 
     def _kind(self, net, k, s, C) -> str:
@@ -353,6 +405,11 @@ class _Plan:
             c = int(min(self.net.lowered.servers[k], max(lat.top, 1)))
             if lat.C == 1:
                 chains += _FLOP * SingleClassChain.work(self.ph[k], c, lat.top)
+                if k in self.arrival:
+                    # about 10 solves of the larger chain per sweep (the speeds'
+                    # secant steps, warm-started)
+                    w = _configs(min(c, lat.top), self.ph[k].phases) * self.arrival[k].phases
+                    chains += _FLOP * 10.0 * (lat.top + 1) * 3.0 * w ** 3
                 continue
             phs = [self.ph[k]] * lat.C
             n = MultiClassChain.count(phs, self.S[:, k] * self.live[:, k], c, lat.dims)
@@ -473,6 +530,118 @@ def _arrival_rates(plan: _Plan, k: int, comp: np.ndarray) -> np.ndarray:
     return out
 
 
+def _routing_rows(net: Network, r: int):
+    """Per place (stations 0..K-1, the think stage K) the list of (next
+    place, p) of class ``r``, as the simulator and the CTMC route it
+    (:mod:`qmodels.analytic._ctmc_spec`: explicit routing with the think
+    stage just before the reference station; a class given by visits routed
+    at random in proportion to its visit ratios); None where the class
+    switches or the rows cannot be read."""
+    from ..model.stations import SINK, SOURCE
+
+    low = net.lowered
+    K = len(net.stations)
+    THINK = K
+    V = np.asarray(net.visits, dtype=float)
+    Z = float(net.classes[r].think_time)
+    c = net.classes[r]
+    names = list(net.station_names)
+    rows = [[] for _ in range(K + 1)]
+    visited = [k for k in range(K) if V[r, k] > 0]
+    if c.routing is not None:
+        first = None
+        for a, row in c.routing.items():
+            if a in (SOURCE, SINK):
+                return None
+            if first is None:
+                first = a
+            for b, p in row.items():
+                if isinstance(b, tuple) or b in (SOURCE, SINK) or float(p) <= 0:
+                    if isinstance(b, tuple) or b in (SOURCE, SINK):
+                        return None
+                    continue
+                rows[names.index(a)].append((names.index(b), float(p)))
+        ref = names.index(c.reference if c.reference is not None else first)
+        if Z > 0:
+            for k in range(K):
+                rows[k] = [(THINK if d == ref else d, p) for d, p in rows[k]]
+            rows[THINK] = [(ref, 1.0)]
+        return rows
+    if not low.routed[r] and visited:
+        T = float(V[r, visited].sum())
+        if Z > 0:
+            if T >= 1:
+                rows[THINK] = [(j, V[r, j] / T) for j in visited]
+                row = [(THINK, 1.0 / T)] + [(j, (1.0 - 1.0 / T) * V[r, j] / T)
+                                            for j in visited]
+            else:
+                rows[THINK] = [(j, V[r, j]) for j in visited] + [(THINK, 1.0 - T)]
+                row = [(THINK, 1.0)]
+            for k in visited:
+                rows[k] = [(d, p) for d, p in row if p > 0]
+        else:
+            row = [(j, V[r, j] / T) for j in visited]
+            for k in visited:
+                rows[k] = row
+        return rows
+    return None
+
+
+def _passage_scv(net: Network, plan: _Plan, r: int, k: int) -> float:
+    """The SCV of the time from a class-``r`` departure from station ``k``
+    to the next arrival there when that job is alone outside ``k`` (every
+    other station then serves it at once): the passage time of an
+    absorbing Markov chain over the other places (Neuts 1981, ch. 2: a
+    phase-type time; its first two moments by the first-step equations
+    M1 = t1 + P M1, M2 = t2 + 2 t1 (P M1) + P M2, Kulkarni, *Modeling and
+    Analysis of Stochastic Systems*, 1995, sec. 4.8), each visit to a
+    station j a time of mean S_j and second moment S_j^2 (1 + c_j^2), the
+    think stage exponential.  A return straight to k is a zero time.
+    1.0 (Poisson) where the routing cannot be read."""
+    rows = _routing_rows(net, r)
+    if rows is None or not rows[k]:
+        return 1.0
+    K = len(net.stations)
+    low = net.lowered
+    S = np.asarray(net.service_times, dtype=float)[r]
+    t1 = np.zeros(K + 1)
+    t2 = np.zeros(K + 1)
+    for j in range(K):
+        c2 = float(low.scv[j]) if np.isfinite(low.scv[j]) else 1.0
+        t1[j] = S[j]
+        if isinstance(net.stations[j], LoadDependent) and low.multipliers[j]:
+            t1[j] = S[j] / float(low.multipliers[j][0])     # alone: rate a(1)
+        t2[j] = t1[j] ** 2 * (1.0 + c2)
+    Z = float(net.classes[r].think_time)
+    t1[K], t2[K] = Z, 2.0 * Z * Z
+    P = np.zeros((K + 1, K + 1))
+    for a in range(K + 1):
+        if a == k:
+            continue
+        for b, p in rows[a]:
+            if b != k:
+                P[a, b] += p
+    try:
+        M = np.eye(K + 1) - P
+        M1 = np.linalg.solve(M, t1)
+        M2 = np.linalg.solve(M, t2 + 2.0 * t1 * (P @ M1))
+    except np.linalg.LinAlgError:
+        return 1.0
+    alpha = np.zeros(K + 1)
+    for b, p in rows[k]:
+        if b != k:
+            alpha[b] += p
+    m1, m2 = float(alpha @ M1), float(alpha @ M2)
+    if not (m1 > 0 and math.isfinite(m2)):
+        return 1.0
+    return m2 / (m1 * m1) - 1.0
+
+
+#: the most arrival phases times service configurations of one level of a
+#: one-class station's chain with renewal arrivals (dense level reduction)
+RENEWAL_WIDTH = 96
+
+
 class _Chains:
     """The general stations' chains (built once per network)."""
 
@@ -480,6 +649,7 @@ class _Chains:
         self.plan = plan
         lat = plan.lattice
         self.chain = {}
+        self.arrival = plan.arrival
         for k in plan.general:
             c = int(min(plan.net.lowered.servers[k], max(lat.top, 1)))
             if lat.C == 1:
@@ -493,6 +663,8 @@ class _Chains:
         """log pi_k(n) of station k's chain fed by ``lam``."""
         ch = self.chain[k]
         if self.plan.lattice.C == 1:
+            if k in self.arrival:
+                return ch.solve_renewal(lam[0], self.arrival[k])[0]
             return ch.solve(lam[0, :-1])[0]
         return ch.solve(lam)
 
@@ -510,7 +682,7 @@ def _degenerate(plan: _Plan, k: int) -> list:
 
 def _iterate(plan: _Plan, tol: float, max_iter: int):
     """Steps 1-4 of the module docstring; returns (the product-form network
-    at the fixed point, sweeps, converged, last error)."""
+    at the fixed point, sweeps, converged, last error, the chains)."""
     pf = _Network(plan)
     chains = _Chains(plan)
     skip = set()
@@ -547,9 +719,9 @@ def _iterate(plan: _Plan, tol: float, max_iter: int):
         pf.F.update(new)
         if err <= tol:
             pf.solve()
-            return pf, sweep, True, err
+            return pf, sweep, True, err, chains
     pf.solve()
-    return pf, max_iter, False, err
+    return pf, max_iter, False, err, chains
 
 
 # ---------------------------------------------------------------------------
@@ -714,7 +886,7 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
     _check_options(tol, max_iter)
     _refuse(net)
     plan = _plan(net)
-    pf, sweeps, conv, err = _iterate(plan, float(tol), int(max_iter))
+    pf, sweeps, conv, err, chains = _iterate(plan, float(tol), int(max_iter))
     X, Q, P0 = _figures(plan, pf)
     X, Q, worst = _lawful(net, plan, X, Q)
     V = np.asarray(net.visits, dtype=float) * plan.live
@@ -731,6 +903,9 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
              "with a product-form network"]
     for k in plan.general:
         notes.append(f"station {net.stations[k].name!r}: service as {plan.fits[k]}")
+    for k, arr in chains.arrival.items():
+        notes.append(f"station {net.stations[k].name!r}: arrivals as a renewal process of "
+                     f"{arr.words} intervals (the passage through the rest of the network)")
     if plan.lattice.C > 1 and plan.general:
         notes.append("several classes: at a general station the waiting jobs start in random "
                      "order (the chain keeps their numbers, not their order)")
@@ -739,7 +914,8 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
             "iterations": int(sweeps), "converged": bool(conv), "tol": float(tol),
             "tv_distance": float(err), "fits": {net.stations[k].name: plan.fits[k]
                                                 for k in plan.general},
-            "capacity_scale": float(worst)}
+            "capacity_scale": float(worst),
+            "arrivals": {net.stations[k].name: arr.words for k, arr in plan.arrival.items()}}
     if not conv:
         warnings.warn(f"{_SOLVER} stopped at max_iter={max_iter} before reaching tol "
                       f"(residual {err:.3g}); the answer is approximate beyond its method",
