@@ -85,7 +85,8 @@ from ..errors import ProblemTooLargeError
 from ..model.distributions import Deterministic, Erlang, HyperExponential, is_exponential
 
 __all__ = ["PhaseType", "phase_type", "max_phases", "SingleClassChain", "MultiClassChain",
-           "DETERMINISTIC_PHASES", "MAX_CONFIGS", "CHAIN_FLOPS", "arrival_fit"]
+           "DETERMINISTIC_PHASES", "MAX_CONFIGS", "CHAIN_FLOPS", "arrival_fit",
+           "RenewalMultiClassChain"]
 
 #: the most Erlang phases a deterministic service gets (accuracy rule in the
 #: module docstring: SCV 1/32, a wait 3.1 % above M/D/1's in a Poisson-fed
@@ -676,3 +677,171 @@ def _renewal_blocks(chain: "SingleClassChain", arr: PhaseType):
         nu = np.kron(np.ones(ma), rate) if n < N else rate
         out.append((inner, up, down, nu))
     return out
+
+
+# ---------------------------------------------------------------------------
+# several classes, renewal arrivals
+# ---------------------------------------------------------------------------
+
+def _exp_ph() -> PhaseType:
+    return _erlang(1, "exponential", True)
+
+
+class RenewalMultiClassChain:
+    """:class:`MultiClassChain` with the arrivals of each class d a renewal
+    process of phase-type intervals ``arrs[d]`` (mean 1; None: Poisson, one
+    phase) sped up to r_d(n) at lattice point n (module docstring of
+    :mod:`qmodels.analytic.marie`, "renewal arrivals").  The state is the
+    base chain's state and the interval phase of every class; an arrival of
+    class d, and a departure of class d while none of its jobs was outside
+    (the interval starts afresh), draw the next phase from ``alpha_d``.
+    :meth:`solve` finds the speeds whose conditional arrival rates are the
+    given lambda_d(n) (the secant steps of
+    :meth:`SingleClassChain.solve_renewal`)."""
+
+    def __init__(self, base: MultiClassChain, arrs):
+        self.base = base
+        C, dims = base.C, base.dims
+        self.C, self.dims = C, dims
+        phs = [a if a is not None else _exp_ph() for a in arrs]
+        self.phs = phs
+        m = [p.phases for p in phs]
+        P = int(np.prod(m))
+        self.P = P
+        U = np.indices(m).reshape(C, P) if C else np.zeros((0, 1), np.int64)
+        stride = np.cumprod([1] + m[::-1][:-1])[::-1]
+        L = int(np.prod(dims))
+        coords = np.array(np.unravel_index(base.lattice_of, dims))      # (C, nb)
+        nb = base.size
+        self.size = nb * P
+        self.lattice_of = np.repeat(base.lattice_of, P)
+        uf = np.arange(P)
+
+        def with_phase(ufs, d, h):
+            return ufs + (h - U[d, ufs]) * stride[d]
+
+        const_r, const_c, const_v = [], [], []
+        var_r, var_c, var_v, var_m = [], [], [], []
+        # (a) service events of the base chain
+        fr, fc, fv = base.fixed
+        dep = base.lattice_of[fr] != base.lattice_of[fc]
+        cls = np.full(len(fr), -1)
+        if len(fr):
+            diff = coords[:, fr] - coords[:, fc]                        # (C, E)
+            cls[dep] = np.argmax(diff[:, dep], axis=0)
+        full = np.zeros(len(fr), bool)
+        if len(fr):
+            full[dep] = coords[cls[dep], fr[dep]] == np.asarray(dims)[cls[dep]] - 1
+        keep = ~full
+        rr = (fr[keep][:, None] * P + uf[None, :]).ravel()
+        cc = (fc[keep][:, None] * P + uf[None, :]).ravel()
+        const_r.append(rr), const_c.append(cc)
+        const_v.append(np.repeat(fv[keep], P))
+        for e in np.flatnonzero(full):
+            d = int(cls[e])
+            for h in np.flatnonzero(phs[d].alpha > 0):
+                const_r.append(fr[e] * P + uf)
+                const_c.append(fc[e] * P + with_phase(uf, d, h))
+                const_v.append(np.full(P, fv[e] * phs[d].alpha[h]))
+        # (b) arrivals: the interval of class d ends (rate r_d t_d[i]), the
+        # next starts in phase h
+        ar, ac, ap, acl, asrc = base.arrivals
+        for d in range(C):
+            sel = np.flatnonzero(acl == d)
+            if not len(sel):
+                continue
+            t, alpha = phs[d].t, phs[d].alpha
+            for h in np.flatnonzero(alpha > 0):
+                rr = (ar[sel][:, None] * P + uf[None, :]).ravel()
+                cc = (ac[sel][:, None] * P + with_phase(uf, d, h)[None, :]).ravel()
+                vv = (ap[sel][:, None] * t[U[d]][None, :] * alpha[h]).ravel()
+                mm = np.repeat(d * L + asrc[sel], P)
+                nz = vv > 0
+                var_r.append(rr[nz]), var_c.append(cc[nz]), var_v.append(vv[nz])
+                var_m.append(mm[nz])
+        # (c) the interval's phase moves (while a class-d job is outside)
+        for d in range(C):
+            A = phs[d].T
+            if A.shape[0] == 1:
+                continue
+            outside = coords[d] < dims[d] - 1
+            js = np.flatnonzero(outside)
+            for i in range(A.shape[0]):
+                for h in range(A.shape[0]):
+                    if h == i or A[i, h] <= 0:
+                        continue
+                    us = uf[U[d] == i]
+                    rr = (js[:, None] * P + us[None, :]).ravel()
+                    cc = (js[:, None] * P + with_phase(us, d, h)[None, :]).ravel()
+                    var_r.append(rr), var_c.append(cc)
+                    var_v.append(np.full(len(rr), A[i, h]))
+                    var_m.append(np.repeat(d * L + base.lattice_of[js], len(us)))
+        def cat(xs, t):
+            return (np.concatenate(xs).astype(t) if xs else np.zeros(0, t))
+        self.const = (cat(const_r, np.int64), cat(const_c, np.int64), cat(const_v, float))
+        self.var = (cat(var_r, np.int64), cat(var_c, np.int64), cat(var_v, float),
+                    cat(var_m, np.int64))
+        # the exit rate of each class's interval phase in each state
+        self.exit = np.stack([np.tile(phs[d].t[U[d]], nb) for d in range(C)]) if C else None
+        self.outside = np.stack([np.repeat(coords[d] < dims[d] - 1, P) for d in range(C)])
+
+    def _solve(self, r):
+        """(log P on the lattice, conditional arrival rates (C, L)) for
+        speeds ``r`` (C, L)."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.linalg import spsolve
+
+        L = int(np.prod(self.dims))
+        cr, cc, cv = self.const
+        vr, vc, vv, vm = self.var
+        rows = np.concatenate([cr, vr])
+        cols = np.concatenate([cc, vc])
+        vals = np.concatenate([cv, vv * r.reshape(-1)[vm]])
+        n = self.size
+        out = np.bincount(rows, weights=vals, minlength=n)
+        rows = np.concatenate([rows, np.arange(n)])
+        cols = np.concatenate([cols, np.arange(n)])
+        vals = np.concatenate([vals, -out])
+        At = coo_matrix((vals, (cols, rows)), shape=(n, n)).tocsc()
+        pi = np.ones(n)
+        if n > 1:
+            sub = At[1:, :][:, 1:]
+            rhs = -np.asarray(At[1:, 0].todense()).ravel()
+            pi[1:] = spsolve(sub.tocsc(), rhs, permc_spec="NATURAL")
+        pi = np.maximum(pi, 0.0)
+        Pl = np.bincount(self.lattice_of, weights=pi, minlength=L)
+        eff = np.zeros((self.C, L))
+        for d in range(self.C):
+            w = np.bincount(self.lattice_of, weights=pi * self.exit[d], minlength=L)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                eff[d] = np.where(Pl > 0, w / Pl, 0.0) * r[d]
+        with np.errstate(divide="ignore"):
+            return np.log(Pl / Pl.sum()).reshape(self.dims), eff
+
+    def solve(self, lam, sweeps: int = 50, tol: float = 1e-9):
+        """log P on the lattice given the conditional arrival rates ``lam``
+        (C, *dims)."""
+        L = int(np.prod(self.dims))
+        lam = np.asarray(lam, dtype=float).reshape(self.C, L)
+        ok = lam > 0
+        target = np.log(np.where(ok, lam, 1.0))
+        x = target + getattr(self, "_warm", 0.0)
+        prev = None
+        logp = None
+        for _ in range(max(1, int(sweeps))):
+            r = np.where(ok, np.exp(x), 0.0)
+            logp, eff = self._solve(r)
+            good = ok & (eff > 0)
+            f = np.where(good, np.log(np.where(good, eff, 1.0)) - target, 0.0)
+            if float(np.abs(f).max(initial=0.0)) <= tol:
+                break
+            self._warm = np.where(ok, x - target, 0.0)
+            slope = np.full_like(x, 2.0)
+            if prev is not None:
+                dx, df = x - prev[0], f - prev[1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    est = np.where(np.abs(dx) > 1e-14, df / dx, 2.0)
+                slope = np.clip(np.nan_to_num(est, nan=2.0), 0.2, 5.0)
+            prev = (x.copy(), f)
+            x = x - f / slope
+        return logp

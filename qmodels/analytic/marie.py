@@ -139,6 +139,7 @@ from . import requires
 from ._common import _check_options, _require_numeric
 from ._marie_station import (
     MultiClassChain,
+    RenewalMultiClassChain,
     SingleClassChain,
     _configs,
     arrival_fit,
@@ -331,6 +332,9 @@ class _Plan:
         # one class: the renewal arrivals of each general station (module
         # docstring), None where Poisson is kept
         self.arrival = {}
+        self.arrivals = {}     # several classes: station -> [PhaseType or None per class]
+        if C > 1 and RENEWAL:
+            self._multi_arrivals(net)
         if C == 1 and RENEWAL and sum(self.N) > 1:
             for k in self.general:
                 c = int(min(low.servers[k], max(sum(self.N), 1)))
@@ -387,6 +391,26 @@ class _Plan:
         self.fits[k] = ph.words
         return "general"
 
+    def _multi_arrivals(self, net) -> None:
+        """Several classes: each class's renewal arrivals at each general
+        station (module docstring), with at most 3 phases (c2 < 1) and
+        within :data:`RENEWAL_STATES` states of the larger chain (else 2
+        phases, else Poisson)."""
+        low = net.lowered
+        dims = self.lattice.dims
+        for k in self.general:
+            c = int(min(low.servers[k], max(self.lattice.top, 1)))
+            S = self.S[:, k] * self.live[:, k]
+            base = MultiClassChain.count([self.ph[k]] * len(self.N), S, c, dims)
+            c2 = [_passage_scv(net, self, r, k) if self.live[r, k] and self.N[r] > 1 else 1.0
+                  for r in range(len(self.N))]
+            for kmax in (3, 2):
+                arrs = [arrival_fit(x, kmax) for x in c2]
+                P = int(np.prod([a.phases if a is not None else 1 for a in arrs]))
+                if P > 1 and base * P <= RENEWAL_STATES:
+                    self.arrivals[k] = arrs
+                    break
+
     def _check_size(self) -> None:
         lat = self.lattice
         L = float(np.prod(lat.dims))
@@ -418,6 +442,11 @@ class _Plan:
                     f"station {self.net.stations[k].name!r}: {_SOLVER} needs a chain of "
                     f"{n:,} states there (limit {MAX_STATES:,}): use method='mva-residual' "
                     "(approximate) or 'sim'")
+            if k in self.arrivals:
+                # the larger chain, about 10 solves per sweep
+                n *= int(np.prod([a.phases if a is not None else 1
+                                  for a in self.arrivals[k]]))
+                chains += 9.0 * 60.0 * n ** 1.5
             self.states[k] = n
             chains += 60.0 * n ** 1.5
         per_sweep = 3.0 * M * conv * 3.0 + chains
@@ -640,6 +669,8 @@ def _passage_scv(net: Network, plan: _Plan, r: int, k: int) -> float:
 #: the most arrival phases times service configurations of one level of a
 #: one-class station's chain with renewal arrivals (dense level reduction)
 RENEWAL_WIDTH = 96
+#: the most states of a multi-class station's chain with renewal arrivals
+RENEWAL_STATES = 6_000
 
 
 class _Chains:
@@ -658,6 +689,8 @@ class _Chains:
                 S = plan.S[:, k] * plan.live[:, k]
                 self.chain[k] = MultiClassChain([plan.ph[k]] * lat.C, S, c, lat.dims,
                                                 MAX_STATES)
+                if k in plan.arrivals:
+                    self.chain[k] = RenewalMultiClassChain(self.chain[k], plan.arrivals[k])
 
     def solve(self, k: int, lam: np.ndarray) -> np.ndarray:
         """log pi_k(n) of station k's chain fed by ``lam``."""
@@ -906,6 +939,11 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
     for k, arr in chains.arrival.items():
         notes.append(f"station {net.stations[k].name!r}: arrivals as a renewal process of "
                      f"{arr.words} intervals (the passage through the rest of the network)")
+    for k, arrs in plan.arrivals.items():
+        words = "; ".join(f"class {net.classes[r].name!r}: {a.words}"
+                          for r, a in enumerate(arrs) if a is not None)
+        notes.append(f"station {net.stations[k].name!r}: arrivals as renewal processes "
+                     f"({words}; the others Poisson)")
     if plan.lattice.C > 1 and plan.general:
         notes.append("several classes: at a general station the waiting jobs start in random "
                      "order (the chain keeps their numbers, not their order)")
@@ -915,7 +953,11 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
             "tv_distance": float(err), "fits": {net.stations[k].name: plan.fits[k]
                                                 for k in plan.general},
             "capacity_scale": float(worst),
-            "arrivals": {net.stations[k].name: arr.words for k, arr in plan.arrival.items()}}
+            "arrivals": {**{net.stations[k].name: arr.words for k, arr in plan.arrival.items()},
+                         **{net.stations[k].name: "; ".join(
+                             f"class {net.classes[r].name!r}: {a.words}"
+                             for r, a in enumerate(arrs) if a is not None)
+                            for k, arrs in plan.arrivals.items()}}}
     if not conv:
         warnings.warn(f"{_SOLVER} stopped at max_iter={max_iter} before reaching tol "
                       f"(residual {err:.3g}); the answer is approximate beyond its method",
