@@ -72,6 +72,12 @@ substitution keeps the mean figures of a Poisson-fed queue; here it is an
 approximation (the arrivals are state dependent).  With one class it is
 FCFS exactly.  It is solved by sparse LU (SuperLU through
 :func:`scipy.sparse.linalg.spsolve`).
+
+Renewal arrivals (:meth:`SingleClassChain.solve_renewal`,
+:class:`RenewalMultiClassChain`): the same chains with the phase of each
+class's inter-arrival interval (a phase-type renewal process, its speed set
+per level) in the state; the method and its sources are in the module
+docstring of :mod:`qmodels.analytic.marie`, "Renewal arrivals".
 """
 
 from __future__ import annotations

@@ -60,13 +60,16 @@ de Meer & Trivedi, *Queueing Networks and Markov Chains*, 2nd ed., Wiley
    factors a_j to 1 / prod_{j != i} a_j, whose logs grow (M - 1)-fold per
    sweep with M general stations: F_i(0) = 1 is held after each update.
 
-Renewal arrivals (one class).  Marie's Poisson source is exact when the
+Renewal arrivals.  Marie's Poisson source is exact when the
 rest of the network delivers jobs at exponential intervals; where it does
 not (a deterministic station upstream, a hyperexponential one), its
 state-dependent Poisson arrivals are the largest error left: two Erlang-8
-stations in a cycle with 2 jobs lose 8.6 % of X.  Here, at a one-class
-station, the source is a renewal process of phase-type intervals sped up in
-each level: the interval is fitted to the first two moments of the
+stations in a cycle with 2 jobs lose 8.6 % of X.  Here the source of
+each class is a renewal process of phase-type intervals sped up in each
+level (with several classes, at each point of the population lattice, the
+phases of every class's interval in the chain's state, at most 3 phases
+each and :data:`RENEWAL_STATES` states in all, else Poisson): the interval
+is fitted to the first two moments of the
 *passage time* from a departure of station i to the next arrival there
 when that job is alone outside i (an absorbing chain over the other
 places, Neuts 1981, ch. 2; the moments by first-step analysis, Kulkarni,
@@ -87,7 +90,9 @@ against the CTMC in ``tests/test_marie_renewal.py``).  Elsewhere it is an
 approximation: the interval's shape is the one-job passage at every level,
 and successive intervals are independent.  An SCV within 5 % of 1 keeps
 Poisson arrivals (so a station fed by delays and exponential stations is
-answered as before, exactly where it was exact).
+answered as before, exactly where it was exact).  The speeds are found by
+secant steps on log r(n), level by level, warm-started from the previous
+sweep's.
 
 Several classes.  Marie's papers treat one class; the extension to several
 classes with class-dependent state-dependent arrival rates lambda_ic(n) fed
