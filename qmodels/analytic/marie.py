@@ -68,7 +68,8 @@ stations in a cycle with 2 jobs lose 8.6 % of X.  Here the source of
 each class is a renewal process of phase-type intervals sped up in each
 level (with several classes, at each point of the population lattice, the
 phases of every class's interval in the chain's state, at most 3 phases
-each and :data:`RENEWAL_STATES` states in all, else Poisson): the interval
+each and :data:`RENEWAL_STATES` states in all, else Poisson; Poisson too
+where the planned work passes :data:`RENEWAL_WORK`): the interval
 is fitted to the first two moments of the
 *passage time* from a departure of station i to the next arrival there
 when that job is alone outside i (an absorbing chain over the other
@@ -457,6 +458,12 @@ class _Plan:
         per_sweep = 3.0 * M * conv * 3.0 + chains
         work = _PLANNED_SWEEPS * per_sweep + 3.0 * K * conv * 3.0
         self.work = work
+        if work > RENEWAL_WORK and (self.arrival or self.arrivals):
+            # the renewal chains are a refinement: where they would cost
+            # more than RENEWAL_WORK, Poisson arrivals (Marie's own) instead
+            self.arrival, self.arrivals = {}, {}
+            self._check_size()
+            return
         if work > MAX_WORK:
             raise ProblemTooLargeError(
                 f"class(es) {name}: {_SOLVER} needs about {work:.3g} steps here (limit "
@@ -675,7 +682,10 @@ def _passage_scv(net: Network, plan: _Plan, r: int, k: int) -> float:
 #: one-class station's chain with renewal arrivals (dense level reduction)
 RENEWAL_WIDTH = 96
 #: the most states of a multi-class station's chain with renewal arrivals
-RENEWAL_STATES = 6_000
+RENEWAL_STATES = 3_000
+#: the most work (as :data:`MAX_WORK`) a solve with renewal arrivals may
+#: plan for; beyond, the arrivals are Poisson (about ten seconds on one core)
+RENEWAL_WORK = 2e9
 
 
 class _Chains:
