@@ -75,7 +75,10 @@ is fitted to the first two moments of the
 when that job is alone outside i (an absorbing chain over the other
 places, Neuts 1981, ch. 2; the moments by first-step analysis, Kulkarni,
 *Modeling and Analysis of Stochastic Systems*, 1995, sec. 4.8; with the
-fits of :func:`qmodels.analytic._marie_station.arrival_fit`), and the speed
+fits of :func:`qmodels.analytic._marie_station.arrival_fit`) and divided
+by the same SCV with every shape exponential (so that a product-form
+complement, for which Marie's Poisson source is Norton's exact
+flow-equivalent, keeps it: :func:`_arrival_scv`), and the speed
 r(n) of level n is set so that the chain's conditional arrival rate there,
 r(n) E[exit rate of the interval's phase | n], is Marie's lambda_i(n) of
 (1): the flow balance pi_i(n) lambda_i(n) = pi_i(n + 1) nu_i(n + 1) of
@@ -345,7 +348,7 @@ class _Plan:
             for k in self.general:
                 c = int(min(low.servers[k], max(sum(self.N), 1)))
                 width = _configs(min(c, sum(self.N)), self.ph[k].phases)
-                arr = arrival_fit(_passage_scv(net, self, 0, k),
+                arr = arrival_fit(_arrival_scv(net, self, 0, k),
                                   RENEWAL_WIDTH // max(width, 1))
                 if arr is not None:
                     self.arrival[k] = arr
@@ -408,7 +411,7 @@ class _Plan:
             c = int(min(low.servers[k], max(self.lattice.top, 1)))
             S = self.S[:, k] * self.live[:, k]
             base = MultiClassChain.count([self.ph[k]] * len(self.N), S, c, dims)
-            c2 = [_passage_scv(net, self, r, k) if self.live[r, k] and self.N[r] > 1 else 1.0
+            c2 = [_arrival_scv(net, self, r, k) if self.live[r, k] and self.N[r] > 1 else 1.0
                   for r in range(len(self.N))]
             for kmax in (3, 2):
                 arrs = [arrival_fit(x, kmax) for x in c2]
@@ -628,7 +631,23 @@ def _routing_rows(net: Network, r: int):
     return None
 
 
-def _passage_scv(net: Network, plan: _Plan, r: int, k: int) -> float:
+def _arrival_scv(net: Network, plan: _Plan, r: int, k: int) -> float:
+    """The SCV of the renewal interval fed to station ``k`` for class
+    ``r``: the passage time's SCV with the stations' shapes over the same
+    with every shape exponential (:func:`_passage_scv`).  With exponential
+    shapes the rest of the network is product form and Marie's Poisson
+    source is the flow-equivalent server of Norton's theorem (Chandy,
+    Herzog & Woo 1975): the ratio is 1 there, so Poisson arrivals are kept
+    and the method stays exact where it was; with one other station the
+    ratio is that station's service SCV (two stations in a cycle: exact)."""
+    act = _passage_scv(net, plan, r, k)
+    ref = _passage_scv(net, plan, r, k, exponential=True)
+    if not (ref > 0 and math.isfinite(act) and math.isfinite(ref)):
+        return 1.0
+    return act / ref
+
+
+def _passage_scv(net: Network, plan: _Plan, r: int, k: int, exponential: bool = False) -> float:
     """The SCV of the time from a class-``r`` departure from station ``k``
     to the next arrival there when that job is alone outside ``k`` (every
     other station then serves it at once): the passage time of an
@@ -648,7 +667,7 @@ def _passage_scv(net: Network, plan: _Plan, r: int, k: int) -> float:
     t1 = np.zeros(K + 1)
     t2 = np.zeros(K + 1)
     for j in range(K):
-        c2 = float(low.scv[j]) if np.isfinite(low.scv[j]) else 1.0
+        c2 = float(low.scv[j]) if np.isfinite(low.scv[j]) and not exponential else 1.0
         t1[j] = S[j]
         if isinstance(net.stations[j], LoadDependent) and low.multipliers[j]:
             t1[j] = S[j] / float(low.multipliers[j][0])     # alone: rate a(1)
