@@ -166,12 +166,14 @@ def test_worst_catalog_case_against_the_ctmc():
     # (Marie's worst there: X -8.1 % against the simulator), its
     # deterministic queues as Erlang-8 so that the CTMC is exact: two
     # classes over two PS queues and two FCFS queues whose mean service
-    # differs by class.  Measured against the CTMC: class c0's X -4.9 % with
-    # Poisson arrivals, -4.4 % with renewal arrivals (the interval's SCV
-    # 0.19 over 0.34 for the exponential complement); class c1's -5.3 % and
-    # -5.5 % (what is left there is not the arrivals' shape: the waiting
-    # jobs of the multi-class chain start in random order, not FCFS, and
-    # the two classes' arrivals are independent).
+    # differs by class.  Measured against the CTMC: class c0's X -4.9 %,
+    # class c1's -5.3 % (Poisson arrivals: the renewal chains would need
+    # more than RENEWAL_STATES states and RENEWAL_WORK here; with 6,000
+    # states and the work allowed, c0's error
+    # is -3.7 % and c1's stays: what is left there is not the arrivals'
+    # shape but the multi-class chain's random order among waiting jobs
+    # and the classes' independent arrivals).  In the catalog (deterministic
+    # service, Erlang-32 in the method) the simulator has X -8.1 %.
     D = Erlang(8)
     net = qm.Network(
         [qm.Queue("s0", 1.0, discipline="ps"), qm.Queue("s1", 1.0, discipline="ps"),
@@ -185,7 +187,15 @@ def test_worst_catalog_case_against_the_ctmc():
     r, e = _quiet(qm.marie, net), qm.ctmc(net)
     eX = {c: abs(float(r.X[c]) - float(e.X[c])) / float(e.X[c]) for c in net.class_names}
     eR = {c: abs(float(r.R[c]) - float(e.R[c])) / float(e.R[c]) for c in net.class_names}
-    assert eX["c0"] < 0.046, eX
-    assert eX["c1"] < 0.057, eX
+    assert eX["c0"] < 0.05, eX
+    assert eX["c1"] < 0.055, eX
     assert max(eR.values()) < 0.06, eR
-    assert set(r.info["arrivals"]) == {"s2", "s3"} and any("renewal" in n for n in r.notes)
+    # with room for the renewal chains, class c0 gains
+    old = M.RENEWAL_STATES, M.RENEWAL_WORK
+    try:
+        M.RENEWAL_STATES, M.RENEWAL_WORK = 6_000, 1e11
+        r2 = _quiet(qm.marie, qm.Network(list(net.stations), list(net.classes)))
+    finally:
+        M.RENEWAL_STATES, M.RENEWAL_WORK = old
+    assert set(r2.info["arrivals"]) == {"s2", "s3"}
+    assert abs(float(r2.X["c0"]) - float(e.X["c0"])) / float(e.X["c0"]) < 0.04

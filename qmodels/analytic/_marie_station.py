@@ -379,6 +379,9 @@ class SingleClassChain:
         for _ in range(max(1, int(sweeps))):
             r = np.concatenate([np.where(ok, np.exp(x), 0.0), [0.0]])
             logp, nu, eff = self._renewal(r, arr)
+            if np.isnan(logp).any() or np.isnan(nu).any() or np.isnan(eff).any() \
+                    or np.isposinf(logp).any() or not np.isfinite(logp[0]):
+                raise np.linalg.LinAlgError("the renewal chain's levels did not solve")
             with np.errstate(divide="ignore"):
                 f = np.where(ok & (eff[:-1] > 0), np.log(np.maximum(eff[:-1], 1e-300)) - target,
                              0.0)
@@ -394,7 +397,7 @@ class SingleClassChain:
                     est = np.where(np.abs(dx) > 1e-14, df / dx, 2.0)
                 slope = np.clip(np.nan_to_num(est, nan=2.0), 0.2, 5.0)
             prev = (x.copy(), f)
-            x = x - f / slope
+            x = np.clip(x - f / slope, target - 8.0, target + 8.0)
         return logp, nu
 
     def _renewal(self, lam, arr: PhaseType):
@@ -837,6 +840,9 @@ class RenewalMultiClassChain:
         for _ in range(max(1, int(sweeps))):
             r = np.where(ok, np.exp(x), 0.0)
             logp, eff = self._solve(r)
+            if np.isnan(logp).any() or np.isnan(eff).any() or np.isposinf(logp).any() \
+                    or not np.isfinite(logp.flat[0]):
+                raise np.linalg.LinAlgError("the renewal chain did not solve")
             good = ok & (eff > 0)
             f = np.where(good, np.log(np.where(good, eff, 1.0)) - target, 0.0)
             if float(np.abs(f).max(initial=0.0)) <= tol:
@@ -849,5 +855,5 @@ class RenewalMultiClassChain:
                     est = np.where(np.abs(dx) > 1e-14, df / dx, 2.0)
                 slope = np.clip(np.nan_to_num(est, nan=2.0), 0.2, 5.0)
             prev = (x.copy(), f)
-            x = x - f / slope
+            x = np.clip(x - f / slope, target - 8.0, target + 8.0)
         return logp

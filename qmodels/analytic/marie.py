@@ -75,10 +75,7 @@ is fitted to the first two moments of the
 when that job is alone outside i (an absorbing chain over the other
 places, Neuts 1981, ch. 2; the moments by first-step analysis, Kulkarni,
 *Modeling and Analysis of Stochastic Systems*, 1995, sec. 4.8; with the
-fits of :func:`qmodels.analytic._marie_station.arrival_fit`) and divided
-by the same SCV with every shape exponential (so that a product-form
-complement, for which Marie's Poisson source is Norton's exact
-flow-equivalent, keeps it: :func:`_arrival_scv`), and the speed
+fits of :func:`qmodels.analytic._marie_station.arrival_fit`), and the speed
 r(n) of level n is set so that the chain's conditional arrival rate there,
 r(n) E[exit rate of the interval's phase | n], is Marie's lambda_i(n) of
 (1): the flow balance pi_i(n) lambda_i(n) = pi_i(n + 1) nu_i(n + 1) of
@@ -93,8 +90,14 @@ the other station's service itself, and the answer is exact (checked
 against the CTMC in ``tests/test_marie_renewal.py``).  Elsewhere it is an
 approximation: the interval's shape is the one-job passage at every level,
 and successive intervals are independent.  An SCV within 5 % of 1 keeps
-Poisson arrivals (so a station fed by delays and exponential stations is
-answered as before, exactly where it was exact).  The speeds are found by
+Poisson arrivals.  Marie's Poisson source is not exact behind several
+exponential stations either (an Erlang-8 queue and two exponential ones in
+a cycle, 3 jobs: X -1.9 % against the CTMC, -1.0 % with the renewal
+source); it is exact for a product-form network (Norton's theorem, Chandy,
+Herzog & Woo 1975), which never reaches these chains: its exponential
+queues are product-form stations (step 1).  A renewal chain that cannot
+be solved (a singular level) falls back to Poisson arrivals at that
+station, named in the notes.  The speeds are found by
 secant steps on log r(n), level by level, warm-started from the previous
 sweep's.
 
@@ -302,8 +305,9 @@ class _Plan:
     form's memo): scaled demands, station kinds, general stations and their
     phase-type fits, the lattice, the work estimate."""
 
-    def __init__(self, net: Network):
+    def __init__(self, net: Network, renewal: bool = True):
         low = net.lowered
+        self.renewal = bool(renewal) and RENEWAL
         self.net = net
         C, K = len(net.classes), len(net.stations)
         self.N = [int(c.population) for c in net.classes]
@@ -342,13 +346,13 @@ class _Plan:
         # docstring), None where Poisson is kept
         self.arrival = {}
         self.arrivals = {}     # several classes: station -> [PhaseType or None per class]
-        if C > 1 and RENEWAL:
+        if C > 1 and self.renewal:
             self._multi_arrivals(net)
-        if C == 1 and RENEWAL and sum(self.N) > 1:
+        if C == 1 and self.renewal and sum(self.N) > 1:
             for k in self.general:
                 c = int(min(low.servers[k], max(sum(self.N), 1)))
                 width = _configs(min(c, sum(self.N)), self.ph[k].phases)
-                arr = arrival_fit(_arrival_scv(net, self, 0, k),
+                arr = arrival_fit(_passage_scv(net, self, 0, k),
                                   RENEWAL_WIDTH // max(width, 1))
                 if arr is not None:
                     self.arrival[k] = arr
@@ -411,7 +415,7 @@ class _Plan:
             c = int(min(low.servers[k], max(self.lattice.top, 1)))
             S = self.S[:, k] * self.live[:, k]
             base = MultiClassChain.count([self.ph[k]] * len(self.N), S, c, dims)
-            c2 = [_arrival_scv(net, self, r, k) if self.live[r, k] and self.N[r] > 1 else 1.0
+            c2 = [_passage_scv(net, self, r, k) if self.live[r, k] and self.N[r] > 1 else 1.0
                   for r in range(len(self.N))]
             for kmax in (3, 2):
                 arrs = [arrival_fit(x, kmax) for x in c2]
@@ -631,22 +635,6 @@ def _routing_rows(net: Network, r: int):
     return None
 
 
-def _arrival_scv(net: Network, plan: _Plan, r: int, k: int) -> float:
-    """The SCV of the renewal interval fed to station ``k`` for class
-    ``r``: the passage time's SCV with the stations' shapes over the same
-    with every shape exponential (:func:`_passage_scv`).  With exponential
-    shapes the rest of the network is product form and Marie's Poisson
-    source is the flow-equivalent server of Norton's theorem (Chandy,
-    Herzog & Woo 1975): the ratio is 1 there, so Poisson arrivals are kept
-    and the method stays exact where it was; with one other station the
-    ratio is that station's service SCV (two stations in a cycle: exact)."""
-    act = _passage_scv(net, plan, r, k)
-    ref = _passage_scv(net, plan, r, k, exponential=True)
-    if not (ref > 0 and math.isfinite(act) and math.isfinite(ref)):
-        return 1.0
-    return act / ref
-
-
 def _passage_scv(net: Network, plan: _Plan, r: int, k: int, exponential: bool = False) -> float:
     """The SCV of the time from a class-``r`` departure from station ``k``
     to the next arrival there when that job is alone outside ``k`` (every
@@ -705,6 +693,8 @@ RENEWAL_STATES = 3_000
 #: the most work (as :data:`MAX_WORK`) a solve with renewal arrivals may
 #: plan for; beyond, the arrivals are Poisson (about ten seconds on one core)
 RENEWAL_WORK = 2e9
+#: the most sweeps with renewal chains before Poisson arrivals are used
+RENEWAL_SWEEPS = 200
 
 
 class _Chains:
@@ -714,7 +704,8 @@ class _Chains:
         self.plan = plan
         lat = plan.lattice
         self.chain = {}
-        self.arrival = plan.arrival
+        self.arrival = dict(plan.arrival)
+        self.fallback = set()
         for k in plan.general:
             c = int(min(plan.net.lowered.servers[k], max(lat.top, 1)))
             if lat.C == 1:
@@ -731,8 +722,24 @@ class _Chains:
         ch = self.chain[k]
         if self.plan.lattice.C == 1:
             if k in self.arrival:
-                return ch.solve_renewal(lam[0], self.arrival[k])[0]
+                try:
+                    out = ch.solve_renewal(lam[0], self.arrival[k])[0]
+                    if np.isfinite(out).any():
+                        return out
+                except np.linalg.LinAlgError:
+                    pass
+                self.fallback.add(k)
+                del self.arrival[k]
             return ch.solve(lam[0, :-1])[0]
+        if isinstance(ch, RenewalMultiClassChain):
+            try:
+                out = ch.solve(lam)
+                if np.isfinite(out).any():
+                    return out
+            except (np.linalg.LinAlgError, RuntimeError, ValueError):
+                pass
+            self.fallback.add(k)
+            self.chain[k] = ch = ch.base
         return ch.solve(lam)
 
 
@@ -953,8 +960,21 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
     _check_options(tol, max_iter)
     _refuse(net)
     plan = _plan(net)
-    pf, sweeps, conv, err, chains = _iterate(plan, float(tol), int(max_iter))
-    X, Q, P0 = _figures(plan, pf)
+    renewal_failed = False
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        # with renewal chains, at most RENEWAL_SWEEPS before falling back
+        cap = int(max_iter) if not (plan.arrival or plan.arrivals) else \
+            min(int(max_iter), RENEWAL_SWEEPS)
+        pf, sweeps, conv, err, chains = _iterate(plan, float(tol), cap)
+        X, Q, P0 = _figures(plan, pf)
+    if (plan.arrival or plan.arrivals) and not (conv and np.isfinite(X).all()
+                                                 and np.isfinite(Q).all()):
+        # the renewal refinement did not settle: Marie's own Poisson
+        # arrivals (the plan without renewal chains), named in the notes
+        renewal_failed = True
+        plan = _Plan(net, renewal=False)
+        pf, sweeps, conv, err, chains = _iterate(plan, float(tol), int(max_iter))
+        X, Q, P0 = _figures(plan, pf)
     X, Q, worst = _lawful(net, plan, X, Q)
     V = np.asarray(net.visits, dtype=float) * plan.live
     S = np.asarray(net.service_times, dtype=float)
@@ -973,7 +993,15 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
     for k, arr in chains.arrival.items():
         notes.append(f"station {net.stations[k].name!r}: arrivals as a renewal process of "
                      f"{arr.words} intervals (the passage through the rest of the network)")
+    if renewal_failed:
+        notes.append("the renewal arrivals did not converge here; Poisson arrivals (Marie's "
+                     "own) at every station")
+    for k in sorted(chains.fallback):
+        notes.append(f"station {net.stations[k].name!r}: the renewal chain could not be "
+                     "solved; Poisson arrivals (Marie's own) there")
     for k, arrs in plan.arrivals.items():
+        if k in chains.fallback:
+            continue
         words = "; ".join(f"class {net.classes[r].name!r}: {a.words}"
                           for r, a in enumerate(arrs) if a is not None)
         notes.append(f"station {net.stations[k].name!r}: arrivals as renewal processes "
@@ -987,11 +1015,11 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
             "tv_distance": float(err), "fits": {net.stations[k].name: plan.fits[k]
                                                 for k in plan.general},
             "capacity_scale": float(worst),
-            "arrivals": {**{net.stations[k].name: arr.words for k, arr in plan.arrival.items()},
+            "arrivals": {**{net.stations[k].name: arr.words for k, arr in chains.arrival.items()},
                          **{net.stations[k].name: "; ".join(
                              f"class {net.classes[r].name!r}: {a.words}"
                              for r, a in enumerate(arrs) if a is not None)
-                            for k, arrs in plan.arrivals.items()}}}
+                            for k, arrs in plan.arrivals.items() if k not in chains.fallback}}}
     if not conv:
         warnings.warn(f"{_SOLVER} stopped at max_iter={max_iter} before reaching tol "
                       f"(residual {err:.3g}); the answer is approximate beyond its method",
