@@ -72,6 +72,12 @@ substitution keeps the mean figures of a Poisson-fed queue; here it is an
 approximation (the arrivals are state dependent).  With one class it is
 FCFS exactly.  It is solved by sparse LU (SuperLU through
 :func:`scipy.sparse.linalg.spsolve`).
+
+Renewal arrivals (:meth:`SingleClassChain.solve_renewal`,
+:class:`RenewalMultiClassChain`): the same chains with the phase of each
+class's inter-arrival interval (a phase-type renewal process, its speed set
+per level) in the state; the method and its sources are in the module
+docstring of :mod:`qmodels.analytic.marie`, "Renewal arrivals".
 """
 
 from __future__ import annotations
@@ -85,7 +91,8 @@ from ..errors import ProblemTooLargeError
 from ..model.distributions import Deterministic, Erlang, HyperExponential, is_exponential
 
 __all__ = ["PhaseType", "phase_type", "max_phases", "SingleClassChain", "MultiClassChain",
-           "DETERMINISTIC_PHASES", "MAX_CONFIGS", "CHAIN_FLOPS"]
+           "DETERMINISTIC_PHASES", "MAX_CONFIGS", "CHAIN_FLOPS", "arrival_fit",
+           "RenewalMultiClassChain"]
 
 #: the most Erlang phases a deterministic service gets (accuracy rule in the
 #: module docstring: SCV 1/32, a wait 3.1 % above M/D/1's in a Poisson-fed
@@ -356,6 +363,103 @@ class SingleClassChain:
         logp -= top + math.log(np.exp(logp - top).sum())
         return logp, nu
 
+    def solve_renewal(self, lam, arr: PhaseType, sweeps: int = 50, tol: float = 1e-10):
+        """(log P(n), nu(n)) of the chain with renewal arrivals whose
+        conditional arrival rate in each level n, r(n) E[t_a | n] (the
+        exit rate of the arrival phase given the level), is ``lam[n]``:
+        the speeds r(n) found by the fixed point r <- r lam / (r E[t_a | n])
+        (module docstring of :mod:`qmodels.analytic.marie`)."""
+        lam = np.asarray(lam, dtype=float)
+        ok = lam[:-1] > 0
+        target = np.log(np.where(ok, lam[:-1], 1.0))
+        # warm start: the last call's speeds relative to its rates (the
+        # outer iteration calls again with rates that change little)
+        x = target + getattr(self, "_warm", 0.0)
+        prev = None
+        for _ in range(max(1, int(sweeps))):
+            r = np.concatenate([np.where(ok, np.exp(x), 0.0), [0.0]])
+            logp, nu, eff = self._renewal(r, arr)
+            if np.isnan(logp).any() or np.isnan(nu).any() or np.isnan(eff).any() \
+                    or np.isposinf(logp).any() or not np.isfinite(logp[0]):
+                raise np.linalg.LinAlgError("the renewal chain's levels did not solve")
+            with np.errstate(divide="ignore"):
+                f = np.where(ok & (eff[:-1] > 0), np.log(np.maximum(eff[:-1], 1e-300)) - target,
+                             0.0)
+            if float(np.abs(f).max(initial=0.0)) <= tol:
+                break
+            self._warm = np.where(ok, x - target, 0.0)
+            # per level, a secant step on log r (slope held to 0.2..5; the
+            # first step halved: the plain step r <- r lam / eff oscillates)
+            slope = np.full_like(x, 2.0)
+            if prev is not None:
+                dx, df = x - prev[0], f - prev[1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    est = np.where(np.abs(dx) > 1e-14, df / dx, 2.0)
+                slope = np.clip(np.nan_to_num(est, nan=2.0), 0.2, 5.0)
+            prev = (x.copy(), f)
+            x = np.clip(x - f / slope, target - 8.0, target + 8.0)
+        return logp, nu
+
+    def _renewal(self, lam, arr: PhaseType):
+        """(log P(n), nu(n)) as :meth:`solve`, the arrivals a renewal
+        process of phase-type inter-arrival times ``arr`` (mean 1) sped up
+        to rate ``lam[n]`` in level n; at level N (no job outside) the
+        arrival phase is void and restarts from ``arr.alpha`` at the next
+        departure.  Linear level reduction on the larger blocks (module
+        docstring), level 0 by its null vector."""
+        N = self.N
+        lam = np.asarray(lam, dtype=float)
+        key = id(arr)
+        if getattr(self, "_rkey", None) != key:
+            self._rblocks = _renewal_blocks(self, arr)
+            self._rkey = key
+        blocks = self._rblocks
+
+        def within(n):
+            (Ak, Lk), _u, _d, _nu = blocks[n]
+            return Lk if Ak is None else lam[n] * Ak + Lk
+
+        R = [None] * N
+        S = within(N)
+        for n in range(N, 0, -1):
+            up = lam[n - 1] * blocks[n - 1][1]
+            # R_{n-1} = A0(n-1) (-S_n)^{-1}
+            Rn = np.linalg.solve(-S.T, up.T).T
+            R[n - 1] = Rn
+            S = within(n - 1) + Rn @ blocks[n][2]
+        # level 0: v S_0 = 0, v >= 0
+        m = S.shape[0]
+        if m == 1:
+            v = np.ones(1)
+        else:
+            M = S.T.copy()
+            M[-1, :] = 1.0
+            rhs = np.zeros(m)
+            rhs[-1] = 1.0
+            v = np.maximum(np.linalg.solve(M, rhs), 0.0)
+            v /= v.sum()
+        logp = np.zeros(N + 1)
+        nu = np.zeros(N + 1)
+        eff = np.zeros(N + 1)
+        exit_ = [np.kron(arr.t, np.ones(len(blocks[n][3]) // len(arr.t))) if n < N else None
+                 for n in range(N + 1)]
+        eff[0] = lam[0] * float(v @ exit_[0]) if N > 0 else 0.0
+        for n in range(1, N + 1):
+            w = np.maximum(v @ R[n - 1], 0.0)
+            r = float(w.sum())
+            if not (r > 0 and math.isfinite(r)):
+                logp[n:] = -np.inf
+                nu[n:] = nu[n - 1] if n > 1 else float(self.rate[1].mean())
+                break
+            v = w / r
+            logp[n] = logp[n - 1] + math.log(r)
+            nu[n] = float(v @ blocks[n][3])
+            if n < N:
+                eff[n] = lam[n] * float(v @ exit_[n])
+        top = logp.max()
+        logp -= top + math.log(np.exp(logp - top).sum())
+        return logp, nu, eff
+
 
 # ---------------------------------------------------------------------------
 # several classes: sparse chain on the population lattice
@@ -527,3 +631,229 @@ def _remove(cfg: tuple, x) -> tuple:
     lst = list(cfg)
     lst.remove(x)
     return tuple(lst)
+
+
+# ---------------------------------------------------------------------------
+# one class, renewal arrivals: the complement as a phase-type source
+# ---------------------------------------------------------------------------
+
+def arrival_fit(c2: float, kmax: int) -> PhaseType | None:
+    """The phase-type inter-arrival time of mean 1 and SCV ``c2`` fed to a
+    one-class station's chain (:meth:`SingleClassChain.solve_renewal`), or
+    None where Poisson arrivals (SCV 1) are kept: within 5 % of SCV 1, or
+    no finite positive SCV.  c2 > 1: the balanced-means H2 (Whitt 1982);
+    c2 < 1: Tijms' mixed Erlang E_{k-1,k} with at most ``kmax`` phases (then
+    Erlang-kmax, the closest the budget allows)."""
+    if not math.isfinite(c2) or c2 <= 0.0 or abs(c2 - 1.0) <= 0.05:
+        return None
+    if c2 > 1.0:
+        return _h2(c2, f"balanced-means H2 of SCV {c2:.3g}", False)
+    if kmax < 2:
+        return None
+    return _mixed_erlang(c2, kmax)
+
+
+def _renewal_blocks(chain: "SingleClassChain", arr: PhaseType):
+    """The blocks of the one-class chain with phase-type arrivals, per level
+    n: (within, up, down) without the arrival rate (module docstring of
+    :mod:`qmodels.analytic.marie`, "renewal arrivals")."""
+    A, a, beta = arr.T, arr.t, arr.alpha
+    ma = len(beta)
+    N, c = chain.N, chain.c
+    out = []
+    for n in range(N + 1):
+        b = min(n, c)
+        L = chain.local[b]
+        w = L.shape[0]
+        if n < N:
+            inner = (np.kron(A, np.eye(w)), np.kron(np.eye(ma), L))
+        else:
+            inner = (None, L)
+        if n < N:
+            U = chain.up[b] if n < c else np.eye(w)
+            if n + 1 < N:
+                up = np.kron(np.outer(a, beta), U)
+            else:
+                up = np.kron(a[:, None], U)
+        else:
+            up = None
+        if n >= 1:
+            D = chain.free[n] if n <= c else chain.busy
+            down = np.kron(np.eye(ma), D) if n < N else np.kron(beta[None, :], D)
+        else:
+            down = None
+        rate = chain.rate[b]
+        nu = np.kron(np.ones(ma), rate) if n < N else rate
+        out.append((inner, up, down, nu))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# several classes, renewal arrivals
+# ---------------------------------------------------------------------------
+
+def _exp_ph() -> PhaseType:
+    return _erlang(1, "exponential", True)
+
+
+class RenewalMultiClassChain:
+    """:class:`MultiClassChain` with the arrivals of each class d a renewal
+    process of phase-type intervals ``arrs[d]`` (mean 1; None: Poisson, one
+    phase) sped up to r_d(n) at lattice point n (module docstring of
+    :mod:`qmodels.analytic.marie`, "renewal arrivals").  The state is the
+    base chain's state and the interval phase of every class; an arrival of
+    class d, and a departure of class d while none of its jobs was outside
+    (the interval starts afresh), draw the next phase from ``alpha_d``.
+    :meth:`solve` finds the speeds whose conditional arrival rates are the
+    given lambda_d(n) (the secant steps of
+    :meth:`SingleClassChain.solve_renewal`)."""
+
+    def __init__(self, base: MultiClassChain, arrs):
+        self.base = base
+        C, dims = base.C, base.dims
+        self.C, self.dims = C, dims
+        phs = [a if a is not None else _exp_ph() for a in arrs]
+        self.phs = phs
+        m = [p.phases for p in phs]
+        P = int(np.prod(m))
+        self.P = P
+        U = np.indices(m).reshape(C, P) if C else np.zeros((0, 1), np.int64)
+        stride = np.cumprod([1] + m[::-1][:-1])[::-1]
+        L = int(np.prod(dims))
+        coords = np.array(np.unravel_index(base.lattice_of, dims))      # (C, nb)
+        nb = base.size
+        self.size = nb * P
+        self.lattice_of = np.repeat(base.lattice_of, P)
+        uf = np.arange(P)
+
+        def with_phase(ufs, d, h):
+            return ufs + (h - U[d, ufs]) * stride[d]
+
+        const_r, const_c, const_v = [], [], []
+        var_r, var_c, var_v, var_m = [], [], [], []
+        # (a) service events of the base chain
+        fr, fc, fv = base.fixed
+        dep = base.lattice_of[fr] != base.lattice_of[fc]
+        cls = np.full(len(fr), -1)
+        if len(fr):
+            diff = coords[:, fr] - coords[:, fc]                        # (C, E)
+            cls[dep] = np.argmax(diff[:, dep], axis=0)
+        full = np.zeros(len(fr), bool)
+        if len(fr):
+            full[dep] = coords[cls[dep], fr[dep]] == np.asarray(dims)[cls[dep]] - 1
+        keep = ~full
+        rr = (fr[keep][:, None] * P + uf[None, :]).ravel()
+        cc = (fc[keep][:, None] * P + uf[None, :]).ravel()
+        const_r.append(rr), const_c.append(cc)
+        const_v.append(np.repeat(fv[keep], P))
+        for e in np.flatnonzero(full):
+            d = int(cls[e])
+            for h in np.flatnonzero(phs[d].alpha > 0):
+                const_r.append(fr[e] * P + uf)
+                const_c.append(fc[e] * P + with_phase(uf, d, h))
+                const_v.append(np.full(P, fv[e] * phs[d].alpha[h]))
+        # (b) arrivals: the interval of class d ends (rate r_d t_d[i]), the
+        # next starts in phase h
+        ar, ac, ap, acl, asrc = base.arrivals
+        for d in range(C):
+            sel = np.flatnonzero(acl == d)
+            if not len(sel):
+                continue
+            t, alpha = phs[d].t, phs[d].alpha
+            for h in np.flatnonzero(alpha > 0):
+                rr = (ar[sel][:, None] * P + uf[None, :]).ravel()
+                cc = (ac[sel][:, None] * P + with_phase(uf, d, h)[None, :]).ravel()
+                vv = (ap[sel][:, None] * t[U[d]][None, :] * alpha[h]).ravel()
+                mm = np.repeat(d * L + asrc[sel], P)
+                nz = vv > 0
+                var_r.append(rr[nz]), var_c.append(cc[nz]), var_v.append(vv[nz])
+                var_m.append(mm[nz])
+        # (c) the interval's phase moves (while a class-d job is outside)
+        for d in range(C):
+            A = phs[d].T
+            if A.shape[0] == 1:
+                continue
+            outside = coords[d] < dims[d] - 1
+            js = np.flatnonzero(outside)
+            for i in range(A.shape[0]):
+                for h in range(A.shape[0]):
+                    if h == i or A[i, h] <= 0:
+                        continue
+                    us = uf[U[d] == i]
+                    rr = (js[:, None] * P + us[None, :]).ravel()
+                    cc = (js[:, None] * P + with_phase(us, d, h)[None, :]).ravel()
+                    var_r.append(rr), var_c.append(cc)
+                    var_v.append(np.full(len(rr), A[i, h]))
+                    var_m.append(np.repeat(d * L + base.lattice_of[js], len(us)))
+        def cat(xs, t):
+            return (np.concatenate(xs).astype(t) if xs else np.zeros(0, t))
+        self.const = (cat(const_r, np.int64), cat(const_c, np.int64), cat(const_v, float))
+        self.var = (cat(var_r, np.int64), cat(var_c, np.int64), cat(var_v, float),
+                    cat(var_m, np.int64))
+        # the exit rate of each class's interval phase in each state
+        self.exit = np.stack([np.tile(phs[d].t[U[d]], nb) for d in range(C)]) if C else None
+        self.outside = np.stack([np.repeat(coords[d] < dims[d] - 1, P) for d in range(C)])
+
+    def _solve(self, r):
+        """(log P on the lattice, conditional arrival rates (C, L)) for
+        speeds ``r`` (C, L)."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.linalg import spsolve
+
+        L = int(np.prod(self.dims))
+        cr, cc, cv = self.const
+        vr, vc, vv, vm = self.var
+        rows = np.concatenate([cr, vr])
+        cols = np.concatenate([cc, vc])
+        vals = np.concatenate([cv, vv * r.reshape(-1)[vm]])
+        n = self.size
+        out = np.bincount(rows, weights=vals, minlength=n)
+        rows = np.concatenate([rows, np.arange(n)])
+        cols = np.concatenate([cols, np.arange(n)])
+        vals = np.concatenate([vals, -out])
+        At = coo_matrix((vals, (cols, rows)), shape=(n, n)).tocsc()
+        pi = np.ones(n)
+        if n > 1:
+            sub = At[1:, :][:, 1:]
+            rhs = -np.asarray(At[1:, 0].todense()).ravel()
+            pi[1:] = spsolve(sub.tocsc(), rhs, permc_spec="NATURAL")
+        pi = np.maximum(pi, 0.0)
+        Pl = np.bincount(self.lattice_of, weights=pi, minlength=L)
+        eff = np.zeros((self.C, L))
+        for d in range(self.C):
+            w = np.bincount(self.lattice_of, weights=pi * self.exit[d], minlength=L)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                eff[d] = np.where(Pl > 0, w / Pl, 0.0) * r[d]
+        with np.errstate(divide="ignore"):
+            return np.log(Pl / Pl.sum()).reshape(self.dims), eff
+
+    def solve(self, lam, sweeps: int = 50, tol: float = 1e-9):
+        """log P on the lattice given the conditional arrival rates ``lam``
+        (C, *dims)."""
+        L = int(np.prod(self.dims))
+        lam = np.asarray(lam, dtype=float).reshape(self.C, L)
+        ok = lam > 0
+        target = np.log(np.where(ok, lam, 1.0))
+        x = target + getattr(self, "_warm", 0.0)
+        prev = None
+        logp = None
+        for _ in range(max(1, int(sweeps))):
+            r = np.where(ok, np.exp(x), 0.0)
+            logp, eff = self._solve(r)
+            if np.isnan(logp).any() or np.isnan(eff).any() or np.isposinf(logp).any() \
+                    or not np.isfinite(logp.flat[0]):
+                raise np.linalg.LinAlgError("the renewal chain did not solve")
+            good = ok & (eff > 0)
+            f = np.where(good, np.log(np.where(good, eff, 1.0)) - target, 0.0)
+            if float(np.abs(f).max(initial=0.0)) <= tol:
+                break
+            self._warm = np.where(ok, x - target, 0.0)
+            slope = np.full_like(x, 2.0)
+            if prev is not None:
+                dx, df = x - prev[0], f - prev[1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    est = np.where(np.abs(dx) > 1e-14, df / dx, 2.0)
+                slope = np.clip(np.nan_to_num(est, nan=2.0), 0.2, 5.0)
+            prev = (x.copy(), f)
+            x = np.clip(x - f / slope, target - 8.0, target + 8.0)
+        return logp

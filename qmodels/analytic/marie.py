@@ -60,6 +60,47 @@ de Meer & Trivedi, *Queueing Networks and Markov Chains*, 2nd ed., Wiley
    factors a_j to 1 / prod_{j != i} a_j, whose logs grow (M - 1)-fold per
    sweep with M general stations: F_i(0) = 1 is held after each update.
 
+Renewal arrivals.  Marie's Poisson source is exact when the
+rest of the network delivers jobs at exponential intervals; where it does
+not (a deterministic station upstream, a hyperexponential one), its
+state-dependent Poisson arrivals are the largest error left: two Erlang-8
+stations in a cycle with 2 jobs lose 8.6 % of X.  Here the source of
+each class is a renewal process of phase-type intervals sped up in each
+level (with several classes, at each point of the population lattice, the
+phases of every class's interval in the chain's state, at most 3 phases
+each and :data:`RENEWAL_STATES` states in all, else Poisson; Poisson too
+where the planned work passes :data:`RENEWAL_WORK`): the interval
+is fitted to the first two moments of the
+*passage time* from a departure of station i to the next arrival there
+when that job is alone outside i (an absorbing chain over the other
+places, Neuts 1981, ch. 2; the moments by first-step analysis, Kulkarni,
+*Modeling and Analysis of Stochastic Systems*, 1995, sec. 4.8; with the
+fits of :func:`qmodels.analytic._marie_station.arrival_fit`), and the speed
+r(n) of level n is set so that the chain's conditional arrival rate there,
+r(n) E[exit rate of the interval's phase | n], is Marie's lambda_i(n) of
+(1): the flow balance pi_i(n) lambda_i(n) = pi_i(n + 1) nu_i(n + 1) of
+Marie's conditions holds as before, and (2) still makes the product-form
+marginal the chain's.  This is the two-moment renewal input of Whitt's QNA
+(W. Whitt, "The queueing network analyzer", Bell System Tech. J. 62(9),
+1983, sec. 4) put in Marie's isolated station, in the spirit of the
+subsystem analyses of Baynat & Dallery's unified view (1993, below), where
+the complement of a station may be any process with the right conditional
+throughputs.  With two stations in a cycle the complement's passage time is
+the other station's service itself, and the answer is exact (checked
+against the CTMC in ``tests/test_marie_renewal.py``).  Elsewhere it is an
+approximation: the interval's shape is the one-job passage at every level,
+and successive intervals are independent.  An SCV within 5 % of 1 keeps
+Poisson arrivals.  Marie's Poisson source is not exact behind several
+exponential stations either (an Erlang-8 queue and two exponential ones in
+a cycle, 3 jobs: X -1.9 % against the CTMC, -1.0 % with the renewal
+source); it is exact for a product-form network (Norton's theorem, Chandy,
+Herzog & Woo 1975), which never reaches these chains: its exponential
+queues are product-form stations (step 1).  A renewal chain that cannot
+be solved (a singular level) falls back to Poisson arrivals at that
+station, named in the notes.  The speeds are found by
+secant steps on log r(n), level by level, warm-started from the previous
+sweep's.
+
 Several classes.  Marie's papers treat one class; the extension to several
 classes with class-dependent state-dependent arrival rates lambda_ic(n) fed
 to a multi-class station solved in isolation, and a multi-class
@@ -108,7 +149,15 @@ from ..model.network import Delay, LoadDependent, Network, Queue
 from ..results import APPROXIMATE, Result
 from . import requires
 from ._common import _check_options, _require_numeric
-from ._marie_station import MultiClassChain, SingleClassChain, max_phases, phase_type
+from ._marie_station import (
+    MultiClassChain,
+    RenewalMultiClassChain,
+    SingleClassChain,
+    _configs,
+    arrival_fit,
+    max_phases,
+    phase_type,
+)
 from .contract import answers
 
 __all__ = ["marie", "MAX_WORK", "MAX_STATES", "MAX_LATTICE", "PHASE_STATES"]
@@ -130,6 +179,8 @@ MAX_LATTICE = 2_000_000
 _FLOP = 0.05
 #: sweeps the work estimate plans for (most networks converge in fewer)
 _PLANNED_SWEEPS = 30
+#: renewal arrivals at one-class stations (module docstring)
+RENEWAL = True
 
 ASSUMPTIONS = (
     "closed classes; each FCFS queue with general service analysed alone as a "
@@ -137,6 +188,9 @@ ASSUMPTIONS = (
     "conditional throughputs make a product-form network (Marie 1979, 1980)",
     "service shapes that are not phase-type represented by their first two moments "
     "(Marie's Coxian-2, Tijms' mixed Erlang; deterministic as Erlang-32)",
+    "one class: arrivals to a general station a renewal process whose interval has the "
+    "first two moments of a job's passage through the rest of the network when alone "
+    "there, sped up to Marie's conditional arrival rates",
 )
 
 
@@ -251,8 +305,9 @@ class _Plan:
     form's memo): scaled demands, station kinds, general stations and their
     phase-type fits, the lattice, the work estimate."""
 
-    def __init__(self, net: Network):
+    def __init__(self, net: Network, renewal: bool = True):
         low = net.lowered
+        self.renewal = bool(renewal) and RENEWAL
         self.net = net
         C, K = len(net.classes), len(net.stations)
         self.N = [int(c.population) for c in net.classes]
@@ -287,6 +342,20 @@ class _Plan:
             self.kinds.append(self._kind(net, k, s, C))
         self.general = [k for k in range(K) if self.kinds[k] == "general"]
         self.lattice = _Lattice(self.N)
+        # one class: the renewal arrivals of each general station (module
+        # docstring), None where Poisson is kept
+        self.arrival = {}
+        self.arrivals = {}     # several classes: station -> [PhaseType or None per class]
+        if C > 1 and self.renewal:
+            self._multi_arrivals(net)
+        if C == 1 and self.renewal and sum(self.N) > 1:
+            for k in self.general:
+                c = int(min(low.servers[k], max(sum(self.N), 1)))
+                width = _configs(min(c, sum(self.N)), self.ph[k].phases)
+                arr = arrival_fit(_passage_scv(net, self, 0, k),
+                                  RENEWAL_WIDTH // max(width, 1))
+                if arr is not None:
+                    self.arrival[k] = arr
         self._check_size()
 
     def _kind(self, net, k, s, C) -> str:
@@ -335,6 +404,26 @@ class _Plan:
         self.fits[k] = ph.words
         return "general"
 
+    def _multi_arrivals(self, net) -> None:
+        """Several classes: each class's renewal arrivals at each general
+        station (module docstring), with at most 3 phases (c2 < 1) and
+        within :data:`RENEWAL_STATES` states of the larger chain (else 2
+        phases, else Poisson)."""
+        low = net.lowered
+        dims = self.lattice.dims
+        for k in self.general:
+            c = int(min(low.servers[k], max(self.lattice.top, 1)))
+            S = self.S[:, k] * self.live[:, k]
+            base = MultiClassChain.count([self.ph[k]] * len(self.N), S, c, dims)
+            c2 = [_passage_scv(net, self, r, k) if self.live[r, k] and self.N[r] > 1 else 1.0
+                  for r in range(len(self.N))]
+            for kmax in (3, 2):
+                arrs = [arrival_fit(x, kmax) for x in c2]
+                P = int(np.prod([a.phases if a is not None else 1 for a in arrs]))
+                if P > 1 and base * P <= RENEWAL_STATES:
+                    self.arrivals[k] = arrs
+                    break
+
     def _check_size(self) -> None:
         lat = self.lattice
         L = float(np.prod(lat.dims))
@@ -353,6 +442,11 @@ class _Plan:
             c = int(min(self.net.lowered.servers[k], max(lat.top, 1)))
             if lat.C == 1:
                 chains += _FLOP * SingleClassChain.work(self.ph[k], c, lat.top)
+                if k in self.arrival:
+                    # about 10 solves of the larger chain per sweep (the speeds'
+                    # secant steps, warm-started)
+                    w = _configs(min(c, lat.top), self.ph[k].phases) * self.arrival[k].phases
+                    chains += _FLOP * 10.0 * (lat.top + 1) * 3.0 * w ** 3
                 continue
             phs = [self.ph[k]] * lat.C
             n = MultiClassChain.count(phs, self.S[:, k] * self.live[:, k], c, lat.dims)
@@ -361,11 +455,22 @@ class _Plan:
                     f"station {self.net.stations[k].name!r}: {_SOLVER} needs a chain of "
                     f"{n:,} states there (limit {MAX_STATES:,}): use method='mva-residual' "
                     "(approximate) or 'sim'")
+            if k in self.arrivals:
+                # the larger chain, about 10 solves per sweep
+                n *= int(np.prod([a.phases if a is not None else 1
+                                  for a in self.arrivals[k]]))
+                chains += 9.0 * 60.0 * n ** 1.5
             self.states[k] = n
             chains += 60.0 * n ** 1.5
         per_sweep = 3.0 * M * conv * 3.0 + chains
         work = _PLANNED_SWEEPS * per_sweep + 3.0 * K * conv * 3.0
         self.work = work
+        if work > RENEWAL_WORK and (self.arrival or self.arrivals):
+            # the renewal chains are a refinement: where they would cost
+            # more than RENEWAL_WORK, Poisson arrivals (Marie's own) instead
+            self.arrival, self.arrivals = {}, {}
+            self._check_size()
+            return
         if work > MAX_WORK:
             raise ProblemTooLargeError(
                 f"class(es) {name}: {_SOLVER} needs about {work:.3g} steps here (limit "
@@ -473,6 +578,125 @@ def _arrival_rates(plan: _Plan, k: int, comp: np.ndarray) -> np.ndarray:
     return out
 
 
+def _routing_rows(net: Network, r: int):
+    """Per place (stations 0..K-1, the think stage K) the list of (next
+    place, p) of class ``r``, as the simulator and the CTMC route it
+    (:mod:`qmodels.analytic._ctmc_spec`: explicit routing with the think
+    stage just before the reference station; a class given by visits routed
+    at random in proportion to its visit ratios); None where the class
+    switches or the rows cannot be read."""
+    from ..model.stations import SINK, SOURCE
+
+    low = net.lowered
+    K = len(net.stations)
+    THINK = K
+    V = np.asarray(net.visits, dtype=float)
+    Z = float(net.classes[r].think_time)
+    c = net.classes[r]
+    names = list(net.station_names)
+    rows = [[] for _ in range(K + 1)]
+    visited = [k for k in range(K) if V[r, k] > 0]
+    if c.routing is not None:
+        first = None
+        for a, row in c.routing.items():
+            if a in (SOURCE, SINK):
+                return None
+            if first is None:
+                first = a
+            for b, p in row.items():
+                if isinstance(b, tuple) or b in (SOURCE, SINK) or float(p) <= 0:
+                    if isinstance(b, tuple) or b in (SOURCE, SINK):
+                        return None
+                    continue
+                rows[names.index(a)].append((names.index(b), float(p)))
+        ref = names.index(c.reference if c.reference is not None else first)
+        if Z > 0:
+            for k in range(K):
+                rows[k] = [(THINK if d == ref else d, p) for d, p in rows[k]]
+            rows[THINK] = [(ref, 1.0)]
+        return rows
+    if not low.routed[r] and visited:
+        T = float(V[r, visited].sum())
+        if Z > 0:
+            if T >= 1:
+                rows[THINK] = [(j, V[r, j] / T) for j in visited]
+                row = [(THINK, 1.0 / T)] + [(j, (1.0 - 1.0 / T) * V[r, j] / T)
+                                            for j in visited]
+            else:
+                rows[THINK] = [(j, V[r, j]) for j in visited] + [(THINK, 1.0 - T)]
+                row = [(THINK, 1.0)]
+            for k in visited:
+                rows[k] = [(d, p) for d, p in row if p > 0]
+        else:
+            row = [(j, V[r, j] / T) for j in visited]
+            for k in visited:
+                rows[k] = row
+        return rows
+    return None
+
+
+def _passage_scv(net: Network, plan: _Plan, r: int, k: int, exponential: bool = False) -> float:
+    """The SCV of the time from a class-``r`` departure from station ``k``
+    to the next arrival there when that job is alone outside ``k`` (every
+    other station then serves it at once): the passage time of an
+    absorbing Markov chain over the other places (Neuts 1981, ch. 2: a
+    phase-type time; its first two moments by the first-step equations
+    M1 = t1 + P M1, M2 = t2 + 2 t1 (P M1) + P M2, Kulkarni, *Modeling and
+    Analysis of Stochastic Systems*, 1995, sec. 4.8), each visit to a
+    station j a time of mean S_j and second moment S_j^2 (1 + c_j^2), the
+    think stage exponential.  A return straight to k is a zero time.
+    1.0 (Poisson) where the routing cannot be read."""
+    rows = _routing_rows(net, r)
+    if rows is None or not rows[k]:
+        return 1.0
+    K = len(net.stations)
+    low = net.lowered
+    S = np.asarray(net.service_times, dtype=float)[r]
+    t1 = np.zeros(K + 1)
+    t2 = np.zeros(K + 1)
+    for j in range(K):
+        c2 = float(low.scv[j]) if np.isfinite(low.scv[j]) and not exponential else 1.0
+        t1[j] = S[j]
+        if isinstance(net.stations[j], LoadDependent) and low.multipliers[j]:
+            t1[j] = S[j] / float(low.multipliers[j][0])     # alone: rate a(1)
+        t2[j] = t1[j] ** 2 * (1.0 + c2)
+    Z = float(net.classes[r].think_time)
+    t1[K], t2[K] = Z, 2.0 * Z * Z
+    P = np.zeros((K + 1, K + 1))
+    for a in range(K + 1):
+        if a == k:
+            continue
+        for b, p in rows[a]:
+            if b != k:
+                P[a, b] += p
+    try:
+        M = np.eye(K + 1) - P
+        M1 = np.linalg.solve(M, t1)
+        M2 = np.linalg.solve(M, t2 + 2.0 * t1 * (P @ M1))
+    except np.linalg.LinAlgError:
+        return 1.0
+    alpha = np.zeros(K + 1)
+    for b, p in rows[k]:
+        if b != k:
+            alpha[b] += p
+    m1, m2 = float(alpha @ M1), float(alpha @ M2)
+    if not (m1 > 0 and math.isfinite(m2)):
+        return 1.0
+    return m2 / (m1 * m1) - 1.0
+
+
+#: the most arrival phases times service configurations of one level of a
+#: one-class station's chain with renewal arrivals (dense level reduction)
+RENEWAL_WIDTH = 96
+#: the most states of a multi-class station's chain with renewal arrivals
+RENEWAL_STATES = 3_000
+#: the most work (as :data:`MAX_WORK`) a solve with renewal arrivals may
+#: plan for; beyond, the arrivals are Poisson (about ten seconds on one core)
+RENEWAL_WORK = 2e9
+#: the most sweeps with renewal chains before Poisson arrivals are used
+RENEWAL_SWEEPS = 200
+
+
 class _Chains:
     """The general stations' chains (built once per network)."""
 
@@ -480,6 +704,8 @@ class _Chains:
         self.plan = plan
         lat = plan.lattice
         self.chain = {}
+        self.arrival = dict(plan.arrival)
+        self.fallback = set()
         for k in plan.general:
             c = int(min(plan.net.lowered.servers[k], max(lat.top, 1)))
             if lat.C == 1:
@@ -488,12 +714,32 @@ class _Chains:
                 S = plan.S[:, k] * plan.live[:, k]
                 self.chain[k] = MultiClassChain([plan.ph[k]] * lat.C, S, c, lat.dims,
                                                 MAX_STATES)
+                if k in plan.arrivals:
+                    self.chain[k] = RenewalMultiClassChain(self.chain[k], plan.arrivals[k])
 
     def solve(self, k: int, lam: np.ndarray) -> np.ndarray:
         """log pi_k(n) of station k's chain fed by ``lam``."""
         ch = self.chain[k]
         if self.plan.lattice.C == 1:
+            if k in self.arrival:
+                try:
+                    out = ch.solve_renewal(lam[0], self.arrival[k])[0]
+                    if np.isfinite(out).any():
+                        return out
+                except np.linalg.LinAlgError:
+                    pass
+                self.fallback.add(k)
+                del self.arrival[k]
             return ch.solve(lam[0, :-1])[0]
+        if isinstance(ch, RenewalMultiClassChain):
+            try:
+                out = ch.solve(lam)
+                if np.isfinite(out).any():
+                    return out
+            except (np.linalg.LinAlgError, RuntimeError, ValueError):
+                pass
+            self.fallback.add(k)
+            self.chain[k] = ch = ch.base
         return ch.solve(lam)
 
 
@@ -510,7 +756,7 @@ def _degenerate(plan: _Plan, k: int) -> list:
 
 def _iterate(plan: _Plan, tol: float, max_iter: int):
     """Steps 1-4 of the module docstring; returns (the product-form network
-    at the fixed point, sweeps, converged, last error)."""
+    at the fixed point, sweeps, converged, last error, the chains)."""
     pf = _Network(plan)
     chains = _Chains(plan)
     skip = set()
@@ -547,9 +793,9 @@ def _iterate(plan: _Plan, tol: float, max_iter: int):
         pf.F.update(new)
         if err <= tol:
             pf.solve()
-            return pf, sweep, True, err
+            return pf, sweep, True, err, chains
     pf.solve()
-    return pf, max_iter, False, err
+    return pf, max_iter, False, err, chains
 
 
 # ---------------------------------------------------------------------------
@@ -714,8 +960,21 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
     _check_options(tol, max_iter)
     _refuse(net)
     plan = _plan(net)
-    pf, sweeps, conv, err = _iterate(plan, float(tol), int(max_iter))
-    X, Q, P0 = _figures(plan, pf)
+    renewal_failed = False
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        # with renewal chains, at most RENEWAL_SWEEPS before falling back
+        cap = int(max_iter) if not (plan.arrival or plan.arrivals) else \
+            min(int(max_iter), RENEWAL_SWEEPS)
+        pf, sweeps, conv, err, chains = _iterate(plan, float(tol), cap)
+        X, Q, P0 = _figures(plan, pf)
+    if (plan.arrival or plan.arrivals) and not (conv and np.isfinite(X).all()
+                                                 and np.isfinite(Q).all()):
+        # the renewal refinement did not settle: Marie's own Poisson
+        # arrivals (the plan without renewal chains), named in the notes
+        renewal_failed = True
+        plan = _Plan(net, renewal=False)
+        pf, sweeps, conv, err, chains = _iterate(plan, float(tol), int(max_iter))
+        X, Q, P0 = _figures(plan, pf)
     X, Q, worst = _lawful(net, plan, X, Q)
     V = np.asarray(net.visits, dtype=float) * plan.live
     S = np.asarray(net.service_times, dtype=float)
@@ -731,6 +990,22 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
              "with a product-form network"]
     for k in plan.general:
         notes.append(f"station {net.stations[k].name!r}: service as {plan.fits[k]}")
+    for k, arr in chains.arrival.items():
+        notes.append(f"station {net.stations[k].name!r}: arrivals as a renewal process of "
+                     f"{arr.words} intervals (the passage through the rest of the network)")
+    if renewal_failed:
+        notes.append("the renewal arrivals did not converge here; Poisson arrivals (Marie's "
+                     "own) at every station")
+    for k in sorted(chains.fallback):
+        notes.append(f"station {net.stations[k].name!r}: the renewal chain could not be "
+                     "solved; Poisson arrivals (Marie's own) there")
+    for k, arrs in plan.arrivals.items():
+        if k in chains.fallback:
+            continue
+        words = "; ".join(f"class {net.classes[r].name!r}: {a.words}"
+                          for r, a in enumerate(arrs) if a is not None)
+        notes.append(f"station {net.stations[k].name!r}: arrivals as renewal processes "
+                     f"({words}; the others Poisson)")
     if plan.lattice.C > 1 and plan.general:
         notes.append("several classes: at a general station the waiting jobs start in random "
                      "order (the chain keeps their numbers, not their order)")
@@ -739,7 +1014,12 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
             "iterations": int(sweeps), "converged": bool(conv), "tol": float(tol),
             "tv_distance": float(err), "fits": {net.stations[k].name: plan.fits[k]
                                                 for k in plan.general},
-            "capacity_scale": float(worst)}
+            "capacity_scale": float(worst),
+            "arrivals": {**{net.stations[k].name: arr.words for k, arr in chains.arrival.items()},
+                         **{net.stations[k].name: "; ".join(
+                             f"class {net.classes[r].name!r}: {a.words}"
+                             for r, a in enumerate(arrs) if a is not None)
+                            for k, arrs in plan.arrivals.items() if k not in chains.fallback}}}
     if not conv:
         warnings.warn(f"{_SOLVER} stopped at max_iter={max_iter} before reaching tol "
                       f"(residual {err:.3g}); the answer is approximate beyond its method",
