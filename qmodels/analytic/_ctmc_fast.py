@@ -30,8 +30,13 @@ place; a job type is a class and a service phase) or ``L_k`` slots holding
 order-keeping station, ``L_k`` the most jobs it can hold; at an FCFS or
 non-preemptive priority station the jobs in service are kept sorted, their
 arrival order no longer mattering), then the inter-arrival phase of each
-phase-type open stream, then the number of open jobs present.  States are
-found again through an open-addressing hash table of their rows.
+phase-type open stream, then the number of open jobs present.  Where
+every column is a count (no order-keeping station) a state is found again
+by its rank (:func:`_rank`: the combinatorial number system of each closed
+chain's composition and of the open jobs', mixed radix; one look-up in a
+table of ranks, no row compared), else through an open-addressing hash
+table of their rows.  The helpers called once per move are compiled
+without numba's reference counting (:func:`_hot`).
 
 Before any state is stored, :func:`estimate` bounds the state count from
 above where it can (the ways to place each class's jobs over the places and
