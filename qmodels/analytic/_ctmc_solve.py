@@ -49,7 +49,8 @@ The Jacobi BiCGSTAB starts, where the caller has one, from a guess of pi:
 the BCMP product form evaluated at every state
 (:func:`qmodels.analytic.ctmc._product_form_guess`), which is the answer
 on a product-form network (a few iterations confirm it to :data:`RTOL`:
-12 instead of 275 on a 906,192-state chain) and a start elsewhere.
+12 instead of 275 on a 906,192-state chain); it is given only where the
+chain can be product form.
 
 Each answer is checked by its residual, max |pi Q| at most
 :data:`RESID_TOL` times the largest rate, whatever the solver said.
