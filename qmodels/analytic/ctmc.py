@@ -733,8 +733,9 @@ def _product_form_guess(spec, lay, states) -> np.ndarray | None:
                 while u != t and u >= 0:
                     reach *= lay.tq[u, k]
                     u = int(lay.tnext[u])
-                if lay.mu[t, k] > 0 and spec.V[r, k] > 0:
-                    la[t, k] = math.log(scale * spec.V[r, k] * reach / lay.mu[t, k])
+                a = scale * spec.V[r, k] * reach / lay.mu[t, k] if lay.mu[t, k] > 0 else 0.0
+                if a > 0:       # (a class switched to has no arrivals of its own)
+                    la[t, k] = math.log(a)
             if lay.zthink[t] > 0:
                 la[t, K] = math.log(lay.zthink[t])
     for k in range(K + 1):
