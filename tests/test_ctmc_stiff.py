@@ -59,7 +59,7 @@ def test_stiff_chain_past_the_old_lu_limit_is_solved_and_equals_mva():
 def test_the_ilu_preconditioned_solve_answers_where_jacobi_does_not(monkeypatch):
     # the fallback on its own: the Jacobi-preconditioned BiCGSTAB made to
     # fail, the ILU-preconditioned Krylov solve must still equal MVA
-    monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b: np.full(len(b), np.nan))
+    monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b, x0=None: np.full(len(b), np.nan))
     net = bottleneck(30, 4, ratio=30.0)        # 5,456 states
     r = qm.ctmc(net)
     assert r.info["linear_solver"] in ("ilu-bicgstab", "ilu-gmres")
@@ -93,7 +93,7 @@ def test_no_solve_within_the_memory_budget_is_a_typed_error(monkeypatch):
     # Jacobi made to fail and a budget too small for the least ILU: refused
     # by name (what was tried, the budget), never a complete LU whose fill
     # has no bound
-    monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b: np.full(len(b), np.nan))
+    monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b, x0=None: np.full(len(b), np.nan))
     monkeypatch.setattr(LA, "budget", lambda: 1000)
     net = bottleneck(30, 4)
     with pytest.raises(UnsupportedModelError, match="memory budget") as e:

@@ -30,8 +30,13 @@ place; a job type is a class and a service phase) or ``L_k`` slots holding
 order-keeping station, ``L_k`` the most jobs it can hold; at an FCFS or
 non-preemptive priority station the jobs in service are kept sorted, their
 arrival order no longer mattering), then the inter-arrival phase of each
-phase-type open stream, then the number of open jobs present.  States are
-found again through an open-addressing hash table of their rows.
+phase-type open stream, then the number of open jobs present.  Where
+every column is a count (no order-keeping station) a state is found again
+by its rank (:func:`_rank`: the combinatorial number system of each closed
+chain's composition and of the open jobs', mixed radix; one look-up in a
+table of ranks, no row compared), else through an open-addressing hash
+table of their rows.  The helpers called once per move are compiled
+without numba's reference counting (:func:`_hot`).
 
 Before any state is stored, :func:`estimate` bounds the state count from
 above where it can (the ways to place each class's jobs over the places and
@@ -47,7 +52,8 @@ import os
 
 import numpy as np
 
-from .._jit import jitable, lazyjit
+from .. import _jit
+from .._jit import jitable
 from ..errors import ProblemTooLargeError
 from ._ctmc_spec import _FREE, _Spec
 
@@ -61,7 +67,55 @@ _HMUL = 1000003
 # the kernels (plain Python below lazyjit's threshold, numba above)
 # ---------------------------------------------------------------------------
 
-@jitable
+#: the helpers the kernels call once per move or per state, compiled without
+#: numba's reference counting (``_nrt=False``): none allocates, and each
+#: call of a helper compiled with it increments and decrements (atomically)
+#: the count of every array it is passed, which took two thirds of the
+#: build's time (perf, 230,230 states: ``lock incq`` / ``lock decq`` in
+#: NRT_incref / NRT_decref)
+_HOT: list = []
+_hot_done = False
+
+
+def _hot(func):
+    """Mark ``func`` (plain Python, numba-compatible, allocating nothing)
+    as a helper of the kernels compiled without reference counting (see
+    :data:`_HOT`); returns ``func`` itself.  Its source file stamps the
+    kernels' cache as a :func:`~qmodels._jit.jitable` helper's does."""
+    _HOT.append(func)
+    _jit._HELPERS.add(func)
+    return func
+
+
+def _register_hot() -> None:
+    """Register the :func:`_hot` helpers with numba (once, before a kernel
+    that calls them is compiled)."""
+    global _hot_done
+    if _hot_done or not _jit.HAVE_NUMBA:
+        return
+    from numba.extending import register_jitable
+
+    for f in _HOT:
+        register_jitable(_nrt=False)(f)
+    _hot_done = True
+
+
+class _HotLazy(_jit._Lazy):
+    """A lazily compiled kernel (:func:`~qmodels._jit.lazyjit`) that calls
+    :func:`_hot` helpers: they are registered before it compiles."""
+
+    def compiled(self):
+        _register_hot()
+        return super().compiled()
+
+
+def _hot_lazy(threshold: int = 20_000):
+    """:func:`~qmodels._jit.lazyjit` for a kernel calling :func:`_hot`
+    helpers."""
+    return lambda func: _HotLazy(func, threshold)
+
+
+@_hot
 def _row_hash(row, D):
     """Polynomial hash of a state row modulo 2**31 - 1."""
     h = 0
@@ -70,7 +124,7 @@ def _row_hash(row, D):
     return h
 
 
-@jitable
+@_hot
 def _add_out(tj, tv, nout, j, v):
     """Add rate ``v`` into target ``j`` of the current state (first-seen
     order, as the Python builder's dict); returns the new count."""
@@ -83,7 +137,7 @@ def _add_out(tj, tv, nout, j, v):
     return nout + 1
 
 
-@jitable
+@_hot
 def _rate(row, place, slot, ordered, off, width, colt, kind, servers, mu, zthink, mult, nmult):
     """The job in ``slot`` of ``place`` that may end its service phase and
     the phase's rate: ``(type, rate)``; type -1 when the slot holds no job,
@@ -122,7 +176,7 @@ def _rate(row, place, slot, ordered, off, width, colt, kind, servers, mu, zthink
     return t, a * m / ntot * mu[t, place]
 
 
-@jitable
+@_hot
 def _find(w, D, states, hashes, table):
     """Index of the state ``w`` (or -1), its hash and its table slot (where
     it is, or the empty slot where it goes)."""
@@ -143,24 +197,26 @@ def _find(w, D, states, hashes, table):
     return -1, h, s
 
 
-@jitable
+@_hot
 def _insert(w, h, s, states, hashes, table, n):
     """Store ``w`` as state ``n`` (hash ``h``, table slot ``s``); the room
     was made beforehand (:func:`_reserve`).  Returns the new count."""
-    states[n, :] = w
+    for x in range(w.shape[0]):
+        states[n, x] = w[x]
     hashes[n] = h
     table[s] = n
     return n + 1
 
 
 @jitable
-def _reserve(states, hashes, table, n, room):
+def _reserve(states, hashes, table, n, room, ranked):
     """Room for ``room`` more states: the arrays grown by doubling and the
     table by 4 (rehashed) until ``n + room`` rows fit and the table stays
     at most half full; returns the (maybe new) arrays.  Called once per
     state with ``room`` the most new states one state's moves can add, so
     the helpers of a state's moves never reallocate (and return no
-    arrays: a returned array costs reference counting on every move)."""
+    arrays: a returned array costs reference counting on every move).
+    A ``ranked`` build's table maps ranks and has its size already."""
     need = n + room
     if need > states.shape[0]:
         m = states.shape[0]
@@ -172,7 +228,7 @@ def _reserve(states, hashes, table, n, room):
         hb = np.zeros(m, dtype=np.int64)
         hb[:n] = hashes[:n]
         hashes = hb
-    if 2 * need > table.shape[0]:
+    if not ranked and 2 * need > table.shape[0]:
         m = table.shape[0]
         while 2 * need > m:
             m *= 4
@@ -186,7 +242,7 @@ def _reserve(states, hashes, table, n, room):
     return states, hashes, table
 
 
-@jitable
+@_hot
 def _canon(w, place, ordered, off, width, sortc):
     """Sort the jobs in service (the first min(n, c) slots) of an
     order-keeping FCFS or non-preemptive priority place (``sortc[place]``
@@ -206,7 +262,7 @@ def _canon(w, place, ordered, off, width, sortc):
         w[o + y + 1] = v
 
 
-@jitable
+@_hot
 def _enter(w, d, t, ordered, off, width, tcol, disc, servers, tlevel, nopen_at):
     """Job of type t goes to place d (-1: leaves the network); at an
     order-keeping place where its queue order puts it (as
@@ -238,10 +294,50 @@ def _enter(w, d, t, ordered, off, width, tcol, disc, servers, tlevel, nopen_at):
         w[off[d] + tcol[d, t]] += 1
 
 
-@jitable
-def _target(w, D, states, hashes, table, n, max_states):
+@_hot
+def _rank(w, rgrp, rbar, rstride, binom, acc):
+    """The rank of state ``w`` in the ranked layout (:meth:`_Layout._ranking`):
+    per group of columns (a closed chain's counts, summing to its
+    population; the open classes' counts, summing to at most the open-job
+    bound) the combinatorial number system of its composition, bars at
+    the running sums s_i, sum_i C(s_i + i - 1, i) (Knuth, *TAOCP* vol. 4A,
+    sec. 7.2.1.3, eq. (3): a bijection of the compositions of N into m
+    parts onto 0 .. C(N + m - 1, m - 1) - 1); an arrival-phase column is
+    a digit of its own; the groups' ranks mixed-radix (``rstride``)."""
+    for g in range(acc.shape[0]):
+        acc[g] = 0
+    r = 0
+    for x in range(rgrp.shape[0]):
+        g = rgrp[x]
+        if g < 0:
+            continue
+        b = rbar[x]
+        if b < 0:  # a digit of its own
+            r += w[x] * rstride[g]
+            continue
+        acc[g] += w[x]
+        if b > 0:
+            r += binom[acc[g] + b - 1, b] * rstride[g]
+    return r
+
+
+@_hot
+def _target(w, D, states, hashes, table, n, max_states, rk, binom):
     """Index of state ``w``, added if new (room reserved): ``(j, n)``; j =
-    -1 when it is new and ``max_states`` are stored already."""
+    -1 when it is new and ``max_states`` are stored already.  Found by its
+    rank (``table`` then maps ranks to indices: one random access, no row
+    compared) where the layout is ranked, else through the hash table."""
+    if rk[0].shape[0] > 0:
+        r = _rank(w, rk[0], rk[1], rk[2], binom, rk[3])
+        j = table[r]
+        if j >= 0:
+            return j, n
+        if n >= max_states:
+            return -1, n
+        for x in range(D):
+            states[n, x] = w[x]
+        table[r] = n
+        return n, n + 1
     j, h, s = _find(w, D, states, hashes, table)
     if j >= 0:
         return j, n
@@ -250,7 +346,7 @@ def _target(w, D, states, hashes, table, n, max_states):
     return n, _insert(w, h, s, states, hashes, table, n)
 
 
-@jitable
+@_hot
 def _leave(w, row, place, slot, t, ordered, off, width, tcol):
     """``w`` = ``row`` with the job of type t in ``slot`` of ``place`` gone
     (at an order-keeping station the jobs behind it move up)."""
@@ -265,7 +361,7 @@ def _leave(w, row, place, slot, t, ordered, off, width, tcol):
         w[o + tcol[place, t]] -= 1
 
 
-@jitable
+@_hot
 def _advance(w, row, place, slot, t, t1, ordered, off, tcol):
     """``w`` = ``row`` with the job of type t in ``slot`` of ``place`` on
     to its next phase (type t1)."""
@@ -300,14 +396,14 @@ def _flush(rows, cols, vals, nnz, i, tj, tv, nout):
     return rows, cols, vals, nnz
 
 
-@jitable
-def _move(w, i, v, D, states, hashes, table, n, max_states, tj, tv, nout):
+@_hot
+def _move(w, i, v, D, states, hashes, table, n, max_states, tj, tv, nout, rk, binom):
     """Rate ``v`` from state i into state ``w`` (added if new; rates into
     one target summed in first-seen order, a move back into i dropped; the
     room in the arrays and in ``tj``/``tv`` reserved by :func:`_bfs`):
     ``(status, n, nout)``, status 1 when a new state would pass
     ``max_states``."""
-    j, n = _target(w, D, states, hashes, table, n, max_states)
+    j, n = _target(w, D, states, hashes, table, n, max_states, rk, binom)
     if j < 0:
         return 1, n, nout
     if j != i:
@@ -315,10 +411,10 @@ def _move(w, i, v, D, states, hashes, table, n, max_states, tj, tv, nout):
     return 0, n, nout
 
 
-@jitable
+@_hot
 def _service_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, ordered, off,
                    width, colt, tcol, disc, sortc, kind, servers, mu, tq, tnext, tbase, tlevel,
-                   zthink, mult, nmult, rptr, rdest, rprob, rtype):
+                   zthink, mult, nmult, rptr, rdest, rprob, rtype, rk, binom):
     """The moves of state i when a service phase ends, place by place, slot
     by slot (as :meth:`_Chain._completion_moves`): on to the next phase
     with probability q, else done and routed (entry e to place
@@ -339,7 +435,8 @@ def _service_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
                 _advance(w, states[i], place, slot, t, tnext[t], ordered, off, tcol)
                 _canon(w, place, ordered, off, width, sortc)
                 bad, n, nout = _move(
-                    w, i, rate * q, D, states, hashes, table, n, max_states, tj, tv, nout)
+                    w, i, rate * q, D, states, hashes, table, n, max_states, tj, tv, nout, rk,
+                    binom)
                 if bad:
                     return 1, n, nout
             if q >= 1.0:
@@ -353,16 +450,16 @@ def _service_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
                 _canon(w, rdest[e], ordered, off, width, sortc)
                 bad, n, nout = _move(
                     w, i, done * rprob[e], D, states, hashes, table, n, max_states, tj, tv,
-                    nout)
+                    nout, rk, binom)
                 if bad:
                     return 1, n, nout
     return 0, n, nout
 
 
-@jitable
+@_hot
 def _arrival_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, ordered, off,
                    width, tcol, disc, sortc, servers, tlevel, gptr, gcol, glam, gphr, gphq,
-                   acls, adest, aprob, open_limit):
+                   acls, adest, aprob, open_limit, rk, binom):
     """The moves of state i by open arrivals, class by class (as
     :meth:`_Chain._arrival_moves`): a phase-type stream on to its next
     phase, or an arrival (then the stream back at phase 0), turned away
@@ -380,7 +477,7 @@ def _arrival_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
                 w[col] = ph + 1
                 bad, n, nout = _move(
                     w, i, gphr[g, ph] * q, D, states, hashes, table, n, max_states, tj, tv,
-                    nout)
+                    nout, rk, binom)
                 if bad:
                     return 1, n, nout
             done = gphr[g, ph] * (1.0 - q)
@@ -401,23 +498,27 @@ def _arrival_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
             if col >= 0:
                 w[col] = 0
             bad, n, nout = _move(
-                w, i, done * aprob[a], D, states, hashes, table, n, max_states, tj, tv, nout)
+                w, i, done * aprob[a], D, states, hashes, table, n, max_states, tj, tv, nout, rk,
+                binom)
             if bad:
                 return 1, n, nout
     return 0, n, nout
 
 
-@lazyjit(threshold=20_000)
+@_hot_lazy(threshold=20_000)
 def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu, tq, tnext,
          tbase, tlevel, zthink, mult, nmult, rptr, rdest, rprob, rtype, gptr, gcol, glam, gphr,
-         gphq, acls, adest, aprob, open_limit, max_states):
+         gphq, acls, adest, aprob, open_limit, max_states, rk, binom, rsize):
     """Breadth-first construction of the reachable states and the
     off-diagonal rates (see the module docstring; the arrays are those of
     :class:`_Layout`).
 
     Returns ``(states, n, rows, cols, vals, nnz, status)``: the first ``n``
     rows of ``states`` and the first ``nnz`` triplets are the chain;
-    ``status`` 0, or 1 when more than ``max_states`` states were met."""
+    ``status`` 0, or 1 when more than ``max_states`` states were met.
+    Where the layout is ranked (``rk``, ``binom``: :meth:`_Layout._ranking`)
+    a state is found by its rank in a table of ``rsize`` entries, else by
+    hashing its row."""
     D = start.shape[0]
     K = kind.shape[0]
     # the most moves (so new states and targets) one state can have: per
@@ -431,33 +532,33 @@ def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu,
         room += width[place] * (1 + most)
     for g in range(gcol.shape[0]):
         room += 1 + gptr[g + 1] - gptr[g]
+    ranked = rk[0].shape[0] > 0
     states = np.zeros((1024, D), dtype=np.int32)
     hashes = np.zeros(1024, dtype=np.int64)
-    table = np.full(4096, -1, dtype=np.int64)
+    table = np.full(rsize if ranked else 4096, -1, dtype=np.int64)
     rows = np.zeros(8192, dtype=np.int32)
     cols = np.zeros(8192, dtype=np.int32)
     vals = np.zeros(8192, dtype=np.float64)
     nnz = 0
-    states, hashes, table = _reserve(states, hashes, table, 0, room)
-    j, h, s = _find(start, D, states, hashes, table)
-    n = _insert(start, h, s, states, hashes, table, 0)
+    states, hashes, table = _reserve(states, hashes, table, 0, room, ranked)
+    j, n = _target(start, D, states, hashes, table, 0, 1, rk, binom)
     # targets of the current state, rates summed in first-seen order
     tj = np.zeros(room, dtype=np.int64)
     tv = np.zeros(room, dtype=np.float64)
     w = np.zeros(D, dtype=np.int32)
     i = 0
     while i < n:
-        states, hashes, table = _reserve(states, hashes, table, n, room)
+        states, hashes, table = _reserve(states, hashes, table, n, room, ranked)
         bad, n, nout = _service_moves(
             i, w, D, states, hashes, table, n, max_states, tj, tv, 0, ordered, off, width,
             colt, tcol, disc, sortc, kind, servers, mu, tq, tnext, tbase, tlevel, zthink, mult,
-            nmult, rptr, rdest, rprob, rtype)
+            nmult, rptr, rdest, rprob, rtype, rk, binom)
         if bad:
             return states, n, rows, cols, vals, nnz, 1
         bad, n, nout = _arrival_moves(
             i, w, D, states, hashes, table, n, max_states, tj, tv, nout, ordered, off, width,
             tcol, disc, sortc, servers, tlevel, gptr, gcol, glam, gphr, gphq, acls, adest,
-            aprob, open_limit)
+            aprob, open_limit, rk, binom)
         if bad:
             return states, n, rows, cols, vals, nnz, 1
         rows, cols, vals, nnz = _flush(rows, cols, vals, nnz, i, tj, tv, nout)
@@ -465,7 +566,7 @@ def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu,
     return states, n, rows, cols, vals, nnz, 0
 
 
-@jitable
+@_hot
 def _add_station(row, k, p, ordered, off, width, colt, tclass, kind, servers, Q, held):
     """Add p x (jobs per class) to ``Q[:, k]`` and p x (servers held per
     class) to ``held[:, k]`` (as :func:`~qmodels.analytic.ctmc._add_places`
@@ -504,7 +605,7 @@ def _add_station(row, k, p, ordered, off, width, colt, tclass, kind, servers, Q,
     return tot
 
 
-@lazyjit(threshold=20_000)
+@_hot_lazy(threshold=20_000)
 def _expect(states, n, pi, ordered, off, width, colt, tclass, C, kind, servers, mu, tq, zthink,
             mult, nmult, gptr, gcol, glam, gphr, gphq, aclass, aprob, open_limit, truncating,
             top):
@@ -641,6 +742,7 @@ class _Layout:
         self.open_limit = int(spec.open_limit) if spec.truncating else 2**62
         self.start = self.encode(start)
         self.most = int(min(most, 2**31 - 1))
+        self._ranking(spec)
 
     def _columns(self, spec, chain, types, most):
         """Widths, offsets and the type columns of the counted places: at
@@ -673,6 +775,88 @@ class _Layout:
         self.A = len(spec.arr_phased)
         self.off_arr = int(self.width.sum())
         self.D = self.off_arr + self.A + 1
+
+    def _ranking(self, spec):
+        """The ranked layout, where no station keeps the order of its jobs
+        (every column a count): the columns in groups, one per closed
+        routing chain (its jobs' counts: a composition of its population
+        over the group's m columns, m - 1 bars, the last column none) and
+        one for the open classes together (a composition of at most the
+        open-job bound: a bar after every column, the slack the last
+        part), each arrival phase a digit of its own; the open-job count
+        (the last column) follows from the others.  ``rgrp[x]`` the group
+        of column x (-1: none), ``rbar[x]`` its bar (1-based; 0 none; -1 a
+        digit), ``rstride`` the groups' mixed-radix weights, ``binom[a,
+        i]`` = C(a, i), ``rsize`` the ranks' count (a Python int: the
+        product of C(N + B, B) over the groups of B bars and N jobs, and of
+        the phase counts).  Ranks then number a superset of the reachable
+        states, the same count :func:`estimate` bounds them by."""
+        self.rsize = 0
+        if self.ordered.any() or (any(spec.is_open) and not spec.truncating):
+            return
+        D = self.D
+        rgrp = np.full(D, -1, dtype=np.int64)
+        rbar = np.zeros(D, dtype=np.int64)
+        key_of: dict = {}
+        totals: list[int] = []
+        bars: list[int] = []
+        digit: list[bool] = []
+        opened: list[bool] = []
+        cols_of: list[list[int]] = []
+        for k in range(len(self.width)):
+            for u in range(int(self.width[k])):
+                h = spec.chain_of[int(self.tclass[self.colt[k, u]])]
+                key = "open" if spec.is_open[spec.chains[h][0]] else h
+                if key not in key_of:
+                    key_of[key] = len(totals)
+                    totals.append(int(spec.open_limit) if key == "open"
+                                  else int(spec.chain_pop[h]))
+                    opened.append(key == "open")
+                    digit.append(False)
+                    cols_of.append([])
+                cols_of[key_of[key]].append(int(self.off[k]) + u)
+        for g, cols in enumerate(cols_of):
+            b = len(cols) if opened[g] else len(cols) - 1
+            bars.append(b)
+            for i, x in enumerate(cols):
+                rgrp[x] = g
+                rbar[x] = i + 1 if i < b else 0
+        for a, r in enumerate(spec.arr_phased):
+            x = self.off_arr + a
+            rgrp[x] = len(totals)
+            rbar[x] = -1
+            totals.append(int(spec.arr_cox[r].phases))
+            bars.append(0)
+            digit.append(True)
+        size = 1
+        strides = []
+        for g in range(len(totals)):
+            strides.append(size)
+            size *= totals[g] if digit[g] else math.comb(totals[g] + bars[g], bars[g])
+        top_b = max(bars + [1])
+        top_a = max([totals[g] + bars[g] for g in range(len(totals)) if not digit[g]] + [1])
+        binom = np.zeros((top_a + 1, top_b + 1), dtype=np.int64)
+        for a_ in range(top_a + 1):
+            for i in range(top_b + 1):
+                binom[a_, i] = min(math.comb(a_, i), 2**62)
+        self.rgrp, self.rbar, self.binom = rgrp, rbar, binom
+        self.rstride = np.array([min(x, 2**62) for x in strides], dtype=np.int64)
+        self.rsize = size
+
+    def ranked(self, max_states: int) -> bool:
+        """Whether the build finds states by rank: a ranked layout whose
+        ranks number at most :data:`RANK_SLACK` x ``max_states`` (the
+        table of ranks is then at most that many 8-byte entries)."""
+        return 0 < self.rsize <= RANK_SLACK * max(int(max_states), 1024)
+
+    def rank_args(self, max_states: int):
+        """(rk, binom, rsize) for :func:`_bfs`: the ranking, or empty arrays
+        (then states are hashed)."""
+        if not self.ranked(max_states):
+            e = np.zeros(0, dtype=np.int64)
+            return (e, e, e, e), np.zeros((1, 1), dtype=np.int64), 0
+        acc = np.zeros(len(self.rstride), dtype=np.int64)
+        return (self.rgrp, self.rbar, self.rstride, acc), self.binom, int(self.rsize)
 
     def _arrivals(self, spec, tidx):
         """The open arrivals by class (see the class docstring)."""
@@ -767,6 +951,10 @@ def layout(spec: _Spec, chain) -> _Layout | None:
 # size before building, the build, the expectations
 # ---------------------------------------------------------------------------
 
+#: a layout is ranked (states found by rank, :meth:`_Layout._ranking`) when
+#: its ranks number at most this many times ``max_states``
+RANK_SLACK = 4
+
 #: bytes per state of the build: the row (4 bytes a column, added by the
 #: caller), its hash (8), the hash table (at most 8 slots of 8 bytes)
 _BYTES_STATE = 8 + 64
@@ -833,6 +1021,8 @@ def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int,
     states = min(total, int(max_states))
     nnz = states * max(fan, 1)
     nbytes = states * (_BYTES_STATE + 4 * lay.D) + nnz * _BYTES_NNZ
+    if lay.ranked(max_states):
+        nbytes += 8 * int(lay.rsize)      # the table of ranks
     return states, nnz, nbytes, not bool(lay.ordered.any())
 
 
@@ -877,6 +1067,7 @@ def build(lay: _Layout, max_states: int, work: int | None = None, compiled: bool
                                                lay.gptr, lay.gcol, lay.glam, lay.gphr,
                                                lay.gphq, lay.acls, lay.adest, lay.aprob,
                                                lay.open_limit, int(max_states))
+    args += lay.rank_args(max_states)
     if compiled is None:
         return _bfs.run(work if work is not None else 10**9, *args)
     return (_bfs.compiled() if compiled else _bfs.py_func)(*args)

@@ -196,7 +196,7 @@ def _bicgstab(A, b):
     return _la.jacobi_bicgstab(A, b)
 
 
-def _stationary(n, rows, cols, vals, names_of_state, used=None):
+def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None):
     """Stationary vector of the generator given by its off-diagonal rates.
 
     The recurrent class must be unique; transient states get probability 0.
@@ -213,7 +213,8 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None):
     (:class:`~qmodels.errors.UnsupportedModelError`, naming what was
     tried).  Returns pi and the residual max |pi Q|; appends the solver's
     name (``"lu"``, ``"bicgstab"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``)
-    to ``used`` if given.
+    to ``used`` if given.  ``guess`` (log pi up to a constant, per state:
+    :func:`_product_form_guess`) is where the iterative solve starts.
     """
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
@@ -259,7 +260,8 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None):
     else:
         pi_k, how = None, "lu"
         if m > ITERATIVE_FROM:
-            pi_k, how, tried = _la.stationary_pinned(Q, _la.budget())
+            pi_k, how, tried = _la.stationary_pinned(
+                Q, _la.budget(), None if guess is None else guess[keep])
             if pi_k is None:
                 raise UnsupportedModelError(
                     f"ctmc: no iterative solve of the {m:,}-state chain reached the residual "
@@ -331,7 +333,10 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         machine (``python -m benchmarks.bench_ctmc --ph``): about 10,000
         to 60,000 states per CPU second end to end for phase-type and
         priority models, the largest within 10 CPU s 98,000 to 174,000
-        states (``benchmarks/README.md``).
+        states (``benchmarks/README.md``).  Product-form networks of about
+        a million states (``python -m benchmarks.bench_ctmc_large``, one
+        BLAS thread): 6 to 12.5 CPU s end to end, 753,571 to 1,221,759
+        states, equal to exact MVA within 2e-12.
     open_limit : int, optional
         Bound on the number of open jobs present when capacities do not
         already bound them; the probability of being at the bound (the
@@ -682,9 +687,97 @@ def _solve_compiled(net, spec, chain, lay, max_states, compiled=None) -> Result:
         return _describe(spec, chain, lay.decode(states[i]))
 
     used: list[str] = []
-    pi, resid = _stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], describe, used)
+    # the product-form start only where the chain can be product form (no
+    # order-keeping station, Poisson arrivals): elsewhere a poor guess cost
+    # more iterations than the start from 0 (an H2 FCFS chain)
+    guess = (_product_form_guess(spec, lay, states)
+             if n > ITERATIVE_FROM and not lay.ordered.any() and lay.A == 0 else None)
+    pi, resid = _stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], describe, used, guess)
     return _result(net, spec, n, resid, _compiled_sums(spec, lay, states, n, pi, compiled),
                    used[0], build="compiled")
+
+
+def _product_form_guess(spec, lay, states) -> np.ndarray | None:
+    """A start for the iterative solve: the BCMP product form evaluated at
+    every state of a compiled build, up to a constant (Baskett, Chandy,
+    Muntz & Palacios, JACM 22(2), 1975, thm. 1; Bolch et al. 2006, eqs.
+    7.77-7.80): pi(s) ~ prod_k f_k(s_k), with, at a station of n jobs of
+    which n_t of type t (a class in one of its service phases),
+    f_k = n! / prod_t n_t! x prod_t a_t^{n_t} / beta_k(n) (FCFS kept as
+    counts and PS with c servers: beta(n) = prod_{j<=n} min(j, c);
+    load-dependent: prod_{j<=n} a(j)), f_k = prod_t a_t^{n_t} / n_t! at a
+    delay station and at the think stage, and a_t the visits per cycle
+    (per second for an open class: lambda_r V_rk) times the mean time a
+    job spends in that phase per visit (the probability of reaching it
+    over its rate; Z at the think stage).  Where the network is product
+    form this is the stationary vector, and the solve starts at its
+    answer; elsewhere (an order-keeping station: each job counted with
+    its class's a_t, divided by beta(n); phase-type arrivals ignored) it
+    is a guess, and the solve corrects it; :func:`_solve_compiled` uses
+    it only where the chain can be product form (no order-keeping
+    station, Poisson arrivals), as a poor guess (an H2 FCFS chain) cost
+    more iterations than the start from 0.  Either way the answer is the
+    solve's, checked by its residual.  Returns log pi(s) + const, or None
+    when it is not finite."""
+    from scipy.special import gammaln
+
+    K = spec.K
+    n = states.shape[0]
+    logw = np.zeros(n)
+    T = len(lay.tclass)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # log a_t at each station: visits x (reach / rate)
+        la = np.full((T, K + 1), -np.inf)
+        for t in range(T):
+            r = int(lay.tclass[t])
+            scale = spec.lam[r] if spec.is_open[r] else 1.0
+            for k in range(K):
+                reach, u = 1.0, int(lay.tbase[t])
+                while u != t and u >= 0:
+                    reach *= lay.tq[u, k]
+                    u = int(lay.tnext[u])
+                a = scale * spec.V[r, k] * reach / lay.mu[t, k] if lay.mu[t, k] > 0 else 0.0
+                if a > 0:       # (a class switched to has no arrivals of its own)
+                    la[t, k] = math.log(a)
+            if lay.zthink[t] > 0:
+                la[t, K] = math.log(lay.zthink[t])
+    for k in range(K + 1):
+        o, wd = int(lay.off[k]), int(lay.width[k])
+        if wd == 0:
+            continue
+        block = states[:, o:o + wd]
+        if lay.ordered[k]:
+            held = block > 0
+            tot = held.sum(axis=1)
+            logw += np.where(held, la[np.maximum(block - 1, 0), k], 0.0).sum(axis=1)
+        else:
+            types = lay.colt[k, :wd]
+            cnt = block.astype(np.float64)
+            tot = block.sum(axis=1)
+            lak = la[types, k]
+            logw += (cnt * np.where(np.isfinite(lak), lak, 0.0)).sum(axis=1)
+            logw -= gammaln(cnt + 1.0).sum(axis=1)
+            if k < K and lay.kind[k] == 0:
+                continue          # delay: prod a^n / n!
+            if k == K:
+                continue          # think stage: a delay
+            logw += gammaln(tot + 1.0)
+        if k == K or lay.kind[k] == 0:
+            if lay.ordered[k]:
+                logw -= gammaln(tot + 1.0)
+            continue
+        top = int(tot.max()) if n else 0
+        j = np.arange(1, top + 1, dtype=float)
+        if lay.kind[k] == 3:
+            m = lay.mult[k, :int(lay.nmult[k])]
+            beta = m[np.minimum(j.astype(int), len(m)) - 1]
+        else:
+            beta = np.minimum(j, lay.servers[k])
+        logbeta = np.concatenate(([0.0], np.cumsum(np.log(beta))))
+        logw -= logbeta[tot]
+    if not np.all(np.isfinite(logw)):
+        return None
+    return logw
 
 
 def _compiled_sums(spec, lay, states, n, pi, compiled=None) -> _Sums:
