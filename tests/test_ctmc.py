@@ -737,3 +737,17 @@ def test_open_chains_past_the_budget_are_refused_before_building():
     long = qm.Network([qm.Queue(n, 0.01) for n in names], [qm.Open("o", 1.0, route=names)])
     with pytest.raises(qm.ProblemTooLargeError, match="open jobs over the stations"):
         qm.ctmc(long, max_states=50_000)
+
+
+def test_a_starved_priority_level_is_named_not_called_a_deadlock():
+    # one prio queue, the high level (c1, two jobs) returns to it at once, so
+    # a c1 job always waits when one finishes and c0 never gets the server:
+    # the chain's state with c0 waiting has no way out; neither the CTMC nor
+    # the priority method may answer (X of c0 is 0, its R infinite), and the
+    # refusal says why
+    net = qm.Network([qm.Queue("s0", 1.0, discipline="prio")],
+                     [qm.Closed("c0", 1, visits={"s0": 0.25}, priority=1),
+                      qm.Closed("c1", 2, visits={"s0": 0.25}, priority=0)])
+    for solver in (qm.ctmc, qm.priority):
+        with pytest.raises(UnsupportedModelError, match="never get the server"):
+            solver(net)

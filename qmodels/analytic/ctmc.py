@@ -225,8 +225,11 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None):
     dead = np.flatnonzero(out == 0)
     if n > 1 and dead.size:
         raise UnsupportedModelError(
-            "the chain has a state with no way out (a blocking deadlock): "
-            f"{names_of_state(int(dead[0]))}; raise capacities or change the routing"
+            "the chain has a state with no way out: "
+            f"{names_of_state(int(dead[0]))}: a blocking deadlock, or jobs of a lower priority "
+            "level that never get the server because higher-level jobs, returning at once, "
+            "keep it busy forever (their throughput would be 0); raise capacities, change the "
+            "routing or the levels"
         )
     ncomp, labels = connected_components(A, directed=True, connection="strong")
     keep = np.arange(n)
