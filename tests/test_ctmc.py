@@ -751,3 +751,13 @@ def test_a_starved_priority_level_is_named_not_called_a_deadlock():
     for solver in (qm.ctmc, qm.priority):
         with pytest.raises(UnsupportedModelError, match="never get the server"):
             solver(net)
+
+
+def test_a_starved_class_in_a_one_state_chain_is_refused_by_name():
+    # preemptive: the one high-level job returns at once and holds the server
+    # forever; the chain is one state, c0's throughput is exactly 0
+    net = qm.Network([qm.Queue("s0", 1.0, discipline="prio-pr")],
+                     [qm.Closed("c0", 1, visits={"s0": 0.25}, priority=1),
+                      qm.Closed("c1", 1, visits={"s0": 0.25}, priority=0)])
+    with pytest.raises(UnsupportedModelError, match="class 'c0'.*never complete"):
+        qm.ctmc(net)

@@ -939,7 +939,13 @@ def _class_figures(net, spec, acc):
             elif Xc[r] > 0:
                 Rc[r] = max(spec.pop[r] / Xc[r] - spec.Z[r], 0.0)
             else:
-                Rc[r] = math.inf
+                # its jobs never complete in the long run: a lower priority
+                # level that the higher ones keep off the server forever
+                raise UnsupportedModelError(
+                    f"class {c.name!r}: its {spec.pop[r]} job(s) never complete in the long "
+                    "run (throughput 0, response time infinite): jobs of a lower priority "
+                    "level that never get the server because higher-level jobs, returning "
+                    "at once, keep it busy forever; change the routing or the levels")
         else:
             Rc[r] = (acc.Q[r].sum() + acc.waiting_c[r]) / Xc[r] if Xc[r] > 0 else float(
                 np.sum(spec.V[r] * S[r]))
