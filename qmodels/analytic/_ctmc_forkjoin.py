@@ -1,8 +1,9 @@
-"""The exact chain of a closed fork-join network: :func:`qmodels.ctmc`'s
-answer for a network with fork-joins.
+"""The exact chain of a fork-join network: :func:`qmodels.ctmc`'s answer
+for a network with fork-joins.
 
 What it models (anything else is refused by name, :func:`refusal`): one
-closed class; exponential service everywhere; fork-joins whose branches
+closed class, or one open class of Poisson arrivals (its jobs truncated,
+below); exponential service everywhere; fork-joins whose branches
 are sequences of single-server FCFS queues, one task per branch; outside
 the fork-joins delays and queues of any discipline with c servers (one
 class of exponential jobs: only the number present matters, so FCFS, PS,
@@ -49,6 +50,29 @@ same order, each the same floating-point expression;
 ``tests/test_ctmc_forkjoin_compiled.py``), so the answer does not depend
 on which built it.
 
+An open class.  Jobs arrive at rate lambda (Poisson) and enter where the
+routing's ``"source"`` row (or the visit ratios) send them; a job routed
+to ``"sink"`` (or leaving after a visit with probability 1/sum(V)) is
+gone.  The state has no thinking jobs, and the chain is truncated as
+:func:`qmodels.ctmc` truncates its other open networks: an arrival that
+finds ``cut`` jobs present (a fork-join's counted as its jobs forked and
+not joined, the largest branch total) is turned away, and the
+probability of that (PASTA: the fraction of arrivals turned away) is
+``info["truncation_mass"]``.  The cut starts at
+:data:`~qmodels.analytic.ctmc.DEFAULT_OPEN_LIMIT` and doubles until that
+probability is at most :data:`~qmodels.analytic.ctmc.TRUNCATION_TOL`
+(1e-9; the label is exact then, and approximate with a warning above it)
+as long as the next chain, counted before it is built, fits the states
+budget (:func:`_solve_open`).  A stable network (every queue's lambda V S
+/ c < 1, else :class:`~qmodels.errors.UnstableError`) has a geometric
+tail in the jobs present, so the mass falls with each doubling.  The
+count at a cut: every split of n <= cut jobs over the visited nodes is a
+state (the sum of the coefficients of x^0 .. x^cut of the product below).
+Checked against the exact 2-way fork-join of M/M/1 queues (Flatto &
+Hahn, SIAM J. Appl. Math. 44(5), 1984; R = (12 - rho) / 8 / (mu -
+lambda), Nelson & Tantawi, IEEE Trans. Computers 37(6), 1988) in
+``tests/test_ctmc_forkjoin_open.py``.
+
 The routing is the simulator's (:mod:`qmodels.sim.flatten`): a class given
 by ``visits`` with T = sum_k V_k >= 1 ends a cycle after each visit with
 probability 1/T (then thinks for Z, exponential) and otherwise, or after
@@ -69,7 +93,10 @@ queue the mean tasks, the task throughput P(q > 0) / S and U = X S; at an
 outside queue E[n], E[min(n, c)] / S and U = E[min(n, c)] / c; at a
 delay E[n], E[n] / S and U = E[n].  The class throughput is the rate of
 visits to its first visited node over that node's visit ratio, and its
-response time N / X - Z (the interactive response time law).
+response time N / X - Z (the interactive response time law); an open
+class's X is the accepted arrivals, lambda (1 - mass at the cut) when
+V = 1 at its first node, and its response time E[jobs present] / X
+(Little's law).
 """
 
 from __future__ import annotations
