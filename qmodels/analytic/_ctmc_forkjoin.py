@@ -94,8 +94,8 @@ outside queue E[n], E[min(n, c)] / S and U = E[min(n, c)] / c; at a
 delay E[n], E[n] / S and U = E[n].  The class throughput is the rate of
 visits to its first visited node over that node's visit ratio, and its
 response time N / X - Z (the interactive response time law); an open
-class's X is the accepted arrivals, lambda (1 - mass at the cut) when
-V = 1 at its first node, and its response time E[jobs present] / X
+class's X is the rate of accepted arrivals, lambda (1 - mass at the cut)
+(PASTA), and its response time E[jobs present] / X
 (Little's law).
 """
 
