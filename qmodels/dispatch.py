@@ -120,9 +120,10 @@ METHODS: dict[str, Method] = {
         "holding at most 1e-9; "
         "APPROXIMATE, the fit and its moments named, for a deterministic time (Erlang-k, k = "
         "20, else 10 or 5 to fit the budget: M/G/1 wait + 1/k), lognormal, Pareto, uniform, "
-        "empirical (two or three moments); closed fork-joins (one class, exponential, "
-        "single-server FCFS queues on the branches) exactly by the chain of queue lengths; "
-        "no open fork-joins or correlated (MAP) arrivals; "
+        "empirical (two or three moments); fork-joins (one closed class or one open class "
+        "of Poisson arrivals, exponential, single-server FCFS queues on the branches) exactly "
+        "by the chain of queue lengths (open jobs truncated as above); "
+        "no correlated (MAP) arrivals; "
         "refuses a chain over max_states (counted before building; memory estimated before "
         "allocation); the state count in the notes; qm.solve(net) takes it before any "
         "approximation where product form fails and the chain has at most 50,000 states",

@@ -125,7 +125,8 @@ def _branch(station, **kw):
                 [qm.Closed("c", 1, visits={"fj": 1}), qm.Closed("d", 1, visits={"fj": 1})]),
      r"one class; the network has 2 \('c', 'd'\)"),
     (qm.Network([qm.ForkJoin("fj", [["a"], ["b"]]), qm.Queue("a", 1.0), qm.Queue("b", 1.0)],
-                [qm.Open("o", 0.1, visits={"fj": 1})]), r"class 'o' is open"),
+                [qm.Open("o", 0.1, visits={"fj": 1}, interarrival=qm.Erlang(2))]),
+     r"class 'o': inter-arrival times Erlang; the fork-join chain needs Poisson"),
 ])
 def test_refusals_name_what_the_chain_cannot_do(net, words):
     with pytest.raises(UnsupportedModelError, match=words):

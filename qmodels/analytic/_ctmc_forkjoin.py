@@ -1,8 +1,9 @@
-"""The exact chain of a closed fork-join network: :func:`qmodels.ctmc`'s
-answer for a network with fork-joins.
+"""The exact chain of a fork-join network: :func:`qmodels.ctmc`'s answer
+for a network with fork-joins.
 
 What it models (anything else is refused by name, :func:`refusal`): one
-closed class; exponential service everywhere; fork-joins whose branches
+closed class, or one open class of Poisson arrivals (its jobs truncated,
+below); exponential service everywhere; fork-joins whose branches
 are sequences of single-server FCFS queues, one task per branch; outside
 the fork-joins delays and queues of any discipline with c servers (one
 class of exponential jobs: only the number present matters, so FCFS, PS,
@@ -49,6 +50,29 @@ same order, each the same floating-point expression;
 ``tests/test_ctmc_forkjoin_compiled.py``), so the answer does not depend
 on which built it.
 
+An open class.  Jobs arrive at rate lambda (Poisson) and enter where the
+routing's ``"source"`` row (or the visit ratios) send them; a job routed
+to ``"sink"`` (or leaving after a visit with probability 1/sum(V)) is
+gone.  The state has no thinking jobs, and the chain is truncated as
+:func:`qmodels.ctmc` truncates its other open networks: an arrival that
+finds ``cut`` jobs present (a fork-join's counted as its jobs forked and
+not joined, the largest branch total) is turned away, and the
+probability of that (PASTA: the fraction of arrivals turned away) is
+``info["truncation_mass"]``.  The cut starts at
+:data:`~qmodels.analytic.ctmc.DEFAULT_OPEN_LIMIT` and doubles until that
+probability is at most :data:`~qmodels.analytic.ctmc.TRUNCATION_TOL`
+(1e-9; the label is exact then, and approximate with a warning above it)
+as long as the next chain, counted before it is built, fits the states
+budget (:func:`_solve_open`).  A stable network (every queue's lambda V S
+/ c < 1, else :class:`~qmodels.errors.UnstableError`) has a geometric
+tail in the jobs present, so the mass falls with each doubling.  The
+count at a cut: every split of n <= cut jobs over the visited nodes is a
+state (the sum of the coefficients of x^0 .. x^cut of the product below).
+Checked against the exact 2-way fork-join of M/M/1 queues (Flatto &
+Hahn, SIAM J. Appl. Math. 44(5), 1984; R = (12 - rho) / 8 / (mu -
+lambda), Nelson & Tantawi, IEEE Trans. Computers 37(6), 1988) in
+``tests/test_ctmc_forkjoin_open.py``.
+
 The routing is the simulator's (:mod:`qmodels.sim.flatten`): a class given
 by ``visits`` with T = sum_k V_k >= 1 ends a cycle after each visit with
 probability 1/T (then thinks for Z, exponential) and otherwise, or after
@@ -69,7 +93,10 @@ queue the mean tasks, the task throughput P(q > 0) / S and U = X S; at an
 outside queue E[n], E[min(n, c)] / S and U = E[min(n, c)] / c; at a
 delay E[n], E[n] / S and U = E[n].  The class throughput is the rate of
 visits to its first visited node over that node's visit ratio, and its
-response time N / X - Z (the interactive response time law).
+response time N / X - Z (the interactive response time law); an open
+class's X is the rate of accepted arrivals, lambda (1 - mass at the cut)
+(PASTA), and its response time E[jobs present] / X
+(Little's law).
 """
 
 from __future__ import annotations
@@ -81,8 +108,9 @@ import numpy as np
 
 from .._jit import HAVE_NUMBA, jitable, lazyjit
 from ..errors import ProblemTooLargeError, UnsupportedModelError
+from ..model.distributions import is_exponential
 from ..model.forkjoin import ForkJoin, branch_owner
-from ..model.network import Closed, Delay, Network, Queue
+from ..model.network import Closed, Delay, Network, Open, Queue
 from ..results import Result, label_of
 
 __all__ = ["refusal", "count_states", "solve", "ASSUMPTION"]
@@ -102,9 +130,17 @@ def refusal(net: Network) -> str | None:
         return (f"the fork-join chain models one class; the network has {len(net.classes)} "
                 f"({', '.join(map(repr, net.class_names))})")
     c = net.classes[0]
-    if not isinstance(c, Closed):
-        return (f"class {c.name!r} is open: the fork-join chain is of closed networks "
-                "(method='forkjoin' answers open fork-joins)")
+    if isinstance(c, Open):
+        if not is_exponential(c.interarrival):
+            return (f"class {c.name!r}: inter-arrival times "
+                    f"{type(c.interarrival).__name__}; the fork-join chain needs Poisson "
+                    "arrivals")
+        if not float(c.arrival_rate) > 0:
+            return (f"class {c.name!r}: arrival rate {float(c.arrival_rate):g}; the fork-join "
+                    "chain needs a positive one")
+    elif not isinstance(c, Closed):
+        return (f"class {c.name!r} is of kind {c.kind!r}: the fork-join chain models a "
+                "closed or an open class")
     if net.pools:
         return (f"token pool {net.pools[0].name!r}: the fork-join chain models no held "
                 "resources")
@@ -168,27 +204,36 @@ def _nodes(net):
 
 
 def _routing(net, nodes):
-    """(P over nodes + think, index of think, visit ratio of each node, Z)."""
+    """(P over nodes + think, index of think, visit ratio of each node, Z).
+    For an open class "think" is the outside: its row is where arrivals
+    enter, a move to it a departure, and Z = 0 (nothing is folded)."""
     c = net.classes[0]
     names = [n[1] for n in nodes]
     idx = {n: i for i, n in enumerate(names)}
     M = len(nodes)
     think = M
     P = np.zeros((M + 1, M + 1))
-    Z = float(c.think_time)
+    is_open = isinstance(c, Open)
+    Z = 0.0 if is_open else float(c.think_time)
     V = np.array([float(net.visits[0][net.station_index(n)]) for n in names])
     if c.routing is None:
         T = float(V.sum())
         if T < 1.0:
             raise UnsupportedModelError(
-                f"class {c.name!r}: visits summing to {T:g} < 1 per cycle; the fork-join "
-                "chain routes at random with a cycle ending after each visit with "
+                f"class {c.name!r}: visits summing to {T:g} < 1 per "
+                f"{'arrival' if is_open else 'cycle'}; the fork-join chain routes at random "
+                f"with a {'job leaving' if is_open else 'cycle ending'} after each visit with "
                 "probability 1/sum(V)")
         p = V / T
         for i in range(M):
             P[i, think] = 1.0 / T
             P[i, :M] = (1.0 - 1.0 / T) * p
         P[think, :M] = p
+    elif is_open:
+        for src, row in c.routing.items():
+            i = think if src == "source" else idx[src]
+            for dst, pr in row.items():
+                P[i, think if dst == "sink" else idx[dst]] += float(pr)
     else:
         ref = c.reference
         for src, row in c.routing.items():
@@ -196,7 +241,7 @@ def _routing(net, nodes):
                 j = think if dst == ref else idx[dst]
                 P[idx[src], j] += float(pr)
         P[think, idx[ref]] = 1.0
-    if Z <= 0:
+    if Z <= 0 and not is_open:
         # thinking takes no time: a job routed to think goes on at once
         for i in range(M):
             P[i, :M] += P[i, think] * P[think, :M]
@@ -207,11 +252,22 @@ def _routing(net, nodes):
 class _Chain:
     """The nodes, routing and state layout of one network: a state is
     [thinking, then per node its block]: an outside station's block is its
-    job count, a fork-join's the task counts of its branch queues in order."""
+    job count, a fork-join's the task counts of its branch queues in order.
 
-    def __init__(self, net):
+    An open class (Poisson arrivals at rate ``lam``): the thinking column
+    stays 0, an arrival is the one move of "thinking" (rate ``lam``, routed
+    by the row of P that says where arrivals enter) while the open jobs
+    present (:meth:`total`) are fewer than ``cut``, and a job routed to
+    "thinking" leaves."""
+
+    def __init__(self, net, cut: int = 0):
         self.nodes = _nodes(net)
         self.P, self.think, self.V, self.Z = _routing(net, self.nodes)
+        c = net.classes[0]
+        self.open = isinstance(c, Open)
+        self.lam = float(c.arrival_rate) if self.open else 0.0
+        #: the most open jobs present (arrivals at the cut are turned away)
+        self.cut = int(cut)
         self.M = len(self.nodes)
         self.offs, pos = [], 1
         for kind, _, par in self.nodes:
@@ -234,11 +290,18 @@ class _Chain:
             p += len(b)
         return m
 
+    def total(self, s):
+        """Jobs present in state s (thinking excluded): at a fork-join the
+        jobs forked and not joined."""
+        return sum(self.jobs(s, i) for i in range(self.M))
+
     def enter(self, s, j):
-        """The state after a job arrives at node j (or starts thinking)."""
+        """The state after a job arrives at node j (or starts thinking; an
+        open job routed there leaves)."""
         s = list(s)
         if j == self.think:
-            s[0] += 1
+            if not self.open:
+                s[0] += 1
             return s
         kind, _, par = self.nodes[j]
         p = self.offs[j]
@@ -276,6 +339,8 @@ class _Chain:
     def moves(self, s):
         """(next state, rate) of every transition out of s."""
         out = []
+        if self.open and self.total(s) < self.cut:    # an arrival
+            self.route(s, self.think, self.lam, out)
         if s[0] > 0 and self.Z > 0:
             t = list(s)
             t[0] -= 1
@@ -295,6 +360,8 @@ class _Chain:
         """The first state: every job thinking (Z > 0), else every job at
         the node a job leaving thinking most likely goes to."""
         start = [0] * self.L
+        if self.open:
+            return tuple(start)      # the empty network
         if self.Z > 0:
             start[0] = N
         else:
@@ -350,7 +417,8 @@ class _Chain:
         a branch queue) and ``hmul`` (the hash multiplier); the routing as
         rows ``rptr[i]`` to ``rptr[i + 1]`` of ``rdest`` and ``rprob`` for
         each node and thinking (row M), in the order of :attr:`out`; the
-        start state; ``room``, the most moves out of one state."""
+        start state; ``Z``; an open class's arrival rate ``lam`` (0 for a
+        closed one) and ``cut``; ``room``, the most moves out of one state."""
         M, L = self.M, self.L
         kind = np.zeros(M, dtype=np.int64)
         rate = np.zeros(M)
@@ -396,7 +464,8 @@ class _Chain:
             else:
                 ecol.append(self.offs[i])
             eptr.append(len(ecol))
-        ecol.append(0)
+        if not self.open:   # an open job "thinking" has left
+            ecol.append(0)
         eptr.append(len(ecol))
         eptr.append(len(ecol))
         # the most moves out of one state: the routes of thinking and of
@@ -417,7 +486,8 @@ class _Chain:
                 np.asarray(bcol, dtype=np.int64), np.asarray(blen, dtype=np.int64), cmu,
                 np.asarray(rptr, dtype=np.int64), np.asarray(rdest, dtype=np.int64),
                 np.asarray(rprob, dtype=np.float64), np.asarray(eptr, dtype=np.int64),
-                np.asarray(ecol, dtype=np.int64), float(self.Z), hmul, int(room))
+                np.asarray(ecol, dtype=np.int64), float(self.Z), float(self.lam), int(self.cut),
+                hmul, int(room))
 
 
 # ---------------------------------------------------------------------------
@@ -472,7 +542,7 @@ def _fj_grow(states, hashes, table, rows, cols, vals, n, nnz, room):
 
 @lazyjit(threshold=20_000)
 def _fj_bfs(start, kind, off, rate, servers, bptr, bcol, blen, cmu, rptr, rdest, rprob,  # noqa: C901
-            eptr, ecol, Z, hmul, room, expect, max_states):
+            eptr, ecol, Z, lam, cut, hmul, room, expect, max_states):
     """The breadth-first build of :meth:`_Chain.build`, compiled: the same
     states in the same order and the same triplets (rows, columns, rates)
     in the same order, each rate the same floating-point expression (the
@@ -523,7 +593,7 @@ def _fj_bfs(start, kind, off, rate, servers, bptr, bcol, blen, cmu, rptr, rdest,
     nnz = 0
     w = np.zeros(D, dtype=np.int32)
     tot = np.zeros(max(bcol.shape[0], 1), dtype=np.int64)
-    nev = 2 + M + D
+    nev = 3 + M + D
     ev_rm = np.zeros(nev, dtype=np.int64)
     ev_add = np.zeros(nev, dtype=np.int64)
     ev_src = np.zeros(nev, dtype=np.int64)
@@ -542,6 +612,28 @@ def _fj_bfs(start, kind, off, rate, servers, bptr, bcol, blen, cmu, rptr, rdest,
             w[x] = states[i, x]
         # the events, in the order of _Chain.moves
         m = 0
+        if lam > 0:
+            # an open class: an arrival while fewer than cut jobs are
+            # present (column 0 left and entered: no change but the routing)
+            jobs = 0
+            for node in range(M):
+                if kind[node] == 2:
+                    most = 0
+                    for b in range(bptr[node], bptr[node + 1]):
+                        q = 0
+                        for x in range(bcol[b], bcol[b] + blen[b]):
+                            q += w[x]
+                        if q > most:
+                            most = q
+                    jobs += most
+                else:
+                    jobs += w[off[node]]
+            if jobs < cut:
+                ev_rm[m] = 0
+                ev_add[m] = 0
+                ev_src[m] = M
+                ev_rate[m] = lam
+                m += 1
         if w[0] > 0 and Z > 0:  # a job ends its think time
             ev_rm[m] = 0
             ev_add[m] = -1
@@ -673,20 +765,25 @@ def kernel_args(ch: _Chain, N: int, max_states: int, expect: int) -> tuple:
     """The arguments of :func:`_fj_bfs` for ``ch`` at population N."""
     return ch.arrays(N) + (int(max(expect, 1)), int(max_states))
 
-def count_states(net: Network, cap: int | None = None) -> int:
+def count_states(net: Network, cap: int | None = None, cut: int | None = None) -> int:
     """The number of states of the chain (module docstring), without
     building it; the network must pass :func:`refusal`.  With ``cap``, a
     count known to pass ``cap`` may be returned as a lower bound above it
     (each of the M visited nodes, thinking included, takes at least one
     configuration per job count, so there are at least C(N + M - 1, M - 1)
-    states): the count then costs little whatever the population."""
+    states): the count then costs little whatever the population.
+
+    An open class's chain at ``cut`` (required then) has every split of n
+    <= cut jobs over the visited nodes: the sum of the coefficients of x^0
+    .. x^cut of the same product (at least C(cut + M, M) states)."""
     nodes = _nodes(net)
     _, _, V, Z = _routing(net, nodes)
-    N = int(net.classes[0].population)
+    is_open = isinstance(net.classes[0], Open)
+    N = int(cut) if is_open else int(net.classes[0].population)
     visited = [nd for nd, v in zip(nodes, V) if v > 0]
     M = len(visited) + (1 if Z > 0 else 0)
     if cap is not None and M >= 2:
-        lb = math.comb(N + M - 1, M - 1)
+        lb = math.comb(N + M, M) if is_open else math.comb(N + M - 1, M - 1)
         if lb > cap:
             return lb
     parts = ([[1] * (N + 1)] if Z > 0 else [])
@@ -702,6 +799,11 @@ def count_states(net: Network, cap: int | None = None) -> int:
         parts.append([below(m) - below(m - 1) for m in range(N + 1)])
     if not parts:
         return 1
+    if is_open:     # the splits of every n <= cut
+        poly = [1] + [0] * N
+        for f in parts:
+            poly = [sum(poly[i] * f[n - i] for i in range(n + 1)) for n in range(N + 1)]
+        return int(sum(poly))
     # the coefficient of x^N in the product: the last factor by one sum
     poly = [1] + [0] * N        # the coefficients of x^0 .. x^N
     for f in parts[:-1]:
@@ -714,20 +816,22 @@ def count_states(net: Network, cap: int | None = None) -> int:
 # the answer
 # ---------------------------------------------------------------------------
 
-def solve(net: Network, max_states: int, compiled: bool | None = None) -> Result:
-    """The exact answer for a closed fork-join network (module docstring):
-    a :class:`~qmodels.results.Result` labelled ``method="ctmc"``,
-    exact.  Refuses by name what the chain does not model
+def solve(net: Network, max_states: int, compiled: bool | None = None,
+          open_limit: int | None = None) -> Result:
+    """The exact answer for a fork-join network (module docstring): a
+    :class:`~qmodels.results.Result` labelled ``method="ctmc"``, exact (an
+    open class's: with the truncation stated, :func:`_solve_open`).
+    Refuses by name what the chain does not model
     (:class:`~qmodels.errors.UnsupportedModelError`) and a chain of more
     than ``max_states`` states before building it
     (:class:`~qmodels.errors.ProblemTooLargeError`).  ``compiled``
     chooses the build as :func:`build` does (None: by size)."""
-    from .ctmc import _SOLVER_NAMES, _stationary
-
     why = refusal(net)
     if why:
         raise UnsupportedModelError(
             f"ctmc: {why}; use method='forkjoin' (an approximation) or method='sim'")
+    if isinstance(net.classes[0], Open):
+        return _solve_open(net, int(max_states), compiled, open_limit)
     count = count_states(net, max_states)
     if count > max_states:
         raise ProblemTooLargeError(
@@ -739,6 +843,16 @@ def solve(net: Network, max_states: int, compiled: bool | None = None) -> Result
     N = int(cls.population)
     if N == 0:
         return _empty(net, solve(net.with_population(1, cls.name), max_states, compiled))
+    return _figures(net, ch, N, max_states, count, compiled)
+
+
+def _figures(net: Network, ch: _Chain, N: int, max_states: int, count: int,
+             compiled: bool | None) -> Result:
+    """Build the chain of ``ch`` (population N, or an open class's chain
+    at ``ch.cut``), solve it and read the figures (module docstring)."""
+    from .ctmc import _SOLVER_NAMES, _stationary
+
+    cls = net.classes[0]
     states, rows, cols, vals, built = build(ch, N, max_states, count, compiled)
     n = len(states)
     used: list[str] = []
@@ -792,8 +906,15 @@ def solve(net: Network, max_states: int, compiled: bool | None = None) -> Result
                 Uk[k] = busy / c
     first = int(np.argmax(ch.V > 0))
     X = Xk[kidx[ch.nodes[first][1]]] / ch.V[first] if ch.V[first] > 0 else 0.0
-    Z = float(cls.think_time)
-    R = N / X - Z if X > 0 else math.inf
+    if ch.open:
+        # jobs present (forked and not joined at a fork-join), Little's law
+        tot = sum(ch.fj_jobs(S, i) if kind == "fj" else S[:, ch.offs[i]]
+                  for i, (kind, _, _) in enumerate(ch.nodes))
+        mass = float(pi @ (tot >= ch.cut))
+        R = float(pi @ tot) / X if X > 0 else math.inf
+    else:
+        mass = 0.0
+        R = N / X - float(cls.think_time) if X > 0 else math.inf
     with np.errstate(divide="ignore", invalid="ignore"):
         Rk = np.where(Xk > 0, Qk / np.where(Xk > 0, Xk, 1.0), Sk)
     Rk = np.where(np.asarray([isinstance(s, ForkJoin) for s in net.stations]) & (Xk == 0),
@@ -806,8 +927,14 @@ def solve(net: Network, max_states: int, compiled: bool | None = None) -> Result
              "fork-join time (fork to join) per visit: "
              + ", ".join(f"{f!r} {Rk[kidx[f]]:.6g}" for f in fjs)
              + "; Q there is the jobs forked and not joined, U = 0")
-    info = {"states": n, "residual": resid, "truncation_mass": 0.0, "open_limit": None,
-            "loss": {}, "blocked": {x: 0.0 for x in names}, "pools": {},
+    if ch.open:
+        notes += (f"open jobs truncated at {ch.cut} present (a fork-join's jobs forked and not "
+                  f"joined counted): probability at the bound {mass:.3g}, the fraction of "
+                  "arrivals turned away (PASTA)",)
+    info = {"states": n, "residual": resid, "truncation_mass": mass,
+            "open_limit": ch.cut if ch.open else None,
+            "loss": {cls.name: 0.0} if ch.open else {},
+            "blocked": {x: 0.0 for x in names}, "pools": {},
             "marginals": marg, "linear_solver": solver, "build": f"{built}-forkjoin",
             "max_phases": None, "fits": (), "phase_capped": False,
             "fork_join_time": {f: float(Rk[kidx[f]]) for f in fjs}}
@@ -815,6 +942,21 @@ def solve(net: Network, max_states: int, compiled: bool | None = None) -> Result
     if cls.routing is None and int((np.asarray(net.visits)[0] != 0).sum()) > 1:
         assumed += ("classes given by visits routed at random in proportion to them (not in "
                     "path order)",)
+    exactness, warned, error = "exact", (), None
+    if ch.open:
+        from .ctmc import TRUNCATION_TOL
+
+        assumed += (f"open jobs truncated at {ch.cut} in the network, counting a fork-join's "
+                    f"jobs forked and not joined (probability at the bound {mass:.3g}, the "
+                    "fraction of arrivals turned away)",)
+        if mass > TRUNCATION_TOL:
+            # as qm.ctmc labels its other truncated chains
+            exactness = "approximate"
+            warned = (f"the open-job truncation at {ch.cut} holds probability {mass:.3g} > "
+                      f"{TRUNCATION_TOL:g}: the figures are those of the truncated chain; "
+                      "raise open_limit (or max_states) for an exact answer",)
+            error = {"validated": False, "source": "truncation", "truncation_mass": mass,
+                     "open_limit": ch.cut}
     return Result(
         method="ctmc",
         network=net,
@@ -826,9 +968,88 @@ def solve(net: Network, max_states: int, compiled: bool | None = None) -> Result
         station_utilization=Uk[None, :],
         notes=notes,
         info=info,
-        exactness="exact",
+        exactness=exactness,
         assumptions=assumed,
+        warnings=warned,
+        error=error,
     )
+
+
+def _check_stable(net: Network) -> None:
+    """Refuse (:class:`~qmodels.errors.UnstableError`) an open class that
+    loads a station to rho = lambda V S / c >= 1 (a branch queue: the
+    fork-join's visit ratio, each fork sending one task through it): the
+    chain has no steady state, and its truncation would answer with the
+    figures of the truncation.  Below that every queue, and so the
+    largest branch total, is stable (each branch a tandem of stable
+    queues fed at lambda V)."""
+    from ..errors import UnstableError
+
+    lam = float(net.classes[0].arrival_rate)
+    V = np.asarray(net.visits, dtype=float)[0]
+    S = np.asarray(net.service_times, dtype=float)[0]
+    own = branch_owner(net.stations)
+    for k, s in enumerate(net.stations):
+        if not isinstance(s, Queue):
+            continue
+        v = V[net.station_index(own[s.name][0])] if s.name in own else V[k]
+        rho = lam * v * S[k] / int(s.servers)
+        if rho >= 1.0:
+            raise UnstableError(
+                f"station {s.name!r} is unstable: its open load rho = lambda V S / c = "
+                f"{rho:.6g} >= 1", station=s.name, rho=rho)
+
+
+def _solve_open(net: Network, max_states: int, compiled: bool | None,
+                open_limit: int | None) -> Result:
+    """The chain of an open fork-join network truncated at ``open_limit``
+    jobs present, a fork-join's jobs forked and not joined counted (its
+    largest branch total): by default the cut starts at
+    :data:`~qmodels.analytic.ctmc.DEFAULT_OPEN_LIMIT` and doubles until the
+    probability at it (the fraction of arrivals turned away, PASTA) is at
+    most :data:`~qmodels.analytic.ctmc.TRUNCATION_TOL`, as long as the next
+    chain, counted exactly before it is built (:func:`count_states`), has
+    at most :data:`~qmodels.analytic.ctmc.GROW_STATES` and ``max_states``
+    states; else a note says where it stopped.  A
+    :class:`~qmodels.errors.NumericalWarning` when the mass left passes
+    1e-6, as :func:`qmodels.ctmc` warns for its other open networks."""
+    import dataclasses
+    import warnings
+
+    from ..errors import NumericalWarning
+    from .ctmc import DEFAULT_OPEN_LIMIT, GROW_STATES, TRUNCATION_TOL
+
+    _check_stable(net)
+    cut = DEFAULT_OPEN_LIMIT if open_limit is None else int(open_limit)
+    res, why = None, None
+    while True:
+        count = count_states(net, max_states, cut)
+        if count > max_states:
+            if res is None:
+                raise ProblemTooLargeError(
+                    f"the fork-join chain truncated at {cut} open jobs has {count:,} states or "
+                    f"more, more than max_states = {max_states} (counted before building); "
+                    "lower open_limit or raise max_states (method='forkjoin' approximates it)")
+            why = f"a bound of {cut} would pass max_states = {max_states}"
+            break
+        res = _figures(net, _Chain(net, cut), 0, max_states, count, compiled)
+        if open_limit is not None or res.info["truncation_mass"] <= TRUNCATION_TOL:
+            break
+        nxt = count_states(net, None, 2 * cut)
+        if nxt > min(GROW_STATES, max_states):
+            why = (f"a bound of {2 * cut} would need {nxt:,} states (the default grows to "
+                   f"{GROW_STATES:,}; pass open_limit= for a larger chain)")
+            break
+        cut *= 2
+    mass = float(res.info["truncation_mass"])
+    if mass > 1e-6:
+        warnings.warn(
+            f"ctmc: open population truncated at {res.info['open_limit']} holds probability "
+            f"{mass:.3g}; raise open_limit for an exact answer", NumericalWarning, stacklevel=4)
+    if why is not None:
+        res = dataclasses.replace(res, notes=tuple(res.notes) + (
+            f"the open-job bound stopped growing at {res.info['open_limit']}: {why}",))
+    return res
 
 
 def _empty(net: Network, one: Result) -> Result:

@@ -106,7 +106,8 @@ capacity, two pools acquired at one station, a load-dependent station that
 a job can be blocked at, a preemptive (``prio-pr``, ``lcfs-pr``) station
 that a job can be blocked at, more states than ``max_states``, and
 blocking deadlocks.  A network with fork-joins is solved by the chain of
-:mod:`qmodels.analytic._ctmc_forkjoin` (one closed class, exponential
+:mod:`qmodels.analytic._ctmc_forkjoin` (one closed class or one open
+class of Poisson arrivals, its jobs truncated as above; exponential
 times, single-server FCFS queues on the branches, one task per branch:
 exact; anything else refused by name there).
 
@@ -428,13 +429,13 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
             or max_states < 1:
         raise InvalidValueError(f"max_states must be an integer >= 1, got {max_states!r}")
     if "forkjoin" in net.lowered.kind:
-        # closed fork-joins of FCFS single-server branches: the chain of
-        # queue lengths (refused by name otherwise; open_limit and
-        # max_phases have nothing to bound there: one closed class,
-        # exponential times)
+        # fork-joins of FCFS single-server branches, one closed or open
+        # class: the chain of queue lengths (refused by name otherwise; an
+        # open class's jobs truncated at open_limit as below; max_phases
+        # has nothing to bound there: exponential times)
         from ._ctmc_forkjoin import solve as _forkjoin_chain
 
-        return _forkjoin_chain(net, int(max_states))
+        return _forkjoin_chain(net, int(max_states), open_limit=open_limit)
     _check_open_load(net)
     tries = (max_phases,) if max_phases is not None else PHASE_STEPS
     for n, k in enumerate(tries):

@@ -422,17 +422,23 @@ def for_ctmc(net: Network) -> str | None:
 
 def _for_ctmc_forkjoin(net: Network) -> str | None:
     """``ctmc`` on a network with fork-joins: the chain of queue lengths
-    (:mod:`qmodels.analytic._ctmc_forkjoin`) models it (one closed class,
-    exponential service, single-server FCFS queues on the branches, one
-    task per branch, no capacity, pool or load-dependent station; each
-    refusal names the class or station), and its states, counted exactly
-    before any is built, number at most :data:`AUTO_CTMC_STATES`."""
+    (:mod:`qmodels.analytic._ctmc_forkjoin`) models it (one closed class
+    or one open class of Poisson arrivals, exponential service,
+    single-server FCFS queues on the branches, one task per branch, no
+    capacity, pool or load-dependent station; each refusal names the class
+    or station), and its states, counted exactly before any is built,
+    number at most :data:`AUTO_CTMC_STATES` (an open class's: the chain
+    truncated at the first cut, ``DEFAULT_OPEN_LIMIT`` jobs present; the
+    solve grows the cut only within its budget)."""
+    from ..model.network import Open
     from ._ctmc_forkjoin import count_states, refusal
+    from ._ctmc_spec import DEFAULT_OPEN_LIMIT
 
     why = refusal(net)
     if why:
         return why
-    n = count_states(net, AUTO_CTMC_STATES)
+    cut = DEFAULT_OPEN_LIMIT if isinstance(net.classes[0], Open) else None
+    n = count_states(net, AUTO_CTMC_STATES, cut)
     if n > AUTO_CTMC_STATES:
         return (f"the fork-join chain has {n:,} states or more, more than the automatic choice's "
                 f"budget of {AUTO_CTMC_STATES:,}")
