@@ -662,7 +662,23 @@ def _solve(net: Network, max_states, open_limit, max_phases=PHASE_STEPS[0]) -> R
 
     used: list[str] = []
     pi, resid = _stationary(n, rows, cols, vals, describe, used)
-    return _figures(net, spec, chain, states, pi, resid, used[0])
+    return _starved(net, spec, _figures(net, spec, chain, states, pi, resid, used[0]))
+
+
+def _starved(net, spec, res: Result) -> Result:
+    """``res``, or an :class:`UnsupportedModelError` naming a closed class
+    with jobs whose long-run throughput is 0 (its response time infinite):
+    a lower priority level that higher-level jobs, returning at once, keep
+    off the server forever.  (A transient answer may have X = 0 at t = 0;
+    only the stationary one is checked.)"""
+    for r, c in enumerate(net.classes):
+        if isinstance(c, Closed) and spec.pop[r] > 0 and math.isinf(res.class_response_time[r]):
+            raise UnsupportedModelError(
+                f"class {c.name!r}: its {spec.pop[r]} job(s) never complete in the long run "
+                "(throughput 0, response time infinite): jobs of a lower priority level that "
+                "never get the server because higher-level jobs, returning at once, keep it "
+                "busy forever; change the routing or the levels")
+    return res
 
 
 def _too_many(max_states) -> ProblemTooLargeError:
@@ -697,8 +713,9 @@ def _solve_compiled(net, spec, chain, lay, max_states, compiled=None) -> Result:
     guess = (_product_form_guess(spec, lay, states)
              if n > ITERATIVE_FROM and not lay.ordered.any() and lay.A == 0 else None)
     pi, resid = _stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], describe, used, guess)
-    return _result(net, spec, n, resid, _compiled_sums(spec, lay, states, n, pi, compiled),
-                   used[0], build="compiled")
+    return _starved(net, spec, _result(
+        net, spec, n, resid, _compiled_sums(spec, lay, states, n, pi, compiled), used[0],
+        build="compiled"))
 
 
 def _product_form_guess(spec, lay, states) -> np.ndarray | None:
@@ -940,13 +957,7 @@ def _class_figures(net, spec, acc):
             elif Xc[r] > 0:
                 Rc[r] = max(spec.pop[r] / Xc[r] - spec.Z[r], 0.0)
             else:
-                # its jobs never complete in the long run: a lower priority
-                # level that the higher ones keep off the server forever
-                raise UnsupportedModelError(
-                    f"class {c.name!r}: its {spec.pop[r]} job(s) never complete in the long "
-                    "run (throughput 0, response time infinite): jobs of a lower priority "
-                    "level that never get the server because higher-level jobs, returning "
-                    "at once, keep it busy forever; change the routing or the levels")
+                Rc[r] = math.inf    # (a stationary answer refuses it: _starved)
         else:
             Rc[r] = (acc.Q[r].sum() + acc.waiting_c[r]) / Xc[r] if Xc[r] > 0 else float(
                 np.sum(spec.V[r] * S[r]))
