@@ -39,7 +39,6 @@ from .run import _raise_status, _Run
 from .stats import Estimate, estimate
 from .tails import tail_widening, widen_figures
 from .windows import (
-    CELLS_PER_SEG,
     PERCENTILES,
     _batches,
     _cell_series,
@@ -333,17 +332,16 @@ def _run_remote(network, flat, child, horizon, warm, use_mser, cap_events):
 
 
 def _advance_all(run, network, edges, cap_events, where, start_cell=0):
-    """Run cell by cell in chunks of a histogram segment (the chunking
-    never changes a number: the loop is resumable)."""
-    n = len(edges)
-    i = start_cell
-    while i < n:
-        j = min(i + CELLS_PER_SEG, n)
-        st = run.advance(edges[j - 1], cap_events)
-        if st == E.MAX_EVENTS:
-            return st
-        _raise_status(st, run, network, where)
-        i = j
+    """Run to the last cell edge in one :meth:`_Run.advance` (the loop
+    snapshots every cell edge it passes; it is resumable, so running in
+    one piece or in chunks never changes a number, and ``advance`` itself
+    returns to Python every CHUNK_EVENTS events for Ctrl-C)."""
+    if start_cell >= len(edges):
+        return E.OK
+    st = run.advance(edges[-1], cap_events)
+    if st == E.MAX_EVENTS:
+        return st
+    _raise_status(st, run, network, where)
     return E.OK
 
 
