@@ -44,8 +44,8 @@ from .windows import (
     _cell_series,
     _edges,
     _observations_of,
-    _quarters,
     _relative_ok,
+    _replication_figures,
     _truncation,
 )
 
@@ -363,12 +363,12 @@ def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, lev
     pilot = []
 
     def take(run, seg):
-        w, p, t = _observations_of(run, seg, a)
+        w, p, t, quarters = _replication_figures(run, seg, a)
         obs.append(w)
         pct.append(p)
         trunc.append(t)
         chk.events.append(run.events)
-        chk.trend.append(_quarters(run, a))
+        chk.trend.append(quarters)
 
     try:
         while True:

@@ -51,7 +51,13 @@ def _edges(horizon: float, warm: float | None, ncell: int):
 def _seg_first_cell(seg: np.ndarray) -> dict[int, int]:
     """The first cell of every histogram segment, by segment (in the order
     the segments first appear, as the cells run)."""
-    segs, first = np.unique(np.asarray(seg[:-1]), return_index=True)
+    s = np.asarray(seg[:-1])
+    if s.size and np.all(s[1:] >= s[:-1]):
+        # the grid's segments never go back (:func:`_edges`): the first
+        # cell of each is where the value changes
+        first = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
+        return dict(zip(s[first].tolist(), first.tolist()))
+    segs, first = np.unique(s, return_index=True)
     order = np.argsort(first, kind="stable")
     return dict(zip(segs[order].tolist(), first[order].tolist()))
 
@@ -235,6 +241,39 @@ def _observations_of(run, seg, a):
     p = _percentiles(run, segs)
     t_trunc = run.EDGES[a - 1] if a > 0 else 0.0
     return w, p, t_trunc
+
+
+def _replication_figures(run, seg, a):
+    """What one replication whose first ``a`` cells are its warm-up
+    yields: (window figures, percentiles, truncation time) as
+    :func:`_observations_of` and the quarters the drift check compares as
+    :func:`_quarters`, bit for bit, with the three windows summarised in
+    one :func:`_windows` and the percentiles by :func:`_percentiles_of`."""
+    n = run.cells_done
+    if n < 2:
+        raise InvalidValueError(
+            "max_events stopped a replication before two cells of its horizon: raise "
+            "max_events or shorten the horizon"
+        )
+    a_obs = min(a, n - 1)
+    a_q = min(a or 0, n - 1)
+    L = (n - a_q) // 4
+    if L >= 1:
+        w3 = _windows(run, [a_obs, n - L, a_q], [n, n, a_q + L])
+        w = {key: v[0] for key, v in w3.items()}
+        quarters = (_trend_series({key: v[1] for key, v in w3.items()}),
+                    _trend_series({key: v[2] for key, v in w3.items()}))
+    else:
+        w = _window(run, a_obs, n)
+        quarters = None
+    first = _seg_first_cell(seg)
+    last_seg = int(seg[n - 1])
+    segs = [s for s, c0 in first.items() if c0 >= a_obs and s <= last_seg]
+    if not segs:
+        segs = [last_seg]
+    p = _percentiles_of(run, run.HIST[segs].sum(axis=0)[None])[0]
+    t_trunc = run.EDGES[a_obs - 1] if a_obs > 0 else 0.0
+    return w, p, t_trunc, quarters
 
 
 def _batches(run, seg, warm, use_mser):
