@@ -36,7 +36,7 @@ from .guards import check_sim_size
 from .parallel import check_workers, run_in_order
 from .result import SimResult, Warned
 from .run import _raise_status, _Run
-from .stats import Estimate, estimate
+from .stats import Estimate, estimate, estimates
 from .tails import tail_widening, widen_figures
 from .windows import (
     PERCENTILES,
@@ -496,9 +496,16 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
     drawn too rarely (``widen``, from :func:`~qmodels.sim.tails.tail_widening`;
     :func:`~qmodels.sim.tails.widen_figures`), with the notes."""
     sn, cn = net.station_names, net.class_names
+    cache: dict = {}
 
     def est(key, *idx):
-        return estimate([o[key][idx] for o in obs], level)
+        # every figure of ``key`` at once (:func:`~qmodels.sim.stats.estimates`,
+        # bit for bit :func:`~qmodels.sim.stats.estimate` of each)
+        if key not in cache:
+            a = np.stack([np.asarray(o[key], dtype=float) for o in obs], axis=-1)
+            cache[key] = (a.shape[:-1], estimates(a.reshape(-1, a.shape[-1]), level))
+        shape, flat = cache[key]
+        return flat[int(np.ravel_multi_index(idx, shape))] if shape else flat[0]
 
     figs = {}
     # R of a class at a station it never visits is not observed: NaN (the
@@ -528,8 +535,10 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
             "class switching: a class's X and R are per cycle of its chain (X the chain's "
             "cycles or departures per second, R the time a chain job spends as that class, "
             f"Q_c / X); no response-time percentiles for {', '.join(map(repr, switched))}",)
+    nq = len(PERCENTILES)
+    pe = estimates(np.moveaxis(parr, 0, -1).reshape(len(cn) * nq, -1), level)
     percentiles = {
-        c: {q: estimate(parr[:, i, j], level) for j, q in enumerate(PERCENTILES)}
+        c: {q: pe[i * nq + j] for j, q in enumerate(PERCENTILES)}
         for i, c in enumerate(cn)
     }
     pools = {p.name: {"U": est("pool_U", i), "Q": est("pool_Q", i)}
