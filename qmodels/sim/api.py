@@ -496,16 +496,18 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
     drawn too rarely (``widen``, from :func:`~qmodels.sim.tails.tail_widening`;
     :func:`~qmodels.sim.tails.widen_figures`), with the notes."""
     sn, cn = net.station_names, net.class_names
-    cache: dict = {}
+    # every figure of every observation in one (figures, observations)
+    # array and one pass of :func:`~qmodels.sim.stats.estimates` (bit for
+    # bit :func:`~qmodels.sim.stats.estimate` of each row)
+    n_obs = len(obs)
+    blocks = [np.array([o[k] for o in obs], dtype=float).reshape(n_obs, -1) for k in obs[0]]
+    starts = dict(zip(obs[0], np.cumsum([0] + [b.shape[1] for b in blocks[:-1]]).tolist()))
+    width = {key: np.shape(v)[-1] if np.ndim(v) == 2 else 0 for key, v in obs[0].items()}
+    all_est = estimates(np.hstack(blocks).T, level)
 
-    def est(key, *idx):
-        # every figure of ``key`` at once (:func:`~qmodels.sim.stats.estimates`,
-        # bit for bit :func:`~qmodels.sim.stats.estimate` of each)
-        if key not in cache:
-            a = np.stack([np.asarray(o[key], dtype=float) for o in obs], axis=-1)
-            cache[key] = (a.shape[:-1], estimates(a.reshape(-1, a.shape[-1]), level))
-        shape, flat = cache[key]
-        return flat[int(np.ravel_multi_index(idx, shape))] if shape else flat[0]
+    def est(key, i, k=None):
+        # (i,) of a vector, (i, k) of a (classes, stations) matrix
+        return all_est[starts[key] + (i if k is None else i * width[key] + k)]
 
     figs = {}
     # R of a class at a station it never visits is not observed: NaN (the

@@ -159,35 +159,39 @@ def estimates(rows, level: float) -> list:
     9.1), bit for bit: numpy reduces each row of a C-contiguous array
     along its last axis as it reduces the row alone (the same pairwise
     sum), the Student-t quantile is the same for every row, and the rest
-    is elementwise arithmetic in the same order.  A row with a NaN drops
-    its NaNs and goes through :func:`estimate` on its own.
+    is elementwise arithmetic in the same order.  A row with NaNs drops
+    them (``n`` counts the rest), as :func:`estimate` does.
     """
+    from scipy.special import stdtrit
+
     v = np.ascontiguousarray(rows, dtype=float)
     if v.ndim != 2:
         raise InvalidValueError(f"estimates: rows must be 2-D (figures, observations), "
                                 f"got shape {v.shape}")
     F, n = v.shape
-    if n == 0:
-        return [estimate(r, level) for r in v]
     out: list = [None] * F
-    nan_rows = np.isnan(v).any(axis=1)
-    for i in np.flatnonzero(nan_rows).tolist():
-        out[i] = estimate(v[i], level)
-    good = np.flatnonzero(~nan_rows)
-    if good.size == 0:
-        return out
-    g = v[good]
-    m = g.mean(axis=1)
-    if n < 2:
-        for i, mi in zip(good.tolist(), m.tolist()):
-            out[i] = Estimate(mi, -math.inf, math.inf, level, n)
-        return out
-    from scipy.special import stdtrit
-
-    s = g.std(axis=1, ddof=1)
-    h = float(stdtrit(n - 1, 0.5 * (1.0 + level))) * s / math.sqrt(n)
-    for i, mi, lo, hi in zip(good.tolist(), m.tolist(), (m - h).tolist(), (m + h).tolist()):
-        out[i] = Estimate(mi, lo, hi, level, n)
+    keep = ~np.isnan(v)
+    count = keep.sum(axis=1)
+    # rows with the same number of observations left (all of them, or
+    # fewer after their NaNs are dropped) go together: each row packed to
+    # a contiguous row of that length, its values in order
+    for c in np.unique(count).tolist():
+        rows = np.flatnonzero(count == c)
+        if c == 0:
+            for i in rows.tolist():
+                out[i] = Estimate(math.nan, math.nan, math.nan, level, 0)
+            continue
+        g = v[rows] if c == n else v[rows][keep[rows]].reshape(rows.size, c)
+        m = g.mean(axis=1)
+        if c < 2:
+            for i, mi in zip(rows.tolist(), m.tolist()):
+                out[i] = Estimate(mi, -math.inf, math.inf, level, c)
+            continue
+        s = g.std(axis=1, ddof=1)
+        h = float(stdtrit(c - 1, 0.5 * (1.0 + level))) * s / math.sqrt(c)
+        for i, mi, lo, hi in zip(rows.tolist(), m.tolist(), (m - h).tolist(),
+                                 (m + h).tolist()):
+            out[i] = Estimate(mi, lo, hi, level, c)
     return out
 
 
