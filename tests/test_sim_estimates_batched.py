@@ -37,3 +37,16 @@ def test_a_transposed_table_is_read_by_rows():
     v = np.arange(24, dtype=float).reshape(8, 3) ** 1.5
     got = estimates(v.T, 0.95)
     assert all(_same(g, estimate(v[:, j], 0.95)) for j, g in enumerate(got))
+
+
+@pytest.mark.parametrize("n", [4, 10, 11, 57, 200, 1000])
+def test_mser5_of_every_column_matches_one_column_at_a_time(n):
+    from qmodels.sim.stats import mser5, mser5_columns
+
+    rng = np.random.default_rng(n)
+    t = np.arange(n)[:, None]
+    # a decaying transient of varied size on noise, and a flat column
+    y = rng.standard_exponential((n, 6)) + rng.random(6) * 5 * np.exp(-t / (n / 8 + 1))
+    y[:, 5] = 1.0
+    got = mser5_columns(y)
+    assert [int(d) for d in got] == [mser5(y[:, j]) for j in range(6)]

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InvalidValueError
 
-__all__ = ["Estimate", "estimate", "estimates", "mser5", "histogram_percentile",
+__all__ = ["Estimate", "estimate", "estimates", "mser5", "mser5_columns", "histogram_percentile",
            "histogram_percentiles"]
 
 
@@ -236,6 +236,30 @@ def mser5(series) -> int:
     dmax = m // 2
     d = int(np.argmin(stat[: dmax + 1]))
     return 5 * d
+
+
+def mser5_columns(series) -> np.ndarray:
+    """:func:`mser5` of every column of ``series`` (n, k) at once, bit for
+    bit: the batch averages, suffix sums and minimum are the same
+    operations column by column (averages of 5 values in order, running
+    sums in order, the first minimum)."""
+    y = np.asarray(series, dtype=float)
+    n, k = y.shape
+    m = n // 5
+    if m < 2 or k == 0:
+        return np.zeros(k, dtype=int)
+    # (k, m, 5): each column's batches of 5, each batch contiguous
+    z = np.ascontiguousarray(y[: 5 * m].T).reshape(k, m, 5).mean(axis=2)
+    rev = z[:, ::-1]
+    cnt = np.arange(1, m + 1, dtype=float)
+    s1 = np.cumsum(rev, axis=1)
+    s2 = np.cumsum(rev * rev, axis=1)
+    ss = s2 - s1 * s1 / cnt
+    ss = np.maximum(ss, 0.0)[:, ::-1]
+    ks = np.arange(m, 0, -1, dtype=float)
+    stat = ss / (ks * ks)
+    dmax = m // 2
+    return 5 * np.argmin(stat[:, : dmax + 1], axis=1)
 
 
 def histogram_percentile(counts, lo_log: float, step: float, q: float) -> float:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InvalidValueError
 from .run import _Run
-from .stats import estimate, histogram_percentiles, mser5
+from .stats import estimate, histogram_percentiles, mser5_columns
 
 #: a histogram segment spans CELLS_PER_SEG cells
 CELLS_PER_SEG = 10
@@ -210,11 +210,11 @@ def _cell_series(run: _Run, n: int) -> np.ndarray:
 def _truncation(series: np.ndarray) -> int:
     """MSER-5 truncation (in cells): the largest over the columns (a
     column with a NaN, a cell without a cycle, is skipped)."""
-    d = 0
-    for col in series.T:
-        if np.all(np.isfinite(col)) and np.ptp(col) > 0:
-            d = max(d, mser5(col))
-    return d
+    ok = np.all(np.isfinite(series), axis=0)
+    ok[ok] = np.ptp(series[:, ok], axis=0) > 0
+    if not ok.any():
+        return 0
+    return int(mser5_columns(series[:, ok]).max())
 
 
 
@@ -302,7 +302,7 @@ def _batches(run, seg, warm, use_mser):
     c0 = [first[g[0]] for g in groups]
     c1 = [first.get(g[-1] + 1, n) for g in groups]
     w = _windows(run, c0, c1)
-    obs = [{key: v[b] for key, v in w.items()} for b in range(B)]
+    obs = [dict(zip(w, row)) for row in zip(*w.values())]
     # the segments run consecutively: a view of them, not a copy (integer
     # counts, so the sum is the same in any order)
     hs = (run.HIST[segs[0]: segs[-1] + 1] if segs[-1] - segs[0] == len(segs) - 1
