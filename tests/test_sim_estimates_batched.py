@@ -50,3 +50,33 @@ def test_mser5_of_every_column_matches_one_column_at_a_time(n):
     y[:, 5] = 1.0
     got = mser5_columns(y)
     assert [int(d) for d in got] == [mser5(y[:, j]) for j in range(6)]
+
+
+def test_batched_percentiles_match_one_histogram_at_a_time():
+    # sparse and dense rows, empty rows, totals whose quantile targets are
+    # whole numbers (tot = 100: 50, 95, 99 land exactly on a cumulative count)
+    from types import SimpleNamespace
+
+    from qmodels.sim.stats import histogram_percentiles
+    from qmodels.sim.windows import PERCENTILES, _percentiles_of
+
+    rng = np.random.default_rng(5)
+    B, C, nb = 7, 3, 300
+    h = np.zeros((B, C, nb), dtype=np.int64)
+    for b in range(B):
+        for c in range(C):
+            kind = (b + c) % 4
+            if kind == 1:
+                h[b, c, rng.integers(40, 200, size=100)] += 1      # total 100
+            elif kind == 2:
+                h[b, c, 120:180] = rng.integers(0, 1000, size=60)
+            elif kind == 3:
+                h[b, c, 150] = 7                                     # one bin
+    run = SimpleNamespace(f=SimpleNamespace(hist_lo=np.array([-3.0, -1.0, 0.5]),
+                                            hist_step=0.01))
+    got = _percentiles_of(run, h)
+    qs = [q / 100.0 for q in PERCENTILES]
+    for b in range(B):
+        for c in range(C):
+            ref = histogram_percentiles(h[b, c], run.f.hist_lo[c], run.f.hist_step, qs)
+            assert np.array_equal(got[b, c], ref, equal_nan=True), (b, c, got[b, c], ref)

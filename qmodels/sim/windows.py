@@ -165,17 +165,25 @@ def _percentiles_of(run: _Run, h: np.ndarray) -> np.ndarray:
     if used.size == 0:
         return out.reshape(B, C, -1)
     lo = int(used[0])
-    c = h.reshape(-1, nbins)[:, lo: int(used[-1]) + 1].astype(float)
-    cum = np.cumsum(c, axis=1)
+    ci = h.reshape(-1, nbins)[:, lo: int(used[-1]) + 1]
+    cum_i = np.cumsum(ci, axis=1)
+    rows = np.flatnonzero(cum_i[:, -1] > 0)
+    ci, cum_i = ci[rows], cum_i[rows]
+    c, cum = ci.astype(float), cum_i.astype(float)
     tot = cum[:, -1]
-    rows = np.flatnonzero(tot > 0)
-    c, cum, tot = c[rows], cum[rows], tot[rows]
     lo_log = np.tile(f.hist_lo, B)[rows, None]
     nb = c.shape[1]
     r = np.arange(rows.size)[:, None]
     target = tot[:, None] * (np.array(PERCENTILES) / 100.0)
-    # searchsorted(cum, target, side="left") of every row and quantile
-    k = np.minimum((cum[:, None, :] < target[:, :, None]).sum(2), nb - 1)
+    # searchsorted(cum, target, side="left") of every row and quantile: the
+    # counts are integers, so cum < target is cum < ceil(target); each row
+    # shifted by its index times (largest total + 1) makes one sorted array
+    # of integers, searched once for all rows
+    big = int(cum_i[:, -1].max()) + 1
+    shift = np.arange(rows.size, dtype=np.int64)[:, None] * big
+    k = np.searchsorted((cum_i + shift).ravel(),
+                        (np.ceil(target).astype(np.int64) + shift).ravel(), side="left")
+    k = np.minimum(k.reshape(target.shape) - r * nb, nb - 1)
     prev = np.where(k > 0, cum[r, k - 1], 0.0)
     ck = c[r, k]
     with np.errstate(invalid="ignore", divide="ignore"):
