@@ -279,7 +279,10 @@ def _replication_figures(run, seg, a):
     segs = [s for s, c0 in first.items() if c0 >= a_obs and s <= last_seg]
     if not segs:
         segs = [last_seg]
-    p = _percentiles_of(run, run.HIST[segs].sum(axis=0)[None])[0]
+    # consecutive segments: a view, not a copy (integer counts: the same sum)
+    hs = (run.HIST[segs[0]: segs[-1] + 1] if segs[-1] - segs[0] == len(segs) - 1
+          else run.HIST[segs])
+    p = _percentiles_of(run, hs.sum(axis=0)[None])[0]
     t_trunc = run.EDGES[a_obs - 1] if a_obs > 0 else 0.0
     return w, p, t_trunc, quarters
 
