@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
+import weakref
 
 import numpy as np
 
@@ -59,6 +60,31 @@ CELLS_BATCH = 1000
 EXTENSIONS = 2
 #: replications whose averaged cell series choose the MSER-5 warm-up
 PILOT = 20
+#: networks whose flattened arrays are kept (by identity) for the next call
+FLAT_CACHE_SIZE = 8
+_FLAT_CACHE: dict = {}
+
+
+def _flat_of(network: Network):
+    """:func:`~qmodels.sim.flatten.flatten` of ``network``, kept for the
+    next call on the same object: the arrays depend on the network alone
+    (not on the seed, horizon or method), a Network is immutable, and
+    neither the event loop nor the analysis writes them.  Kept by identity
+    with a weak reference (an entry goes when its network does), at most
+    FLAT_CACHE_SIZE networks."""
+    key = id(network)
+    hit = _FLAT_CACHE.get(key)
+    if hit is not None and hit[0]() is network:
+        return hit[1]
+    flat = flatten(network)
+    while len(_FLAT_CACHE) >= FLAT_CACHE_SIZE:
+        _FLAT_CACHE.pop(next(iter(_FLAT_CACHE)))
+    try:
+        ref = weakref.ref(network, lambda _r, k=key: _FLAT_CACHE.pop(k, None))
+    except TypeError:   # not weakly referenceable: not kept
+        return flat
+    _FLAT_CACHE[key] = (ref, flat)
+    return flat
 
 
 # ---------------------------------------------------------------------------
@@ -225,7 +251,7 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
                         method, max_events)
     check_sim_size(network, replications if method == "replications" else 1)
     nproc = check_workers(workers, client)
-    flat = flatten(network)
+    flat = _flat_of(network)
     default_horizon = horizon is None
     capped = None
     if default_horizon:
