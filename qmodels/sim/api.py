@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
+import weakref
 
 import numpy as np
 
@@ -36,17 +37,16 @@ from .guards import check_sim_size
 from .parallel import check_workers, run_in_order
 from .result import SimResult, Warned
 from .run import _raise_status, _Run
-from .stats import Estimate, estimate
+from .stats import Estimate, estimate, estimates
 from .tails import tail_widening, widen_figures
 from .windows import (
-    CELLS_PER_SEG,
     PERCENTILES,
     _batches,
     _cell_series,
     _edges,
     _observations_of,
-    _quarters,
     _relative_ok,
+    _replication_figures,
     _truncation,
 )
 
@@ -60,6 +60,31 @@ CELLS_BATCH = 1000
 EXTENSIONS = 2
 #: replications whose averaged cell series choose the MSER-5 warm-up
 PILOT = 20
+#: networks whose flattened arrays are kept (by identity) for the next call
+FLAT_CACHE_SIZE = 8
+_FLAT_CACHE: dict = {}
+
+
+def _flat_of(network: Network):
+    """:func:`~qmodels.sim.flatten.flatten` of ``network``, kept for the
+    next call on the same object: the arrays depend on the network alone
+    (not on the seed, horizon or method), a Network is immutable, and
+    neither the event loop nor the analysis writes them.  Kept by identity
+    with a weak reference (an entry goes when its network does), at most
+    FLAT_CACHE_SIZE networks."""
+    key = id(network)
+    hit = _FLAT_CACHE.get(key)
+    if hit is not None and hit[0]() is network:
+        return hit[1]
+    flat = flatten(network)
+    while len(_FLAT_CACHE) >= FLAT_CACHE_SIZE:
+        _FLAT_CACHE.pop(next(iter(_FLAT_CACHE)))
+    try:
+        ref = weakref.ref(network, lambda _r, k=key: _FLAT_CACHE.pop(k, None))
+    except TypeError:   # not weakly referenceable: not kept
+        return flat
+    _FLAT_CACHE[key] = (ref, flat)
+    return flat
 
 
 # ---------------------------------------------------------------------------
@@ -226,7 +251,7 @@ def simulate(network: Network, *, seed, horizon: float | None = None, replicatio
                         method, max_events)
     check_sim_size(network, replications if method == "replications" else 1)
     nproc = check_workers(workers, client)
-    flat = flatten(network)
+    flat = _flat_of(network)
     default_horizon = horizon is None
     capped = None
     if default_horizon:
@@ -333,17 +358,16 @@ def _run_remote(network, flat, child, horizon, warm, use_mser, cap_events):
 
 
 def _advance_all(run, network, edges, cap_events, where, start_cell=0):
-    """Run cell by cell in chunks of a histogram segment (the chunking
-    never changes a number: the loop is resumable)."""
-    n = len(edges)
-    i = start_cell
-    while i < n:
-        j = min(i + CELLS_PER_SEG, n)
-        st = run.advance(edges[j - 1], cap_events)
-        if st == E.MAX_EVENTS:
-            return st
-        _raise_status(st, run, network, where)
-        i = j
+    """Run to the last cell edge in one :meth:`_Run.advance` (the loop
+    snapshots every cell edge it passes; it is resumable, so running in
+    one piece or in chunks never changes a number, and ``advance`` itself
+    returns to Python every CHUNK_EVENTS events for Ctrl-C)."""
+    if start_cell >= len(edges):
+        return E.OK
+    st = run.advance(edges[-1], cap_events)
+    if st == E.MAX_EVENTS:
+        return st
+    _raise_status(st, run, network, where)
     return E.OK
 
 
@@ -365,12 +389,12 @@ def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, lev
     pilot = []
 
     def take(run, seg):
-        w, p, t = _observations_of(run, seg, a)
+        w, p, t, quarters = _replication_figures(run, seg, a)
         obs.append(w)
         pct.append(p)
         trunc.append(t)
         chk.events.append(run.events)
-        chk.trend.append(_quarters(run, a))
+        chk.trend.append(quarters)
 
     try:
         while True:
@@ -498,9 +522,18 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
     drawn too rarely (``widen``, from :func:`~qmodels.sim.tails.tail_widening`;
     :func:`~qmodels.sim.tails.widen_figures`), with the notes."""
     sn, cn = net.station_names, net.class_names
+    # every figure of every observation in one (figures, observations)
+    # array and one pass of :func:`~qmodels.sim.stats.estimates` (bit for
+    # bit :func:`~qmodels.sim.stats.estimate` of each row)
+    n_obs = len(obs)
+    blocks = [np.array([o[k] for o in obs], dtype=float).reshape(n_obs, -1) for k in obs[0]]
+    starts = dict(zip(obs[0], np.cumsum([0] + [b.shape[1] for b in blocks[:-1]]).tolist()))
+    width = {key: np.shape(v)[-1] if np.ndim(v) == 2 else 0 for key, v in obs[0].items()}
+    all_est = estimates(np.hstack(blocks).T, level)
 
-    def est(key, *idx):
-        return estimate([o[key][idx] for o in obs], level)
+    def est(key, i, k=None):
+        # (i,) of a vector, (i, k) of a (classes, stations) matrix
+        return all_est[starts[key] + (i if k is None else i * width[key] + k)]
 
     figs = {}
     # R of a class at a station it never visits is not observed: NaN (the
@@ -530,8 +563,10 @@ def _assemble(net, obs, pct, level, seed, horizon, warm_mean, events, wall, meth
             "class switching: a class's X and R are per cycle of its chain (X the chain's "
             "cycles or departures per second, R the time a chain job spends as that class, "
             f"Q_c / X); no response-time percentiles for {', '.join(map(repr, switched))}",)
+    nq = len(PERCENTILES)
+    pe = estimates(np.moveaxis(parr, 0, -1).reshape(len(cn) * nq, -1), level)
     percentiles = {
-        c: {q: estimate(parr[:, i, j], level) for j, q in enumerate(PERCENTILES)}
+        c: {q: pe[i * nq + j] for j, q in enumerate(PERCENTILES)}
         for i, c in enumerate(cn)
     }
     pools = {p.name: {"U": est("pool_U", i), "Q": est("pool_Q", i)}

@@ -36,6 +36,14 @@ CACHE_WARM_MIN = 1_000
 CACHE_WARM_MAX = 2_000_000
 #: up to this many warming requests the cache is warmed by Python code
 CACHE_FILL_PYTHON = 2_000
+#: uniforms drawn ahead by the first refill of a run, doubled at each later
+#: refill up to UNIFORM_BLOCK: a short run (a small model, a horizon of a
+#: few hundred events) does not pay for 2 MB of uniforms it never reads,
+#: a long one reaches the full block after a handful of refills.  The
+#: stream is the Generator's, read in order, so the block size changes no
+#: number (``random(n)`` then ``random(m)`` is ``random(n + m)``)
+UNIFORM_BLOCK_FIRST = 1 << 12
+UNIFORM_BLOCK = 1 << 18
 
 
 class _Run:
@@ -89,6 +97,7 @@ class _Run:
         erl += [int(a) for a, kind in zip(flat.CLF[:, 2], flat.CLI[:, 2]) if kind == E.D_ERLANG]
         self.kmax = max([2] + erl)
         self.U = np.zeros(0)
+        self._block = UNIFORM_BLOCK_FIRST
         self._init_caches()
 
     def _init_caches(self):
@@ -171,11 +180,13 @@ class _Run:
         """Move the unread uniforms to the front of the block and fill the
         rest with the Generator's next ones, in place (``random(out=)``:
         the same stream as ``random(n)``, without a new 2 MB block and its
-        page faults at every refill)."""
+        page faults at every refill).  The block starts small and doubles
+        (:data:`UNIFORM_BLOCK_FIRST`, :data:`UNIFORM_BLOCK`)."""
         umin = self._umin()
         pos = int(self.SI[E.I_UPOS])
         r = self.U.shape[0] - pos
-        need = r + max(1 << 18, 2 * umin)
+        need = r + max(self._block, 2 * umin)
+        self._block = min(2 * self._block, UNIFORM_BLOCK)
         if self.U.shape[0] < need:
             U = np.empty(need)
             U[:r] = self.U[pos:]

@@ -22,7 +22,8 @@ import numpy as np
 
 from ..errors import InvalidValueError
 
-__all__ = ["Estimate", "estimate", "mser5", "histogram_percentile", "histogram_percentiles"]
+__all__ = ["Estimate", "estimate", "estimates", "mser5", "mser5_columns", "histogram_percentile",
+           "histogram_percentiles"]
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,52 @@ def estimate(values, level: float) -> Estimate:
     return Estimate(m, m - h, m + h, level, n)
 
 
+def estimates(rows, level: float) -> list:
+    """:func:`estimate` of every row of ``rows`` (F, n): F figures, each
+    over the same n observations, in one pass.
+
+    Notes
+    -----
+    The same interval as :func:`estimate` (Law 2015, sec. 9.4.1, eq.
+    9.1), bit for bit: numpy reduces each row of a C-contiguous array
+    along its last axis as it reduces the row alone (the same pairwise
+    sum), the Student-t quantile is the same for every row, and the rest
+    is elementwise arithmetic in the same order.  A row with NaNs drops
+    them (``n`` counts the rest), as :func:`estimate` does.
+    """
+    from scipy.special import stdtrit
+
+    v = np.ascontiguousarray(rows, dtype=float)
+    if v.ndim != 2:
+        raise InvalidValueError(f"estimates: rows must be 2-D (figures, observations), "
+                                f"got shape {v.shape}")
+    F, n = v.shape
+    out: list = [None] * F
+    keep = ~np.isnan(v)
+    count = keep.sum(axis=1)
+    # rows with the same number of observations left (all of them, or
+    # fewer after their NaNs are dropped) go together: each row packed to
+    # a contiguous row of that length, its values in order
+    for c in np.unique(count).tolist():
+        rows = np.flatnonzero(count == c)
+        if c == 0:
+            for i in rows.tolist():
+                out[i] = Estimate(math.nan, math.nan, math.nan, level, 0)
+            continue
+        g = v[rows] if c == n else v[rows][keep[rows]].reshape(rows.size, c)
+        m = g.mean(axis=1)
+        if c < 2:
+            for i, mi in zip(rows.tolist(), m.tolist()):
+                out[i] = Estimate(mi, -math.inf, math.inf, level, c)
+            continue
+        s = g.std(axis=1, ddof=1)
+        h = float(stdtrit(c - 1, 0.5 * (1.0 + level))) * s / math.sqrt(c)
+        for i, mi, lo, hi in zip(rows.tolist(), m.tolist(), (m - h).tolist(),
+                                 (m + h).tolist()):
+            out[i] = Estimate(mi, lo, hi, level, c)
+    return out
+
+
 def mser5(series) -> int:
     """MSER-5 truncation point of an output series, in observations.
 
@@ -189,6 +236,30 @@ def mser5(series) -> int:
     dmax = m // 2
     d = int(np.argmin(stat[: dmax + 1]))
     return 5 * d
+
+
+def mser5_columns(series) -> np.ndarray:
+    """:func:`mser5` of every column of ``series`` (n, k) at once, bit for
+    bit: the batch averages, suffix sums and minimum are the same
+    operations column by column (averages of 5 values in order, running
+    sums in order, the first minimum)."""
+    y = np.asarray(series, dtype=float)
+    n, k = y.shape
+    m = n // 5
+    if m < 2 or k == 0:
+        return np.zeros(k, dtype=int)
+    # (k, m, 5): each column's batches of 5, each batch contiguous
+    z = np.ascontiguousarray(y[: 5 * m].T).reshape(k, m, 5).mean(axis=2)
+    rev = z[:, ::-1]
+    cnt = np.arange(1, m + 1, dtype=float)
+    s1 = np.cumsum(rev, axis=1)
+    s2 = np.cumsum(rev * rev, axis=1)
+    ss = s2 - s1 * s1 / cnt
+    ss = np.maximum(ss, 0.0)[:, ::-1]
+    ks = np.arange(m, 0, -1, dtype=float)
+    stat = ss / (ks * ks)
+    dmax = m // 2
+    return 5 * np.argmin(stat[:, : dmax + 1], axis=1)
 
 
 def histogram_percentile(counts, lo_log: float, step: float, q: float) -> float:

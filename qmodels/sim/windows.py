@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InvalidValueError
 from .run import _Run
-from .stats import estimate, histogram_percentiles, mser5
+from .stats import estimates, histogram_percentiles, mser5_columns
 
 #: a histogram segment spans CELLS_PER_SEG cells
 CELLS_PER_SEG = 10
@@ -51,7 +51,13 @@ def _edges(horizon: float, warm: float | None, ncell: int):
 def _seg_first_cell(seg: np.ndarray) -> dict[int, int]:
     """The first cell of every histogram segment, by segment (in the order
     the segments first appear, as the cells run)."""
-    segs, first = np.unique(np.asarray(seg[:-1]), return_index=True)
+    s = np.asarray(seg[:-1])
+    if s.size and np.all(s[1:] >= s[:-1]):
+        # the grid's segments never go back (:func:`_edges`): the first
+        # cell of each is where the value changes
+        first = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
+        return dict(zip(s[first].tolist(), first.tolist()))
+    segs, first = np.unique(s, return_index=True)
     order = np.argsort(first, kind="stable")
     return dict(zip(segs[order].tolist(), first[order].tolist()))
 
@@ -159,17 +165,25 @@ def _percentiles_of(run: _Run, h: np.ndarray) -> np.ndarray:
     if used.size == 0:
         return out.reshape(B, C, -1)
     lo = int(used[0])
-    c = h.reshape(-1, nbins)[:, lo: int(used[-1]) + 1].astype(float)
-    cum = np.cumsum(c, axis=1)
+    ci = h.reshape(-1, nbins)[:, lo: int(used[-1]) + 1]
+    cum_i = np.cumsum(ci, axis=1)
+    rows = np.flatnonzero(cum_i[:, -1] > 0)
+    ci, cum_i = ci[rows], cum_i[rows]
+    c, cum = ci.astype(float), cum_i.astype(float)
     tot = cum[:, -1]
-    rows = np.flatnonzero(tot > 0)
-    c, cum, tot = c[rows], cum[rows], tot[rows]
     lo_log = np.tile(f.hist_lo, B)[rows, None]
     nb = c.shape[1]
     r = np.arange(rows.size)[:, None]
     target = tot[:, None] * (np.array(PERCENTILES) / 100.0)
-    # searchsorted(cum, target, side="left") of every row and quantile
-    k = np.minimum((cum[:, None, :] < target[:, :, None]).sum(2), nb - 1)
+    # searchsorted(cum, target, side="left") of every row and quantile: the
+    # counts are integers, so cum < target is cum < ceil(target); each row
+    # shifted by its index times (largest total + 1) makes one sorted array
+    # of integers, searched once for all rows
+    big = int(cum_i[:, -1].max()) + 1
+    shift = np.arange(rows.size, dtype=np.int64)[:, None] * big
+    k = np.searchsorted((cum_i + shift).ravel(),
+                        (np.ceil(target).astype(np.int64) + shift).ravel(), side="left")
+    k = np.minimum(k.reshape(target.shape) - r * nb, nb - 1)
     prev = np.where(k > 0, cum[r, k - 1], 0.0)
     ck = c[r, k]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -204,11 +218,11 @@ def _cell_series(run: _Run, n: int) -> np.ndarray:
 def _truncation(series: np.ndarray) -> int:
     """MSER-5 truncation (in cells): the largest over the columns (a
     column with a NaN, a cell without a cycle, is skipped)."""
-    d = 0
-    for col in series.T:
-        if np.all(np.isfinite(col)) and np.ptp(col) > 0:
-            d = max(d, mser5(col))
-    return d
+    ok = np.all(np.isfinite(series), axis=0)
+    ok[ok] = np.ptp(series[:, ok], axis=0) > 0
+    if not ok.any():
+        return 0
+    return int(mser5_columns(series[:, ok]).max())
 
 
 
@@ -237,6 +251,42 @@ def _observations_of(run, seg, a):
     return w, p, t_trunc
 
 
+def _replication_figures(run, seg, a):
+    """What one replication whose first ``a`` cells are its warm-up
+    yields: (window figures, percentiles, truncation time) as
+    :func:`_observations_of` and the quarters the drift check compares as
+    :func:`_quarters`, bit for bit, with the three windows summarised in
+    one :func:`_windows` and the percentiles by :func:`_percentiles_of`."""
+    n = run.cells_done
+    if n < 2:
+        raise InvalidValueError(
+            "max_events stopped a replication before two cells of its horizon: raise "
+            "max_events or shorten the horizon"
+        )
+    a_obs = min(a, n - 1)
+    a_q = min(a or 0, n - 1)
+    L = (n - a_q) // 4
+    if L >= 1:
+        w3 = _windows(run, [a_obs, n - L, a_q], [n, n, a_q + L])
+        w = {key: v[0] for key, v in w3.items()}
+        quarters = (_trend_series({key: v[1] for key, v in w3.items()}),
+                    _trend_series({key: v[2] for key, v in w3.items()}))
+    else:
+        w = _window(run, a_obs, n)
+        quarters = None
+    first = _seg_first_cell(seg)
+    last_seg = int(seg[n - 1])
+    segs = [s for s, c0 in first.items() if c0 >= a_obs and s <= last_seg]
+    if not segs:
+        segs = [last_seg]
+    # consecutive segments: a view, not a copy (integer counts: the same sum)
+    hs = (run.HIST[segs[0]: segs[-1] + 1] if segs[-1] - segs[0] == len(segs) - 1
+          else run.HIST[segs])
+    p = _percentiles_of(run, hs.sum(axis=0)[None])[0]
+    t_trunc = run.EDGES[a_obs - 1] if a_obs > 0 else 0.0
+    return w, p, t_trunc, quarters
+
+
 def _batches(run, seg, warm, use_mser):
     """Cut the run after its warm-up into BATCHES batches of whole segments."""
     n = run.cells_done
@@ -263,7 +313,7 @@ def _batches(run, seg, warm, use_mser):
     c0 = [first[g[0]] for g in groups]
     c1 = [first.get(g[-1] + 1, n) for g in groups]
     w = _windows(run, c0, c1)
-    obs = [{key: v[b] for key, v in w.items()} for b in range(B)]
+    obs = [dict(zip(w, row)) for row in zip(*w.values())]
     # the segments run consecutively: a view of them, not a copy (integer
     # counts, so the sum is the same in any order)
     hs = (run.HIST[segs[0]: segs[-1] + 1] if segs[-1] - segs[0] == len(segs) - 1
@@ -277,14 +327,15 @@ def _batches(run, seg, warm, use_mser):
 
 def _relative_ok(obs, level, precision):
     """True if every reported mean has half-width / |mean| <= precision."""
-    for key in ("X_cl", "R_cl", "X_st", "U_st", "Q_st", "R_st"):
-        arr = np.array([o[key] for o in obs])
-        for col in arr.T:
-            e = estimate(col, level)
-            if e.n == 0 or e.mean == 0 or math.isnan(e.mean):
-                continue
-            if not e.relative_half_width <= precision:
-                return False
+    # every figure's observations as a row, all intervals in one pass
+    # (:func:`qmodels.sim.stats.estimates`, bit for bit ``estimate``)
+    rows = np.hstack([np.array([o[key] for o in obs], dtype=float)
+                      for key in ("X_cl", "R_cl", "X_st", "U_st", "Q_st", "R_st")]).T
+    for e in estimates(rows, level):
+        if e.n == 0 or e.mean == 0 or math.isnan(e.mean):
+            continue
+        if not e.relative_half_width <= precision:
+            return False
     return True
 
 
