@@ -368,12 +368,22 @@ def fewjob_closed(rng, i: int) -> qm.Network:
             st.append(qm.Queue(f"s{k}", 1.0, distribution=_shape(rng)))
     names = [s.name for s in st]
     C = 1 if rng.random() < 0.6 else 2
+    return qm.Network(st, _few_closed_classes(rng, names, C, per_class=False))
+
+
+def _few_closed_classes(rng, names, C, per_class):
+    """C closed classes of 1..4 jobs over the stations ``names``: service
+    0.2..1 s per station, shared by the classes (drawn once for all, or
+    per class with ``per_class``) or each class its own; think time 0 or
+    0.5..5 s; a cycle in a random order or random visit ratios."""
     shared = {n: float(np.round(rng.uniform(0.2, 1.0), 3)) for n in names}
-    same = rng.random() < 0.5
+    same = None if per_class else rng.random() < 0.5
     classes = []
     for c in range(C):
-        svc = shared if (c == 0 or same) else \
-            {n: float(np.round(rng.uniform(0.2, 1.0), 3)) for n in names}
+        if c == 0 or (rng.random() < 0.5 if per_class else same):
+            svc = shared
+        else:
+            svc = {n: float(np.round(rng.uniform(0.2, 1.0), 3)) for n in names}
         z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.5, 5.0), 2))
         n = int(rng.integers(1, 5))
         if rng.random() < 0.5:
@@ -382,7 +392,7 @@ def fewjob_closed(rng, i: int) -> qm.Network:
         else:
             vis = {nm: float(np.round(rng.uniform(0.3, 1.5), 2)) for nm in names}
             classes.append(qm.Closed(f"c{c}", n, think_time=z, service=svc, visits=vis))
-    return qm.Network(st, classes)
+    return classes
 
 
 def classdep_closed(rng, i: int) -> qm.Network:
@@ -572,20 +582,7 @@ def ph_closed(rng, i: int) -> qm.Network:
                    distribution=_ph_shape(rng)) for k in range(K)]
     names = [s.name for s in st]
     C = 1 if rng.random() < 0.6 else 2
-    shared = {n: float(np.round(rng.uniform(0.2, 1.0), 3)) for n in names}
-    classes = []
-    for c in range(C):
-        svc = shared if c == 0 or rng.random() < 0.5 else \
-            {n: float(np.round(rng.uniform(0.2, 1.0), 3)) for n in names}
-        z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.5, 5.0), 2))
-        n = int(rng.integers(1, 5))
-        if rng.random() < 0.5:
-            classes.append(qm.Closed(f"c{c}", n, think_time=z, service=svc,
-                                     routing=_tandem(list(rng.permutation(names)), False)))
-        else:
-            vis = {nm: float(np.round(rng.uniform(0.3, 1.5), 2)) for nm in names}
-            classes.append(qm.Closed(f"c{c}", n, think_time=z, service=svc, visits=vis))
-    return qm.Network(st, classes)
+    return qm.Network(st, _few_closed_classes(rng, names, C, per_class=True))
 
 
 def ph_open(rng, i: int) -> qm.Network:

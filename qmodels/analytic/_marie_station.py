@@ -388,16 +388,7 @@ class SingleClassChain:
             if float(np.abs(f).max(initial=0.0)) <= tol:
                 break
             self._warm = np.where(ok, x - target, 0.0)
-            # per level, a secant step on log r (slope held to 0.2..5; the
-            # first step halved: the plain step r <- r lam / eff oscillates)
-            slope = np.full_like(x, 2.0)
-            if prev is not None:
-                dx, df = x - prev[0], f - prev[1]
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    est = np.where(np.abs(dx) > 1e-14, df / dx, 2.0)
-                slope = np.clip(np.nan_to_num(est, nan=2.0), 0.2, 5.0)
-            prev = (x.copy(), f)
-            x = np.clip(x - f / slope, target - 8.0, target + 8.0)
+            x, prev = _secant_step(x, f, prev, target)
         return logp, nu
 
     def _renewal(self, lam, arr: PhaseType):
@@ -848,12 +839,19 @@ class RenewalMultiClassChain:
             if float(np.abs(f).max(initial=0.0)) <= tol:
                 break
             self._warm = np.where(ok, x - target, 0.0)
-            slope = np.full_like(x, 2.0)
-            if prev is not None:
-                dx, df = x - prev[0], f - prev[1]
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    est = np.where(np.abs(dx) > 1e-14, df / dx, 2.0)
-                slope = np.clip(np.nan_to_num(est, nan=2.0), 0.2, 5.0)
-            prev = (x.copy(), f)
-            x = np.clip(x - f / slope, target - 8.0, target + 8.0)
+            x, prev = _secant_step(x, f, prev, target)
         return logp
+
+
+def _secant_step(x, f, prev, target):
+    """Per level, a secant step on log r towards f = 0 (the slope held to
+    0.2..5, 2 at the first step: the plain step r <- r lambda / eff
+    oscillates), kept within e^8 of the target; returns (x, prev)."""
+    slope = np.full_like(x, 2.0)
+    if prev is not None:
+        dx, df = x - prev[0], f - prev[1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            est = np.where(np.abs(dx) > 1e-14, df / dx, 2.0)
+        slope = np.clip(np.nan_to_num(est, nan=2.0), 0.2, 5.0)
+    prev = (x.copy(), f)
+    return np.clip(x - f / slope, target - 8.0, target + 8.0), prev
