@@ -496,3 +496,21 @@ def test_closed_recursion_is_held_to_the_utilisation_law():
         assert float(r.U["d1"]) <= 1.0
         assert float(r.X["io"]) <= 1 / 0.02 * (1 + 1e-12)
         qm.testing.assert_operational_laws(r)
+
+
+def test_branch_stations_are_not_called_randomly_routed():
+    # a class given by visits={'f': 1} visits one station itself; the
+    # branch stations are its tasks', in the branch's order: no warning that
+    # they are routed at random (it used to list them); with a second station
+    # of its own the warning names only the class's own stations
+    from qmodels.model.lowered import random_routing_warning
+
+    one = qm.Network([qm.Queue("a", 0.3), qm.Queue("b", 0.4), qm.ForkJoin("f", [["a"], ["b"]])],
+                     [qm.Open("o", 1.0, visits={"f": 1})])
+    assert one.lowered.random_routed == ()
+    assert random_routing_warning(one, "the simulator") is None
+    two = qm.Network([qm.Queue("cpu", 0.1), qm.Queue("a", 0.3), qm.Queue("b", 0.4),
+                      qm.ForkJoin("f", [["a"], ["b"]])],
+                     [qm.Closed("o", 3, visits={"f": 1, "cpu": 1})])
+    msg = random_routing_warning(two, "the simulator")
+    assert "(over 'cpu', 'f')" in msg and "'a'" not in msg

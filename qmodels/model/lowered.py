@@ -141,14 +141,24 @@ class Lowered:
         return out
 
     @cached_property
+    def off_branch(self) -> tuple:
+        """Per station: whether a job (not a fork-join's task) visits it, i.e.
+        it lies on no fork-join branch (a branch's stations are visited by
+        tasks in the branch's own order, never at random)."""
+        from .forkjoin import branch_mask
+
+        return tuple(not b for b in branch_mask(self.network))
+
+    @cached_property
     def random_routed(self) -> tuple:
         """Indices of the classes with no order of visits (given by
-        ``visits`` or ``demands``) that visit more than one station: the
-        simulator, QNA and the CTMC route them at random with their visit
-        ratios (the order of a single station cannot matter)."""
-        V = self.visits
+        ``visits`` or ``demands``) that visit more than one station outside
+        fork-join branches: the simulator, QNA and the CTMC route them at
+        random with their visit ratios (the order of a single station cannot
+        matter, and a branch's tasks follow the branch)."""
+        V, own = self.visits, self.off_branch
         return tuple(i for i in range(V.shape[0]) if not self.routed[i]
-                     and sum(1 for k in range(V.shape[1]) if V[i][k] != 0) > 1)
+                     and sum(1 for k in range(V.shape[1]) if V[i][k] != 0 and own[k]) > 1)
 
     def levels(self, k: int) -> tuple:
         """The priority levels (0 highest) of the classes that visit
@@ -537,10 +547,10 @@ def random_routing_warning(net: Network, by: str) -> str | None:
     idx = low.random_routed
     if not idx:
         return None
-    V = low.visits
+    V, own = low.visits, low.off_branch
     parts, example = [], None
     for i in idx:
-        at = [low.station_names[k] for k in range(V.shape[1]) if V[i][k] != 0]
+        at = [low.station_names[k] for k in range(V.shape[1]) if V[i][k] != 0 and own[k]]
         parts.append(f"{low.class_names[i]!r} (over {', '.join(map(repr, at))})")
         if example is None:
             example = (low.class_names[i], at)
