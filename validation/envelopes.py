@@ -497,6 +497,14 @@ def priority_closed(rng, i: int) -> qm.Network:
         else:
             st.append(qm.Queue(f"s{k}", S, discipline="prio" if disc == "prio-pr"
                                else "prio-pr"))
+    return qm.Network(st, _priority_classes(rng, st, lambda C: 7))
+
+
+def _priority_classes(rng, st, top) -> list:
+    """2-3 closed classes of different levels (:func:`_levels`) over the
+    stations ``st``: visits 0.5..2 to each, their own service time 0.1..1 s
+    at a priority, PS queue or delay (one per station at an FCFS queue),
+    think time 0 or 0.2..2 s, 1..top(C) - 1 jobs."""
     C = int(rng.integers(2, 4))
     levels = _levels(rng, C)
     classes = []
@@ -505,9 +513,9 @@ def priority_closed(rng, i: int) -> qm.Network:
         svc = {s.name: float(np.round(rng.uniform(0.1, 1.0), 3)) for s in st
                if getattr(s, "discipline", "delay") in ("prio", "prio-pr", "ps", "delay")}
         z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.2, 2.0), 2))
-        classes.append(qm.Closed(f"c{c}", int(rng.integers(1, 7)), think_time=z, visits=vis,
-                                 service=svc, priority=levels[c]))
-    return qm.Network(st, classes)
+        classes.append(qm.Closed(f"c{c}", int(rng.integers(1, top(C))), think_time=z,
+                                 visits=vis, service=svc, priority=levels[c]))
+    return classes
 
 
 def priority_open(rng, i: int) -> qm.Network:
@@ -622,17 +630,7 @@ def priority_closed_ph(rng, i: int) -> qm.Network:
         S = float(np.round(rng.uniform(0.1, 1.0), 3))
         st.append(qm.Queue(f"s{k}", S) if r < 0.45 else
                   qm.Queue(f"s{k}", S, discipline="ps") if r < 0.75 else qm.Delay(f"s{k}", S))
-    C = int(rng.integers(2, 4))
-    levels = _levels(rng, C)
-    classes = []
-    for c in range(C):
-        vis = {s.name: float(np.round(rng.uniform(0.5, 2.0), 2)) for s in st}
-        svc = {s.name: float(np.round(rng.uniform(0.1, 1.0), 3)) for s in st
-               if getattr(s, "discipline", "delay") in ("prio", "prio-pr", "ps", "delay")}
-        z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.2, 2.0), 2))
-        classes.append(qm.Closed(f"c{c}", int(rng.integers(1, 5 if C == 2 else 4)),
-                                 think_time=z, visits=vis, service=svc, priority=levels[c]))
-    return qm.Network(st, classes)
+    return qm.Network(st, _priority_classes(rng, st, lambda C: 5 if C == 2 else 4))
 
 
 def cache_network(rng, i: int) -> qm.Network:

@@ -577,9 +577,6 @@ class MultiClassChain:
     def solve(self, lam):
         """log P on the lattice (shape ``dims``) given ``lam`` (C, *dims),
         the arrival rate of each class in each population."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.linalg import spsolve
-
         fr, fc, fv = self.fixed
         ar, ac, ap, acl, asrc = self.arrivals
         lam = np.asarray(lam, dtype=float).reshape(self.C, -1)
@@ -587,28 +584,7 @@ class MultiClassChain:
         rows = np.concatenate([fr, ar])
         cols = np.concatenate([fc, ac])
         vals = np.concatenate([fv, av])
-        n = self.size
-        out = np.bincount(rows, weights=vals, minlength=n)
-        rows = np.concatenate([rows, np.arange(n)])
-        cols = np.concatenate([cols, np.arange(n)])
-        vals = np.concatenate([vals, -out])
-        # pi Q = 0 with pi(0) = 1 for state 0 (the empty station, which a
-        # finite chain fed by positive rates visits): the balance equations
-        # of the other states, Q^T restricted to them, with state 0's column
-        # moved to the right-hand side; normalised after.  (Replacing an
-        # equation by the dense row sum pi = 1 instead adds a dense row.)
-        # The states are enumerated lattice point by lattice point, the
-        # busy servers' configurations within each: kept in that order
-        # (permc_spec="NATURAL"), SuperLU's factors of an 11,000-state
-        # chain hold 3.8 million entries and take 3.6 s; its default
-        # COLAMD ordering gives 6 million and 30 s.
-        At = coo_matrix((vals, (cols, rows)), shape=(n, n)).tocsc()
-        pi = np.ones(n)
-        if n > 1:
-            sub = At[1:, :][:, 1:]
-            rhs = -np.asarray(At[1:, 0].todense()).ravel()
-            pi[1:] = spsolve(sub.tocsc(), rhs, permc_spec="NATURAL")
-        pi = np.maximum(pi, 0.0)
+        pi = _pinned_stationary(rows, cols, vals, self.size)
         P = np.bincount(self.lattice_of, weights=pi, minlength=int(np.prod(self.dims)))
         with np.errstate(divide="ignore"):
             return np.log(P / P.sum()).reshape(self.dims)
@@ -788,27 +764,13 @@ class RenewalMultiClassChain:
     def _solve(self, r):
         """(log P on the lattice, conditional arrival rates (C, L)) for
         speeds ``r`` (C, L)."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.linalg import spsolve
-
         L = int(np.prod(self.dims))
         cr, cc, cv = self.const
         vr, vc, vv, vm = self.var
         rows = np.concatenate([cr, vr])
         cols = np.concatenate([cc, vc])
         vals = np.concatenate([cv, vv * r.reshape(-1)[vm]])
-        n = self.size
-        out = np.bincount(rows, weights=vals, minlength=n)
-        rows = np.concatenate([rows, np.arange(n)])
-        cols = np.concatenate([cols, np.arange(n)])
-        vals = np.concatenate([vals, -out])
-        At = coo_matrix((vals, (cols, rows)), shape=(n, n)).tocsc()
-        pi = np.ones(n)
-        if n > 1:
-            sub = At[1:, :][:, 1:]
-            rhs = -np.asarray(At[1:, 0].todense()).ravel()
-            pi[1:] = spsolve(sub.tocsc(), rhs, permc_spec="NATURAL")
-        pi = np.maximum(pi, 0.0)
+        pi = _pinned_stationary(rows, cols, vals, self.size)
         Pl = np.bincount(self.lattice_of, weights=pi, minlength=L)
         eff = np.zeros((self.C, L))
         for d in range(self.C):
@@ -855,3 +817,31 @@ def _secant_step(x, f, prev, target):
         slope = np.clip(np.nan_to_num(est, nan=2.0), 0.2, 5.0)
     prev = (x.copy(), f)
     return np.clip(x - f / slope, target - 8.0, target + 8.0), prev
+
+
+def _pinned_stationary(rows, cols, vals, n):
+    """The unnormalised stationary vector of the chain whose off-diagonal
+    rates are (rows, cols, vals), pi(0) = 1: pi Q = 0 with state 0 (the
+    empty station, which a finite chain fed by positive rates visits)
+    pinned, the balance equations of the other states (Q^T restricted to
+    them, state 0's column moved to the right-hand side) solved by SuperLU
+    (Stewart 1994, sec. 2.3).  Replacing an equation by the dense row sum
+    pi = 1 instead would add a dense row.  The states are enumerated
+    lattice point by lattice point, the busy servers' configurations within
+    each: kept in that order (permc_spec="NATURAL"), SuperLU's factors of
+    an 11,000-state chain hold 3.8 million entries and take 3.6 s; its
+    default COLAMD ordering gives 6 million and 30 s."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.linalg import spsolve
+
+    out = np.bincount(rows, weights=vals, minlength=n)
+    rows = np.concatenate([rows, np.arange(n)])
+    cols = np.concatenate([cols, np.arange(n)])
+    vals = np.concatenate([vals, -out])
+    At = coo_matrix((vals, (cols, rows)), shape=(n, n)).tocsc()
+    pi = np.ones(n)
+    if n > 1:
+        sub = At[1:, :][:, 1:]
+        rhs = -np.asarray(At[1:, 0].todense()).ravel()
+        pi[1:] = spsolve(sub.tocsc(), rhs, permc_spec="NATURAL")
+    return np.maximum(pi, 0.0)
