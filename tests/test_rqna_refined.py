@@ -12,6 +12,7 @@ from scipy.optimize import brentq
 
 import qmodels as qm
 from qmodels.analytic.rqna import _erlang, _phase_type, ph_ph_1_wait, renewal_wait_ratio
+from qmodels.errors import UnsupportedModelError
 
 
 def _gim1_wait(lst, rho):
@@ -115,3 +116,20 @@ def test_immediate_feedback_stay_is_the_exact_h2_m_1_queue(q):
                                visits={"q": 1})])
     exact = float(qm.qna(flat).R["o"]) - S / (1.0 - q)
     assert w_visit / (1.0 - q) == pytest.approx(exact, rel=1e-6)
+
+
+def test_a_singular_exact_reference_is_refused_by_name_not_a_crash():
+    # H2 arrivals (SCV 4) into a deterministic queue at rho = 0.97: the
+    # deterministic service's Erlang fit makes the PH/PH/1 reference's
+    # logarithmic reduction overflow (it raised a bare LinAlgError, with
+    # LAPACK's messages on stderr); the refined answer refuses by name, the
+    # plain analyzer still answers, labelled approximate
+    H = qm.HyperExponential(4.0)
+    net = qm.Network([qm.Queue("q0", 0.97, distribution=qm.Deterministic()),
+                      qm.Queue("q1", 0.5, distribution=qm.Deterministic())],
+                     [qm.Open("o", 1.0, interarrival=H, routing={
+                         "source": {"q0": 1.0}, "q0": {"q1": 1.0}, "q1": {"sink": 1.0}})])
+    with pytest.raises(UnsupportedModelError, match="station 'q0'.*refined=False"):
+        qm.rqna(net)
+    r = qm.rqna(net, refined=False)
+    assert r.exactness == "approximate" and np.isfinite(float(r.R["o"]))

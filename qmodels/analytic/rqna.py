@@ -217,6 +217,8 @@ def ph_ph_1_wait(a_alpha, a_T, s_alpha, s_T, rho: float) -> float:
         T = T @ B0
         if np.max(np.abs(one - G @ one)) < 1e-13:
             break
+    if not np.all(np.isfinite(G)):
+        raise np.linalg.LinAlgError("the logarithmic reduction for G did not stay finite")
     R = A0 @ np.linalg.inv(-(A1 + A0 @ G))
     # boundary: unknowns x = (pi_0 (ma), pi_1 (ma ms)), x Q = 0
     B10 = np.kron(Ia, ts[:, None])
@@ -226,11 +228,15 @@ def ph_ph_1_wait(a_alpha, a_T, s_alpha, s_T, rho: float) -> float:
     IR = np.linalg.inv(np.eye(ma * ms) - R)
     norm = np.concatenate([np.ones(ma), IR @ one])
     Mx = np.vstack([Q.T, norm[None, :]])
+    if not np.all(np.isfinite(Mx)):
+        raise np.linalg.LinAlgError("the boundary equations are not finite")
     rhs = np.zeros(n + 1)
     rhs[-1] = 1.0
     x = np.linalg.lstsq(Mx, rhs, rcond=None)[0]
     pi1 = x[ma:]
     L = float(pi1 @ (IR @ (IR @ one)))
+    if not math.isfinite(L):
+        raise np.linalg.LinAlgError("the mean number in system is not finite")
     return max(L / rho - 1.0, 0.0)
 
 
@@ -671,8 +677,17 @@ def rqna_kernel(lam, ext: RenewalIDC, p0, P, S, svc: list, names, grid_points: i
             # again: T + q t alpha, of mean 1 / (1 - q); scaled to mean 1
             al, Tm = svca[i].ph
             Tst = (Tm + qa[i] * np.outer(-Tm.sum(axis=1), al)) / (1.0 - qa[i])
-            wstay *= renewal_wait_ratio(float(rhoa[i]), float(tausa[i]), float(cs2a[i]),
-                                        float(Ia_inf[i]), (al, Tst), grid_points)
+            try:
+                with np.errstate(all="ignore"):     # finiteness is checked instead
+                    ratio = renewal_wait_ratio(float(rhoa[i]), float(tausa[i]), float(cs2a[i]),
+                                               float(Ia_inf[i]), (al, Tst), grid_points)
+            except (np.linalg.LinAlgError, FloatingPointError) as e:
+                raise UnsupportedModelError(
+                    f"station {names[k]!r}: the refined RQNA's exact PH/PH/1 reference at "
+                    f"rho = {float(rhoa[i]):.6g} (service SCV {float(cs2a[i]):.4g}, arrival "
+                    f"IDC {float(Ia_inf[i]):.4g}) is numerically singular ({e}); use "
+                    "refined=False (the plain analyzer) or method='qna'") from None
+            wstay *= ratio
         W[k] = (1.0 - qa[i]) * wstay
     R = S + W
     Iinf = np.ones(K)
