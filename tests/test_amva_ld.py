@@ -453,6 +453,31 @@ def test_linearizer_is_held_to_the_utilisation_law():
     assert r.U["think"] > 1
 
 
+def test_saturated_fixed_point_converges_when_damped():
+    # Network 268 of `python -m validation.envelopes --family amva-plain`: a
+    # class of 2 jobs without think time at one queue loads it 0.013 % past
+    # U = 1, so the constrained iteration runs (amva._core_lawful).  Its
+    # undamped sweep alternates around the fixed point; the damped one met
+    # tol at sweep 19, then an undamped "confirmation" sweep jumped back out
+    # and the solver stopped at max_iter=10000 with a ConvergenceWarning.  The
+    # residual |F(Q) - Q| is the map's own whatever the damping: it converges.
+    net = qm.Network(
+        [qm.Queue("s0", 0.05795430580516188), qm.Delay("s1", 0.16551877964021083)],
+        [qm.Closed("c0", 2, visits={"s0": 1.3906624491573267}),
+         qm.Closed("c1", 1, think_time=1.1713330366299104,
+                   visits={"s0": 1.684450955950289}),
+         qm.Closed("c2", 10, think_time=3.445194991849669,
+                   visits={"s0": 0.5116926002566546, "s1": 2.6847152090343145})])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        r = linearizer(net)
+    assert r.info["converged"] and r.info["iterations"] < 200
+    assert r.U["s0"] == pytest.approx(1.0, abs=1e-9)
+    ex = qm.mva(net)
+    for c in ("c0", "c1", "c2"):
+        assert r.X[c] == pytest.approx(ex.X[c], rel=1e-3)
+
+
 def test_two_point_estimate_misses_a_queue_it_cannot_see():
     # Found by hypothesis: a one-job class without think time beside a class
     # of 6 at a 2-server station.  The two-point (SCAT) estimate puts the

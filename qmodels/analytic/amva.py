@@ -328,12 +328,10 @@ def _core_lawful(Dx, kind, mult, nmult, Z, n, F, Q, tol, max_iter):
         saturate(X, R, Dx, Z, n, cap)
         step = X[:, None] * R - before
         err = float((np.abs(step).max(axis=1) / scale).max())
-        if err <= tol:
-            if omega == 1.0:
-                Q[:] = before + step
-                return X, R, it + extra, True
-            omega = 1.0       # confirm with one undamped sweep
-        elif err >= last and omega > 1.0 / 64.0:
+        if err <= tol:        # the map's own residual |F(Q) - Q|, damped or not
+            Q[:] = before + step
+            return X, R, it + extra, True
+        if err >= last and omega > 1.0 / 64.0:
             omega *= 0.5      # a sweep that did not shrink the change: damp, as
         elif err < last and omega < 1.0:    # the load-dependent kernel does
             omega = min(1.0, 1.25 * omega)
