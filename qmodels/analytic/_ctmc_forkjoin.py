@@ -1017,7 +1017,7 @@ def _solve_open(net: Network, max_states: int, compiled: bool | None,
     import warnings
 
     from ..errors import NumericalWarning
-    from .ctmc import DEFAULT_OPEN_LIMIT, GROW_STATES, TRUNCATION_TOL
+    from .ctmc import DEFAULT_OPEN_LIMIT, GROW_STATES, TRUNCATION_TOL, shortfall
 
     _check_stable(net)
     cut = DEFAULT_OPEN_LIMIT if open_limit is None else int(open_limit)
@@ -1045,7 +1045,9 @@ def _solve_open(net: Network, max_states: int, compiled: bool | None,
     if mass > 1e-6:
         warnings.warn(
             f"ctmc: open population truncated at {res.info['open_limit']} holds probability "
-            f"{mass:.3g}; raise open_limit for an exact answer", NumericalWarning, stacklevel=4)
+            f"{mass:.3g} (mean queues may be short by about "
+            f"{100 * shortfall(res.info['open_limit'], mass):.2g} %: (K + 1) p, exact for one "
+            "M/M/1/K queue); raise open_limit for an exact answer", NumericalWarning, stacklevel=4)
     if why is not None:
         res = dataclasses.replace(res, notes=tuple(res.notes) + (
             f"the open-job bound stopped growing at {res.info['open_limit']}: {why}",))
