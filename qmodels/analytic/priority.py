@@ -44,8 +44,8 @@ Markov chain has at most ``max_states`` states (default
 rules, the random routing of visit ratios and the think times of the
 simulator) and the answer is labelled as the chain's: exact, or
 approximate where a service shape is fitted by phases.  On the
-``priority-closed`` catalog that answers 37 of the 60 networks (two more
-in the second try below), among them
+``priority-closed`` catalog that answers 37 of the 60 networks (three more,
+8, 9 and 27, in the second try below), among them
 network 33, where the approximation below missed the starved low class's
 throughput by 10 % against this chain (an exponential FCFS queue in the
 rest: the order of its jobs, which the rest's flow-equivalent server does
