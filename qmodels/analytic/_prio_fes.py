@@ -40,7 +40,9 @@ several classes share).
   rate mu = (k - p) / S, k = ceil(1/scv), p = (k scv - sqrt(k (1 + scv) -
   k^2 scv)) / (1 + scv) (at most 32 phases, fewer -- down to 8 -- where the
   chain would pass its budget, so a deterministic service is an Erlang of
-  8 to 32 phases, scv 1/8 .. 1/32); scv > 1 a two-phase
+  8 to 32 phases, scv 1/8 .. 1/32; where a shape is held at that cap the
+  chain is solved again with half the phases there and the two answers
+  extrapolated to the shape's scv, :func:`extrapolate_phases`); scv > 1 a two-phase
   hyperexponential with balanced means, p1 = (1 + sqrt((scv - 1) /
   (scv + 1))) / 2, mu_i = 2 p_i / S.  Only the first two moments of the
   shape are used (a lognormal and a hyperexponential of one scv are the
@@ -508,28 +510,100 @@ def _solve_joint(V, S, scv, code, level, N, Z, direct, pk, memo=None):
     """All the priority stations ``pk`` in one chain, the rest as its
     flow-equivalent server: (X, Q).  ``memo(key, build)`` keeps the chain
     (its states and transitions, a function of the model alone) for a
-    repeated solve of the same network."""
+    repeated solve of the same network.  Where a low-variance shape is
+    held at the phase cap, the chain is solved again with half its phases
+    there and the two answers extrapolated to the shape's scv
+    (:func:`extrapolate_phases`)."""
     C, K = V.shape
     m_res = S * (1.0 + scv[None, :]) / 2.0
     Xr, Qr, radix = _rest_mva(V, S, m_res, code, level, N, Z, pk, np.ones((C, K)))
-    if memo is None:
-        return _joint_answer(_joint_chain(V, S, scv, code, level, N, direct, pk), N, Xr, Qr,
-                             radix, pk)
-    ch = memo(("prio_fes.joint", tuple(pk)),
-              lambda: _joint_chain(V, S, scv, code, level, N, direct, pk))
-    return _joint_answer(ch, N, Xr, Qr, radix, pk)
+
+    def chain(halve):
+        build = lambda: _joint_chain(V, S, scv, code, level, N, direct, pk, halve)  # noqa: E731
+        return build() if memo is None else memo(("prio_fes.joint", tuple(pk), halve), build)
+
+    ch = chain(False)
+    X, Q = _joint_answer(ch, N, Xr, Qr, radix, pk)
+    capped = ch[4]
+    if not capped:
+        return X, Q, None
+    ch2 = chain(True)
+    X2, Q2 = _joint_answer(ch2, N, Xr, Qr, radix, pk)
+    out = extrapolate_phases(X, Q, X2, Q2, capped, ch2[4], N, V * S, np.asarray(code) > 0)
+    k1, k2 = round(1.0 / capped[0][1]), round(1.0 / ch2[4][0][1])
+    if out is None:
+        return X, Q, (f"the low-variance service shapes as Erlang-{k1} in the priority "
+                      f"stations' chain (the extrapolation from Erlang-{k2} left the figures' "
+                      "range)")
+    return out[0], out[1], (
+        f"the low-variance service shapes held at the phase cap extrapolated to their scv "
+        f"from the priority stations' chains with Erlang-{k1} and Erlang-{k2} in their place "
+        "(Richardson, linear in the scv as the Pollaczek-Khinchine mean is)")
 
 
-def _joint_chain(V, S, scv, code, level, N, direct, pk):
+def capped_fit(scv: float, phases: int) -> bool:
+    """Whether :func:`ph_fit` with ``phases`` phases holds a shape of this
+    scv above its own (scv < 1/phases: the Erlang cap)."""
+    return scv < 1.0 - 1e-12 and (scv <= 0.0 or int(np.ceil(1.0 / scv - 1e-9)) > phases)
+
+
+def extrapolate_phases(X1, Q1, X2, Q2, fit1, fit2, N, D=None, queues=None):
+    """Richardson's extrapolation (L. F. Richardson & J. A. Gaunt, "The
+    deferred approach to the limit", Phil. Trans. R. Soc. A 226, 1927,
+    299-361) of a closed network's figures in the scv of a low-variance
+    service held at the phase cap: ``fit1`` and ``fit2`` the [(target scv,
+    fitted scv)] of the capped shapes in the two solves (Erlang-k, scv
+    1/k, then Erlang-k/2, scv 2/k), X and Q (class x station) taken linear
+    in the fitted scv t and carried to the target t0 (the means over the
+    capped shapes):
+
+        F(t0) = F(t1) + (F(t1) - F(t2)) (t1 - t0) / (t2 - t1).
+
+    Linear in the scv is what the Pollaczek-Khinchine mean of an M/G/1
+    queue is (Kleinrock 1975, eq. 5.105): the extrapolation is exact there;
+    in a network it is an approximation, whose error on the
+    ``priority-closed`` catalog is in its envelope.  Job conservation
+    N_c = sum_k Q_ck + X_c Z_c is linear, so it holds for the result.
+    Returns (X, Q), or None where the step leaves the figures' range (a
+    throughput or queue below zero, moved by more than half its value, or
+    a single-server queue of ``queues`` loaded past U = sum_c X_c D_ck = 1:
+    far from linear, the finer answer is kept)."""
+    t1 = float(np.mean([f for _, f in fit1]))
+    t2 = float(np.mean([f for _, f in fit2]))
+    t0 = float(np.mean([t for t, _ in fit1]))
+    if not t2 > t1 or t0 >= t1:
+        return None
+    w = (t1 - t0) / (t2 - t1)
+    X = X1 + w * (X1 - X2)
+    Q = Q1 + w * (Q1 - Q2)
+    live = np.asarray(N) > 0
+    if np.any(X[live] <= 0.5 * X1[live]) or np.any(X[live] >= 1.5 * X1[live]) \
+            or np.any(Q < -1e-12 * max(float(np.max(N)), 1.0)):
+        return None
+    if D is not None and np.any((X @ D)[queues] > 1.0):
+        return None
+    return X, np.maximum(Q, 0.0)
+
+
+def _joint_chain(V, S, scv, code, level, N, direct, pk, halve=False):
     """The joint chain of the priority stations ``pk`` (:class:`_Joint`),
-    its entry rates per cycle ``E`` (C, P) and its captive classes;
-    raises :class:`_TooBig` past the budget."""
+    its entry rates per cycle ``E`` (C, P), its captive classes and the
+    [(target scv, fitted scv)] of its shapes held at the phase cap; with
+    ``halve``, those shapes get half the phases.  Raises :class:`_TooBig`
+    past the budget."""
     C, K = V.shape
     budget = JOINT_BUDGET if len(pk) > 1 else STATE_BUDGET
     rules = []
+    capped = []
     for k in pk:
         lv = {int(level[c]) for c in range(C) if V[c, k] > 0}
         ph = _phases(float(scv[k]), N, len(lv), code[k] == 4, budget)
+        nph = len(ph[0])
+        if capped_fit(float(scv[k]), nph):
+            if halve:
+                nph = max(nph // 2, 2)
+                ph = ph_fit(float(scv[k]), nph)
+            capped.append((float(scv[k]), 1.0 / nph))
         rules.append(_Rules(C, [int(x) for x in level], code[k] == 4, ph, S[:, k],
                             np.zeros(C), visited=V[:, k] > 0))
     d = direct[:, pk][:, :, pk]
@@ -549,12 +623,12 @@ def _joint_chain(V, S, scv, code, level, N, direct, pk):
         if spread * min(serve, 64.0) > 4 * JOINT_BUDGET:
             raise _TooBig
     ch = _Joint(rules, N, d, captive, JOINT_BUDGET if len(pk) > 1 else STATE_BUDGET)
-    return ch, E, Vp, captive
+    return ch, E, Vp, captive, capped
 
 
 def _joint_answer(chain, N, Xr, Qr, radix, pk):
     """(X, Q) from the joint chain and the rest's recursion."""
-    ch, E, Vp, captive = chain
+    ch, E, Vp, captive, _ = chain
     m_idx = (N[None, :].astype(np.int64) - ch.n.sum(axis=1)) @ radix
     rate = Xr[m_idx][:, :, None] * E[None, :, :]
     pi = ch.solve(rate)
@@ -702,7 +776,7 @@ def _one(V, S, scv, code, level, N, Z, loop, k0, g, chains):
 
 def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, memo=None,
                  instead=None):
-    """(X, R per visit, sweeps, converged) by the approximation of the module
+    """(X, R per visit, sweeps, converged, note) by the approximation of the module
     docstring, or None when a budget is exceeded.  ``code`` per station:
     0 delay, 1 PS-like, 2 FCFS, 3 prio, 4 prio-pr; ``direct[c, k, j]`` the
     probability that class c leaving k goes straight to j (no think time in
@@ -718,7 +792,7 @@ def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, m
     pk = [k for k in range(K) if code[k] >= 3
           and len({int(level[c]) for c in range(C) if V[c, k] > 0 and N[c] > 0}) > 1]
     try:
-        X, Q = _solve_joint(V, S, scv, code, level, N, Z, direct, pk, memo)
+        X, Q, note = _solve_joint(V, S, scv, code, level, N, Z, direct, pk, memo)
         sweeps, converged = 1, True
     except _TooBig:
         if len(pk) == 1:
@@ -731,9 +805,10 @@ def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, m
         if out is None:
             return None
         X, Q, sweeps, converged = out
+        note = None
     with np.errstate(divide="ignore", invalid="ignore"):
         Rk = np.where(V > 0, Q / np.where(V > 0, X[:, None] * V, 1.0), S)
-    return X, Rk, sweeps, converged
+    return X, Rk, sweeps, converged, note
 
 
 def _surrogates(V, S, scv, code, level, N, Z, direct, pk, tol, max_iter):
