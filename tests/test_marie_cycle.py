@@ -132,3 +132,29 @@ def test_random_routing_or_two_servers_are_not_grouped():
          qm.Closed("c1", 1, routing=CYCLE, service={"s0": 0.8, "s1": 0.6})])
     for net in (by_visits, two):
         assert "aggregated" not in _quiet(qm.marie, net).info
+
+
+def test_a_shape_per_class_elsewhere_is_still_refused_by_name():
+    # the aggregated network takes a shape per class at a queue (its
+    # group's mixture); the public solver still refuses one the user gives
+    net = qm.Network(
+        [qm.Queue("s0", 1.0), qm.Queue("s1", 1.0), qm.Queue("disk", 0.2)],
+        [qm.Closed("c0", 2, routing=CYCLE, service={"s0": 0.3, "s1": 0.1}),
+         qm.Closed("c1", 1, routing=CYCLE, service={"s0": 0.8, "s1": 0.6}),
+         qm.Closed("r", 1, think_time=1.0, route=["disk"], distribution={"disk": Erlang(2)}),
+         qm.Closed("w", 1, think_time=1.0, route=["disk"])])
+    with pytest.raises(qm.errors.UnsupportedModelError) as e:
+        qm.marie(net)
+    assert "'disk'" in str(e.value)
+
+
+def test_a_class_named_like_the_group():
+    net = qm.Network(
+        [qm.Queue("s0", 1.0), qm.Queue("s1", 1.0), qm.Queue("disk", 0.2)],
+        [qm.Closed("a", 2, routing=CYCLE, service={"s0": 0.3, "s1": 0.1}),
+         qm.Closed("b", 1, routing=CYCLE, service={"s0": 0.8, "s1": 0.6}),
+         qm.Closed("a+b", 1, think_time=1.0, route=["disk"])])
+    r, e = _quiet(qm.marie, net), qm.ctmc(net)
+    assert [g["classes"] for g in r.info["aggregated"]] == [["a", "b"]]
+    for c in net.class_names:
+        assert float(r.X[c]) == pytest.approx(float(e.X[c]), rel=0.05)

@@ -1044,8 +1044,15 @@ def _group_answer(net: Network, groups, tol: float, max_iter: int):
     from ..model.network import Closed
 
     low = net.lowered
+    for k, st in enumerate(net.stations):
+        # a shape per class at an FCFS queue is refused by name (as on the
+        # per-class path), though the aggregated network could take it
+        if low.class_shaped is not None and low.class_shaped[k] and isinstance(st, Queue) \
+                and not isinstance(st, LoadDependent) and low.acts_fcfs[k]:
+            low.one_shape(k, _SOLVER)
     S = np.asarray(net.service_times, dtype=float)
     names = list(net.station_names)
+    taken = set(net.class_names)
     grouped = {r for members, _o in groups for r in members}
     classes, rows, words, info_groups = [], [], [], []
     for r, cls in enumerate(net.classes):
@@ -1066,6 +1073,9 @@ def _group_answer(net: Network, groups, tol: float, max_iter: int):
                              f"{', '.join(repr(net.classes[r].name) for r in members)} by {how}")
         route = {names[a]: {names[b]: 1.0} for a, b in zip(order, order[1:] + order[:1])}
         label = "+".join(net.classes[r].name for r in members)
+        while label in taken:
+            label += "'"
+        taken.add(label)
         classes.append(Closed(label, int(N.sum()), routing=route, service=service,
                               distribution=shapes or None))
         rows.append(("group", members, order, p, Sm))
