@@ -294,6 +294,25 @@ def test_several_classes_against_the_exponential_ctmc():
         assert float(r.R[c]) == pytest.approx(float(e.R[c]), rel=0.10)
 
 
+def test_a_class_that_skips_a_general_station():
+    # class x never visits s1, an FCFS queue whose mean service differs by
+    # class: the station's chain holds none of x's jobs (its lattice points
+    # with an x job there are empty; they once made the chain look up a
+    # service rate x does not have, a bare KeyError)
+    cyc = {"s0": {"s1": 1.0}, "s1": {"s0": 1.0}}
+    net = qm.Network(
+        [qm.Queue("s0", 1.0), qm.Queue("s1", 1.0), qm.Queue("disk", 0.2)],
+        [qm.Closed("a", 2, routing=cyc, service={"s0": 0.3, "s1": 0.1}),
+         qm.Closed("b", 1, think_time=1.0, routing=cyc, service={"s0": 0.8, "s1": 0.6}),
+         qm.Closed("x", 1, think_time=1.0, route=["disk", "s0"],
+                   service={"disk": 0.2, "s0": 0.5})])
+    r, e = qm.marie(net), qm.ctmc(net)
+    # measured: X within 1.9 % for every class
+    for c in net.class_names:
+        assert float(r.X[c]) == pytest.approx(float(e.X[c]), rel=0.03)
+    assert float(r.station_queue_length[2, 1]) == 0.0
+
+
 # ---------------------------------------------------------------------------
 # the laws, the label, the phase-type fits
 # ---------------------------------------------------------------------------

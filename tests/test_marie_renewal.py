@@ -199,3 +199,29 @@ def test_worst_catalog_case_against_the_ctmc():
         M.RENEWAL_STATES, M.RENEWAL_WORK = old
     assert set(r2.info["arrivals"]) == {"s2", "s3"}
     assert abs(float(r2.X["c0"]) - float(e.X["c0"])) / float(e.X["c0"]) < 0.04
+
+
+def test_worst_phase_type_catalog_case_a_one_job_class():
+    # network 40 of `python -m validation.envelopes --family marie-ph`,
+    # Marie's worst there: an Erlang-6 queue and a hyperexponential one
+    # (SCV 3.56) in a cycle, class c0 of 3 jobs and class c1 of one, each
+    # with a think time.  Class c1's arrivals at a queue are its returns,
+    # one passage through the rest apart: with Poisson arrivals for the
+    # one-job class its X was 10.3 % high against the CTMC, with the
+    # passage's renewal interval 9.5 % (what is left: the classes'
+    # arrivals independent of each other, the random order among waiting
+    # jobs)
+    back = {"s1": {"s0": 1.0}, "s0": {"s1": 1.0}}
+    net = qm.Network(
+        [qm.Queue("s0", 1.0, distribution=Erlang(6)),
+         qm.Queue("s1", 1.0, distribution=HyperExponential(3.56))],
+        [qm.Closed("c0", 3, think_time=0.69, routing=back, service={"s0": 0.643, "s1": 0.921}),
+         qm.Closed("c1", 1, think_time=0.51, routing=back, service={"s0": 0.563, "s1": 0.281})])
+    r, e = _quiet(qm.marie, net), qm.ctmc(net)
+    assert "class 'c1'" in r.info["arrivals"]["s0"]
+    eX = {c: abs(float(r.X[c]) - float(e.X[c])) / float(e.X[c]) for c in net.class_names}
+    eR = {c: abs(float(r.R[c]) - float(e.R[c])) / float(e.R[c]) for c in net.class_names}
+    assert eX["c1"] < 0.096 and eX["c0"] < 0.01, eX
+    assert max(eR.values()) < 0.102, eR
+    # still short of the 5 % goal
+    assert eX["c1"] > 0.05

@@ -538,7 +538,11 @@ class MultiClassChain:
     def _enumerate(self, types, c, max_states):
         C = self.C
         states, index = [], {}
-        for cnt in itertools.product(*(range(x) for x in self.dims)):
+        # a class that never comes (S = 0) is never there: only the lattice
+        # points without it (else its jobs would wait with no service)
+        live = {d for d, _i in types}
+        for cnt in itertools.product(*(range(x) if d in live else range(1)
+                                       for d, x in enumerate(self.dims))):
             flat = int(np.ravel_multi_index(cnt, self.dims)) if C else 0
             b = min(sum(cnt), c)
             for combo in itertools.combinations_with_replacement(types, b):
@@ -560,7 +564,8 @@ class MultiClassChain:
         C = len(dims)
         m = [phs[d].phases if S[d] > 0 else 0 for d in range(C)]
         total = 0
-        for cnt in itertools.product(*(range(x) for x in dims)):
+        for cnt in itertools.product(*(range(x) if m[d] else range(1)
+                                       for d, x in enumerate(dims))):
             b = min(sum(cnt), c)
             # configurations of b busy servers with at most cnt[d] of class d
             poly = np.zeros(b + 1)
