@@ -97,7 +97,9 @@ METHODS: dict[str, Method] = {
         "networks of FCFS queues with general service: each such queue solved as a "
         "lambda(n)/PH/c queue fed by the flow-equivalent of the rest, iterated with a "
         "product-form substitute; c servers, delays, PS/LCFS-PR queues, several classes "
-        "(Baynat & Dallery 1996; waiting jobs in random order); exact for product form and "
+        "(Baynat & Dallery 1996; waiting jobs in random order; classes that share one "
+        "cycle of single-server FCFS queues without think time aggregated into one); exact "
+        "for product form and "
         "for one phase-type queue among delays; refuses open classes, pools, binding "
         "capacities, priority levels, non-exponential load-dependent stations and lattices or "
         "chains past its size limits", "for_marie"),

@@ -58,13 +58,61 @@ def test_stiff_chain_past_the_old_lu_limit_is_solved_and_equals_mva():
 
 def test_the_ilu_preconditioned_solve_answers_where_jacobi_does_not(monkeypatch):
     # the fallback on its own: the Jacobi-preconditioned BiCGSTAB made to
-    # fail, the ILU-preconditioned Krylov solve must still equal MVA
+    # fail and the complete LU to pass its fill cap, the ILU-preconditioned
+    # Krylov solve must still equal MVA
     monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b, x0=None: np.full(len(b), np.nan))
+    monkeypatch.setattr(LA, "complete_lu", lambda A, b, budget: None)
     net = bottleneck(30, 4, ratio=30.0)        # 5,456 states
     r = qm.ctmc(net)
     assert r.info["linear_solver"] in ("ilu-bicgstab", "ilu-gmres")
     assert any("ILU-preconditioned" in n and "max |pi Q|" in n for n in r.notes)
     _agrees_with_mva(r, net)
+
+
+def test_the_complete_lu_answers_where_jacobi_does_not(monkeypatch):
+    # Jacobi made to fail: the complete LU (its fill well under the cap on
+    # 5,456 states) answers, once, and equals MVA
+    monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b, x0=None: np.full(len(b), np.nan))
+    net = bottleneck(30, 4, ratio=30.0)
+    r = qm.ctmc(net)
+    assert r.info["linear_solver"] == "lu"
+    assert r.info["residual"] <= 1e-12 * 100.0
+    _agrees_with_mva(r, net, rel=1e-10)
+
+
+def test_the_complete_lu_under_a_tight_fill_cap_never_answers_wrong(monkeypatch):
+    # the pinned system of a 5,456-state chain: with the budget the stage
+    # equals a direct sparse solve; under a cap the factors need more than
+    # (37x here), SuperLU drops entries and the solve is inexact: the
+    # residual check refuses it (or, where it is accurate, it equals MVA)
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import spsolve
+    net = bottleneck(30, 4, ratio=30.0)
+    Q = sp.csc_matrix(_generator(net))
+    A, b, rest = LA.pinned_system(Q, LA.pin_first(Q))
+    assert LA.complete_lu(A, b, int(4 * LA.ILU_BYTES * A.nnz)) is None   # cap 4 < LU_MIN_FILL
+    x = LA.complete_lu(A, b, 10**12)
+    assert np.allclose(x, spsolve(A.tocsc(), b), rtol=1e-9, atol=0)
+    monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b, x0=None: np.full(len(b), np.nan))
+    for cap in (5.0, 8.0, 20.0):
+        monkeypatch.setattr(LA, "LU_FILL", cap)
+        _agrees_with_mva(qm.ctmc(net), net, rel=1e-9)
+
+
+def _generator(net):
+    """The generator the solve receives (captured from qm.ctmc)."""
+    seen = {}
+
+    def grab(Q, budget, guess=None):
+        seen["Q"] = Q
+        return LA_stationary(Q, budget, guess)
+    LA_stationary = LA.stationary_pinned
+    LA.stationary_pinned = grab
+    try:
+        qm.ctmc(net)
+    finally:
+        LA.stationary_pinned = LA_stationary
+    return seen["Q"]
 
 
 def test_a_bad_first_pin_is_left_for_a_better_one(monkeypatch):

@@ -33,7 +33,21 @@ The solvers, cheapest first (:func:`stationary_pinned`):
 1. BiCGSTAB with a diagonal (Jacobi) preconditioner (van der Vorst, SIAM
    J. Sci. Stat. Comput. 13(2), 1992; Saad, *Iterative Methods for Sparse
    Linear Systems*, 2nd ed. 2003, alg. 7.7; Stewart 1994, ch. 4).
-2. BiCGSTAB, then restarted GMRES (Saad 2003, alg. 6.9 and sec. 9.3),
+2. A complete sparse LU of the pinned system (SuperLU with the COLAMD
+   column ordering; Davis, Gilbert, Larimore & Ng, ACM TOMS 30(3), 2004;
+   Stewart 1994, sec. 2.3 on LU for Markov chains) computed as SuperLU's
+   incomplete LU with no drop tolerance and its fill capped by the memory
+   budget (``fill_factor``, :data:`LU_FILL` at most), so that the memory
+   stays bounded: where the factors fit under the cap nothing is dropped
+   and the factorisation is the exact LU, solved directly (with one step
+   of iterative refinement); as the fill nears the cap SuperLU drops
+   entries (its area rule), the factor is incomplete, and the residual
+   check below refuses its solve: the stage is passed.  It
+   is tried once, when the Jacobi BiCGSTAB fails at the first pin (before
+   its other pins): a stiff chain that BiCGSTAB does not solve but whose
+   LU fits (an open tandem of phase-type queues, a two-dimensional
+   lattice: 51,520 states, fill 36x, 2 s) is solved here.
+3. BiCGSTAB, then restarted GMRES (Saad 2003, alg. 6.9 and sec. 9.3),
    preconditioned by an incomplete LU factorisation with threshold
    dropping, ILUT (Saad 2003, sec. 10.4; SuperLU's ILU, Li & Shao, ACM
    TOMS 37(4), 2011) whose fill is capped (``fill_factor``) so that its
@@ -83,6 +97,11 @@ ILU_FILL = 20.0
 #: bytes per nonzero of an ILU factor (value, row index) and of SuperLU's
 #: work on it, an upper estimate
 ILU_BYTES = 24
+#: the most fill the complete LU may have, as a multiple of the pinned
+#: matrix's nonzeros (lowered to what the memory budget allows); below
+#: LU_MIN_FILL the stage is not tried
+LU_FILL = 100.0
+LU_MIN_FILL = 5.0
 #: how many pins are tried before giving up
 MAX_PINS = 3
 #: Jacobi sweeps that pick a pin when the first pin's solves fail
@@ -196,6 +215,34 @@ def ilu_fill_cap(nnz: int, budget: int) -> float:
     return cap if cap >= 1.0 else 0.0
 
 
+def complete_lu(A, b, budget: int):
+    """x with A x = b by a complete sparse LU whose fill the memory budget
+    caps (module docstring, solver 2), or None when not even
+    :data:`LU_MIN_FILL` fits or it fails (an exactly zero pivot).  Past
+    the cap the factor is incomplete: the caller's residual check decides."""
+    from scipy.sparse.linalg import spilu
+
+    cap = min(LU_FILL, budget / max(ILU_BYTES * A.nnz, 1))
+    if cap < LU_MIN_FILL:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lu = spilu(A.tocsc(), drop_tol=0.0, fill_factor=cap, permc_spec="COLAMD")
+    except RuntimeError:
+        return None
+    x = lu.solve(b)
+    if not np.all(np.isfinite(x)):
+        return None
+    # one step of iterative refinement (Golub & Van Loan, Matrix
+    # Computations, 4th ed., sec. 3.5.3); SuperLU drops entries (its area
+    # rule) as the fill nears the cap, well before reaching it, and the
+    # factor is then incomplete: the caller's residual check (finish)
+    # refuses a solve that is not accurate, as for every solver here
+    x += lu.solve(b - A @ x)
+    return x if np.all(np.isfinite(x)) else None
+
+
 def ilu_krylov(A, b, fill: float):
     """(x, name): x with A x = b by BiCGSTAB, then (if that does not reach
     :data:`RTOL`) restarted GMRES(50), both preconditioned by the ILUT of
@@ -269,6 +316,14 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None):
     if solver == "bicgstab":
         tried.append(f"Jacobi-preconditioned BiCGSTAB pinning state {p}")
         return rest, jacobi_bicgstab(A, b, _start(guess, p, rest)), "bicgstab"
+    if solver == "lu":
+        x = complete_lu(A, b, budget)
+        if x is None:
+            tried.append("complete LU (COLAMD): its factors pass the fill the memory budget "
+                         f"of {budget / 2**30:.2g} GiB allows")
+            return None
+        tried.append(f"complete LU (COLAMD) pinning state {p}")
+        return rest, x, "lu"
     fill = ilu_fill_cap(A.nnz, budget)
     if fill == 0.0:
         tried.append("no ILU: even its least fill passes the memory budget of "
@@ -280,11 +335,32 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None):
     return rest, x, how
 
 
+def _accept(Q, QT, p, got, solver, budget, tried, guess, pins):
+    """(pi, how) from a solve ``got`` = (rest, x, how) at pin ``p``, or
+    None when its residual fails; a solution whose pinned state is less
+    than :data:`REPIN` times the most probable one is solved once more
+    pinning that state (the unknowns were large multiples of an improbable
+    pin, which costs digits; a Krylov solver's concern: the LU's pivoting
+    is not, and its residual is checked all the same)."""
+    rest, x, how = got
+    pi = finish(Q, QT, p, rest, x)
+    if pi is None:
+        return None
+    best = int(np.argmax(pi))
+    if pi[p] < REPIN * pi[best] and best not in pins and solver != "lu":
+        again = _solve_at(Q, best, solver, budget, tried, guess)
+        if again is not None:
+            good = finish(Q, QT, best, again[0], again[1])
+            if good is not None:
+                return good, again[2]
+    return pi, how
+
+
 def stationary_pinned(Q, budget: int, guess=None):
     """(pi, how, tried): the stationary vector of the irreducible generator
     ``Q`` (CSC) by the solvers of the module docstring in turn, each at the
     pins of :func:`pin_first` and :func:`_next_pin`; ``how`` is
-    ``"bicgstab"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``, and pi None (how
+    ``"bicgstab"``, ``"lu"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``, and pi None (how
     None) when none of them reached the residual.  ``tried`` lists what
     was tried, for the caller's error message.  ``budget`` bytes bound the
     ILU's factors; ``guess`` (log pi up to a constant, or None) is where
@@ -296,6 +372,7 @@ def stationary_pinned(Q, budget: int, guess=None):
     tried: list[str] = []
     pins = [pin_first(Q)]
     with one_blas_thread():
+        lu_tried = False
         for solver in ("bicgstab", "ilu"):
             i = 0
             while i < len(pins):
@@ -304,23 +381,22 @@ def stationary_pinned(Q, budget: int, guess=None):
                 got = _solve_at(Q, p, solver, budget, tried, guess)
                 if got is None:
                     break           # no ILU fits the budget
-                rest, x, how = got
-                pi = finish(Q, QT, p, rest, x)
+                pi = _accept(Q, QT, p, got, solver, budget, tried, guess, pins)
                 if pi is not None:
-                    best = int(np.argmax(pi))
-                    if pi[p] < REPIN * pi[best] and best not in pins:
-                        # solved, but from an improbable pin: the unknowns
-                        # were large multiples of it, which costs digits;
-                        # once more from the most probable state
-                        again = _solve_at(Q, best, solver, budget, tried, guess)
-                        if again is not None:
-                            good = finish(Q, QT, best, again[0], again[1])
-                            if good is not None:
-                                return good, again[2], tried
-                    return pi, how, tried
+                    return pi[0], pi[1], tried
+                if solver == "bicgstab" and not lu_tried:
+                    # the Jacobi BiCGSTAB failed at the first pin: a stiff
+                    # chain; its complete LU, where it fits, before more pins
+                    lu_tried = True
+                    direct = _solve_at(Q, p, "lu", budget, tried, guess)
+                    pi = None if direct is None else _accept(Q, QT, p, direct, "lu", budget,
+                                                             tried, guess, pins)
+                    if pi is not None:
+                        return pi[0], pi[1], tried
                 if solver == "bicgstab":
                     # where else to pin: the sweeps' guess (once), then the
                     # failed iterate's most probable state
+                    rest, x = got[0], got[1]
                     more = [_sweep_pin(Q, pins)] if len(pins) == 1 else []
                     for nxt in more + [_next_pin(x, rest, pins)]:
                         if nxt is not None and nxt not in pins and len(pins) < MAX_PINS:
