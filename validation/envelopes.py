@@ -115,7 +115,12 @@ Catalogs (sources of the formulas and cases):
   classes of different levels.
 * ``priority-closed-ph``: closed priority networks drawn like
   ``priority-closed`` but with 1..4 jobs per class and phase-type shapes,
-  against the exact CTMC.
+  against the exact CTMC.  ``priority`` answers all of them by the whole
+  network's chain (at most 20,000 states), so ``priority-closed-ph-fes``
+  solves the same networks with that chain turned off (``max_states=0``):
+  the error of the approximation it takes past its budget, against the
+  exact CTMC (its envelope is given to every ``priority`` answer in its
+  box, the worst that holds).
 * ``cache-che``: a cache station in front of a disk (:func:`cache_network`),
   solved by ``exact`` (MVA) on Che's split of each cache, against the
   simulator, which runs the cache item by item: the error of an answer that
@@ -895,6 +900,10 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
     Catalog("priority-closed-ph", "closed networks with a prio or prio-pr queue, 2-3 classes "
             "of 1-4 jobs, small enough for the exact CTMC", priority_closed_ph, 60, 2, "ctmc",
             (Approx("priority", "priority"),), seed=(27, 18)),
+    Catalog("priority-closed-ph-fes", "the networks of priority-closed-ph solved with the "
+            "whole network's chain turned off (max_states=0): the approximation's own error",
+            priority_closed_ph, 60, 2, "ctmc",
+            (Approx("priority", "priority", (("max_states", 0),)),), seed=(27, 18)),
     Catalog("priority-open", "open networks with a prio or prio-pr queue, 2-3 Poisson classes "
             "of different levels", priority_open, 60, 2, "sim",
             (Approx("priority", "priority"),), seed=(27, 11),
