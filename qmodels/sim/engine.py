@@ -784,6 +784,9 @@ def _end_visit(j, src, now, seg, M, J, T, Q, rng):
     """Service completion of job j at station src: routed by the class's
     row (:func:`_end_service`), or by the cache's answer at a cache station
     (:func:`_end_lookup`); one array read tells them apart."""
+    if Q[0].shape[0] == 0:
+        # no cache in the network (QK all -1): no array read
+        return _end_service(j, src, now, seg, M, J, T, rng)
     q = Q[4][src]
     if q < 0:
         return _end_service(j, src, now, seg, M, J, T, rng)
@@ -885,8 +888,9 @@ def _depart(j, k, now, ub_n, M, J, T, rng):
     elif K_PRIO <= kind <= K_LCFS_PR:
         prio_depart(j, k, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, SI, rng,
                     C, K)
-    # tokens given back on leaving k (all of them at the end of a cycle)
-    held = JI[j, J_HELD]
+    # tokens given back on leaving k (all of them at the end of a cycle);
+    # without pools a job holds none (no read of J_HELD)
+    held = JI[j, J_HELD] if PLI.shape[0] > 0 else 0
     if held != 0:
         mask = REL[cc, k]
         if JI[j, J_CYEND] == 1:
@@ -909,7 +913,7 @@ def _leave_route(j, now, M, J, T, rng):
     K = STI.shape[0]
     C = CLI.shape[0]
     cc = JI[j, J_CLS]
-    held = JI[j, J_HELD]
+    held = JI[j, J_HELD] if PLI.shape[0] > 0 else 0
     if held != 0:
         _give_back(j, held, now, M, J, T, rng)
     if CLI[cc, 0] == 1:
@@ -936,7 +940,7 @@ def _arrive(j, s, now, M, J, T, rng):
     C = CLI.shape[0]
     o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
     cc = JI[j, J_CLS]
-    if (ACQ[cc, s] & ~JI[j, J_HELD]) != 0 and not _take_tokens(
+    if PLI.shape[0] > 0 and (ACQ[cc, s] & ~JI[j, J_HELD]) != 0 and not _take_tokens(
             j, s, now, ACQ, PLI, JI, PS, PFL, ACC, o_ev - 2 * PLI.shape[0], K):
         return
     kind = STI[s, 0]
