@@ -120,7 +120,10 @@ Catalogs (sources of the formulas and cases):
   solves the same networks with that chain turned off (``max_states=0``):
   the error of the approximation it takes past its budget, against the
   exact CTMC (its envelope is given to every ``priority`` answer in its
-  box, the worst that holds).
+  box, the worst that holds).  ``priority-closed-starved-fes``: the same
+  for a low level of 1-3 jobs starved behind a high one that loads the
+  priority queue past 0.9 (:func:`priority_starved`), where the
+  approximation is weakest.
 * ``cache-che``: a cache station in front of a disk (:func:`cache_network`),
   solved by ``exact`` (MVA) on Che's split of each cache, against the
   simulator, which runs the cache item by item: the error of an answer that
@@ -638,6 +641,35 @@ def priority_closed_ph(rng, i: int) -> qm.Network:
     return qm.Network(st, _priority_classes(rng, st, lambda C: 5 if C == 2 else 4))
 
 
+def priority_starved(rng, i: int) -> qm.Network:
+    """A low level starved behind a high one: a single-server priority
+    queue (``prio`` or ``prio-pr``, mean 0.3..0.6 s for both classes;
+    exponential, or Erlang-2, -4 or -8, exact in the CTMC), one
+    exponential FCFS queue (0.1..0.4 s) and, half the time, a third
+    station (exponential FCFS or PS, 0.1..0.3 s), a high class of 3..7 jobs (think
+    time 0 or 0.05..0.3 s) that loads the priority queue to 0.9 and past,
+    and a low class of 1..3 jobs without think time, small enough for the
+    exact CTMC (network 0: the two-queue case, deterministic service there
+    held as an Erlang-8, where the approximation was 46 % low)."""
+    if i == 0:
+        k, disc, Sp, Sq, nh, nl, z = 8, "prio", 0.5, 0.3, 6, 3, 0.1
+    else:
+        k = int(rng.choice([1, 2, 4, 8]))
+        disc = "prio" if rng.random() < 0.5 else "prio-pr"
+        Sp = float(np.round(rng.uniform(0.3, 0.6), 3))
+        Sq = float(np.round(rng.uniform(0.1, 0.4), 3))
+        nh, nl = int(rng.integers(3, 8)), int(rng.integers(1, 4))
+        z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.05, 0.3), 2))
+    shape = None if k == 1 else qm.Erlang(k)
+    st = [qm.Queue("p", Sp, discipline=disc, distribution=shape), qm.Queue("q", Sq)]
+    if i > 0 and rng.random() < 0.5:       # a third station: exponential FCFS or PS
+        S3 = float(np.round(rng.uniform(0.1, 0.3), 3))
+        st.append(qm.Queue("r", S3, discipline="fcfs" if rng.random() < 0.5 else "ps"))
+    both = {s.name: 1 for s in st}
+    return qm.Network(st, [qm.Closed("hi", nh, visits=both, priority=0, think_time=z),
+                           qm.Closed("lo", nl, visits=both, priority=1)])
+
+
 def cache_network(rng, i: int) -> qm.Network:
     """A cache station (:class:`qmodels.CacheStation`: LRU, FIFO or RANDOM,
     lookup 0.5..5 ms, Zipf(0.6..1.2) popularity over 200..5000 items,
@@ -904,6 +936,11 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
             "whole network's chain turned off (max_states=0): the approximation's own error",
             priority_closed_ph, 60, 2, "ctmc",
             (Approx("priority", "priority", (("max_states", 0),)),), seed=(27, 18)),
+    Catalog("priority-closed-starved-fes", "a low level of 1-3 jobs starved behind a high one "
+            "at a prio or prio-pr queue (exponential or Erlang), solved with the whole "
+            "network's chain turned off (max_states=0): the approximation's own error",
+            priority_starved, 30, 3, "ctmc",
+            (Approx("priority", "priority", (("max_states", 0),)),), seed=(27, 21)),
     Catalog("priority-open", "open networks with a prio or prio-pr queue, 2-3 Poisson classes "
             "of different levels", priority_open, 60, 2, "sim",
             (Approx("priority", "priority"),), seed=(27, 11),
