@@ -79,3 +79,16 @@ def test_batched_windows_equal_one_window_each_bit_for_bit():
 def test_first_cell_of_each_segment():
     seg = np.array([0, 1, 1, 1, 2, 2, 3, 5, 5, 6])   # the last entry: after the end
     assert _seg_first_cell(seg) == {0: 0, 1: 1, 2: 4, 3: 6, 5: 7}
+
+
+def test_a_replication_stopped_before_two_cells_is_refused_by_name():
+    # max_events = 5 on a horizon of 1,000 s: the pilot replications end in
+    # their first cell, nothing to estimate from (windows.need_two_cells)
+    import pytest
+
+    import qmodels as qm
+    from qmodels.errors import InvalidValueError
+
+    net = qm.Network([qm.Queue("q", 0.5)], [qm.Open("o", 1.0, visits={"q": 1})])
+    with pytest.raises(InvalidValueError, match="before two cells of its horizon"):
+        qm.simulate(net, seed=1, horizon=1000, max_events=5, progress=False)

@@ -44,10 +44,10 @@ from .windows import (
     _batches,
     _cell_series,
     _edges,
-    _observations_of,
     _relative_ok,
     _replication_figures,
     _truncation,
+    need_two_cells,
 )
 
 __all__ = ["simulate", "Estimate"]
@@ -412,7 +412,7 @@ def _replications(network, flat, ss, horizon, n0, warm, use_mser, precision, lev
                     if len(pilot) == min(n0, PILOT):
                         n = min(r.cells_done for r, _ in pilot)
                         if n < 2:
-                            _observations_of(pilot[0][0], pilot[0][1], 0)  # raises
+                            need_two_cells(n)
                         mean = np.mean([_cell_series(r, n) for r, _ in pilot], axis=0)
                         a = _truncation(mean)
                         for r, sg in pilot:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InvalidValueError
 from .run import _Run
-from .stats import estimates, histogram_percentiles, mser5_columns
+from .stats import estimates, mser5_columns
 
 #: a histogram segment spans CELLS_PER_SEG cells
 CELLS_PER_SEG = 10
@@ -139,17 +139,6 @@ def _windows(run: _Run, a, b):
     return out
 
 
-def _percentiles(run: _Run, segs) -> np.ndarray:
-    """(C, 3) response-time percentiles from the histogram segments ``segs``."""
-    f = run.f
-    h = run.HIST[list(segs)].sum(axis=0)
-    out = np.full((f.C, len(PERCENTILES)), np.nan)
-    for c in range(f.C):
-        out[c] = histogram_percentiles(h[c], f.hist_lo[c], f.hist_step,
-                                       [q / 100.0 for q in PERCENTILES])
-    return out
-
-
 def _percentiles_of(run: _Run, h: np.ndarray) -> np.ndarray:
     """(B, C, 3) response-time percentiles of the (B, C, bins) histogram
     counts ``h``: :func:`qmodels.sim.stats.histogram_percentiles` of every
@@ -230,39 +219,25 @@ def _truncation(series: np.ndarray) -> int:
 # observations: one per replication, or one per batch
 # ---------------------------------------------------------------------------
 
-def _observations_of(run, seg, a):
-    """(window figures, percentiles, truncation time) of one replication
-    whose first ``a`` cells are its warm-up."""
-    n = run.cells_done
+def need_two_cells(n: int) -> None:
+    """Refuse a replication that max_events stopped before two cells of
+    its horizon (nothing to estimate from)."""
     if n < 2:
         raise InvalidValueError(
             "max_events stopped a replication before two cells of its horizon: raise "
             "max_events or shorten the horizon"
         )
-    a = min(a, n - 1)
-    w = _window(run, a, n)
-    first = _seg_first_cell(seg)
-    last_seg = int(seg[n - 1])
-    segs = [s for s, c0 in first.items() if c0 >= a and s <= last_seg]
-    if not segs:
-        segs = [last_seg]
-    p = _percentiles(run, segs)
-    t_trunc = run.EDGES[a - 1] if a > 0 else 0.0
-    return w, p, t_trunc
 
 
 def _replication_figures(run, seg, a):
     """What one replication whose first ``a`` cells are its warm-up
-    yields: (window figures, percentiles, truncation time) as
-    :func:`_observations_of` and the quarters the drift check compares as
-    :func:`_quarters`, bit for bit, with the three windows summarised in
-    one :func:`_windows` and the percentiles by :func:`_percentiles_of`."""
+    yields: (window figures, percentiles, truncation time) and the quarters
+    the drift check compares (the last and the first quarter of the
+    observation window, each as :func:`_trend_series`; None when a quarter
+    is shorter than a cell), the three windows summarised in one
+    :func:`_windows` and the percentiles by :func:`_percentiles_of`."""
     n = run.cells_done
-    if n < 2:
-        raise InvalidValueError(
-            "max_events stopped a replication before two cells of its horizon: raise "
-            "max_events or shorten the horizon"
-        )
+    need_two_cells(n)
     a_obs = min(a, n - 1)
     a_q = min(a or 0, n - 1)
     L = (n - a_q) // 4
@@ -348,15 +323,4 @@ def _trend_series(w) -> np.ndarray:
     """The figures whose drift betrays a transient: the number present
     (all stations), then X and R of every class."""
     return np.concatenate([[w["Q_st"].sum()], w["X_cl"], w["R_cl"]])
-
-
-def _quarters(run: _Run, a: int | None):
-    """(last, first) quarter of the observation window of one replication,
-    each as :func:`_trend_series`."""
-    n = run.cells_done
-    a = min(a or 0, n - 1)
-    L = (n - a) // 4
-    if L < 1:
-        return None
-    return (_trend_series(_window(run, n - L, n)), _trend_series(_window(run, a, a + L)))
 
