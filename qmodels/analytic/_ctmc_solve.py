@@ -207,12 +207,13 @@ def jacobi_bicgstab(A, b, x0=None):
     return x
 
 
-def ilu_fill_cap(nnz: int, budget: int) -> float:
-    """The ILU's fill factor: :data:`ILU_FILL`, lowered so that the factors
+def ilu_fill_cap(nnz: int, budget: int, most: float = ILU_FILL, least: float = 1.0) -> float:
+    """A factor's fill cap: ``most`` (:data:`ILU_FILL` for the ILU,
+    :data:`LU_FILL` for the complete LU), lowered so that the factors
     (about :data:`ILU_BYTES` per nonzero) take at most ``budget`` bytes; 0
-    when not even a fill of 1 fits."""
-    cap = min(ILU_FILL, budget / max(ILU_BYTES * nnz, 1))
-    return cap if cap >= 1.0 else 0.0
+    when not even ``least`` fits."""
+    cap = min(most, budget / max(ILU_BYTES * nnz, 1))
+    return cap if cap >= least else 0.0
 
 
 def complete_lu(A, b, budget: int):
@@ -222,8 +223,8 @@ def complete_lu(A, b, budget: int):
     the cap the factor is incomplete: the caller's residual check decides."""
     from scipy.sparse.linalg import spilu
 
-    cap = min(LU_FILL, budget / max(ILU_BYTES * A.nnz, 1))
-    if cap < LU_MIN_FILL:
+    cap = ilu_fill_cap(A.nnz, budget, LU_FILL, LU_MIN_FILL)
+    if cap == 0.0:
         return None
     try:
         with warnings.catch_warnings():
