@@ -37,6 +37,7 @@ from .model.distributions import (
     Pareto,
     Uniform,
 )
+from .model.map import MAP
 from .model.network import (
     Closed,
     Delay,
@@ -162,7 +163,7 @@ __all__ = [
     # model
     "Network", "Station", "Delay", "Queue", "LoadDependent", "Closed", "Open", "Power",
     "TokenPool", "distributions", "Distribution", "Exponential", "Deterministic", "Erlang",
-    "HyperExponential", "Lognormal", "Uniform", "Empirical", "Pareto",
+    "HyperExponential", "Lognormal", "Uniform", "Empirical", "Pareto", "MAP",
     # the solvers, laws and result types are lazy: in *_LAZY below
     # errors
     "QModelsError", "ModelError", "InvalidValueError", "PopulationError", "RoutingError",

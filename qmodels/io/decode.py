@@ -20,6 +20,7 @@ from ..errors import ModelError, ModelFileError, ProblemTooLargeError, RoutingEr
 from ..model import distributions as dist
 from ..model.caching import CacheStation
 from ..model.forkjoin import ForkJoin
+from ..model.map import MAP
 from ..model.network import (
     SINK,
     SOURCE,
@@ -48,12 +49,16 @@ _DISTS = {
     "uniform": (dist.Uniform, ("spread",)),
     "empirical": (dist.Empirical, ("samples",)),
     "pareto": (dist.Pareto, ("alpha",)),
+    # a Markovian arrival process (an open class's interarrival only)
+    "map": (MAP, ("D0", "D1")),
 }
 _DIST_ATTR = {"k": "k", "scv": "scv_value", "spread": "spread", "samples": "samples",
-              "alpha": "alpha", "probs": "probs", "rates": "rates"}
+              "alpha": "alpha", "probs": "probs", "rates": "rates", "D0": "D0", "D1": "D1"}
 #: parameters that are lists of plain numbers, and the optional ones (a
 #: hyperexponential is given by its scv, or by its probs and rates)
-_LIST_PARAMS = ("samples", "probs", "rates")
+_LIST_PARAMS = ("samples", "probs", "rates", "D0", "D1")
+#: parameters that are matrices (lists of rows of plain numbers)
+_MATRIX_PARAMS = ("D0", "D1")
 _OPTIONAL = {"hyperexponential": ("scv", "probs", "rates")}
 
 

@@ -17,7 +17,7 @@ from ..errors import InvalidValueError
 from ..model.caching import CacheStation
 from ..model.forkjoin import ForkJoin
 from ..model.network import Closed, Delay, LoadDependent, Network, Queue
-from .decode import _DIST_ATTR, _DISTS, _LIST_PARAMS, _check_text, _Errors
+from .decode import _DIST_ATTR, _DISTS, _LIST_PARAMS, _MATRIX_PARAMS, _check_text, _Errors
 from .expressions import _expr_printer
 
 __all__ = ["to_dict"]
@@ -62,7 +62,8 @@ def _dist_out(d, symbols):
         v = getattr(d, _DIST_ATTR[p])
         if d.name == "hyperexponential" and (v is None or (p == "scv" and d.probs is not None)):
             continue        # given by its scv, or by its branches (the scv follows)
-        out[p] = list(v) if p in _LIST_PARAMS else _out(v, symbols)
+        out[p] = ([list(r) for r in v] if p in _MATRIX_PARAMS else list(v)
+                  if p in _LIST_PARAMS else _out(v, symbols))
     return out
 
 

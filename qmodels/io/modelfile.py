@@ -46,7 +46,9 @@ The format (times in seconds, rates per second, power in watts)::
         reference: cpu                     # closed, optional
         priority: 0                        # optional, 0 = highest (default 0)
         arrival_rate: 2.5                  # open
-        interarrival: {type: hyperexponential, scv: 4}   # open, optional
+        interarrival: {type: hyperexponential, scv: 4}   # open, optional; a correlated
+                                           #   stream is {type: map, D0: [[..]], D1: [[..]]}
+                                           #   (its rate pi D1 1 is the arrival_rate)
         visits: {cpu: 1, disk: 0.27}       # exactly one of visits,
         routing: {cpu: {disk: 1}, ...}     #   routing (open: source/sink rows;
                                            #   {disk: {other_class: 0.3}} switches class),

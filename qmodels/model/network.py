@@ -41,6 +41,7 @@ from ..errors import (
 from .caching import CacheStation, check_caches, fill_cache_rows
 from .chains import chain_visits, check_chain, find_chains, normalize_row
 from .forkjoin import ForkJoin, check_forkjoins, forkjoin_visits
+from .map import MAP
 from .pools import TokenPool, pool_chains
 from .stations import (
     SINK,
@@ -269,6 +270,12 @@ class Open(_Class):
     routing table ``source -> q1 -> q2 -> q3 -> sink``, which it becomes).
     ``priority`` is a non-negative integer, 0 the highest (default 0), used
     by stations with a priority discipline (see :class:`Closed`).
+
+    ``interarrival`` may also be a Markovian arrival process
+    (:class:`~qmodels.model.map.MAP`, a correlated stream): it fixes its
+    own rate pi D1 1, which the class takes when ``arrival_rate`` is not
+    given (or 0); a given rate that differs from it (relative tolerance
+    1e-9) is refused by name.
     """
 
     arrival_rate: Number = 0.0
@@ -278,11 +285,29 @@ class Open(_Class):
 
     def __post_init__(self):
         super().__post_init__()
-        _check_distribution(self.interarrival, f"class {self.name!r}: interarrival")
+        who = f"class {self.name!r}"
+        if isinstance(self.interarrival, MAP):
+            lam = self.interarrival.rate
+            given = self.arrival_rate
+            if is_symbolic(given):
+                raise InvalidValueError(
+                    f"{who}: a MAP stream fixes the arrival rate ({lam:.12g}); a symbolic "
+                    f"arrival rate {given} cannot follow it")
+            given = check_real(given, f"{who}: arrival rate")
+            if given == 0:
+                given = lam
+            elif abs(float(given) - lam) > 1e-9 * lam:
+                raise InvalidValueError(
+                    f"{who}: arrival rate {float(given):.12g} disagrees with its MAP stream's "
+                    f"rate pi D1 1 = {lam:.12g}; leave the rate out (the MAP fixes it) or "
+                    "scale D0 and D1 by the ratio")
+            object.__setattr__(self, "arrival_rate", float(given))
+            return
+        _check_distribution(self.interarrival, f"{who}: interarrival")
         object.__setattr__(
             self,
             "arrival_rate",
-            check_real(self.arrival_rate, f"class {self.name!r}: arrival rate"),
+            check_real(self.arrival_rate, f"{who}: arrival rate"),
         )
 
 
