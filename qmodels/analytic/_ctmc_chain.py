@@ -484,39 +484,44 @@ class _Chain:
 
     def _arrival_moves(self, w0, move, lost, trunc):
         """Open arrivals, class by class: a Poisson stream of rate lambda
-        split over its first stations; a phase-type stream (Coxian, its
-        phase in the state) goes on to its next phase, or ends its
-        inter-arrival time (rate mu (1 - q) split the same way) and starts
-        the next one at phase 0.  Adds to ``lost`` and ``trunc`` the rates
-        of arrivals lost at a full station or turned away by the
+        split over its first stations; a phased stream, a Markovian arrival
+        process (``spec.arr_map``: a Coxian renewal stream, or a
+        :class:`~qmodels.model.map.MAP`; its phase in the state) changes
+        phase without an arrival (D0's off-diagonal rates, in ascending
+        phase), or ends its inter-arrival time, the next one starting in
+        phase j at rate D1[i, j] (split over the first stations the same
+        way; Neuts 1979, Lucantoni 1991).  Adds to ``lost`` and ``trunc``
+        the rates of arrivals lost at a full station or turned away by the
         truncation."""
         s = self.s
         for r in range(s.C):
             if not s.is_open[r]:
                 continue
-            cox = s.arr_cox[r]
-            a = None
-            if cox is None:
-                done = s.lam[r]
-            else:
-                a = s.arr_phased.index(r)
-                ph = w0[5][a]
-                q = cox.cont[ph]
-                if q > 0:
-                    w = self.copy(w0)
-                    w[5][a] = ph + 1
-                    move(w, cox.rates[ph] * q)
-                done = cox.rates[ph] * (1.0 - q)
-            for d, p in s.source[r]:
-                w = self._arrive(w0, r, d, done * p, a, lost, trunc)
-                if w is not None:
-                    move(w, done * p)
+            moves = s.arr_map[r]
+            if moves is None:
+                for d, p in s.source[r]:
+                    w = self._arrive(w0, r, d, s.lam[r] * p, None, None, lost, trunc)
+                    if w is not None:
+                        move(w, s.lam[r] * p)
+                continue
+            a = s.arr_phased.index(r)
+            ph = w0[5][a]
+            hidden, arrive = moves
+            for j, rate in hidden[ph]:
+                w = self.copy(w0)
+                w[5][a] = j
+                move(w, rate)
+            for j, done in arrive[ph]:
+                for d, p in s.source[r]:
+                    w = self._arrive(w0, r, d, done * p, a, j, lost, trunc)
+                    if w is not None:
+                        move(w, done * p)
 
-    def _arrive(self, w0, r, d, rate, a, lost, trunc):
+    def _arrive(self, w0, r, d, rate, a, nxt, lost, trunc):
         """The next state when a class-r job arrives for station d (None
         when nothing changes): turned away at the open-job bound, passing
         through (d the sink), lost at a full station, else entering; a
-        phase-type stream (index ``a``) restarts at phase 0 in any case."""
+        phased stream (index ``a``) goes on to phase ``nxt`` in any case."""
         s = self.s
         if w0[4] >= s.open_limit:
             trunc[r] += rate
@@ -529,10 +534,10 @@ class _Chain:
             w[4] += 1
             self.enter(w, r, 0, d)
             if a is not None:
-                w[5][a] = 0
+                w[5][a] = nxt
             return w
-        if a is None or w0[5][a] == 0:
+        if a is None or w0[5][a] == nxt:
             return None
         w = self.copy(w0)
-        w[5][a] = 0
+        w[5][a] = nxt
         return w

@@ -458,57 +458,75 @@ def _service_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
 
 @_hot
 def _arrival_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, ordered, off,
-                   width, tcol, disc, sortc, servers, tlevel, gptr, gcol, glam, gphr, gphq,
+                   width, tcol, disc, sortc, servers, tlevel, gptr, gcol, glam, ghid, garr,
                    acls, adest, aprob, open_limit, rk, binom):
     """The moves of state i by open arrivals, class by class (as
-    :meth:`_Chain._arrival_moves`): a phase-type stream on to its next
-    phase, or an arrival (then the stream back at phase 0), turned away
-    at the open-job bound or passing through to the sink."""
+    :meth:`_Chain._arrival_moves`): a phased stream (a Markovian arrival
+    process) to another phase without an arrival (``ghid[g, ph, j]`` > 0,
+    in ascending j), or an arrival that starts the next interval in phase
+    j (``garr[g, ph, j]`` >= 0, a negative entry meaning none), turned
+    away at the open-job bound or passing through to the sink."""
     nopen_at = D - 1
+    mp = garr.shape[2]
     for g in range(gcol.shape[0]):
         col = gcol[g]
-        ph = 0
-        if col >= 0:  # a phase-type stream: its phase in the state
-            ph = states[i, col]
-            q = gphq[g, ph]
-            if q > 0.0:
+        if col < 0:  # a Poisson stream
+            done = glam[g]
+            for a in range(gptr[g], gptr[g + 1]):
                 for x in range(D):
                     w[x] = states[i, x]
-                w[col] = ph + 1
-                bad, n, nout = _move(
-                    w, i, gphr[g, ph] * q, D, states, hashes, table, n, max_states, tj, tv,
-                    nout, rk, binom)
-                if bad:
-                    return 1, n, nout
-            done = gphr[g, ph] * (1.0 - q)
-        else:
-            done = glam[g]
-        for a in range(gptr[g], gptr[g + 1]):
-            for x in range(D):
-                w[x] = states[i, x]
-            if states[i, nopen_at] >= open_limit or adest[a] < 0:
-                # turned away by the truncation, or passing through
-                if col < 0 or ph == 0:
-                    continue
-            else:
+                if states[i, nopen_at] >= open_limit or adest[a] < 0:
+                    continue  # turned away by the truncation, or passing through
                 w[nopen_at] += 1
                 _enter(w, adest[a], acls[a], ordered, off, width, tcol, disc, servers, tlevel,
                        nopen_at)
                 _canon(w, adest[a], ordered, off, width, sortc)
-            if col >= 0:
-                w[col] = 0
-            bad, n, nout = _move(
-                w, i, done * aprob[a], D, states, hashes, table, n, max_states, tj, tv, nout, rk,
-                binom)
-            if bad:
-                return 1, n, nout
+                bad, n, nout = _move(
+                    w, i, done * aprob[a], D, states, hashes, table, n, max_states, tj, tv,
+                    nout, rk, binom)
+                if bad:
+                    return 1, n, nout
+            continue
+        ph = states[i, col]
+        for j in range(mp):
+            v = ghid[g, ph, j]
+            if v > 0.0:
+                for x in range(D):
+                    w[x] = states[i, x]
+                w[col] = j
+                bad, n, nout = _move(
+                    w, i, v, D, states, hashes, table, n, max_states, tj, tv, nout, rk, binom)
+                if bad:
+                    return 1, n, nout
+        for j in range(mp):
+            done = garr[g, ph, j]
+            if done < 0.0:
+                continue
+            for a in range(gptr[g], gptr[g + 1]):
+                for x in range(D):
+                    w[x] = states[i, x]
+                if states[i, nopen_at] >= open_limit or adest[a] < 0:
+                    # turned away by the truncation, or passing through
+                    if ph == j:
+                        continue
+                else:
+                    w[nopen_at] += 1
+                    _enter(w, adest[a], acls[a], ordered, off, width, tcol, disc, servers,
+                           tlevel, nopen_at)
+                    _canon(w, adest[a], ordered, off, width, sortc)
+                w[col] = j
+                bad, n, nout = _move(
+                    w, i, done * aprob[a], D, states, hashes, table, n, max_states, tj, tv,
+                    nout, rk, binom)
+                if bad:
+                    return 1, n, nout
     return 0, n, nout
 
 
 @_hot_lazy(threshold=20_000)
 def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu, tq, tnext,
-         tbase, tlevel, zthink, mult, nmult, rptr, rdest, rprob, rtype, gptr, gcol, glam, gphr,
-         gphq, acls, adest, aprob, open_limit, max_states, rk, binom, rsize):
+         tbase, tlevel, zthink, mult, nmult, rptr, rdest, rprob, rtype, gptr, gcol, glam, ghid,
+         garr, acls, adest, aprob, open_limit, max_states, rk, binom, rsize):
     """Breadth-first construction of the reachable states and the
     off-diagonal rates (see the module docstring; the arrays are those of
     :class:`_Layout`).
@@ -531,7 +549,16 @@ def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu,
             most = max(most, rptr[t * (K + 1) + place + 1] - rptr[t * (K + 1) + place])
         room += width[place] * (1 + most)
     for g in range(gcol.shape[0]):
-        room += 1 + gptr[g + 1] - gptr[g]
+        most = 1 + gptr[g + 1] - gptr[g]
+        for ph in range(garr.shape[1]):
+            k = 0
+            for j in range(garr.shape[2]):
+                if ghid[g, ph, j] > 0.0:
+                    k += 1
+                if garr[g, ph, j] >= 0.0:
+                    k += gptr[g + 1] - gptr[g]
+            most = max(most, k)
+        room += most
     ranked = rk[0].shape[0] > 0
     states = np.zeros((1024, D), dtype=np.int32)
     hashes = np.zeros(1024, dtype=np.int64)
@@ -557,7 +584,7 @@ def _bfs(start, ordered, off, width, colt, tcol, disc, sortc, kind, servers, mu,
             return states, n, rows, cols, vals, nnz, 1
         bad, n, nout = _arrival_moves(
             i, w, D, states, hashes, table, n, max_states, tj, tv, nout, ordered, off, width,
-            tcol, disc, sortc, servers, tlevel, gptr, gcol, glam, gphr, gphq, acls, adest,
+            tcol, disc, sortc, servers, tlevel, gptr, gcol, glam, ghid, garr, acls, adest,
             aprob, open_limit, rk, binom)
         if bad:
             return states, n, rows, cols, vals, nnz, 1
@@ -607,7 +634,7 @@ def _add_station(row, k, p, ordered, off, width, colt, tclass, kind, servers, Q,
 
 @_hot_lazy(threshold=20_000)
 def _expect(states, n, pi, ordered, off, width, colt, tclass, C, kind, servers, mu, tq, zthink,
-            mult, nmult, gptr, gcol, glam, gphr, gphq, aclass, aprob, open_limit, truncating,
+            mult, nmult, gptr, gcol, glam, ghid, garr, aclass, aprob, open_limit, truncating,
             top):
     """Expectations under pi of the figures of :func:`ctmc`, state by state
     in the order of :func:`~qmodels.analytic.ctmc._expectations` (so the
@@ -651,7 +678,10 @@ def _expect(states, n, pi, ordered, off, width, colt, tclass, C, kind, servers, 
                 col = gcol[g]
                 if col >= 0:
                     ph = row[col]
-                    done = gphr[g, ph] * (1.0 - gphq[g, ph])
+                    done = 0.0
+                    for j in range(garr.shape[2]):
+                        if garr[g, ph, j] >= 0.0:
+                            done += garr[g, ph, j]
                 else:
                     done = glam[g]
                 for a in range(gptr[g], gptr[g + 1]):
@@ -687,8 +717,9 @@ class _Layout:
     switching the class's it goes on as); the open
     arrivals by class (group g: entries ``gptr[g]`` to ``gptr[g + 1]``,
     ``gcol[g]`` the column of the inter-arrival phase, -1 for a Poisson
-    stream of rate ``glam[g]``, the phase rates ``gphr[g]`` and
-    continuation probabilities ``gphq[g]``), per entry ``acls`` (type),
+    stream of rate ``glam[g]``; a phased stream's moves as a Markovian
+    arrival process, ``ghid[g]`` its hidden phase changes (D0 off the
+    diagonal) and ``garr[g]`` its arrivals (D1, -1 where none)), per entry ``acls`` (type),
     ``aclass``, ``adest``, ``aprob``; ``start``, the first state."""
 
     def __init__(self, spec: _Spec, chain, start):
@@ -825,7 +856,7 @@ class _Layout:
             x = self.off_arr + a
             rgrp[x] = len(totals)
             rbar[x] = -1
-            totals.append(int(spec.arr_cox[r].phases))
+            totals.append(len(spec.arr_map[r][0]))
             bars.append(0)
             digit.append(True)
         size = 1
@@ -860,31 +891,39 @@ class _Layout:
 
     def _arrivals(self, spec, tidx):
         """The open arrivals by class (see the class docstring)."""
-        gptr, gcol, glam, phr, phq = [0], [], [], [], []
+        gptr, gcol, glam, moves = [0], [], [], []
         aclass, acls, adest, aprob = [], [], [], []
         for r in range(spec.C):
             if not spec.is_open[r]:
                 continue
-            cox = spec.arr_cox[r]
-            gcol.append(-1 if cox is None else self.off_arr + spec.arr_phased.index(r))
+            mv = spec.arr_map[r]
+            gcol.append(-1 if mv is None else self.off_arr + spec.arr_phased.index(r))
             glam.append(float(spec.lam[r]))
-            phr.append(() if cox is None else tuple(cox.rates))
-            phq.append(() if cox is None else tuple(cox.cont))
+            moves.append(mv)
             for d, p in spec.source[r]:
                 aclass.append(r)
                 acls.append(tidx.get((r, 0), -1))
                 adest.append(d)
                 aprob.append(float(p))
             gptr.append(len(aclass))
-        mp = max([len(x) for x in phr] + [1])
+        mp = max([len(mv[0]) for mv in moves if mv is not None] + [1])
         self.gptr = np.array(gptr, dtype=np.int64)
         self.gcol = np.array(gcol, dtype=np.int64)
         self.glam = np.array(glam, dtype=np.float64)
-        self.gphr = np.zeros((len(gcol), mp))
-        self.gphq = np.zeros((len(gcol), mp))
-        for g, (x, y) in enumerate(zip(phr, phq, strict=True)):
-            self.gphr[g, :len(x)] = x
-            self.gphq[g, :len(y)] = y
+        # ghid[g, i, j] the rate of stream g's phase change i -> j without an
+        # arrival (0: none); garr[g, i, j] that of an arrival in phase i after
+        # which the next interval starts in phase j (-1: none; a Coxian's
+        # arrival of rate 0 is kept as a move, as the Python builder makes it)
+        self.ghid = np.zeros((len(gcol), mp, mp))
+        self.garr = np.full((len(gcol), mp, mp), -1.0)
+        for g, mv in enumerate(moves):
+            if mv is None:
+                continue
+            for i, (hid, arr) in enumerate(zip(mv[0], mv[1], strict=True)):
+                for j, v in hid:
+                    self.ghid[g, i, j] = v
+                for j, v in arr:
+                    self.garr[g, i, j] = v
         self.aclass = np.array(aclass, dtype=np.int64)
         self.acls = np.array(acls, dtype=np.int64)
         self.adest = np.array(adest, dtype=np.int64)
@@ -1015,7 +1054,7 @@ def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int,
         if total > 10 * max_states:
             total = 10 * max_states  # capped below (no need for the full number)
     for r in spec.arr_phased:
-        total = min(total * spec.arr_cox[r].phases, 10 * max_states)
+        total = min(total * len(spec.arr_map[r][0]), 10 * max_states)
         fan += 1
     fan += len(lay.adest)
     states = min(total, int(max_states))
@@ -1064,8 +1103,8 @@ def build(lay: _Layout, max_states: int, work: int | None = None, compiled: bool
     status)``.  ``compiled`` forces numba (True) or plain Python (False);
     by default lazyjit chooses by ``work`` (estimated states x columns)."""
     args = (lay.start,) + lay.kernel_args() + (lay.rptr, lay.rdest, lay.rprob, lay.rtype,
-                                               lay.gptr, lay.gcol, lay.glam, lay.gphr,
-                                               lay.gphq, lay.acls, lay.adest, lay.aprob,
+                                               lay.gptr, lay.gcol, lay.glam, lay.ghid,
+                                               lay.garr, lay.acls, lay.adest, lay.aprob,
                                                lay.open_limit, int(max_states))
     args += lay.rank_args(max_states)
     if compiled is None:
@@ -1077,7 +1116,7 @@ def expectations(lay: _Layout, states, n, pi, C, truncating, compiled: bool | No
     """Run :func:`_expect` (same choice of machine code as :func:`build`)."""
     args = (states, n, pi) + (lay.ordered, lay.off, lay.width, lay.colt, lay.tclass, C,
                               lay.kind, lay.servers, lay.mu, lay.tq, lay.zthink, lay.mult,
-                              lay.nmult, lay.gptr, lay.gcol, lay.glam, lay.gphr, lay.gphq,
+                              lay.nmult, lay.gptr, lay.gcol, lay.glam, lay.ghid, lay.garr,
                               lay.aclass, lay.aprob, lay.open_limit, bool(truncating),
                               lay.most)
     if compiled is None:

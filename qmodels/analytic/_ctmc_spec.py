@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
+from ..model.map import MAP
 from ..model.network import (
     SINK,
     SOURCE,
@@ -45,6 +46,42 @@ _DELAY, _FCFS, _PS, _LD = 0, 1, 2, 3
 _ORD_FCFS, _ORD_PRIO, _ORD_PRIOPR, _ORD_LCFS = 0, 1, 2, 3
 _ORDER_OF = {"fcfs": _ORD_FCFS, "prio": _ORD_PRIO, "prio-pr": _ORD_PRIOPR,
              "lcfs-pr": _ORD_LCFS}
+
+
+# ---------------------------------------------------------------------------
+# arrival streams as Markovian arrival processes
+# ---------------------------------------------------------------------------
+
+def _map_moves(D0, D1) -> tuple:
+    """``(hidden, arrive)``: the moves of a phased arrival stream, a
+    Markovian arrival process (Neuts 1979; Lucantoni 1991): ``hidden[i]``
+    the pairs (j, rate) of D0's off-diagonal entries of row i (the phase
+    changes without an arrival), ``arrive[i]`` the pairs (j, rate) of D1's
+    row i (an arrival, the next interval starting in phase j), each in
+    ascending j, zero rates left out."""
+    n = len(D0)
+    hidden = tuple(tuple((j, float(D0[i][j])) for j in range(n) if j != i and D0[i][j] > 0)
+                   for i in range(n))
+    arrive = tuple(tuple((j, float(D1[i][j])) for j in range(n) if D1[i][j] > 0)
+                   for i in range(n))
+    return hidden, arrive
+
+
+def _coxian_moves(cox) -> tuple:
+    """:func:`_map_moves` of a Coxian renewal stream (phase i of rate mu_i
+    goes on to phase i + 1 with probability q_i, else ends the interval,
+    the next starting at phase 0): the rates mu_i q_i and mu_i (1 - q_i),
+    the expressions the builders used before streams were MAPs (so the
+    generator is the same to the bit)."""
+    n = int(cox.phases)
+    hidden, arrive = [], []
+    for i in range(n):
+        mu, q = cox.rates[i], cox.cont[i]
+        hidden.append(((i + 1, mu * q),) if q > 0 else ())
+        # (kept at rate 0 where q = 1: the builders always made that move,
+        # and the states it reaches first are numbered by it)
+        arrive.append(((0, mu * (1.0 - q)),))
+    return tuple(hidden), tuple(arrive)
 
 
 # ---------------------------------------------------------------------------
@@ -186,12 +223,16 @@ class _Spec:
         every station it visits (``phr[r][k]`` the phase rates,
         ``phq[r][k]`` the probabilities of going on to the next phase) and
         of every open class's inter-arrival time (``arr_cox[r]``, None for
-        a Poisson stream).  Where the network is product form (BCMP) the
-        shapes at PS, delay and load-dependent stations do not change its
-        figures (insensitivity; Baskett, Chandy, Muntz & Palacios 1975), so
-        their service is taken exponential.  ``fits`` lists the shapes
-        fitted (the answer is then approximate), ``shapes`` those modelled
-        exactly with more than one phase."""
+        a Poisson stream or a MAP), and every phased stream's moves as a
+        Markovian arrival process (``arr_map[r]``, :func:`_map_moves`: a
+        Coxian renewal stream is the MAP D0 = T, D1 = t e_1, Neuts 1981,
+        ch. 2; a :class:`~qmodels.model.map.MAP` its own D0, D1).  Where
+        the network is product form (BCMP) the shapes at PS, delay and
+        load-dependent stations do not change its figures (insensitivity;
+        Baskett, Chandy, Muntz & Palacios 1975), so their service is taken
+        exponential.  ``fits`` lists the shapes fitted (the answer is then
+        approximate), ``shapes`` those modelled exactly with more than one
+        phase (a MAP stream included)."""
         from .requires import product_form
 
         net = self.net
@@ -217,19 +258,30 @@ class _Spec:
             self._station_phases(k, s, [shapes[r][k] for r in range(self.C)], visiting,
                                  max_phases)
         self.arr_cox: list[Coxian | None] = [None] * self.C
+        self.arr_map: list[tuple | None] = [None] * self.C
         for r, c in enumerate(net.classes):
             d = getattr(c, "interarrival", None)
             if not self.is_open[r] or d is None or not self.lam[r] > 0:
+                continue
+            if isinstance(d, MAP):
+                # a Markovian arrival process: its phase is the stream's
+                # state, and an arrival moves it along D1's row (not back
+                # to a fresh start); its rate is the class's (Open checks)
+                if d.phases > 1:
+                    self.arr_map[r] = _map_moves(d.d0, d.d1)
+                    self.shapes.append(f"class {c.name!r}: inter-arrival times (a MAP of "
+                                       f"{d.phases} phases)")
                 continue
             cox = coxian_of(d, 1.0 / self.lam[r], max_phases, who=f"class {c.name!r}")
             self._note(cox, f"class {c.name!r}: inter-arrival times", d)
             if cox.phases > 1:
                 self.arr_cox[r] = cox
+                self.arr_map[r] = _coxian_moves(cox)
         self.nphase = [max(len(self.phr[r][k]) for k in range(self.K)) if self.K else 1
                        for r in range(self.C)]
         self.phased = [any(len(self.phr[r][k]) > 1 for r in range(self.C))
                        for k in range(self.K)]
-        self.arr_phased = [r for r in range(self.C) if self.arr_cox[r] is not None]
+        self.arr_phased = [r for r in range(self.C) if self.arr_map[r] is not None]
 
     def _station_phases(self, k, s, ds, visiting, max_phases):
         """The Coxian forms of station ``k``'s service for the classes

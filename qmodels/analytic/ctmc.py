@@ -1020,7 +1020,9 @@ def _shapes_label(spec) -> tuple[str, list]:
         return "exact", list(label_of("ctmc")[1])
     assumed = ["a continuous-time Markov chain whose state holds each job's service phase "
                "and each open stream's inter-arrival phase (phase-type times in Coxian form)"]
-    assumed += [f"{x}: phase-type, held exactly" for x in spec.shapes]
+    assumed += [f"{x}: held exactly (a Markovian arrival process: its phase carries over "
+                "an arrival, so correlated intervals are modelled; Neuts 1979, Lucantoni 1991)"
+                if "(a MAP of" in x else f"{x}: phase-type, held exactly" for x in spec.shapes]
     assumed += [f"{x} (a fit)" for x in spec.fits]
     if spec.insensitive_shapes:
         assumed.append(
