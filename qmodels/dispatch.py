@@ -71,7 +71,9 @@ METHODS: dict[str, Method] = {
         "service and arrival shapes (two-moment flows; KLB for one server, Allen-Cunneen for "
         "several; PS and delays as in product form); exact (and labelled so) where every "
         "station is: GI/M/c fed by a renewal stream alone, M/G/1 fed by Poisson alone, "
-        "Jackson parts; no pools, finite capacities or load-dependent stations", "for_qna"),
+        "Jackson parts; a correlated (MAP) stream enters as a renewal flow of variability its "
+        "asymptotic index of dispersion (Whitt 1982, approximate, noted); no pools, finite "
+        "capacities or load-dependent stations", "for_qna"),
     "rqna": Method(
         "qmodels.analytic.rqna", "rqna",
         "APPROXIMATE: Whitt & You's robust queueing network analyzer (2018, 2022) for one open "
@@ -81,7 +83,8 @@ METHODS: dict[str, Method] = {
         "scaled by the exact PH/PH/1 ratio for a renewal stream of the same variability "
         "(refined=False: the plain analyzer); "
         "exact (and labelled so) where every queue is fed by Poisson flows (M/G/1, Jackson) or "
-        "is a GI/M/1 queue fed by the renewal stream alone; "
+        "is a GI/M/1 queue fed by the renewal stream alone; a correlated (MAP) stream enters "
+        "by its exact IDC function (approximate); "
         "refuses several classes, delays, multi-server, PS/LCFS-PR, priority and "
         "load-dependent stations, pools and finite capacities (method='qna' answers most)",
         "for_rqna"),
@@ -127,7 +130,8 @@ METHODS: dict[str, Method] = {
         "empirical (two or three moments); fork-joins (one closed class or one open class "
         "of Poisson arrivals, exponential, single-server FCFS queues on the branches) exactly "
         "by the chain of queue lengths (open jobs truncated as above); "
-        "no correlated (MAP) arrivals; "
+        "correlated arrivals given as a Markovian arrival process (qm.MAP: D0, D1; an MMPP) "
+        "exactly, its phase in the state carried over each arrival; "
         "refuses a chain over max_states (counted before building; memory estimated before "
         "allocation); the state count in the notes; qm.solve(net) takes it before any "
         "approximation where product form fails and the chain has at most 50,000 states",

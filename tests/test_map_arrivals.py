@@ -295,3 +295,84 @@ def test_map_in_a_mixed_network_conserves_flow():
     r = qm.solve(net, method="ctmc", open_limit=40)
     assert r.exactness == "exact"
     assert float(r.throughput["a"]) == pytest.approx(BURSTY.rate, rel=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# the approximations: never a MAP taken for a renewal stream
+# ---------------------------------------------------------------------------
+
+
+def test_qna_uses_the_index_of_dispersion_and_says_so():
+    net = one_queue(BURSTY, service=SVC)
+    r = qm.solve(net, method="qna")
+    assert r.exactness == "approximate"
+    assert r.info["arrival_scv"][0] == pytest.approx(BURSTY.idc, rel=1e-12)
+    assert not any("GI/M" in how and "exact" in how for how in r.info["solved_as"])
+    assert any("asymptotic index of dispersion" in n for n in r.notes)
+    assert any("correlated (MAP) arrivals" in w for w in r.warnings)
+
+
+def test_qna_renewal_map_is_not_solved_as_gi_m_1():
+    # even a renewal stream given as a MAP is not taken for GI/M/1 (the
+    # MAP is not read as renewal); its variability is its SCV there
+    m = qm.MAP.from_renewal(qm.HyperExponential(4.0), 0.5)
+    r = qm.solve(one_queue(m, service=1.0), method="qna")
+    assert r.exactness == "approximate"
+    assert r.info["arrival_scv"][0] == pytest.approx(4.0, rel=1e-9)
+
+
+def test_map_idc_function_equals_the_renewal_one():
+    from qmodels.analytic.rqna import MapIDC, RenewalIDC
+
+    for shape in (qm.HyperExponential(4.0), qm.Erlang(3)):
+        a = MapIDC(qm.MAP.from_renewal(shape, 2.0))
+        b = RenewalIDC(shape)
+        t = np.array([0.01, 0.5, 3.0, 30.0, 1e5])
+        assert np.allclose(a(t), b(t), rtol=1e-9, atol=0)
+        assert a.idc_inf == pytest.approx(shape.scv, rel=1e-9)
+    m = MapIDC(BURSTY)
+    assert m.idc_inf == pytest.approx(BURSTY.idc, rel=1e-10)
+    # I(t) rises from 1 towards the asymptotic index
+    t = np.geomspace(1e-3, 1e6, 40)
+    v = m(t)
+    assert v[0] == pytest.approx(1.0, abs=1e-2) and v[-1] == pytest.approx(BURSTY.idc, rel=1e-4)
+
+
+def test_rqna_takes_the_map_idc_function():
+    m = qm.MAP.from_renewal(qm.HyperExponential(4.0), 0.5)
+    routes = {"source": {"q": 1.0}, "q": {"p": 1.0}, "p": {"sink": 1.0}}
+
+    def net(arr, lam):
+        return qm.Network([qm.Queue("q", 1.2), qm.Queue("p", 1.0, distribution=qm.Erlang(2))],
+                          [qm.Open("a", lam, interarrival=arr, routing=routes)])
+
+    a = qm.rqna(net(qm.HyperExponential(4.0), 0.5), exact_gim1=False)
+    b = qm.rqna(net(m, m.rate))
+    assert b.exactness == "approximate"
+    for k in ("q", "p"):
+        assert float(b.response_time[k]) == pytest.approx(float(a.response_time[k]), rel=1e-7)
+    r = qm.rqna(one_queue(BURSTY, service=SVC))
+    assert r.exactness == "approximate"
+    assert r.info["arrival_idc_inf"][0] == pytest.approx(BURSTY.idc, rel=1e-9)
+    assert any("Markovian arrival process" in n for n in r.notes)
+
+
+def test_product_form_methods_refuse_a_map_by_name():
+    net = one_queue(BURSTY, service=SVC)
+    with pytest.raises(qm.UnsupportedModelError, match="class 'a': a MAP stream"):
+        qm.solve(net, method="exact")
+
+
+def test_a_one_phase_map_is_poisson():
+    m = qm.MAP([[-0.5]], [[0.5]])
+    a = qm.solve(one_queue(m, service=1.0))
+    assert a.method == "exact"
+    assert float(a.queue_length["q"]) == pytest.approx(1.0, rel=1e-12)   # M/M/1, rho 0.5
+
+
+def test_solve_falls_back_to_a_labelled_approximation_past_the_chain_budget():
+    names = [f"q{i}" for i in range(6)]
+    net = qm.Network([qm.Queue(n, 0.5 / BURSTY.rate) for n in names],
+                     [qm.Open("a", interarrival=BURSTY, route=names)])
+    r = qm.solve(net)
+    assert r.method != "ctmc" and r.exactness == "approximate"

@@ -32,6 +32,7 @@ from importlib import resources
 import numpy as np
 
 from ..model.distributions import is_exponential
+from ..model.map import MAP
 from ..model.network import Network
 from ..model.stations import PRIORITY_DISCIPLINES
 
@@ -66,7 +67,12 @@ def features(net: Network, result=None) -> dict:
     model, qs = net.lowered.memo("envelopes.features", lambda: _model_features(net))
     f = dict(model)
     f["utilization"] = _utilization(qs, result)
-    return {key: f[key] for key in FEATURES}
+    out = {key: f[key] for key in FEATURES}
+    if f["correlated_arrivals"]:
+        # (no catalog has a MAP stream: a network with one lies outside
+        # every box, :func:`_outside`)
+        out["correlated_arrivals"] = f["correlated_arrivals"]
+    return out
 
 
 def _utilization(qs, result) -> float:
@@ -126,6 +132,8 @@ def _structure_features(net: Network) -> tuple[dict, list]:
         "priority_levels": max(levels),
         "branches": max(branches),
         "pools": len(net.pools),
+        "correlated_arrivals": sum(isinstance(getattr(c, "interarrival", None), MAP)
+                                   for c in net.open_classes),
     }, qs
 
 
@@ -141,9 +149,14 @@ def envelopes() -> tuple:
 
 def _outside(env: dict, f: dict, keys=FEATURES) -> list[str]:
     """The features of ``f`` (among ``keys``) that fall outside ``env``'s
-    box, as words."""
+    box, as words.  Open classes arriving as a MAP (``correlated_arrivals``
+    in ``f``) fall outside every box that does not say it holds them (none
+    does: every catalog's streams are renewal)."""
     out = []
     for key in keys:
+        if (key == "arrival_scv" and f.get("correlated_arrivals")
+                and "correlated_arrivals" not in env["where"]):
+            out.append("correlated (MAP) arrivals, which no measured network had")
         box = env["where"].get(key)
         if box is None:
             continue
@@ -190,7 +203,7 @@ def _match_network(net: Network, method: str, f: dict, substituted: bool) -> tup
                 for env in _of_method(method, bool(substituted))]
 
     key = ("envelopes.match", method, bool(substituted),
-           tuple(f[k] for k in _BEFORE_U + _AFTER_U))
+           tuple(f[k] for k in _BEFORE_U + _AFTER_U), f.get("correlated_arrivals", 0))
     inside, outside = [], []
     for env, before, after in net.lowered.family(key, build):
         why = before + _outside(env, f, ("utilization",)) + after

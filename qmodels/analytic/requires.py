@@ -126,16 +126,21 @@ def service_shapes(net: Network) -> str | None:
 
 def arrival_shapes(net: Network) -> str | None:
     """Every open class arrives as a Poisson stream (exponential
-    inter-arrival times).  Product form needs it (BCMP's open classes are
+    inter-arrival times, or a MAP of one phase).  Product form needs it (BCMP's open classes are
     Poisson; Baskett et al. 1975): a burstier stream waits longer, a
     smoother one shorter (GI/M/1 at rho = 0.6: R = 6.6 S with
     hyperexponential arrivals of SCV 8, 1.48 S with deterministic ones,
     2.5 S with Poisson arrivals; Kleinrock 1975, sec. 6.4)."""
     from ..model.distributions import is_exponential
+    from ..model.map import MAP
 
     for c in net.classes:
         d = getattr(c, "interarrival", None)
-        if d is not None and not is_exponential(d):
+        if isinstance(d, MAP) and d.phases > 1:
+            return (f"class {c.name!r}: a MAP stream ({d.phases} phases, interval scv "
+                    f"{float(d.scv):.4g}, index of dispersion {float(d.idc):.4g}) breaks "
+                    "product form, which needs Poisson arrivals")
+        if d is not None and not isinstance(d, MAP) and not is_exponential(d):
             return (f"class {c.name!r}: {type(d).__name__} inter-arrival times (scv "
                     f"{float(d.scv):g}) break product form, which needs Poisson arrivals")
     return None

@@ -73,7 +73,10 @@ Assumptions (WY22's scope: its abstract and introduction)
   of the station's shape.  A shape's IDC is exact for exponential, Erlang,
   hyperexponential (phase-type) and deterministic times; any other shape
   (lognormal, uniform, Pareto, empirical) enters through the IDC of a
-  phase-type time of the same mean and SCV (named in the notes).
+  phase-type time of the same mean and SCV (named in the notes).  A
+  Markovian arrival process (:class:`~qmodels.model.map.MAP`, correlated
+  intervals) enters through its own exact IDC function (:class:`MapIDC`),
+  and the answer is then approximate (no GI/M/1 exact solution applies).
 * Flows between queues are treated as independent where they merge (as in
   QNA), their IDCs combined by the linear equations of WY22.
 
@@ -124,12 +127,13 @@ from ..model.distributions import (
     HyperExponential,
     is_exponential,
 )
+from ..model.map import MAP
 from ..model.network import Network, Queue
 from ..results import APPROXIMATE, EXACT, METHOD_LABELS, Result
 from ._common import _refuse_held_or_bounded, _require_numeric, _result
 from .contract import answers
 
-__all__ = ["rqna", "RenewalIDC", "rbm_correlation", "departure_weight", "rq_workload",
+__all__ = ["rqna", "RenewalIDC", "MapIDC", "rbm_correlation", "departure_weight", "rq_workload",
            "renewal_wait_ratio", "rqna_kernel"]
 
 _SOLVER = "RQNA (method='rqna')"
@@ -288,13 +292,22 @@ class RenewalIDC:
             self.scv = 0.0 if isinstance(shape, Deterministic) else self.scv
             return
         alpha, T, _ = ph
-        n = len(alpha)
         t0 = -T.sum(axis=1)
         D1 = np.outer(t0, alpha)
-        D = T + D1
         # stationary phase of the renewal PH: pi proportional to alpha (-T)^-1
         pi = np.linalg.solve((-T).T, alpha)
-        pi = pi / pi.sum()
+        self._set_map(T, D1, pi / pi.sum())
+
+    @property
+    def idc_inf(self) -> float:
+        """I(infinity): the SCV for a renewal process."""
+        return self.scv
+
+    def _set_map(self, D0, D1, pi):
+        """The terms of I(t) for the MAP (D0, D1) of rate 1 whose phase
+        process has the stationary vector ``pi`` (the class docstring)."""
+        D = D0 + D1
+        n = D.shape[0]
         one = np.ones(n)
         G = np.linalg.inv(np.outer(one, pi) - D) - np.outer(one, pi)
         d1 = D1 @ one
@@ -355,6 +368,37 @@ class RenewalIDC:
                 e = e if math.isfinite(e) and abs(e) <= abs(self._ru) + 1.0 else 0.0
                 out[i] = 1.0 + 2.0 * self._a - 2.0 * (self._ru - e) / ti
         return np.maximum(out, 0.0)
+
+
+class MapIDC(RenewalIDC):
+    """The IDC I(t) = Var N(t) / E N(t) of a stationary Markovian arrival
+    process (:class:`~qmodels.model.map.MAP`, correlated intervals), time
+    in units of its mean interval (D0 and D1 divided by its rate lambda).
+    The formula of :class:`RenewalIDC` holds for any MAP (its derivation
+    uses only pi D = 0 and the factorial moment density pi D1 e^{Dx} D1 1;
+    Neuts 1979; Heffes & Lucantoni 1986 for the MMPP), with pi the
+    stationary vector of D = D0 + D1; I(infinity) = 1 + 2 a is the MAP's
+    asymptotic index of dispersion (:attr:`MAP.idc`), not its interval SCV
+    (:attr:`scv`).  RQNA describes every flow by its IDC function, renewal
+    or not (Whitt & You 2022), so a MAP enters it as it is; what stays
+    approximate is RQNA's own (the RQ formula, the departure weights)."""
+
+    def __init__(self, m):
+        lam = float(m.rate)
+        self.scv = float(m.scv)
+        self.deterministic = False
+        self.exact = True
+        self.poisson = m.phases == 1
+        D0, D1 = m.d0 / lam, m.d1 / lam
+        # the stationary interval's phase-type form (initial phase phi)
+        self.ph = (np.asarray(m.arrival_phases), D0)
+        self._set_map(D0, D1, np.asarray(m.stationary))
+        self._idc_inf = 1.0 + 2.0 * self._a
+
+    @property
+    def idc_inf(self) -> float:
+        """I(infinity), the asymptotic index of dispersion 1 + 2 a."""
+        return self._idc_inf
 
 
 # ---------------------------------------------------------------------------
@@ -650,7 +694,7 @@ def rqna_kernel(lam, ext: RenewalIDC, p0, P, S, svc: list, names, grid_points: i
     rhoa, tausa, cs2a, qa = rho[ia], taus[ia], cs2s[ia], q[ia]
     # the asymptotic (t = inf) arrival IDC: w = 1
     A = np.eye(n) - (fa * Pa).T / lsa[:, None]
-    ext_inf = np.where(p0a > 0, p0a * ext.scv + 1.0 - p0a, 1.0)
+    ext_inf = np.where(p0a > 0, p0a * ext.idc_inf + 1.0 - p0a, 1.0)
     b = (l0a * ext_inf + (fa * (1.0 - Pa)).sum(axis=0)) / lsa
     Ia_inf = np.linalg.solve(A, b)
     cx2 = Ia_inf + cs2a
@@ -694,7 +738,7 @@ def rqna_kernel(lam, ext: RenewalIDC, p0, P, S, svc: list, names, grid_points: i
                 stacklevel=3)
     W = np.zeros(K)
     xs = np.zeros(K)
-    Ihi = float(max(np.max(Ia_inf), ext.scv, 1.0)) + float(np.max(cs2a)) + 1.0
+    Ihi = float(max(np.max(Ia_inf), ext.idc_inf, 1.0)) + float(np.max(cs2a)) + 1.0
     lo = 1e-6 * float(np.min(tausa))
     hi = 1e3 * float(np.max(np.maximum(2.0 * rhoa * tausa * Ihi / (1.0 - rhoa) ** 2, tausa)))
     grid = np.geomspace(lo, hi, grid_points)
@@ -851,7 +895,8 @@ def rqna(net: Network, exact_gim1: bool = True, refined: bool = True) -> Result:
     who = f"class {net.classes[0].name!r}"
     if shape is not None and not math.isfinite(float(shape.scv)):
         raise UnsupportedModelError(f"{who}: inter-arrival SCV {shape.scv!r} is not finite")
-    ext = RenewalIDC(shape)
+    correlated = isinstance(shape, MAP)
+    ext = MapIDC(shape) if correlated else RenewalIDC(shape)
     svc = [RenewalIDC(sh) for sh in shapes]
     lamv, R, rho, Iinf, W, xs = rqna_kernel(lam, ext, p0, P, S, svc, names,
                                             renewal_correction=bool(refined),
@@ -860,7 +905,7 @@ def rqna(net: Network, exact_gim1: bool = True, refined: bool = True) -> Result:
     exp_shape = np.array([sv.poisson for sv in svc], dtype=bool)
     fed = _poisson_fed(p0, P, act, ext.poisson, exp_shape)
     gim1 = np.zeros(len(names), dtype=bool)
-    if exact_gim1:
+    if exact_gim1 and not correlated:      # (a MAP stream is no GI renewal stream)
         gim1 = _exact_gim1(net, shape, lamv, p0, P, S, exp_shape, fed, W)
         R = S + W
     exact = bool(np.all((fed | gim1)[act]))
@@ -894,6 +939,11 @@ def rqna(net: Network, exact_gim1: bool = True, refined: bool = True) -> Result:
             notes.append("IDC of a two-moment phase-type surrogate (same mean and SCV) for the "
                          "shape of " + ", ".join(repr(s) if s in names else s
                                                  for s in surrogate[:8]))
+    if correlated and not ext.poisson:
+        notes.append(f"correlated arrivals: {who} arrives as a Markovian arrival process "
+                     "(MAP); its exact IDC function I(t) (Neuts 1979; Heffes & Lucantoni 1986) "
+                     f"enters RQNA, asymptotic IDC {ext.idc_inf:.4g} against an interval SCV of "
+                     f"{ext.scv:.4g}; method='ctmc' holds the MAP exactly where its chain fits")
     info = {"algorithm": "RQNA (Whitt & You 2022)", "arrival_idc_inf": Iinf.tolist(),
             "wait": W.tolist(), "rho": rho.tolist(), "rq_time": xs.tolist(),
             "poisson_fed": [names[k] for k in range(len(names)) if fed[k]],
