@@ -376,3 +376,84 @@ def test_solve_falls_back_to_a_labelled_approximation_past_the_chain_budget():
                      [qm.Open("a", interarrival=BURSTY, route=names)])
     r = qm.solve(net)
     assert r.method != "ctmc" and r.exactness == "approximate"
+
+
+# ---------------------------------------------------------------------------
+# the simulator
+# ---------------------------------------------------------------------------
+
+
+def _engine_stream(m, n, seed):
+    """n consecutive inter-arrival times drawn by the event loop's own MAP
+    functions from the arrays flatten encodes (stationary start)."""
+    from qmodels.sim import engine as E
+    from qmodels.sim import flatten as F
+
+    emp = []
+    kind, _, _, off, ph = F._encode_map(m, m.rate, "class 'a'", emp)
+    EMP = np.array(emp)
+    CLI = np.zeros((1, 8), np.int64)
+    CLI[0, 2], CLI[0, 3], CLI[0, 4] = kind, off, ph
+    CLF = np.zeros((1, 8))
+    CLF[0, 1] = 1.0 / m.rate
+    U = np.random.default_rng(seed).random(60 * n)
+    SI = np.zeros(E.NSI + 1, np.int64)
+    t = E.map_start(0, CLI, CLF, EMP, U, SI)
+    last, out = None, []
+    while len(out) < n and SI[E.I_UPOS] < U.shape[0] - 4:
+        if E.map_step(0, CLI, EMP, U, SI):
+            if last is not None:
+                out.append(t - last)
+            last = t
+        t += E.map_next(0, CLI, CLF, EMP, U, SI)
+    assert len(out) == n
+    return np.array(out)
+
+
+@pytest.mark.parametrize("m", [BURSTY, qm.MAP([[-3, 1, 0], [0, -2, 1], [1, 0, -4]],
+                                              [[1, 0, 1], [0.5, 0, 0.5], [0, 2, 1]])])
+def test_simulated_stream_has_the_map_statistics(m):
+    # 200,000 intervals in 20 batches; each statistic within 5 standard
+    # errors of the batch means (the batches are long against the
+    # correlation, lag-1 of 0.16 here) of the MAP's formula
+    x = _engine_stream(m, 200_000, seed=5).reshape(20, -1)
+
+    def stats(b):
+        return (1.0 / b.mean(), b.var() / b.mean() ** 2, np.corrcoef(b[:-1], b[1:])[0, 1])
+
+    per = np.array([stats(b) for b in x])
+    whole = stats(x.ravel())
+    se = per.std(axis=0, ddof=1) / math.sqrt(len(per))
+    for got, want, s in zip(whole, (m.rate, m.scv, m.lag_correlation(1)), se, strict=True):
+        assert abs(got - want) <= 5 * s, (got, want, s)
+
+
+def test_simulation_is_reproducible_by_seed():
+    net = one_queue(BURSTY, service=SVC)
+    a = qm.simulate(net, seed=3, horizon=400, replications=2, progress=False)
+    b = qm.simulate(net, seed=3, horizon=400, replications=2, progress=False)
+    assert float(a.queue_length["q"]) == float(b.queue_length["q"])
+    c = qm.simulate(net, seed=4, horizon=400, replications=2, progress=False)
+    assert float(c.queue_length["q"]) != float(a.queue_length["q"])
+
+
+def test_encode_map_refuses_a_rate_not_the_maps():
+    # the simulator draws a MAP at its own rate only (a class whose rate
+    # the routing chain makes another is refused by name, not mis-drawn)
+    m = qm.MAP.mmpp2(0.1, 0.3, 1.0, 0.2)
+    net = one_queue(m, service=0.5)
+    from qmodels.sim import flatten as F
+
+    with pytest.raises(qm.UnsupportedModelError, match="class 'a'.*MAP's rate"):
+        F._encode_map(m, 0.5, "class 'a'", [])
+    assert net.classes[0].arrival_rate == pytest.approx(m.rate)
+
+
+@pytest.mark.slow
+def test_simulated_map_m1_against_matrix_geometric():
+    net = one_queue(BURSTY, service=SVC)
+    ref = qbd_map_m1(BURSTY, 1 / SVC)
+    r = qm.simulate(net, seed=7, horizon=20000, replications=5, progress=False)
+    q = r.queue_length["q"]
+    assert abs(float(q) - ref) <= q.half_width
+    assert r.exactness == "simulated"

@@ -109,6 +109,15 @@ NSI = 9
 OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
 # distribution kinds
 D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP, D_PARETO, D_CLASS = range(9)
+# an open class's Markovian arrival process (MAP): each of its phase
+# changes is an event of the class's heap entry; its current phase is
+# SI[NSI + c] (the state array has one such column per class).  EMP from
+# CLI[c, 3], n = CLI[c, 4] phases: per phase i a row of 1 + 2n numbers, the
+# total rate out of i (time in units of the class's mean interval), then
+# the cumulative probabilities of the 2n outcomes (to phase j without an
+# arrival, j = 0..n-1, then with one); after the n rows the cumulative
+# stationary phase distribution pi (the phase at time 0)
+D_MAP = 9
 
 INF_CAP = 1 << 62
 # station kinds served in priority order (STI[k, 0]) and the class column
@@ -187,6 +196,52 @@ def draw(kind, a, b, off, ln, emp, mean, rng, SI):
     if i >= ln:
         i = ln - 1
     return mean * emp[off + i]
+
+
+@njit(_nrt=False)
+def map_next(c, CLI, CLF, EMP, rng, SI):
+    """The time to the next phase change of open class c's MAP stream from
+    its current phase (exponential of the phase's total rate out, in the
+    class's time scale; Neuts 1979, Lucantoni 1991)."""
+    n = CLI[c, 4]
+    ph = SI[NSI + c]
+    rate = EMP[CLI[c, 3] + ph * (1 + 2 * n)]
+    return CLF[c, 1] / rate * _exp1(rng, SI)
+
+
+@njit(_nrt=False)
+def map_start(c, CLI, CLF, EMP, rng, SI):
+    """Draw open class c's MAP phase at time 0 from its stationary
+    distribution pi (a stationary stream) and return the time to its
+    first phase change."""
+    n = CLI[c, 4]
+    o = CLI[c, 3] + n * (1 + 2 * n)
+    u = _uni(rng, SI)
+    i = 0
+    while i < n - 1 and u >= EMP[o + i]:
+        i += 1
+    SI[NSI + c] = i
+    return map_next(c, CLI, CLF, EMP, rng, SI)
+
+
+@njit(_nrt=False)
+def map_step(c, CLI, EMP, rng, SI):
+    """One phase change of open class c's MAP: the outcome drawn from the
+    current phase's row (a hidden change to phase j, or an arrival after
+    which the next interval starts in phase j); sets the new phase and
+    returns 1 for an arrival, 0 for a hidden change."""
+    n = CLI[c, 4]
+    ph = SI[NSI + c]
+    o = CLI[c, 3] + ph * (1 + 2 * n) + 1
+    u = _uni(rng, SI)
+    x = 0
+    while x < 2 * n - 1 and u >= EMP[o + x]:
+        x += 1
+    if x < n:
+        SI[NSI + c] = x
+        return 0
+    SI[NSI + c] = x - n
+    return 1
 
 
 @njit(_nrt=False)
@@ -627,6 +682,9 @@ def _start(now, M, J, rng):
     SI[I_INIT] = 1
     for c in range(C):
         if CLI[c, 0] == 1 and CLF[c, 1] < np.inf:
+            if CLI[c, 2] == D_MAP:
+                heap_set(c, now + map_start(c, CLI, CLF, EMP, rng, SI), HE, HT, POS, SI)
+                continue
             heap_set(c, now + draw(CLI[c, 2], CLF[c, 2], CLF[c, 3], CLI[c, 3], CLI[c, 4],
                                    EMP, CLF[c, 1], rng, SI), HE, HT, POS, SI)
     for j in range(SI[I_NCLOSED]):
@@ -679,10 +737,18 @@ def _open_arrival(c, now, seg, M, J, T, rng):
     o_comp, o_soj, o_cyc, o_lost, o_pool, o_ev = _offsets(C, K, PLI.shape[0])
     if CLI[c, 2] == D_EXP:
         x = CLF[c, 1] * _exp1(rng, SI)
+    elif CLI[c, 2] == D_MAP:
+        # a phase change of the class's MAP: an arrival or a hidden change
+        got = map_step(c, CLI, EMP, rng, SI)
+        heap_set(c, now + map_next(c, CLI, CLF, EMP, rng, SI), HE, HT, POS, SI)
+        if got == 0:
+            return -1, -1
+        x = -1.0
     else:
         x = draw(CLI[c, 2], CLF[c, 2], CLF[c, 3], CLI[c, 3], CLI[c, 4], EMP, CLF[c, 1],
                  rng, SI)
-    heap_set(c, now + x, HE, HT, POS, SI)
+    if x >= 0.0:
+        heap_set(c, now + x, HE, HT, POS, SI)
     d = next_dest(c, K, RN, RD, RC, rng, SI)
     if d == K:
         record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)

@@ -65,6 +65,7 @@ from ..model.distributions import (
     Uniform,
 )
 from ..model.forkjoin import ForkJoin, branch_mask, forkjoins
+from ..model.map import MAP
 from ..model.network import (
     SINK,
     SOURCE,
@@ -208,6 +209,49 @@ def _encode_distribution(dist, who: str, emp: list):
         emp.extend(dist.unit_samples.tolist())
         return E.D_EMP, 0.0, 0.0, off, int(arr.size)
     raise UnsupportedModelError(f"{who}: the simulator cannot draw from {type(dist).__name__}")
+
+
+def _encode_map(m: MAP, lam: float, who: str, emp: list):
+    """(kind, a, b, offset, length) of an open class's Markovian arrival
+    process (:data:`~qmodels.sim.engine.D_MAP`; the layout in EMP is
+    described there): per phase i, its total rate out -D0[i, i] / lambda
+    (time in units of the mean interval 1 / lambda, which the engine
+    multiplies by the class's mean) and the cumulative probabilities of its
+    2n outcomes, D0[i, j] / -D0[i, i] (j != i, no arrival) then D1[i, j] /
+    -D0[i, i] (an arrival, the next interval from phase j); then the
+    cumulative stationary vector pi of D0 + D1, the phase at time 0 (so the
+    simulated stream is the stationary MAP; Neuts 1979, Lucantoni 1991).
+    The class's rate must be the MAP's (the model checks it)."""
+    rate = float(m.rate)
+    if not (lam > 0 and abs(lam - rate) <= 1e-9 * rate):
+        raise UnsupportedModelError(
+            f"{who}: its arrival rate {lam!r} is not its MAP's rate {rate!r} (a class switched "
+            "into the MAP class's chain?); the simulator draws the MAP at its own rate only")
+    D0, D1 = m.d0, m.d1
+    n = m.phases
+    off = len(emp)
+    for i in range(n):
+        out = -float(D0[i, i])
+        emp.append(out / rate)
+        probs = [0.0 if j == i else float(D0[i, j]) / out for j in range(n)]
+        probs += [float(D1[i, j]) / out for j in range(n)]
+        emp.extend(_cumulative(probs))
+    pi = np.clip(np.asarray(m.stationary, dtype=float), 0.0, None)
+    emp.extend(_cumulative(pi / pi.sum()))
+    return E.D_MAP, 0.0, 0.0, off, n
+
+
+def _cumulative(probs) -> list:
+    """Cumulative probabilities for drawing by ``u >= cum[x]: x += 1``: an
+    outcome of probability 0 is never drawn (its value equals the one
+    before, so the search moves on), and from the last outcome of positive
+    probability on every value is 1 (rounding never picks an impossible
+    last outcome)."""
+    p = np.asarray(probs, dtype=float)
+    cum = np.cumsum(p)
+    last = int(np.flatnonzero(p > 0)[-1])
+    cum[last:] = 1.0
+    return [float(x) for x in cum]
 
 
 def _visit_routing(v: np.ndarray, K: int, chains=()):
@@ -606,8 +650,11 @@ def _encode_classes(net: Network, V, Sm, pops, rates, emp: list):
         rows_all.append(rows)
         if isinstance(cls, Open):
             lam = rates[ci]
-            dk, a, b, off, ln = _encode_distribution(cls.interarrival, f"{who}: interarrival",
-                                                     emp)
+            if isinstance(cls.interarrival, MAP):
+                dk, a, b, off, ln = _encode_map(cls.interarrival, lam, who, emp)
+            else:
+                dk, a, b, off, ln = _encode_distribution(cls.interarrival,
+                                                         f"{who}: interarrival", emp)
             CLI[ci, :5] = (1, 0, dk, off, ln)
             CLF[ci, 1] = 1.0 / lam if lam > 0 else np.inf
             CLF[ci, 2] = a

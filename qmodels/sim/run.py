@@ -62,7 +62,8 @@ class _Run:
         self.JI[:, E.J_STATE] = E.S_FREE
         self.JI[: flat.n_closed, E.J_CLS] = flat.closed_class_of_job
         self.JF = np.zeros((max(J, 1), E.NJF))
-        self.SI = np.zeros(E.NSI, dtype=np.int64)
+        # (then one column per class: the phase of its MAP stream, E.D_MAP)
+        self.SI = np.zeros(E.NSI + C, dtype=np.int64)
         self.SI[E.I_NCLOSED] = flat.n_closed
         self.SI[E.I_FTASKS] = flat.max_tasks
         self.SI[E.I_FREE] = -1
