@@ -47,6 +47,7 @@ import numpy as np
 
 from ._format import fmt, format_table
 from .errors import InvalidValueError, ProblemTooLargeError, UnsupportedModelError
+from .model.map import MAP
 from .model.network import Closed, Network
 from .results import label_dict, label_lines
 
@@ -306,7 +307,10 @@ def _sim_start(net: Network, c) -> str | None:
 def _start_words(net: Network, method: str) -> str:
     parts = ["no open job"] if net.open_classes else []
     if any(getattr(c, "interarrival", None) is not None for c in net.open_classes):
-        parts.append("each open stream at the start of an inter-arrival time")
+        parts.append("each open stream at the start of an inter-arrival time"
+                     + (" (a MAP stream in its phase 0)"
+                        if any(isinstance(c.interarrival, MAP) for c in net.open_classes)
+                        else ""))
     for c in net.classes:
         if not isinstance(c, Closed) or int(c.population) == 0:
             continue

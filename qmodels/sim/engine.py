@@ -115,8 +115,7 @@ D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP, D_PARETO, D_CLASS = rang
 # CLI[c, 3], n = CLI[c, 4] phases: per phase i a row of 1 + 2n numbers, the
 # total rate out of i (time in units of the class's mean interval), then
 # the cumulative probabilities of the 2n outcomes (to phase j without an
-# arrival, j = 0..n-1, then with one); after the n rows the cumulative
-# stationary phase distribution pi (the phase at time 0)
+# arrival, j = 0..n-1, then with one); the stream starts in phase 0
 D_MAP = 9
 
 INF_CAP = 1 << 62
@@ -211,16 +210,10 @@ def map_next(c, CLI, CLF, EMP, rng, SI):
 
 @njit(_nrt=False)
 def map_start(c, CLI, CLF, EMP, rng, SI):
-    """Draw open class c's MAP phase at time 0 from its stationary
-    distribution pi (a stationary stream) and return the time to its
-    first phase change."""
-    n = CLI[c, 4]
-    o = CLI[c, 3] + n * (1 + 2 * n)
-    u = _uni(rng, SI)
-    i = 0
-    while i < n - 1 and u >= EMP[o + i]:
-        i += 1
-    SI[NSI + c] = i
+    """Start open class c's MAP stream in its phase 0 at time 0 (as the
+    exact CTMC and its transient do; the steady-state figures delete the
+    warm-up) and return the time to its first phase change."""
+    SI[NSI + c] = 0
     return map_next(c, CLI, CLF, EMP, rng, SI)
 
 

@@ -218,10 +218,9 @@ def _encode_map(m: MAP, lam: float, who: str, emp: list):
     (time in units of the mean interval 1 / lambda, which the engine
     multiplies by the class's mean) and the cumulative probabilities of its
     2n outcomes, D0[i, j] / -D0[i, i] (j != i, no arrival) then D1[i, j] /
-    -D0[i, i] (an arrival, the next interval from phase j); then the
-    cumulative stationary vector pi of D0 + D1, the phase at time 0 (so the
-    simulated stream is the stationary MAP; Neuts 1979, Lucantoni 1991).
-    The class's rate must be the MAP's (the model checks it)."""
+    -D0[i, i] (an arrival, the next interval from phase j) (Neuts 1979,
+    Lucantoni 1991).  The stream starts in phase 0.  The class's rate must
+    be the MAP's (the model checks it)."""
     rate = float(m.rate)
     if not (lam > 0 and abs(lam - rate) <= 1e-9 * rate):
         raise UnsupportedModelError(
@@ -236,8 +235,6 @@ def _encode_map(m: MAP, lam: float, who: str, emp: list):
         probs = [0.0 if j == i else float(D0[i, j]) / out for j in range(n)]
         probs += [float(D1[i, j]) / out for j in range(n)]
         emp.extend(_cumulative(probs))
-    pi = np.clip(np.asarray(m.stationary, dtype=float), 0.0, None)
-    emp.extend(_cumulative(pi / pi.sum()))
     return E.D_MAP, 0.0, 0.0, off, n
 
 
