@@ -457,3 +457,16 @@ def test_simulated_map_m1_against_matrix_geometric():
     q = r.queue_length["q"]
     assert abs(float(q) - ref) <= q.half_width
     assert r.exactness == "simulated"
+
+
+@pytest.mark.slow
+def test_transient_from_phase_0_agrees_between_chain_and_simulator():
+    # a burst: phase 0 arrives at 4 / s into a queue of rate 2, phase 1 at
+    # 0.1 / s; both methods start the stream in phase 0 with no job present
+    m = qm.MAP.mmpp2(0.2, 0.1, 4.0, 0.1)
+    net = qm.Network([qm.Queue("q", 0.5)], [qm.Open("a", interarrival=m, route=["q"])])
+    a = qm.transient(net, 10.0, points=5, method="ctmc", average=True)
+    b = qm.transient(net, 10.0, points=5, method="sim", seed=2, replications=400)
+    assert "phase 0" in a.initial and "phase 0" in b.initial
+    q, lo, hi = a.figures["Q"][:, 0], b.low["Q"][:, 0], b.high["Q"][:, 0]
+    assert np.all((lo <= q) & (q <= hi)), (q, lo, hi)
