@@ -91,7 +91,13 @@ Semantics (shared with the simulator, :mod:`qmodels.sim`)
 * **Open classes**: a renewal stream of rate ``arrival_rate`` whose
   inter-arrival time has the shape ``interarrival`` (default exponential:
   Poisson), as a Coxian phase-type distribution like service (its phase in
-  the state; the same exact forms and fits).  The state space is truncated
+  the state; the same exact forms and fits); or a correlated stream given
+  as a Markovian arrival process (:class:`~qmodels.model.map.MAP`), held
+  exactly: its phase is in the state, changes without an arrival at the
+  rates D0 off its diagonal and with one at the rates D1, the next interval
+  starting in the phase D1's row chose (Neuts 1979; Lucantoni 1991; a
+  Coxian renewal stream is the MAP D0 = T, D1 = t e_1, and both go through
+  the same moves).  The state space is truncated
   at ``open_limit`` open jobs in the network (arrivals beyond it are turned
   away); the probability of being at the bound (for a Poisson stream the
   fraction of arrivals turned away, PASTA) is ``info["truncation_mass"]``.
