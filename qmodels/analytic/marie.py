@@ -201,6 +201,8 @@ _FLOP = 0.05
 _PLANNED_SWEEPS = 30
 #: renewal arrivals at one-class stations (module docstring)
 RENEWAL = True
+#: subsystems of several stations in one joint chain (module docstring)
+SUBSYSTEMS = True
 
 ASSUMPTIONS = (
     "closed classes; each FCFS queue with general service analysed alone as a "
@@ -848,6 +850,264 @@ def _iterate(plan: _Plan, tol: float, max_iter: int):
 
 
 # ---------------------------------------------------------------------------
+# subsystems of several stations (module docstring)
+# ---------------------------------------------------------------------------
+
+#: the most stations one subsystem joins (2: pairs; module docstring)
+GROUP_MAX = 2
+
+
+def _group_candidates(net: Network, plan: _Plan) -> list:
+    """The general stations a subsystem may join: single-server FCFS queues
+    (not load-dependent) with a phase-type fit per class; [] where some
+    class's routing cannot be read or there is one class."""
+    low = net.lowered
+    if plan.lattice.C < 2:
+        return []
+    for r in range(plan.lattice.C):
+        if plan.N[r] > 0 and _routing_rows(net, r) is None:
+            return []
+    out = []
+    for k in plan.general:
+        s = net.stations[k]
+        if isinstance(s, Queue) and not isinstance(s, LoadDependent) \
+                and int(low.servers[k]) == 1 and low.acts_fcfs[k] and k in plan.phs:
+            out.append(k)
+    return out
+
+
+def _group_chain(net: Network, plan: _Plan, places: tuple, budget: int):
+    """The :class:`~qmodels.analytic._marie_subsystem.SubsystemChain` of
+    the stations ``places``: routing between them and the flows (4) from
+    the class's routing rows and visit ratios; OverflowError past
+    ``budget`` states."""
+    from ._marie_subsystem import SubsystemChain
+
+    C, K = plan.lattice.C, len(net.stations)
+    m = len(places)
+    pos = {k: i for i, k in enumerate(places)}
+    V = plan.V
+    P = [np.zeros((m, m)) for _ in range(C)]
+    f = [np.zeros(m) for _ in range(C)]
+    inside = []
+    for r in range(C):
+        if plan.N[r] <= 0:
+            continue
+        rows = _routing_rows(net, r)
+        for k in places:
+            if not plan.live[r, k]:
+                continue
+            for b, p in rows[k]:
+                if b in pos and plan.live[r, b]:
+                    P[r][pos[k], pos[b]] += p
+        for j, k in enumerate(places):
+            if plan.live[r, k]:
+                f[r][j] = max(V[r, k] - sum(V[r, i] * P[r][pos[i], j] for i in places), 0.0)
+        outside = plan.Z[r] > 0 or any(plan.live[r, k] for k in range(K) if k not in pos)
+        if not outside and plan.live[r, list(places)].any():
+            inside.append(r)
+    phs = [[plan.phs[k][r] if plan.live[r, k] else None for r in range(C)] for k in places]
+    S = [[float(plan.S[r, k]) for k in places] for r in range(C)]
+    return SubsystemChain(phs, S, P, f, plan.N, inside, budget)
+
+
+def _mixture_scv(plan: _Plan, k: int) -> float:
+    """The SCV of the service at station k of a job drawn from its classes
+    with probability N_r / sum N (a mixture of the classes' phase-type
+    services, means S_rk and SCVs c_rk^2): sum p_r S_rk^2 (1 + c_rk^2) /
+    (sum p_r S_rk)^2 - 1."""
+    w = np.asarray(plan.N, dtype=float) * plan.live[:, k]
+    if w.sum() <= 0:
+        return 0.0
+    p = w / w.sum()
+    S = plan.S[:, k]
+    c2 = np.array([plan.phs[k][r].scv if plan.live[r, k] else 1.0 for r in range(len(p))])
+    m = float(p @ S)
+    return float(p @ (S * S * (1.0 + c2))) / (m * m) - 1.0 if m > 0 else 0.0
+
+
+def _groups(net: Network, plan: _Plan) -> dict:
+    """The subsystems: disjoint pairs (at most :data:`GROUP_MAX` stations)
+    of the candidate stations linked by some flow, in the order of the
+    score sum over the pair's stations of (the service SCV of the mixture
+    of classes, :func:`_mixture_scv`) times (the station's load
+    sum_r N_r V_rk S_rk), ties by the flow between them; each kept where
+    its chain fits :data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES`.
+    The score is a rule of thumb (module docstring): the link a station
+    alone cannot see is the convoy behind a slow job, which matters where a
+    loaded queue mixes slow and fast services.  {tuple of stations: chain}."""
+    from ._marie_subsystem import SUBSYSTEM_STATES
+
+    cand = _group_candidates(net, plan)
+    if len(cand) < 2:
+        return {}
+    C = plan.lattice.C
+    rows = [_routing_rows(net, r) if plan.N[r] > 0 else None for r in range(C)]
+    N = np.asarray(plan.N, dtype=float)
+
+    def flow(i, j):
+        tot = 0.0
+        for r in range(C):
+            if rows[r] is None:
+                continue
+            for a, b in ((i, j), (j, i)):
+                tot += plan.V[r, a] * sum(p for d, p in rows[r][a] if d == b)
+        return tot
+
+    score = {k: _mixture_scv(plan, k) * float((N * plan.V[:, k] * plan.S[:, k]
+                                               * plan.live[:, k]).sum()) for k in cand}
+    free = list(cand)
+    out = {}
+    if 2 < GROUP_MAX and len(cand) <= GROUP_MAX:
+        try:
+            out[tuple(cand)] = _group_chain(net, plan, tuple(cand), SUBSYSTEM_STATES)
+            return out
+        except OverflowError:
+            pass
+    pairs = sorted(((score[i] + score[j], flow(i, j), i, j)
+                    for a, i in enumerate(cand) for j in cand[a + 1:]), reverse=True)
+    for _s, w, i, j in pairs:
+        if w <= 0 or i not in free or j not in free:
+            continue
+        try:
+            out[(i, j)] = _group_chain(net, plan, (i, j), SUBSYSTEM_STATES)
+        except OverflowError:
+            continue
+        free.remove(i)
+        free.remove(j)
+    return out
+
+
+def _complements(rest: np.ndarray, facs: list, dims) -> list:
+    """G_{-x} for each factor of ``facs``: the convolution of ``rest`` and
+    the others (prefix and suffix products)."""
+    prefix = [rest]
+    for f in facs:
+        prefix.append(_lconv(prefix[-1], f))
+    suffix = [_identity(dims)]
+    for f in reversed(facs[1:]):
+        suffix.append(_lconv(f, suffix[-1]))
+    suffix.reverse()
+    n = len(facs)
+    return [prefix[j] if j == n - 1 else _lconv(prefix[j], suffix[j]) for j in range(n)], \
+        prefix[-1]
+
+
+def _norm(f: np.ndarray) -> np.ndarray:
+    """A log station function held to max 0 (defined up to a factor; a
+    subsystem holding a class that never leaves it has F(0) = 0)."""
+    ok = np.isfinite(f)
+    return f - float(f[ok].max()) if ok.any() else f
+
+
+def _iterate_groups(plan: _Plan, groups: dict, tol: float, max_iter: int):
+    """Steps 1-4 of the module docstring with each subsystem of ``groups``
+    one unit (its joint chain, eq. (3)) and every other general station
+    alone; returns (X, Q, P0, sweeps, converged, error, chains)."""
+    pf = _Network(plan)
+    lat = plan.lattice
+    grouped = {k for g in groups for k in g}
+    singles = [k for k in plan.general if k not in grouped]
+    chains = _Chains(plan)
+    skip = set()
+    for k in singles:
+        stuck = _degenerate(plan, k)
+        if stuck:
+            names = ", ".join(repr(plan.net.classes[c].name) for c in stuck)
+            raise UnsupportedModelError(
+                f"{_SOLVER}: class(es) {names} spend all their time at station "
+                f"{plan.net.stations[k].name!r} (no think time, no other station), which the "
+                "flow-equivalent source cannot feed: use method='ctmc' or 'sim'")
+    units = singles + list(groups)
+    F = {}
+    for u in units:
+        if isinstance(u, tuple):
+            f = pf.factors[u[0]]
+            for k in u[1:]:
+                f = _lconv(f, pf.factors[k])
+            F[u] = f
+        else:
+            F[u] = pf.F[u]
+    corner = tuple(x - 1 for x in lat.dims)
+    err = math.inf
+    conv = False
+    sweeps = max_iter
+    for sweep in range(1, max_iter + 1):
+        comps, G = _complements(pf.base, [F[u] for u in units], lat.dims)
+        err = 0.0
+        new = {}
+        for u, comp in zip(units, comps):
+            lr = _flip(comp)
+            if isinstance(u, tuple):
+                lam = np.zeros((lat.C,) + lat.dims)
+                for c in range(lat.C):
+                    up = lat.shift(lr, c)
+                    ok = np.isfinite(up) & np.isfinite(lr)
+                    lam[c] = np.where(ok, np.exp(np.where(ok, up - lr, 0.0)), 0.0)
+                lp = groups[u].solve(lam)
+            else:
+                if u in skip:
+                    continue
+                lp = chains.solve(u, _arrival_rates(plan, u, comp))
+            with np.errstate(invalid="ignore"):
+                P = np.exp(np.where(np.isfinite(F[u]) & np.isfinite(lr), F[u] + lr - G[corner],
+                                    -np.inf))
+            err = max(err, 0.5 * float(np.abs(np.exp(lp) - P).sum()))
+            with np.errstate(invalid="ignore"):
+                f = np.where(np.isfinite(lp) & np.isfinite(lr), lp - lr, -np.inf)
+            new[u] = _norm(f)
+        F.update(new)
+        if err <= tol:
+            conv, sweeps = True, sweep
+            break
+    # the answer: X from G, Q from the marginals (a subsystem's stations from
+    # its chain's conditional means), as _figures
+    C, K = lat.C, len(plan.kinds)
+    rest = lat.delay(plan.Z)
+    for k, kind in enumerate(plan.kinds):
+        if kind == "delay":
+            rest = _lconv(rest, pf.factors[k])
+    fixed = [k for k in range(K) if plan.kinds[k] not in ("off", "delay", "general")]
+    items = fixed + units
+    facs = [pf.factors[k] for k in fixed] + [F[u] for u in units]
+    comps, G = _complements(rest, facs, lat.dims)
+    lG = G[corner]
+    X = np.zeros(C)
+    for c in range(C):
+        if lat.N[c] > 0:
+            idx = list(corner)
+            idx[c] -= 1
+            X[c] = math.exp(G[tuple(idx)] - lG) / plan.alpha
+    Q = np.zeros((C, K))
+    P0 = {}
+    for u, f, comp in zip(items, facs, comps):
+        with np.errstate(invalid="ignore"):
+            lp = f + _flip(comp) - lG
+        P = np.exp(np.where(np.isnan(lp), -np.inf, lp))
+        if isinstance(u, tuple):
+            cm = groups[u].conditional_means()
+            for j, k in enumerate(u):
+                for c in range(C):
+                    Q[c, k] = float((cm[j, c] * P).sum())
+            cb = groups[u].conditional_means(busy=True)
+            for c in groups[u].inside:
+                # a class that never leaves the subsystem: G(N - e_c) = 0,
+                # its X from the chain (the utilisation law at its first place)
+                j = next(i for i, k in enumerate(u) if plan.live[c, k])
+                k = u[j]
+                X[c] = float((cb[j, c] * P).sum()) / (plan.D[c, k] * plan.alpha)
+            continue
+        for c in range(C):
+            Q[c, u] = float((lat.grid[c] * P).sum())
+        if isinstance(plan.net.stations[u], LoadDependent):
+            P0[u] = float(P[(0,) * C])
+    for k in range(K):
+        if plan.kinds[k] == "delay":
+            Q[:, k] = X * plan.D[:, k] * plan.alpha * plan.live[:, k]
+    return X, Q, P0, sweeps, conv, err, chains
+
+
+# ---------------------------------------------------------------------------
 # the answer
 # ---------------------------------------------------------------------------
 
@@ -1214,14 +1474,26 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False) -> 
 
     plan = _plan(net, per_class)
     renewal_failed = False
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        # with renewal chains, at most RENEWAL_SWEEPS before falling back
-        cap = int(max_iter) if not (plan.arrival or plan.arrivals) else \
-            min(int(max_iter), RENEWAL_SWEEPS)
-        pf, sweeps, conv, err, chains = _iterate(plan, float(tol), cap)
-        X, Q, P0 = _figures(plan, pf)
-    if (plan.arrival or plan.arrivals) and not (conv and np.isfinite(X).all()
-                                                 and np.isfinite(Q).all()):
+    groups = _groups(net, plan) if SUBSYSTEMS else {}
+    group_failed = False
+    # with renewal chains, at most RENEWAL_SWEEPS before falling back
+    cap = int(max_iter) if not (plan.arrival or plan.arrivals) else \
+        min(int(max_iter), RENEWAL_SWEEPS)
+    if groups:
+        try:
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                X, Q, P0, sweeps, conv, err, chains = _iterate_groups(
+                    plan, groups, float(tol), cap)
+            if not (conv and np.isfinite(X).all() and np.isfinite(Q).all()):
+                groups, group_failed = {}, True
+        except (np.linalg.LinAlgError, RuntimeError, ValueError):
+            groups, group_failed = {}, True
+    if not groups:
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            pf, sweeps, conv, err, chains = _iterate(plan, float(tol), cap)
+            X, Q, P0 = _figures(plan, pf)
+    if not groups and (plan.arrival or plan.arrivals) and not (
+            conv and np.isfinite(X).all() and np.isfinite(Q).all()):
         # the renewal refinement did not settle: Marie's own Poisson
         # arrivals (the plan without renewal chains), named in the notes
         renewal_failed = True
@@ -1259,7 +1531,14 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False) -> 
                           for r, a in enumerate(arrs) if a is not None)
         notes.append(f"station {net.stations[k].name!r}: arrivals as renewal processes "
                      f"({words}; the others Poisson)")
-    if plan.lattice.C > 1 and plan.general:
+    for g in groups:
+        notes.append("stations " + ", ".join(repr(net.stations[k].name) for k in g)
+                     + f": one subsystem, their joint chain ({groups[g].size:,} states, the FCFS "
+                     "order kept) fed by the flow-equivalent of the rest (Baynat & Dallery "
+                     "1993)")
+    if group_failed:
+        notes.append("the subsystems' iteration did not settle; every station alone")
+    if plan.lattice.C > 1 and any(k not in {j for g in groups for j in g} for k in plan.general):
         notes.append("several classes: at a general station the waiting jobs start in random "
                      "order (the chain keeps their numbers, not their order)")
     info = {"algorithm": "Marie's method (product-form substitute by log-space convolution, "
@@ -1268,6 +1547,7 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False) -> 
             "tv_distance": float(err), "fits": {net.stations[k].name: plan.fits[k]
                                                 for k in plan.general},
             "capacity_scale": float(worst),
+            "subsystems": [[net.stations[k].name for k in g] for g in groups],
             "arrivals": {**{net.stations[k].name: arr.words for k, arr in chains.arrival.items()},
                          **{net.stations[k].name: "; ".join(
                              f"class {net.classes[r].name!r}: {a.words}"
