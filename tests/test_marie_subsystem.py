@@ -87,22 +87,69 @@ def _convoy():
 def test_the_convoy_case_against_the_ctmc(monkeypatch):
     net = _convoy()
     e = qm.ctmc(net)
+    # the three queues in one subsystem (their joint chain, 1,0xx states):
+    # the rest is class c1's think stage, entered and left at one point, so
+    # the answer is the CTMC's
     r = _quiet(qm.marie, net)
-    # the two queues whose mixed services are the most variable and loaded
-    assert r.info["subsystems"] == [["s0", "s1"]]
+    assert r.info["subsystems"] == [["s0", "s1", "s2"]]
     eX, eR = _errors(r, e, net)
-    # measured 27.0 % (X, c0) and 21.3 % (R, c0): the pair keeps the convoy
-    # between s0 and s1 but not through s2, still past the issue's 5 % / 10 %
-    assert max(eX.values()) < 0.275, eX
-    assert max(eR.values()) < 0.215, eR
-    assert max(eX.values()) > 0.05
-    # station by station (the subsystems off) it is worse
-    monkeypatch.setattr(M, "SUBSYSTEMS", False)
+    assert max(eX.values()) < 1e-6 and max(eR.values()) < 1e-6, (eX, eR)
+    # pairs only: the pair s0, s2 (the largest flow between them, 3.3 of the
+    # classes' visits per cycle) keeps the convoy between them but not
+    # through s1 (measured 31.0 % in X and 23.7 % in R for class c0)
+    monkeypatch.setattr(M, "GROUP_MAX", 2)
     net2 = _convoy()
     r2 = _quiet(qm.marie, net2)
-    assert r2.info["subsystems"] == []
+    assert r2.info["subsystems"] == [["s0", "s2"]]
     eX2, eR2 = _errors(r2, e, net2)
-    assert max(eX2.values()) > 0.40 and max(eR2.values()) > 0.28
+    assert 0.05 < max(eX2.values()) < 0.315, eX2
+    assert max(eR2.values()) < 0.24, eR2
+    # station by station (the subsystems off) it is worse still
+    monkeypatch.setattr(M, "SUBSYSTEMS", False)
+    net3 = _convoy()
+    r3 = _quiet(qm.marie, net3)
+    assert r3.info["subsystems"] == []
+    eX3, eR3 = _errors(r3, e, net3)
+    assert max(eX3.values()) > 0.40 and max(eR3.values()) > 0.28
+
+
+def test_worst_case_of_the_classdep_catalog(monkeypatch):
+    # network 35 of `python -m validation.envelopes --family
+    # fcfs-classdep-closed`, Marie's worst there with the subsystems
+    # (measured: X 5.65 %, R 8.07 % for class c0): the three queues are one
+    # subsystem, but class c0 leaves it at s1 for the delay d (and comes back
+    # at s0) and at s2 for its think time (back at s1); the flow-equivalent
+    # source returns it to s0 or s1 in proportion to its flows whatever
+    # the way it left: the routing between exit and entry is lost
+    def network():
+        return qm.Network(
+            [qm.Queue("s0", 1.0), qm.Queue("s1", 1.0), qm.Queue("s2", 1.0), qm.Delay("d", 1.0)],
+            [qm.Closed("c0", 2, think_time=0.95,
+                       routing={"s1": {"d": 1.0}, "d": {"s0": 1.0}, "s0": {"s2": 1.0},
+                                "s2": {"s1": 1.0}},
+                       service={"s0": 0.177774, "s1": 0.049338, "s2": 0.097702, "d": 0.386}),
+             qm.Closed("c1", 1, think_time=1.01,
+                       routing={"s2": {"d": 1.0}, "d": {"s1": 1.0}, "s1": {"s2": 0.41, "s0": 0.59},
+                                "s0": {"s2": 1.0}},
+                       service={"s0": 0.021918, "s1": 0.061834, "s2": 0.904496, "d": 0.11}),
+             qm.Closed("c2", 2,
+                       routing={"s0": {"d": 1.0}, "d": {"s1": 1.0}, "s1": {"s2": 1.0},
+                                "s2": {"s0": 1.0}},
+                       service={"s0": 0.267278, "s1": 0.612743, "s2": 0.223163, "d": 0.373})])
+
+    net = network()
+    e = qm.ctmc(net)
+    r = _quiet(qm.marie, net)
+    assert r.info["subsystems"] == [["s0", "s1", "s2"]]
+    eX, eR = _errors(r, e, net)
+    assert max(eX.values()) < 0.057 and max(eR.values()) < 0.081, (eX, eR)
+    # past the issue's 5 % in X (its R within the 10 %)
+    assert max(eX.values()) > 0.05
+    # station by station this network is within 3.9 % (X) and 5.7 % (R)
+    monkeypatch.setattr(M, "SUBSYSTEMS", False)
+    net2 = network()
+    eX2, eR2 = _errors(_quiet(qm.marie, net2), e, net2)
+    assert max(eX2.values()) < 0.04 and max(eR2.values()) < 0.06, (eX2, eR2)
 
 
 def test_past_the_state_budget_every_station_alone(monkeypatch):

@@ -56,12 +56,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._marie_station import _pinned_stationary
-
 __all__ = ["SubsystemChain", "SUBSYSTEM_STATES"]
 
-#: the most states of one subsystem's chain (about 0.05 s per sparse LU;
-#: the chain is solved once per sweep)
+#: the most states of one subsystem's chain (its first sparse LU: 1.5 s at
+#: 5,500 states of three queues and three classes; later sweeps warm-started)
 SUBSYSTEM_STATES = 6_000
 
 
@@ -83,6 +81,9 @@ class SubsystemChain:
         self.C = C = len(N)
         self.N = tuple(int(x) for x in N)
         self.dims = tuple(x + 1 for x in self.N)
+        self.inside = tuple(inside)
+        self._P = [np.asarray(x, dtype=float) for x in P]
+        self._f = [np.asarray(x, dtype=float) for x in f]
         # scaled PH per (place, class): alpha, T / S, t / S
         ph = [[None] * C for _ in range(m)]
         for j in range(m):
@@ -91,84 +92,9 @@ class SubsystemChain:
                 if p is not None and S[r][j] > 0:
                     ph[j][r] = (p.alpha, p.T / S[r][j], p.t / S[r][j])
         self._ph = ph
-        exitp = np.zeros((C, m))
-        for r in range(C):
-            exitp[r] = 1.0 - np.asarray(P[r]).sum(axis=1)
-        seed_q = [[] for _ in range(m)]
-        for r in inside:
-            first = next(j for j in range(m) if ph[j][r] is not None)
-            seed_q[first].extend([r] * self.N[r])
-        seed = tuple((tuple(q), self._first_phase(j, q[0]) if q else -1)
-                     for j, q in enumerate(seed_q))
-        index = {seed: 0}
-        states = [seed]
-        fr, fc, fv = [], [], []             # fixed rates (service)
-        ar, ac, av, acl = [], [], [], []    # arrivals: coefficient, class
-        head = 0
-        while head < len(states):
-            s = states[head]
-            src = head
-            head += 1
-            counts = [0] * C
-            for q, _p in s:
-                for r in q:
-                    counts[r] += 1
-
-            def target(t):
-                k = index.get(t)
-                if k is None:
-                    if len(states) >= budget:
-                        raise OverflowError(f"more than {budget} states")
-                    k = index[t] = len(states)
-                    states.append(t)
-                return k
-
-            # arrivals from the complement
-            for r in range(C):
-                if counts[r] >= self.N[r] or r in inside:
-                    continue
-                for j in range(m):
-                    if f[r][j] <= 0 or ph[j][r] is None:
-                        continue
-                    for t, w in self._join(s, j, r):
-                        ar.append(src)
-                        ac.append(target(t))
-                        av.append(f[r][j] * w)
-                        acl.append(r)
-            # service at each place
-            for j in range(m):
-                q, p = s[j]
-                if not q:
-                    continue
-                r = q[0]
-                _a, T, t = ph[j][r]
-                for p2 in range(T.shape[0]):
-                    if p2 != p and T[p, p2] > 0:
-                        t2 = list(s)
-                        t2[j] = (q, p2)
-                        fr.append(src)
-                        fc.append(target(tuple(t2)))
-                        fv.append(T[p, p2])
-                if t[p] <= 0:
-                    continue
-                for left, w0 in self._leave(s, j):
-                    if exitp[r, j] > 1e-14:
-                        fr.append(src)
-                        fc.append(target(left))
-                        fv.append(t[p] * w0 * exitp[r, j])
-                    for i in range(m):
-                        pij = P[r][j][i]
-                        if pij <= 0:
-                            continue
-                        for t3, w1 in self._join(left, i, r):
-                            fr.append(src)
-                            fc.append(target(t3))
-                            fv.append(t[p] * w0 * w1 * pij)
+        self._exit = np.array([1.0 - self._P[r].sum(axis=1) for r in range(C)])
+        states = self._enumerate(budget)
         self.size = n = len(states)
-        self.fixed = (np.array(fr, dtype=np.int64), np.array(fc, dtype=np.int64),
-                      np.array(fv, dtype=float))
-        self.arr = (np.array(ar, dtype=np.int64), np.array(ac, dtype=np.int64),
-                    np.array(av, dtype=float), np.array(acl, dtype=np.int64))
         cnt = np.zeros((n, C), dtype=np.int64)
         per = np.zeros((n, m, C))
         busy = np.zeros((n, m, C))
@@ -183,7 +109,90 @@ class SubsystemChain:
         self.per = per
         self.busy = busy
         self.pi = None
-        self.inside = tuple(inside)
+
+    def _enumerate(self, budget: int) -> list:
+        """The states reachable from the start (the classes that stay
+        inside at their first place, in class order; the others outside),
+        breadth first, and the transitions: ``fixed`` (rows, cols, rates)
+        and ``arr`` (rows, cols, coefficient f_rj times a start-phase
+        probability, class r) to be multiplied by Lambda_r(n)."""
+        m, C = self.m, self.C
+        seed_q = [[] for _ in range(m)]
+        for r in self.inside:
+            first = next(j for j in range(m) if self._ph[j][r] is not None)
+            seed_q[first].extend([r] * self.N[r])
+        seed = tuple((tuple(q), self._first_phase(j, q[0]) if q else -1)
+                     for j, q in enumerate(seed_q))
+        index = {seed: 0}
+        states = [seed]
+        fixed = ([], [], [])
+        arr = ([], [], [], [])
+
+        def target(t):
+            k = index.get(t)
+            if k is None:
+                if len(states) >= budget:
+                    raise OverflowError(f"more than {budget} states")
+                k = index[t] = len(states)
+                states.append(t)
+            return k
+
+        head = 0
+        while head < len(states):
+            s = states[head]
+            counts = [0] * C
+            for q, _p in s:
+                for r in q:
+                    counts[r] += 1
+            for t, w, r in self._arrivals(s, counts):
+                for lst, x in zip(arr, (head, target(t), w, r)):
+                    lst.append(x)
+            for t, rate in self._services(s):
+                for lst, x in zip(fixed, (head, target(t), rate)):
+                    lst.append(x)
+            head += 1
+        self.fixed = (np.array(fixed[0], dtype=np.int64), np.array(fixed[1], dtype=np.int64),
+                      np.array(fixed[2], dtype=float))
+        self.arr = (np.array(arr[0], dtype=np.int64), np.array(arr[1], dtype=np.int64),
+                    np.array(arr[2], dtype=float), np.array(arr[3], dtype=np.int64))
+        return states
+
+    def _arrivals(self, s, counts):
+        """(next state, f_rj times its start-phase probability, r) of each
+        arrival from the complement into state ``s``."""
+        for r in range(self.C):
+            if counts[r] >= self.N[r] or r in self.inside:
+                continue
+            for j in range(self.m):
+                if self._f[r][j] > 0 and self._ph[j][r] is not None:
+                    for t, w in self._join(s, j, r):
+                        yield t, self._f[r][j] * w, r
+
+    def _services(self, s):
+        """(next state, rate) of each phase change and completion in state
+        ``s``: a completing class-r job at place j goes to place i with
+        P_r(j, i), out of the subsystem with the rest."""
+        for j in range(self.m):
+            q, p = s[j]
+            if not q:
+                continue
+            r = q[0]
+            _a, T, t = self._ph[j][r]
+            for p2 in range(T.shape[0]):
+                if p2 != p and T[p, p2] > 0:
+                    t2 = list(s)
+                    t2[j] = (q, p2)
+                    yield tuple(t2), T[p, p2]
+            if t[p] <= 0:
+                continue
+            for left, w0 in self._leave(s, j):
+                if self._exit[r, j] > 1e-14:
+                    yield left, t[p] * w0 * self._exit[r, j]
+                for i in range(self.m):
+                    pji = self._P[r][j, i]
+                    if pji > 0:
+                        for t3, w1 in self._join(left, i, r):
+                            yield t3, t[p] * w0 * w1 * pji
 
     def _first_phase(self, j, r):
         a = self._ph[j][r][0]
@@ -230,8 +239,8 @@ class SubsystemChain:
         lam = np.asarray(lam, dtype=float).reshape(self.C, -1)
         vals = np.concatenate([fv, av * lam[acl, self.lattice_of[ar]]])
         keep = vals > 0
-        pi = _pinned_stationary(np.concatenate([fr, ar])[keep], np.concatenate([fc, ac])[keep],
-                                vals[keep], self.size)
+        pi = self._stationary(np.concatenate([fr, ar])[keep], np.concatenate([fc, ac])[keep],
+                              vals[keep])
         tot = pi.sum()
         if not (np.isfinite(tot) and tot > 0):
             raise np.linalg.LinAlgError("the subsystem's chain could not be solved")
@@ -240,6 +249,51 @@ class SubsystemChain:
         P = np.bincount(self.lattice_of, weights=pi, minlength=int(np.prod(self.dims)))
         with np.errstate(divide="ignore"):
             return np.log(P).reshape(self.dims)
+
+    def _stationary(self, rows, cols, vals):
+        """The unnormalised stationary vector of the chain of off-diagonal
+        rates (rows, cols, vals), pi(0) = 1 (state 0, the first enumerated,
+        is recurrent: every job can return to where it starts): the balance
+        equations of the other states, state 0's column on the right-hand
+        side (as :func:`qmodels.analytic._marie_station._pinned_stationary`;
+        Stewart, *Introduction to the Numerical Solution of Markov Chains*,
+        1994, sec. 2.3), by SuperLU with its COLAMD column order (the
+        states are in breadth-first order, for which the natural order
+        fills: a 5,500-state chain took 8 s natural, 1.5 s COLAMD).  The
+        chain changes only through Lambda_r(n) from one sweep to the next:
+        later solves are GMRES iterations (Y. Saad & M. H. Schultz, "GMRES:
+        a generalized minimal residual algorithm for solving nonsymmetric
+        linear systems", SIAM J. Sci. Stat. Comput. 7(3), 1986) started
+        from the last answer and preconditioned by the last LU factors, a
+        new factorisation only where they do not converge."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.linalg import LinearOperator, gmres, splu
+
+        n = self.size
+        out = np.bincount(rows, weights=vals, minlength=n)
+        rows = np.concatenate([rows, np.arange(n)])
+        cols = np.concatenate([cols, np.arange(n)])
+        vals = np.concatenate([vals, -out])
+        At = coo_matrix((vals, (cols, rows)), shape=(n, n)).tocsc()
+        pi = np.ones(n)
+        if n == 1:
+            return pi
+        sub = At[1:, :][:, 1:].tocsc()
+        rhs = -np.asarray(At[1:, 0].todense()).ravel()
+        x = None
+        lu = getattr(self, "_lu", None)
+        if lu is not None:
+            M = LinearOperator(sub.shape, lu.solve)
+            y, info = gmres(sub, rhs, x0=self._x, M=M, rtol=1e-12, atol=0.0, restart=50,
+                            maxiter=20)
+            if info == 0 and np.isfinite(y).all():
+                x = y
+        if x is None:
+            self._lu = lu = splu(sub)
+            x = lu.solve(rhs)
+        self._x = x
+        pi[1:] = x
+        return np.maximum(pi, 0.0)
 
     def conditional_means(self, busy: bool = False):
         """E[jobs of class r at place j | n] on the lattice: (m, C, *dims)
@@ -255,3 +309,4 @@ class SubsystemChain:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     out[j, r] = np.where(P > 0, w / np.where(P > 0, P, 1.0), 0.0)
         return out.reshape((self.m, self.C) + self.dims)
+

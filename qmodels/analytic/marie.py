@@ -119,9 +119,43 @@ tried and is worse on exponential FCFS queues with class-dependent means
 (the ``fcfs-classdep-closed`` catalog: mean X error 4.7 % against 4.0 %,
 94 networks worse, 33 better): the flow-equivalent source draws the class
 of each arrival afresh whatever the order, so an ordered station only
-sharpens a mismatch.  The largest errors left there are convoys (a fast
+sharpens a mismatch.  The largest errors left there were convoys (a fast
 class stuck behind a slow job that travels its way, network 101: X 41 %),
-a correlation between stations that no station analysed alone can see.
+a correlation between stations that no station analysed alone can see:
+hence the subsystems below.
+
+Subsystems of several stations.  With several classes, the single-server
+FCFS queues with general service (or class-dependent means) are joined in
+subsystems, each analysed in isolation as one joint chain that keeps every
+queue's FCFS order (and the phase of the job in service), fed by the
+flow-equivalent of the rest of the network
+(:mod:`qmodels.analytic._marie_subsystem`, eqs. (3)-(4) there): the
+multi-station subsystems of B. Baynat & Y. Dallery, "A unified view of
+product-form approximation techniques for general closed queueing
+networks", Performance Evaluation 18(3):205-224, 1993.  Eq. (2) holds with
+the subsystem in place of a station, F_S(n) = pi_S(n) / G_{-S}(N - n), on
+the population lattice of the jobs in S, and steps 1-4 iterate over the
+subsystems and the stations left alone.  Which subsystems: all those
+queues in one where its chain has at most
+:data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES` states (6,000;
+its first sparse LU took 1.5 s at 5,500 states, later sweeps start from
+the last answer), else disjoint pairs, the most strongly linked first
+(the largest flow between them), each within the same budget
+(:data:`GROUP_MAX` = 2 keeps pairs only); a station left out is analysed
+alone as before.  Where a subsystem forms, the class aggregation of the
+next paragraph is not used (the joint chain keeps the order itself).
+What remains approximate is the complement: its flow-equivalent returns a
+class-r job to S at the rate Lambda_r(n) whatever the other jobs outside
+are doing, split over S's entry stations by the class's flows, so it
+forgets which way a job left S (``fcfs-classdep-closed`` network 35: a
+class leaving S at s1 for a delay and back at s0, and at s2 for its think
+time and back at s1, X 5.7 % off).  Where the complement is one
+exponential think stage per class, entered and left at one point (or
+nothing), the joint chain is the whole network's and the answer is the
+CTMC's (``tests/test_marie_subsystem.py``).  Measured on
+``fcfs-classdep-closed`` (150 networks, exact CTMC): the worst X error
+41.2 % -> 5.65 % (network 35), mean 3.36 % -> 0.37 %; with pairs only
+(:data:`GROUP_MAX` = 2) 31.0 % and 2.0 %.
 
 Several classes on one cycle.  Classes that follow the same cycle of
 single-server FCFS queues with no think time never overtake one another (a
@@ -143,7 +177,9 @@ U <= 1 and X <= c / D_max hold by construction (the remaining inconsistency
 of the fixed point, below ``tol``, is removed by holding X to the
 utilisation law and rescaling the queue lengths to job conservation).
 
-Where it is exact: a product-form network (every general station
+Where it is exact: a subsystem (above) whose complement is one
+exponential think stage per class entered at one station (or nothing);
+a product-form network (every general station
 exponential with one mean for all classes: no chain is built, the answer
 is exact MVA's); one general station whose complement is delays only (a
 finite-source lambda(n)/G/c queue: the complement's throughput is exactly
@@ -213,6 +249,10 @@ ASSUMPTIONS = (
     "one class: arrivals to a general station a renewal process whose interval has the "
     "first two moments of a job's passage through the rest of the network when alone "
     "there, sped up to Marie's conditional arrival rates",
+    "several classes: single-server FCFS queues with general service joined in subsystems "
+    "(all of them, else pairs, within a state budget), each one joint chain keeping the FCFS "
+    "order, fed by Poisson arrivals at the flow-equivalent rates of the rest of the network, "
+    "which forget where a job left the subsystem (Baynat & Dallery 1993)",
 )
 
 
@@ -528,6 +568,25 @@ def _plan(net: Network, per_class: bool = False) -> _Plan:
                             lambda: _Plan(net, per_class=per_class))
 
 
+def _subsystems(net: Network, plan: _Plan) -> dict:
+    """:func:`_groups` of the plan, built once per plan (the chains are
+    reused), {} with :data:`SUBSYSTEMS` off."""
+    if not SUBSYSTEMS:
+        return {}
+    key = (GROUP_MAX, _subsystem_budget())
+    got = getattr(plan, "_groups", None)
+    if got is None or got[0] != key:
+        got = (key, _groups(net, plan))
+        plan._groups = got
+    return dict(got[1])
+
+
+def _subsystem_budget() -> int:
+    from ._marie_subsystem import SUBSYSTEM_STATES
+
+    return int(SUBSYSTEM_STATES)
+
+
 def _refuse(net: Network) -> None:
     """The model checks (numbers, closed classes, stations the method
     models, no pools or binding capacity), by name."""
@@ -751,13 +810,13 @@ RENEWAL_SWEEPS = 200
 class _Chains:
     """The general stations' chains (built once per network)."""
 
-    def __init__(self, plan: _Plan):
+    def __init__(self, plan: _Plan, stations=None):
         self.plan = plan
         lat = plan.lattice
         self.chain = {}
         self.arrival = dict(plan.arrival)
         self.fallback = set()
-        for k in plan.general:
+        for k in (plan.general if stations is None else stations):
             c = int(min(plan.net.lowered.servers[k], max(lat.top, 1)))
             if lat.C == 1:
                 self.chain[k] = SingleClassChain(plan.ph[k], float(plan.S[0, k]), c, lat.top)
@@ -853,8 +912,9 @@ def _iterate(plan: _Plan, tol: float, max_iter: int):
 # subsystems of several stations (module docstring)
 # ---------------------------------------------------------------------------
 
-#: the most stations one subsystem joins (2: pairs; module docstring)
-GROUP_MAX = 2
+#: the most stations one subsystem joins (None: every candidate station
+#: where their joint chain fits the state budget, else pairs; 2: pairs only)
+GROUP_MAX = None
 
 
 def _group_candidates(net: Network, plan: _Plan) -> list:
@@ -911,31 +971,13 @@ def _group_chain(net: Network, plan: _Plan, places: tuple, budget: int):
     return SubsystemChain(phs, S, P, f, plan.N, inside, budget)
 
 
-def _mixture_scv(plan: _Plan, k: int) -> float:
-    """The SCV of the service at station k of a job drawn from its classes
-    with probability N_r / sum N (a mixture of the classes' phase-type
-    services, means S_rk and SCVs c_rk^2): sum p_r S_rk^2 (1 + c_rk^2) /
-    (sum p_r S_rk)^2 - 1."""
-    w = np.asarray(plan.N, dtype=float) * plan.live[:, k]
-    if w.sum() <= 0:
-        return 0.0
-    p = w / w.sum()
-    S = plan.S[:, k]
-    c2 = np.array([plan.phs[k][r].scv if plan.live[r, k] else 1.0 for r in range(len(p))])
-    m = float(p @ S)
-    return float(p @ (S * S * (1.0 + c2))) / (m * m) - 1.0 if m > 0 else 0.0
-
-
 def _groups(net: Network, plan: _Plan) -> dict:
-    """The subsystems: disjoint pairs (at most :data:`GROUP_MAX` stations)
-    of the candidate stations linked by some flow, in the order of the
-    score sum over the pair's stations of (the service SCV of the mixture
-    of classes, :func:`_mixture_scv`) times (the station's load
-    sum_r N_r V_rk S_rk), ties by the flow between them; each kept where
-    its chain fits :data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES`.
-    The score is a rule of thumb (module docstring): the link a station
-    alone cannot see is the convoy behind a slow job, which matters where a
-    loaded queue mixes slow and fast services.  {tuple of stations: chain}."""
+    """The subsystems (module docstring): every candidate station
+    (:func:`_group_candidates`) in one subsystem where their joint chain
+    fits :data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES` (and
+    :data:`GROUP_MAX`); else disjoint pairs, the most strongly linked first
+    (the largest flow sum_r V_ri P_r(i, j) + V_rj P_r(j, i) between them),
+    each kept where its chain fits.  {tuple of stations: chain}."""
     from ._marie_subsystem import SUBSYSTEM_STATES
 
     cand = _group_candidates(net, plan)
@@ -943,7 +985,6 @@ def _groups(net: Network, plan: _Plan) -> dict:
         return {}
     C = plan.lattice.C
     rows = [_routing_rows(net, r) if plan.N[r] > 0 else None for r in range(C)]
-    N = np.asarray(plan.N, dtype=float)
 
     def flow(i, j):
         tot = 0.0
@@ -954,19 +995,17 @@ def _groups(net: Network, plan: _Plan) -> dict:
                 tot += plan.V[r, a] * sum(p for d, p in rows[r][a] if d == b)
         return tot
 
-    score = {k: _mixture_scv(plan, k) * float((N * plan.V[:, k] * plan.S[:, k]
-                                               * plan.live[:, k]).sum()) for k in cand}
     free = list(cand)
     out = {}
-    if 2 < GROUP_MAX and len(cand) <= GROUP_MAX:
+    if len(cand) > 2 and (GROUP_MAX is None or len(cand) <= GROUP_MAX):
         try:
             out[tuple(cand)] = _group_chain(net, plan, tuple(cand), SUBSYSTEM_STATES)
             return out
         except OverflowError:
             pass
-    pairs = sorted(((score[i] + score[j], flow(i, j), i, j)
-                    for a, i in enumerate(cand) for j in cand[a + 1:]), reverse=True)
-    for _s, w, i, j in pairs:
+    pairs = sorted(((flow(i, j), i, j) for a, i in enumerate(cand) for j in cand[a + 1:]),
+                   key=lambda x: -x[0])
+    for w, i, j in pairs:
         if w <= 0 or i not in free or j not in free:
             continue
         try:
@@ -1008,8 +1047,7 @@ def _iterate_groups(plan: _Plan, groups: dict, tol: float, max_iter: int):
     lat = plan.lattice
     grouped = {k for g in groups for k in g}
     singles = [k for k in plan.general if k not in grouped]
-    chains = _Chains(plan)
-    skip = set()
+    chains = _Chains(plan, singles)
     for k in singles:
         stuck = _degenerate(plan, k)
         if stuck:
@@ -1046,8 +1084,6 @@ def _iterate_groups(plan: _Plan, groups: dict, tol: float, max_iter: int):
                     lam[c] = np.where(ok, np.exp(np.where(ok, up - lr, 0.0)), 0.0)
                 lp = groups[u].solve(lam)
             else:
-                if u in skip:
-                    continue
                 lp = chains.solve(u, _arrival_rates(plan, u, comp))
             with np.errstate(invalid="ignore"):
                 P = np.exp(np.where(np.isfinite(F[u]) & np.isfinite(lr), F[u] + lr - G[corner],
@@ -1060,8 +1096,17 @@ def _iterate_groups(plan: _Plan, groups: dict, tol: float, max_iter: int):
         if err <= tol:
             conv, sweeps = True, sweep
             break
-    # the answer: X from G, Q from the marginals (a subsystem's stations from
-    # its chain's conditional means), as _figures
+    X, Q, P0 = _group_figures(plan, pf, groups, units, F)
+    return X, Q, P0, sweeps, conv, err, chains
+
+
+def _group_figures(plan: _Plan, pf: _Network, groups: dict, units: list, F: dict):
+    """X from G, Q from the marginals (a subsystem's stations from its
+    chain's conditional means given its population), as :func:`_figures`;
+    a class that never leaves a subsystem has G(N - e_c) = 0, its X from
+    the chain (the utilisation law at its first place there)."""
+    lat = plan.lattice
+    corner = tuple(x - 1 for x in lat.dims)
     C, K = lat.C, len(plan.kinds)
     rest = lat.delay(plan.Z)
     for k, kind in enumerate(plan.kinds):
@@ -1091,8 +1136,6 @@ def _iterate_groups(plan: _Plan, groups: dict, tol: float, max_iter: int):
                     Q[c, k] = float((cm[j, c] * P).sum())
             cb = groups[u].conditional_means(busy=True)
             for c in groups[u].inside:
-                # a class that never leaves the subsystem: G(N - e_c) = 0,
-                # its X from the chain (the utilisation law at its first place)
                 j = next(i for i, k in enumerate(u) if plan.live[c, k])
                 k = u[j]
                 X[c] = float((cb[j, c] * P).sum()) / (plan.D[c, k] * plan.alpha)
@@ -1104,7 +1147,7 @@ def _iterate_groups(plan: _Plan, groups: dict, tol: float, max_iter: int):
     for k in range(K):
         if plan.kinds[k] == "delay":
             Q[:, k] = X * plan.D[:, k] * plan.alpha * plan.live[:, k]
-    return X, Q, P0, sweeps, conv, err, chains
+    return X, Q, P0
 
 
 # ---------------------------------------------------------------------------
@@ -1439,9 +1482,13 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
     Notes
     -----
     Equations (1) and (2) and their sources in the module docstring.
-    Classes that share one cycle of single-server FCFS queues with no think
-    time are solved as one aggregated class (module docstring, "Several
-    classes on one cycle"); ``info["aggregated"]`` lists them.
+    With several classes, single-server FCFS queues of general service are
+    joined in subsystems solved as one joint chain each (module docstring,
+    "Subsystems of several stations"); ``info["subsystems"]`` lists them.
+    Where none forms, classes that share one cycle of single-server FCFS
+    queues with no think time are solved as one aggregated class (module
+    docstring, "Several classes on one cycle"); ``info["aggregated"]``
+    lists them.
     Exact for product-form networks (equal to exact MVA) and for one
     general station whose complement is delays (a finite-source queue)
     when its service shape is phase-type.
@@ -1458,7 +1505,10 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
     _check_options(tol, max_iter)
     _refuse(net)
     groups = _cycle_groups(net)
-    if groups:
+    if groups and not _subsystems(net, _plan(net)):
+        # where subsystems form, their chains keep the classes' order and the
+        # class aggregation (which draws the class of each service afresh) is
+        # not used
         out = _group_answer(net, groups, float(tol), int(max_iter))
         if out is not None:
             return out
@@ -1474,7 +1524,7 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False) -> 
 
     plan = _plan(net, per_class)
     renewal_failed = False
-    groups = _groups(net, plan) if SUBSYSTEMS else {}
+    groups = _subsystems(net, plan)
     group_failed = False
     # with renewal chains, at most RENEWAL_SWEEPS before falling back
     cap = int(max_iter) if not (plan.arrival or plan.arrivals) else \
@@ -1524,8 +1574,9 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False) -> 
     for k in sorted(chains.fallback):
         notes.append(f"station {net.stations[k].name!r}: the renewal chain could not be "
                      "solved; Poisson arrivals (Marie's own) there")
+    joint = {k for g in groups for k in g}
     for k, arrs in plan.arrivals.items():
-        if k in chains.fallback:
+        if k in chains.fallback or k in joint:
             continue
         words = "; ".join(f"class {net.classes[r].name!r}: {a.words}"
                           for r, a in enumerate(arrs) if a is not None)
@@ -1538,7 +1589,7 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False) -> 
                      "1993)")
     if group_failed:
         notes.append("the subsystems' iteration did not settle; every station alone")
-    if plan.lattice.C > 1 and any(k not in {j for g in groups for j in g} for k in plan.general):
+    if plan.lattice.C > 1 and any(k not in joint for k in plan.general):
         notes.append("several classes: at a general station the waiting jobs start in random "
                      "order (the chain keeps their numbers, not their order)")
     info = {"algorithm": "Marie's method (product-form substitute by log-space convolution, "
@@ -1552,7 +1603,8 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False) -> 
                          **{net.stations[k].name: "; ".join(
                              f"class {net.classes[r].name!r}: {a.words}"
                              for r, a in enumerate(arrs) if a is not None)
-                            for k, arrs in plan.arrivals.items() if k not in chains.fallback}}}
+                            for k, arrs in plan.arrivals.items()
+                            if k not in chains.fallback and k not in joint}}}
     if not conv:
         warnings.warn(f"{_SOLVER} stopped at max_iter={max_iter} before reaching tol "
                       f"(residual {err:.3g}); the answer is approximate beyond its method",
