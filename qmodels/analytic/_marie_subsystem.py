@@ -92,6 +92,9 @@ class SubsystemChain:
                 if p is not None and S[r][j] > 0:
                     ph[j][r] = (p.alpha, p.T / S[r][j], p.t / S[r][j])
         self._ph = ph
+        # the phases a class-r service at place j may start in
+        self._starts = [[np.flatnonzero(x[0] > 0).tolist() if x is not None else []
+                         for x in row] for row in ph]
         self._exit = np.array([1.0 - self._P[r].sum(axis=1) for r in range(C)])
         states = self._enumerate(budget)
         self.size = n = len(states)
@@ -195,8 +198,7 @@ class SubsystemChain:
                             yield t3, t[p] * w0 * w1 * pji
 
     def _first_phase(self, j, r):
-        a = self._ph[j][r][0]
-        return int(np.flatnonzero(a > 0)[0])
+        return self._starts[j][r][0]
 
     def _join(self, s, j, r):
         """The states after a class-r job joins place j, with their
@@ -208,7 +210,7 @@ class SubsystemChain:
             return [(tuple(t), 1.0)]
         out = []
         a = self._ph[j][r][0]
-        for p2 in np.flatnonzero(a > 0).tolist():
+        for p2 in self._starts[j][r]:
             t = list(s)
             t[j] = ((r,), p2)
             out.append((tuple(t), float(a[p2])))
@@ -225,7 +227,7 @@ class SubsystemChain:
             return [(tuple(t), 1.0)]
         out = []
         a = self._ph[j][rest[0]][0]
-        for p2 in np.flatnonzero(a > 0).tolist():
+        for p2 in self._starts[j][rest[0]]:
             t = list(s)
             t[j] = (rest, p2)
             out.append((tuple(t), float(a[p2])))
