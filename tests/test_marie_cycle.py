@@ -18,7 +18,17 @@ import numpy as np
 import pytest
 
 import qmodels as qm
+from qmodels.analytic import marie as M
 from qmodels.model.distributions import Erlang
+
+
+@pytest.fixture(autouse=True)
+def _station_by_station(monkeypatch):
+    # the class aggregation answers where no subsystem of several queues
+    # forms (:mod:`qmodels.analytic._marie_subsystem`); these tests pin it
+    # with the subsystems off (their joint chains keep the classes' order
+    # themselves: test_subsystems_keep_the_order below)
+    monkeypatch.setattr(M, "SUBSYSTEMS", False)
 
 
 def _quiet(fn, *a, **k):
@@ -158,3 +168,17 @@ def test_a_class_named_like_the_group():
     assert [g["classes"] for g in r.info["aggregated"]] == [["a", "b"]]
     for c in net.class_names:
         assert float(r.X[c]) == pytest.approx(float(e.X[c]), rel=0.05)
+
+
+def test_subsystems_keep_the_order(monkeypatch):
+    # with the subsystems on, the two queues of the cycle are one joint chain
+    # that keeps each queue's order of jobs; nothing lies outside it, so the
+    # answer is the CTMC's and no class is aggregated
+    monkeypatch.setattr(M, "SUBSYSTEMS", True)
+    net = _two_queues()
+    r, e = qm.marie(net), qm.ctmc(net)
+    assert "aggregated" not in r.info
+    assert r.info["subsystems"] == [["s0", "s1"]]
+    for c in net.class_names:
+        assert float(r.X[c]) == pytest.approx(float(e.X[c]), rel=1e-6)
+        assert float(r.R[c]) == pytest.approx(float(e.R[c]), rel=1e-6)

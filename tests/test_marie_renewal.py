@@ -201,7 +201,7 @@ def test_worst_catalog_case_against_the_ctmc():
     assert abs(float(r2.X["c0"]) - float(e.X["c0"])) / float(e.X["c0"]) < 0.04
 
 
-def test_worst_phase_type_catalog_case_a_one_job_class():
+def test_worst_phase_type_catalog_case_a_one_job_class(monkeypatch):
     # network 40 of `python -m validation.envelopes --family marie-ph`,
     # Marie's worst there: an Erlang-6 queue and a hyperexponential one
     # (SCV 3.56) in a cycle, class c0 of 3 jobs and class c1 of one, each
@@ -210,14 +210,30 @@ def test_worst_phase_type_catalog_case_a_one_job_class():
     # one-job class its X was 10.3 % high against the CTMC, with the
     # passage's renewal interval 9.5 % (what is left: the classes'
     # arrivals independent of each other, the random order among waiting
-    # jobs)
+    # jobs).  Both queues are now one subsystem (their joint chain) whose
+    # complement, the think times, is product form: exact.  The station-
+    # by-station figures are pinned with the subsystems off.
     back = {"s1": {"s0": 1.0}, "s0": {"s1": 1.0}}
-    net = qm.Network(
-        [qm.Queue("s0", 1.0, distribution=Erlang(6)),
-         qm.Queue("s1", 1.0, distribution=HyperExponential(3.56))],
-        [qm.Closed("c0", 3, think_time=0.69, routing=back, service={"s0": 0.643, "s1": 0.921}),
-         qm.Closed("c1", 1, think_time=0.51, routing=back, service={"s0": 0.563, "s1": 0.281})])
-    r, e = _quiet(qm.marie, net), qm.ctmc(net)
+
+    def network():
+        return qm.Network(
+            [qm.Queue("s0", 1.0, distribution=Erlang(6)),
+             qm.Queue("s1", 1.0, distribution=HyperExponential(3.56))],
+            [qm.Closed("c0", 3, think_time=0.69, routing=back,
+                       service={"s0": 0.643, "s1": 0.921}),
+             qm.Closed("c1", 1, think_time=0.51, routing=back,
+                       service={"s0": 0.563, "s1": 0.281})])
+
+    net = network()
+    e = qm.ctmc(net)
+    joint = _quiet(qm.marie, net)
+    assert joint.info["subsystems"] == [["s0", "s1"]]
+    for c in net.class_names:
+        assert float(joint.X[c]) == pytest.approx(float(e.X[c]), rel=1e-6)
+        assert float(joint.R[c]) == pytest.approx(float(e.R[c]), rel=1e-6)
+    monkeypatch.setattr(M, "SUBSYSTEMS", False)
+    net = network()
+    r = _quiet(qm.marie, net)
     assert "class 'c1'" in r.info["arrivals"]["s0"]
     eX = {c: abs(float(r.X[c]) - float(e.X[c])) / float(e.X[c]) for c in net.class_names}
     eR = {c: abs(float(r.R[c]) - float(e.R[c])) / float(e.R[c]) for c in net.class_names}

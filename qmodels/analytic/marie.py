@@ -119,9 +119,44 @@ tried and is worse on exponential FCFS queues with class-dependent means
 (the ``fcfs-classdep-closed`` catalog: mean X error 4.7 % against 4.0 %,
 94 networks worse, 33 better): the flow-equivalent source draws the class
 of each arrival afresh whatever the order, so an ordered station only
-sharpens a mismatch.  The largest errors left there are convoys (a fast
+sharpens a mismatch.  The largest errors left there were convoys (a fast
 class stuck behind a slow job that travels its way, network 101: X 41 %),
-a correlation between stations that no station analysed alone can see.
+a correlation between stations that no station analysed alone can see:
+hence the subsystems below.
+
+Subsystems of several stations.  With several classes, the single-server
+FCFS queues with general service (or class-dependent means) are joined in
+subsystems, each analysed in isolation as one joint chain that keeps every
+queue's FCFS order (and the phase of the job in service), fed by the
+flow-equivalent of the rest of the network
+(:mod:`qmodels.analytic._marie_subsystem`, eqs. (3)-(4) there): the
+multi-station subsystems of B. Baynat & Y. Dallery, "A unified view of
+product-form approximation techniques for general closed queueing
+networks", Performance Evaluation 18(3):205-224, 1993.  Eq. (2) holds with
+the subsystem in place of a station, F_S(n) = pi_S(n) / G_{-S}(N - n), on
+the population lattice of the jobs in S, and steps 1-4 iterate over the
+subsystems and the stations left alone.  Which subsystems: all those
+queues in one where its chain has at most
+:data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES` states (6,000;
+its first sparse LU took 1.5 s at 5,500 states, later sweeps start from
+the last answer), else disjoint pairs, the most strongly linked first
+(the largest flow between them), each within the same budget
+(:data:`GROUP_MAX` = 2 keeps pairs only); a station left out is analysed
+alone as before.  Where a subsystem forms, the class aggregation of the
+next paragraph is not used (the joint chain keeps the order itself).
+What remains approximate is the complement: its flow-equivalent returns a
+class-r job to S at the rate Lambda_r(n) whatever the other jobs outside
+are doing, split over S's entry stations by the class's flows, so it
+forgets which way a job left S (``fcfs-classdep-closed`` network 35: a
+class leaving S at s1 for a delay and back at s0, and at s2 for its think
+time and back at s1, X 5.7 % off).  Where the complement is one
+exponential think stage per class, entered and left at one point (or
+nothing), the joint chain is the whole network's and the answer is the
+CTMC's (``tests/test_marie_subsystem.py``).  Measured on
+``fcfs-classdep-closed`` (150 networks, exact CTMC): the worst X error
+41.2 % -> 5.65 % (network 35), mean 3.36 % -> 0.37 %; with pairs only
+(:data:`GROUP_MAX` = 2) 31.0 % and 1.8 %.  On ``marie-ph`` (80 networks, phase-type
+service, exact CTMC): X 9.5 % -> 3.8 %, R 10.1 % -> 6.9 %.
 
 Several classes on one cycle.  Classes that follow the same cycle of
 single-server FCFS queues with no think time never overtake one another (a
@@ -143,7 +178,9 @@ U <= 1 and X <= c / D_max hold by construction (the remaining inconsistency
 of the fixed point, below ``tol``, is removed by holding X to the
 utilisation law and rescaling the queue lengths to job conservation).
 
-Where it is exact: a product-form network (every general station
+Where it is exact: a subsystem (above) whose complement is one
+exponential think stage per class entered at one station (or nothing);
+a product-form network (every general station
 exponential with one mean for all classes: no chain is built, the answer
 is exact MVA's); one general station whose complement is delays only (a
 finite-source lambda(n)/G/c queue: the complement's throughput is exactly
@@ -201,6 +238,8 @@ _FLOP = 0.05
 _PLANNED_SWEEPS = 30
 #: renewal arrivals at one-class stations (module docstring)
 RENEWAL = True
+#: subsystems of several stations in one joint chain (module docstring)
+SUBSYSTEMS = True
 
 ASSUMPTIONS = (
     "closed classes; each FCFS queue with general service analysed alone as a "
@@ -211,6 +250,10 @@ ASSUMPTIONS = (
     "one class: arrivals to a general station a renewal process whose interval has the "
     "first two moments of a job's passage through the rest of the network when alone "
     "there, sped up to Marie's conditional arrival rates",
+    "several classes: single-server FCFS queues with general service joined in subsystems "
+    "(all of them, else pairs, within a state budget), each one joint chain keeping the FCFS "
+    "order, fed by Poisson arrivals at the flow-equivalent rates of the rest of the network, "
+    "which forget where a job left the subsystem (Baynat & Dallery 1993)",
 )
 
 
@@ -526,6 +569,34 @@ def _plan(net: Network, per_class: bool = False) -> _Plan:
                             lambda: _Plan(net, per_class=per_class))
 
 
+def _subsystems(net: Network, plan: _Plan) -> dict:
+    """:func:`_groups` of the plan, built once per plan (the chains are
+    reused), {} with :data:`SUBSYSTEMS` off."""
+    if not SUBSYSTEMS:
+        return {}
+    key = (GROUP_MAX, _subsystem_budget())
+    got = getattr(plan, "_groups", None)
+    if got is None or got[0] != key:
+        got = (key, _groups(net, plan))
+        plan._groups = got
+    return dict(got[1])
+
+
+def _forms_subsystems(net: Network) -> bool:
+    """Whether the network solved per class forms a subsystem (False where
+    it cannot be planned per class: the aggregated classes may still be)."""
+    try:
+        return bool(_subsystems(net, _plan(net)))
+    except (ProblemTooLargeError, UnsupportedModelError):
+        return False
+
+
+def _subsystem_budget() -> int:
+    from ._marie_subsystem import SUBSYSTEM_STATES
+
+    return int(SUBSYSTEM_STATES)
+
+
 def _refuse(net: Network) -> None:
     """The model checks (numbers, closed classes, stations the method
     models, no pools or binding capacity), by name."""
@@ -749,13 +820,13 @@ RENEWAL_SWEEPS = 200
 class _Chains:
     """The general stations' chains (built once per network)."""
 
-    def __init__(self, plan: _Plan):
+    def __init__(self, plan: _Plan, stations=None):
         self.plan = plan
         lat = plan.lattice
         self.chain = {}
         self.arrival = dict(plan.arrival)
         self.fallback = set()
-        for k in plan.general:
+        for k in (plan.general if stations is None else stations):
             c = int(min(plan.net.lowered.servers[k], max(lat.top, 1)))
             if lat.C == 1:
                 self.chain[k] = SingleClassChain(plan.ph[k], float(plan.S[0, k]), c, lat.top)
@@ -845,6 +916,279 @@ def _iterate(plan: _Plan, tol: float, max_iter: int):
             return pf, sweep, True, err, chains
     pf.solve()
     return pf, max_iter, False, err, chains
+
+
+# ---------------------------------------------------------------------------
+# subsystems of several stations (module docstring)
+# ---------------------------------------------------------------------------
+
+#: the most stations one subsystem joins (None: every candidate station
+#: where their joint chain fits the state budget, else pairs; 2: pairs only)
+GROUP_MAX = None
+
+
+def _group_candidates(net: Network, plan: _Plan) -> list:
+    """The general stations a subsystem may join: single-server FCFS queues
+    (not load-dependent) with a phase-type fit per class; [] where some
+    class's routing cannot be read or there is one class."""
+    low = net.lowered
+    if plan.lattice.C < 2:
+        return []
+    for r in range(plan.lattice.C):
+        if plan.N[r] > 0 and _routing_rows(net, r) is None:
+            return []
+    out = []
+    for k in plan.general:
+        s = net.stations[k]
+        if isinstance(s, Queue) and not isinstance(s, LoadDependent) \
+                and int(low.servers[k]) == 1 and low.acts_fcfs[k] and k in plan.phs:
+            out.append(k)
+    return out
+
+
+def _group_chain(net: Network, plan: _Plan, places: tuple, budget: int):
+    """The :class:`~qmodels.analytic._marie_subsystem.SubsystemChain` of
+    the stations ``places``: routing between them and the flows (4) from
+    the class's routing rows and visit ratios; OverflowError past
+    ``budget`` states."""
+    from ._marie_subsystem import SubsystemChain
+
+    C, K = plan.lattice.C, len(net.stations)
+    m = len(places)
+    pos = {k: i for i, k in enumerate(places)}
+    V = plan.V
+    P = [np.zeros((m, m)) for _ in range(C)]
+    f = [np.zeros(m) for _ in range(C)]
+    inside = []
+    for r in range(C):
+        if plan.N[r] <= 0:
+            continue
+        rows = _routing_rows(net, r)
+        for k in places:
+            if not plan.live[r, k]:
+                continue
+            for b, p in rows[k]:
+                if b in pos and plan.live[r, b]:
+                    P[r][pos[k], pos[b]] += p
+        for j, k in enumerate(places):
+            if plan.live[r, k]:
+                f[r][j] = max(V[r, k] - sum(V[r, i] * P[r][pos[i], j] for i in places), 0.0)
+        outside = plan.Z[r] > 0 or any(plan.live[r, k] for k in range(K) if k not in pos)
+        if not outside and plan.live[r, list(places)].any():
+            inside.append(r)
+    if _placements(plan, places, inside) > budget:
+        raise OverflowError(f"more than {budget} states")
+    phs = [[plan.phs[k][r] if plan.live[r, k] else None for r in range(C)] for k in places]
+    S = [[float(plan.S[r, k]) for k in places] for r in range(C)]
+    return SubsystemChain(phs, S, P, f, plan.N, inside, budget)
+
+
+def _placements(plan: _Plan, places: tuple, inside: list) -> float:
+    """The number of ways the stations ``places`` can hold jobs, counted by
+    class and station only (at most N_r of class r in all, all N_r of a
+    class that stays inside, none of a class where it does not go): the
+    sum over the lattice of the convolution of one per station.  Every
+    such placement is a state of the subsystem's chain (with one order
+    and phase or more), so it bounds the states from below before the
+    chain is built."""
+    lat = plan.lattice
+    tot = None
+    for k in places:
+        f = np.zeros(lat.dims)
+        for r in range(lat.C):
+            if not plan.live[r, k]:
+                f = np.where(lat.grid[r] > 0, -np.inf, f)
+        tot = f if tot is None else _lconv(tot, f)
+    ok = np.ones(lat.dims, dtype=bool)
+    for r in inside:
+        ok &= lat.grid[r] == lat.N[r]
+    vals = tot[ok & np.isfinite(tot)]
+    return float(np.exp(vals).sum()) if vals.size else 0.0
+
+
+def _groups(net: Network, plan: _Plan) -> dict:
+    """The subsystems (module docstring): every candidate station
+    (:func:`_group_candidates`) in one subsystem where their joint chain
+    fits :data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES` (and
+    :data:`GROUP_MAX`); else disjoint pairs, the most strongly linked first
+    (the largest flow sum_r V_ri P_r(i, j) + V_rj P_r(j, i) between them),
+    each kept where its chain fits; the search stops at the second pair
+    past the budget (each costs its chain's enumeration up to the budget).
+    {tuple of stations: chain}."""
+    from ._marie_subsystem import SUBSYSTEM_STATES
+
+    cand = _group_candidates(net, plan)
+    if len(cand) < 2:
+        return {}
+    C = plan.lattice.C
+    rows = [_routing_rows(net, r) if plan.N[r] > 0 else None for r in range(C)]
+
+    def flow(i, j):
+        tot = 0.0
+        for r in range(C):
+            if rows[r] is None:
+                continue
+            for a, b in ((i, j), (j, i)):
+                tot += plan.V[r, a] * sum(p for d, p in rows[r][a] if d == b)
+        return tot
+
+    free = list(cand)
+    out = {}
+    if len(cand) > 2 and (GROUP_MAX is None or len(cand) <= GROUP_MAX):
+        try:
+            out[tuple(cand)] = _group_chain(net, plan, tuple(cand), SUBSYSTEM_STATES)
+            return out
+        except OverflowError:
+            pass
+    pairs = sorted(((flow(i, j), i, j) for a, i in enumerate(cand) for j in cand[a + 1:]),
+                   key=lambda x: -x[0])
+    misses = 0      # a chain past the budget costs its enumeration up to it
+    for w, i, j in pairs:
+        if w <= 0 or i not in free or j not in free:
+            continue
+        try:
+            out[(i, j)] = _group_chain(net, plan, (i, j), SUBSYSTEM_STATES)
+        except OverflowError:
+            misses += 1
+            if misses >= 2:
+                break
+            continue
+        free.remove(i)
+        free.remove(j)
+    return out
+
+
+def _complements(rest: np.ndarray, facs: list, dims) -> list:
+    """G_{-x} for each factor of ``facs``: the convolution of ``rest`` and
+    the others (prefix and suffix products)."""
+    prefix = [rest]
+    for f in facs:
+        prefix.append(_lconv(prefix[-1], f))
+    suffix = [_identity(dims)]
+    for f in reversed(facs[1:]):
+        suffix.append(_lconv(f, suffix[-1]))
+    suffix.reverse()
+    n = len(facs)
+    return [prefix[j] if j == n - 1 else _lconv(prefix[j], suffix[j]) for j in range(n)], \
+        prefix[-1]
+
+
+def _norm(f: np.ndarray) -> np.ndarray:
+    """A log station function held to max 0 (defined up to a factor; a
+    subsystem holding a class that never leaves it has F(0) = 0)."""
+    ok = np.isfinite(f)
+    return f - float(f[ok].max()) if ok.any() else f
+
+
+def _iterate_groups(plan: _Plan, groups: dict, tol: float, max_iter: int):
+    """Steps 1-4 of the module docstring with each subsystem of ``groups``
+    one unit (its joint chain, eq. (3)) and every other general station
+    alone; returns (X, Q, P0, sweeps, converged, error, chains)."""
+    pf = _Network(plan)
+    lat = plan.lattice
+    grouped = {k for g in groups for k in g}
+    singles = [k for k in plan.general if k not in grouped]
+    chains = _Chains(plan, singles)
+    for k in singles:
+        stuck = _degenerate(plan, k)
+        if stuck:
+            names = ", ".join(repr(plan.net.classes[c].name) for c in stuck)
+            raise UnsupportedModelError(
+                f"{_SOLVER}: class(es) {names} spend all their time at station "
+                f"{plan.net.stations[k].name!r} (no think time, no other station), which the "
+                "flow-equivalent source cannot feed: use method='ctmc' or 'sim'")
+    units = singles + list(groups)
+    F = {}
+    for u in units:
+        if isinstance(u, tuple):
+            f = pf.factors[u[0]]
+            for k in u[1:]:
+                f = _lconv(f, pf.factors[k])
+            F[u] = f
+        else:
+            F[u] = pf.F[u]
+    corner = tuple(x - 1 for x in lat.dims)
+    err = math.inf
+    conv = False
+    sweeps = max_iter
+    for sweep in range(1, max_iter + 1):
+        comps, G = _complements(pf.base, [F[u] for u in units], lat.dims)
+        err = 0.0
+        new = {}
+        for u, comp in zip(units, comps):
+            lr = _flip(comp)
+            if isinstance(u, tuple):
+                lam = np.zeros((lat.C,) + lat.dims)
+                for c in range(lat.C):
+                    up = lat.shift(lr, c)
+                    ok = np.isfinite(up) & np.isfinite(lr)
+                    lam[c] = np.where(ok, np.exp(np.where(ok, up - lr, 0.0)), 0.0)
+                lp = groups[u].solve(lam)
+            else:
+                lp = chains.solve(u, _arrival_rates(plan, u, comp))
+            with np.errstate(invalid="ignore"):
+                P = np.exp(np.where(np.isfinite(F[u]) & np.isfinite(lr), F[u] + lr - G[corner],
+                                    -np.inf))
+            err = max(err, 0.5 * float(np.abs(np.exp(lp) - P).sum()))
+            with np.errstate(invalid="ignore"):
+                f = np.where(np.isfinite(lp) & np.isfinite(lr), lp - lr, -np.inf)
+            new[u] = _norm(f)
+        F.update(new)
+        if err <= tol:
+            conv, sweeps = True, sweep
+            break
+    X, Q, P0 = _group_figures(plan, pf, groups, units, F)
+    return X, Q, P0, sweeps, conv, err, chains
+
+
+def _group_figures(plan: _Plan, pf: _Network, groups: dict, units: list, F: dict):
+    """X from G, Q from the marginals (a subsystem's stations from its
+    chain's conditional means given its population), as :func:`_figures`;
+    a class that never leaves a subsystem has G(N - e_c) = 0, its X from
+    the chain (the utilisation law at its first place there)."""
+    lat = plan.lattice
+    corner = tuple(x - 1 for x in lat.dims)
+    C, K = lat.C, len(plan.kinds)
+    rest = lat.delay(plan.Z)
+    for k, kind in enumerate(plan.kinds):
+        if kind == "delay":
+            rest = _lconv(rest, pf.factors[k])
+    fixed = [k for k in range(K) if plan.kinds[k] not in ("off", "delay", "general")]
+    items = fixed + units
+    facs = [pf.factors[k] for k in fixed] + [F[u] for u in units]
+    comps, G = _complements(rest, facs, lat.dims)
+    lG = G[corner]
+    X = np.zeros(C)
+    for c in range(C):
+        if lat.N[c] > 0:
+            idx = list(corner)
+            idx[c] -= 1
+            X[c] = math.exp(G[tuple(idx)] - lG) / plan.alpha
+    Q = np.zeros((C, K))
+    P0 = {}
+    for u, f, comp in zip(items, facs, comps):
+        with np.errstate(invalid="ignore"):
+            lp = f + _flip(comp) - lG
+        P = np.exp(np.where(np.isnan(lp), -np.inf, lp))
+        if isinstance(u, tuple):
+            cm = groups[u].conditional_means()
+            for j, k in enumerate(u):
+                for c in range(C):
+                    Q[c, k] = float((cm[j, c] * P).sum())
+            cb = groups[u].conditional_means(busy=True)
+            for c in groups[u].inside:
+                j = next(i for i, k in enumerate(u) if plan.live[c, k])
+                k = u[j]
+                X[c] = float((cb[j, c] * P).sum()) / (plan.D[c, k] * plan.alpha)
+            continue
+        for c in range(C):
+            Q[c, u] = float((lat.grid[c] * P).sum())
+        if isinstance(plan.net.stations[u], LoadDependent):
+            P0[u] = float(P[(0,) * C])
+    for k in range(K):
+        if plan.kinds[k] == "delay":
+            Q[:, k] = X * plan.D[:, k] * plan.alpha * plan.live[:, k]
+    return X, Q, P0
 
 
 # ---------------------------------------------------------------------------
@@ -1179,9 +1523,13 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
     Notes
     -----
     Equations (1) and (2) and their sources in the module docstring.
-    Classes that share one cycle of single-server FCFS queues with no think
-    time are solved as one aggregated class (module docstring, "Several
-    classes on one cycle"); ``info["aggregated"]`` lists them.
+    With several classes, single-server FCFS queues of general service are
+    joined in subsystems solved as one joint chain each (module docstring,
+    "Subsystems of several stations"); ``info["subsystems"]`` lists them.
+    Where none forms, classes that share one cycle of single-server FCFS
+    queues with no think time are solved as one aggregated class (module
+    docstring, "Several classes on one cycle"); ``info["aggregated"]``
+    lists them.
     Exact for product-form networks (equal to exact MVA) and for one
     general station whose complement is delays (a finite-source queue)
     when its service shape is phase-type.
@@ -1198,7 +1546,10 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500) -> Result:
     _check_options(tol, max_iter)
     _refuse(net)
     groups = _cycle_groups(net)
-    if groups:
+    if groups and not _forms_subsystems(net):
+        # where subsystems form, their chains keep the classes' order and the
+        # class aggregation (which draws the class of each service afresh) is
+        # not used
         out = _group_answer(net, groups, float(tol), int(max_iter))
         if out is not None:
             return out
@@ -1214,14 +1565,26 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False) -> 
 
     plan = _plan(net, per_class)
     renewal_failed = False
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        # with renewal chains, at most RENEWAL_SWEEPS before falling back
-        cap = int(max_iter) if not (plan.arrival or plan.arrivals) else \
-            min(int(max_iter), RENEWAL_SWEEPS)
-        pf, sweeps, conv, err, chains = _iterate(plan, float(tol), cap)
-        X, Q, P0 = _figures(plan, pf)
-    if (plan.arrival or plan.arrivals) and not (conv and np.isfinite(X).all()
-                                                 and np.isfinite(Q).all()):
+    groups = _subsystems(net, plan)
+    group_failed = False
+    # with renewal chains, at most RENEWAL_SWEEPS before falling back
+    cap = int(max_iter) if not (plan.arrival or plan.arrivals) else \
+        min(int(max_iter), RENEWAL_SWEEPS)
+    if groups:
+        try:
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                X, Q, P0, sweeps, conv, err, chains = _iterate_groups(
+                    plan, groups, float(tol), cap)
+            if not (conv and np.isfinite(X).all() and np.isfinite(Q).all()):
+                groups, group_failed = {}, True
+        except (np.linalg.LinAlgError, RuntimeError, ValueError):
+            groups, group_failed = {}, True
+    if not groups:
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            pf, sweeps, conv, err, chains = _iterate(plan, float(tol), cap)
+            X, Q, P0 = _figures(plan, pf)
+    if not groups and (plan.arrival or plan.arrivals) and not (
+            conv and np.isfinite(X).all() and np.isfinite(Q).all()):
         # the renewal refinement did not settle: Marie's own Poisson
         # arrivals (the plan without renewal chains), named in the notes
         renewal_failed = True
@@ -1252,14 +1615,22 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False) -> 
     for k in sorted(chains.fallback):
         notes.append(f"station {net.stations[k].name!r}: the renewal chain could not be "
                      "solved; Poisson arrivals (Marie's own) there")
+    joint = {k for g in groups for k in g}
     for k, arrs in plan.arrivals.items():
-        if k in chains.fallback:
+        if k in chains.fallback or k in joint:
             continue
         words = "; ".join(f"class {net.classes[r].name!r}: {a.words}"
                           for r, a in enumerate(arrs) if a is not None)
         notes.append(f"station {net.stations[k].name!r}: arrivals as renewal processes "
                      f"({words}; the others Poisson)")
-    if plan.lattice.C > 1 and plan.general:
+    for g in groups:
+        notes.append("stations " + ", ".join(repr(net.stations[k].name) for k in g)
+                     + f": one subsystem, their joint chain ({groups[g].size:,} states, the FCFS "
+                     "order kept) fed by the flow-equivalent of the rest (Baynat & Dallery "
+                     "1993)")
+    if group_failed:
+        notes.append("the subsystems' iteration did not settle; every station alone")
+    if plan.lattice.C > 1 and any(k not in joint for k in plan.general):
         notes.append("several classes: at a general station the waiting jobs start in random "
                      "order (the chain keeps their numbers, not their order)")
     info = {"algorithm": "Marie's method (product-form substitute by log-space convolution, "
@@ -1268,11 +1639,13 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False) -> 
             "tv_distance": float(err), "fits": {net.stations[k].name: plan.fits[k]
                                                 for k in plan.general},
             "capacity_scale": float(worst),
+            "subsystems": [[net.stations[k].name for k in g] for g in groups],
             "arrivals": {**{net.stations[k].name: arr.words for k, arr in chains.arrival.items()},
                          **{net.stations[k].name: "; ".join(
                              f"class {net.classes[r].name!r}: {a.words}"
                              for r, a in enumerate(arrs) if a is not None)
-                            for k, arrs in plan.arrivals.items() if k not in chains.fallback}}}
+                            for k, arrs in plan.arrivals.items()
+                            if k not in chains.fallback and k not in joint}}}
     if not conv:
         warnings.warn(f"{_SOLVER} stopped at max_iter={max_iter} before reaching tol "
                       f"(residual {err:.3g}); the answer is approximate beyond its method",
