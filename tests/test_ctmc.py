@@ -761,3 +761,46 @@ def test_a_starved_class_in_a_one_state_chain_is_refused_by_name():
                       qm.Closed("c1", 1, visits={"s0": 0.25}, priority=0)])
     with pytest.raises(UnsupportedModelError, match="class 'c0'.*never complete"):
         qm.ctmc(net)
+
+
+def _two_entries(interarrival=None):
+    # half the arrivals enter q (room for 3; an arrival finding it full is
+    # lost), half enter p (unbounded); q sends half its jobs on to p
+    return qm.Network(
+        [qm.Queue("q", 0.4, capacity=3), qm.Queue("p", 0.3)],
+        [qm.Open("o", 1.0, routing={"source": {"q": 0.5, "p": 0.5},
+                                    "q": {"p": 0.5, "sink": 0.5}, "p": {"sink": 1.0}},
+                 interarrival=interarrival)])
+
+
+def test_losses_at_one_of_two_entries_hand_derivation():
+    # q is an M/M/1/3 fed at 0.5/s (rho = 0.2): it loses p3 = (1 - rho)
+    # rho^3 / (1 - rho^4) of its arrivals (Gross & Harris, sec. 2.5), so
+    # X_q = 0.5 (1 - p3), X_p = 0.5 + 0.5 X_q and the class completes
+    # 1 - 0.5 p3 jobs per second.  The visit ratios per accepted job are
+    # not the table's (0.5 and 0.75): sum X_k / sum V_k is wrong here
+    rho = 0.5 * 0.4
+    p3 = (1 - rho) * rho**3 / (1 - rho**4)
+    r = qm.ctmc(_two_entries())
+    Xq, Xp = 0.5 * (1 - p3), 0.5 + 0.25 * (1 - p3)
+    np.testing.assert_allclose(np.asarray(r.station_throughput, float)[0], [Xq, Xp],
+                               rtol=1e-9)
+    assert abs(float(r.X["o"]) - (1 - 0.5 * p3)) < 1e-9
+    assert abs(float(r.X["o"]) - (Xq + Xp) / 1.25) > 1e-4      # the old, wrong figure
+    # Little for the class: R = sum Q_k / X
+    Q = np.asarray(r.station_queue_length, float)[0]
+    assert abs(float(r.R["o"]) - Q.sum() / float(r.X["o"])) < 1e-9
+
+
+def test_losses_at_one_of_two_entries_laws_catch_the_wrong_throughput():
+    # the law check knows the entry losses: the accepted entries a_k =
+    # X_k - sum_j X_j P_jk lie in [0, lambda p0_k] and sum to X; the old
+    # X = sum X_k / sum V_k breaks it
+    import dataclasses
+
+    from qmodels.analytic.contract import law_violations
+
+    r = qm.ctmc(_two_entries(qm.Erlang(3)))      # answered: no violation
+    X = np.asarray(r.station_throughput, float)[0]
+    wrong = dataclasses.replace(r, class_throughput=np.array([X.sum() / 1.25]))
+    assert any("losses at entry" in v for v in law_violations(wrong))

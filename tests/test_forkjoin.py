@@ -514,3 +514,15 @@ def test_branch_stations_are_not_called_randomly_routed():
                      [qm.Closed("o", 3, visits={"f": 1, "cpu": 1})])
     msg = random_routing_warning(two, "the simulator")
     assert "(over 'cpu', 'f')" in msg and "'a'" not in msg
+
+
+@pytest.mark.parametrize("stream", [qm.HyperExponential(4.0), qm.Erlang(3),
+                                    qm.MAP.mmpp2(0.1, 0.2, 2.0, 0.5)])
+def test_open_non_poisson_stream_is_refused_by_name(stream):
+    # Flatto & Hahn and Nelson & Tantawi hold for Poisson arrivals: a
+    # bursty or smooth stream was answered as if it were Poisson
+    rate = 0.0 if isinstance(stream, qm.MAP) else 1.0
+    net = qm.Network([qm.Queue("q", 0.5)],
+                     [qm.Open("o", rate, visits={"q": 1}, interarrival=stream)])
+    with pytest.raises(UnsupportedModelError, match="class 'o'.*Poisson"):
+        qm.forkjoin(net)

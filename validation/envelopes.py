@@ -670,6 +670,55 @@ def priority_starved(rng, i: int) -> qm.Network:
                            qm.Closed("lo", nl, visits=both, priority=1)])
 
 
+def _hi_load(S, n: int, z: float) -> float:
+    """The utilisation of the first of the single-server queues of means
+    ``S`` by one class of ``n`` jobs thinking ``z`` alone (exact MVA,
+    Reiser & Lavenberg 1980, each queue taken as exponential)."""
+    Q = np.zeros(len(S))
+    X = 0.0
+    for m in range(1, n + 1):
+        R = np.asarray(S) * (1.0 + Q)
+        X = m / (z + R.sum())
+        Q = X * R
+    return X * S[0]
+
+
+def priority_starved_det(rng, i: int) -> qm.Network:
+    """A low level starved behind a high one at a priority queue of
+    *deterministic* service (``prio`` or ``prio-pr``, 0.3..0.6 s): a high
+    class of 4..10 jobs (think time 0 or 0.05..0.3 s) that alone would load
+    it to 0.85..0.97 (exact MVA with the queue taken as exponential;
+    drawn again otherwise), a low class of 2..4 jobs, one exponential FCFS
+    queue (0.1..0.45 s) and, half the time, a third station (exponential
+    FCFS or PS, 0.1..0.4 s); many are too large for the whole network's
+    chain at Erlang-20 within :data:`qmodels.analytic.priority.CTMC_STATES`.
+    Against the simulator (a deterministic time is exact nowhere else).
+    Network 0: HOL 0.5 s, queues of 0.3 and 0.2 s, 6 high jobs thinking
+    0.1 s and 3 low ones, where the flow-equivalent server was 20 % low."""
+    if i == 0:
+        disc, S, nh, nl, z, third = "prio", [0.5, 0.3, 0.2], 6, 3, 0.1, "fcfs"
+    else:
+        while True:
+            disc = "prio" if rng.random() < 0.5 else "prio-pr"
+            S = [float(np.round(rng.uniform(0.3, 0.6), 3)),
+                 float(np.round(rng.uniform(0.1, 0.45), 3))]
+            nh, nl = int(rng.integers(4, 11)), int(rng.integers(2, 5))
+            z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.05, 0.3), 2))
+            third = None
+            if rng.random() < 0.5:
+                S.append(float(np.round(rng.uniform(0.1, 0.4), 3)))
+                third = "fcfs" if rng.random() < 0.5 else "ps"
+            if 0.85 <= _hi_load(S, nh, z) <= 0.97:
+                break
+    st = [qm.Queue("p", S[0], discipline=disc, distribution=Deterministic()),
+          qm.Queue("q", S[1])]
+    if third:
+        st.append(qm.Queue("r", S[2], discipline=third))
+    both = {s.name: 1 for s in st}
+    return qm.Network(st, [qm.Closed("hi", nh, visits=both, priority=0, think_time=z),
+                           qm.Closed("lo", nl, visits=both, priority=1)])
+
+
 def cache_network(rng, i: int) -> qm.Network:
     """A cache station (:class:`qmodels.CacheStation`: LRU, FIFO or RANDOM,
     lookup 0.5..5 ms, Zipf(0.6..1.2) popularity over 200..5000 items,
@@ -862,6 +911,19 @@ def _h_closed_cycles(cycles):
     return h
 
 
+def _h_starved(net):
+    """A horizon of about 400 cycles of the starved low class, its
+    throughput guessed as what the high class leaves idle at the priority
+    queue: the low class's cycle at least its demands times its jobs, over
+    the idle fraction the high class's bound leaves (at least 1 %)."""
+    D = np.asarray(net.demands, dtype=float)
+    hi, lo = net.classes
+    Xhi = min(int(hi.population) / (float(D[0].sum()) + float(hi.think_time)),
+              1.0 / float(D[0].max()))
+    idle = max(1.0 - Xhi * float(D[0, 0]), 0.01)
+    return 400.0 * float(D[1].sum()) * int(lo.population) / idle
+
+
 # ---------------------------------------------------------------------------
 # the catalogs
 # ---------------------------------------------------------------------------
@@ -941,6 +1003,18 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
             "network's chain turned off (max_states=0): the approximation's own error",
             priority_starved, 30, 3, "ctmc",
             (Approx("priority", "priority", (("max_states", 0),)),), seed=(27, 21)),
+    Catalog("priority-closed-starved-det", "a low level of 2-4 jobs starved behind a high "
+            "one at a prio or prio-pr queue of deterministic service, past the whole "
+            "network's chain at Erlang-20", priority_starved_det, 20, 3, "sim",
+            (Approx("priority", "priority"),), seed=(27, 22),
+            sim=SimPlan(_h_starved, extend=3)),
+    # the same networks and simulations, the whole network's chain turned off
+    Catalog("priority-closed-starved-det-fes", "a low level of 2-4 jobs starved behind a high "
+            "one at a prio or prio-pr queue of deterministic service, solved with the whole "
+            "network's chain turned off (max_states=0): the approximation's own error",
+            priority_starved_det, 20, 3, "sim",
+            (Approx("priority", "priority", (("max_states", 0),)),), seed=(27, 22),
+            sim=SimPlan(_h_starved, extend=3)),
     Catalog("priority-open", "open networks with a prio or prio-pr queue, 2-3 Poisson classes "
             "of different levels", priority_open, 60, 2, "sim",
             (Approx("priority", "priority"),), seed=(27, 11),
@@ -1112,7 +1186,8 @@ def measure(name: str, index: int, net, quick: bool) -> dict:
     """Solve network ``index`` of catalog ``name`` with each approximation
     and, if one of them answers, the reference: {"index", "seconds",
     "hw", "horizon", "approx": [{"method", "substituted", "status",
-    "eX", "eR", "features", "message"}]}."""
+    "eX", "eR", "features", "form", "message"}]}: ``form`` the answer's
+    ``info["approximation"]`` (the form of a method that has several)."""
     catalog = CATALOGS[name]
     t0 = time.perf_counter()
     rows, answered = [], []
@@ -1122,6 +1197,7 @@ def measure(name: str, index: int, net, quick: bool) -> dict:
         if status in ("ok", "unconverged"):
             r, unconv = out
             row["features"] = features(net, r)
+            row["form"] = (r.info or {}).get("approximation")
             row["message"] = "; ".join(unconv)
             answered.append((row, r))
         else:
@@ -1222,6 +1298,11 @@ def envelopes_of(name: str, rows: list) -> tuple[list, list]:
         }
         if ap.substituted:
             env["substituted"] = True
+        forms = sorted({a.get("form") for _, a in ok} - {None})
+        if forms:
+            # the forms of the method that answered these networks: the
+            # envelope speaks for an answer of one of them only
+            env["forms"] = forms
         if catalog.reference == "sim":
             env["sim_halfwidth"] = _ceil(max(r["hw"] for r, _ in ok), 4)
         pub = PUBLISHED.get(name)
@@ -1267,6 +1348,9 @@ def validate_entry(env: dict) -> list[str]:
             bad.append(f"error.{fig}: {e!r}")
     if "substituted" in env and not isinstance(env["substituted"], bool):
         bad.append("substituted: not a bool")
+    if "forms" in env and not (isinstance(env["forms"], list) and env["forms"]
+                               and all(isinstance(f, str) for f in env["forms"])):
+        bad.append("forms: not a non-empty list of strings")
     if "sim_halfwidth" in env and not (isinstance(env["sim_halfwidth"], (int, float))
                                        and env["sim_halfwidth"] >= 0):
         bad.append("sim_halfwidth: not a non-negative number")

@@ -99,7 +99,8 @@ import itertools
 
 import numpy as np
 
-__all__ = ["fits", "solve_closed", "KMAX", "KMAX_DETERMINISTIC", "LATTICE_BUDGET", "STATE_BUDGET",
+__all__ = ["fits", "solve_closed", "extrapolate_runs", "KMAX", "KMAX_DETERMINISTIC",
+           "LATTICE_BUDGET", "STATE_BUDGET",
            "JOINT_BUDGET"]
 
 #: the fewest phases an Erlang fit of a low-variance service may get, and
@@ -568,21 +569,50 @@ def extrapolate_phases(X1, Q1, X2, Q2, fit1, fit2, N, D=None, queues=None):
     throughput or queue below zero, moved by more than half its value, or
     a single-server queue of ``queues`` loaded past U = sum_c X_c D_ck = 1:
     far from linear, the finer answer is kept)."""
-    t1 = float(np.mean([f for _, f in fit1]))
-    t2 = float(np.mean([f for _, f in fit2]))
-    t0 = float(np.mean([t for t, _ in fit1]))
-    if not t2 > t1 or t0 >= t1:
+    out = extrapolate_runs([(X1, Q1, fit1), (X2, Q2, fit2)], N, D, queues)
+    return None if out is None else out[:2]
+
+
+def extrapolate_runs(runs, N, D=None, queues=None):
+    """:func:`extrapolate_phases` over two or more solves ``runs`` =
+    [(X, Q, [(target scv, fitted scv)])], finest fit first (Erlang-k,
+    -k/2, -k/4, ...): the figures through the points (t_i, F_i) taken as
+    the polynomial of degree len(runs) - 1 in the fitted scv t (Lagrange's
+    form, the value at t0 of sum_i F_i prod_{j != i} (t0 - t_j) / (t_i -
+    t_j); Richardson & Gaunt 1927, the deferred approach carried to
+    higher order).  With three solves at t1 = 1/k, 2/k, 4/k and t0 = 0 the
+    weights are 8/3, -2 and 1/3.  A starved class's throughput is curved
+    in t (it grows faster than linearly as the high level's service gets
+    more variable and leaves it more gaps): on a closed network of a HOL
+    queue, deterministic 0.5 s, 8 high jobs thinking 0.1 s and 4 low ones,
+    with two exponential queues of 0.3 and 0.2 s, the whole chains at
+    Erlang-8, -4 and -2 give the low class 0.01507, 0.01886 and 0.02753;
+    carried linearly from the first two, 0.01128 (the simulator: 0.01177
+    +- 0.00037, 4.2 % above), quadratically 0.01164 (1.2 % below it).
+    Where the highest order leaves the figures' range (as in
+    :func:`extrapolate_phases`), the next lower order is tried, down to
+    the linear step of the two finest.  Returns (X, Q, order used) or
+    None."""
+    N = np.asarray(N)
+    live = N > 0
+    t0 = float(np.mean([t for t, _ in runs[0][2]]))
+    ts = [float(np.mean([f for _, f in fit])) for _, _, fit in runs]
+    X1 = runs[0][0]
+    if any(not b > a for a, b in zip(ts, ts[1:])) or t0 >= ts[0]:
         return None
-    w = (t1 - t0) / (t2 - t1)
-    X = X1 + w * (X1 - X2)
-    Q = Q1 + w * (Q1 - Q2)
-    live = np.asarray(N) > 0
-    if np.any(X[live] <= 0.5 * X1[live]) or np.any(X[live] >= 1.5 * X1[live]) \
-            or np.any(Q < -1e-12 * max(float(np.max(N)), 1.0)):
-        return None
-    if D is not None and np.any((X @ D)[queues] > 1.0):
-        return None
-    return X, np.maximum(Q, 0.0)
+    for n in range(len(runs), 1, -1):
+        pts = ts[:n]
+        w = [float(np.prod([(t0 - pts[j]) / (pts[i] - pts[j]) for j in range(n) if j != i]))
+             for i in range(n)]
+        X = sum(wi * r[0] for wi, r in zip(w, runs))
+        Q = sum(wi * r[1] for wi, r in zip(w, runs))
+        if np.any(X[live] <= 0.5 * X1[live]) or np.any(X[live] >= 1.5 * X1[live]) \
+                or np.any(Q < -1e-12 * max(float(np.max(N)), 1.0)):
+            continue
+        if D is not None and np.any((X @ D)[queues] > 1.0):
+            continue
+        return X, np.maximum(Q, 0.0), n - 1
+    return None
 
 
 def _joint_chain(V, S, scv, code, level, N, direct, pk, halve=False):
@@ -774,8 +804,7 @@ def _one(V, S, scv, code, level, N, Z, loop, k0, g, chains):
     return X, Q
 
 
-def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, memo=None,
-                 instead=None):
+def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, memo=None):
     """(X, R per visit, sweeps, converged, note) by the approximation of the module
     docstring, or None when a budget is exceeded.  ``code`` per station:
     0 delay, 1 PS-like, 2 FCFS, 3 prio, 4 prio-pr; ``direct[c, k, j]`` the
@@ -784,9 +813,7 @@ def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, m
     in one chain; when that chain is past the budget, one by one with
     surrogate factors.  ``memo(key, build)`` (the network's
     :meth:`~qmodels.model.lowered.Lowered.memo`) keeps the joint chain's
-    states and transitions for a repeated solve.  ``instead()``, when
-    given, is tried before the surrogate factors: an answer of its own
-    (not None) is returned as it is."""
+    states and transitions for a repeated solve."""
     C, K = V.shape
     N = np.asarray(N, dtype=np.int64)
     pk = [k for k in range(K) if code[k] >= 3
@@ -797,10 +824,6 @@ def solve_closed(V, S, scv, code, level, N, Z, direct, tol=1e-8, max_iter=200, m
     except _TooBig:
         if len(pk) == 1:
             return None
-        if instead is not None:
-            other = instead()
-            if other is not None:
-                return other
         out = _surrogates(V, S, scv, code, level, N, Z, direct, pk, max(tol, 1e-6), max_iter)
         if out is None:
             return None

@@ -60,7 +60,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import LawViolationError
-from ..model.network import Closed, Delay, LoadDependent, Network, Queue
+from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
 from ..results import APPROXIMATE, Result
 from . import requires
 
@@ -181,6 +181,38 @@ def _no_contention(net: Network, c: int, in_branch) -> float:
     return lb
 
 
+def _entry_lossy(net: Network) -> dict:
+    """{class index: (P, p0)} of the open classes given by a routing table
+    that enter the network at two stations or more, one of them of finite
+    capacity: an arrival that finds its first station full is lost
+    (:mod:`qmodels.analytic.ctmc`), so the accepted jobs enter at station k
+    with a probability that differs from the table's p0[k] and the visit
+    ratios per accepted job are not the table's.  P[j, k] the table's
+    station-to-station probabilities."""
+    names = {s.name: k for k, s in enumerate(net.stations)}
+    K = len(net.stations)
+    out = {}
+    for c, cls in enumerate(net.classes):
+        routing = getattr(cls, "routing", None)
+        if not isinstance(cls, Open) or routing is None:
+            continue
+        p0 = np.zeros(K)
+        for dst, p in dict(routing.get("source", {})).items():
+            if dst in names:
+                p0[names[dst]] += float(p)
+        entries = np.flatnonzero(p0 > 0)
+        if len(entries) < 2 or all(net.stations[k].capacity is None for k in entries):
+            continue
+        P = np.zeros((K, K))
+        for src, row in routing.items():
+            if src in names:
+                for dst, p in dict(row).items():
+                    if dst in names:
+                        P[names[src], names[dst]] += float(p)
+        out[c] = (P, p0)
+    return out
+
+
 class _Structure:
     """What the law checks read from the structure of a network (names,
     masks of the stations with servers, of the queues, of the fork-join
@@ -213,6 +245,7 @@ class _Structure:
         self.pools = bool(net.pools)
         self.has_open = bool(net.open_classes)
         self.cap_lossy = any(s.capacity is not None for s in net.stations)
+        self.entry_lossy = _entry_lossy(net) if self.cap_lossy else {}
         self.chain = {n: [net.class_index(m) for m in ch] for ch in net.chains if len(ch) > 1
                       for n in ch}
         self.closed = [isinstance(c, Closed) for c in net.classes]
@@ -278,6 +311,25 @@ def _station_laws(plan, chk, uchk, X, Q, R, U, Xc) -> None:
     where = plan.where
     V, S = plan.V, plan.S
     XR, VX = X * R, V * Xc[:, None]
+    if plan.entry_lossy:
+        # an open class losing arrivals at one of several entries: its
+        # accepted jobs' visit ratios are not the table's, so in place of
+        # X_k = V_k X the traffic equations with losses at entry, X_k =
+        # a_k + sum_j X_j P_jk, the accepted entries 0 <= a_k <= lambda p0_k
+        # summing to X (Jackson's equations with the lost part of each
+        # entry's stream taken out; Gross & Harris, sec. 4.2)
+        VX = VX.copy()
+        for c, (P, p0) in plan.entry_lossy.items():
+            VX[c] = X[c]
+            a = X[c] - X[c] @ P
+            lam = plan.lam[c]
+            for k in range(len(a)):
+                w = f"station {plan.st_names[k]!r}, class {plan.cls_names[c]!r}"
+                chk.at_least("traffic equation with losses at entry a_k >= 0", w, a[k], 0.0)
+                chk.at_most("traffic equation with losses at entry a_k <= lambda p0_k", w,
+                            a[k], lam * p0[k])
+            chk.close("traffic equation with losses at entry sum a_k = X",
+                      f"class {plan.cls_names[c]!r}", float(a.sum()), float(Xc[c]))
     if not chk.all_close(np.concatenate((Q.ravel(), X.ravel())),
                          np.concatenate((XR.ravel(), VX.ravel()))):
         # (both laws at once when they hold; each on its own to say where not)
@@ -336,7 +388,13 @@ def _class_laws(net, plan, chk, result, Q, R, Rc, Xc) -> None:
     Qsum = Q @ plan.outside
     for c, name in enumerate(plan.cls_names):
         where = f"class {name!r}"
-        if Xc[c] > 0 and not pooled_classes:
+        if Xc[c] > 0 and not pooled_classes and c in plan.entry_lossy:
+            # visit ratios per accepted job unknown (entry losses): Little's
+            # law for the class, X R = sum_k Q_k over its stations
+            law = chk.at_least if blocking else chk.close
+            law("Little's law for the class X R = sum Q_k (+ W_token)", where,
+                Rc[c] * Xc[c], float(Qsum[c]) + w)
+        elif Xc[c] > 0 and not pooled_classes:
             law = chk.at_least if blocking else chk.close
             law("response time law R = sum V_k R_k (+ W_token / X)", where, Rc[c],
                 float(Rsum[c]) + w / Xc[c])

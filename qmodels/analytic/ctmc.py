@@ -968,7 +968,15 @@ def _class_figures(net, spec, acc):
     for r, c in enumerate(net.classes):
         v = spec.V[r].sum()
         Xc[r] = acc.X[r].sum() / v if v > 0 else 0.0
-        if len(spec.chains[spec.chain_of[r]]) > 1:
+        alone = len(spec.chains[spec.chain_of[r]]) == 1
+        if alone and not isinstance(c, Closed) and acc.lost[r] > 0:
+            # arrivals lost at a full first station: where the class enters
+            # at several stations the accepted jobs' entry mix is not the
+            # routing's, nor their visit ratios, so X is the accepted rate
+            # lambda - lost - turned away (each a rate under pi), not
+            # sum X_k / sum V_k
+            Xc[r] = max(spec.lam[r] - acc.lost[r] - acc.trunc[r], 0.0)
+        if not alone:
             # class switching: X per chain cycle (or arrival), R the time a
             # chain job spends as class r (Little; no think time in a chain)
             Rc[r] = acc.Q[r].sum() / Xc[r] if Xc[r] > 0 else float(np.sum(spec.V[r] * S[r]))

@@ -12,7 +12,12 @@ beside this module, written by that command and read here.
 
 An approximate result is matched against the envelopes of its method: a
 network *like* a catalog's is one whose features all lie in the catalog's
-box.  The result's ``error`` then holds the worst matching envelope
+box and, for a method with several forms (``priority``: the network's own
+chain, the finite-source chain with the flow-equivalent server of the
+rest, the shadow server; the result's ``info["approximation"]``), whose
+catalog was answered by the result's form (an envelope's ``forms``; one
+that lists none holds every form).  The result's ``error`` then holds the
+worst matching envelope
 (family, reference, number of networks, max and mean errors of X and R,
 the command that measured it) and a note says it in words; a network
 outside every box gets a warning that its error is unmeasured, naming the
@@ -193,16 +198,30 @@ def match(method: str, f: dict, substituted: bool = False) -> tuple[list, list]:
     return inside, outside
 
 
-def _match_network(net: Network, method: str, f: dict, substituted: bool) -> tuple[list, list]:
+def _other_form(env: dict, form) -> list[str]:
+    """Why ``env`` does not speak for an answer of ``form`` (the result's
+    ``info["approximation"]``, for a method with several forms): empty when
+    the envelope lists no forms or lists this one."""
+    forms = env.get("forms")
+    if not forms or form in forms:
+        return []
+    return [f"answered by {form or 'another form'}, not by the form measured there "
+            f"({'; '.join(forms)})"]
+
+
+def _match_network(net: Network, method: str, f: dict, substituted: bool,
+                   form=None) -> tuple[list, list]:
     """:func:`match` for a network's features ``f``: the model's features
     are compared with each box once per network family and values of
     those features (a sweep's points share them), the utilisation on every
-    call."""
+    call.  An envelope that lists the forms it measured (``forms``) holds
+    an answer of one of them only (:func:`_other_form`)."""
     def build():
-        return [(env, _outside(env, f, _BEFORE_U), _outside(env, f, _AFTER_U))
+        return [(env, _other_form(env, form) + _outside(env, f, _BEFORE_U),
+                 _outside(env, f, _AFTER_U))
                 for env in _of_method(method, bool(substituted))]
 
-    key = ("envelopes.match", method, bool(substituted),
+    key = ("envelopes.match", method, bool(substituted), form,
            tuple(f[k] for k in _BEFORE_U + _AFTER_U), f.get("correlated_arrivals", 0))
     inside, outside = [], []
     for env, before, after in net.lowered.family(key, build):
@@ -227,7 +246,8 @@ def attach(result, *, substituted: bool = False) -> None:
     (``fcfs_as_ps=True``), whose envelopes are recorded apart."""
     f = features(result.network, result)
     method = result.method
-    inside, outside = _match_network(result.network, method, f, substituted)
+    form = (getattr(result, "info", None) or {}).get("approximation")
+    inside, outside = _match_network(result.network, method, f, substituted, form)
     what = f"{method!r}" + (" with fcfs_as_ps=True" if substituted else "")
     if inside:
         env = _worst(inside)

@@ -88,6 +88,7 @@ from ..errors import InvalidValueError, ProblemTooLargeError, UnstableError, Uns
 from ..model.forkjoin import ForkJoin, branch_owner, forkjoins
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
 from ..results import Curve, Result
+from . import requires
 from ._common import _refuse_held_or_bounded
 from .contract import answers
 
@@ -125,6 +126,12 @@ def _read(net: Network, solver: str = "forkjoin"):
             f"{solver} solves one class; this network has {len(net.classes)} "
             f"({', '.join(map(repr, net.class_names))}): use method='sim'")
     _refuse_held_or_bounded(net, solver)
+    why = requires.arrival_shapes(net)
+    if why is not None:
+        # Flatto & Hahn and Nelson & Tantawi are for Poisson arrivals
+        raise UnsupportedModelError(
+            f"{why}; {solver} assumes Poisson arrivals (Flatto & Hahn 1984, Nelson & "
+            "Tantawi 1988): use method='ctmc' (small models) or method='sim'")
     own = branch_owner(net.stations)
     index = {s: k for k, s in enumerate(net.station_names)}
     K = len(net.stations)

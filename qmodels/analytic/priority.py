@@ -40,12 +40,11 @@ Closed networks (every class closed)
 ------------------------------------
 When a priority station serves two levels or more and the network's own
 Markov chain has at most ``max_states`` states (default
-:data:`CTMC_STATES`), that chain is solved (``qm.ctmc``: the priority
-rules, the random routing of visit ratios and the think times of the
-simulator) and the answer is labelled as the chain's: exact, or
-approximate where a service shape is fitted by phases.  On the
-``priority-closed`` catalog that answers 44 of the 60 networks (8, 9 and
-27 of them in the second try below), among them
+:data:`WHOLE_STATES`; the tries below), that chain is solved (``qm.ctmc``:
+the priority rules, the random routing of visit ratios and the think
+times of the simulator) and the answer is labelled as the chain's: exact,
+or approximate where a service shape is fitted by phases.  Among the
+networks of the ``priority-closed`` catalog it answers is
 network 33, where the approximation below missed the starved low class's
 throughput by 10 % against this chain (an exponential FCFS queue in the
 rest: the order of its jobs, which the rest's flow-equivalent server does
@@ -66,35 +65,45 @@ elsewhere comes from the rest's equilibrium assumption and the think
 times' shape (that module's docstring gives the equations; the measured
 envelope of the whole method on ``priority-closed`` of
 ``validation/envelopes.py`` is in ``qmodels/analytic/envelopes.json``).
-When the joint chain of several priority stations is past its budget, the
-whole network's chain is tried again, up to :data:`SURROGATE_CTMC_STATES`
-states with a fitted low-variance shape of at most ``KMAX`` phases (the
-stations' own chains have no more there); past that too, each priority
-station is solved in its own chain with the others in the rest's
-recursion (shadow-server form, below, times surrogate factors fitted to
-each one's own chain).  On ``priority-closed`` the surrogate factors
-missed network 9's starved low class by 16.6 % in X against the simulator
-(two priority queues; the rest's figures differ between the two
+When the joint chain of several priority stations is past its budget,
+each priority station is solved in its own chain with the others in the
+rest's recursion (shadow-server form, below, times surrogate factors
+fitted to each one's own chain).  On ``priority-closed`` the surrogate
+factors missed network 9's starved low class by 16.6 % in X against the
+simulator (two priority queues; the rest's figures differ between the two
 stations' chains), and network 8's by 6.4 % (three levels over a
 preemptive and a HOL queue); their whole chains (121,226 and 202,359
 states, a few seconds each) are within 1.8 % and 1.1 %.
 
+So the whole network's chain comes first, in three tries: a fitted
+low-variance shape as an Erlang-20 where the chain has at most
+:data:`CTMC_STATES` states, else as an Erlang-8, else an Erlang-4, up to
+``max_states`` (default :data:`WHOLE_STATES`); only past that does the
+approximation above answer.  Where a low level starves behind a high one
+the approximation is weakest (the flow-equivalent server 20 % to 58 %
+low against the exact chain or the simulator: the envelopes of
+``priority-closed-starved-fes`` and ``priority-closed-starved-det-fes``),
+the whole chain within a few per cent.
+
 Deterministic (and other low-variance) service: a shape of scv below
-1/k is held at an Erlang-k (scv 1/k) in these chains (k = 20 in the whole
-chain of at most ``max_states`` states, ``KMAX`` in the second try, 8 to 32
-in the priority stations' chain), and a starved class's throughput is
-sensitive to that: on network 26 of ``priority-closed`` (a HOL queue,
-the low class at 1 % of the server) the whole chain with an Erlang-8 is
-37 % above the simulator, with an Erlang-32 8 %.  Each such chain is
-therefore solved again with k/2 phases there and the two answers (X and
-the queue lengths) extrapolated linearly in the fitted scv to the
-shape's own (Richardson's deferred approach to the limit; linear in the
-scv is what the Pollaczek-Khinchine mean of an M/G/1 queue is:
-:func:`qmodels.analytic._prio_fes.extrapolate_phases`).  On network 26
-the whole chain's answers at k = 8, 16, 32 extrapolate to within 1 % of
-the simulator; the priority station's chain, Erlang-32 and -16
-extrapolated, is 4.6 % below it (the rest's flow-equivalent server; 5.2 %
-above before, the fit's error partly hiding the server's).
+1/k is held at an Erlang-k (scv 1/k) in these chains, and a starved
+class's throughput is sensitive to that: on network 26 of
+``priority-closed`` (a HOL queue, the low class at 1 % of the server) the
+whole chain with an Erlang-8 is 37 % above the simulator, with an
+Erlang-32 8 %.  Each such chain is therefore solved again with k/2 and
+k/4 phases there and the three answers (X and the queue lengths)
+extrapolated to the shape's own scv by the quadratic through them in the
+fitted scv (Richardson's deferred approach to the limit; linear in the
+scv is what the Pollaczek-Khinchine mean of an M/G/1 queue is, and a
+starved class is curved beyond that:
+:func:`qmodels.analytic._prio_fes.extrapolate_runs`, which falls back to
+the linear step of the two finest where the quadratic leaves the
+figures' range).  The priority stations' own chain (8 to 32 phases) is
+extrapolated linearly from k and k/2.  On network 26 the whole chain's
+answers at k = 8, 16, 32 extrapolate to within 1 % of the simulator; the
+priority station's chain, Erlang-32 and -16 extrapolated, is 4.6 % below
+it (the rest's flow-equivalent server; 5.2 % above before, the fit's
+error partly hiding the server's).
 
 Past the budgets: Sevcik's shadow-server approximation (Sevcik, "Priority scheduling
 disciplines in queueing network models of computer systems", Proc. IFIP
@@ -149,28 +158,32 @@ __all__ = ["priority"]
 _PRIO = PRIORITY_DISCIPLINES
 
 #: the largest chain of the whole closed network that ``priority`` solves
-#: exactly (``qm.ctmc``) before it approximates (a chain of 15,750 states,
-#: solved twice for the phase extrapolation, takes 1.6 s).  The
-#: approximation below misses a starved low class badly where its service
-#: is deterministic: two queues, HOL deterministic 0.5 over 6 high jobs
-#: (think 0.1) and 3 low ones: the flow-equivalent server's chain gives
-#: the low class X 0.0145, the simulator 0.0256 +- 0.0006 (43 % low); the
-#: whole chain (15,750 states) 0.0256.  So the chain is taken up to 20,000
-#: states, not 5,000 as before
+#: with a fitted low-variance shape of ``CTMC_PHASES`` phases (a chain of
+#: 15,750 states, solved three times for the phase extrapolation, takes
+#: about 2 s).  The approximation below misses a starved low class badly
+#: where its service is deterministic: two queues, HOL deterministic 0.5
+#: over 6 high jobs (think 0.1) and 3 low ones: the flow-equivalent
+#: server's chain gives the low class X 0.0145, the simulator 0.0256 +-
+#: 0.0006 (43 % low); the whole chain (15,750 states) 0.0256
 CTMC_STATES = 20_000
 #: the phases of a fitted low-variance shape in that chain (a deterministic
-#: service an Erlang-20; never fewer: a starved class's throughput is
-#: sensitive to the fit, and past the budget the approximation's own chain
-#: has up to ``KMAX_DETERMINISTIC``)
+#: service an Erlang-20; a starved class's throughput is sensitive to the
+#: fit)
 CTMC_PHASES = 20
-#: where the priority stations' joint chain is past its budget (the
-#: surrogate factors' case, the slowest and least accurate form), the
-#: whole network's chain is tried again up to this many states, a fitted
-#: low-variance shape with at most ``KMAX`` phases as in the stations' own
-#: chains (network 8 of ``priority-closed``, 202,359 states, is built and
-#: solved by the compiled chain in 3 to 8 s; the surrogate factors took
-#: as long, 6.4 % off)
-SURROGATE_CTMC_STATES = 250_000
+#: the largest chain of the whole closed network ``priority`` solves before
+#: it approximates (the default of ``max_states``); past
+#: :data:`CTMC_STATES` a fitted low-variance shape gets ``KMAX`` phases (8)
+#: there, as in the priority stations' own chains.  Past
+#: :data:`CTMC_STATES` the approximation was still far off where a low
+#: level starves: a third exponential queue (0.2 s) added to the network
+#: above gives a chain of 97,888 states with an Erlang-20 (40,264 with an
+#: Erlang-8, solved with Erlang-4 and -2 for the extrapolation in 1.6 s):
+#: the flow-equivalent server gives the low class 0.0404, the simulator
+#: 0.0504 +- 0.0013 (20 % low), the whole chain at Erlang-8 extrapolated
+#: 0.0503.  The whole chain of network 8 of ``priority-closed`` (202,359
+#: states) takes 3 to 8 s; the approximation's surrogate factors took as
+#: long and were 6.4 % off
+WHOLE_STATES = 250_000
 
 _NOTE_CLOSED = (
     "approximation: shadow-server priority approximation (Sevcik 1977) in Schweitzer's "
@@ -239,7 +252,7 @@ def _ps_twin(net: Network) -> Network:
 
 @answers()
 def priority(net: Network, *, tol: float = 1e-10, max_iter: int = 100_000,
-             max_states: int = CTMC_STATES) -> Result:
+             max_states: int = WHOLE_STATES) -> Result:
     """Approximate means of a network with priority stations.
 
     Parameters
@@ -254,9 +267,11 @@ def priority(net: Network, *, tol: float = 1e-10, max_iter: int = 100_000,
         Closed networks: iterations before a :class:`ConvergenceWarning`.
     max_states : int
         Closed networks with a priority queue serving two levels or more:
-        the largest chain of the whole network solved exactly (``qm.ctmc``)
-        before the approximation is used (default :data:`CTMC_STATES`; 0
-        never).
+        the largest chain of the whole network solved (``qm.ctmc``) before
+        the approximation is used (default :data:`WHOLE_STATES`; 0 never):
+        with a low-variance shape as an Erlang-20 up to :data:`CTMC_STATES`
+        states, past that as an Erlang-8 (both extrapolated to the shape's
+        scv, module docstring).
 
     Returns
     -------
@@ -404,14 +419,15 @@ def _closed(net: Network, tol: float, max_iter: int, max_states: int = 0) -> Res
                 "throughput is unbounded")
     mixed = [k for k in range(len(code)) if code[k] >= 3
              and len({int(level[c]) for c in range(len(N)) if V[c, k] > 0 and N[c] > 0}) > 1]
-    whole = _ctmc_closed(net, max_states, CTMC_PHASES) if mixed and max_states > 0 else None
-    if whole is not None:
-        return whole
-    instead = (lambda: _ctmc_closed(net, max(max_states, SURROGATE_CTMC_STATES), KMAX)) \
-        if max_states > 0 else None
-    fes = _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter, instead)
-    if isinstance(fes, Result):
-        return fes
+    if mixed and max_states > 0:
+        # the whole chain: Erlang-20 where it is small, Erlang-8 or -4 up to
+        # max_states
+        for phases, budget in ((CTMC_PHASES, min(max_states, CTMC_STATES)),
+                               (KMAX, max_states), (KMAX // 2, max_states)):
+            whole = _ctmc_closed(net, budget, phases)
+            if whole is not None:
+                return whole
+    fes = _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter)
     if fes is not None:
         X, Rk, it, converged, note = fes
         notes = [_NOTE_FES] + ([note] if note else [])
@@ -440,8 +456,8 @@ def _ctmc_closed(net: Network, max_states: int, max_phases: int | None = None
     chain has at most ``max_states`` states; None otherwise.  Labelled
     as the chain is: exact, or approximate where a service shape is fitted
     (deterministic, lognormal, ...).  A low-variance shape held at the
-    phase cap k: the chain again with k/2 phases, the two extrapolated to
-    the shape's scv (module docstring)."""
+    phase cap k: the chain again with k/2 and k/4 phases, the answers
+    extrapolated to the shape's scv (module docstring)."""
     import warnings
 
     from ..errors import ProblemTooLargeError
@@ -469,29 +485,35 @@ def _ctmc_closed(net: Network, max_states: int, max_phases: int | None = None
     targets = _capped_scvs(net, k1) if r.info.get("phase_capped") else []
     if targets and k1 >= 4:
         # a low-variance shape held at k1 phases (scv 1/k1 above its own):
-        # the chain again at k1/2 phases, the two extrapolated to the
-        # shape's scv (Richardson; _prio_fes.extrapolate_phases)
-        from ._prio_fes import extrapolate_phases
+        # the chain again at k1/2 and k1/4 phases (Erlang-1: exponential), the
+        # answers extrapolated to the shape's scv (Richardson;
+        # _prio_fes.extrapolate_runs)
+        from ._prio_fes import extrapolate_runs
 
-        k2 = k1 // 2
-        r2 = chain(k2)
-        X2 = np.array([float(r2.X[c]) for c in net.class_names])
-        Rk2 = np.asarray(r2.station_response_time, dtype=float)
+        runs, states, ks = [(X, X[:, None] * V * Rk, [(t, 1.0 / k1) for t in targets])], \
+            [r.info["states"]], [k1]
+        for k in (k1 // 2, k1 // 4):
+            if k < 1:
+                break
+            rk = chain(k)
+            Xk = np.array([float(rk.X[c]) for c in net.class_names])
+            Rkk = np.asarray(rk.station_response_time, dtype=float)
+            runs.append((Xk, Xk[:, None] * V * Rkk, [(t, 1.0 / k) for t in targets]))
+            states.append(rk.info["states"])
+            ks.append(k)
         N = np.array([int(c.population) for c in net.classes], dtype=float)
-        out = extrapolate_phases(X, X[:, None] * V * Rk, X2, X2[:, None] * V * Rk2,
-                                 [(t, 1.0 / k1) for t in targets],
-                                 [(t, 1.0 / k2) for t in targets], N, D,
-                                 np.asarray(net.lowered.kind) != "delay")
+        out = extrapolate_runs(runs, N, D, np.asarray(net.lowered.kind) != "delay")
         if out is not None:
-            X, Q = out
+            X, Q, order = out
             with np.errstate(divide="ignore", invalid="ignore"):
                 on = (V > 0) & (X[:, None] > 0)
                 Rk = np.where(on, Q / np.where(on, X[:, None] * V, 1.0), Rk)
+            used = ", ".join(f"Erlang-{k}" for k in ks[:order + 1])
             notes.append(
                 f"the low-variance shapes held at the phase cap extrapolated to their scv "
-                f"from the chains with Erlang-{k1} and Erlang-{k2} in their place "
-                f"(Richardson, linear in the scv as the Pollaczek-Khinchine mean is)")
-            info["states"] = (r.info["states"], r2.info["states"])
+                f"from the chains with {used} in their place (Richardson, "
+                f"{'linear' if order == 1 else f'degree {order}'} in the fitted scv)")
+            info["states"] = tuple(states[:order + 1])
     U = X[:, None] * D   # single servers: X D per class
     res = _result(net, "priority", X, V * Rk, U, notes, info, visit_time=Rk)
     object.__setattr__(res, "exactness", r.exactness)
@@ -554,7 +576,7 @@ def _direct_routes(net: Network, V, Z) -> np.ndarray:
     return direct
 
 
-def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter, instead=None):
+def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter):
     """The closed-network approximation of :mod:`qmodels.analytic._prio_fes`
     where a priority station serves two levels or more and the budgets
     hold; None otherwise (the shadow-server fixed point answers)."""
@@ -570,8 +592,7 @@ def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter, instead=None):
             return None
     direct = _direct_routes(net, V, Z)
     return _prio_fes.solve_closed(V, S, scv, code, level, N, Z, direct, tol=max(tol, 1e-9),
-                                  max_iter=min(max_iter, 200), memo=net.lowered.memo,
-                                  instead=instead)
+                                  max_iter=min(max_iter, 200), memo=net.lowered.memo)
 
 
 def _closed_fixed_point(V, S, scv, code, level, N, Z, tol, max_iter):
