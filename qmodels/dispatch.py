@@ -101,8 +101,10 @@ METHODS: dict[str, Method] = {
         "lambda(n)/PH/c queue fed by the flow-equivalent of the rest, iterated with a "
         "product-form substitute; c servers, delays, PS/LCFS-PR queues, several classes "
         "(Baynat & Dallery 1996; waiting jobs in random order; classes that share one "
-        "cycle of single-server FCFS queues without think time aggregated into one); exact "
-        "for product form and "
+        "cycle of single-server FCFS queues without think time aggregated into one); with "
+        "two classes or more, single-server FCFS queues solved together as one subsystem "
+        "(their job order and phases in one chain, Baynat & Dallery 1993) where its chain "
+        "fits, else in pairs; exact for product form and "
         "for one phase-type queue among delays; refuses open classes, pools, binding "
         "capacities, priority levels, non-exponential load-dependent stations and lattices or "
         "chains past its size limits", "for_marie"),
@@ -180,7 +182,7 @@ METHODS: dict[str, Method] = {
 #: the methods ``solve(net)`` tries, most exact first (an approximation only
 #: where the exact method cannot answer: not product form, or too large)
 AUTO_ORDER = ("exact", "ctmc", "forkjoin", "priority", "decomposition", "forkjoin-pools",
-              "marie", "mva-residual", "qna", "linearizer")
+              "marie", "mva-residual", "rqna", "qna", "linearizer")
 
 #: the methods that solve class switching (the exact one by the chain
 #: reduction, :mod:`qmodels.analytic.switching`; the CTMC with each job's

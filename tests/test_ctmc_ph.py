@@ -486,7 +486,7 @@ def test_the_automatic_choice_passes_over_a_chain_cut_short_and_says_why():
     with warnings.catch_warnings():
         warnings.simplefilter("error", qm.NumericalWarning)   # the chain's is not given
         r = qm.solve(_tandem(0.95))
-    assert r.method == "qna"
+    assert r.method == "rqna"       # one class at single-server FCFS queues
     assert any("ctmc: its open jobs are cut at 80" in n and "fall short by about 26 %" in n
                for n in r.notes)
     # where the cut holds little the chain stays: (K + 1) p = 0.13 % at rho 0.8

@@ -95,7 +95,7 @@ def _distribution_el(parent, shape, mean: float, who: str):
         _sub(par, "sigma", _D, _num(math.sqrt(s2)))
     else:
         raise UnsupportedModelError(
-            f"{who}: an {shape.name} distribution has no JSIMg equivalent here (JMT replays "
+            f"{who}: the {shape.name} distribution has no JSIMg equivalent here (JMT replays "
             "empirical data from trace files); use a parametric shape")
 
 
