@@ -103,6 +103,15 @@ Catalogs (sources of the formulas and cases):
   queues whose mean service differs by class, small enough for the CTMC;
   solved by ``mva-residual``, ``marie`` and by ``exact``, ``schweitzer`` and
   ``linearizer`` with ``fcfs_as_ps=True``.
+* ``marie-classdep-large``, ``marie-classdep-large-pairs``,
+  ``marie-classdep-large-alone``: closed networks larger than the CTMC
+  holds (:func:`classdep_large`: 2-3 classes, 8-20 jobs, 3-5 FCFS queues
+  whose mean service differs by class, a third of the time one of them of
+  SCV 0.25-4) against the simulator, solved by ``marie`` as it chooses its
+  subsystems, with pairs at most (``group_max=2``) and with every station
+  alone (``group_max=1``): the same networks and simulations (same
+  generator and seed), one envelope per form of Marie's method (its
+  ``info["approximation"]``).
 * ``amva-*``: Schweitzer and Linearizer against exact MVA on random closed
   product-form networks: ``amva-plain`` (single-server queues and delays,
   1-3 classes, drawn like the others here) and the scenarios of
@@ -435,6 +444,77 @@ def classdep_closed(rng, i: int) -> qm.Network:
         classes.append(qm.Closed(f"c{c}", int(rng.integers(1, 4 if C == 2 else 3)),
                                  think_time=z, routing=route, service=svc))
     return qm.Network(st, classes)
+
+
+def classdep_large(rng, i: int) -> qm.Network:
+    """2-3 closed classes of 8..20 jobs in all (at least 2 each) over 3..5
+    single-server FCFS queues whose mean service differs by class (each
+    class draws its own, log-uniform over 0.02..1 s), exponential, but a
+    third of the time one queue of a non-exponential shape (Erlang 2-4,
+    hyperexponential or lognormal, SCV 0.25..4; the same for every class
+    there); a delay half the time; each class cycles through every
+    station in an order of its own (a third of the time with a branch back
+    to its first one), as in :func:`classdep_closed`.  Each class thinks
+    three times in four; its think time is N_c D_c t, one t for all, set
+    so that the largest utilisation of the asymptotic bounds
+    X_c <= N_c / (Z_c + D_c) is a target of 0.7..1.3 (t at most 4; the
+    queues' own utilisations then reach about 0.95, more where a class
+    without think time loads its bottleneck as it will).  Larger than the
+    CTMC can hold, and where Marie's method forms pairs or leaves stations
+    alone (module docstring of :mod:`qmodels.analytic.marie`)."""
+    K = int(rng.integers(3, 6))
+    names = [f"s{k}" for k in range(K)]
+    general = rng.random() < 1.0 / 3.0
+    shaped = int(rng.integers(0, K)) if general else -1
+    st = []
+    for k, n in enumerate(names):
+        shape = None
+        if k == shaped:
+            u = int(rng.integers(0, 3))
+            if u == 0:
+                shape = Erlang(int(rng.integers(2, 5)))
+            elif u == 1:
+                shape = HyperExponential(float(np.round(rng.uniform(1.5, 4.0), 2)))
+            else:
+                shape = Lognormal(float(np.round(rng.uniform(0.25, 4.0), 2)))
+        st.append(qm.Queue(n, 1.0, distribution=shape))
+    delay = rng.random() < 0.5
+    if delay:
+        st.append(qm.Delay("d", 1.0))
+    C = int(rng.integers(2, 4))
+    total = int(rng.integers(8, 21))
+    pops = 2 + rng.multinomial(total - 2 * C, np.full(C, 1.0 / C))
+    specs = []
+    for _c in range(C):
+        svc = {n: _loguniform(rng, 0.02, 1.0) for n in names}
+        if delay:
+            svc["d"] = float(np.round(rng.uniform(0.1, 1.0), 3))
+        order = [str(n) for n in rng.permutation([s.name for s in st])]
+        route = {a: {b: 1.0} for a, b in zip(order, order[1:] + order[:1])}
+        if rng.random() < 0.33 and len(order) > 2:
+            k = int(rng.integers(1, len(order) - 1))
+            p = float(np.round(rng.uniform(0.1, 0.5), 2))
+            route[order[k]] = {order[0]: p, order[k + 1]: 1.0 - p}
+        specs.append((svc, route, rng.random() < 0.75))
+    net0 = qm.Network(st, [qm.Closed(f"c{c}", int(pops[c]), routing=r, service=s)
+                           for c, (s, r, _t) in enumerate(specs)])
+    D = np.asarray(net0.demands, dtype=float)[:, :K]
+    Dc = np.asarray(net0.demands, dtype=float).sum(axis=1)
+    thinks = np.array([t for _s, _r, t in specs])
+    target = rng.uniform(0.7, 1.3)
+
+    def top(t):
+        Z = np.where(thinks, pops * Dc * t, 0.0)
+        return float(((pops / (Z + Dc))[:, None] * D).sum(axis=0).max())
+
+    lo, hi = 0.0, 4.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if top(mid) > target else (lo, mid)
+    Z = np.where(thinks, np.round(pops * Dc * hi, 3), 0.0)
+    return qm.Network(st, [qm.Closed(f"c{c}", int(pops[c]), think_time=float(Z[c]),
+                                     routing=r, service=s)
+                           for c, (s, r, _t) in enumerate(specs)])
 
 
 def amva_plain(rng, i: int) -> qm.Network:
@@ -974,6 +1054,19 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
              Approx("exact", "mva", _SUB, substituted=True),
              Approx("schweitzer", "schweitzer", _SUB, substituted=True),
              Approx("linearizer", "linearizer", _SUB, substituted=True)), seed=(27, 4)),
+    # the same networks and simulations (same generator and seed) solved by
+    # marie as it chooses, with pairs only, and with every station alone:
+    # the envelopes of its three forms on networks past the small catalogs
+    *(Catalog(f"marie-classdep-large{tail}", "closed networks of 2-3 classes, 8-20 jobs, "
+              "3-5 FCFS queues whose mean service differs by class (one general a third of "
+              f"the time){words}", classdep_large, 40, 3, "sim",
+              (Approx("marie", "marie", kw),), seed=(27, 23),
+              sim=SimPlan(_h_closed_cycles(4e3), extend=1))
+      for tail, words, kw in (("", "", ()),
+                              ("-pairs", ", solved with subsystems of pairs at most "
+                               "(group_max=2)", (("group_max", 2),)),
+                              ("-alone", ", solved with every station alone (group_max=1)",
+                               (("group_max", 1),)))),
     Catalog("amva-plain", "random closed product-form networks, single-server queues and "
             "delays, 1-3 classes", amva_plain, 300, 10, "mva",
             (Approx("schweitzer", "schweitzer"), Approx("linearizer", "linearizer")),
