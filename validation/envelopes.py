@@ -431,19 +431,28 @@ def classdep_closed(rng, i: int) -> qm.Network:
     C = int(rng.integers(2, 4))
     classes = []
     for c in range(C):
-        svc = {n: _loguniform(rng, 0.02, 1.0) for n in names}
-        if delay:
-            svc["d"] = float(np.round(rng.uniform(0.1, 1.0), 3))
-        order = [str(n) for n in rng.permutation([s.name for s in st])]
-        route = {a: {b: 1.0} for a, b in zip(order, order[1:] + order[:1])}
-        if rng.random() < 0.33 and len(order) > 2:
-            k = int(rng.integers(1, len(order) - 1))
-            p = float(np.round(rng.uniform(0.1, 0.5), 2))
-            route[order[k]] = {order[0]: p, order[k + 1]: 1.0 - p}
+        svc, route = _classdep_route(rng, st, names, delay)
         z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.2, 3.0), 2))
         classes.append(qm.Closed(f"c{c}", int(rng.integers(1, 4 if C == 2 else 3)),
                                  think_time=z, routing=route, service=svc))
     return qm.Network(st, classes)
+
+
+def _classdep_route(rng, st, names, delay: bool):
+    """One class of :func:`classdep_closed` / :func:`classdep_large`: its
+    mean service per queue (log-uniform 0.02..1 s; 0.1..1 s at the delay
+    ``d``) and a cycle through every station in an order of its own, a
+    third of the time with a branch back to its first one."""
+    svc = {n: _loguniform(rng, 0.02, 1.0) for n in names}
+    if delay:
+        svc["d"] = float(np.round(rng.uniform(0.1, 1.0), 3))
+    order = [str(n) for n in rng.permutation([s.name for s in st])]
+    route = {a: {b: 1.0} for a, b in zip(order, order[1:] + order[:1])}
+    if rng.random() < 0.33 and len(order) > 2:
+        k = int(rng.integers(1, len(order) - 1))
+        p = float(np.round(rng.uniform(0.1, 0.5), 2))
+        route[order[k]] = {order[0]: p, order[k + 1]: 1.0 - p}
+    return svc, route
 
 
 def classdep_large(rng, i: int) -> qm.Network:
@@ -486,15 +495,7 @@ def classdep_large(rng, i: int) -> qm.Network:
     pops = 2 + rng.multinomial(total - 2 * C, np.full(C, 1.0 / C))
     specs = []
     for _c in range(C):
-        svc = {n: _loguniform(rng, 0.02, 1.0) for n in names}
-        if delay:
-            svc["d"] = float(np.round(rng.uniform(0.1, 1.0), 3))
-        order = [str(n) for n in rng.permutation([s.name for s in st])]
-        route = {a: {b: 1.0} for a, b in zip(order, order[1:] + order[:1])}
-        if rng.random() < 0.33 and len(order) > 2:
-            k = int(rng.integers(1, len(order) - 1))
-            p = float(np.round(rng.uniform(0.1, 0.5), 2))
-            route[order[k]] = {order[0]: p, order[k + 1]: 1.0 - p}
+        svc, route = _classdep_route(rng, st, names, delay)
         specs.append((svc, route, rng.random() < 0.75))
     net0 = qm.Network(st, [qm.Closed(f"c{c}", int(pops[c]), routing=r, service=s)
                            for c, (s, r, _t) in enumerate(specs)])

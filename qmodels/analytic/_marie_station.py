@@ -836,17 +836,26 @@ def _pinned_stationary(rows, cols, vals, n):
     each: kept in that order (permc_spec="NATURAL"), SuperLU's factors of
     an 11,000-state chain hold 3.8 million entries and take 3.6 s; its
     default COLAMD ordering gives 6 million and 30 s."""
-    from scipy.sparse import coo_matrix
     from scipy.sparse.linalg import spsolve
+
+    pi = np.ones(n)
+    if n > 1:
+        sub, rhs = pinned_system(rows, cols, vals, n)
+        pi[1:] = spsolve(sub, rhs, permc_spec="NATURAL")
+    return np.maximum(pi, 0.0)
+
+
+def pinned_system(rows, cols, vals, n):
+    """(A, b) of the balance equations pi Q = 0 of the states 1..n-1 with
+    pi(0) = 1 (:func:`_pinned_stationary`): Q's off-diagonal rates
+    (rows, cols, vals) with the diagonal minus each row's sum, transposed,
+    state 0's row and column taken out, its column moved to the right-hand
+    side (Stewart 1994, sec. 2.3).  A in CSC form, n >= 2."""
+    from scipy.sparse import coo_matrix
 
     out = np.bincount(rows, weights=vals, minlength=n)
     rows = np.concatenate([rows, np.arange(n)])
     cols = np.concatenate([cols, np.arange(n)])
     vals = np.concatenate([vals, -out])
     At = coo_matrix((vals, (cols, rows)), shape=(n, n)).tocsc()
-    pi = np.ones(n)
-    if n > 1:
-        sub = At[1:, :][:, 1:]
-        rhs = -np.asarray(At[1:, 0].todense()).ravel()
-        pi[1:] = spsolve(sub.tocsc(), rhs, permc_spec="NATURAL")
-    return np.maximum(pi, 0.0)
+    return At[1:, :][:, 1:].tocsc(), -np.asarray(At[1:, 0].todense()).ravel()

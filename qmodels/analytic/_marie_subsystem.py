@@ -268,20 +268,15 @@ class SubsystemChain:
         linear systems", SIAM J. Sci. Stat. Comput. 7(3), 1986) started
         from the last answer and preconditioned by the last LU factors, a
         new factorisation only where they do not converge."""
-        from scipy.sparse import coo_matrix
         from scipy.sparse.linalg import LinearOperator, gmres, splu
 
+        from ._marie_station import pinned_system
+
         n = self.size
-        out = np.bincount(rows, weights=vals, minlength=n)
-        rows = np.concatenate([rows, np.arange(n)])
-        cols = np.concatenate([cols, np.arange(n)])
-        vals = np.concatenate([vals, -out])
-        At = coo_matrix((vals, (cols, rows)), shape=(n, n)).tocsc()
         pi = np.ones(n)
         if n == 1:
             return pi
-        sub = At[1:, :][:, 1:].tocsc()
-        rhs = -np.asarray(At[1:, 0].todense()).ravel()
+        sub, rhs = pinned_system(rows, cols, vals, n)
         x = None
         lu = getattr(self, "_lu", None)
         if lu is not None:
