@@ -458,3 +458,52 @@ def test_a_starved_low_class_with_deterministic_service_gets_the_whole_chain():
     assert a.X["lo"] == pytest.approx(ref.X["lo"], rel=0.05)
     assert a.X["hi"] == pytest.approx(ref.X["hi"], rel=0.005)
     assert fes.X["lo"] < 0.7 * ref.X["lo"]     # the approximation's miss, pinned
+
+
+def test_phase_extrapolation_of_three_solves_is_exact_on_a_quadratic_figure():
+    # F quadratic in the fitted scv t: from t = 1/8, 1/4, 1/2 (Erlang-8,
+    # -4, -2) Lagrange's form recovers F(t0) (weights 8/3, -2, 1/3 at t0 =
+    # 0); the linear step of the two finest does not
+    from qmodels.analytic._prio_fes import extrapolate_runs
+
+    F0X, gX, hX = np.array([0.2, 0.5]), np.array([0.8, -0.4]), np.array([0.6, 0.2])
+    F0Q = np.array([[1.0, 2.0], [0.5, 0.5]])
+    gQ, hQ = np.array([[3.0, -3.0], [1.0, -1.0]]), np.array([[1.0, -1.0], [0.5, -0.5]])
+    N = np.array([3, 1])
+
+    def run(t, t0):
+        return (F0X + gX * t + hX * t * t, F0Q + gQ * t + hQ * t * t, [(t0, t)])
+
+    for t0 in (0.0, 0.05):
+        X, Q, order = extrapolate_runs([run(1 / 8, t0), run(1 / 4, t0), run(1 / 2, t0)], N)
+        assert order == 2
+        assert np.allclose(X, F0X + gX * t0 + hX * t0 ** 2)
+        assert np.allclose(Q, F0Q + gQ * t0 + hQ * t0 ** 2)
+        X1, _, o1 = extrapolate_runs([run(1 / 8, t0), run(1 / 4, t0)], N)
+        assert o1 == 1 and not np.allclose(X1, F0X + gX * t0 + hX * t0 ** 2)
+
+
+def test_a_starved_deterministic_level_past_the_first_budget_is_answered_by_the_chain():
+    # network 0 of priority-closed-starved-det: HOL deterministic 0.5 s, two
+    # exponential queues (0.3, 0.2 s), 6 high jobs thinking 0.1 s, 3 low
+    # ones.  Its chain with an Erlang-20 has 97,888 states, past
+    # CTMC_STATES; priority takes it with an Erlang-8 (40,264 states), -4 and
+    # -2, extrapolated.  Reference: the simulator (independent); the
+    # flow-equivalent server's answer (max_states=0) is 20 % low
+    from qmodels.analytic.priority import priority
+
+    st = [qm.Queue("p", 0.5, discipline="prio", distribution=qm.Deterministic()),
+          qm.Queue("q", 0.3), qm.Queue("r", 0.2)]
+    both = {s.name: 1 for s in st}
+    net = qm.Network(st, [qm.Closed("hi", 6, visits=both, priority=0, think_time=0.1),
+                          qm.Closed("lo", 3, visits=both, priority=1)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = priority(net)
+        fes = priority(net, max_states=0)
+        sim = qm.simulate(net, seed=1, horizon=2e5, replications=5, progress=False)
+    assert any("Markov chain" in n for n in a.notes)
+    assert any("Erlang-8, Erlang-4, Erlang-2" in n and "degree 2" in n for n in a.notes)
+    lo, hw = float(sim.X["lo"].mean), float(sim.X["lo"].half_width)
+    assert abs(float(a.X["lo"]) - lo) < max(3 * hw, 0.02 * lo), (float(a.X["lo"]), lo, hw)
+    assert (lo - float(fes.X["lo"])) / lo > 0.1

@@ -125,14 +125,20 @@ Catalogs (sources of the formulas and cases):
 * ``priority-closed-ph``: closed priority networks drawn like
   ``priority-closed`` but with 1..4 jobs per class and phase-type shapes,
   against the exact CTMC.  ``priority`` answers all of them by the whole
-  network's chain (at most 20,000 states), so ``priority-closed-ph-fes``
+  network's chain (at most 60,000 states), so ``priority-closed-ph-fes``
   solves the same networks with that chain turned off (``max_states=0``):
   the error of the approximation it takes past its budget, against the
-  exact CTMC (its envelope is given to every ``priority`` answer in its
-  box, the worst that holds).  ``priority-closed-starved-fes``: the same
-  for a low level of 1-3 jobs starved behind a high one that loads the
-  priority queue past 0.9 (:func:`priority_starved`), where the
-  approximation is weakest.
+  exact CTMC (its envelope is given to every ``priority`` answer of that
+  form in its box, the worst that holds: an envelope lists the forms,
+  ``info["approximation"]``, that answered its networks).
+  ``priority-closed-starved-fes``: the same for a low level of 1-3 jobs
+  starved behind a high one that loads the priority queue past 0.9
+  (:func:`priority_starved`), where the approximation is weakest.
+  ``priority-closed-starved-det`` and ``-det-fes``: a low level starved at
+  a queue of deterministic service (:func:`priority_starved_det`), with
+  populations that pass the first chain's budget, against the simulator:
+  the whole method (its chain at Erlang-8 or -4, extrapolated) and the
+  approximation alone.
 * ``cache-che``: a cache station in front of a disk (:func:`cache_network`),
   solved by ``exact`` (MVA) on Che's split of each cache, against the
   simulator, which runs the cache item by item: the error of an answer that

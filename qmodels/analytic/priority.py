@@ -65,12 +65,15 @@ elsewhere comes from the rest's equilibrium assumption and the think
 times' shape (that module's docstring gives the equations; the measured
 envelope of the whole method on ``priority-closed`` of
 ``validation/envelopes.py`` is in ``qmodels/analytic/envelopes.json``).
-When the joint chain of several priority stations is past its budget,
-each priority station is solved in its own chain with the others in the
-rest's recursion (shadow-server form, below, times surrogate factors
-fitted to each one's own chain).  On ``priority-closed`` the surrogate
-factors missed network 9's starved low class by 16.6 % in X against the
-simulator (two priority queues; the rest's figures differ between the two
+When the joint chain of several priority stations is past its budget, the
+whole network's chain is tried again, up to :data:`SURROGATE_CTMC_STATES`
+states with a fitted low-variance shape of at most ``KMAX`` phases (the
+stations' own chains have no more there); past that too, each priority
+station is solved in its own chain with the others in the rest's
+recursion (shadow-server form, below, times surrogate factors fitted to
+each one's own chain).  On ``priority-closed`` the surrogate factors
+missed network 9's starved low class by 16.6 % in X against the simulator
+(two priority queues; the rest's figures differ between the two
 stations' chains), and network 8's by 6.4 % (three levels over a
 preemptive and a HOL queue); their whole chains (121,226 and 202,359
 states, a few seconds each) are within 1.8 % and 1.1 %.
@@ -173,17 +176,25 @@ CTMC_PHASES = 20
 #: the largest chain of the whole closed network ``priority`` solves before
 #: it approximates (the default of ``max_states``); past
 #: :data:`CTMC_STATES` a fitted low-variance shape gets ``KMAX`` phases (8)
-#: there, as in the priority stations' own chains.  Past
+#: there, as in the priority stations' own chains, then 4.  Past
 #: :data:`CTMC_STATES` the approximation was still far off where a low
 #: level starves: a third exponential queue (0.2 s) added to the network
 #: above gives a chain of 97,888 states with an Erlang-20 (40,264 with an
 #: Erlang-8, solved with Erlang-4 and -2 for the extrapolation in 1.6 s):
 #: the flow-equivalent server gives the low class 0.0404, the simulator
 #: 0.0504 +- 0.0013 (20 % low), the whole chain at Erlang-8 extrapolated
-#: 0.0503.  The whole chain of network 8 of ``priority-closed`` (202,359
-#: states) takes 3 to 8 s; the approximation's surrogate factors took as
-#: long and were 6.4 % off
-WHOLE_STATES = 250_000
+#: 0.0503.  Not more: the time to solve a chain is not its size alone (a
+#: three-station network of ``priority-closed-starved-det``, preemptive,
+#: 56,332 states with an Erlang-4, took 8.4 s; with an Erlang-8 its
+#: iterative solve failed and the direct one ran for minutes)
+WHOLE_STATES = 60_000
+#: where the priority stations' joint chain is past its budget (the
+#: surrogate factors' case, the slowest and least accurate form), the
+#: whole network's chain is tried again up to this many states with an
+#: Erlang-8 (network 8 of ``priority-closed``, 202,359 states, is built and
+#: solved by the compiled chain in 3 to 8 s; the surrogate factors took as
+#: long, 6.4 % off)
+SURROGATE_CTMC_STATES = 250_000
 
 _NOTE_CLOSED = (
     "approximation: shadow-server priority approximation (Sevcik 1977) in Schweitzer's "
@@ -427,7 +438,11 @@ def _closed(net: Network, tol: float, max_iter: int, max_states: int = 0) -> Res
             whole = _ctmc_closed(net, budget, phases)
             if whole is not None:
                 return whole
-    fes = _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter)
+    instead = (lambda: _ctmc_closed(net, max(max_states, SURROGATE_CTMC_STATES), KMAX)) \
+        if max_states > 0 else None
+    fes = _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter, instead)
+    if isinstance(fes, Result):
+        return fes
     if fes is not None:
         X, Rk, it, converged, note = fes
         notes = [_NOTE_FES] + ([note] if note else [])
@@ -576,7 +591,7 @@ def _direct_routes(net: Network, V, Z) -> np.ndarray:
     return direct
 
 
-def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter):
+def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter, instead=None):
     """The closed-network approximation of :mod:`qmodels.analytic._prio_fes`
     where a priority station serves two levels or more and the budgets
     hold; None otherwise (the shadow-server fixed point answers)."""
@@ -592,7 +607,8 @@ def _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter):
             return None
     direct = _direct_routes(net, V, Z)
     return _prio_fes.solve_closed(V, S, scv, code, level, N, Z, direct, tol=max(tol, 1e-9),
-                                  max_iter=min(max_iter, 200), memo=net.lowered.memo)
+                                  max_iter=min(max_iter, 200), memo=net.lowered.memo,
+                                  instead=instead)
 
 
 def _closed_fixed_point(V, S, scv, code, level, N, Z, tol, max_iter):
