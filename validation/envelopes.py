@@ -773,8 +773,8 @@ def _hi_load(S, n: int, z: float) -> float:
 def priority_starved_det(rng, i: int) -> qm.Network:
     """A low level starved behind a high one at a priority queue of
     *deterministic* service (``prio`` or ``prio-pr``, 0.3..0.6 s): a high
-    class of 4..10 jobs (think time 0 or 0.05..0.3 s) that alone would load
-    it to 0.85..0.97 (exact MVA with the queue taken as exponential;
+    class of 4..12 jobs (think time 0 or 0.05..0.3 s) that alone would load
+    it to 0.85..0.995 (exact MVA with the queue taken as exponential;
     drawn again otherwise), a low class of 2..4 jobs, one exponential FCFS
     queue (0.1..0.45 s) and, half the time, a third station (exponential
     FCFS or PS, 0.1..0.4 s); many are too large for the whole network's
@@ -789,13 +789,13 @@ def priority_starved_det(rng, i: int) -> qm.Network:
             disc = "prio" if rng.random() < 0.5 else "prio-pr"
             S = [float(np.round(rng.uniform(0.3, 0.6), 3)),
                  float(np.round(rng.uniform(0.1, 0.45), 3))]
-            nh, nl = int(rng.integers(4, 11)), int(rng.integers(2, 5))
+            nh, nl = int(rng.integers(4, 13)), int(rng.integers(2, 5))
             z = 0.0 if rng.random() < 0.5 else float(np.round(rng.uniform(0.05, 0.3), 2))
             third = None
             if rng.random() < 0.5:
                 S.append(float(np.round(rng.uniform(0.1, 0.4), 3)))
                 third = "fcfs" if rng.random() < 0.5 else "ps"
-            if 0.85 <= _hi_load(S, nh, z) <= 0.97:
+            if 0.85 <= _hi_load(S, nh, z) <= 0.995:
                 break
     st = [qm.Queue("p", S[0], discipline=disc, distribution=Deterministic()),
           qm.Queue("q", S[1])]
@@ -1105,14 +1105,14 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
             (Approx("priority", "priority", (("max_states", 0),)),), seed=(27, 21)),
     Catalog("priority-closed-starved-det", "a low level of 2-4 jobs starved behind a high "
             "one at a prio or prio-pr queue of deterministic service, past the whole "
-            "network's chain at Erlang-20", priority_starved_det, 20, 3, "sim",
+            "network's chain at Erlang-20", priority_starved_det, 30, 3, "sim",
             (Approx("priority", "priority"),), seed=(27, 22),
             sim=SimPlan(_h_starved, extend=3)),
     # the same networks and simulations, the whole network's chain turned off
     Catalog("priority-closed-starved-det-fes", "a low level of 2-4 jobs starved behind a high "
             "one at a prio or prio-pr queue of deterministic service, solved with the whole "
             "network's chain turned off (max_states=0): the approximation's own error",
-            priority_starved_det, 20, 3, "sim",
+            priority_starved_det, 30, 3, "sim",
             (Approx("priority", "priority", (("max_states", 0),)),), seed=(27, 22),
             sim=SimPlan(_h_starved, extend=3)),
     Catalog("priority-open", "open networks with a prio or prio-pr queue, 2-3 Poisson classes "
