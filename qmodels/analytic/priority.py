@@ -180,7 +180,7 @@ CTMC_PHASES = 20
 #: :data:`CTMC_STATES` the approximation was still far off where a low
 #: level starves: a third exponential queue (0.2 s) added to the network
 #: above gives a chain of 97,888 states with an Erlang-20 (40,264 with an
-#: Erlang-8, solved with Erlang-4 and -2 for the extrapolation in 1.6 s):
+#: Erlang-8, solved with Erlang-4 and -2 for the extrapolation in 1.8 s):
 #: the flow-equivalent server gives the low class 0.0404, the simulator
 #: 0.0504 +- 0.0013 (20 % low), the whole chain at Erlang-8 extrapolated
 #: 0.0503.  Not more: the time to solve a chain is not its size alone (a
@@ -281,8 +281,8 @@ def priority(net: Network, *, tol: float = 1e-10, max_iter: int = 100_000,
         the largest chain of the whole network solved (``qm.ctmc``) before
         the approximation is used (default :data:`WHOLE_STATES`; 0 never):
         with a low-variance shape as an Erlang-20 up to :data:`CTMC_STATES`
-        states, past that as an Erlang-8 (both extrapolated to the shape's
-        scv, module docstring).
+        states, past that as an Erlang-8, else an Erlang-4 (each
+        extrapolated to the shape's scv, module docstring).
 
     Returns
     -------
