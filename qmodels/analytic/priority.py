@@ -185,8 +185,8 @@ CTMC_PHASES = 20
 #: 0.0504 +- 0.0013 (20 % low), the whole chain at Erlang-8 extrapolated
 #: 0.0503.  Not more: the time to solve a chain is not its size alone (a
 #: three-station network of ``priority-closed-starved-det``, preemptive,
-#: 56,332 states with an Erlang-4, took 8.4 s; with an Erlang-8 its
-#: iterative solve failed and the direct one ran for minutes).  Within it
+#: 56,332 states with an Erlang-4, took 8.4 s; with an Erlang-8, past
+#: 60,000 states, its solve had not ended after 5 minutes).  Within it
 #: too a chain can be slow: on that catalog the median answer takes 1.6 s,
 #: the slowest 67 s (network 25: 33,253 states at Erlang-4, where the
 #: Jacobi BiCGSTAB fails, the complete LU fills past its cap in 35 s and
