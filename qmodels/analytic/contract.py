@@ -188,28 +188,20 @@ def _entry_lossy(net: Network) -> dict:
     (:mod:`qmodels.analytic.ctmc`), so the accepted jobs enter at station k
     with a probability that differs from the table's p0[k] and the visit
     ratios per accepted job are not the table's.  P[j, k] the table's
-    station-to-station probabilities."""
-    names = {s.name: k for k, s in enumerate(net.stations)}
-    K = len(net.stations)
+    station-to-station probabilities (QNA's reading of the table)."""
+    from .qna import _routing_arrays
+
+    index = {s.name: k for k, s in enumerate(net.stations)}
     out = {}
     for c, cls in enumerate(net.classes):
         routing = getattr(cls, "routing", None)
-        if not isinstance(cls, Open) or routing is None:
-            continue
-        p0 = np.zeros(K)
-        for dst, p in dict(routing.get("source", {})).items():
-            if dst in names:
-                p0[names[dst]] += float(p)
+        if not isinstance(cls, Open) or routing is None or any(
+                not isinstance(dst, str) for row in routing.values() for dst in row):
+            continue            # (class switching: the chain's laws hold instead)
+        p0, P = _routing_arrays(cls, index, len(net.stations))
         entries = np.flatnonzero(p0 > 0)
-        if len(entries) < 2 or all(net.stations[k].capacity is None for k in entries):
-            continue
-        P = np.zeros((K, K))
-        for src, row in routing.items():
-            if src in names:
-                for dst, p in dict(row).items():
-                    if dst in names:
-                        P[names[src], names[dst]] += float(p)
-        out[c] = (P, p0)
+        if len(entries) >= 2 and any(net.stations[k].capacity is not None for k in entries):
+            out[c] = (P, p0)
     return out
 
 

@@ -1185,12 +1185,7 @@ def _group_figures(plan: _Plan, pf: _Network, groups: dict, units: list, F: dict
     facs = [pf.factors[k] for k in fixed] + [F[u] for u in units]
     comps, G = _complements(rest, facs, lat.dims)
     lG = G[corner]
-    X = np.zeros(C)
-    for c in range(C):
-        if lat.N[c] > 0:
-            idx = list(corner)
-            idx[c] -= 1
-            X[c] = math.exp(G[tuple(idx)] - lG) / plan.alpha
+    X = _throughputs(plan, G)
     Q = np.zeros((C, K))
     P0 = {}
     for u, f, comp in zip(items, facs, comps):
@@ -1208,13 +1203,8 @@ def _group_figures(plan: _Plan, pf: _Network, groups: dict, units: list, F: dict
                 k = u[j]
                 X[c] = float((cb[j, c] * P).sum()) / (plan.D[c, k] * plan.alpha)
             continue
-        for c in range(C):
-            Q[c, u] = float((lat.grid[c] * P).sum())
-        if isinstance(plan.net.stations[u], LoadDependent):
-            P0[u] = float(P[(0,) * C])
-    for k in range(K):
-        if plan.kinds[k] == "delay":
-            Q[:, k] = X * plan.D[:, k] * plan.alpha * plan.live[:, k]
+        _station_figures(plan, u, P, Q, P0)
+    _delay_queues(plan, X, Q)
     return X, Q, P0
 
 
@@ -1226,30 +1216,48 @@ def _figures(plan: _Plan, pf: _Network):
     """Class throughputs X (C,) and mean numbers Q (C, K) of the
     product-form network at the fixed point (real time units), and the
     probability that each load-dependent station is empty."""
-    lat = plan.lattice
-    C, K = lat.C, len(plan.kinds)
-    corner = tuple(x - 1 for x in lat.dims)
-    lG = pf.G[corner]
-    X = np.zeros(C)
-    for c in range(C):
-        if lat.N[c] > 0:
-            idx = list(corner)
-            idx[c] -= 1
-            X[c] = math.exp(pf.G[tuple(idx)] - lG) / plan.alpha
+    C, K = plan.lattice.C, len(plan.kinds)
+    X = _throughputs(plan, pf.G)
     Q = np.zeros((C, K))
     present = [k for k in range(K) if plan.kinds[k] not in ("off", "delay")]
     comps = _all_complements(plan, pf, present)
     P0 = {}
     for k in present:
-        P = pf.marginal(k, comps[k])
-        for c in range(C):
-            Q[c, k] = float((lat.grid[c] * P).sum())
-        if isinstance(plan.net.stations[k], LoadDependent):
-            P0[k] = float(P[(0,) * C])
-    for k in range(K):
-        if plan.kinds[k] == "delay":
-            Q[:, k] = X * plan.D[:, k] * plan.alpha * plan.live[:, k]
+        _station_figures(plan, k, pf.marginal(k, comps[k]), Q, P0)
+    _delay_queues(plan, X, Q)
     return X, Q, P0
+
+
+def _throughputs(plan: _Plan, G) -> np.ndarray:
+    """X_c = G(N - e_c) / G(N) (log G given on the lattice; Buzen 1973),
+    in real time units (0 for a class without jobs)."""
+    lat = plan.lattice
+    corner = tuple(x - 1 for x in lat.dims)
+    X = np.zeros(lat.C)
+    for c in range(lat.C):
+        if lat.N[c] > 0:
+            idx = list(corner)
+            idx[c] -= 1
+            X[c] = math.exp(G[tuple(idx)] - G[corner]) / plan.alpha
+    return X
+
+
+def _station_figures(plan: _Plan, k: int, P, Q, P0: dict) -> None:
+    """Station ``k``'s mean numbers per class from its marginal ``P`` on
+    the lattice into ``Q``, and P(empty) into ``P0`` for a load-dependent
+    station."""
+    lat = plan.lattice
+    for c in range(lat.C):
+        Q[c, k] = float((lat.grid[c] * P).sum())
+    if isinstance(plan.net.stations[k], LoadDependent):
+        P0[k] = float(P[(0,) * lat.C])
+
+
+def _delay_queues(plan: _Plan, X, Q) -> None:
+    """A delay's mean numbers, Q = X D (Little), into ``Q``."""
+    for k, kind in enumerate(plan.kinds):
+        if kind == "delay":
+            Q[:, k] = X * plan.D[:, k] * plan.alpha * plan.live[:, k]
 
 
 def _all_complements(plan: _Plan, pf: _Network, stations) -> dict:
