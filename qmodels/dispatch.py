@@ -232,8 +232,9 @@ def describe() -> dict[str, dict]:
     """Per method, as data: ``exactness`` (what its answers are:
     :data:`qmodels.results.METHOD_LABELS`), ``summary`` (what it solves and
     assumes) and ``envelopes`` (the error measured for it by the validation
-    catalogs, :mod:`qmodels.analytic.envelopes`: family, networks, reference,
-    max and mean relative X and R errors, the command).  What ``qmodels
+    catalogs, :mod:`qmodels.analytic.envelopes`: family (and the form that
+    answered, for a method of several), networks, reference, max and mean
+    relative X and R errors, the command).  What ``qmodels
     methods`` prints."""
     from .analytic.envelopes import envelopes
     from .results import METHOD_LABELS
@@ -246,7 +247,8 @@ def describe() -> dict[str, dict]:
             "exactness": METHOD_LABELS.get(name, ("approximate", ()))[0],
             "summary": m.assumptions,
             "envelopes": [
-                {"family": e["family"] + (" (fcfs_as_ps=True)" if e.get("substituted") else ""),
+                {"family": e["family"] + (" (fcfs_as_ps=True)" if e.get("substituted") else "")
+                 + (f"; answered by {e['form']}" if e.get("form") else ""),
                  "networks": e["networks"], "reference": e["reference"],
                  "X": dict(e["error"]["X"]), "R": dict(e["error"]["R"]),
                  "command": e["command"]}

@@ -14,8 +14,14 @@ mean relative error of the class throughput X and of the class response
 time R (per cycle, think time excluded), and the *box* of model features
 the family spans (:func:`qmodels.analytic.envelopes.features` of each
 network and the method's own answer: min..max of each numeric feature, the
-set of workloads).  ``qmodels.analytic.envelopes.attach`` then gives an
-approximate answer the worst envelope whose box holds its network.
+set of workloads).  A method that answers in several forms (its answer's
+``info["approximation"]``: ``marie``'s one subsystem, pairs or stations
+alone; ``priority``'s own chain or finite-source chain with the
+flow-equivalent server) gets one envelope per form it answered the
+catalog in, each of that form's networks alone and carrying its ``form``
+(:func:`envelopes_of`).  ``qmodels.analytic.envelopes.attach`` then gives
+an approximate answer the worst envelope of its form whose box holds its
+network.
 
 The relative error of a network is the largest over its classes of
 |approx - ref| / ref.  The reference is, by preference, the exact CTMC
@@ -110,8 +116,8 @@ Catalogs (sources of the formulas and cases):
   SCV 0.25-4) against the simulator, solved by ``marie`` as it chooses its
   subsystems, with pairs at most (``group_max=2``) and with every station
   alone (``group_max=1``): the same networks and simulations (same
-  generator and seed), one envelope per form of Marie's method (its
-  ``info["approximation"]``).
+  generator and seed), each split by the form of Marie's method that
+  answered (its ``info["approximation"]``).
 * ``amva-*``: Schweitzer and Linearizer against exact MVA on random closed
   product-form networks: ``amva-plain`` (single-server queues and delays,
   1-3 classes, drawn like the others here) and the scenarios of
@@ -129,8 +135,8 @@ Catalogs (sources of the formulas and cases):
   solves the same networks with that chain turned off (``max_states=0``):
   the error of the approximation it takes past its budget, against the
   exact CTMC (its envelope is given to every ``priority`` answer of that
-  form in its box, the worst that holds: an envelope lists the forms,
-  ``info["approximation"]``, that answered its networks).
+  form in its box, the worst that holds: each envelope is of one form,
+  ``info["approximation"]``, measured on the networks answered in it).
   ``priority-closed-starved-fes``: the same for a low level of 1-3 jobs
   starved behind a high one that loads the priority queue past 0.9
   (:func:`priority_starved`), where the approximation is weakest.
@@ -1361,9 +1367,29 @@ def _box(feats: list) -> dict:
     return where
 
 
+def _by_form(ok: list) -> list:
+    """The answered ``ok`` rows [(network row, approx row)] split by the
+    form that answered (``form``, the answer's ``info["approximation"]``),
+    in order of the form's name: [(form, rows)].  A method of one form
+    (no row names one) gives [(None, ok)]; rows that name none beside rows
+    that do are a group of their own (None)."""
+    forms = sorted({a.get("form") for _, a in ok} - {None})
+    groups = [(f, [(r, a) for r, a in ok if a.get("form") == f]) for f in forms]
+    plain = [(r, a) for r, a in ok if a.get("form") is None]
+    return ([(None, plain)] if plain else []) + groups
+
+
 def envelopes_of(name: str, rows: list) -> tuple[list, list]:
     """(the envelopes of catalog ``name`` from its measured ``rows``, the
-    defects found: law violations, crashes, unconverged answers)."""
+    defects found: law violations, crashes, unconverged answers).
+
+    A method whose answers came in several forms (``priority``, ``marie``:
+    the answer's ``info["approximation"]``) gets one envelope per form, of
+    that form's rows alone (its networks, box, errors, simulation
+    half-width), carrying the ``form``: an answer is then quoted the worst
+    of the networks answered as it was, not a rougher form's worst.  The
+    refusals and defects are the method's on the whole catalog (a refused
+    network or a crash has no form), repeated on each form's envelope."""
     catalog = CATALOGS[name]
     envs, defects = [], []
     for j, ap in enumerate(catalog.approx):
@@ -1381,39 +1407,41 @@ def envelopes_of(name: str, rows: list) -> tuple[list, list]:
                          "refused": refused, "defects": bad, "substituted": ap.substituted,
                          "family": catalog.family})
             continue
-        eX = np.array([a["eX"] for _, a in ok])
-        eR = np.array([a["eR"] for _, a in ok])
-        env = {
-            "method": ap.method,
-            "family": catalog.family,
-            "reference": REFERENCE_WORDS[catalog.reference],
-            "networks": len(ok),
-            "command": f"{COMMAND} --family {name}",
-            "where": _box([a["features"] for _, a in ok]),
-            "error": {"X": {"max": _ceil(float(eX.max())), "mean": round(float(eX.mean()), 6)},
-                      "R": {"max": _ceil(float(eR.max())), "mean": round(float(eR.mean()), 6)}},
-            "catalog": name,
-            "refused": refused,
-            "defects": bad,
-        }
-        if ap.substituted:
-            env["substituted"] = True
-        forms = sorted({a.get("form") for _, a in ok} - {None})
-        if forms:
-            # the forms of the method that answered these networks: the
-            # envelope speaks for an answer of one of them only
-            env["forms"] = forms
-        if catalog.reference == "sim":
-            env["sim_halfwidth"] = _ceil(max(r["hw"] for r, _ in ok), 4)
-        pub = PUBLISHED.get(name)
-        if pub and rows and rows[0]["index"] == 0 and rows[0]["approx"][j]["status"] == "ok":
-            cls, Rpub, source = pub
-            Ra = rows[0]["approx"][j]["R"][cls]
-            env["published"] = {"network": 0, "source": source, "R": round(Rpub, 6),
-                                "R_approx": round(Ra, 6),
-                                "R_simulator": round(rows[0]["ref_R"][cls], 6),
-                                "error": round(abs(Ra - Rpub) / Rpub, 6)}
-        envs.append(env)
+        for form, mine in _by_form(ok):
+            eX = np.array([a["eX"] for _, a in mine])
+            eR = np.array([a["eR"] for _, a in mine])
+            env = {
+                "method": ap.method,
+                "family": catalog.family,
+                "reference": REFERENCE_WORDS[catalog.reference],
+                "networks": len(mine),
+                "command": f"{COMMAND} --family {name}",
+                "where": _box([a["features"] for _, a in mine]),
+                "error": {"X": {"max": _ceil(float(eX.max())),
+                                "mean": round(float(eX.mean()), 6)},
+                          "R": {"max": _ceil(float(eR.max())),
+                                "mean": round(float(eR.mean()), 6)}},
+                "catalog": name,
+                "refused": refused,
+                "defects": bad,
+            }
+            if ap.substituted:
+                env["substituted"] = True
+            if form is not None:
+                # the envelope speaks for an answer of this form only
+                env["form"] = form
+            if catalog.reference == "sim":
+                env["sim_halfwidth"] = _ceil(max(r["hw"] for r, _ in mine), 4)
+            pub = PUBLISHED.get(name)
+            first = mine[0][0]
+            if pub and first["index"] == 0:
+                cls, Rpub, source = pub
+                Ra = mine[0][1]["R"][cls]
+                env["published"] = {"network": 0, "source": source, "R": round(Rpub, 6),
+                                    "R_approx": round(Ra, 6),
+                                    "R_simulator": round(first["ref_R"][cls], 6),
+                                    "error": round(abs(Ra - Rpub) / Rpub, 6)}
+            envs.append(env)
     return envs, defects
 
 
@@ -1448,9 +1476,15 @@ def validate_entry(env: dict) -> list[str]:
             bad.append(f"error.{fig}: {e!r}")
     if "substituted" in env and not isinstance(env["substituted"], bool):
         bad.append("substituted: not a bool")
+    if "form" in env and not (isinstance(env["form"], str) and env["form"]):
+        bad.append("form: not a non-empty string")
+    # (``forms``: the forms that answered a catalog, one envelope for all,
+    # as written before the split by form; still read)
     if "forms" in env and not (isinstance(env["forms"], list) and env["forms"]
                                and all(isinstance(f, str) for f in env["forms"])):
         bad.append("forms: not a non-empty list of strings")
+    if "form" in env and "forms" in env:
+        bad.append("both form and forms")
     if "sim_halfwidth" in env and not (isinstance(env["sim_halfwidth"], (int, float))
                                        and env["sim_halfwidth"] >= 0):
         bad.append("sim_halfwidth: not a non-negative number")
@@ -1503,16 +1537,38 @@ def box_words(where: dict) -> str:
     return "; ".join(parts)
 
 
+#: the short names of the forms (an answer's ``info["approximation"]``) in
+#: the tables; a form not named here is shown up to its first "(" or ","
+FORM_LABELS = {
+    "the network's own Markov chain (qm.ctmc)": "own chain",
+    "finite-source priority chain with the flow-equivalent server of the rest": "FES chain",
+    "shadow server (Sevcik 1977), Schweitzer AMVA": "shadow server",
+    "per-station priority formulas, Poisson flows": "per-station formulas",
+    "subsystem of all its FCFS queues": "one subsystem",
+    "subsystems of pairs": "pairs",
+    "stations alone (Marie's decomposition)": "stations alone",
+}
+
+
+def form_label(e: dict) -> str:
+    """The short name of envelope ``e``'s form (:data:`FORM_LABELS`), or
+    of the forms an envelope written before the split by form lists
+    ("a / b"); empty without one."""
+    forms = [e["form"]] if e.get("form") else list(e.get("forms") or ())
+    return " / ".join(FORM_LABELS.get(f) or re.split(r"\s*[(,]", f)[0] for f in forms)
+
+
 def table(entries: list, header: str = "") -> str:
     """The markdown table of the envelopes (and of catalogs a method refused
     entirely: ``entries`` with 0 networks)."""
     lines = [header] if header else []
-    lines += ["| method | family (catalog) | reference | networks (refused, defects) | X max "
-              "| X mean "
+    lines += ["| method | form | family (catalog) | reference | networks (refused, defects) "
+              "| X max | X mean "
               "| R max | R mean | sim hw | where |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for e in entries:
         m = e["method"] + (" (fcfs_as_ps)" if e.get("substituted") else "")
+        m += f" | {form_label(e) or '-'}"
         fam = f"{e['family']} (`{e.get('catalog', '?')}`)"
         if not e["networks"]:
             lines.append(f"| {m} | {fam} | - | 0 ({e.get('refused', 0)}, {e.get('defects', 0)}) "
@@ -1540,14 +1596,17 @@ README_BEGIN, README_END = "<!-- envelopes:begin -->", "<!-- envelopes:end -->"
 
 def readme_table(entries: list) -> str:
     """The compact table the README shows between its envelope markers:
-    method, family, reference, networks, max and mean X and R errors (the
-    feature boxes are in :data:`TABLE_PATH`)."""
+    method (with the short name of its form, :func:`form_label`), family,
+    reference, networks, max and mean X and R errors (the feature boxes
+    are in :data:`TABLE_PATH`)."""
     lines = ["| method | family | reference | networks | X max | X mean | R max | R mean |",
              "|---|---|---|---|---|---|---|---|"]
     for e in entries:
         if not e["networks"]:
             continue
         m = f"`{e['method']}`" + (" (`fcfs_as_ps=True`)" if e.get("substituted") else "")
+        if form_label(e):
+            m += f" ({form_label(e)})"
         err = e["error"]
         lines.append(f"| {m} | {e['family']} | {e['reference']} | {e['networks']} "
                      f"| {_pct(err['X']['max'])} | {_pct(err['X']['mean'])} "
@@ -1586,7 +1645,14 @@ arrival rate in the reference (flow conservation), so its X error is 0.
 *refused*: networks the method refuses by name (`UnsupportedModelError`);
 *defects*: answers that broke an operational law (`LawViolationError`),
 crashed or stopped unconverged, listed by the run; neither is counted in
-the errors.
+the errors.  *form*: a method that answers in several forms (its answer's
+`info["approximation"]`: `marie`'s one subsystem, pairs or stations alone;
+`priority`'s own chain or the finite-source chain with the flow-equivalent
+server, FES) has one row per form, measured on the networks answered in
+that form only, and an answer is given the envelope of its own form; its
+refused and defects are the method's on the whole catalog, repeated on
+each form's row.  (A row listing several forms, "a / b", was measured
+before the split by form: one envelope for all of them.)
 """
 
 
@@ -1631,14 +1697,16 @@ def _load_json() -> dict:
 
 
 def _order(e: dict) -> tuple:
-    """Catalog order, then the order of its approximations."""
+    """Catalog order, then the order of its approximations, then the
+    form's name."""
     names = list(CATALOGS)
+    form = e.get("form") or ""
     if e.get("catalog") not in CATALOGS:
-        return (len(names), 0)
+        return (len(names), 0, form)
     approx = CATALOGS[e["catalog"]].approx
     j = next((j for j, ap in enumerate(approx) if ap.method == e["method"]
               and ap.substituted == bool(e.get("substituted", False))), len(approx))
-    return (names.index(e["catalog"]), j)
+    return (names.index(e["catalog"]), j, form)
 
 
 def dumps(doc: dict) -> str:
@@ -1650,8 +1718,10 @@ def dumps(doc: dict) -> str:
 
 def write(entries: list, ran: set) -> None:
     """Write :data:`JSON_PATH` and :data:`TABLE_PATH`: the envelopes of
-    the catalogs in ``ran`` replaced by ``entries`` (those a method answered
-    on no network go to the file's "unanswered" list, which
+    the catalogs in ``ran`` replaced by ``entries`` (every old entry of
+    such a catalog goes, whatever its method or form: a form no longer
+    answered leaves no stale envelope; those a method answered on no
+    network go to the file's "unanswered" list, which
     :mod:`qmodels.analytic.envelopes` does not read), the others kept."""
     old = _load_json()
     keep = [e for e in old.get("envelopes", []) if e.get("catalog") not in ran]
@@ -1669,23 +1739,32 @@ def write(entries: list, ran: set) -> None:
 
 def drift(entries: list, committed: list | None = None) -> list[str]:
     """What a run's envelopes change against the committed ones (the
-    README's table): one line per envelope whose networks, refusals,
-    defects or X/R max/mean differ, or that is new or no longer answered;
-    empty when the committed table is what this run measures."""
+    README's table): one line per envelope (per method and form) whose
+    networks, refusals, defects or X/R max/mean differ, or that is new or
+    no longer answered (a committed form of a catalog of the run that the
+    run did not answer in); empty when the committed table is what this
+    run measures."""
     if committed is None:
         committed = _load_json().get("envelopes", [])
-    key = lambda e: (e.get("catalog"), e["method"], bool(e.get("substituted", False)))  # noqa: E731
+    key = lambda e: (e.get("catalog"), e["method"], bool(e.get("substituted", False)),  # noqa: E731
+                     e.get("form"))
     old = {key(e): e for e in committed}
     lines = []
+
+    def who(k):
+        form = f" ({form_label(dict(form=k[3]))})" if k[3] else ""
+        return f"{k[1]}{form} on {k[0]}"
+
     for e in entries:
         k = key(e)
         if not e["networks"]:
-            if k in old:
-                lines.append(f"{k[1]} on {k[0]}: answered no network (committed: "
-                             f"{old[k]['networks']})")
+            gone = [o for o in old if o[:3] == k[:3]]
+            if gone:
+                lines.append(f"{who(k)}: answered no network (committed: "
+                             f"{sum(old[o]['networks'] for o in gone)})")
             continue
         if k not in old:
-            lines.append(f"{k[1]} on {k[0]}: new envelope (X max {_pct(e['error']['X']['max'])}, "
+            lines.append(f"{who(k)}: new envelope (X max {_pct(e['error']['X']['max'])}, "
                          f"R max {_pct(e['error']['R']['max'])})")
             continue
         o, parts = old[k], []
@@ -1698,7 +1777,11 @@ def drift(entries: list, committed: list | None = None) -> list[str]:
                 if abs(a - b) > 1e-6:
                     parts.append(f"{fig} {s} {_pct(a)} -> {_pct(b)}")
         if parts:
-            lines.append(f"{k[1]} on {k[0]}: " + ", ".join(parts))
+            lines.append(f"{who(k)}: " + ", ".join(parts))
+    answered = {key(e) for e in entries if e["networks"]}
+    for k, o in old.items():
+        if k not in answered and any(a[:3] == k[:3] for a in answered):
+            lines.append(f"{who(k)}: no longer measured (committed: {o['networks']} networks)")
     return lines
 
 

@@ -14,12 +14,17 @@ An approximate result is matched against the envelopes of its method: a
 network *like* a catalog's is one whose features all lie in the catalog's
 box and, for a method with several forms (``priority``: the network's own
 chain, the finite-source chain with the flow-equivalent server of the
-rest, the shadow server; the result's ``info["approximation"]``), whose
-catalog was answered by the result's form (an envelope's ``forms``; one
-that lists none holds every form).  The result's ``error`` then holds the
-worst matching envelope
+rest, the shadow server; ``marie``: one subsystem, pairs, stations alone;
+the result's ``info["approximation"]``), that was measured on the answers
+of the result's form alone: a catalog answered in several forms has one
+envelope per form (its ``form``), each the worst of its own networks, so a
+nearly exact form never quotes the error of a rougher one measured beside
+it.  An envelope written before that lists the forms that answered its
+catalog (``forms``) and holds an answer of any of them; one with neither
+key holds every form (:func:`holds_form`).  The result's ``error`` then
+holds the worst matching envelope
 (family, reference, number of networks, max and mean errors of X and R,
-the command that measured it) and a note says it in words; a network
+the command that measured it, its form) and a note says it in words; a network
 outside every box gets a warning that its error is unmeasured, naming the
 nearest family and the features that fall outside.
 
@@ -41,7 +46,7 @@ from ..model.map import MAP
 from ..model.network import Network
 from ..model.stations import PRIORITY_DISCIPLINES
 
-__all__ = ["features", "envelopes", "match", "attach", "FEATURES"]
+__all__ = ["features", "envelopes", "match", "attach", "holds_form", "FEATURES", "ANY_FORM"]
 
 #: the features an envelope's box spans; "workload" is a category, the rest
 #: numbers
@@ -146,8 +151,10 @@ def _structure_features(net: Network) -> tuple[dict, list]:
 def envelopes() -> tuple:
     """The measured envelopes (``envelopes.json``), each a dict with
     ``method``, ``family``, ``reference``, ``networks``, ``command``,
-    ``where`` (feature -> [low, high], or a list of categories) and
-    ``error`` ({"X": {"max", "mean"}, "R": {"max", "mean"}}, relative)."""
+    ``where`` (feature -> [low, high], or a list of categories),
+    ``error`` ({"X": {"max", "mean"}, "R": {"max", "mean"}}, relative) and,
+    for a method of several forms, ``form`` (or, written before the split
+    by form, ``forms``: :func:`holds_form`)."""
     text = resources.files("qmodels.analytic").joinpath("envelopes.json").read_text()
     return tuple(json.loads(text).get("envelopes", ()))
 
@@ -188,25 +195,50 @@ _BEFORE_U = FEATURES[:FEATURES.index("utilization")]
 _AFTER_U = FEATURES[FEATURES.index("utilization") + 1:]
 
 
-def match(method: str, f: dict, substituted: bool = False) -> tuple[list, list]:
+#: ``match``'s default form: every envelope of the method, whatever its form
+ANY_FORM = object()
+
+
+def match(method: str, f: dict, substituted: bool = False,
+          form=ANY_FORM) -> tuple[list, list]:
     """(envelopes of ``method`` whose box holds ``f``, the others of the
-    method each with the features that fall outside)."""
+    method each with the features that fall outside); with ``form`` (an
+    answer's ``info["approximation"]``, None for a method of one form)
+    only those that hold that form (:func:`holds_form`) are inside, the
+    others outside with the reason."""
     inside, outside = [], []
     for env in _of_method(method, bool(substituted)):
-        why = _outside(env, f)
+        why = ([] if form is ANY_FORM else _other_form(env, form)) + _outside(env, f)
         (outside if why else inside).append(env if not why else (env, why))
     return inside, outside
+
+
+def _env_forms(env: dict) -> list | None:
+    """The forms whose answers ``env`` was measured on: its ``form``, or
+    the ``forms`` an envelope written before the split by form lists; None
+    when it names none (a method of one form: it holds every answer)."""
+    if env.get("form") is not None:
+        return [env["form"]]
+    return env.get("forms") or None
+
+
+def holds_form(env: dict, form) -> bool:
+    """Whether ``env`` speaks for an answer of ``form`` (the result's
+    ``info["approximation"]``; None for a method of one form): its
+    ``form`` is that one, or its legacy ``forms`` list it, or it names no
+    form."""
+    forms = _env_forms(env)
+    return forms is None or form in forms
 
 
 def _other_form(env: dict, form) -> list[str]:
     """Why ``env`` does not speak for an answer of ``form`` (the result's
     ``info["approximation"]``, for a method with several forms): empty when
-    the envelope lists no forms or lists this one."""
-    forms = env.get("forms")
-    if not forms or form in forms:
+    it does (:func:`holds_form`)."""
+    if holds_form(env, form):
         return []
     return [f"answered by {form or 'another form'}, not by the form measured there "
-            f"({'; '.join(forms)})"]
+            f"({'; '.join(_env_forms(env))})"]
 
 
 def _match_network(net: Network, method: str, f: dict, substituted: bool,
@@ -214,8 +246,8 @@ def _match_network(net: Network, method: str, f: dict, substituted: bool,
     """:func:`match` for a network's features ``f``: the model's features
     are compared with each box once per network family and values of
     those features (a sweep's points share them), the utilisation on every
-    call.  An envelope that lists the forms it measured (``forms``) holds
-    an answer of one of them only (:func:`_other_form`)."""
+    call.  An envelope of one form (``form``, or the legacy ``forms``)
+    holds an answer of that form only (:func:`_other_form`)."""
     def build():
         return [(env, _other_form(env, form) + _outside(env, f, _BEFORE_U),
                  _outside(env, f, _AFTER_U))
@@ -255,11 +287,14 @@ def attach(result, *, substituted: bool = False) -> None:
         error = {"validated": True, "family": env["family"], "reference": env["reference"],
                  "networks": env["networks"], "command": env["command"],
                  "X": dict(err["X"]), "R": dict(err["R"]), "where": dict(env["where"])}
+        if env.get("form") is not None:
+            error["form"] = env["form"]
         # an open class's X is its arrival rate in every answer: only R says anything
         xs = "" if env["where"].get("workload") == ["open"] else (
             f"{_pct(err['X']['max'])} in X (mean {_pct(err['X']['mean'])}) and ")
+        answered = f" answered by {env['form']}" if env.get("form") is not None else ""
         note = (f"approximate: on {env['networks']} networks like this ({env['family']}), "
-                f"{what} was off the {env['reference']} by at most {xs}"
+                f"{what}{answered} was off the {env['reference']} by at most {xs}"
                 f"{_pct(err['R']['max'])} in R (mean {_pct(err['R']['mean'])}); measured by "
                 f"{env['command']}")
         object.__setattr__(result, "error", error)
