@@ -62,6 +62,7 @@ def test_the_ilu_preconditioned_solve_answers_where_jacobi_does_not(monkeypatch)
     # Krylov solve must still equal MVA
     monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b, x0=None: np.full(len(b), np.nan))
     monkeypatch.setattr(LA, "complete_lu", lambda A, b, budget: None)
+    monkeypatch.setattr(LA, "amg_krylov", lambda A, b, budget: None)
     net = bottleneck(30, 4, ratio=30.0)        # 5,456 states
     r = qm.ctmc(net)
     assert r.info["linear_solver"] in ("ilu-bicgstab", "ilu-gmres")
@@ -70,14 +71,72 @@ def test_the_ilu_preconditioned_solve_answers_where_jacobi_does_not(monkeypatch)
 
 
 def test_the_complete_lu_answers_where_jacobi_does_not(monkeypatch):
-    # Jacobi made to fail: the complete LU (its fill well under the cap on
-    # 5,456 states) answers, once, and equals MVA
+    # Jacobi (and the multigrid) made to fail: the complete LU (its fill
+    # well under the cap on 5,456 states) answers, once, and equals MVA
     monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b, x0=None: np.full(len(b), np.nan))
+    monkeypatch.setattr(LA, "amg_krylov", lambda A, b, budget: None)
     net = bottleneck(30, 4, ratio=30.0)
     r = qm.ctmc(net)
     assert r.info["linear_solver"] == "lu"
     assert r.info["residual"] <= 1e-12 * 100.0
     _agrees_with_mva(r, net, rel=1e-10)
+
+
+def test_the_multigrid_answers_where_jacobi_does_not(monkeypatch):
+    # Jacobi made to fail: the multigrid-preconditioned GMRES answers first
+    # (before the complete LU, as past LU_FIRST states) and equals MVA
+    monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b, x0=None: np.full(len(b), np.nan))
+    monkeypatch.setattr(LA, "LU_FIRST", 0)
+    monkeypatch.setattr(LA, "complete_lu", lambda A, b, budget: pytest.fail("LU tried"))
+    net = bottleneck(30, 4, ratio=30.0)
+    r = qm.ctmc(net)
+    assert r.info["linear_solver"] == "amg-gmres"
+    assert r.info["residual"] <= 1e-12 * 100.0
+    assert any("multigrid" in n and "max |pi Q|" in n for n in r.notes)
+    _agrees_with_mva(r, net, rel=1e-9)
+
+
+def _starved_priority(high: int, low: int, disc: str = "prio-pr"):
+    """Three stations, a preemptive deterministic priority queue that the
+    high class alone loads near saturation, a low class starved behind it:
+    the 3-D lattice of counts and Erlang phases where the Jacobi BiCGSTAB
+    fails and the complete LU fills past its cap."""
+    st = [qm.Queue("p", 0.45, discipline=disc, distribution=qm.Deterministic()),
+          qm.Queue("q", 0.2), qm.Queue("r", 0.15, discipline="ps")]
+    both = {s.name: 1 for s in st}
+    return qm.Network(st, [qm.Closed("hi", high, visits=both, priority=0, think_time=0.05),
+                           qm.Closed("lo", low, visits=both, priority=1)])
+
+
+def test_the_multigrid_equals_the_complete_lu_on_a_starved_priority_lattice(monkeypatch):
+    # not product form: the reference is the other exact solve of the same
+    # chain, the complete LU (the multigrid made to fail), to 1e-9
+    net = _starved_priority(5, 2)
+    monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b, x0=None: np.full(len(b), np.nan))
+    monkeypatch.setattr(LA, "LU_FIRST", 0)
+    amg = qm.ctmc(net, max_phases=4)
+    assert amg.info["linear_solver"] == "amg-gmres"
+    monkeypatch.setattr(LA, "amg_krylov", lambda A, b, budget: None)
+    lu = qm.ctmc(net, max_phases=4)
+    assert lu.info["linear_solver"] == "lu"
+    assert amg.info["states"] == lu.info["states"] > 2000
+    for c in net.class_names:
+        assert amg.X[c] == pytest.approx(lu.X[c], rel=1e-9)
+    for s in net.station_names:
+        for c in net.class_names:
+            assert amg.Q[s, c] == pytest.approx(lu.Q[s, c], rel=1e-8, abs=1e-12)
+
+
+def test_the_multigrid_stays_within_the_budget():
+    # a budget below the hierarchy's estimate: the stage is passed (None),
+    # never allocated
+    net = bottleneck(30, 4, ratio=30.0)
+    import scipy.sparse as sp
+    Q = sp.csc_matrix(_generator(net))
+    A, b, rest = LA.pinned_system(Q, LA.pin_first(Q))
+    assert LA.amg_krylov(A, b, LA.AMG_BYTES * A.nnz) is None
+    x = LA.amg_krylov(A, b, 10**10)
+    assert LA.finish(Q, Q.T.tocsr(), LA.pin_first(Q), rest, x) is not None
 
 
 def test_the_complete_lu_under_a_tight_fill_cap_never_answers_wrong(monkeypatch):
@@ -94,6 +153,7 @@ def test_the_complete_lu_under_a_tight_fill_cap_never_answers_wrong(monkeypatch)
     x = LA.complete_lu(A, b, 10**12)
     assert np.allclose(x, spsolve(A.tocsc(), b), rtol=1e-9, atol=0)
     monkeypatch.setattr(LA, "jacobi_bicgstab", lambda A, b, x0=None: np.full(len(b), np.nan))
+    monkeypatch.setattr(LA, "amg_krylov", lambda A, b, budget: None)
     for cap in (5.0, 8.0, 20.0):
         monkeypatch.setattr(LA, "LU_FILL", cap)
         _agrees_with_mva(qm.ctmc(net), net, rel=1e-9)

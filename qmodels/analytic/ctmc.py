@@ -214,13 +214,15 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None):
     LU (SuperLU); where that is not accurate, sum(pi) = 1 in place of one
     equation.  A chain of more than :data:`ITERATIVE_FROM` states is solved
     iteratively (:func:`._ctmc_solve.stationary_pinned`: Jacobi-
-    preconditioned BiCGSTAB, then BiCGSTAB and GMRES preconditioned by an
-    incomplete LU whose fill the memory budget caps), never by a complete
-    LU (its fill is not bounded); a chain none of them solves is refused
+    preconditioned BiCGSTAB, then GMRES preconditioned by aggregation
+    multigrid, a complete LU whose fill the memory budget caps, then
+    BiCGSTAB and GMRES preconditioned by an incomplete LU whose fill the
+    budget caps), never by an uncapped LU (its fill is not bounded); a
+    chain none of them solves is refused
     (:class:`~qmodels.errors.UnsupportedModelError`, naming what was
     tried).  Returns pi and the residual max |pi Q|; appends the solver's
-    name (``"lu"``, ``"bicgstab"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``)
-    to ``used`` if given.  ``guess`` (log pi up to a constant, per state:
+    name (``"lu"``, ``"bicgstab"``, ``"amg-gmres"``, ``"ilu-bicgstab"`` or
+    ``"ilu-gmres"``) to ``used`` if given.  ``guess`` (log pi up to a constant, per state:
     :func:`_product_form_guess`) is where the iterative solve starts.
     """
     import scipy.sparse as sp
@@ -381,7 +383,7 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         blocked there), ``pools`` (pool -> mean ``waiting`` jobs, mean
         ``held`` tokens, ``utilization`` = held/tokens), ``marginals``
         (station -> P(n jobs present), n = 0, 1, ...) and ``linear_solver``
-        (``"lu"``, ``"bicgstab"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``;
+        (``"lu"``, ``"bicgstab"``, ``"amg-gmres"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``;
         the notes name it with the residual).
 
     Notes
@@ -1092,6 +1094,7 @@ def _figures(net, spec, chain, states, pi, resid, solver="lu") -> Result:
 
 #: the readable name of each ``info["linear_solver"]``
 _SOLVER_NAMES = {"lu": "sparse LU", "bicgstab": "BiCGSTAB",
+                 "amg-gmres": "multigrid-preconditioned GMRES",
                  "ilu-bicgstab": "ILU-preconditioned BiCGSTAB",
                  "ilu-gmres": "ILU-preconditioned GMRES"}
 
@@ -1127,6 +1130,10 @@ def _result(net, spec, n, resid, acc, solver="lu", build="python") -> Result:
     if solver == "bicgstab":
         notes.append(f"stationary vector by BiCGSTAB (Jacobi preconditioned, relative "
                      f"residual {ITERATIVE_RTOL:g}; max |pi Q| = {resid:.2g})")
+    elif solver == "amg-gmres":
+        notes.append(f"stationary vector by GMRES preconditioned by aggregation multigrid "
+                     f"(the Jacobi-preconditioned BiCGSTAB did not converge: a stiff "
+                     f"chain; max |pi Q| = {resid:.2g})")
     elif solver in ("ilu-bicgstab", "ilu-gmres"):
         notes.append(f"stationary vector by {how} (the Jacobi-preconditioned BiCGSTAB did not "
                      f"converge: a stiff chain; ILUT drop tolerance {_la.ILU_DROP:g}, fill "
