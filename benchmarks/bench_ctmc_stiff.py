@@ -24,11 +24,15 @@ m8x3       3 classes of 8 over 3 PS queues, class-dependent service, the
            last queue 30 x slower: 91,125
 =========  ===  ==  =========
 
-the same three with the bottleneck a hundred times slower (``s80x4``,
+The same three with the bottleneck a hundred times slower (``s80x4``,
 ``s40x5``, ``s30x6``: service 1 s there), and their balanced counterparts
 (``-bal``: no bottleneck, service 0.01 (1 + 0.1 k) s everywhere).  Each
 is product form, so exact MVA checks the answer (``maxrel``: the largest
-relative difference of the class throughputs and station queue lengths).  Each case runs in a fresh
+relative difference of the class throughputs and station queue lengths).
+``p10x2-e4`` and ``p10x2-e8``: a closed network with a starved low
+priority class (:func:`starved_priority`; 33,253 and 102,113 states),
+not product form (``maxrel`` None; the residual max |pi Q| is the
+check).  Each case runs in a fresh
 process (its peak RSS is its own), after one small ``qm.ctmc`` that
 compiles or loads the numba kernels (untimed); the time is the wall
 time of ``qm.ctmc`` alone.
@@ -48,6 +52,7 @@ CASES = {
     "s80x4": (80, 4, 100.0), "s40x5": (40, 5, 100.0), "s30x6": (30, 6, 100.0),
     "b80x4-bal": (80, 4, 1.0), "b40x5-bal": (40, 5, 1.0), "b30x6-bal": (30, 6, 1.0),
     "m8x3": (8, 3, 30.0), "m8x3-bal": (8, 3, 1.0),
+    "p10x2-e4": (10, 2, 4), "p10x2-e8": (10, 2, 8),
 }
 
 
@@ -76,8 +81,27 @@ def multiclass(N: int, ratio: float):
     return qm.Network([qm.Queue(n, 0.01, discipline="ps") for n in names], classes)
 
 
+def starved_priority(high: int, low: int):
+    """Network 25 of ``priority-closed-starved-det``: a preemptive
+    priority queue of deterministic service 0.46 s, an FCFS queue (0.137
+    s) and a PS queue (0.289 s), ``high`` jobs of the high class (think
+    0.11 s) that alone load the priority queue near saturation and
+    ``low`` jobs of the starved low class.  Not product form: a 3-D
+    lattice of counts and Erlang phases (the deterministic time as an
+    Erlang-k, k = 4 or 8 by the case) where the Jacobi BiCGSTAB fails."""
+    import qmodels as qm
+
+    st = [qm.Queue("p", 0.46, discipline="prio-pr", distribution=qm.Deterministic()),
+          qm.Queue("q", 0.137), qm.Queue("r", 0.289, discipline="ps")]
+    every = {s.name: 1 for s in st}
+    return qm.Network(st, [qm.Closed("hi", high, visits=every, priority=0, think_time=0.11),
+                           qm.Closed("lo", low, visits=every, priority=1)])
+
+
 def network(case: str):
     N, K, ratio = CASES[case]
+    if case.startswith("p"):
+        return starved_priority(N, K)
     return multiclass(N, ratio) if case.startswith("m") else bottleneck(N, K, ratio)
 
 
@@ -97,8 +121,16 @@ def run_case(case: str) -> dict:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = qm.ctmc(net, max_states=10**7)
+            res = qm.ctmc(net, max_states=10**7,
+                          **({"max_phases": CASES[case][2]} if case.startswith("p") else {}))
         out["seconds"] = time.perf_counter() - t
+        if case.startswith("p"):
+            # not product form: no MVA to compare with; the residual says
+            # how well the chain is solved
+            out.update(states=res.info["states"], solver=res.info["linear_solver"],
+                       residual=res.info["residual"], maxrel=None)
+            out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            return out
         m = qm.mva(net)
         x, y = np.asarray(res.class_throughput), np.asarray(m.class_throughput)
         q, r = np.asarray(res.station_queue_length), np.asarray(m.station_queue_length)

@@ -183,15 +183,20 @@ CTMC_PHASES = 20
 #: Erlang-8, solved with Erlang-4 and -2 for the extrapolation in 1.8 s):
 #: the flow-equivalent server gives the low class 0.0404, the simulator
 #: 0.0504 +- 0.0013 (20 % low), the whole chain at Erlang-8 extrapolated
-#: 0.0503.  Not more: the time to solve a chain is not its size alone (a
-#: three-station network of ``priority-closed-starved-det``, preemptive,
-#: 56,332 states with an Erlang-4, took 8.4 s; with an Erlang-8, past
-#: 60,000 states, its solve had not ended after 5 minutes).  Within it
-#: too a chain can be slow: on that catalog the median answer takes 1.6 s,
-#: the slowest 67 s (network 25: 33,253 states at Erlang-4, where the
-#: Jacobi BiCGSTAB fails, the complete LU fills past its cap in 35 s and
-#: the ILU-preconditioned GMRES takes 22 s)
-WHOLE_STATES = 60_000
+#: 0.0503; on ``priority-closed-starved-det`` the flow-equivalent server
+#: was 58 % low on a network whose chain (216,983 states at Erlang-8) now
+#: answers.  The bound was 60,000 while such chains (three stations,
+#: preemptive, a 3-D lattice of counts and phases) defeated the Jacobi
+#: BiCGSTAB and filled the complete LU for minutes; the multigrid stage of
+#: :mod:`._ctmc_solve` solves them (network 25 of that catalog, 33,253
+#: states at Erlang-4: 67 s before, 3.7 s now for the three chains of the
+#: extrapolation).  Measured on that catalog's 30 networks (one process,
+#: two shared cores, ``qm.priority`` end to end): 28 answered by the chain
+#: (2 past 250,000 states even at Erlang-4), median 3.1 s, slowest 35 s
+#: (network 13: chains of 161,514 + 49,886 + 17,976 states); with the
+#: bound at 60,000, median 1.7 s and slowest 21 s, but 7 networks left to
+#: the flow-equivalent server
+WHOLE_STATES = 250_000
 #: where the priority stations' joint chain is past its budget (the
 #: surrogate factors' case, the slowest and least accurate form), the
 #: whole network's chain is tried again up to this many states with an
