@@ -145,8 +145,8 @@ METHODS: dict[str, Method] = {
         "qmodels.analytic.priority", "priority",
         "APPROXIMATION for priority queues (prio, prio-pr) with mixed priority levels: "
         "closed networks by the whole network's CTMC where it has at most max_states states "
-        "(60,000, a low-variance shape as an Erlang-20, -8 or -4 extrapolated in the phases; "
-        "250,000 with two priority queues; exact for phase-type shapes), else an exact chain "
+        "(250,000, a low-variance shape as an Erlang-20, -8 or -4 extrapolated in the "
+        "phases; exact for phase-type shapes), else an exact chain "
         "of the priority stations fed by the flow-equivalent server of the rest (small "
         "populations; a deterministic service's Erlang fits extrapolated in the phases), "
         "else Sevcik's shadow server in Schweitzer's approximate MVA; open "

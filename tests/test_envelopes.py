@@ -381,23 +381,28 @@ CHAIN = "the network's own Markov chain (qm.ctmc)"
 FES = "finite-source priority chain with the flow-equivalent server of the rest"
 
 
+def _starved_det_template():
+    """(the shipped envelopes but ``priority-closed-starved-det``'s, that
+    catalog's envelope of the answers by the own chain: the box of the
+    networks the chain takes; or its one envelope if written before the
+    split by form)."""
+    rest = [e for e in ENVS if e.get("catalog") != "priority-closed-starved-det"]
+    mine = [e for e in ENVS if e.get("catalog") == "priority-closed-starved-det"]
+    assert mine
+    own = [e for e in mine if e.get("form") == CHAIN] or mine
+    return rest, own[0]
+
+
 def _starved_det_split(chain_err, fes_err):
-    """The shipped envelopes with ``priority-closed-starved-det``'s one
-    envelope (written before the split, its ``forms`` both the own chain
-    and the flow-equivalent chain) split in two of its box: one per form,
-    of the given X and R max errors."""
-    envs, split = [], None
-    for e in ENVS:
-        if e.get("catalog") != "priority-closed-starved-det":
-            envs.append(e)
-            continue
-        split = e
-        for form, (x, r) in ((CHAIN, chain_err), (FES, fes_err)):
-            one = {k: v for k, v in e.items() if k != "forms"}
-            one["form"] = form
-            one["error"] = {"X": {"max": x, "mean": x / 2}, "R": {"max": r, "mean": r / 2}}
-            envs.append(one)
-    assert split is not None
+    """The shipped envelopes with ``priority-closed-starved-det``'s
+    replaced by two of one box (the own chain's): one per form, of the given
+    X and R max errors."""
+    envs, e = _starved_det_template()
+    for form, (x, r) in ((CHAIN, chain_err), (FES, fes_err)):
+        one = {k: v for k, v in e.items() if k not in ("forms", "form")}
+        one["form"] = form
+        one["error"] = {"X": {"max": x, "mean": x / 2}, "R": {"max": r, "mean": r / 2}}
+        envs.append(one)
     return envs
 
 
@@ -429,18 +434,35 @@ def test_attach_quotes_the_envelope_of_the_answers_own_form(table_of):
 
 
 def test_legacy_forms_list_still_holds_each_of_its_forms(table_of):
-    # the shipped priority envelopes written before the split (a ``forms``
-    # list) still attach: the chain answer on the starved network is given
-    # the worst of the catalog's rows of both forms, as they were written
-    legacy = [e for e in ENVS if e.get("catalog") == "priority-closed-starved-det"]
-    if not legacy or "forms" not in legacy[0]:
-        pytest.skip("priority-closed-starved-det has been measured per form")
-    table_of(ENVS)
+    # an envelope written before the split by form (a ``forms`` list, the
+    # worst of the rows of both forms) still attaches: the chain answer on
+    # the starved network is given its error
+    envs, e = _starved_det_template()
+    legacy = {k: v for k, v in e.items() if k != "form"}
+    legacy["forms"] = [FES, CHAIN]
+    legacy["error"] = {"X": {"max": 0.583, "mean": 0.04}, "R": {"max": 1.398, "mean": 0.07}}
+    table_of(envs + [legacy])
     net = V.networks(V.CATALOGS["priority-closed-starved-det"])[7]
     r = qm.priority(net)
-    assert r.error["validated"] and r.error["X"]["max"] >= legacy[0]["error"]["X"]["max"]
-    assert env_mod.holds_form(legacy[0], CHAIN) and env_mod.holds_form(legacy[0], FES)
-    assert not env_mod.holds_form(legacy[0], "shadow server (Sevcik 1977), Schweitzer AMVA")
+    assert r.info["approximation"] == CHAIN
+    assert r.error["validated"] and r.error["X"]["max"] == pytest.approx(0.583)
+    assert env_mod.holds_form(legacy, CHAIN) and env_mod.holds_form(legacy, FES)
+    assert not env_mod.holds_form(legacy, "shadow server (Sevcik 1977), Schweitzer AMVA")
+
+
+def test_the_shipped_chain_answer_of_a_starved_network_quotes_its_own_forms_rows():
+    # the shipped table, measured per form: the chain answer of network 7
+    # is given the worst of the catalog's chain rows, below every FES row's
+    net = V.networks(V.CATALOGS["priority-closed-starved-det"])[7]
+    r = qm.priority(net)
+    assert r.info["approximation"] == CHAIN and r.error["form"] == CHAIN
+    rows = {e.get("form"): e for e in ENVS if e.get("catalog") == "priority-closed-starved-det"}
+    assert set(rows) == {CHAIN, FES}
+    assert r.error["X"]["max"] >= rows[CHAIN]["error"]["X"]["max"]
+    fes_worst = max(e["error"]["X"]["max"] for e in ENVS
+                    if e["method"] == "priority" and e.get("form") == FES
+                    and "starved" in e.get("catalog", ""))
+    assert r.error["X"]["max"] < fes_worst
 
 
 def test_holds_form():
