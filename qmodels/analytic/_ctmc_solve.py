@@ -316,7 +316,7 @@ def amg_hierarchy(A):
         return None
 
 
-def amg_gmres(A, b, budget: int, x0=None, ml=None):
+def amg_gmres(A, b, budget: int, x0=None, ml=None, polish: bool = True):
     """(x, ml): :func:`amg_krylov`'s solve started from ``x0`` (None:
     zero) and preconditioned by the hierarchy ``ml`` (None: a new one of
     A, :func:`amg_hierarchy`), which is returned for the next solve.  A
@@ -324,7 +324,9 @@ def amg_gmres(A, b, budget: int, x0=None, ml=None):
     as a fixed-point iteration changes them from one sweep to the next)
     is still a preconditioner: GMRES converges whatever M is, only more
     slowly the further M^-1 is from A^-1 (Saad 2003, sec. 9.3), and the
-    caller's residual check decides.  x None when the hierarchy and the
+    caller's residual check decides.  Without ``polish``, no last cycle
+    towards :data:`RTOL` (a caller that checks the residual first and
+    polishes only where it fails).  x None when the hierarchy and the
     basis do not fit ``budget`` bytes or the setup fails (where GMRES
     stops short of the tolerance, its last iterate: the caller's residual
     check decides)."""
@@ -350,7 +352,7 @@ def amg_gmres(A, b, budget: int, x0=None, ml=None):
             M = ml.aspreconditioner(cycle="V")
             x, info = gmres(A, b, x0=start, M=M, tol=100 * RTOL, restart=restart,
                             maxiter=AMG_CYCLES)
-            if info == 0 and np.all(np.isfinite(x)):
+            if polish and info == 0 and np.all(np.isfinite(x)):
                 # a last short cycle from there towards RTOL: GMRES never
                     # raises the (preconditioned) residual from its start, and
                 # where the rates span many orders it buys digits cheaply
