@@ -368,6 +368,7 @@ class SubsystemChain:
             p = 0
         ml, x0 = getattr(self, "_ml", None), getattr(self, "_xa", None)
         first = None
+        tried: set = set()
         with la.one_blas_thread():
             while True:
                 A, b, rest = la.pinned_system(Q, p)
@@ -393,6 +394,14 @@ class SubsystemChain:
                         p, ml, x0 = best, None, None
                         continue
                     first = (pi, p, got, x)
+                elif first is None and p not in tried:
+                    # no solve at this pin: once more at the CTMC's first
+                    # pin (the longest-held state), a new hierarchy
+                    tried.add(p)
+                    alt = la.pin_first(Q)
+                    if alt not in tried:
+                        p, ml, x0 = alt, None, None
+                        continue
                 break
         if first is not None:
             pi, self._pin, self._ml, self._xa = first
