@@ -393,13 +393,18 @@ def test_solve_names_the_method():
 def test_worst_case_of_the_catalogs():
     # network 96 of `python -m validation.envelopes --family marie-fewjobs`
     # (the same as mva-residual-fewjobs'), Marie's largest error over both
-    # catalogs (measured: X -8.1 %, R +8.9 % against the simulator, whose
-    # half-width there is 0.14 %): two classes over two PS queues and two
-    # deterministic FCFS queues, class c0 going from one deterministic queue
-    # straight to the other.  The flow-equivalent source feeds s3 Poisson
-    # arrivals; the real ones, just out of a deterministic server, are
-    # nearly regular and seldom wait (the simulator's R at s3 is 0.95, Marie's
-    # 1.50): a limit of the method's Poisson substitution, not of its fits.
+    # catalogs: two classes over two PS queues and two deterministic FCFS
+    # queues, class c0 going from one deterministic queue straight to the
+    # other.  With every station alone (measured: X -8.1 %, R +8.9 %
+    # against the simulator, whose half-width there is 0.14 %) the
+    # flow-equivalent source fed s3 Poisson arrivals, where the real ones,
+    # just out of a deterministic server, are nearly regular and seldom
+    # wait (the simulator's R at s3 is 0.95, Marie's was 1.50).  The two
+    # queues are one subsystem now (193,921 states at Erlang-32, solved by
+    # the multigrid), which sees c0 go from s2 to s3: X -5.9 %, R +6.3 %.
+    # What is left is the flow-equivalent source feeding the pair (Poisson,
+    # its rate by the jobs in the pair alone) and Erlang-32 for the
+    # deterministic shape.
     net = qm.Network(
         [qm.Queue("s0", 1.0, discipline="ps"), qm.Queue("s1", 1.0, discipline="ps"),
          qm.Queue("s2", 1.0, distribution=Deterministic()),
@@ -411,16 +416,18 @@ def test_worst_case_of_the_catalogs():
                                      "s3": {"s0": 1.0}},
                    service={"s0": 0.714, "s1": 0.304, "s2": 0.609, "s3": 0.375})])
     r = qm.marie(net)
+    assert r.info["subsystems"] == [["s2", "s3"]]
     s = _quiet(qm.simulate, net, seed=96, horizon=2e4, replications=5, progress=False)
     for c in ("c0", "c1"):
         xs, rs = s.X[c], s.R[c]
         eX = abs(float(r.X[c]) - float(xs)) / float(xs)
         eR = abs(float(r.R[c]) - float(rs)) / float(rs)
-        assert eX <= 0.085 + xs.half_width / float(xs), (c, eX)
-        assert eR <= 0.095 + rs.half_width / float(rs), (c, eR)
+        assert eX <= 0.065 + xs.half_width / float(xs), (c, eX)
+        assert eR <= 0.07 + rs.half_width / float(rs), (c, eR)
     # the worst class's throughput is short by more than the 5 % goal
     xs = s.X["c1"]
     assert (float(xs) - float(r.X["c1"])) / float(xs) > 0.05
-    # (mva-residual errs as much here: X 7.6 %, R 8.2 % in the catalog run;
+    # (mva-residual errs more here: X 7.6 %, R 8.2 % in the catalog run;
     # its own worst point of this catalog, network 61 at X 27 % and R 41 %,
-    # is within 2.4 % for Marie)
+    # is within 3 % for Marie: 2.9 % by its subsystem of 39,417 states,
+    # 2.4 % with every station alone)

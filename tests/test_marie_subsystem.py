@@ -251,3 +251,105 @@ def test_worst_case_of_the_large_catalog():
     # 8-20 jobs; measured there on this network with another seed: 9.0 %)
     assert r.error["validated"] and "8-20 jobs" in r.error["family"], r.error
     assert r.error["X"]["max"] > 0.08
+
+
+def _erlang_pair():
+    # _two_queues with Erlang-16 and Erlang-8 service and 3 + 2 jobs: a
+    # joint chain of 8,800 states, past the 6,000 the subsystems had before
+    # their chains were solved by the multigrid, and past LU_STATES
+    return qm.Network(
+        [qm.Queue("a", 1.0, distribution=Erlang(16)), qm.Queue("b", 1.0, distribution=Erlang(8))],
+        [qm.Closed("small", 3, think_time=0.5,
+                   routing={"a": {"b": 1.0}, "b": {"a": 1.0}},
+                   service={"a": 0.1, "b": 0.3}),
+         qm.Closed("big", 2, routing={"a": {"b": 1.0}, "b": {"a": 1.0}},
+                   service={"a": 0.9, "b": 0.4})])
+
+
+def _pair_chain():
+    net = _erlang_pair()
+    plan = M._plan(net)
+    return M._group_chain(net, plan, (0, 1), MS.SUBSYSTEM_STATES), plan
+
+
+def test_a_bigger_subsystem_forms_and_is_exact(monkeypatch):
+    # the exact case of test_a_pair_whose_complement_is_product_form_is_exact
+    # with a chain past the old budget of 6,000 states: one subsystem of
+    # both queues, solved by the multigrid, and the answer is the CTMC's
+    net = _erlang_pair()
+    r = _quiet(qm.marie, net)
+    assert r.info["approximation"] == M.FORM_ALL and r.info["subsystems"] == [["a", "b"]]
+    chain, _ = _pair_chain()
+    assert chain.size > max(6_000, MS.LU_STATES)
+    e = qm.ctmc(net)
+    for c in net.class_names:
+        assert float(r.X[c]) == pytest.approx(float(e.X[c]), rel=1e-8)
+        assert float(r.R[c]) == pytest.approx(float(e.R[c]), rel=1e-8)
+    # with the budget the subsystems had before, every station alone
+    monkeypatch.setattr(MS, "SUBSYSTEM_STATES", 6_000)
+    assert _quiet(qm.marie, _erlang_pair()).info["approximation"] == M.FORM_ALONE
+
+
+def test_the_count_of_orders_and_phases_is_the_chain_size():
+    # _placements(ordered=True) counts, per station, the FCFS sequences and
+    # the phase of the job in service (the combinatorial formula in its
+    # docstring); the chain's breadth-first enumeration reaches every one
+    # of them here (both classes go everywhere, the Erlang phases in turn)
+    chain, plan = _pair_chain()
+    inside = [1]          # class "big" never leaves the subsystem
+    assert M._placements(plan, (0, 1), inside, ordered=True) == pytest.approx(chain.size)
+    # and the count alone refuses a chain past the budget, without building it
+    with pytest.raises(M._PastBudget):
+        M._group_chain(_erlang_pair(), M._plan(_erlang_pair()), (0, 1), chain.size // 4)
+
+
+def _lam(chain, scale=1.0):
+    # Lambda_r(n) of eq. (3) for a complement of one think stage per class
+    # (think time Z_r): (N_r - n_r) / Z_r, given on the lattice
+    import numpy as np
+
+    grid = np.indices(chain.dims, dtype=float)
+    return np.stack([scale * (chain.N[r] - grid[r]) / 0.5 for r in range(chain.C)])
+
+
+def test_the_multigrid_solve_agrees_with_the_lu(monkeypatch):
+    import numpy as np
+
+    lu, _ = _pair_chain()
+    amg, _ = _pair_chain()
+    for scale in (1.0, 1.3, 0.7):          # the later sweeps: warm starts
+        monkeypatch.setattr(MS, "LU_STATES", 10**9)
+        a = lu.solve(_lam(lu, scale))
+        pa = lu.pi.copy()
+        monkeypatch.setattr(MS, "LU_STATES", 0)
+        b = amg.solve(_lam(amg, scale))
+        assert lu.solver == "lu" and amg.solver == "amg-gmres"
+        assert np.max(np.abs(amg.pi - pa)) <= 1e-9 * np.max(pa)
+        ok = np.isfinite(a)
+        assert np.array_equal(ok, np.isfinite(b))
+        assert np.max(np.abs(np.exp(a[ok]) - np.exp(b[ok]))) <= 1e-9
+
+
+def test_a_failed_multigrid_solve_falls_back(monkeypatch):
+    import numpy as np
+
+    from qmodels.analytic import _ctmc_solve as LA
+
+    ref, _ = _pair_chain()
+    monkeypatch.setattr(MS, "LU_STATES", 10**9)
+    ref.solve(_lam(ref))
+    # the multigrid fails: its LU, where the chain is within LU_FALLBACK
+    monkeypatch.setattr(MS, "LU_STATES", 0)
+    monkeypatch.setattr(LA, "amg_gmres", lambda *a, **k: (None, None))
+    chain, _ = _pair_chain()
+    chain.solve(_lam(chain))
+    assert chain.solver == "lu"
+    assert np.max(np.abs(chain.pi - ref.pi)) <= 1e-12
+    # past LU_FALLBACK the subsystem cannot be solved: every station alone,
+    # said in the notes
+    monkeypatch.setattr(MS, "LU_FALLBACK", 10)
+    with pytest.raises(np.linalg.LinAlgError):
+        _pair_chain()[0].solve(_lam(chain))
+    r = _quiet(qm.marie, _erlang_pair())
+    assert r.info["approximation"] == M.FORM_ALONE
+    assert any("did not settle" in n for n in r.notes)

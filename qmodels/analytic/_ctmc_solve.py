@@ -293,15 +293,55 @@ def amg_krylov(A, b, budget: int):
     (preconditioned) residual :data:`RTOL` x 100, then at most
     :data:`AMG_POLISH` iterations more towards :data:`RTOL` (the caller's
     residual check decides); None when the hierarchy and the basis do not fit
-    ``budget`` bytes or the setup fails."""
+    ``budget`` bytes or the setup fails.  (:func:`amg_gmres` with no
+    start and a new hierarchy.)"""
+    return amg_gmres(A, b, budget)[0]
+
+
+def amg_hierarchy(A):
+    """The aggregation-multigrid hierarchy of A (module docstring, solver
+    2a: PyAMG's ``smoothed_aggregation_solver`` with the tentative,
+    unsmoothed prolongator and two symmetric Gauss-Seidel sweeps on each
+    level), or None where the setup fails."""
     import pyamg
+
+    sweeps = ("gauss_seidel", {"sweep": "symmetric", "iterations": 2})
+    try:
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            return pyamg.smoothed_aggregation_solver(A.tocsr(), symmetry="nonsymmetric",
+                                                     smooth=None, max_coarse=500,
+                                                     presmoother=sweeps, postsmoother=sweeps)
+    except (ValueError, RuntimeError, np.linalg.LinAlgError, ZeroDivisionError):
+        return None
+
+
+def amg_gmres(A, b, budget: int, x0=None, ml=None, polish: bool = True):
+    """(x, ml): :func:`amg_krylov`'s solve started from ``x0`` (None:
+    zero) and preconditioned by the hierarchy ``ml`` (None: a new one of
+    A, :func:`amg_hierarchy`), which is returned for the next solve.  A
+    hierarchy of a nearby matrix (the same chain with some rates changed,
+    as a fixed-point iteration changes them from one sweep to the next)
+    is still a preconditioner: GMRES converges whatever M is, only more
+    slowly the further M^-1 is from A^-1 (Saad 2003, sec. 9.3), and the
+    caller's residual check decides.  Without ``polish``, no last cycle
+    towards :data:`RTOL` (a caller that checks the residual first and
+    polishes only where it fails).  x None when the hierarchy and the
+    basis do not fit ``budget`` bytes or the setup fails (where GMRES
+    stops short of the tolerance, its last iterate: the caller's residual
+    check decides)."""
     from pyamg.krylov import gmres
 
     n = len(b)
     room = budget - AMG_BYTES * A.nnz
     restart = min(AMG_RESTART, int(room // (8 * n * 2)) if room > 0 else 0)
     if restart < 10:
-        return None
+        return None, ml
+    if ml is None:
+        ml = amg_hierarchy(A)
+        if ml is None:
+            return None, None
+    start = None if x0 is None else np.array(x0, dtype=float)
     try:
         # recorded and dropped (PyAMG's GMRES sets its own warnings to
         # "always" at each call, so an "ignore" filter here would not hold
@@ -309,15 +349,12 @@ def amg_krylov(A, b, budget: int):
         # the residual nears zero, and the caller's residual check decides
         with warnings.catch_warnings(record=True):
             warnings.simplefilter("always")
-            sweeps = ("gauss_seidel", {"sweep": "symmetric", "iterations": 2})
-            ml = pyamg.smoothed_aggregation_solver(A.tocsr(), symmetry="nonsymmetric",
-                                                   smooth=None, max_coarse=500,
-                                                   presmoother=sweeps, postsmoother=sweeps)
             M = ml.aspreconditioner(cycle="V")
-            x, info = gmres(A, b, M=M, tol=100 * RTOL, restart=restart, maxiter=AMG_CYCLES)
-            if info == 0 and np.all(np.isfinite(x)):
+            x, info = gmres(A, b, x0=start, M=M, tol=100 * RTOL, restart=restart,
+                            maxiter=AMG_CYCLES)
+            if polish and info == 0 and np.all(np.isfinite(x)):
                 # a last short cycle from there towards RTOL: GMRES never
-                # raises the (preconditioned) residual from its start, and
+                    # raises the (preconditioned) residual from its start, and
                 # where the rates span many orders it buys digits cheaply
                 # (the 3,276-state chain of LU_FIRST: 3 more iterations,
                 # pi's largest error 1e-9 -> 7e-12 of its largest entry);
@@ -326,8 +363,8 @@ def amg_krylov(A, b, budget: int):
                                 maxiter=1)
                 x = more if np.all(np.isfinite(more)) else x
     except (ValueError, RuntimeError, np.linalg.LinAlgError, ZeroDivisionError):
-        return None
-    return x if np.all(np.isfinite(x)) else None
+        return None, ml
+    return (x if np.all(np.isfinite(x)) else None), ml
 
 
 def ilu_krylov(A, b, fill: float):

@@ -46,8 +46,12 @@ of several stations (their multi-station subsystems), and its several
 classes as in Baynat & Dallery, "A product-form approximation method for
 general closed queueing networks with several classes of customers",
 Performance Evaluation 24(3):165-188, 1996.  The chain is solved exactly
-(sparse LU, :func:`qmodels.analytic._marie_station._pinned_stationary`);
-its marginal on the population lattice, pi_S(n), gives S's product-form
+(to the CTMC's residual): by sparse LU up to :data:`LU_STATES` states (as
+:func:`qmodels.analytic._marie_station._pinned_stationary`), past them by
+the CTMC's aggregation-multigrid-preconditioned GMRES
+(:func:`qmodels.analytic._ctmc_solve.amg_gmres`), whose cost grows about
+linearly with the states where the LU's fill does not (below); its
+marginal on the population lattice, pi_S(n), gives S's product-form
 station function F_S(n) = pi_S(n) / G_{-S}(N - n), eq. (2) of
 :mod:`qmodels.analytic.marie` with the subsystem in place of a station.
 """
@@ -58,9 +62,31 @@ import numpy as np
 
 __all__ = ["SubsystemChain", "SUBSYSTEM_STATES"]
 
-#: the most states of one subsystem's chain (its first sparse LU: 1.5 s at
-#: 5,500 states of three queues and three classes; later sweeps warm-started)
-SUBSYSTEM_STATES = 6_000
+#: the most states of one subsystem's chain.  Past :data:`LU_STATES` the
+#: chain is solved by the multigrid, and what grows with the states is its
+#: enumeration (about 25-40 us a state, in Python) and the multigrid's
+#: solves (warm-started from the last sweep's answer and hierarchy),
+#: measured on one core of a shared machine: 193,921 states (two queues of
+#: Erlang-32 service, 4 + 2 jobs; marie-fewjobs network 96) enumerated in
+#: 4-5 s, first solve 3.7 s, the next 0.2 s, the whole answer 7-15 s and
+#: 235 MB; 171,629 states (three queues, three classes of 2-4 jobs) 7.5 s;
+#: two pairs of 96,419 and 34,823 states over 9 sweeps 9.6 s.  (The sparse
+#: LU, the solver before the multigrid, took 12 s at 21,693 states, 26 s
+#: at 39,417, and 322 s at 27,064 states of four queues: its fill, not the
+#: states, sets its cost; the multigrid solved those in 0.8, 1.5 and 0.7 s.)
+SUBSYSTEM_STATES = 200_000
+
+
+#: up to this many states the chain is solved by sparse LU (and later
+#: sweeps by GMRES preconditioned by it), past them by the multigrid
+#: (:meth:`SubsystemChain._stationary`): the LU's first factorisation took
+#: 0.1-0.3 s at 3,000-8,000 states (1.5 s at 5,500 states of three queues
+#: and three classes), the multigrid's first solve 0.1-0.4 s there; the
+#: chains the LU solved before the multigrid was added stay with it
+LU_STATES = 6_000
+#: the largest chain whose LU is tried where the multigrid's solve fails
+#: (its factorisation can take minutes past this: 26 s at 39,417 states)
+LU_FALLBACK = 40_000
 
 
 class SubsystemChain:
@@ -112,6 +138,8 @@ class SubsystemChain:
         self.per = per
         self.busy = busy
         self.pi = None
+        #: how the last solve went: "lu" or "amg-gmres"
+        self.solver = "lu"
 
     def _enumerate(self, budget: int) -> list:
         """The states reachable from the start (the classes that stay
@@ -254,7 +282,17 @@ class SubsystemChain:
 
     def _stationary(self, rows, cols, vals):
         """The unnormalised stationary vector of the chain of off-diagonal
-        rates (rows, cols, vals), pi(0) = 1 (state 0, the first enumerated,
+        rates (rows, cols, vals): by sparse LU up to :data:`LU_STATES`
+        states (:meth:`_stationary_lu`), past them by multigrid-
+        preconditioned GMRES (:meth:`_stationary_amg`)."""
+        if self.size == 1:
+            return np.ones(1)
+        if self.size <= LU_STATES:
+            return self._stationary_lu(rows, cols, vals)
+        return self._stationary_amg(rows, cols, vals)
+
+    def _stationary_lu(self, rows, cols, vals):
+        """pi with pi(0) = 1 (state 0, the first enumerated,
         is recurrent: every job can return to where it starts): the balance
         equations of the other states, state 0's column on the right-hand
         side (as :func:`qmodels.analytic._marie_station._pinned_stationary`;
@@ -274,8 +312,6 @@ class SubsystemChain:
 
         n = self.size
         pi = np.ones(n)
-        if n == 1:
-            return pi
         sub, rhs = pinned_system(rows, cols, vals, n)
         x = None
         lu = getattr(self, "_lu", None)
@@ -291,6 +327,94 @@ class SubsystemChain:
         self._x = x
         pi[1:] = x
         return np.maximum(pi, 0.0)
+
+    def _stationary_amg(self, rows, cols, vals):
+        """pi of a chain past :data:`LU_STATES` states, by the CTMC's
+        aggregation-multigrid-preconditioned GMRES
+        (:func:`qmodels.analytic._ctmc_solve.amg_gmres`: Horton &
+        Leutenegger, ACM SIGMETRICS 1994; De Sterck et al., SIAM J. Sci.
+        Comput. 30(5), 2008; Saad 2003, alg. 6.9) on the system pinned at
+        state 0, as :meth:`_stationary_lu` (pinned again at the most
+        probable state where that one is improbable, as the CTMC does;
+        Stewart 1994, ch. 2, on the scaling: the CTMC's first pin, the
+        state of longest holding time,
+        :func:`~qmodels.analytic._ctmc_solve.pin_first`, had 1.4e-7 of the
+        largest probability on a 150,723-state pair where state 0 had
+        6e-3, and its solve took 17 s against 4.6 s), accepted by the
+        CTMC's residual check (max |pi Q| at most
+        :data:`~qmodels.analytic._ctmc_solve.RESID_TOL` times the largest
+        rate, :func:`~qmodels.analytic._ctmc_solve.finish`).  The chain
+        changes only through Lambda_r(n) from one sweep to the next: later
+        solves start from the last answer, preconditioned by the last
+        hierarchy, which is built again only where that fails.  Where no
+        solve passes the check, the sparse LU of :meth:`_stationary_lu`;
+        :class:`numpy.linalg.LinAlgError` where that fails too or the chain
+        has more than :data:`LU_FALLBACK` states (the
+        caller then analyses every station alone)."""
+        import scipy.sparse as sp
+
+        from . import _ctmc_solve as la
+
+        n = self.size
+        ii = np.arange(n)
+        out = np.bincount(rows, weights=vals, minlength=n)
+        Q = sp.csc_matrix((np.concatenate([vals, -out]),
+                           (np.concatenate([rows, ii]), np.concatenate([cols, ii]))),
+                          shape=(n, n))
+        QT = Q.T
+        budget = la.budget()
+        p = getattr(self, "_pin", None)
+        if p is None:
+            p = 0
+        ml, x0 = getattr(self, "_ml", None), getattr(self, "_xa", None)
+        first = None
+        tried: set = set()
+        with la.one_blas_thread():
+            while True:
+                A, b, rest = la.pinned_system(Q, p)
+                # the last short cycle towards RTOL only where the residual
+                # check fails without it (it cost a quarter of the
+                # iterations of each sweep on a 150,723-state pair, whose
+                # answers passed the check without it)
+                x, got = la.amg_gmres(A, b, budget, x0=x0, ml=ml, polish=False)
+                pi = None if x is None else la.finish(Q, QT, p, rest, x)
+                if pi is None and x is not None:
+                    x, got = la.amg_gmres(A, b, budget, x0=x, ml=got)
+                    pi = None if x is None else la.finish(Q, QT, p, rest, x)
+                if pi is None and ml is not None:
+                    # the last sweep's hierarchy did not do: a new one
+                    x, got = la.amg_gmres(A, b, budget, x0=x0, ml=None)
+                    pi = None if x is None else la.finish(Q, QT, p, rest, x)
+                if pi is not None:
+                    first = first or (pi, p, got, x)
+                    best = int(np.argmax(pi))
+                    if pi[p] < la.REPIN * pi[best] and first[1] == p:
+                        # an improbable pin costs digits: once more at
+                        # the most probable state
+                        p, ml, x0 = best, None, None
+                        continue
+                    first = (pi, p, got, x)
+                elif first is None and p not in tried:
+                    # no solve at this pin: once more at the CTMC's first
+                    # pin (the longest-held state), a new hierarchy
+                    tried.add(p)
+                    alt = la.pin_first(Q)
+                    if alt not in tried:
+                        p, ml, x0 = alt, None, None
+                        continue
+                break
+        if first is not None:
+            pi, self._pin, self._ml, self._xa = first
+            self.solver = "amg-gmres"
+            return pi
+        self._pin = self._ml = self._xa = None
+        if n > LU_FALLBACK:
+            raise np.linalg.LinAlgError(
+                f"the subsystem's chain of {n:,} states: the multigrid-preconditioned GMRES "
+                f"did not reach its residual, and its LU (past {LU_FALLBACK:,} states) is not "
+                "tried")
+        self.solver = "lu"
+        return self._stationary_lu(rows, cols, vals)
 
     def conditional_means(self, busy: bool = False):
         """E[jobs of class r at place j | n] on the lattice: (m, C, *dims)

@@ -137,9 +137,11 @@ the subsystem in place of a station, F_S(n) = pi_S(n) / G_{-S}(N - n), on
 the population lattice of the jobs in S, and steps 1-4 iterate over the
 subsystems and the stations left alone.  Which subsystems: all those
 queues in one where its chain has at most
-:data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES` states (6,000;
-its first sparse LU took 1.5 s at 5,500 states, later sweeps start from
-the last answer), else disjoint pairs, the most strongly linked first
+:data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES` states
+(200,000; solved by sparse LU up to 6,000 states, past them by the CTMC's
+aggregation-multigrid-preconditioned GMRES, each sweep started from the
+last one's answer and hierarchy: a 193,921-state chain answered in 7-15 s,
+where the LU had taken 26 s at 39,417 states), else disjoint pairs, the most strongly linked first
 (the largest flow between them), each within the same budget
 (``group_max=2`` keeps pairs only, ``group_max=1`` forms none); a station
 left out is analysed alone as before.  ``info["approximation"]`` names
@@ -147,10 +149,16 @@ the form that answered, and the measured error envelopes are recorded per
 form: "subsystem of all its FCFS queues" (one subsystem holds every
 candidate queue), "subsystems of pairs" (some, not one of all), "stations
 alone (Marie's decomposition)" (none: one class, one candidate queue, or
-every chain past the budget, as on most networks of 8 jobs or more:
-on ``marie-classdep-large``, 40 networks of 8-20 jobs against the
-simulator, 36 were answered by stations alone, worst X 9.0 %, R 12.6 %,
-and 4 of 8-9 jobs by pairs, X 2.2 %, R 3.9 %; none by one subsystem).
+every chain past the budget, as on most networks of 12 jobs or more,
+whose pairs' chains count millions of FCFS orders: on
+``marie-classdep-large``, 40 networks of 8-20 jobs against the simulator,
+27 of 12-20 jobs were answered by stations alone, worst X 9.0 %,
+R 12.6 %, 8 of 8-15 jobs by pairs, X 7.1 %, R 9.2 % (network 14, 6.9 %
+and 8.9 % with every station alone), and 5 of 8-9 jobs by one
+subsystem, X 0.5 %, R 0.9 %; with the budget of 6,000 states that the
+sparse LU allowed, 36 by stations alone, 4 by pairs, none by one
+subsystem).  A chain whose count of FCFS orders and phases passes the
+budget is refused before its enumeration (:func:`_placements`).
 Where a subsystem forms, the class aggregation of the next paragraph is
 not used (the joint chain keeps the order itself).
 What remains approximate is the complement: its flow-equivalent returns a
@@ -1002,25 +1010,53 @@ def _group_chain(net: Network, plan: _Plan, places: tuple, budget: int):
         outside = plan.Z[r] > 0 or any(plan.live[r, k] for k in range(K) if k not in pos)
         if not outside and plan.live[r, list(places)].any():
             inside.append(r)
-    if _placements(plan, places, inside) > budget:
-        raise OverflowError(f"more than {budget} states")
+    if _placements(plan, places, inside) > budget \
+            or _placements(plan, places, inside, ordered=True) > ORDERS_MARGIN * budget:
+        # before the enumeration, which costs about 40 us a state
+        raise _PastBudget(f"more than {budget} states")
     phs = [[plan.phs[k][r] if plan.live[r, k] else None for r in range(C)] for k in places]
     S = [[float(plan.S[r, k]) for k in places] for r in range(C)]
     return SubsystemChain(phs, S, P, f, plan.N, inside, budget)
 
 
-def _placements(plan: _Plan, places: tuple, inside: list) -> float:
+class _PastBudget(OverflowError):
+    """A subsystem's chain past the state budget, found by counting
+    (:func:`_placements`) before any enumeration."""
+
+
+#: a subsystem whose FCFS orders alone (:func:`_placements` with
+#: ``ordered``) pass this many times the state budget is not enumerated:
+#: margin for orders the routing rules out
+ORDERS_MARGIN = 2.0
+
+
+def _placements(plan: _Plan, places: tuple, inside: list, ordered: bool = False) -> float:
     """The number of ways the stations ``places`` can hold jobs, counted by
     class and station only (at most N_r of class r in all, all N_r of a
     class that stays inside, none of a class where it does not go): the
     sum over the lattice of the convolution of one per station.  Every
     such placement is a state of the subsystem's chain (with one order
     and phase or more), so it bounds the states from below before the
-    chain is built."""
+    chain is built.  With ``ordered``, each placement counted once per
+    FCFS order of its jobs at each station and phase of the job in service
+    (the chain's states, :mod:`~qmodels.analytic._marie_subsystem`): with
+    n_r jobs of class r there (n in all) and class r's fit of m_r phases,
+    sum_r m_r (n - 1)! / ((n_r - 1)! prod_{s != r} n_s!), the sequences
+    headed by a class-r job times its phases: the chain's size where every
+    order and phase is reached, an estimate rather than a bound where the
+    routing rules some order out."""
     lat = plan.lattice
     tot = None
+    idx = lat.tot.astype(np.int64)
     for k in places:
-        f = np.zeros(lat.dims)
+        if ordered:
+            heads = sum(lat.grid[r] * (plan.phs[k][r].phases if plan.live[r, k] else 0)
+                        for r in range(lat.C))
+            with np.errstate(divide="ignore"):
+                f = np.where(idx > 0, np.log(np.maximum(heads, 1.0))
+                             + lat.lgamma[np.maximum(idx - 1, 0)] - lat.lfact, 0.0)
+        else:
+            f = np.zeros(lat.dims)
         for r in range(lat.C):
             if not plan.live[r, k]:
                 f = np.where(lat.grid[r] > 0, -np.inf, f)
@@ -1040,7 +1076,10 @@ def _groups(net: Network, plan: _Plan, gmax=None) -> dict:
     (none with ``gmax`` 1), the most strongly linked first
     (the largest flow sum_r V_ri P_r(i, j) + V_rj P_r(j, i) between them),
     each kept where its chain fits; the search stops at the second pair
-    past the budget (each costs its chain's enumeration up to the budget).
+    whose enumeration passed the budget (each costs its chain's
+    enumeration up to the budget; a chain whose count of FCFS orders and
+    phases, :func:`_placements`, passes it is not enumerated and costs
+    nothing).
     {tuple of stations: chain}."""
     from ._marie_subsystem import SUBSYSTEM_STATES
 
@@ -1075,6 +1114,8 @@ def _groups(net: Network, plan: _Plan, gmax=None) -> dict:
             continue
         try:
             out[(i, j)] = _group_chain(net, plan, (i, j), SUBSYSTEM_STATES)
+        except _PastBudget:
+            continue        # counted, not enumerated: it cost nothing
         except OverflowError:
             misses += 1
             if misses >= 2:
@@ -1702,7 +1743,8 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False,
         notes.append("several classes: at a general station the waiting jobs start in random "
                      "order (the chain keeps their numbers, not their order)")
     info = {"algorithm": "Marie's method (product-form substitute by log-space convolution, "
-                         "station chains by level reduction / sparse LU)",
+                         "station chains by level reduction / sparse LU, subsystems' chains "
+                         "by sparse LU / multigrid-preconditioned GMRES)",
             "iterations": int(sweeps), "converged": bool(conv), "tol": float(tol),
             "tv_distance": float(err), "fits": {net.stations[k].name: plan.fits[k]
                                                 for k in plan.general},
