@@ -354,7 +354,7 @@ def amg_gmres(A, b, budget: int, x0=None, ml=None, polish: bool = True):
                             maxiter=AMG_CYCLES)
             if polish and info == 0 and np.all(np.isfinite(x)):
                 # a last short cycle from there towards RTOL: GMRES never
-                    # raises the (preconditioned) residual from its start, and
+                # raises the (preconditioned) residual from its start, and
                 # where the rates span many orders it buys digits cheaply
                 # (the 3,276-state chain of LU_FIRST: 3 more iterations,
                 # pi's largest error 1e-9 -> 7e-12 of its largest entry);
@@ -432,30 +432,33 @@ def _start(guess, p: int, rest):
     return x0 if np.all(np.isfinite(x0)) else None
 
 
+#: the stages tried once at the first pin when the Jacobi BiCGSTAB fails
+#: there: solver -> (function, name, why it was passed, ``how``)
+_STRONG = {
+    "amg": ("amg_krylov", "aggregation-multigrid-preconditioned GMRES",
+            "its hierarchy passes the memory budget of {gib} GiB or its setup failed",
+            "amg-gmres"),
+    "lu": ("complete_lu", "complete LU (COLAMD)",
+           "its factors pass the fill the memory budget of {gib} GiB allows", "lu"),
+}
+
+
 def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None):
-    """(rest, x, how): ``solver`` ("bicgstab" or "ilu") on the system
-    pinned at ``p`` (noted in ``tried``); None when no ILU fits the
-    budget."""
+    """(rest, x, how): ``solver`` ("bicgstab", "amg", "lu" or "ilu") on
+    the system pinned at ``p`` (noted in ``tried``); None when the stage
+    does not fit the budget (or, "amg" and "lu", does not answer)."""
     A, b, rest = pinned_system(Q, p)
     if solver == "bicgstab":
         tried.append(f"Jacobi-preconditioned BiCGSTAB pinning state {p}")
         return rest, jacobi_bicgstab(A, b, _start(guess, p, rest)), "bicgstab"
-    if solver == "amg":
-        x = amg_krylov(A, b, budget)
+    if solver in _STRONG:
+        run, name, passed, how = _STRONG[solver]
+        x = globals()[run](A, b, budget)    # looked up at call time (tests replace them)
         if x is None:
-            tried.append("multigrid-preconditioned GMRES: its hierarchy passes the memory "
-                         f"budget of {budget / 2**30:.2g} GiB or its setup failed")
+            tried.append(f"{name}: " + passed.format(gib=f"{budget / 2**30:.2g}"))
             return None
-        tried.append(f"aggregation-multigrid-preconditioned GMRES pinning state {p}")
-        return rest, x, "amg-gmres"
-    if solver == "lu":
-        x = complete_lu(A, b, budget)
-        if x is None:
-            tried.append("complete LU (COLAMD): its factors pass the fill the memory budget "
-                         f"of {budget / 2**30:.2g} GiB allows")
-            return None
-        tried.append(f"complete LU (COLAMD) pinning state {p}")
-        return rest, x, "lu"
+        tried.append(f"{name} pinning state {p}")
+        return rest, x, how
     fill = ilu_fill_cap(A.nnz, budget)
     if fill == 0.0:
         tried.append("no ILU: even its least fill passes the memory budget of "
