@@ -455,6 +455,30 @@ def test_the_automatic_choice_prefers_an_exact_qna_to_a_fitted_chain():
     assert qm.solve(_open_queue(qm.Erlang(3))).method == "ctmc"
 
 
+def test_the_automatic_choice_prefers_the_priority_chain_extrapolated_in_k():
+    # a low class starved behind a high one at a deterministic preemptive
+    # priority queue: the CTMC fits the constant by the first Erlang-k whose
+    # chain fits (k = 20); the priority method solves the same chain at k,
+    # k/2 and k/4 and extrapolates to scv 0.  qm.solve takes the latter and
+    # says why.  Reference: the chains at k = 40 and 80 (finer solves of the
+    # same network), linear in the Erlang's scv 1/k through them to scv 0,
+    # 2 X(80) - X(40) (Richardson's step; the CTMC at 80 alone is the
+    # deterministic time with scv 1/80)
+    st = [qm.Queue("p", 0.46, discipline="prio-pr", distribution=qm.Deterministic()),
+          qm.Queue("q", 0.137)]
+    every = {"p": 1, "q": 1}
+    net = qm.Network(st, [qm.Closed("hi", 3, visits=every, priority=0, think_time=0.11),
+                          qm.Closed("lo", 1, visits=every, priority=1)])
+    r = qm.solve(net)
+    assert r.method == "priority"
+    assert r.info["approximation"] == "the network's own Markov chain (qm.ctmc)"
+    assert any("ctmc: its answer is approximate" in n and "extrapolated to the shape's scv" in n
+               for n in r.notes)
+    fitted = qm.ctmc(net, max_states=50_000)
+    ref = 2 * qm.ctmc(net, max_phases=80).X["lo"] - qm.ctmc(net, max_phases=40).X["lo"]
+    assert abs(r.X["lo"] - ref) < abs(fitted.X["lo"] - ref) / 10
+
+
 @pytest.mark.parametrize("rho, K", [(0.5, 5), (0.9, 20), (0.95, 80)])
 def test_truncation_shortfall_is_exact_for_one_m_m_1_k_queue(rho, K):
     # M/M/1 cut at K jobs is the M/M/1/K queue: its mean queue falls short of
