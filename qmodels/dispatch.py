@@ -446,6 +446,19 @@ def _refined_elsewhere(network: Network, options: dict, names) -> object | None:
     """The answer of the first (method, form) of ``names`` that applies,
     takes the options and answers in that form (``info["approximation"]``),
     or None."""
+    return _first_elsewhere(network, options, names)
+
+
+def _exact_elsewhere(network: Network, options: dict, names) -> object | None:
+    """The answer of the first of ``names`` that applies, takes the options
+    and labels its answer exact, or None."""
+    return _first_elsewhere(network, options, [(name, None) for name in names])
+
+
+def _first_elsewhere(network: Network, options: dict, names) -> object | None:
+    """The answer of the first (method, form) of ``names`` whose requirement
+    holds, that takes the options and answers: exactly where ``form`` is
+    None, else in that form (``info["approximation"]``); None if none."""
     for name, form in names:
         check = requirement(name)
         if check is not None and check(network) is not None:
@@ -455,24 +468,8 @@ def _refined_elsewhere(network: Network, options: dict, names) -> object | None:
             result = solver(name)(network, **{**AUTO_OPTIONS.get(name, {}), **options})
         except UnsupportedModelError:
             continue
-        if result.info.get("approximation") == form:
-            return result
-    return None
-
-
-def _exact_elsewhere(network: Network, options: dict, names) -> object | None:
-    """The answer of the first of ``names`` that applies, takes the options
-    and labels its answer exact, or None."""
-    for name in names:
-        check = requirement(name)
-        if check is not None and check(network) is not None:
-            continue
-        try:
-            check_options(name, options)
-            result = solver(name)(network, **{**AUTO_OPTIONS.get(name, {}), **options})
-        except UnsupportedModelError:
-            continue
-        if result.exactness == "exact":
+        if (result.exactness == "exact") if form is None \
+                else result.info.get("approximation") == form:
             return result
     return None
 
