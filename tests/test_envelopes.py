@@ -476,10 +476,9 @@ def test_holds_form():
 
 @pytest.mark.parametrize("name", ["marie-fewjobs", "fcfs-classdep-closed"])
 def test_a_marie_answer_carries_its_forms_envelope(name):
-    # the shipped Marie envelopes are one per form: an answer is given one
-    # of its own form (a Marie catalog measured before the split: skipped)
-    if any("forms" in e for e in ENVS if e["method"] == "marie"):
-        pytest.skip("the Marie catalogs were measured before the split by form")
+    # the shipped Marie envelopes are one per form (none left with a legacy
+    # ``forms`` list): an answer is given one of its own form
+    assert not any("forms" in e for e in ENVS if e["method"] == "marie")
     for net in V.networks(V.CATALOGS[name], quick=True):
         r = qm.marie(net)
         if r.exactness != "approximate":
