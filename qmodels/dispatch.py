@@ -340,23 +340,16 @@ def _auto(network: Network, options: dict):
             # says why this one did not
             passed.append((name, str(e)))
             continue
-        if result.exactness != "exact" and name in EXACT_ELSEWHERE:
+        if result.exactness != "exact" and name in ELSEWHERE:
             with warnings.catch_warnings(record=True) as other_said:
                 warnings.simplefilter("always")
-                other = _exact_elsewhere(network, options, EXACT_ELSEWHERE[name])
+                other = _better_elsewhere(network, options, ELSEWHERE[name], _fitted(result))
             if other is not None:
+                how = ("answers this network exactly" if other.exactness == "exact" else
+                       "solves the same chain with more phases, extrapolated to the shape's scv")
                 passed.append((name, f"its answer is approximate ({_why_approximate(result)}) "
-                                     f"and {other.method!r} answers this network exactly"))
+                                     f"and {other.method!r} {how}"))
                 name, result, said = other.method, other, other_said
-            elif name in REFINED_ELSEWHERE and _fitted(result):
-                with warnings.catch_warnings(record=True) as other_said:
-                    warnings.simplefilter("always")
-                    other = _refined_elsewhere(network, options, REFINED_ELSEWHERE[name])
-                if other is not None:
-                    passed.append((name, f"its answer is approximate ({_why_approximate(result)}) "
-                                         f"and {other.method!r} solves the same chain with more "
-                                         "phases, extrapolated to the shape's scv"))
-                    name, result, said = other.method, other, other_said
         short = _truncation_shortfall(result) if held is None else None
         if short is not None:
             held = (name, result, list(passed), said)
@@ -414,26 +407,25 @@ def _truncation_shortfall(result) -> str | None:
             "M/M/1/K queue); the chain's answer is kept only if no later method answers")
 
 
-#: methods after ``key`` in :data:`AUTO_ORDER` that can answer exactly what
-#: ``key`` answers only approximately: the CTMC fits a deterministic,
-#: lognormal or Pareto time with phases, while QNA solves an M/G/1 queue fed
-#: by Poisson arrivals and a GI/M/c queue fed by a renewal stream exactly
-#: (Pollaczek-Khinchine; the GI/M/c transform), and the priority method an
-#: M/G/1 priority queue that each of its classes visits alone, once, on a
-#: Poisson stream (Cobham 1954; Kleinrock 1976)
-EXACT_ELSEWHERE = {"ctmc": ("qna", "priority")}
-
-
-#: methods after ``key`` in :data:`AUTO_ORDER` whose answer in a given form
-#: refines what ``key`` answers with a fitted shape: the priority method's
-#: whole-chain form solves the network's own chain (as the CTMC does) with a
-#: low-variance shape at 20, 8 or 4 phases and extrapolates the answers at
-#: k, k/2 and k/4 to the shape's scv (:mod:`qmodels.analytic.priority`),
-#: where the CTMC stops at the first k whose chain fits its budget.  On a
-#: low class starved behind a high one at a deterministic priority queue
-#: (network 25 of ``priority-closed-starved-det``) the CTMC at k = 5 had the
-#: low class's X 53 % high, the priority method 0.2 % off the simulator
-REFINED_ELSEWHERE = {"ctmc": (("priority", "the network's own Markov chain (qm.ctmc)"),)}
+#: methods after ``key`` in :data:`AUTO_ORDER` whose answer is better than
+#: ``key``'s approximate one, each with the form (``info["approximation"]``)
+#: in which an approximate answer of theirs is taken where ``key`` fitted a
+#: shape (None: only an exact answer).  Exact: the CTMC fits a
+#: deterministic, lognormal or Pareto time with phases, while QNA solves an
+#: M/G/1 queue fed by Poisson arrivals and a GI/M/c queue fed by a renewal
+#: stream exactly (Pollaczek-Khinchine; the GI/M/c transform), and the
+#: priority method an M/G/1 priority queue that each of its classes visits
+#: alone, once, on a Poisson stream (Cobham 1954; Kleinrock 1976).
+#: Refined: the priority method's whole-chain form solves the network's own
+#: chain (as the CTMC does) with a low-variance shape at 20, 8 or 4 phases
+#: and extrapolates the answers at k, k/2 and k/4 to the shape's scv
+#: (:mod:`qmodels.analytic.priority`), where the CTMC stops at the first k
+#: whose chain fits its budget: on a low class starved behind a high one at
+#: a deterministic priority queue (network 25 of
+#: ``priority-closed-starved-det``) the CTMC at k = 5 had the low class's X
+#: 53 % above the priority method's, which is 0.2 % off the simulator
+ELSEWHERE = {"ctmc": (("qna", None),
+                      ("priority", "the network's own Markov chain (qm.ctmc)"))}
 
 
 def _fitted(result) -> bool:
@@ -442,23 +434,11 @@ def _fitted(result) -> bool:
     return any("(a fit)" in a for a in result.assumptions)
 
 
-def _refined_elsewhere(network: Network, options: dict, names) -> object | None:
-    """The answer of the first (method, form) of ``names`` that applies,
-    takes the options and answers in that form (``info["approximation"]``),
-    or None."""
-    return _first_elsewhere(network, options, names)
-
-
-def _exact_elsewhere(network: Network, options: dict, names) -> object | None:
-    """The answer of the first of ``names`` that applies, takes the options
-    and labels its answer exact, or None."""
-    return _first_elsewhere(network, options, [(name, None) for name in names])
-
-
-def _first_elsewhere(network: Network, options: dict, names) -> object | None:
+def _better_elsewhere(network: Network, options: dict, names, fitted: bool) -> object | None:
     """The answer of the first (method, form) of ``names`` whose requirement
-    holds, that takes the options and answers: exactly where ``form`` is
-    None, else in that form (``info["approximation"]``); None if none."""
+    holds, that takes the options and answers exactly, or (where ``fitted``:
+    the answer it would replace fitted a shape) in that form; None if none.
+    Each method is called once."""
     for name, form in names:
         check = requirement(name)
         if check is not None and check(network) is not None:
@@ -468,8 +448,8 @@ def _first_elsewhere(network: Network, options: dict, names) -> object | None:
             result = solver(name)(network, **{**AUTO_OPTIONS.get(name, {}), **options})
         except UnsupportedModelError:
             continue
-        if (result.exactness == "exact") if form is None \
-                else result.info.get("approximation") == form:
+        if result.exactness == "exact" or (
+                fitted and form is not None and result.info.get("approximation") == form):
             return result
     return None
 

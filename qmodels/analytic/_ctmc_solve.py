@@ -63,9 +63,12 @@ The solvers, cheapest first (:func:`stationary_pinned`):
    whose low class is starved: three stations, preemptive, Erlang-4
    service (33,253 states) defeat the Jacobi BiCGSTAB, and their complete
    LU fills past its cap after 35 s; this stage solves them in about a
-   second (50 iterations), the same network with Erlang-8 service
-   (102,113 states) in a few.  On chains of at most :data:`LU_FIRST`
-   states the complete LU goes first.  The prolongator smoothed by PyAMG's
+   second of CPU (50 iterations), and ``qm.ctmc`` answers in 3.4 s end to
+   end, the same network with Erlang-8 service (102,113 states) in 9.9 s
+   (``python -m benchmarks.bench_ctmc_stiff --case p10x2-e4 --case
+   p10x2-e8``; 80 s and 348 s by the ILU-preconditioned solves before).
+   On chains of at most :data:`LU_FIRST` states the complete LU goes
+   first.  The prolongator smoothed by PyAMG's
    default (energy minimisation) took fewer iterations but a setup of up
    to 16 s on a 59,000-state chain where it then did not converge; the
    unsmoothed one's setup is a few hundredths of a second.  It is tried
@@ -139,8 +142,9 @@ AMG_POLISH = 30
 #: up to this many states the complete LU is tried before the multigrid
 #: (its factors cost well under a second there, and its answer is the more
 #: accurate where rates span many orders of magnitude: a chain of 3,276
-#: states with rates 0.01 to 100 had Q 5e-8 off by the multigrid's GMRES,
-#: 1e-9 by the LU, both with max |pi Q| far below RESID_TOL); past it the
+#: states with rates 0.01 to 100 had Q 5e-8 off by the multigrid's GMRES
+#: stopped at 1e-12 (2e-10 with the last cycle of AMG_POLISH), 1e-9 by the
+#: LU, all with max |pi Q| far below RESID_TOL); past it the
 #: multigrid first, since a complete LU that fills past its cap there can
 #: take tens of seconds before it fails
 LU_FIRST = 20_000
@@ -495,9 +499,9 @@ def stationary_pinned(Q, budget: int, guess=None):
     """(pi, how, tried): the stationary vector of the irreducible generator
     ``Q`` (CSC) by the solvers of the module docstring in turn, each at the
     pins of :func:`pin_first` and :func:`_next_pin`; ``how`` is
-    ``"bicgstab"``, ``"amg-gmres"``, ``"lu"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``, and
-    pi None (how
-    None) when none of them reached the residual.  ``tried`` lists what
+    ``"bicgstab"``, ``"amg-gmres"``, ``"lu"``, ``"ilu-bicgstab"`` or
+    ``"ilu-gmres"``, and pi None (how None) when none of them reached the
+    residual.  ``tried`` lists what
     was tried, for the caller's error message.  ``budget`` bytes bound the
     ILU's factors; ``guess`` (log pi up to a constant, or None) is where
     the Jacobi-preconditioned BiCGSTAB starts."""
@@ -508,7 +512,7 @@ def stationary_pinned(Q, budget: int, guess=None):
     tried: list[str] = []
     pins = [pin_first(Q)]
     with one_blas_thread():
-        lu_tried = False
+        strong_tried = False
         for solver in ("bicgstab", "ilu"):
             i = 0
             while i < len(pins):
@@ -520,11 +524,11 @@ def stationary_pinned(Q, budget: int, guess=None):
                 pi = _accept(Q, QT, p, got, solver, budget, tried, guess, pins)
                 if pi is not None:
                     return pi[0], pi[1], tried
-                if solver == "bicgstab" and not lu_tried:
+                if solver == "bicgstab" and not strong_tried:
                     # the Jacobi BiCGSTAB failed at the first pin: a stiff
                     # chain; the multigrid, then its complete LU, where they
                     # fit, before more pins
-                    lu_tried = True
+                    strong_tried = True
                     order = ("lu", "amg") if Q.shape[0] <= LU_FIRST else ("amg", "lu")
                     for strong in order:
                         direct = _solve_at(Q, p, strong, budget, tried, guess)

@@ -222,8 +222,9 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None):
     (:class:`~qmodels.errors.UnsupportedModelError`, naming what was
     tried).  Returns pi and the residual max |pi Q|; appends the solver's
     name (``"lu"``, ``"bicgstab"``, ``"amg-gmres"``, ``"ilu-bicgstab"`` or
-    ``"ilu-gmres"``) to ``used`` if given.  ``guess`` (log pi up to a constant, per state:
-    :func:`_product_form_guess`) is where the iterative solve starts.
+    ``"ilu-gmres"``) to ``used`` if given.  ``guess`` (log pi up to a
+    constant, per state: :func:`_product_form_guess`) is where the
+    iterative solve starts.
     """
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
@@ -464,9 +465,9 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
             f"Erlang-k in place of a deterministic time has scv 1/k, and in an M/G/1 queue "
             f"the mean wait is overstated by the factor 1 + 1/k ({100 / k:.3g} % here; 5 % at "
             "k = 20) (Pollaczek-Khinchine; Kleinrock 1975, eq. 5.105); in a network that is no "
-            "bound: a low priority class starved behind a high one whose deterministic "
-            "service is an Erlang-5 here had its X 53 % high (network 25 of "
-            "priority-closed-starved-det, against the simulator), where method='priority' "
+            "bound: a low priority class starved behind a high one (network 25 of "
+            "priority-closed-starved-det, the high level's deterministic service as an "
+            "Erlang-5) had its X 53 % high against the simulator, where method='priority' "
             "extrapolates the chain in k to the shape's scv; pass max_phases= for another k",))
     return res
 
