@@ -343,10 +343,13 @@ def _auto(network: Network, options: dict):
         if result.exactness != "exact" and name in ELSEWHERE:
             with warnings.catch_warnings(record=True) as other_said:
                 warnings.simplefilter("always")
-                other = _better_elsewhere(network, options, ELSEWHERE[name], _fitted(result))
+                other = _better_elsewhere(network, options, ELSEWHERE[name],
+                                          result if _fitted(result) else None)
             if other is not None:
                 how = ("answers this network exactly" if other.exactness == "exact" else
-                       "solves the same chain with more phases, extrapolated to the shape's scv")
+                       f"solves the same chain with more phases (Erlang-{_finest_phases(other)} "
+                       f"where it had Erlang-{_finest_phases(result)}), extrapolated to the "
+                       "shape's scv")
                 passed.append((name, f"its answer is approximate ({_why_approximate(result)}) "
                                      f"and {other.method!r} {how}"))
                 name, result, said = other.method, other, other_said
@@ -416,14 +419,18 @@ def _truncation_shortfall(result) -> str | None:
 #: stream exactly (Pollaczek-Khinchine; the GI/M/c transform), and the
 #: priority method an M/G/1 priority queue that each of its classes visits
 #: alone, once, on a Poisson stream (Cobham 1954; Kleinrock 1976).
-#: Refined: the priority method's whole-chain form solves the network's own
+#: Refined (taken only where its chains give the capped shape more phases
+#: than the CTMC's did, :func:`_finest_phases`): the priority method's
+#: whole-chain form solves the network's own
 #: chain (as the CTMC does) with a low-variance shape at 20, 8 or 4 phases
 #: and extrapolates the answers at k, k/2 and k/4 to the shape's scv
-#: (:mod:`qmodels.analytic.priority`), where the CTMC stops at the first k
-#: whose chain fits its budget: on a low class starved behind a high one at
-#: a deterministic priority queue (network 25 of
-#: ``priority-closed-starved-det``) the CTMC at k = 5 had the low class's X
-#: 53 % above the priority method's, which is 0.2 % off the simulator
+#: (:mod:`qmodels.analytic.priority`), as the CTMC does, but within a
+#: budget of 250,000 states where qm.solve gives the CTMC 50,000 (so with
+#: more phases): on a low class starved behind a high one at a
+#: deterministic priority queue (network 25 of
+#: ``priority-closed-starved-det``) the CTMC at k = 5 alone had the low
+#: class's X 53 % above the priority method's, which is 0.2 % off the
+#: simulator; extrapolated from k = 5, 2 and 1 it is 1.6 % below it
 ELSEWHERE = {"ctmc": (("qna", None),
                       ("priority", "the network's own Markov chain (qm.ctmc)"))}
 
@@ -434,11 +441,12 @@ def _fitted(result) -> bool:
     return any("(a fit)" in a for a in result.assumptions)
 
 
-def _better_elsewhere(network: Network, options: dict, names, fitted: bool) -> object | None:
+def _better_elsewhere(network: Network, options: dict, names, fitted) -> object | None:
     """The answer of the first (method, form) of ``names`` whose requirement
-    holds, that takes the options and answers exactly, or (where ``fitted``:
-    the answer it would replace fitted a shape) in that form; None if none.
-    Each method is called once."""
+    holds, that takes the options and answers exactly, or (where
+    ``fitted``, the answer it would replace, fitted a shape) in that form
+    from chains with more phases for the shapes held at a cap
+    (:func:`_finest_phases`); None if none.  Each method is called once."""
     for name, form in names:
         check = requirement(name)
         if check is not None and check(network) is not None:
@@ -449,9 +457,21 @@ def _better_elsewhere(network: Network, options: dict, names, fitted: bool) -> o
         except UnsupportedModelError:
             continue
         if result.exactness == "exact" or (
-                fitted and form is not None and result.info.get("approximation") == form):
+                fitted is not None and form is not None
+                and result.info.get("approximation") == form
+                and _finest_phases(result) > _finest_phases(fitted)):
             return result
     return None
+
+
+def _finest_phases(result) -> int:
+    """The most phases a fitted low-variance shape had in the chains behind
+    an answer (the finest of those extrapolated, else the phase cap; 0 when
+    no shape was held at a cap)."""
+    ex = result.info.get("extrapolation")
+    if ex:
+        return int(ex["phases"][0])
+    return int(result.info.get("max_phases") or 0) if result.info.get("phase_capped") else 0
 
 
 def _why_approximate(result) -> str:

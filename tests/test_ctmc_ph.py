@@ -455,28 +455,48 @@ def test_the_automatic_choice_prefers_an_exact_qna_to_a_fitted_chain():
     assert qm.solve(_open_queue(qm.Erlang(3))).method == "ctmc"
 
 
-def test_the_automatic_choice_prefers_the_priority_chain_extrapolated_in_k():
-    # a low class starved behind a high one at a deterministic preemptive
-    # priority queue: the CTMC fits the constant by the first Erlang-k whose
-    # chain fits (k = 20); the priority method solves the same chain at k,
-    # k/2 and k/4 and extrapolates to scv 0.  qm.solve takes the latter and
-    # says why.  Reference: the chains at k = 40 and 80 (finer solves of the
-    # same network), linear in the Erlang's scv 1/k through them to scv 0,
-    # 2 X(80) - X(40) (Richardson's step; the CTMC at 80 alone is the
-    # deterministic time with scv 1/80)
+def _starved(hi, lo, third=False):
     st = [qm.Queue("p", 0.46, discipline="prio-pr", distribution=qm.Deterministic()),
-          qm.Queue("q", 0.137)]
-    every = {"p": 1, "q": 1}
-    net = qm.Network(st, [qm.Closed("hi", 3, visits=every, priority=0, think_time=0.11),
-                          qm.Closed("lo", 1, visits=every, priority=1)])
+          qm.Queue("q", 0.137)] + ([qm.Queue("s", 0.2)] if third else [])
+    every = {s.name: 1 for s in st}
+    return qm.Network(st, [qm.Closed("hi", hi, visits=every, priority=0, think_time=0.11),
+                           qm.Closed("lo", lo, visits=every, priority=1)])
+
+
+def test_the_ctmc_extrapolates_a_starved_class_in_k():
+    # a low class starved behind a high one at a deterministic preemptive
+    # priority queue: the chain with an Erlang-20 in place of the constant
+    # overstates the low class's X by 12 %; the CTMC solves it at k = 20, 10
+    # and 5 and extrapolates to scv 0.  Reference: the chains at k = 40 and
+    # 80 (finer solves of the same network), linear in the Erlang's scv 1/k
+    # through them to scv 0, 2 X(80) - X(40) (Richardson's step; the CTMC at
+    # 80 alone is the deterministic time with scv 1/80).  qm.solve keeps the
+    # CTMC's answer: the priority method would solve the same chains (also
+    # at 20 phases), no finer
+    net = _starved(3, 1)
+    ref = 2 * qm.ctmc(net, max_phases=80).X["lo"] - qm.ctmc(net, max_phases=40).X["lo"]
+    alone = qm.ctmc(net, max_phases=20)
+    r = qm.solve(net)
+    assert r.method == "ctmc" and r.info["extrapolation"]["phases"] == (20, 10, 5)
+    assert abs(r.X["lo"] - ref) < abs(alone.X["lo"] - ref) / 10
+    assert abs(r.X["lo"] / ref - 1) < 1e-3
+
+
+def test_the_automatic_choice_prefers_the_priority_chain_with_more_phases(monkeypatch):
+    # with the CTMC held to 5,000 states in qm.solve its deterministic time
+    # gets Erlang-5 (the chain at 10 phases has 11,740 states); the priority
+    # method's whole chain (up to 250,000 states) gets Erlang-8, extrapolated
+    # from 8, 4 and 2: qm.solve takes it and says why
+    import qmodels.dispatch as dispatch
+
+    monkeypatch.setitem(dispatch.AUTO_OPTIONS, "ctmc", {"max_states": 5_000})
+    net = _starved(4, 2, third=True)
     r = qm.solve(net)
     assert r.method == "priority"
     assert r.info["approximation"] == "the network's own Markov chain (qm.ctmc)"
-    assert any("ctmc: its answer is approximate" in n and "extrapolated to the shape's scv" in n
+    assert r.info["extrapolation"]["phases"][0] == 8
+    assert any("ctmc: its answer is approximate" in n and "Erlang-8 where it had Erlang-5" in n
                for n in r.notes)
-    fitted = qm.ctmc(net, max_states=50_000)
-    ref = 2 * qm.ctmc(net, max_phases=80).X["lo"] - qm.ctmc(net, max_phases=40).X["lo"]
-    assert abs(r.X["lo"] - ref) < abs(fitted.X["lo"] - ref) / 10
 
 
 @pytest.mark.parametrize("rho, K", [(0.5, 5), (0.9, 20), (0.95, 80)])

@@ -99,6 +99,8 @@ import itertools
 
 import numpy as np
 
+from .phase_type import capped_fit
+
 __all__ = ["fits", "solve_closed", "extrapolate_runs", "KMAX", "KMAX_DETERMINISTIC",
            "LATTICE_BUDGET", "STATE_BUDGET",
            "JOINT_BUDGET"]
@@ -542,12 +544,6 @@ def _solve_joint(V, S, scv, code, level, N, Z, direct, pk, memo=None):
         "(Richardson, linear in the scv as the Pollaczek-Khinchine mean is)")
 
 
-def capped_fit(scv: float, phases: int) -> bool:
-    """Whether :func:`ph_fit` with ``phases`` phases holds a shape of this
-    scv above its own (scv < 1/phases: the Erlang cap)."""
-    return scv < 1.0 - 1e-12 and (scv <= 0.0 or int(np.ceil(1.0 / scv - 1e-9)) > phases)
-
-
 def extrapolate_phases(X1, Q1, X2, Q2, fit1, fit2, N, D=None, queues=None):
     """Richardson's extrapolation (L. F. Richardson & J. A. Gaunt, "The
     deferred approach to the limit", Phil. Trans. R. Soc. A 226, 1927,
@@ -594,26 +590,26 @@ def extrapolate_runs(runs, N, D=None, queues=None):
     :func:`extrapolate_phases`), the next lower order is tried, down to
     the linear step of the two finest.  Returns (X, Q, order used) or
     None."""
+    from .phase_type import richardson  # (phase_type imports nothing of this module)
+
     N = np.asarray(N)
     live = N > 0
     t0 = float(np.mean([t for t, _ in runs[0][2]]))
     ts = [float(np.mean([f for _, f in fit])) for _, _, fit in runs]
     X1 = runs[0][0]
-    if any(not b > a for a, b in zip(ts, ts[1:])) or t0 >= ts[0]:
-        return None
-    for n in range(len(runs), 1, -1):
-        pts = ts[:n]
-        w = [float(np.prod([(t0 - pts[j]) / (pts[i] - pts[j]) for j in range(n) if j != i]))
-             for i in range(n)]
-        X = sum(wi * r[0] for wi, r in zip(w, runs))
-        Q = sum(wi * r[1] for wi, r in zip(w, runs))
+
+    def admissible(F):
+        X, Q = F["X"], F["Q"]
         if np.any(X[live] <= 0.5 * X1[live]) or np.any(X[live] >= 1.5 * X1[live]) \
                 or np.any(Q < -1e-12 * max(float(np.max(N)), 1.0)):
-            continue
-        if D is not None and np.any((X @ D)[queues] > 1.0):
-            continue
-        return X, np.maximum(Q, 0.0), n - 1
-    return None
+            return False
+        return D is None or not np.any((X @ D)[queues] > 1.0)
+
+    out = richardson([{"X": X, "Q": Q} for X, Q, _ in runs], t0, ts, admissible)
+    if out is None:
+        return None
+    F, degree, _ = out
+    return F["X"], np.maximum(F["Q"], 0.0), degree
 
 
 def _joint_chain(V, S, scv, code, level, N, direct, pk, halve=False):

@@ -580,10 +580,17 @@ def finish(result, *, network: Network | None = None, substituted=(), check: boo
         # carries that family's measured error too (or the unmeasured warning)
         _label_caches(result)
     if (result.exactness == APPROXIMATE and not result.network.is_symbolic
-            and result.method != "ctmc"):   # (the CTMC states its truncation instead)
+            and (result.method != "ctmc" or result.info.get("fits"))):
+        # (a CTMC answer is approximate by a fitted shape, whose error is
+        # measured, or by its truncation, which it states itself)
         from .envelopes import attach
 
+        cut = result.error if result.method == "ctmc" else None
         attach(result, substituted=bool(substituted))
+        if cut and cut.get("source") == "truncation" and cut.get("truncation_mass"):
+            # the truncation's own figures stay beside the envelope's
+            object.__setattr__(result, "error", {**result.error, **cut,
+                                                 "validated": result.error["validated"]})
     if result.method in ROUTING_METHODS and not result.network.is_symbolic:
         _warn_random_route(result)
     result.__dict__["_finished"] = True

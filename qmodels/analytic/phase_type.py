@@ -68,7 +68,8 @@ from ..model.distributions import (
 )
 
 __all__ = ["Coxian", "coxian_of", "hyper_to_coxian", "mixed_erlang", "h2_balanced",
-           "h2_three_moments", "relative_moments", "fit_moments", "DEFAULT_MAX_PHASES"]
+           "h2_three_moments", "relative_moments", "fit_moments", "DEFAULT_MAX_PHASES",
+           "capped_fit", "capped_scvs", "coarser_caps", "richardson_weights", "richardson"]
 
 #: the most phases a *fitted* low-variability shape gets (a deterministic
 #: time: Erlang-20, SCV 0.05); exact Erlang shapes keep their own k
@@ -302,3 +303,94 @@ def coxian_of(dist, mean: float, max_phases: int = DEFAULT_MAX_PHASES,
         return _fitted(dist, float(mean), int(max_phases))
     raise UnsupportedModelError(
         f"{who}: no phase-type form of a {type(dist).__name__} shape; use method='sim'")
+
+
+# ---------------------------------------------------------------------------
+# the phase cap, and answers carried past it
+# ---------------------------------------------------------------------------
+
+def capped_fit(scv: float, phases: int) -> bool:
+    """Whether a low-variability fit of at most ``phases`` Erlang phases
+    holds a shape of this scv above its own (scv < 1/phases: the Erlang
+    cap of the module docstring)."""
+    return scv < 1.0 - 1e-12 and (scv <= 0.0 or int(np.ceil(1.0 / scv - 1e-9)) > phases)
+
+
+def _fitted_scvs(net) -> list:
+    """The scvs of the service shapes of ``net`` that are fitted (not
+    phase-type: deterministic, uniform, lognormal, Pareto, empirical), one
+    per class and station that has one and visits it."""
+    out = []
+    V = np.asarray(net.visits, dtype=float)
+    shapes = net.lowered.shapes or [[s.distribution for s in net.stations]] * len(net.classes)
+    for c, row in enumerate(shapes):
+        for j, d in enumerate(row):
+            if d is None or V[c, j] <= 0 or isinstance(d, (Erlang, Exponential, HyperExponential)):
+                continue
+            out.append(float(d.scv))
+    return out
+
+
+def capped_scvs(net, k: int) -> list:
+    """The scvs of the service shapes of ``net`` (a
+    :class:`~qmodels.Network`) that a fit of at most ``k`` phases holds
+    above their own (a deterministic, uniform, lognormal, Pareto or
+    empirical shape of scv below 1 needing more than ``k`` Erlang phases),
+    one per class and station that has one."""
+    return [t for t in _fitted_scvs(net) if capped_fit(t, k)]
+
+
+def coarser_caps(net, k: int) -> list:
+    """The phase caps below ``k`` at which a network whose low-variance
+    shapes are held at ``k`` is solved again for :func:`richardson`: k/2
+    and k/4 (Erlang-1, the exponential, included), each raised to the
+    phases the shapes a cap of ``k`` fits exactly need (a mixture of
+    Erlangs of ceil(1/scv) phases, the module docstring), so that only the
+    capped shapes change between the solves; strictly decreasing."""
+    need = max([max(2, math.ceil(1.0 / t - 1e-9)) for t in _fitted_scvs(net)
+                if 0.0 < t < 1.0 - 1e-12 and not capped_fit(t, k)] + [1])
+    out = []
+    for c in (k // 2, k // 4):
+        c = max(c, need)
+        if c < (out[-1] if out else k):
+            out.append(c)
+    return out
+
+
+def richardson_weights(t0: float, pts) -> list:
+    """The weights w_i of the values F(t_i) at the points ``pts`` in the
+    value at ``t0`` of the polynomial through them (Lagrange's form: w_i =
+    prod_{j != i} (t0 - t_j) / (t_i - t_j)); they sum to 1.  With t_i =
+    1/k, 2/k, 4/k and t0 = 0: 8/3, -2, 1/3; with 1/k, 2/k: 2, -1
+    (Richardson & Gaunt, "The deferred approach to the limit", Phil.
+    Trans. R. Soc. A 226, 1927, 299-361)."""
+    n = len(pts)
+    return [float(np.prod([(t0 - pts[j]) / (pts[i] - pts[j]) for j in range(n) if j != i]))
+            for i in range(n)]
+
+
+def richardson(runs, t0: float, ts, admissible):
+    """Figures carried to the scv ``t0`` of a shape from solves at the
+    fitted scvs ``ts`` (finest first, increasing: Erlang-k, -k/2, -k/4,
+    ...): ``runs`` one mapping {name: array} per solve, each figure taken
+    as the polynomial of degree len(runs) - 1 in the fitted scv
+    (:func:`richardson_weights`).  Linear in the scv is what the
+    Pollaczek-Khinchine mean of an M/G/1 queue is (Kleinrock 1975, eq.
+    5.105: exact there); a network's figures are curved beyond that, so
+    the highest degree is tried first.  Where ``admissible(figures)`` is
+    false (a figure left its range) the next lower degree is tried, down to
+    the linear step of the two finest.  Every expectation under the
+    stationary vector is linear in that vector, so one set of weights
+    carries them all and the identities between them that are linear
+    (job conservation, U = X S) hold for the result.  Returns (figures,
+    degree, weights) or None."""
+    ts = [float(t) for t in ts]
+    if any(not b > a for a, b in zip(ts, ts[1:])) or not t0 < ts[0]:
+        return None
+    for n in range(len(runs), 1, -1):
+        w = richardson_weights(t0, ts[:n])
+        out = {key: sum(wi * np.asarray(r[key], dtype=float) for wi, r in zip(w, runs))
+               for key in runs[0]}
+        if admissible(out):
+            return out, n - 1, w
+    return None

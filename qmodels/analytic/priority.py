@@ -486,6 +486,7 @@ def _ctmc_closed(net: Network, max_states: int, max_phases: int | None = None
 
     from ..errors import ProblemTooLargeError
     from .ctmc import ctmc
+    from .phase_type import capped_scvs, coarser_caps
 
     def chain(k):
         with warnings.catch_warnings():
@@ -506,7 +507,7 @@ def _ctmc_closed(net: Network, max_states: int, max_phases: int | None = None
     info = {"approximation": "the network's own Markov chain (qm.ctmc)",
             "states": r.info["states"]}
     k1 = int(r.info.get("max_phases") or 0)
-    targets = _capped_scvs(net, k1) if r.info.get("phase_capped") else []
+    targets = capped_scvs(net, k1) if r.info.get("phase_capped") else []
     if targets and k1 >= 4:
         # a low-variance shape held at k1 phases (scv 1/k1 above its own):
         # the chain again at k1/2 and k1/4 phases (Erlang-1: exponential), the
@@ -516,9 +517,8 @@ def _ctmc_closed(net: Network, max_states: int, max_phases: int | None = None
 
         runs, states, ks = [(X, X[:, None] * V * Rk, [(t, 1.0 / k1) for t in targets])], \
             [r.info["states"]], [k1]
-        for k in (k1 // 2, k1 // 4):
-            if k < 1:
-                break
+        for k in coarser_caps(net, k1):
+            # (a shape the cap k1 fits exactly keeps its phases there)
             rk = chain(k)
             Xk = np.array([float(rk.X[c]) for c in net.class_names])
             Rkk = np.asarray(rk.station_response_time, dtype=float)
@@ -538,33 +538,12 @@ def _ctmc_closed(net: Network, max_states: int, max_phases: int | None = None
                 f"from the chains with {used} in their place (Richardson, "
                 f"{'linear' if order == 1 else f'degree {order}'} in the fitted scv)")
             info["states"] = tuple(states[:order + 1])
+            info["extrapolation"] = {"phases": tuple(ks[:order + 1]), "degree": order}
     U = X[:, None] * D   # single servers: X D per class
     res = _result(net, "priority", X, V * Rk, U, notes, info, visit_time=Rk)
     object.__setattr__(res, "exactness", r.exactness)
     object.__setattr__(res, "assumptions", tuple(r.assumptions))
     return res
-
-
-def _capped_scvs(net: Network, k: int) -> list:
-    """The scvs of the shapes that a fit of at most ``k`` phases holds above
-    their own (:func:`qmodels.analytic.phase_type.coxian_of`: a
-    deterministic, uniform, lognormal, Pareto or empirical shape of scv
-    below 1 needing more than ``k`` Erlang phases), one per class and
-    station that has one."""
-    from ..model.distributions import Erlang, Exponential, HyperExponential
-    from ._prio_fes import capped_fit
-
-    out = []
-    V = np.asarray(net.visits, dtype=float)
-    shapes = net.lowered.shapes or [[s.distribution for s in net.stations]] * len(net.classes)
-    for c, row in enumerate(shapes):
-        for j, d in enumerate(row):
-            if d is None or V[c, j] <= 0 or isinstance(d, (Erlang, Exponential, HyperExponential)):
-                continue
-            t = float(d.scv)
-            if capped_fit(t, k):
-                out.append(t)
-    return out
 
 
 def _direct_routes(net: Network, V, Z) -> np.ndarray:
