@@ -101,6 +101,12 @@ Catalogs (sources of the formulas and cases):
 * ``marie-nonexp``, ``marie-fewjobs``: the networks of ``mva-residual-nonexp``
   and ``mva-residual-fewjobs`` (same generators and seeds, so the same
   networks and the same simulations), solved by Marie's method.
+* ``ctmc-fewjobs``, ``ctmc-nonexp``: the same networks and simulations
+  again, solved by the CTMC (``qm.ctmc``): exact where every shape is
+  phase-type; where one is fitted (a lognormal by its moments, a
+  deterministic time as an Erlang-20 whose answers at 20, 10 and 5 phases
+  are extrapolated to scv 0), the error of that form of its answer.  A
+  network whose chain passes 200,000 states is refused.
 * ``marie-ph``: closed networks of 1..4 jobs per class at FCFS queues
   with phase-type service (exponential, Erlang 2-8, two-branch
   hyperexponential of SCV 1.5..8), against the exact CTMC (phase-type
@@ -1058,6 +1064,16 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
     Catalog("marie-fewjobs", "closed networks of 1-4 jobs per class, service SCV 0-8",
             fewjob_closed, 120, 3, "sim", (Approx("marie", "marie"),),
             seed=(27, 3), sim=SimPlan(_h_closed_cycles(5e3))),
+    # the same networks and simulations again, solved by the CTMC: exact
+    # where every shape is phase-type, else with its fitted shapes (a
+    # deterministic time extrapolated in the phases of its Erlang fits)
+    Catalog("ctmc-fewjobs", "closed networks of 1-4 jobs per class, service SCV 0-8",
+            fewjob_closed, 120, 3, "sim", (Approx("ctmc", "ctmc"),),
+            seed=(27, 3), sim=SimPlan(_h_closed_cycles(5e3))),
+    Catalog("ctmc-nonexp", "random closed networks, 1-2 classes of 2-12 jobs, general "
+            "service (validation.nonexp; the CTMC answers those of at most 200,000 states)",
+            _nonexp(nonexp.closed_network), 60, 3, "sim", (Approx("ctmc", "ctmc"),),
+            seed=(1, 1), sim=SimPlan(_h_nonexp)),
     Catalog("marie-ph", "closed networks of 1-4 jobs per class, phase-type service (SCV "
             "1/8-8), small enough for the exact CTMC", ph_closed, 80, 3, "ctmc",
             (Approx("marie", "marie"), Approx("mva-residual", "mva_residual")), seed=(27, 17)),
