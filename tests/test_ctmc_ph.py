@@ -69,13 +69,50 @@ def test_hyperexponential_of_three_branches_as_a_coxian():
 
 @pytest.mark.parametrize("dist", [qm.Uniform(0.5), qm.Lognormal(0.3), qm.Pareto(3.5),
                                   qm.Empirical((1.0, 2.0, 0.5, 1.5))])
-def test_low_variability_fits_match_mean_and_scv(dist):
+def test_low_variability_fits_match_three_moments(dist):
+    # the acyclic phase-type of fewest phases with the shape's first three
+    # moments (Bobbio, Horvath & Telek 2005); an APH of n phases has scv >=
+    # 1/n, so it has at least ceil(1/scv) of them
     cox = P.coxian_of(dist, 3.0)
-    k = math.ceil(1 / dist.scv)
-    assert not cox.exact and cox.phases == k
-    assert f"Erlang-{k - 1} and Erlang-{k}" in cox.fit and "mean and scv matched" in cox.fit
+    m2, m3 = P.relative_moments(dist)
+    assert not cox.exact and cox.phases >= math.ceil(1 / dist.scv)
+    assert "first three moments" in cox.fit and "Bobbio" in cox.fit
+    assert cox.mean == pytest.approx(3.0, rel=1e-12)
+    assert cox.moment(2) == pytest.approx(9.0 * m2, rel=1e-9)
+    assert cox.moment(3) == pytest.approx(27.0 * m3, rel=1e-9)
+
+
+def test_low_variability_fit_falls_back_to_two_moments_within_the_phase_cap():
+    # the empirical shape's three moments need 9 phases, its scv (0.2) 5:
+    # with max_phases = 6 the mixture of Erlang-4 and Erlang-5 (mean and
+    # scv matched; Tijms 2003, app. B)
+    dist = qm.Empirical((1.0, 2.0, 0.5, 1.5))
+    assert P.coxian_of(dist, 3.0).phases == 9
+    cox = P.coxian_of(dist, 3.0, max_phases=6)
+    assert not cox.exact and not cox.capped and cox.phases == 5
+    assert "Erlang-4 and Erlang-5" in cox.fit and "mean and scv matched" in cox.fit
     assert cox.mean == pytest.approx(3.0, rel=1e-12)
     assert cox.scv == pytest.approx(dist.scv, rel=1e-9)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 12])
+def test_aph_third_moment_bounds_close_on_the_erlang(n):
+    # at n2 = (n + 1)/n the only APH of order n is the Erlang-n, whose
+    # normalised third moment m3 / (m1 m2) is (n + 2)/n (its moments
+    # m_j = (n + j - 1)! / ((n - 1)! n^j)): both bounds meet there
+    lo, hi = P.aph_bounds((n + 1) / n, n)
+    assert lo == pytest.approx((n + 2) / n, rel=1e-9)
+    assert hi == pytest.approx((n + 2) / n, rel=1e-9)
+
+
+def test_aph_third_moment_bounds_published_example():
+    # Bobbio, Horvath & Telek's bounds as tabulated in the BuTools manual
+    # (APH3rdMomentLowerBound / UpperBound): m1 = 1.9, m2 = 5; order 3:
+    # 16.577 .. 17.081, order 4: from 16.079, no upper bound
+    lo, hi = P.aph_bounds(5 / 1.9 ** 2, 3)
+    assert (lo * 1.9 * 5, hi * 1.9 * 5) == pytest.approx((16.577458, 17.081405), rel=1e-6)
+    lo, hi = P.aph_bounds(5 / 1.9 ** 2, 4)
+    assert lo * 1.9 * 5 == pytest.approx(16.079377, rel=1e-6) and hi == math.inf
 
 
 def test_three_moment_h2_fit_of_a_lognormal():
@@ -633,3 +670,26 @@ def test_random_non_product_form_networks_against_the_simulator(seed):
             e = getattr(s, fig)[c]
             ref = getattr(r, fig)[c]
             assert abs(e.mean - ref) <= max(3 * e.half_width, tol * ref), (seed, c, fig, e, ref)
+
+
+def test_mg1_second_moment_of_the_sojourn_holds_the_third_moment_fit():
+    # M/G/1 FCFS, lognormal service of scv 0.5 fitted by its first three
+    # moments: the queue's second factorial moment is exact.  Takacs:
+    # E[W] = lam E[S^2] / (2 (1 - rho)), E[W^2] = 2 E[W]^2 + lam E[S^3] /
+    # (3 (1 - rho)) (Kleinrock 1975, sec. 5.7); T = W + S independent, and
+    # the distributional form of Little's law for FCFS, E[N (N - 1)] =
+    # lam^2 E[T^2] (Keilson & Servi 1988).  A two-moment fit (its third
+    # moment lower) misses it.
+    lam, S, c2 = 0.6, 1.0, 0.5
+    dist = qm.Lognormal(c2)
+    net = qm.Network([qm.Queue("q", S, distribution=dist)], [qm.Open("o", lam, visits={"q": 1})])
+    r = qm.ctmc(net)
+    m2, m3 = (x * S ** (j + 2) for j, x in enumerate(P.relative_moments(dist)))
+    rho = lam * S
+    W = lam * m2 / (2 * (1 - rho))
+    W2 = 2 * W ** 2 + lam * m3 / (3 * (1 - rho))
+    T2 = W2 + 2 * W * S + m2
+    p = C.marginal(r, "q")
+    n = np.arange(len(p))
+    assert float(n * (n - 1) @ p) == pytest.approx(lam ** 2 * T2, rel=1e-7)
+    assert float(r.R["o"]) == pytest.approx(W + S, rel=1e-9)
