@@ -115,13 +115,41 @@ def test_aph_third_moment_bounds_published_example():
     assert lo * 1.9 * 5 == pytest.approx(16.079377, rel=1e-6) and hi == math.inf
 
 
-def test_three_moment_h2_fit_of_a_lognormal():
-    dist = qm.Lognormal(4.0)
-    cox = P.coxian_of(dist, 1.0)
-    m2, m3 = P.relative_moments(dist)        # (1 + c2), (1 + c2)^3 = 5, 125
-    assert (m2, m3) == (5.0, 125.0)
-    assert cox.phases == 2 and "first three moments" in cox.fit
+def test_three_moment_h2_fit():
+    # the H2 with the moments of a lognormal of scv 4 (1, 5, 125; Whitt
+    # 1982): its moments are those given
+    r, q = P.hyper_to_coxian(*P.h2_three_moments(1.0, 5.0, 125.0))
+    cox = P.Coxian(r, q)
+    assert cox.phases == 2
     assert [cox.moment(j) for j in (1, 2, 3)] == pytest.approx([1.0, 5.0, 125.0], rel=1e-10)
+
+
+def _kl_loss(probs, rates, c2, nodes=200):
+    # -E[log h(X)] for X lognormal of mean 1 and scv c2 (Gauss-Hermite in
+    # log X, more nodes than the fit's own)
+    s2 = math.log1p(c2)
+    z, w = np.polynomial.hermite_e.hermegauss(nodes)
+    x = np.exp(-s2 / 2 + math.sqrt(s2) * z)
+    from scipy.special import logsumexp
+
+    logs = np.log(np.asarray(probs) * np.asarray(rates)) - np.outer(x, rates)
+    return -float((w / w.sum()) @ logsumexp(logs, axis=1))
+
+
+@pytest.mark.parametrize("c2", [1.5, 4.0, 8.0])
+def test_a_lognormal_of_high_variance_is_the_closest_h3_with_its_mean_and_scv(c2):
+    dist = qm.Lognormal(c2)
+    cox = P.coxian_of(dist, 2.0)
+    assert cox.phases == 3 and "Kullback-Leibler" in cox.fit
+    assert cox.mean == pytest.approx(2.0, rel=1e-10)
+    assert cox.scv == pytest.approx(c2, rel=1e-7)
+    # closer to the lognormal than the two H2s of the same mean and scv
+    # (balanced means, Whitt 1982; three moments)
+    probs, rates = P.lognormal_hyper(c2)
+    mine = _kl_loss(probs, rates, c2)
+    balanced = qm.HyperExponential(c2).branches()
+    assert mine < _kl_loss(*balanced, c2)
+    assert mine < _kl_loss(*P.h2_three_moments(1.0, 1 + c2, (1 + c2) ** 3), c2)
 
 
 def test_heavy_pareto_falls_back_to_the_balanced_h2():
@@ -356,7 +384,7 @@ def test_fitted_shapes_make_the_answer_approximate_and_named():
     assert r.exactness == "approximate"
     fit = [a for a in r.assumptions if "(a fit)" in a]
     assert len(fit) == 1 and "station 'disk': service Lognormal (scv 3)" in fit[0]
-    assert "first three moments" in fit[0] and "2 phases" in fit[0]
+    assert "Kullback-Leibler" in fit[0] and "3 phases" in fit[0]
     d = r.to_dict()
     assert d["exactness"] == "approximate" and any("Lognormal" in a for a in d["assumptions"])
 
@@ -693,3 +721,15 @@ def test_mg1_second_moment_of_the_sojourn_holds_the_third_moment_fit():
     n = np.arange(len(p))
     assert float(n * (n - 1) @ p) == pytest.approx(lam ** 2 * T2, rel=1e-7)
     assert float(r.R["o"]) == pytest.approx(W + S, rel=1e-9)
+
+
+def test_mg1_mean_with_a_heavy_lognormal_is_pollaczek_khinchine():
+    # the lognormal's H3 keeps its mean and scv, so an M/G/1 queue's mean
+    # response is Pollaczek-Khinchine's, S + lam S^2 (1 + c2) / (2 (1 - rho))
+    # (Kleinrock 1975, eq. 5.105)
+    lam, S, c2 = 0.5, 1.0, 6.0
+    net = qm.Network([qm.Queue("q", S, distribution=qm.Lognormal(c2))],
+                     [qm.Open("o", lam, visits={"q": 1})])
+    r = qm.ctmc(net)
+    assert float(r.R["o"]) == pytest.approx(S + lam * S * S * (1 + c2) / (2 * (1 - lam * S)),
+                                            rel=1e-6)
