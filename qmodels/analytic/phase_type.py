@@ -374,7 +374,8 @@ def lognormal_hyper(c2: float) -> tuple | None:
     an exponential of 0.5 to 1, 2 to 6 jobs, think time 0 to 3), X against
     the simulator (10 replications, half-widths 0.2-1 %): SCV 1.5 to 8,
     three-moment H2 -0.7 % to +6.0 %, balanced-means H2 -1.9 % to -0.2 %,
-    this fit -1.0 % to -0.2 % (eight networks)."""
+    this fit -1.0 % to -0.2 % (eight networks; ``python -m
+    validation.lognormal_fit``)."""
     from scipy.optimize import minimize
     from scipy.special import logsumexp
 
