@@ -252,6 +252,15 @@ def test_the_estimate_counts_the_compact_chain_from_above(c, N):
     assert est == by_hand == n
 
 
+def test_a_small_counted_chain_is_ranked_and_a_large_one_hashed():
+    # ranks: compositions of N over the 8 columns (think, 3 + 2 + 2 phases),
+    # C(N + 7, 7); states: the estimate's count (at most c jobs in phases)
+    small = _layout(_erlang_h2_net(1, N=4))[2]
+    assert small.rsize == math.comb(11, 7) and small.ranked(10**6)
+    large = _layout(_erlang_h2_net(1, N=40))[2]
+    assert not large.ranked(10**9)
+
+
 def test_the_estimate_of_the_three_tier_model_at_n_40_fits_the_budget():
     # counted phase by phase as free columns it was C(48, 8) = 377 million
     from benchmarks.bench_ctmc import ph_web

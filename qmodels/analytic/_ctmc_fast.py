@@ -30,12 +30,17 @@ place; a job type is a class and a service phase) or ``L_k`` slots holding
 order-keeping station, ``L_k`` the most jobs it can hold; at an FCFS or
 non-preemptive priority station the jobs in service are kept sorted, their
 arrival order no longer mattering), then the inter-arrival phase of each
-phase-type open stream, then the number of open jobs present.  Where
-every column is a count (no order-keeping station) a state is found again
-by its rank (:func:`_rank`: the combinatorial number system of each closed
-chain's composition and of the open jobs', mixed radix; one look-up in a
-table of ranks, no row compared), else through an open-addressing hash
-table of their rows.  The helpers called once per move are compiled
+phase-type open stream, then the number of open jobs present.  An FCFS
+station that only one job type reaches is counted even where its service
+has phases (kind 4, :attr:`~._ctmc_chain._Chain.compact`): a count per
+phase, the count of phase 0 holding the waiting jobs too (the three-tier
+model of ``benchmarks/bench_ctmc.py --ph`` at N = 30: 10 columns instead
+of 92).  Where every column is a count (no order-keeping station) a state
+is found again by its rank (:func:`_rank`: the combinatorial number system
+of each closed chain's composition and of the open jobs', mixed radix; one
+look-up in a table of ranks, no row compared; not where a station counted
+by phase makes the ranks far outnumber the states), else through an
+open-addressing hash table of their rows.  The helpers called once per move are compiled
 without numba's reference counting (:func:`_hot`).
 
 Before any state is stored, :func:`estimate` bounds the state count from
