@@ -25,10 +25,13 @@ loaded from numba's cache first, untimed); ``peak RSS`` is the process's.
 and arrivals, a priority queue; see :func:`ph_web`, :func:`ph_prio`,
 :func:`ph_open`) at growing sizes and reports the states per CPU second
 and the largest solved within 10 CPU seconds on one core.  Measured
-2026-11-27 on the shared 2-core machine (benchmarks/README.md): 174,001
-states (three-tier, N = 40, 7.7 s), 97,969 (priority, N = 12, 9.3 s),
-154,242 (open tandem, L = 160, 6.0 s); 9,000 to 63,000 states per CPU
-second.  ``qm.ctmc`` refuses, before it allocates anything, a chain whose
+2026-11-28 on the shared 2-core machine (benchmarks/README.md): 174,001
+states (three-tier, N = 40, 8.3 s), 231,361 (priority, N = 15, 8.4 s),
+154,242 (open tandem, L = 160, 7.2 s); 17,000 to 84,000 states per CPU
+second, the stationary solve most of the time (a one-class FCFS station
+with phases is counted by phase: the build alone makes 250,000 to 360,000
+states per CPU second; ``--wide`` times the ordered-row form it replaced).
+``qm.ctmc`` refuses, before it allocates anything, a chain whose
 counted lower bound passes ``max_states`` or whose estimated memory
 (states, nonzero rates, bytes) passes half the memory available.
 """
