@@ -29,7 +29,7 @@ and the largest solved within 10 CPU seconds on one core.  Measured
 states (three-tier, N = 40, 8.3 s), 231,361 (priority, N = 15, 8.4 s),
 154,242 (open tandem, L = 160, 7.2 s); 17,000 to 84,000 states per CPU
 second, the stationary solve most of the time (a one-class FCFS station
-with phases is counted by phase: the build alone makes 250,000 to 360,000
+with phases is counted by phase: the build alone makes 190,000 to 360,000
 states per CPU second; ``--wide`` times the ordered-row form it replaced).
 ``qm.ctmc`` refuses, before it allocates anything, a chain whose
 counted lower bound passes ``max_states`` or whose estimated memory
