@@ -11,6 +11,7 @@ Run from the repository root (not part of the test suite)::
     python -m benchmarks.bench_ctmc --decomposition 16   # + decomposition vs ctmc, pools
     python -m benchmarks.bench_ctmc --ph            # phase-type and priority models: states/s,
                                                     #   the largest solved within 10 s
+    python -m benchmarks.bench_ctmc --ph --wide     # the same, FCFS stations as ordered rows
 
 The model: three closed classes of N jobs over three single-server PS
 queues, class-dependent service times (S[a] = (0.01, 0.02, 0.03),
@@ -24,10 +25,13 @@ loaded from numba's cache first, untimed); ``peak RSS`` is the process's.
 and arrivals, a priority queue; see :func:`ph_web`, :func:`ph_prio`,
 :func:`ph_open`) at growing sizes and reports the states per CPU second
 and the largest solved within 10 CPU seconds on one core.  Measured
-2026-11-27 on the shared 2-core machine (benchmarks/README.md): 174,001
-states (three-tier, N = 40, 7.7 s), 97,969 (priority, N = 12, 9.3 s),
-154,242 (open tandem, L = 160, 6.0 s); 9,000 to 63,000 states per CPU
-second.  ``qm.ctmc`` refuses, before it allocates anything, a chain whose
+2026-11-28 on the shared 2-core machine (benchmarks/README.md): 174,001
+states (three-tier, N = 40, 8.3 s), 231,361 (priority, N = 15, 8.4 s),
+154,242 (open tandem, L = 160, 7.2 s); 17,000 to 84,000 states per CPU
+second, the stationary solve most of the time (a one-class FCFS station
+with phases is counted by phase: the build alone makes 190,000 to 360,000
+states per CPU second; ``--wide`` times the ordered-row form it replaced).
+``qm.ctmc`` refuses, before it allocates anything, a chain whose
 counted lower bound passes ``max_states`` or whose estimated memory
 (states, nonzero rates, bytes) passes half the memory available.
 """
@@ -245,6 +249,35 @@ def _time_ph(net, out, label, **kw):
     return n, t
 
 
+def ph_breakdown(N: int, out):
+    """Where the time of the three-tier model goes at N users: the state
+    row's width, the compiled build, the stationary solve (and its
+    solver), the expectations."""
+    from qmodels.analytic import _ctmc_fast as F
+    from qmodels.analytic import ctmc as C
+    from qmodels.analytic._ctmc_chain import _Chain
+    from qmodels.analytic._ctmc_spec import _Spec
+
+    spec = _Spec(ph_web(N), None)
+    lay = F.layout(spec, _Chain(spec))
+    F.build(lay, 10, compiled=True)  # compile or load the cache, untimed
+    clock = _Clock()
+    states, n, rows, cols, vals, nnz, _ = F.build(lay, 10**8, compiled=True)
+    t_build = clock.lap()
+    used: list[str] = []
+    pi, _ = C._stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], str, used)
+    t_solve = clock.lap()
+    C._compiled_sums(spec, lay, states[:n], n, pi, True)
+    t_exp = clock.lap()
+    out(f"  three-tier N = {N}: {n:,} states, a row of {lay.D} integers, "
+        f"{nnz:,} nonzero rates; estimated before building: "
+        f"{F.estimate(spec, lay, 10**8)[0]:,} states")
+    rate = n / max(t_build[1], 1e-9)
+    out(f"    compiled build        {_fmt(t_build)}  {rate:>10,.0f} states/CPU s")
+    out(f"    stationary solve      {_fmt(t_solve)}  ({used[0]})")
+    out(f"    expectations          {_fmt(t_exp)}")
+
+
 def ph_models(out, budget: float = 10.0):
     """Each phase-type model at growing sizes, until one takes more than
     ``budget`` CPU seconds end to end: the largest within it, and the
@@ -268,6 +301,10 @@ def ph_models(out, budget: float = 10.0):
         if best:
             out(f"  largest within {budget:g} CPU s: {best[0]} ({best[1]:,} states, "
                 f"{best[2][1]:.2f} s CPU)")
+        if make is ph_web:
+            out("where the time goes (three-tier):")
+            for x in (30, 40):
+                ph_breakdown(x, out)
 
 
 def main(argv=None) -> int:
@@ -279,6 +316,9 @@ def main(argv=None) -> int:
     ap.add_argument("--ph", action="store_true",
                     help="phase-type and priority models at growing sizes (states/s, the "
                          "largest within 10 CPU seconds)")
+    ap.add_argument("--wide", action="store_true",
+                    help="with --ph: keep a one-class FCFS station with service phases as an "
+                         "ordered row of its jobs (the form before 2026-11-28), to compare")
     ap.add_argument("--decomposition", type=int, default=0, metavar="N",
                     help="also the decomposition against the CTMC on a pooled path, N jobs")
     args = ap.parse_args(argv)
@@ -297,6 +337,11 @@ def main(argv=None) -> int:
         out("ctmc, 3 classes x N = 13 over 3 PS queues")
         new_path(13, out)
     if args.ph:
+        from qmodels.analytic import _ctmc_chain
+
+        _ctmc_chain.COMPACT_FCFS = not args.wide
+        if args.wide:
+            out("(--wide: one-class FCFS stations with phases kept as ordered rows)")
         ph_models(out)
     if args.decomposition:
         out(f"decomposition against ctmc, pooled I/O path, N = {args.decomposition}")

@@ -26,6 +26,13 @@ from ._ctmc_spec import (
     _Spec,
 )
 
+#: Keep a one-class FCFS station with service phases as counts per phase
+#: (the jobs present, and among them those in service by phase) instead of
+#: an ordered row of its jobs: the same chain lumped, as the order of
+#: identical jobs carries no information (False builds the wide form: tests
+#: compare the two).
+COMPACT_FCFS = True
+
 # ---------------------------------------------------------------------------
 # state generator
 # ---------------------------------------------------------------------------
@@ -58,6 +65,16 @@ class _Chain:
     preemptive-resume station keeps the whole list in that order, so a
     job of a higher level pushes the last job in service back to the line),
     or latest first (LCFS-PR).
+
+    An FCFS station that only one job type (class and held pools) can
+    reach is kept as counts even when its service has phases (``compact``,
+    :data:`COMPACT_FCFS`): the count of a later phase holds jobs in
+    service, that of phase 0 the jobs waiting and those in service in
+    their first phase, min(n, c) - (n - m_0) of them (n the jobs present,
+    m_0 the count of phase 0; blocked jobs hold a server too).  The order
+    of identical waiting jobs carries no information, so this is the wide
+    form's chain with the same states (its sorted head and its count of
+    waiting jobs) in a narrower row.
     """
 
     def __init__(self, spec: _Spec):
@@ -289,6 +306,8 @@ class _Chain:
             for t, d, m in p:
                 if d == _FREE:
                     out.append((k, t, None, m * self.rate(t, k)))
+        elif kind == _FCFS and self.compact[k]:
+            self._compact_completions(k, p, n, out)
         elif kind == _FCFS:  # one job type, or never queueing
             active = min(n, s.c[k]) - b
             if active > 0:
@@ -309,6 +328,24 @@ class _Chain:
             a = mult[min(n, len(mult)) - 1]
             for t, _, m in p:
                 out.append((k, t, None, a * m / n * self.rate(t, k)))
+
+    def _compact_completions(self, k, p, n, out):
+        """A one-class FCFS station with service phases kept as counts per
+        phase (:meth:`setup`): the count of phase 0 holds the jobs waiting
+        and those in service in their first phase, every other count jobs
+        in service.  The servers hold min(n, c) jobs; those not blocked nor
+        in a later phase are in phase 0: min(n, c) - (n - m_0) of them."""
+        types = self.s.types
+        c = self.s.c[k]
+        for t, d, m in p:
+            if d != _FREE:
+                continue
+            if types[t][2] > 0:
+                out.append((k, t, None, m * self.rate(t, k)))
+                continue
+            active = min(n, c) - (n - m)
+            if active > 0:
+                out.append((k, t, None, active * self.rate(t, k)))
 
     def rate(self, t, k):
         """The rate of the current service phase of a job of type t at
@@ -386,12 +423,20 @@ class _Chain:
         # maximum jobs that can be present anywhere
         most = sum(s.pop) if not any(s.is_open) else math.inf
         self.ordered = []
+        self.compact = []
         for k in range(s.K):
             can_queue = s.c[k] < min(s.cap[k], most)
             keep = s.kind[k] == _FCFS and can_queue and (
                 s.order[k] != _ORD_FCFS or len(types_at[k]) > 1 or s.phased[k])
-            self.ordered.append(keep)
+            # one job type (class and held pools) at an FCFS station with
+            # phases: the order of identical jobs says nothing, the phases
+            # say which are in service; counted (lumpable, same answers)
+            compact = (keep and COMPACT_FCFS and s.order[k] == _ORD_FCFS
+                       and len(types_at[k]) == 1)
+            self.ordered.append(keep and not compact)
+            self.compact.append(compact)
         self.ordered.append(False)  # think stage
+        self.compact.append(False)
         self.sorted_head = [o and k < s.K and s.order[k] in (_ORD_FCFS, _ORD_PRIO)
                             and s.c[k] > 1 for k, o in enumerate(self.ordered)]
         # every phase type of a class that can be present, numbered first

@@ -30,12 +30,17 @@ place; a job type is a class and a service phase) or ``L_k`` slots holding
 order-keeping station, ``L_k`` the most jobs it can hold; at an FCFS or
 non-preemptive priority station the jobs in service are kept sorted, their
 arrival order no longer mattering), then the inter-arrival phase of each
-phase-type open stream, then the number of open jobs present.  Where
-every column is a count (no order-keeping station) a state is found again
-by its rank (:func:`_rank`: the combinatorial number system of each closed
-chain's composition and of the open jobs', mixed radix; one look-up in a
-table of ranks, no row compared), else through an open-addressing hash
-table of their rows.  The helpers called once per move are compiled
+phase-type open stream, then the number of open jobs present.  An FCFS
+station that only one job type reaches is counted even where its service
+has phases (kind 4, :attr:`~._ctmc_chain._Chain.compact`): a count per
+phase, the count of phase 0 holding the waiting jobs too (the three-tier
+model of ``benchmarks/bench_ctmc.py --ph`` at N = 30: 10 columns instead
+of 92).  Where every column is a count (no order-keeping station) a state
+is found again by its rank (:func:`_rank`: the combinatorial number system
+of each closed chain's composition and of the open jobs', mixed radix; one
+look-up in a table of ranks, no row compared; not where a station counted
+by phase makes the ranks far outnumber the states), else through an
+open-addressing hash table of their rows.  The helpers called once per move are compiled
 without numba's reference counting (:func:`_hot`).
 
 Before any state is stored, :func:`estimate` bounds the state count from
@@ -138,12 +143,16 @@ def _add_out(tj, tv, nout, j, v):
 
 
 @_hot
-def _rate(row, place, slot, ordered, off, width, colt, kind, servers, mu, zthink, mult, nmult):
+def _rate(row, place, slot, ordered, off, width, colt, kind, servers, mu, zthink, mult, nmult,
+          tbase):
     """The job in ``slot`` of ``place`` that may end its service phase and
     the phase's rate: ``(type, rate)``; type -1 when the slot holds no job,
     -2 when no later slot of the place can complete (ordered station: past
     the servers or the last job).  Rates as in :meth:`_Chain.completions`
-    (``mu[t, k]`` the rate of the phase of type t at station k)."""
+    (``mu[t, k]`` the rate of the phase of type t at station k; at a
+    one-class FCFS station counted by phase, kind 4, the count of phase 0
+    holds the waiting jobs too, min(n, c) - (n - m_0) of them in service,
+    ``tbase[t] == t`` for a phase-0 type)."""
     K = kind.shape[0]
     o = off[place]
     if ordered[place]:
@@ -166,6 +175,13 @@ def _rate(row, place, slot, ordered, off, width, colt, kind, servers, mu, zthink
     ntot = 0
     for u in range(width[place]):
         ntot += row[o + u]
+    if kd == 4:  # one-class FCFS counted by phase
+        if tbase[t] != t:
+            return t, m * mu[t, place]
+        a = min(ntot, int(servers[place])) - (ntot - m)
+        if a <= 0:
+            return -1, 0.0
+        return t, a * mu[t, place]
     if kd == 1:  # FCFS kept as counts (one job type, or never queueing)
         active = min(ntot, int(servers[place]))
         return t, active * m / ntot * mu[t, place]
@@ -425,7 +441,7 @@ def _service_moves(i, w, D, states, hashes, table, n, max_states, tj, tv, nout, 
     for place in range(K + 1):
         for slot in range(width[place]):
             t, rate = _rate(states[i], place, slot, ordered, off, width, colt, kind,
-                            servers, mu, zthink, mult, nmult)
+                            servers, mu, zthink, mult, nmult, tbase)
             if t == -2:
                 break
             if t < 0:
@@ -625,7 +641,7 @@ def _add_station(row, k, p, ordered, off, width, colt, tclass, kind, servers, Q,
         r = tclass[colt[k, u]]
         if kd == 0 or kd == 3:  # delay, load-dependent
             held[r, k] += p * m
-        elif kd == 1:  # FCFS kept as counts
+        elif kd == 1 or kd == 4:  # FCFS kept as counts (one class at kind 4)
             held[r, k] += p * m * min(tot, int(servers[k])) / tot
         else:  # PS
             held[r, k] += p * m * min(1.0, servers[k] / tot)
@@ -635,7 +651,7 @@ def _add_station(row, k, p, ordered, off, width, colt, tclass, kind, servers, Q,
 @_hot_lazy(threshold=20_000)
 def _expect(states, n, pi, ordered, off, width, colt, tclass, C, kind, servers, mu, tq, zthink,
             mult, nmult, gptr, gcol, glam, ghid, garr, aclass, aprob, open_limit, truncating,
-            top):
+            top, tbase):
     """Expectations under pi of the figures of :func:`ctmc`, state by state
     in the order of :func:`~qmodels.analytic.ctmc._expectations` (so the
     sums are the same): queue lengths, completion rates (the rate at which
@@ -666,7 +682,7 @@ def _expect(states, n, pi, ordered, off, width, colt, tclass, C, kind, servers, 
         for place in range(K):
             for slot in range(width[place]):
                 t, rate = _rate(row, place, slot, ordered, off, width, colt, kind, servers, mu,
-                                zthink, mult, nmult)
+                                zthink, mult, nmult, tbase)
                 if t == -2:
                     break
                 if t >= 0:
@@ -737,7 +753,10 @@ class _Layout:
         most = sum(spec.pop) + (spec.open_limit if spec.truncating else 0)
         self.ordered = np.array(chain.ordered, dtype=np.bool_)
         self._columns(spec, chain, types, most)
-        self.kind = np.array(spec.kind, dtype=np.int64)
+        # station kinds; 4: a one-class FCFS station with phases kept as
+        # counts per phase (:attr:`_Chain.compact`)
+        self.kind = np.array([4 if chain.compact[k] else spec.kind[k] for k in range(K)],
+                             dtype=np.int64)
         self.disc = np.array(spec.order + [0], dtype=np.int64)
         self.sortc = np.array([int(spec.c[k]) if chain.sorted_head[k] else 0
                                for k in range(K + 1)], dtype=np.int64)
@@ -821,7 +840,11 @@ class _Layout:
         i]`` = C(a, i), ``rsize`` the ranks' count (a Python int: the
         product of C(N + B, B) over the groups of B bars and N jobs, and of
         the phase counts).  Ranks then number a superset of the reachable
-        states, the same count :func:`estimate` bounds them by."""
+        states, the same count :func:`estimate` bounds them by, except at a
+        one-class FCFS station counted by phase (kind 4), where at most c
+        jobs are in a phase past the first: there the layout is ranked only
+        if the ranks are at most :data:`RANK_SLACK` times the states
+        :func:`estimate` counts."""
         self.rsize = 0
         if self.ordered.any() or (any(spec.is_open) and not spec.truncating):
             return
@@ -873,6 +896,13 @@ class _Layout:
         self.rgrp, self.rbar, self.binom = rgrp, rbar, binom
         self.rstride = np.array([min(x, 2**62) for x in strides], dtype=np.int64)
         self.rsize = size
+        if (self.kind == 4).any() and size > RANK_SLACK * max(_count(spec, self, size)[0], 1024):
+            # the phase columns of a one-class FCFS station are ranked as if
+            # any number of its jobs could be in a phase, not at most c: its
+            # ranks can outnumber its states by far (C(48, 8) = 377 million
+            # ranks for 174,001 states, the three-tier model of
+            # benchmarks/bench_ctmc.py --ph at N = 40): hashed instead
+            self.rsize = 0
 
     def ranked(self, max_states: int) -> bool:
         """Whether the build finds states by rank: a ranked layout whose
@@ -1003,6 +1033,87 @@ _BYTES_STATE = 8 + 64
 _BYTES_NNZ = 16 + 24 + 12 + 24
 
 
+def _local_counts(g_phases: int, servers: int, top: int) -> np.ndarray:
+    """g(n), n = 0 .. top: the states of a one-class FCFS station counted
+    by phase (kind 4) holding n jobs: the min(n, c) in service spread over
+    its P phases, C(min(n, c) + P - 1, P - 1) ways (compositions)."""
+    return np.array([float(math.comb(min(n, servers) + g_phases - 1, g_phases - 1))
+                     for n in range(top + 1)])
+
+
+def _placements_with_phases(cols: int, compact: list, top: int, cap: float) -> np.ndarray:
+    """c(n), n = 0 .. top: the ways to place n jobs of a chain over
+    ``cols`` columns of counts (each any number of jobs) and the
+    one-class FCFS stations counted by phase in ``compact`` (pairs (P,
+    c): :func:`_local_counts`), the coefficients of the product of their
+    generating functions, 1/(1 - z)^cols x prod_k G_k(z) (Flajolet &
+    Sedgewick, *Analytic Combinatorics*, 2009, sec. I.1: the sequence
+    construction of compositions).  Floats, every coefficient capped at
+    ``cap`` after each product (below the cap they are integers well
+    under 2**53, so exact)."""
+    poly = np.zeros(top + 1)
+    poly[:] = [min(float(math.comb(n + cols - 1, cols - 1)), cap) if cols else float(n == 0)
+               for n in range(top + 1)]
+    for P, c in compact:
+        poly = np.minimum(np.convolve(poly, _local_counts(P, c, top))[:top + 1], cap)
+    return poly
+
+
+def _count(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int]:
+    """(states, fan): the count of :func:`estimate` (capped at 10 x
+    ``max_states``) and the most transitions a state can have."""
+    cap = 10 * int(max_states)
+    starts = set()
+    for r in range(spec.C):
+        if spec.is_open[r]:
+            for d, _ in spec.source[r]:
+                if d >= 0:
+                    starts.add((d, r, 0))
+        elif spec.pop[r] > 0:
+            starts.add((spec.THINK if spec.Z[r] > 0 else spec.ref[r], r, 0))
+    pos = spec.positions(starts)
+    compact = lay.kind == 4
+    total = 1
+    fan = 0
+    for h, chain in enumerate(spec.chains):
+        m = 0
+        phased = []   # (P, c) of each one-class FCFS station counted by phase
+        for r in chain:
+            places = {k for k, rr, _ in pos if rr == r}
+            for k in places:
+                P = len(spec.phr[r][k]) if k < spec.K else 1
+                if k < spec.K and compact[k]:
+                    phased.append((P, int(spec.c[k])))
+                    fan += min(P, int(spec.c[k])) * (1 + len(spec.route[r][k]))
+                    continue
+                # a counted place holds a job in one of its service phases
+                # there; at an order-keeping station only the jobs in service
+                # (or preempted) have a phase, which splits the placements
+                # further: one place
+                m += P if k < spec.K and not lay.ordered[k] else 1
+                fan += len(spec.route[r][k])
+        if m == 0 and not phased:
+            continue
+        if spec.is_open[chain[0]] and not spec.truncating:
+            total *= int(max_states)
+        elif phased:
+            top = int(lay.open_limit) if spec.is_open[chain[0]] else int(spec.chain_pop[h])
+            poly = _placements_with_phases(m, phased, top, float(cap) + 1.0)
+            got = float(poly.sum()) if spec.is_open[chain[0]] else float(poly[top])
+            total *= int(min(got, float(cap) + 1.0))
+        elif spec.is_open[chain[0]]:
+            total *= math.comb(lay.open_limit + m, m)
+        elif spec.chain_pop[h] > 0:
+            total *= math.comb(spec.chain_pop[h] + m - 1, m - 1)
+        if total > cap:
+            total = cap  # capped (no need for the full number)
+    for r in spec.arr_phased:
+        total = min(total * len(spec.arr_map[r][0]), cap)
+        fan += 1
+    fan += len(lay.adest)
+    return total, fan
+
+
 def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int, bool]:
     """(states, nonzeros, bytes, exact_bound) expected of the build, before
     any state is stored.
@@ -1014,49 +1125,20 @@ def estimate(spec: _Spec, lay: _Layout, max_states: int) -> tuple[int, int, int,
     an open one (at most L = open_limit jobs), capped at ``max_states``; a
     place is a counted station in one of a class's service phases there,
     or an order-keeping station (whatever the phases: only the jobs in
-    service have one) or the think stage, for each class of the chain.  An
-    upper bound (``exact_bound`` True)
-    when no station keeps the order of its jobs, else a lower bound for the
-    closed classes (orders and the phases of the jobs in service split the
-    placements further), so a refusal on it never refuses a closed chain
-    that would fit.
+    service have one) or the think stage, for each class of the chain.  A
+    one-class FCFS station counted by phase (P phases, c servers) holding
+    n jobs has C(min(n, c) + P - 1, P - 1) states of its own (its jobs in
+    service spread over the phases), and a chain through one is counted
+    by the product of the generating functions
+    (:func:`_placements_with_phases`).  An upper bound (``exact_bound``
+    True) when no station keeps the order of its jobs, else a lower bound
+    for the closed classes (orders and the phases of the jobs in service
+    split the placements further), so a refusal on it never refuses a
+    closed chain that would fit.
     Nonzeros: states times the most transitions a state can have (every
     job type completing at every place it can be, to every next place,
     plus every arrival)."""
-    starts = set()
-    for r in range(spec.C):
-        if spec.is_open[r]:
-            for d, _ in spec.source[r]:
-                if d >= 0:
-                    starts.add((d, r, 0))
-        elif spec.pop[r] > 0:
-            starts.add((spec.THINK if spec.Z[r] > 0 else spec.ref[r], r, 0))
-    pos = spec.positions(starts)
-    total = 1
-    fan = 0
-    for h, chain in enumerate(spec.chains):
-        m = 0
-        for r in chain:
-            places = {k for k, rr, _ in pos if rr == r}
-            # a counted place holds a job in one of its service phases there;
-            # at an order-keeping station only the jobs in service (or
-            # preempted) have a phase, which splits the placements further:
-            # one place
-            m += sum(len(spec.phr[r][k]) if k < spec.K and not lay.ordered[k] else 1
-                     for k in places)
-            fan += sum(len(spec.route[r][k]) for k in places)
-        if m == 0:
-            continue
-        if spec.is_open[chain[0]]:
-            total *= math.comb(lay.open_limit + m, m) if spec.truncating else max_states
-        elif spec.chain_pop[h] > 0:
-            total *= math.comb(spec.chain_pop[h] + m - 1, m - 1)
-        if total > 10 * max_states:
-            total = 10 * max_states  # capped below (no need for the full number)
-    for r in spec.arr_phased:
-        total = min(total * len(spec.arr_map[r][0]), 10 * max_states)
-        fan += 1
-    fan += len(lay.adest)
+    total, fan = _count(spec, lay, max_states)
     states = min(total, int(max_states))
     nnz = states * max(fan, 1)
     nbytes = states * (_BYTES_STATE + 4 * lay.D) + nnz * _BYTES_NNZ
@@ -1118,7 +1200,7 @@ def expectations(lay: _Layout, states, n, pi, C, truncating, compiled: bool | No
                               lay.kind, lay.servers, lay.mu, lay.tq, lay.zthink, lay.mult,
                               lay.nmult, lay.gptr, lay.gcol, lay.glam, lay.ghid, lay.garr,
                               lay.aclass, lay.aprob, lay.open_limit, bool(truncating),
-                              lay.most)
+                              lay.most, lay.tbase)
     if compiled is None:
         return _expect.run(n * lay.D, *args)
     return (_expect.compiled() if compiled else _expect.py_func)(*args)

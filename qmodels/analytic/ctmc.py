@@ -898,10 +898,12 @@ def _solve_compiled(net, spec, chain, lay, max_states, compiled=None) -> Result:
 
     used: list[str] = []
     # the product-form start only where the chain can be product form (no
-    # order-keeping station, Poisson arrivals): elsewhere a poor guess cost
-    # more iterations than the start from 0 (an H2 FCFS chain)
+    # order-keeping station nor one counted by phase, Poisson arrivals):
+    # elsewhere a poor guess cost more iterations than the start from 0 (an
+    # H2 FCFS chain)
     guess = (_product_form_guess(spec, lay, states)
-             if n > ITERATIVE_FROM and not lay.ordered.any() and lay.A == 0 else None)
+             if n > ITERATIVE_FROM and not lay.ordered.any() and not (lay.kind == 4).any()
+             and lay.A == 0 else None)
     pi, resid = _stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], describe, used, guess)
     return _starved(net, spec, _result(
         net, spec, n, resid, _compiled_sums(spec, lay, states, n, pi, compiled), used[0],
