@@ -335,7 +335,7 @@ def test_label_and_fits():
                      [qm.Closed("c", 3, think_time=1.0, visits={"a": 1, "b": 1})])
     r = qm.marie(net)
     assert r.method == "marie" and r.exactness == "approximate"
-    assert "Coxian-2" in r.info["fits"]["a"] and "Erlang" in r.info["fits"]["b"]
+    assert "Kullback-Leibler" in r.info["fits"]["a"] and "Erlang" in r.info["fits"]["b"]
     assert any("Marie" in n for n in r.notes)
     assert r.info["converged"]
 
