@@ -784,3 +784,21 @@ def test_conservation_with_pools_and_blocking_is_an_inequality():
     assert float(r.X["c0"]) == pytest.approx(1 / 1.1, rel=1e-9)
     assert float(r.X["c1"]) == pytest.approx(hand_mva(np.array([0.986]), 0.5, 3)[0], rel=1e-9)
     assert _quiet(qm.solve, net).method == "ctmc"
+
+
+def test_an_open_class_that_may_skip_a_full_station_is_checked_by_its_accepted_jobs():
+    # found by the longer property run: an open class given by visits 0.25
+    # to one queue of room 1 makes one visit with probability 0.25 and none
+    # otherwise (qmodels.sim.flatten); arrivals that find the queue full are
+    # lost, so the accepted jobs visit it less than 0.25 times each and the
+    # table's forced flow and no-contention time do not hold for them.
+    # Hand derivation: the queue is an M/M/1/1 loss system fed at
+    # 2 x 0.25 = 0.5 / s, busy 0.5 / 1.5 = 1/3 of the time (Erlang's loss
+    # formula), so it serves 0.5 x 2/3 = 1/3 / s; the class's accepted jobs
+    # are 1.5 + 1/3 / s, whose mean time in the network is (1/3 x 1) / (11/6).
+    net = qm.Network([qm.Queue("s0", 1.0, capacity=1)],
+                     [qm.Open("c0", 2.0, visits={"s0": 0.25})])
+    r = qm.ctmc(net)
+    assert float(r.X["c0"]) == pytest.approx(1.5 + 1 / 3, rel=1e-12)
+    assert float(r.R["c0"]) == pytest.approx((1 / 3) / (11 / 6), rel=1e-12)
+    assert not law_violations(r)

@@ -192,15 +192,33 @@ def _entry_lossy(net: Network) -> dict:
     from .qna import _routing_arrays
 
     index = {s.name: k for k, s in enumerate(net.stations)}
+    K = len(net.stations)
+    V = np.asarray(net.visits, dtype=float)
+    pooled = {s for p in net.pools for s in (p.acquire, p.release)} if net.pools else set()
     out = {}
     for c, cls in enumerate(net.classes):
+        if not isinstance(cls, Open):
+            continue
         routing = getattr(cls, "routing", None)
-        if not isinstance(cls, Open) or routing is None or any(
-                not isinstance(dst, str) for row in routing.values() for dst in row):
+        if routing is None:
+            if pooled & {s.name for s, v in zip(net.stations, V[c]) if v > 0}:
+                continue        # (held chains followed as units: not these equations)
+            # a class given by visits, routed at random (qmodels.sim.flatten):
+            # T < 1, one visit with probability T, to k with probability
+            # V_k, else none; T >= 1, first to k with probability V_k / T,
+            # then on to k with probability (1 - 1/T) V_k / T
+            T = float(V[c].sum())
+            p0 = V[c].copy() if T < 1.0 else V[c] / T
+            P = np.zeros((K, K)) if T < 1.0 else np.tile((1.0 - 1.0 / T) * V[c] / T, (K, 1))
+        elif any(not isinstance(dst, str) for row in routing.values() for dst in row):
             continue            # (class switching: the chain's laws hold instead)
-        p0, P = _routing_arrays(cls, index, len(net.stations))
+        else:
+            p0, P = _routing_arrays(cls, index, K)
         entries = np.flatnonzero(p0 > 0)
-        if len(entries) >= 2 and any(net.stations[k].capacity is not None for k in entries):
+        # losses at entry change the accepted jobs' visits where they can
+        # also enter elsewhere, or leave without any visit (p0 summing < 1)
+        if (len(entries) >= 2 or float(p0.sum()) < 1.0 - 1e-12) and any(
+                net.stations[k].capacity is not None for k in entries):
             out[c] = (P, p0)
     return out
 
@@ -320,8 +338,10 @@ def _station_laws(plan, chk, uchk, X, Q, R, U, Xc) -> None:
                 chk.at_least("traffic equation with losses at entry a_k >= 0", w, a[k], 0.0)
                 chk.at_most("traffic equation with losses at entry a_k <= lambda p0_k", w,
                             a[k], lam * p0[k])
-            chk.close("traffic equation with losses at entry sum a_k = X",
-                      f"class {plan.cls_names[c]!r}", float(a.sum()), float(Xc[c]))
+            # (the jobs that make no visit, lambda (1 - sum p0), are never lost)
+            chk.close("traffic equation with losses at entry sum a_k + lambda (1 - sum p0) = X",
+                      f"class {plan.cls_names[c]!r}",
+                      float(a.sum()) + lam * max(1.0 - float(p0.sum()), 0.0), float(Xc[c]))
     if not chk.all_close(np.concatenate((Q.ravel(), X.ravel())),
                          np.concatenate((XR.ravel(), VX.ravel()))):
         # (both laws at once when they hold; each on its own to say where not)
@@ -406,7 +426,10 @@ def _class_laws(net, plan, chk, result, Q, R, Rc, Xc) -> None:
             chk.at_most("flow conservation X <= lambda", where, Xc[c], lam)
             if not lossy:
                 chk.close("flow conservation X = lambda", where, Xc[c], lam)
-        if Xc[c] > 0:
+        if Xc[c] > 0 and c not in plan.entry_lossy:
+            # (with losses at entry an accepted job's visits are fewer than
+            # the table's where it could also have made none or gone
+            # elsewhere, so its no-contention time is not the table's)
             chk.at_least("R >= the no-contention time (sum of demands)", where, Rc[c],
                          plan.no_contention(c))
 
