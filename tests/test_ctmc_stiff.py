@@ -264,3 +264,32 @@ def test_large_stiff_chains_equal_mva(N, K):
     r = qm.ctmc(net, max_states=10**6)
     assert r.info["states"] == math.comb(N + K - 1, K - 1)
     _agrees_with_mva(r, net)
+
+
+def _birth_death(lam, mu):
+    # generator of a birth-death chain: lam[i] up from i, mu[i] down from i + 1
+    import scipy.sparse as sp
+
+    n = len(lam) + 1
+    Q = sp.lil_matrix((n, n))
+    for i, (a, b) in enumerate(zip(lam, mu)):
+        Q[i, i + 1] = a
+        Q[i + 1, i] = b
+    Q.setdiag(-np.asarray(Q.sum(axis=1)).ravel())
+    return sp.csc_matrix(Q)
+
+
+def test_the_first_pin_passes_a_long_held_improbable_state():
+    # births 0.1, deaths 1 except the last, 0.05: the top state holds
+    # longest (exit rate 0.05, the least) but pi_10 / pi_0 = 0.1^9 x 2
+    # (the birth-death product form, Kleinrock 1975, eq. 3.11): the sweeps
+    # pass it for the most probable state, 0
+    from qmodels.analytic import _ctmc_solve as S
+
+    Q = _birth_death([0.1] * 10, [1.0] * 9 + [0.05])
+    assert int(np.argmin(-Q.diagonal())) == 10
+    assert S.pin_first(Q) == 0
+    # a bottleneck's full state, long held and most probable, is kept:
+    # births 1, deaths 0.5 (pi grows by 2 a step, the top holds longest)
+    Q = _birth_death([1.0] * 10, [0.5] * 10)
+    assert S.pin_first(Q) == int(np.argmin(-Q.diagonal())) == 10
