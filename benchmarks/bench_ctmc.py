@@ -82,15 +82,16 @@ def _maxrel(res, net):
                float(np.max(np.abs(q - r) / np.maximum(r, 1e-300))))
 
 
-def new_path(N: int, out):
-    """Compiled build, solve, expectations, then the whole ``qm.ctmc``."""
-    import qmodels as qm
+def _steps(net):
+    """The compiled build, the stationary solve and the expectations of the
+    chain of ``net``, each timed (the kernels compiled or loaded first,
+    untimed): a dict of the layout, states, nonzeros, residual, solver and
+    the three (wall, CPU) laps."""
     from qmodels.analytic import _ctmc_fast as F
     from qmodels.analytic import ctmc as C
     from qmodels.analytic._ctmc_chain import _Chain
     from qmodels.analytic._ctmc_spec import _Spec
 
-    net = network(N)
     spec = _Spec(net, None)
     lay = F.layout(spec, _Chain(spec))
     F.build(lay, 10, compiled=True)  # compile or load the cache, untimed
@@ -102,9 +103,22 @@ def new_path(N: int, out):
     t_solve = clock.lap()
     C._compiled_sums(spec, lay, states[:n], n, pi, True)
     t_exp = clock.lap()
+    return {"spec": spec, "lay": lay, "n": n, "nnz": nnz, "resid": resid, "solver": used[0],
+            "build": t_build, "solve": t_solve, "exp": t_exp}
+
+
+def new_path(N: int, out):
+    """Compiled build, solve, expectations, then the whole ``qm.ctmc``."""
+    import qmodels as qm
+
+    net = network(N)
+    st = _steps(net)
+    n, nnz, resid = st["n"], st["nnz"], st["resid"]
+    t_build, t_solve, t_exp = st["build"], st["solve"], st["exp"]
+    clock = _Clock()
     res = qm.ctmc(net, max_states=10**8)
     t_all = clock.lap()
-    out(f"  states {n:,}, nonzero rates {nnz:,}, solver {used[0]}, max|pi Q| {resid:.2g}")
+    out(f"  states {n:,}, nonzero rates {nnz:,}, solver {st['solver']}, max|pi Q| {resid:.2g}")
     out(f"  compiled build          {_fmt(t_build)}")
     out(f"  stationary solve        {_fmt(t_solve)}")
     out(f"  expectations            {_fmt(t_exp)}")
@@ -254,21 +268,10 @@ def ph_breakdown(N: int, out):
     row's width, the compiled build, the stationary solve (and its
     solver), the expectations."""
     from qmodels.analytic import _ctmc_fast as F
-    from qmodels.analytic import ctmc as C
-    from qmodels.analytic._ctmc_chain import _Chain
-    from qmodels.analytic._ctmc_spec import _Spec
 
-    spec = _Spec(ph_web(N), None)
-    lay = F.layout(spec, _Chain(spec))
-    F.build(lay, 10, compiled=True)  # compile or load the cache, untimed
-    clock = _Clock()
-    states, n, rows, cols, vals, nnz, _ = F.build(lay, 10**8, compiled=True)
-    t_build = clock.lap()
-    used: list[str] = []
-    pi, _ = C._stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], str, used)
-    t_solve = clock.lap()
-    C._compiled_sums(spec, lay, states[:n], n, pi, True)
-    t_exp = clock.lap()
+    st = _steps(ph_web(N))
+    spec, lay, n, nnz, used = st["spec"], st["lay"], st["n"], st["nnz"], [st["solver"]]
+    t_build, t_solve, t_exp = st["build"], st["solve"], st["exp"]
     out(f"  three-tier N = {N}: {n:,} states, a row of {lay.D} integers, "
         f"{nnz:,} nonzero rates; estimated before building: "
         f"{F.estimate(spec, lay, 10**8)[0]:,} states")

@@ -189,8 +189,9 @@ def pin_first(Q) -> int:
     states) the smallest exit rate is 39 jobs at the H2 disk's slow phase,
     of probability 4e-9 of the most probable; the Jacobi BiCGSTAB pinned
     there ran its 1,000 iterations in vain before a second pin converged
-    (solve 10.0 s CPU; pinned at the sweeps' choice, 1e-3 of the most
-    probable after 100 sweeps, 3.9 s)."""
+    (solve 6.9 s CPU; pinned at the sweeps' choice, 1e-3 of the most
+    probable after 100 sweeps, 3.4 s: ``python -m benchmarks.bench_ctmc -N 8
+    --ph``, benchmarks/README.md)."""
     import scipy.sparse as sp
 
     q = -Q.diagonal()
