@@ -353,3 +353,32 @@ def test_a_failed_multigrid_solve_falls_back(monkeypatch):
     r = _quiet(qm.marie, _erlang_pair())
     assert r.info["approximation"] == M.FORM_ALONE
     assert any("did not settle" in n for n in r.notes)
+
+
+def test_one_subsystem_of_the_whole_network_is_labelled_exact_and_is():
+    # two FCFS queues of phase-type service (Erlang-3, H2 of scv 4) with
+    # class-dependent means, two classes with think times: Marie's one
+    # subsystem holds every station, the rest is the think stage, so the
+    # answer is the network's own chain (reference: qm.ctmc, an independent
+    # build and solve of that chain)
+    st = [qm.Queue("a", 0.4, distribution=qm.Erlang(3)),
+          qm.Queue("b", 0.3, distribution=qm.HyperExponential(4.0))]
+    cls = [qm.Closed("x", 3, think_time=1.5, service={"a": 0.4, "b": 0.2},
+                     routing={"a": {"b": 1.0}, "b": {"a": 1.0}}),
+           qm.Closed("y", 2, think_time=0.8, service={"a": 0.1, "b": 0.5},
+                     routing={"a": {"b": 1.0}, "b": {"a": 1.0}})]
+    net = qm.Network(st, cls)
+    r, c = qm.marie(net), qm.ctmc(net)
+    assert r.exactness == "exact" == c.exactness
+    assert r.info["subsystems"] == [["a", "b"]]
+    for k in net.class_names:
+        assert float(r.X[k]) == pytest.approx(float(c.X[k]), rel=1e-9)
+        assert float(r.R[k]) == pytest.approx(float(c.R[k]), rel=1e-9)
+    # a delay outside the subsystem: its flow-equivalent is Marie's
+    # approximation again
+    net2 = qm.Network(st + [qm.Delay("d", 0.5)],
+                      [qm.Closed("x", 3, visits={"a": 1, "b": 1, "d": 1})])
+    assert qm.marie(net2).exactness == "approximate"
+    # a fitted shape (deterministic as an Erlang) is no longer the model's chain
+    net3 = qm.Network([qm.Queue("a", 0.4, distribution=qm.Deterministic()), st[1]], cls)
+    assert qm.marie(net3).exactness == "approximate"
