@@ -104,10 +104,11 @@ METHODS: dict[str, Method] = {
         "cycle of single-server FCFS queues without think time aggregated into one); with "
         "two classes or more, single-server FCFS queues solved together as one subsystem "
         "(their job order and phases in one chain, Baynat & Dallery 1993) where its chain "
-        "fits, else in pairs; exact for product form and "
-        "for one phase-type queue among delays; refuses open classes, pools, binding "
-        "capacities, priority levels, non-exponential load-dependent stations and lattices or "
-        "chains past its size limits", "for_marie"),
+        "fits, else in pairs; exact for product form, "
+        "for one phase-type queue among delays and where one subsystem holds every station "
+        "(phase-type shapes as given: the network's own chain); refuses open classes, pools, "
+        "binding capacities, priority levels, non-exponential load-dependent stations and "
+        "lattices or chains past its size limits", "for_marie"),
     "convolution": Method(
         "qmodels.analytic.convolution", "convolution",
         "normalising constants (Buzen's convolution), single- and multi-class closed; "
