@@ -99,3 +99,24 @@ def test_a_given_phase_cap_is_kept_and_its_error_is_unmeasured():
     r = qm.ctmc(net, max_phases=8)
     assert r.exactness == "approximate" and "extrapolation" not in r.info
     assert any("error unmeasured" in w for w in r.warnings)
+
+
+def test_deterministic_arrivals_d_m_1_is_the_gi_m_1_root():
+    # D/M/1: the arrival stream's constant interval held at Erlang-20, -10
+    # and -5 and carried to scv 0.  Exact: sigma = A*(mu (1 - sigma)) with
+    # A*(s) = exp(-s / lam) for a constant interval, R = 1 / (mu (1 - sigma))
+    # (GI/M/1; Kleinrock 1975, sec. 6.4)
+    from scipy.optimize import brentq
+
+    lam, S = 1.0, 0.8
+    mu = 1 / S
+    net = qm.Network([qm.Queue("q", S)],
+                     [qm.Open("o", lam, visits={"q": 1}, interarrival=qm.Deterministic())])
+    sigma = brentq(lambda s: s - math.exp(-mu * (1 - s) / lam), 1e-12, 1 - 1e-12)
+    R = 1 / (mu * (1 - sigma))
+    r = qm.ctmc(net)
+    r20 = qm.ctmc(net, max_phases=20)
+    assert r.info["extrapolation"]["phases"] == (20, 10, 5)
+    # measured: carried 8e-6 off, the Erlang-20 stream alone 4.3 %
+    assert float(r.R["o"]) == pytest.approx(R, rel=1e-4)
+    assert abs(float(r20.R["o"]) / R - 1) > 0.02

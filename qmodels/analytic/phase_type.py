@@ -530,22 +530,29 @@ def capped_fit(scv: float, phases: int) -> bool:
 
 
 def _fitted_shapes(net) -> list:
-    """The service shapes of ``net`` that are fitted (not phase-type:
-    deterministic, uniform, lognormal, Pareto, empirical), one per class
-    and station that has one and visits it."""
+    """The time shapes of ``net`` that are fitted (not phase-type:
+    deterministic, uniform, lognormal, Pareto, empirical): the service
+    shapes, one per class and station that has one and visits it, and the
+    open classes' inter-arrival shapes (both fitted alike,
+    :func:`coxian_of`)."""
     out = []
     V = np.asarray(net.visits, dtype=float)
     shapes = net.lowered.shapes or [[s.distribution for s in net.stations]] * len(net.classes)
+    phase_type = (Erlang, Exponential, HyperExponential)
     for c, row in enumerate(shapes):
         for j, d in enumerate(row):
-            if d is None or V[c, j] <= 0 or isinstance(d, (Erlang, Exponential, HyperExponential)):
+            if d is None or V[c, j] <= 0 or isinstance(d, phase_type):
                 continue
+            out.append(d)
+    for cls in net.classes:
+        d = getattr(cls, "interarrival", None)
+        if isinstance(d, Distribution) and not isinstance(d, phase_type):
             out.append(d)
     return out
 
 
 def capped_scvs(net, k: int) -> list:
-    """The scvs of the service shapes of ``net`` (a
+    """The scvs of the time shapes of ``net`` (a
     :class:`~qmodels.Network`) that a fit of at most ``k`` phases holds
     above their own (a deterministic, uniform, lognormal, Pareto or
     empirical shape of scv below 1 needing more than ``k`` Erlang phases),
