@@ -120,3 +120,21 @@ def test_deterministic_arrivals_d_m_1_is_the_gi_m_1_root():
     # measured: carried 8e-6 off, the Erlang-20 stream alone 4.3 %
     assert float(r.R["o"]) == pytest.approx(R, rel=1e-4)
     assert abs(float(r20.R["o"]) / R - 1) > 0.02
+
+
+def test_d_d_1_is_not_carried_below_its_service_time():
+    # D/D/1 at rho 0.807: no job waits, R = S exactly.  The chains with both
+    # constants as Erlang-20, -10, -5 give R 0.893, 1.034, 1.351; every
+    # polynomial through them undershoots S (quadratic 0.764, linear 0.752),
+    # an answer no network can give (R below the no-contention time), so the
+    # Erlang-20 chain's answer is kept and said to be
+    S = 0.807
+    net = qm.Network([qm.Queue("q", S, distribution=qm.Deterministic())],
+                     [qm.Open("o", 1.0, visits={"q": 1}, interarrival=qm.Deterministic())])
+    r = qm.ctmc(net)
+    assert "extrapolation" not in r.info
+    assert r.info["approximation"].startswith("the chain with its low-variance shapes at the "
+                                              "phase cap")
+    assert any(n.startswith("not extrapolated in the phases") for n in r.notes)
+    assert float(r.R["o"]) >= S
+    assert not law_violations(r)

@@ -510,8 +510,9 @@ def _carried(net: Network, first: Result, k1: int, solve) -> Result:
     network is curved beyond that, so the quadratic is tried first and the
     linear step of the two finest where it leaves the figures' range: a
     throughput moved by half its value or more, a queue below zero, a
-    server loaded past 1).  The throughputs, queue lengths, utilisations,
-    class response times times throughputs (N - X Z for a closed class),
+    server loaded past 1, a visit shorter than its service).  The
+    throughputs, queue lengths, utilisations, class response times times
+    throughputs (N - X Z for a closed class),
     loss and blocking rates, pool figures and marginal probabilities are
     expectations under the stationary vector, linear in it, so one set of
     weights carries them all and the laws that are linear (job
@@ -552,12 +553,19 @@ def _carried(net: Network, first: Result, k1: int, solve) -> Result:
     scale = max([float(c.population) for c in net.classes if isinstance(c, Closed)] + [1.0])
     # (a delay's U is its mean number present)
     servers = np.array([not isinstance(st, Delay) for st in net.stations])
+    S = np.asarray(net.service_times, dtype=float)
 
     def admissible(F):
+        # in range: throughputs within half of the finest chain's, queues
+        # not below zero, no server loaded past 1, and no visit shorter than
+        # its service, Q >= X S (a D/D/1 queue's R falls from 0.89 at
+        # Erlang-20 towards its service time 0.807 faster than any
+        # polynomial in 1/k: the quadratic undershot it, 0.764)
         return not (np.any(F["Xc"][live] <= 0.5 * Xc1[live])
                     or np.any(F["Xc"][live] >= 1.5 * Xc1[live])
                     or np.any(F["Q"] < -1e-12 * scale)
-                    or np.any(F["U"].sum(axis=0)[servers] > 1.0 + 1e-9))
+                    or np.any(F["U"].sum(axis=0)[servers] > 1.0 + 1e-9)
+                    or np.any(F["Q"] < F["X"] * S * (1.0 - 1e-9) - 1e-12 * scale))
 
     t0 = float(np.mean(targets))
     out = richardson(figs, t0, [1.0 / k for k in ks], admissible)
