@@ -107,6 +107,10 @@ Catalogs (sources of the formulas and cases):
   deterministic time as an Erlang-20 whose answers at 20, 10 and 5 phases
   are extrapolated to scv 0), the error of that form of its answer.  A
   network whose chain passes 200,000 states is refused.
+* ``ctmc-open-fitted``: one open class into 1-2 FCFS queues in series
+  (:func:`fitted_open`), deterministic, lognormal, exponential or H2
+  arrivals and service of SCV 0 to 6, solved by the CTMC with its default
+  open-job truncation, against the simulator.
 * ``marie-ph``: closed networks of 1..4 jobs per class at FCFS queues
   with phase-type service (exponential, Erlang 2-8, two-branch
   hyperexponential of SCV 1.5..8), against the exact CTMC (phase-type
@@ -722,6 +726,29 @@ def ph_open(rng, i: int) -> qm.Network:
     return qm.Network(st, [qm.Open("o", 1.0, routing=_tandem(names), interarrival=arr)])
 
 
+def fitted_open(rng, i: int) -> qm.Network:
+    """One open class (rate 1) into 1 or 2 single-server FCFS queues in
+    series, its inter-arrival time deterministic, lognormal (SCV 0.3..6),
+    exponential or H2 (SCV 2..6), each queue's service of
+    :func:`_shape` (deterministic, Erlang, exponential, H2, lognormal; SCV
+    0..6), the bottleneck at utilisation 0.5..0.85 (one queue) or
+    0.5..0.65 (two), the other at 0.3..1 of it: the shapes the CTMC fits
+    (an Erlang-k extrapolated in k, three moments, the lognormal's H3)
+    in open networks, against the simulator."""
+    K = 1 if rng.random() < 0.5 else 2
+    u = rng.random()
+    arr = (Deterministic() if u < 0.3 else
+           Lognormal(float(np.round(rng.uniform(0.3, 6.0), 2))) if u < 0.6 else
+           None if u < 0.8 else HyperExponential(float(np.round(rng.uniform(2.0, 6.0), 2))))
+    top = float(np.round(rng.uniform(0.5, 0.85 if K == 1 else 0.65), 3))
+    rho = np.round(top * rng.uniform(0.3, 1.0, K), 3)
+    rho[int(rng.integers(0, K))] = top
+    names = [f"q{k}" for k in range(K)]
+    st = [qm.Queue(n, float(rho[k]), distribution=_shape(rng, 0.0, 6.0))
+          for k, n in enumerate(names)]
+    return qm.Network(st, [qm.Open("o", 1.0, routing=_tandem(names), interarrival=arr)])
+
+
 def priority_closed_ph(rng, i: int) -> qm.Network:
     """A single-server priority queue (``prio`` or ``prio-pr``; per-class
     service 0.1..1 s, exponential or a phase-type shape of SCV 1/8..4 a third
@@ -1074,6 +1101,9 @@ CATALOGS: dict[str, Catalog] = {c.name: c for c in (
             "service (validation.nonexp; the CTMC answers those of at most 200,000 states)",
             _nonexp(nonexp.closed_network), 60, 3, "sim", (Approx("ctmc", "ctmc"),),
             seed=(1, 1), sim=SimPlan(_h_nonexp)),
+    Catalog("ctmc-open-fitted", "one open class of deterministic, lognormal, exponential or "
+            "H2 arrivals into 1-2 FCFS queues of service SCV 0-6", fitted_open, 30, 2, "sim",
+            (Approx("ctmc", "ctmc"),), seed=(27, 24), sim=SimPlan(_h_open_events(2e5))),
     Catalog("marie-ph", "closed networks of 1-4 jobs per class, phase-type service (SCV "
             "1/8-8), small enough for the exact CTMC", ph_closed, 80, 3, "ctmc",
             (Approx("marie", "marie"), Approx("mva-residual", "mva_residual")), seed=(27, 17)),
