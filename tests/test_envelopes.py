@@ -489,3 +489,16 @@ def test_a_marie_answer_carries_its_forms_envelope(name):
         assert inside and all(e["form"] == form for e in inside)
         worst = max(max(e["error"]["X"]["max"], e["error"]["R"]["max"]) for e in inside)
         assert max(r.error["X"]["max"], r.error["R"]["max"]) == worst
+
+
+def test_an_envelope_of_answers_naming_no_form_speaks_for_those_alone():
+    # the CTMC's catalogs measure its exact answers (no form) beside its
+    # fitted ones (a form each): the first envelope must not speak for a
+    # fitted answer, as an envelope of a one-form method would
+    unnamed = [e for e in ENVS if e.get("unnamed_form")]
+    assert unnamed and all(e["method"] == "ctmc" for e in unnamed)
+    for e in unnamed:
+        assert env_mod.holds_form(e, None)
+        assert not env_mod.holds_form(e, "the chain of the fitted shapes")
+    plain = next(e for e in ENVS if e["method"] == "qna")
+    assert env_mod.holds_form(plain, None) and env_mod.holds_form(plain, "anything")

@@ -1476,6 +1476,10 @@ def envelopes_of(name: str, rows: list) -> tuple[list, list]:
             if form is not None:
                 # the envelope speaks for an answer of this form only
                 env["form"] = form
+            elif len(_by_form(ok)) > 1:
+                # the answers that named no form, beside others that did:
+                # it speaks for those alone, not for every form
+                env["unnamed_form"] = True
             if catalog.reference == "sim":
                 env["sim_halfwidth"] = _ceil(max(r["hw"] for r, _ in mine), 4)
             pub = PUBLISHED.get(name)
@@ -1524,6 +1528,8 @@ def validate_entry(env: dict) -> list[str]:
         bad.append("substituted: not a bool")
     if "form" in env and not (isinstance(env["form"], str) and env["form"]):
         bad.append("form: not a non-empty string")
+    if "unnamed_form" in env and not (env["unnamed_form"] is True and "form" not in env):
+        bad.append("unnamed_form: not true beside no form")
     # (``forms``: the forms that answered a catalog, one envelope for all,
     # as written before the split by form; still read)
     if "forms" in env and not (isinstance(env["forms"], list) and env["forms"]
@@ -1593,6 +1599,9 @@ FORM_LABELS = {
     "subsystem of all its FCFS queues": "one subsystem",
     "subsystems of pairs": "pairs",
     "stations alone (Marie's decomposition)": "stations alone",
+    "the chain with its low-variance shapes extrapolated in their phases":
+        "extrapolated in the phases",
+    "the chain of the fitted shapes": "fitted shapes",
 }
 
 
@@ -1600,8 +1609,13 @@ def form_label(e: dict) -> str:
     """The short name of envelope ``e``'s form (:data:`FORM_LABELS`), or
     of the forms an envelope written before the split by form lists
     ("a / b"); empty without one."""
+    if e.get("unnamed_form"):
+        return "no form named"
     forms = [e["form"]] if e.get("form") else list(e.get("forms") or ())
-    return " / ".join(FORM_LABELS.get(f) or re.split(r"\s*[(,]", f)[0] for f in forms)
+    cap = "the chain with its low-variance shapes at the phase cap "
+    return " / ".join(FORM_LABELS.get(f) or ("at the phase cap " + f[len(cap):]
+                                             if f.startswith(cap) else None)
+                      or re.split(r"\s*[(,]", f)[0] for f in forms)
 
 
 def table(entries: list, header: str = "") -> str:

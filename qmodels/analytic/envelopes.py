@@ -215,10 +215,15 @@ def match(method: str, f: dict, substituted: bool = False,
 
 def _env_forms(env: dict) -> list | None:
     """The forms whose answers ``env`` was measured on: its ``form``, or
-    the ``forms`` an envelope written before the split by form lists; None
-    when it names none (a method of one form: it holds every answer)."""
+    the ``forms`` an envelope written before the split by form lists, or
+    [None] for the answers that named no form beside others that did
+    (``unnamed_form``: a CTMC's exact answers beside its fitted ones);
+    None when it names none (a method of one form: it holds every
+    answer)."""
     if env.get("form") is not None:
         return [env["form"]]
+    if env.get("unnamed_form"):
+        return [None]
     return env.get("forms") or None
 
 
@@ -238,7 +243,7 @@ def _other_form(env: dict, form) -> list[str]:
     if holds_form(env, form):
         return []
     return [f"answered by {form or 'another form'}, not by the form measured there "
-            f"({'; '.join(_env_forms(env))})"]
+            f"({'; '.join(f or 'answers naming no form' for f in _env_forms(env))})"]
 
 
 def _match_network(net: Network, method: str, f: dict, substituted: bool,
