@@ -240,40 +240,20 @@ def phase_type(dist, kmax: int = DETERMINISTIC_PHASES) -> PhaseType:
 
 
 def _closer(dist, c2: float, kmax: int) -> PhaseType | None:
-    """The CTMC's fits of a shape beyond its first two moments, where the
-    station's phase budget ``kmax`` holds them
-    (:mod:`qmodels.analytic.phase_type`): a lognormal of SCV > 1 as the H3
-    closest to it in Kullback-Leibler divergence with its mean and SCV
-    (:func:`~qmodels.analytic.phase_type.lognormal_hyper`), a shape of SCV
-    < 1 as the acyclic phase-type of fewest phases matching its first
-    three moments (Bobbio, Horvath & Telek 2005,
-    :func:`~qmodels.analytic.phase_type.aph_three_moments`); None
-    otherwise (the two-moment forms below)."""
-    from ..model.distributions import Lognormal
-    from .phase_type import aph_three_moments, lognormal_hyper, relative_moments
+    """The exact CTMC's fits of a shape beyond its first two moments
+    (:func:`qmodels.analytic.phase_type.closer_fit`: a lognormal of SCV > 1
+    as its KL-closest H3, a shape of SCV < 1 by three moments, Bobbio,
+    Horvath & Telek 2005) where the station's phase budget ``kmax`` holds
+    them, as a PhaseType of mean 1; None otherwise (the two-moment forms
+    below)."""
+    from .phase_type import closer_fit
 
-    name = type(dist).__name__
-    if c2 > 1.0 and isinstance(dist, Lognormal) and kmax >= 3:
-        h = lognormal_hyper(round(c2, 12))
-        if h is None:
-            return None
-        return PhaseType(np.array(h[0]), np.diag(-np.array(h[1])),
-                         f"{name} (SCV {c2:.4g}) as the H{len(h[0])} closest to it in "
-                         "Kullback-Leibler divergence with its mean and SCV", False)
-    if c2 < 1.0:
-        mom = relative_moments(dist)
-        fit = None if mom is None else aph_three_moments(1.0, mom[0], mom[1], kmax)
-        if fit is None:
-            return None
-        rates, cont = fit
-        m = len(rates)
-        T = np.diag(-np.array(rates)) + np.diag(np.array(rates[:-1]) * np.array(cont[:-1]), 1)
-        a = np.zeros(m)
-        a[0] = 1.0
-        return PhaseType(a, T, f"{name} (SCV {c2:.4g}) as the acyclic phase-type of {m} phases "
-                               "matching its first three moments (Bobbio, Horvath & Telek "
-                               "2005)", False)
-    return None
+    cox = closer_fit(dist, 1.0, kmax)
+    if cox is None:
+        return None
+    alpha = np.zeros(cox.phases)
+    alpha[0] = 1.0
+    return PhaseType(alpha, cox.subgenerator(), cox.fit, False)
 
 
 # ---------------------------------------------------------------------------

@@ -189,7 +189,7 @@ def _entry_lossy(net: Network) -> dict:
     with a probability that differs from the table's p0[k] and the visit
     ratios per accepted job are not the table's.  P[j, k] the table's
     station-to-station probabilities (QNA's reading of the table)."""
-    from .qna import _routing_arrays
+    from .qna import _routing_arrays, _visit_routing
 
     index = {s.name: k for k, s in enumerate(net.stations)}
     K = len(net.stations)
@@ -203,13 +203,8 @@ def _entry_lossy(net: Network) -> dict:
         if routing is None:
             if pooled & {s.name for s, v in zip(net.stations, V[c]) if v > 0}:
                 continue        # (held chains followed as units: not these equations)
-            # a class given by visits, routed at random (qmodels.sim.flatten):
-            # T < 1, one visit with probability T, to k with probability
-            # V_k, else none; T >= 1, first to k with probability V_k / T,
-            # then on to k with probability (1 - 1/T) V_k / T
-            T = float(V[c].sum())
-            p0 = V[c].copy() if T < 1.0 else V[c] / T
-            P = np.zeros((K, K)) if T < 1.0 else np.tile((1.0 - 1.0 / T) * V[c] / T, (K, 1))
+            # a class given by visits, routed at random (qmodels.sim.flatten)
+            p0, P = _visit_routing(V[c])
         elif any(not isinstance(dst, str) for row in routing.values() for dst in row):
             continue            # (class switching: the chain's laws hold instead)
         else:

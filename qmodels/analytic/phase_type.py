@@ -85,7 +85,8 @@ from ..model.distributions import (
 
 __all__ = ["Coxian", "coxian_of", "hyper_to_coxian", "mixed_erlang", "h2_balanced",
            "h2_three_moments", "relative_moments", "fit_moments", "DEFAULT_MAX_PHASES",
-           "capped_fit", "capped_scvs", "coarser_caps", "richardson_weights", "richardson"]
+           "closer_fit", "capped_fit", "capped_scvs", "coarser_caps", "richardson_weights",
+           "richardson"]
 
 #: the most phases a *fitted* low-variability shape gets (a deterministic
 #: time: Erlang-20, SCV 0.05); exact Erlang shapes keep their own k
@@ -111,17 +112,23 @@ class Coxian:
     def phases(self) -> int:
         return len(self.rates)
 
-    def moment(self, j: int) -> float:
-        """E[X^j] = j! alpha (-T)^-j 1, alpha = e_0, T the sub-generator
-        (Neuts, *Matrix-Geometric Solutions in Stochastic Models*, 1981,
-        sec. 2.2)."""
+    def subgenerator(self) -> np.ndarray:
+        """T (m x m): -mu_i on the diagonal, mu_i q_i from phase i to
+        i + 1 (the start vector is e_0)."""
         m = self.phases
         T = np.zeros((m, m))
         for i, (mu, q) in enumerate(zip(self.rates, self.cont, strict=True)):
             T[i, i] = -mu
             if i + 1 < m:
                 T[i, i + 1] = mu * q
-        M = np.linalg.inv(-T)
+        return T
+
+    def moment(self, j: int) -> float:
+        """E[X^j] = j! alpha (-T)^-j 1, alpha = e_0, T the sub-generator
+        (Neuts, *Matrix-Geometric Solutions in Stochastic Models*, 1981,
+        sec. 2.2)."""
+        m = self.phases
+        M = np.linalg.inv(-self.subgenerator())
         v = np.ones(m)
         for _ in range(j):
             v = M @ v
@@ -421,21 +428,50 @@ def relative_moments(dist: Distribution, orders=(2, 3)) -> tuple | None:
     return unit_moments(dist, orders)
 
 
+def closer_fit(dist: Distribution, mean: float, max_phases: int) -> Coxian | None:
+    """The fits of a shape that is not phase-type beyond its first two
+    moments, where at most ``max_phases`` phases hold them (the module
+    docstring): a lognormal of SCV > 1 as the H3 closest to it in
+    Kullback-Leibler divergence with its mean and SCV
+    (:func:`lognormal_hyper`; needs 3 phases), a shape of SCV < 1 as the
+    acyclic phase-type of fewest phases matching its first three moments
+    (:func:`aph_three_moments`); None otherwise (the two-moment and capped
+    forms of :func:`coxian_of`).  The exact CTMC's fits, and Marie's where
+    its station's phase budget holds them."""
+    name = type(dist).__name__
+    c2 = float(dist.scv)
+    if c2 > 1.0 + 1e-12 and isinstance(dist, Lognormal) and max_phases >= LOGNORMAL_BRANCHES:
+        h = lognormal_hyper(round(c2, 12))
+        if h is None:
+            return None
+        r, q = hyper_to_coxian(h[0], [x / mean for x in h[1]])
+        return Coxian(r, q, False,
+                      f"{name} (scv {c2:.4g}) as the H{len(h[0])} closest to it in "
+                      f"Kullback-Leibler divergence with its mean and scv (Asmussen, Nerman "
+                      f"& Olsson 1996), {len(r)} phases")
+    if not 0.0 < c2 < 1.0 - 1e-12 or math.ceil(1.0 / c2 - 1e-9) > max_phases:
+        return None       # (an APH of n phases has scv >= 1/n)
+    mom = relative_moments(dist)
+    fit = None if mom is None else aph_three_moments(1.0, mom[0], mom[1], max_phases)
+    if fit is None:
+        return None
+    r = tuple(x / mean for x in fit[0])
+    return Coxian(r, fit[1], False,
+                  f"{name} (scv {c2:.4g}) as the acyclic phase-type of fewest phases "
+                  f"matching its first three moments (Bobbio, Horvath & Telek 2005), "
+                  f"{len(r)} phases")
+
+
 def _fitted(dist: Distribution, mean: float, max_phases: int) -> Coxian:
     """The fit of a shape that is not phase-type (see the module
     docstring)."""
     name = type(dist).__name__
     c2 = float(dist.scv)
+    closer = closer_fit(dist, mean, max_phases)
+    if closer is not None:
+        return closer
     if c2 < 1.0 - 1e-12:
         k_need = math.inf if c2 <= 0 else max(2, math.ceil(1.0 / c2 - 1e-9))
-        mom = relative_moments(dist) if k_need <= max_phases else None
-        fit = None if mom is None else aph_three_moments(1.0, mom[0], mom[1], max_phases)
-        if fit is not None:
-            r = tuple(x / mean for x in fit[0])
-            return Coxian(r, fit[1], False,
-                          f"{name} (scv {c2:.4g}) as the acyclic phase-type of fewest phases "
-                          f"matching its first three moments (Bobbio, Horvath & Telek 2005), "
-                          f"{len(r)} phases")
         if k_need > max_phases:
             k = int(max_phases)
             r, q = _erlang(k, mean)
@@ -452,14 +488,6 @@ def _fitted(dist: Distribution, mean: float, max_phases: int) -> Coxian:
         r, q = _exponential(mean)
         return Coxian(r, q, False, f"{name} (scv {c2:.4g}) as an exponential (mean and scv "
                                    "matched)")
-    if isinstance(dist, Lognormal):
-        h = lognormal_hyper(round(c2, 12))
-        if h is not None:
-            r, q = hyper_to_coxian(h[0], [x / mean for x in h[1]])
-            return Coxian(r, q, False,
-                          f"{name} (scv {c2:.4g}) as the H{len(h[0])} closest to it in "
-                          f"Kullback-Leibler divergence with its mean and scv (Asmussen, Nerman "
-                          f"& Olsson 1996), {len(r)} phases")
     mom = relative_moments(dist)
     fit = None
     if mom is not None:
