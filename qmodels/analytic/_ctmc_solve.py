@@ -20,7 +20,8 @@ return time (Norris, *Markov Chains*, Cambridge 1997, sec. 3.5), so a long
 holding time makes a state probable, and on a bottleneck network it is the
 state with every job at the bottleneck.  The
 heuristic can mislead (a slow station that jobs rarely visit: every job
-there is a long-held but improbable state), so a solve whose pinned state
+there is a long-held but improbable state), so a few damped Jacobi sweeps
+check it first (:func:`pin_first`), a solve whose pinned state
 turns out less than :data:`REPIN` times the most probable one is done
 again pinning that one, and where the solves at the first pin fail, the
 next pins are the most probable state after a few hundred damped Jacobi
@@ -192,22 +193,32 @@ def pin_first(Q) -> int:
     (solve 6.9 s CPU; pinned at the sweeps' choice, 1e-3 of the most
     probable after 100 sweeps, 3.4 s: ``python -m benchmarks.bench_ctmc -N 8
     --ph``, benchmarks/README.md)."""
-    import scipy.sparse as sp
-
     q = -Q.diagonal()
     p = int(np.argmin(q))
     if Q.shape[0] <= 2 or not np.all(q > 0):
         return p
-    off = sp.csr_matrix((Q - sp.diags(-q)).T)
-    x = np.full(Q.shape[0], 1.0 / Q.shape[0])
-    for _block in range(PIN_SWEEPS // PIN_BLOCK):
-        for _ in range(PIN_BLOCK):
-            x = 0.5 * x + 0.5 * (off @ x) / q      # damped: a periodic chain would cycle
-            x /= x.sum()
+    for x in _sweeps(Q, PIN_BLOCK, PIN_SWEEPS):
         top = float(x.max())
         if x[p] >= PIN_KEEP * top:
             return p
     return int(np.argmax(x)) if x[p] < PIN_DROP * top else p
+
+
+def _sweeps(Q, block: int, most: int):
+    """The damped Jacobi sweeps of the balance equations, pi_j <- (pi_j +
+    sum_i pi_i q_ij / q_j) / 2 (Stewart 1994, ch. 3; damped: a periodic
+    chain would cycle), from the uniform vector, each renormalised: the
+    vector after every ``block`` sweeps, ``most`` in all."""
+    import scipy.sparse as sp
+
+    q = -Q.diagonal()
+    off = sp.csr_matrix((Q - sp.diags(-q)).T)
+    x = np.full(Q.shape[0], 1.0 / Q.shape[0])
+    for _block in range(most // block):
+        for _ in range(block):
+            x = 0.5 * x + 0.5 * (off @ x) / q
+            x /= x.sum()
+        yield x
 
 
 def pinned_system(Q, p: int):
@@ -452,14 +463,7 @@ def _sweep_pin(Q, tried) -> int | None:
     the states that hold it whatever the scaling, so their argmax is a
     well-scaled pin even where they are far from converged.  None if that
     state was pinned already."""
-    import scipy.sparse as sp
-
-    q = -Q.diagonal()
-    off = sp.csr_matrix((Q - sp.diags(-q)).T)
-    x = np.full(Q.shape[0], 1.0 / Q.shape[0])
-    for _ in range(SWEEPS):
-        x = 0.5 * x + 0.5 * (off @ x) / q      # damped: a periodic chain would cycle
-        x /= x.sum()
+    *_, x = _sweeps(Q, SWEEPS, SWEEPS)
     p = int(np.argmax(x))
     return None if p in tried else p
 
