@@ -544,10 +544,8 @@ def _carried(net: Network, first: Result, k1: int, solve) -> Result:
         ks.append(k)
     if len(runs) < 2:
         return first
-    figs = [_expectation_figures(net, r) for r in runs]
-    top = max(f["marginals"].shape[1] for f in figs)
-    for f in figs:
-        f["marginals"] = np.pad(f["marginals"], ((0, 0), (0, top - f["marginals"].shape[1])))
+    top = max(len(m) for r in runs for m in r.info["marginals"].values())
+    figs = [_expectation_figures(net, r, top) for r in runs]
     Xc1 = figs[0]["Xc"]
     live = Xc1 > 0
     scale = max([float(c.population) for c in net.classes if isinstance(c, Closed)] + [1.0])
@@ -621,15 +619,15 @@ def _carried(net: Network, first: Result, k1: int, solve) -> Result:
         notes=tuple(first.notes) + (note,))
 
 
-def _expectation_figures(net: Network, r: Result) -> dict:
+def _expectation_figures(net: Network, r: Result, top: int) -> dict:
     """The figures of a ctmc answer that are expectations under its
-    stationary vector (linear in it), as arrays, for :func:`_carried`."""
+    stationary vector (linear in it), as arrays, for :func:`_carried`; the
+    marginals padded to ``top`` entries."""
     names = net.station_names
     Xc = np.asarray(r.class_throughput, dtype=float)
     Rc = np.asarray(r.class_response_time, dtype=float)
     pools = r.info["pools"]
     marg = [np.asarray(r.info["marginals"][n], dtype=float) for n in names]
-    top = max(len(m) for m in marg)
     return {
         "Xc": Xc,
         "RcXc": np.where(Xc > 0, Rc * Xc, 0.0),
