@@ -99,9 +99,9 @@ extrapolated to the shape's own scv by the quadratic through them in the
 fitted scv (Richardson's deferred approach to the limit; linear in the
 scv is what the Pollaczek-Khinchine mean of an M/G/1 queue is, and a
 starved class is curved beyond that:
-:func:`qmodels.analytic._prio_fes.extrapolate_runs`, which falls back to
-the linear step of the two finest where the quadratic leaves the
-figures' range).  The priority stations' own chain (8 to 32 phases) is
+the CTMC's own extrapolation, :func:`qmodels.analytic.ctmc._carried`,
+which falls back to the linear step of the two finest where the quadratic
+leaves the figures' range).  The priority stations' own chain (8 to 32 phases) is
 extrapolated linearly from k and k/2.  On network 26 the whole chain's
 answers at k = 8, 16, 32 extrapolate to within 1 % of the simulator; the
 priority station's chain, Erlang-32 and -16 extrapolated, is 4.6 % below
@@ -486,7 +486,6 @@ def _ctmc_closed(net: Network, max_states: int, max_phases: int | None = None
 
     from ..errors import ProblemTooLargeError
     from .ctmc import ctmc
-    from .phase_type import capped_scvs, coarser_caps
 
     def chain(k):
         with warnings.catch_warnings():
@@ -507,38 +506,21 @@ def _ctmc_closed(net: Network, max_states: int, max_phases: int | None = None
     info = {"approximation": "the network's own Markov chain (qm.ctmc)",
             "states": r.info["states"]}
     k1 = int(r.info.get("max_phases") or 0)
-    targets = capped_scvs(net, k1) if r.info.get("phase_capped") else []
-    if targets and k1 >= 4:
+    if r.info.get("phase_capped") and k1 >= 4:
         # a low-variance shape held at k1 phases (scv 1/k1 above its own):
         # the chain again at k1/2 and k1/4 phases (Erlang-1: exponential), the
-        # answers extrapolated to the shape's scv (Richardson;
-        # _prio_fes.extrapolate_runs)
-        from ._prio_fes import extrapolate_runs
+        # answers extrapolated to the shape's scv as qm.ctmc does
+        # (ctmc._carried: Richardson in the fitted scv)
+        from .ctmc import _carried
 
-        runs, states, ks = [(X, X[:, None] * V * Rk, [(t, 1.0 / k1) for t in targets])], \
-            [r.info["states"]], [k1]
-        for k in coarser_caps(net, k1):
-            # (a shape the cap k1 fits exactly keeps its phases there)
-            rk = chain(k)
-            Xk = np.array([float(rk.X[c]) for c in net.class_names])
-            Rkk = np.asarray(rk.station_response_time, dtype=float)
-            runs.append((Xk, Xk[:, None] * V * Rkk, [(t, 1.0 / k) for t in targets]))
-            states.append(rk.info["states"])
-            ks.append(k)
-        N = np.array([int(c.population) for c in net.classes], dtype=float)
-        out = extrapolate_runs(runs, N, D, np.asarray(net.lowered.kind) != "delay")
-        if out is not None:
-            X, Q, order = out
-            with np.errstate(divide="ignore", invalid="ignore"):
-                on = (V > 0) & (X[:, None] > 0)
-                Rk = np.where(on, Q / np.where(on, X[:, None] * V, 1.0), Rk)
-            used = ", ".join(f"Erlang-{k}" for k in ks[:order + 1])
-            notes.append(
-                f"the low-variance shapes held at the phase cap extrapolated to their scv "
-                f"from the chains with {used} in their place (Richardson, "
-                f"{'linear' if order == 1 else f'degree {order}'} in the fitted scv)")
-            info["states"] = tuple(states[:order + 1])
-            info["extrapolation"] = {"phases": tuple(ks[:order + 1]), "degree": order}
+        c = _carried(net, r, k1, chain)
+        ex = c.info.get("extrapolation")
+        if ex:
+            X = np.array([float(c.X[n]) for n in net.class_names])
+            Rk = np.asarray(c.station_response_time, dtype=float)
+            notes.append(c.notes[-1])
+            info["states"] = ex["states"]
+            info["extrapolation"] = {"phases": ex["phases"], "degree": ex["degree"]}
     U = X[:, None] * D   # single servers: X D per class
     res = _result(net, "priority", X, V * Rk, U, notes, info, visit_time=Rk)
     object.__setattr__(res, "exactness", r.exactness)
