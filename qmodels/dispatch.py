@@ -26,7 +26,7 @@ import warnings
 from typing import Callable, NamedTuple
 
 from .errors import InvalidValueError, UnsupportedModelError
-from .model import Network
+from .model import Closed, Network
 
 __all__ = ["solve", "methods", "describe", "solver", "check_options", "METHODS"]
 
@@ -455,6 +455,8 @@ def _better_elsewhere(network: Network, options: dict, names, fitted) -> object 
         check = requirement(name)
         if check is not None and check(network) is not None:
             continue
+        if fitted is not None and _no_finer(name, network, fitted):
+            continue
         try:
             check_options(name, options)
             result = solver(name)(network, **{**AUTO_OPTIONS.get(name, {}), **options})
@@ -466,6 +468,20 @@ def _better_elsewhere(network: Network, options: dict, names, fitted) -> object 
                 and _finest_phases(result) > _finest_phases(fitted)):
             return result
     return None
+
+
+def _no_finer(name: str, network: Network, fitted) -> bool:
+    """Whether ``name`` cannot better a CTMC answer that fitted a shape, so
+    that calling it would only solve the same chains again: the priority
+    method on a closed network (where its answer is exact only when its
+    chain is, the very chain the CTMC fitted) whose fitted shape the CTMC
+    already held at as many phases as the priority method's chain ever
+    gives it (:data:`qmodels.analytic.priority.CTMC_PHASES`)."""
+    if name != "priority" or any(not isinstance(c, Closed) for c in network.classes):
+        return False
+    from .analytic.priority import CTMC_PHASES
+
+    return _finest_phases(fitted) >= CTMC_PHASES
 
 
 def _finest_phases(result) -> int:

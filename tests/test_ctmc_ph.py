@@ -547,6 +547,20 @@ def test_the_ctmc_extrapolates_a_starved_class_in_k():
     assert abs(r.X["lo"] / ref - 1) < 1e-3
 
 
+def test_the_priority_method_is_not_asked_where_it_has_no_finer_chain(monkeypatch):
+    # the CTMC held the deterministic time at 20 phases, as many as the
+    # priority method's whole chain ever gives it: qm.solve does not solve
+    # the same chains again there
+    import qmodels.analytic.priority as P_mod
+
+    calls = []
+    real = P_mod.priority
+    monkeypatch.setattr(P_mod, "priority", lambda *a, **k: calls.append(1) or real(*a, **k))
+    r = qm.solve(_starved(3, 1))
+    assert r.method == "ctmc" and r.info["extrapolation"]["phases"][0] == 20
+    assert calls == []
+
+
 def test_the_automatic_choice_prefers_the_priority_chain_with_more_phases(monkeypatch):
     # with the CTMC held to 5,000 states in qm.solve its deterministic time
     # gets Erlang-5 (the chain at 10 phases has 11,740 states); the priority
