@@ -507,3 +507,32 @@ def test_a_starved_deterministic_level_past_the_first_budget_is_answered_by_the_
     lo, hw = float(sim.X["lo"].mean), float(sim.X["lo"].half_width)
     assert abs(float(a.X["lo"]) - lo) < max(3 * hw, 0.02 * lo), (float(a.X["lo"]), lo, hw)
     assert (lo - float(fes.X["lo"])) / lo > 0.1
+
+
+def test_past_the_erlang8_budget_the_chain_is_taken_at_erlang4(monkeypatch):
+    # the same network with the tiers' budgets made small: its Erlang-8
+    # chain (40,264 states) is past ERLANG8_STATES, so the Erlang-4 tier
+    # answers within max_states, with the chains at Erlang-4, -2 and -1
+    # extrapolated; the CTMC's own extrapolation from k = 4 (qm.ctmc at
+    # max_phases 4, _carried) is the same figure by another route
+    from qmodels.analytic import priority as P
+    from qmodels.analytic.ctmc import _carried, ctmc
+
+    st = [qm.Queue("p", 0.5, discipline="prio", distribution=qm.Deterministic()),
+          qm.Queue("q", 0.3), qm.Queue("r", 0.2)]
+    both = {s.name: 1 for s in st}
+    net = qm.Network(st, [qm.Closed("hi", 6, visits=both, priority=0, think_time=0.1),
+                          qm.Closed("lo", 3, visits=both, priority=1)])
+    monkeypatch.setattr(P, "CTMC_STATES", 100)
+    monkeypatch.setattr(P, "ERLANG8_STATES", 30_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = P.priority(net)
+        b = P.priority(net, max_states=15_000)        # the Erlang-4 chain is past it too
+        chain = lambda k: ctmc(net, max_states=10 ** 6, max_phases=k)  # noqa: E731
+        ref = _carried(net, chain(4), 4, chain)
+    assert a.info["extrapolation"]["phases"] == (4, 2, 1)
+    assert any("Erlang-4, Erlang-2, Erlang-1" in n for n in a.notes)
+    for c in net.class_names:
+        assert float(a.X[c]) == pytest.approx(float(ref.X[c]), rel=1e-9)
+    assert "flow-equivalent" in b.info["approximation"]

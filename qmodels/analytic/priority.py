@@ -80,8 +80,9 @@ states, a few seconds each) are within 1.8 % and 1.1 %.
 
 So the whole network's chain comes first, in three tries: a fitted
 low-variance shape as an Erlang-20 where the chain has at most
-:data:`CTMC_STATES` states, else as an Erlang-8, else an Erlang-4, up to
-``max_states`` (default :data:`WHOLE_STATES`); only past that does the
+:data:`CTMC_STATES` states, else as an Erlang-8 up to
+:data:`ERLANG8_STATES`, else an Erlang-4, up to ``max_states`` (default
+:data:`WHOLE_STATES`, a million states); only past that does the
 approximation above answer.  Where a low level starves behind a high one
 the approximation is weakest (the flow-equivalent server 20 % to 58 %
 low against the exact chain or the simulator: the envelopes of
@@ -195,8 +196,21 @@ CTMC_PHASES = 20
 #: (2 past 250,000 states even at Erlang-4), median 3.1 s, slowest 35 s
 #: (network 13: chains of 161,514 + 49,886 + 17,976 states); with the
 #: bound at 60,000, median 1.7 s and slowest 21 s, but 7 networks left to
-#: the flow-equivalent server
-WHOLE_STATES = 250_000
+#: the flow-equivalent server.  That bound (250,000) now holds the
+#: Erlang-8 tier (:data:`ERLANG8_STATES`); the Erlang-4 tier goes on to
+#: this one, where those 2 networks' chains answer in place of the
+#: flow-equivalent server (simulator: network 17's low class X 0.014108,
+#: the server's 0.010481, 25.7 % low; its chain at Erlang-4, -2, -1 of
+#: 492,804 + 261,872 + 146,406 states, extrapolated, 0.014009, 0.7 % low,
+#: 14.7 s CPU; network 1: 0.30894, the server's 0.32433, 5.0 % high, the
+#: chains of 886,964 + 474,422 + 268,151 states 0.30649, 0.8 % low, 57 s CPU
+#: and 1.1 GB at the peak; a scratch run on this 2-core machine)
+WHOLE_STATES = 1_000_000
+#: the largest chain solved with a fitted low-variance shape as an
+#: Erlang-8 (the tier between :data:`CTMC_STATES` and
+#: :data:`WHOLE_STATES`; past it the shape is an Erlang-4, whose chains are
+#: about half the size)
+ERLANG8_STATES = 250_000
 #: where the priority stations' joint chain is past its budget (the
 #: surrogate factors' case, the slowest and least accurate form), the
 #: whole network's chain is tried again up to this many states with an
@@ -290,8 +304,10 @@ def priority(net: Network, *, tol: float = 1e-10, max_iter: int = 100_000,
         the largest chain of the whole network solved (``qm.ctmc``) before
         the approximation is used (default :data:`WHOLE_STATES`; 0 never):
         with a low-variance shape as an Erlang-20 up to :data:`CTMC_STATES`
-        states, past that as an Erlang-8, else an Erlang-4 (each
-        extrapolated to the shape's scv, module docstring).
+        states, past that as an Erlang-8 up to :data:`ERLANG8_STATES`,
+        else an Erlang-4 (each extrapolated to the shape's scv, module
+        docstring).  A chain near the default bound takes about a minute
+        and a gigabyte.
 
     Returns
     -------
@@ -440,15 +456,19 @@ def _closed(net: Network, tol: float, max_iter: int, max_states: int = 0) -> Res
     mixed = [k for k in range(len(code)) if code[k] >= 3
              and len({int(level[c]) for c in range(len(N)) if V[c, k] > 0 and N[c] > 0}) > 1]
     if mixed and max_states > 0:
-        # the whole chain: Erlang-20 where it is small, Erlang-8 or -4 up to
-        # max_states
+        # the whole chain: Erlang-20 where it is small, Erlang-8 up to
+        # ERLANG8_STATES, Erlang-4 up to max_states
         for phases, budget in ((CTMC_PHASES, min(max_states, CTMC_STATES)),
-                               (KMAX, max_states), (KMAX // 2, max_states)):
+                               (KMAX, min(max_states, ERLANG8_STATES)),
+                               (KMAX // 2, max_states)):
             whole = _ctmc_closed(net, budget, phases)
             if whole is not None:
                 return whole
-    instead = (lambda: _ctmc_closed(net, max(max_states, SURROGATE_CTMC_STATES), KMAX)) \
-        if max_states > 0 else None
+    # the surrogate factors' case: the whole chain at Erlang-8 up to
+    # SURROGATE_CTMC_STATES even where max_states is smaller (where it is
+    # not, the tiers above have already refused that chain)
+    instead = (lambda: _ctmc_closed(net, SURROGATE_CTMC_STATES, KMAX)) \
+        if 0 < max_states < SURROGATE_CTMC_STATES else None
     fes = _fes_closed(net, V, S, scv, code, level, N, Z, tol, max_iter, instead)
     if isinstance(fes, Result):
         return fes
