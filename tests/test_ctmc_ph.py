@@ -136,11 +136,74 @@ def _kl_loss(probs, rates, c2, nodes=200):
     return -float((w / w.sum()) @ logsumexp(logs, axis=1))
 
 
-@pytest.mark.parametrize("c2", [1.5, 4.0, 8.0])
+def _quad_kl_loss(log_density, c2):
+    # -E[log h(X)], X lognormal of mean 1 and scv c2, by adaptive quadrature
+    # of the lognormal's density in x (an independent integration of the
+    # fit's Gauss-Hermite rule)
+    from scipy import integrate, stats
+
+    s = math.sqrt(math.log1p(c2))
+    ln = stats.lognorm(s, scale=math.exp(-s * s / 2))
+    f = lambda x: -ln.pdf(x) * log_density(x)  # noqa: E731
+    a, b = ln.ppf(1e-13), ln.ppf(1 - 1e-13)
+    return integrate.quad(f, a, 1.0, limit=400)[0] + integrate.quad(f, 1.0, b, limit=400)[0]
+
+
+def _hyper_erlang_log_pdf(probs, rates, m):
+    def f(x):   # log sum_i p_i r_i^m x^(m-1) e^(-r_i x) / (m-1)!, terms in logs
+        logs = [math.log(p) + m * math.log(r) + (m - 1) * math.log(x) - r * x
+                - math.lgamma(m) for p, r in zip(probs, rates)]
+        top = max(logs)
+        return top + math.log(sum(math.exp(v - top) for v in logs))
+    return f
+
+
+def test_hyper_erlang_coxian_has_the_mixtures_moments_and_density():
+    # p Erlang(m, a) + (1 - p) Erlang(m, b): E[X^j] = sum_i p_i m (m + 1) ..
+    # (m + j - 1) / lambda_i^j, and the density at a few points, against the
+    # Coxian's alpha exp(T x) t (Neuts 1981, sec. 2.2)
+    from scipy.linalg import expm
+
+    for (p, a, b), m in (((0.7, 5.0, 0.8), 2), ((0.2, 1.5, 9.0), 3), ((0.5, 2.0, 2.0), 2)):
+        r, q = P.hyper_erlang_to_coxian((p, 1 - p), (a, b), m)
+        cox = P.Coxian(r, q)
+        for j in (1, 2, 3):
+            want = sum(pi * math.prod(range(m, m + j)) / lam ** j
+                       for pi, lam in ((p, a), (1 - p, b)))
+            assert cox.moment(j) == pytest.approx(want, rel=1e-10)
+        T = cox.subgenerator()
+        t = -T.sum(axis=1)
+        for x in (0.05, 0.4, 1.0, 3.0):
+            dens = float(expm(T * x)[0] @ t)
+            assert dens == pytest.approx(math.exp(_hyper_erlang_log_pdf((p, 1 - p), (a, b), m)(x)),
+                                         rel=1e-9)
+
+
+@pytest.mark.parametrize("c2", [1.1, 1.25, 1.5, 2.0])
+def test_a_lognormal_of_scv_below_two_is_the_closest_mixture_of_two_erlang_2(c2):
+    cox = P.coxian_of(qm.Lognormal(c2), 2.0)
+    assert cox.phases == 4 and "mixture of two Erlang-2" in cox.fit
+    assert cox.mean == pytest.approx(2.0, rel=1e-10)
+    assert cox.scv == pytest.approx(c2, rel=1e-7)
+    # the divergence, integrated apart from the fit's own rule, is below the
+    # H3's (the fit chosen is the closer one) and the balanced H2's
+    probs, rates = P.lognormal_hyper_erlang(c2, 2)
+    mine = _quad_kl_loss(_hyper_erlang_log_pdf(probs, rates, 2), c2)
+    h3 = P.lognormal_hyper(c2)
+    assert mine < _quad_kl_loss(_hyper_erlang_log_pdf(*h3, 1), c2)
+    assert mine < _quad_kl_loss(_hyper_erlang_log_pdf(*qm.HyperExponential(c2).branches(), 1), c2)
+    # with three phases allowed, the H3
+    assert "H3" in P.coxian_of(qm.Lognormal(c2), 2.0, max_phases=3).fit
+
+
+@pytest.mark.parametrize("c2", [4.0, 8.0])
 def test_a_lognormal_of_high_variance_is_the_closest_h3_with_its_mean_and_scv(c2):
     dist = qm.Lognormal(c2)
     cox = P.coxian_of(dist, 2.0)
     assert cox.phases == 3 and "Kullback-Leibler" in cox.fit
+    h2e = P.lognormal_hyper_erlang(c2, 2)
+    assert _quad_kl_loss(_hyper_erlang_log_pdf(*P.lognormal_hyper(c2), 1), c2) < \
+        _quad_kl_loss(_hyper_erlang_log_pdf(*h2e, 2), c2)
     assert cox.mean == pytest.approx(2.0, rel=1e-10)
     assert cox.scv == pytest.approx(c2, rel=1e-7)
     # closer to the lognormal than the two H2s of the same mean and scv

@@ -733,7 +733,8 @@ def fitted_open(rng, i: int) -> qm.Network:
     :func:`_shape` (deterministic, Erlang, exponential, H2, lognormal; SCV
     0..6), the bottleneck at utilisation 0.5..0.85 (one queue) or
     0.5..0.65 (two), the other at 0.3..1 of it: the shapes the CTMC fits
-    (an Erlang-k extrapolated in k, three moments, the lognormal's H3)
+    (an Erlang-k extrapolated in k, three moments, the lognormal's H3 or
+    mixture of two Erlang-2)
     in open networks, against the simulator."""
     K = 1 if rng.random() < 0.5 else 2
     u = rng.random()

@@ -37,7 +37,8 @@ phase-type forms).  :func:`phase_type` gives, per shape:
   phase of rate k - p.  Only the first two moments are matched; the note
   says so.  Where the station's phase budget holds them, the exact CTMC's
   closer fits come first (:func:`_closer`): a lognormal of SCV > 1 as the
-  H3 closest to it in Kullback-Leibler divergence with its mean and SCV,
+  phase-type closest to it in Kullback-Leibler divergence with its mean
+  and SCV (an H3, or a mixture of two Erlang-2 at SCV up to about 2.3),
   a shape of SCV < 1 as the acyclic phase-type matching its first three
   moments (Bobbio, Horvath & Telek 2005).  In the exact CTMC of eight
   closed networks with a lognormal queue of SCV 1.5-8 (``python -m
@@ -244,7 +245,7 @@ def phase_type(dist, kmax: int = DETERMINISTIC_PHASES) -> PhaseType:
 def _closer(dist, c2: float, kmax: int) -> PhaseType | None:
     """The exact CTMC's fits of a shape beyond its first two moments
     (:func:`qmodels.analytic.phase_type.closer_fit`: a lognormal of SCV > 1
-    as its KL-closest H3, a shape of SCV < 1 by three moments, Bobbio,
+    as its KL-closest H3 or mixture of two Erlang-m, a shape of SCV < 1 by three moments, Bobbio,
     Horvath & Telek 2005) where the station's phase budget ``kmax`` holds
     them, as a PhaseType of mean 1; None otherwise (the two-moment forms
     below)."""

@@ -208,7 +208,8 @@ flow-equivalent Poisson source whose rate depends only on station i's
 own population, and (several classes) the waiting jobs start in random
 order (:mod:`qmodels.analytic._marie_station`).  Service shapes that are
 not phase-type are represented by a fit named in the notes: the exact
-CTMC's (a lognormal of SCV > 1 as its closest H3, a shape of SCV < 1 by
+CTMC's (a lognormal of SCV > 1 as its closest H3 or mixture of two
+Erlang-m, a shape of SCV < 1 by
 three moments) where the station's phase budget holds it, else two
 moments (Marie's Coxian-2, Tijms' mixed Erlang); deterministic as
 Erlang-32.
@@ -266,9 +267,9 @@ ASSUMPTIONS = (
     "lambda(n)/PH/c queue fed by the flow-equivalent of the rest of the network, whose "
     "conditional throughputs make a product-form network (Marie 1979, 1980)",
     "service shapes that are not phase-type represented by a fit: a lognormal of SCV > 1 "
-    "as its closest H3 with its mean and SCV, a shape of SCV < 1 by its first three "
-    "moments, where the station's phase budget holds them, else by the first two "
-    "(Marie's Coxian-2, Tijms' mixed Erlang); deterministic as Erlang-32",
+    "as its closest H3 or mixture of two Erlang-m with its mean and SCV, a shape of "
+    "SCV < 1 by its first three moments, where the station's phase budget holds them, "
+    "else by the first two (Marie's Coxian-2, Tijms' mixed Erlang); deterministic as Erlang-32",
     "one class: arrivals to a general station a renewal process whose interval has the "
     "first two moments of a job's passage through the rest of the network when alone "
     "there, sped up to Marie's conditional arrival rates",
