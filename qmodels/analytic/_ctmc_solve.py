@@ -33,7 +33,11 @@ The solvers, cheapest first (:func:`stationary_pinned`):
 
 1. BiCGSTAB with a diagonal (Jacobi) preconditioner (van der Vorst, SIAM
    J. Sci. Stat. Comput. 13(2), 1992; Saad, *Iterative Methods for Sparse
-   Linear Systems*, 2nd ed. 2003, alg. 7.7; Stewart 1994, ch. 4).
+   Linear Systems*, 2nd ed. 2003, alg. 7.7; Stewart 1994, ch. 4); from
+   :data:`ILU0_STATES` states, compiled and preconditioned by the
+   incomplete LU of zero fill (:mod:`._ilu0`: 3.6-5.2x less CPU time on
+   chains of 10^5 states and more), the Jacobi one where that
+   factorisation fails.
 2. A complete sparse LU of the pinned system (SuperLU with the COLAMD
    column ordering; Davis, Gilbert, Larimore & Ng, ACM TOMS 30(3), 2004;
    Stewart 1994, sec. 2.3 on LU for Markov chains) computed as SuperLU's
@@ -302,6 +306,42 @@ def jacobi_bicgstab(A, b, x0=None):
     return x
 
 
+#: from this many states the first solver is BiCGSTAB preconditioned by
+#: ILU(0) (:mod:`._ilu0`, compiled; 3.6-5.2x less CPU time than the Jacobi
+#: preconditioner on chains of 174,000 and 492,803 states), below it the
+#: Jacobi-preconditioned one (no compile: most chains that reach this
+#: stage are small)
+ILU0_STATES = 20_000
+
+
+def ilu0_bicgstab(A, b, x0=None):
+    """x with A x = b by the compiled ILU(0)-preconditioned BiCGSTAB of
+    :mod:`._ilu0`, stopping at relative residual :data:`RTOL`, from ``x0``
+    if given, else from 0, then (on a breakdown) from 1, as
+    :func:`jacobi_bicgstab` does; NaN where it does not converge, None
+    where the factorisation fails (a zero pivot: the caller uses the Jacobi
+    preconditioner instead)."""
+    from . import _ilu0
+
+    A = A.tocsr()
+    A.sort_indices()
+    ip = A.indptr.astype(np.int64)
+    ix = A.indices.astype(np.int64)
+    lu, diag, ok = _ilu0.ilu0(ip, ix, A.data)
+    if not ok:
+        return None
+    maxiter = max(1000, int(2 * np.sqrt(len(b))))
+    starts = ([x0] if x0 is not None else []) + [np.zeros(len(b)), np.ones(len(b))]
+    for x in starts:
+        x, info, _its = _ilu0.bicgstab(ip, ix, A.data, lu, diag, np.asarray(b, dtype=float),
+                                       np.array(x, dtype=float), RTOL, maxiter)
+        if info == 0 and np.all(np.isfinite(x)):
+            return x
+        if info == 1:
+            break                   # ran its iterations: another start will not help
+    return np.full(len(b), np.nan)
+
+
 def ilu_fill_cap(nnz: int, budget: int, most: float = ILU_FILL, least: float = 1.0) -> float:
     """A factor's fill cap: ``most`` (:data:`ILU_FILL` for the ILU,
     :data:`LU_FILL` for the complete LU), lowered so that the factors
@@ -495,6 +535,11 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None):
     does not fit the budget (or, "amg" and "lu", does not answer)."""
     A, b, rest = pinned_system(Q, p)
     if solver == "bicgstab":
+        if A.shape[0] >= ILU0_STATES:
+            x = ilu0_bicgstab(A, b, _start(guess, p, rest))
+            if x is not None:
+                tried.append(f"ILU(0)-preconditioned BiCGSTAB pinning state {p}")
+                return rest, x, "ilu0-bicgstab"
         tried.append(f"Jacobi-preconditioned BiCGSTAB pinning state {p}")
         return rest, jacobi_bicgstab(A, b, _start(guess, p, rest)), "bicgstab"
     if solver in _STRONG:

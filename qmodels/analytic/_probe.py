@@ -23,7 +23,7 @@ from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 
 # every module that defines a lazily compiled kernel, imported here so that
 # its kernels are in LAZY_KERNELS before the thresholds are set
-from . import _ctmc_fast, _lattice, _logconv, amva, amva_ld, batch, convolution, mva  # noqa: F401
+from . import _ctmc_fast, _ilu0, _lattice, _logconv, amva, amva_ld, batch, convolution, mva  # noqa: F401
 from ._ctmc_forkjoin import _fj_bfs  # noqa: F401
 
 
@@ -83,6 +83,14 @@ def _solve_all() -> None:
     ctmc(Network([Queue("cpu", 0.02), Queue("disk", 0.03, discipline="ps")],
                  [Closed("a", 2, think_time=1.0, visits={"cpu": 1, "disk": 1}),
                   Closed("b", 2, visits={"cpu": 2, "disk": 1})]))
+    # the ILU(0)-preconditioned BiCGSTAB of a large chain's pinned system
+    # (a small one here: the kernels are the same for every size)
+    import scipy.sparse as sp
+
+    from . import _ctmc_solve
+
+    ring = sp.diags([np.ones(9), np.full(10, -2.0), np.ones(9)], [-1, 0, 1], format="csr")
+    _ctmc_solve.ilu0_bicgstab(ring, np.ones(10))
     # the compiled build of the fork-join chain
     from ..model.forkjoin import ForkJoin
 

@@ -214,15 +214,15 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None):
     well scaled), its balance equation dropped, the rest solved by sparse
     LU (SuperLU); where that is not accurate, sum(pi) = 1 in place of one
     equation.  A chain of more than :data:`ITERATIVE_FROM` states is solved
-    iteratively (:func:`._ctmc_solve.stationary_pinned`: Jacobi-
-    preconditioned BiCGSTAB, then GMRES preconditioned by aggregation
-    multigrid, a complete LU whose fill the memory budget caps, then
+    iteratively (:func:`._ctmc_solve.stationary_pinned`: BiCGSTAB
+    preconditioned by Jacobi, or from 20,000 states by ILU(0), then GMRES
+    preconditioned by aggregation multigrid, a complete LU whose fill the memory budget caps, then
     BiCGSTAB and GMRES preconditioned by an incomplete LU whose fill the
     budget caps), never by an uncapped LU (its fill is not bounded); a
     chain none of them solves is refused
     (:class:`~qmodels.errors.UnsupportedModelError`, naming what was
     tried).  Returns pi and the residual max |pi Q|; appends the solver's
-    name (``"lu"``, ``"bicgstab"``, ``"amg-gmres"``, ``"ilu-bicgstab"`` or
+    name (``"lu"``, ``"bicgstab"``, ``"ilu0-bicgstab"``, ``"amg-gmres"``, ``"ilu-bicgstab"`` or
     ``"ilu-gmres"``) to ``used`` if given.  ``guess`` (log pi up to a
     constant, per state: :func:`_product_form_guess`) is where the
     iterative solve starts.
@@ -389,7 +389,8 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         blocked there), ``pools`` (pool -> mean ``waiting`` jobs, mean
         ``held`` tokens, ``utilization`` = held/tokens), ``marginals``
         (station -> P(n jobs present), n = 0, 1, ...) and ``linear_solver``
-        (``"lu"``, ``"bicgstab"``, ``"amg-gmres"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``;
+        (``"lu"``, ``"bicgstab"``, ``"ilu0-bicgstab"``, ``"amg-gmres"``, ``"ilu-bicgstab"``
+        or ``"ilu-gmres"``;
         the notes name it with the residual).  An answer with a fitted
         shape has ``approximation`` (its form, whose measured error
         envelope it quotes) and, when extrapolated in the phases,
@@ -407,8 +408,9 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
     bottleneck the others are then not huge multiples of an improbable
     one) and a sparse LU factorisation (Stewart 1994, sec. 2.3; Bolch et
     al. 2006, sec. 3.1); a chain of more than 2,000 states by
-    Jacobi-preconditioned BiCGSTAB to a relative residual of 1e-14 (van der
-    Vorst 1992; the LU of a multi-class chain fills in), then, on a stiff
+    BiCGSTAB to a relative residual of 1e-14 (van der Vorst 1992; the LU of
+    a multi-class chain fills in), preconditioned by Jacobi, or from 20,000
+    states by the incomplete LU of zero fill (Saad 2003, sec. 10.3.2), then, on a stiff
     chain where that does not converge, by BiCGSTAB and GMRES
     preconditioned by an incomplete LU whose fill the memory budget caps
     (Saad 2003, sec. 10.4; :mod:`qmodels.analytic._ctmc_solve`), each
@@ -1271,6 +1273,7 @@ def _figures(net, spec, chain, states, pi, resid, solver="lu") -> Result:
 
 #: the readable name of each ``info["linear_solver"]``
 _SOLVER_NAMES = {"lu": "sparse LU", "bicgstab": "BiCGSTAB",
+                 "ilu0-bicgstab": "ILU(0)-preconditioned BiCGSTAB",
                  "amg-gmres": "multigrid-preconditioned GMRES",
                  "ilu-bicgstab": "ILU-preconditioned BiCGSTAB",
                  "ilu-gmres": "ILU-preconditioned GMRES"}
@@ -1304,15 +1307,16 @@ def _result(net, spec, n, resid, acc, solver="lu", build="python") -> Result:
                      "are per chain cycle (closed) or per arrival to the chain (open); chains "
                      + "; ".join("+".join(net.class_names[r] for r in ch)
                                  for ch in spec.chains if len(ch) > 1))
-    if solver == "bicgstab":
-        notes.append(f"stationary vector by BiCGSTAB (Jacobi preconditioned, relative "
+    if solver in ("bicgstab", "ilu0-bicgstab"):
+        pre = "Jacobi" if solver == "bicgstab" else "ILU(0)"
+        notes.append(f"stationary vector by BiCGSTAB ({pre} preconditioned, relative "
                      f"residual {ITERATIVE_RTOL:g}; max |pi Q| = {resid:.2g})")
     elif solver == "amg-gmres":
         notes.append(f"stationary vector by GMRES preconditioned by aggregation multigrid "
-                     f"(the Jacobi-preconditioned BiCGSTAB did not converge: a stiff "
+                     f"(the preconditioned BiCGSTAB did not converge: a stiff "
                      f"chain; max |pi Q| = {resid:.2g})")
     elif solver in ("ilu-bicgstab", "ilu-gmres"):
-        notes.append(f"stationary vector by {how} (the Jacobi-preconditioned BiCGSTAB did not "
+        notes.append(f"stationary vector by {how} (the preconditioned BiCGSTAB did not "
                      f"converge: a stiff chain; ILUT drop tolerance {_la.ILU_DROP:g}, fill "
                      f"capped by the memory budget; relative residual {ITERATIVE_RTOL:g}; "
                      f"max |pi Q| = {resid:.2g})")
