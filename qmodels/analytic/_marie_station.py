@@ -38,7 +38,7 @@ phase-type forms).  :func:`phase_type` gives, per shape:
   says so.  Where the station's phase budget holds them, the exact CTMC's
   closer fits come first (:func:`_closer`): a lognormal of SCV > 1 as the
   phase-type closest to it in Kullback-Leibler divergence with its mean
-  and SCV (an H3, or a mixture of two Erlang-2 at SCV up to about 2.3),
+  and SCV (an H3, or a mixture of two Erlang-2 at SCV up to 1.5),
   a shape of SCV < 1 as the acyclic phase-type matching its first three
   moments (Bobbio, Horvath & Telek 2005).  In the exact CTMC of eight
   closed networks with a lognormal queue of SCV 1.5-8 (``python -m
