@@ -119,6 +119,11 @@ D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP, D_PARETO, D_CLASS = rang
 D_MAP = 9
 
 INF_CAP = 1 << 62
+#: ``i & NN`` is ``i`` for every index i >= 0: an index masked so tells
+#: LLVM that it is not negative, and numba's wrap-around of negative
+#: indices (a shift, an ``and`` with the length and an add, the length
+#: kept live) folds away.  Only for values that cannot be negative.
+NN = (1 << 63) - 1
 # station kinds served in priority order (STI[k, 0]) and the class column
 # of the priority level (CLI[c, CL_PRIO])
 K_PRIO, K_PRIO_PR, K_LCFS_PR = 3, 4, 5
@@ -134,7 +139,7 @@ KIND_FORKJOIN = 6
 @njit(_nrt=False, forceinline=True)
 def _uni(U, SI):
     """The next uniform [0, 1) of the pre-drawn block."""
-    i = SI[I_UPOS]
+    i = SI[I_UPOS] & NN
     SI[I_UPOS] = i + 1
     return U[i]
 
@@ -258,15 +263,17 @@ def draw_at(c, k, STI, STF, EMP, S, rng, SI):
 
 @njit(_nrt=False, forceinline=True)
 def _sift_up(i, HE, HT, POS):
-    e = HE[i]
+    i &= NN
+    e = HE[i] & NN
     t = HT[i]
     while i > 0:
         p = (i - 1) >> 1
         if HT[p] <= t:
             break
-        HE[i] = HE[p]
+        h = HE[p] & NN
+        HE[i] = h
         HT[i] = HT[p]
-        POS[HE[i]] = i
+        POS[h] = i
         i = p
     HE[i] = e
     HT[i] = t
@@ -275,7 +282,8 @@ def _sift_up(i, HE, HT, POS):
 
 @njit(_nrt=False, forceinline=True)
 def _sift_down(i, n, HE, HT, POS):
-    e = HE[i]
+    i &= NN
+    e = HE[i] & NN
     t = HT[i]
     while True:
         l = 2 * i + 1
@@ -287,9 +295,10 @@ def _sift_down(i, n, HE, HT, POS):
             m = r
         if HT[m] >= t:
             break
-        HE[i] = HE[m]
+        h = HE[m] & NN
+        HE[i] = h
         HT[i] = HT[m]
-        POS[HE[i]] = i
+        POS[h] = i
         i = m
     HE[i] = e
     HT[i] = t
@@ -298,9 +307,10 @@ def _sift_down(i, n, HE, HT, POS):
 
 @njit(_nrt=False, forceinline=True)
 def heap_set(e, t, HE, HT, POS, SI):
+    e &= NN
     i = POS[e]
     if i < 0:
-        n = SI[I_HSIZE]
+        n = SI[I_HSIZE] & NN
         HE[n] = e
         HT[n] = t
         POS[e] = n
@@ -317,17 +327,19 @@ def heap_set(e, t, HE, HT, POS, SI):
 
 @njit(_nrt=False, forceinline=True)
 def heap_remove(e, HE, HT, POS, SI):
+    e &= NN
     i = POS[e]
     if i < 0:
         return
     POS[e] = -1
-    n = SI[I_HSIZE] - 1
+    n = (SI[I_HSIZE] - 1) & NN
     SI[I_HSIZE] = n
     if i == n:
         return
-    HE[i] = HE[n]
+    h = HE[n] & NN
+    HE[i] = h
     HT[i] = HT[n]
-    POS[HE[i]] = i
+    POS[h] = i
     if i > 0 and HT[i] < HT[(i - 1) >> 1]:
         _sift_up(i, HE, HT, POS)
     else:
@@ -341,6 +353,7 @@ def heap_remove(e, HE, HT, POS, SI):
 @njit(_nrt=False, forceinline=True)
 def flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K):
     """Add the areas of station k from its last change up to ``now``."""
+    k &= NN
     dt = now - SFL[k, 0]
     if dt > 0.0:
         ntot = SS[k, K_N]
@@ -348,8 +361,8 @@ def flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K):
             uk = STI[k, 1]
             if uk == 0:
                 for c in range(C):
-                    ACC[c * K + k] += dt * NC[c, k]
-                    ACC[C * K + c * K + k] += dt * BS[c, k]
+                    ACC[(c * K + k) & NN] += dt * NC[c, k]
+                    ACC[(C * K + c * K + k) & NN] += dt * BS[c, k]
             else:
                 if uk == 1:
                     f = ntot if ntot < STI[k, 2] else STI[k, 2]
@@ -357,8 +370,8 @@ def flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K):
                     f = 1
                 for c in range(C):
                     if NC[c, k] > 0:
-                        ACC[c * K + k] += dt * NC[c, k]
-                        ACC[C * K + c * K + k] += dt * f * NC[c, k] / ntot
+                        ACC[(c * K + k) & NN] += dt * NC[c, k]
+                        ACC[(C * K + c * K + k) & NN] += dt * f * NC[c, k] / ntot
         SFL[k, 0] = now
 
 
@@ -374,8 +387,10 @@ def flush_pool(p, now, PLI, PS, PFL, ACC, base):
 
 @njit(_nrt=False, forceinline=True)
 def record_cycle(c, dt, ACC, off_cyc, C, HIST, seg, CLF):
-    ACC[off_cyc + c] += 1.0
-    ACC[off_cyc + C + c] += dt
+    c &= NN
+    seg &= NN
+    ACC[(off_cyc + c) & NN] += 1.0
+    ACC[(off_cyc + C + c) & NN] += dt
     nb = HIST.shape[2]
     if dt > 0.0:
         b = int((math.log(dt) - CLF[c, 4]) * CLF[c, 5])
@@ -394,6 +409,8 @@ def record_cycle(c, dt, ACC, off_cyc, C, HIST, seg, CLF):
 
 @njit(_nrt=False, forceinline=True)
 def next_dest(c, r, RN, RD, RC, rng, SI):
+    c &= NN
+    r &= NN
     n = RN[c, r]
     if n == 1:
         return RD[c, r, 0]
@@ -635,7 +652,7 @@ def fifo_push(j, A, r, ch, ct, JI):
 
 @njit(_nrt=False, forceinline=True)
 def fifo_pop(A, r, ch, ct, JI):
-    j = A[r, ch]
+    j = A[r, ch] & NN
     n = JI[j, J_NXT]
     A[r, ch] = n
     if n < 0:
@@ -704,16 +721,17 @@ def _pass_edges(now, tnext, t_stop, M, J, T):
     P = PLI.shape[0]
     o_pool = 4 * C * K + 3 * C
     ncell = EDGES.shape[0]
-    while SI[I_CELL] < ncell and EDGES[SI[I_CELL]] <= tnext and EDGES[SI[I_CELL]] <= t_stop:
-        te = EDGES[SI[I_CELL]]
+    cell = SI[I_CELL] & NN
+    while cell < ncell and EDGES[cell] <= tnext and EDGES[cell] <= t_stop:
+        te = EDGES[cell]
         for k in range(K):
             flush_station(k, te, STI, RM, SS, NC, BS, SFL, ACC, C, K)
         for p in range(P):
             flush_pool(p, te, PLI, PS, PFL, ACC, o_pool)
-        cell = SI[I_CELL]
         for i in range(ACC.shape[0]):
             SNAP[cell, i] = ACC[i]
-        SI[I_CELL] += 1
+        cell += 1
+        SI[I_CELL] = cell
         now = te
     return now
 
@@ -750,7 +768,7 @@ def _open_arrival(c, now, seg, M, J, T, rng):
         ACC[o_lost + c] += 1.0
         ACC[o_ev] += 1.0
         return -1, d
-    j = SI[I_FREE]
+    j = SI[I_FREE] & NN  # not -1: the loop asked for room first
     SI[I_FREE] = JI[j, J_NXT]
     JI[j, J_CLS] = c
     JI[j, J_LOC] = -1
@@ -773,7 +791,7 @@ def _end_think(j, e, now, seg, M, J, T, rng):
     K = STI.shape[0]
     C = CLI.shape[0]
     o_cyc = 4 * C * K
-    c = JI[j, J_CLS]
+    c = JI[j, J_CLS] & NN
     JF[j, F_TCYC] = now
     d = next_dest(c, K, RN, RD, RC, rng, SI)
     if d == K:
@@ -806,7 +824,7 @@ def _route_dest(j, d, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, r
     Shared by :func:`_route_on` (``d`` drawn from the routing row) and a
     cache station (``d`` its hit or miss destination, :func:`_end_lookup`)."""
     o_cyc = 4 * C * K
-    c = JI[j, J_CLS]
+    c = JI[j, J_CLS] & NN
     if d > K:
         # a class switch: the job goes on as class c (taken on in _move, once
         # it has left src as its old class)
@@ -914,15 +932,16 @@ def _depart(j, k, now, ub_n, M, J, T, rng):
     K = STI.shape[0]
     C = CLI.shape[0]
     o_comp, o_soj, o_cyc, o_lost, o_pool, o_ev = _offsets(C, K, PLI.shape[0])
-    cc = JI[j, J_CLS]
+    k &= NN
+    cc = JI[j, J_CLS] & NN
     flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
     kind = STI[k, 0]
     if kind == 2:
         share_advance(k, now, STI, RM, SS, SFL)
     NC[cc, k] -= 1
     SS[k, K_N] -= 1
-    ACC[o_comp + cc * K + k] += 1.0
-    ACC[o_soj + cc * K + k] += now - JF[j, F_TARR]
+    ACC[(o_comp + cc * K + k) & NN] += 1.0
+    ACC[(o_soj + cc * K + k) & NN] += now - JF[j, F_TARR]
     ACC[o_ev] += 1.0
     if kind == 0:
         BS[cc, k] -= 1
@@ -930,7 +949,7 @@ def _depart(j, k, now, ub_n, M, J, T, rng):
         BS[cc, k] -= 1
         if SS[k, K_WQH] >= 0:
             h = fifo_pop(SS, k, K_WQH, K_WQT, JI)
-            ch = JI[h, J_CLS]
+            ch = JI[h, J_CLS] & NN
             BS[ch, k] += 1
             JI[h, J_STATE] = S_SERV
             if STI[k, 4] == D_EXP:
@@ -971,7 +990,7 @@ def _leave_route(j, now, M, J, T, rng):
     JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
     K = STI.shape[0]
     C = CLI.shape[0]
-    cc = JI[j, J_CLS]
+    cc = JI[j, J_CLS] & NN
     held = JI[j, J_HELD] if PLI.shape[0] > 0 else 0
     if held != 0:
         _give_back(j, held, now, M, J, T, rng)
@@ -998,7 +1017,8 @@ def _arrive(j, s, now, M, J, T, rng):
     K = STI.shape[0]
     C = CLI.shape[0]
     o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
-    cc = JI[j, J_CLS]
+    s &= NN
+    cc = JI[j, J_CLS] & NN
     if PLI.shape[0] > 0 and (ACQ[cc, s] & ~JI[j, J_HELD]) != 0 and not _take_tokens(
             j, s, now, ACQ, PLI, JI, PS, PFL, ACC, o_ev - 2 * PLI.shape[0], K):
         return
@@ -1147,9 +1167,9 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
         if status != OK:
             SX[0] = now
             return status
-        e = HE[0]
+        e = HE[0] & NN
         now = tnext
-        seg = SEG[SI[I_CELL]]
+        seg = SEG[SI[I_CELL] & NN]
 
         # ---- what happens: j moves from src (station, K = think, -1 = outside) to d
         own = -1
@@ -1167,7 +1187,7 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
                 # the job's own entry stays at the top of the heap: if the job
                 # is scheduled again below, heap_set moves it down in place
                 # (one sift instead of two); else it is removed after the move
-                j = e - CKE
+                j = (e - CKE) & NN
                 own = e
             src = JI[j, J_LOC]
             if src == K:
@@ -1182,7 +1202,7 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
         if own >= 0:
             st = JI[j, J_STATE]
             lc = JI[j, J_LOC]
-            if not (st == S_THINK or (st == S_SERV and lc < K and STI[lc, 0] != 2)):
+            if not (st == S_THINK or (st == S_SERV and lc < K and STI[lc & NN, 0] != 2)):
                 heap_remove(own, HE, HT, POS, SI)
 
 
@@ -1324,8 +1344,8 @@ def prio_before(a, b, kind, CLI, JI, JF):
     then the earlier arrival (FCFS within a level)."""
     if kind == K_LCFS_PR:
         return JF[a, F_TARR] > JF[b, F_TARR]
-    pa = CLI[JI[a, J_CLS], CL_PRIO]
-    pb = CLI[JI[b, J_CLS], CL_PRIO]
+    pa = CLI[JI[a, J_CLS] & NN, CL_PRIO]
+    pb = CLI[JI[b, J_CLS] & NN, CL_PRIO]
     if pa != pb:
         return pa < pb
     return JF[a, F_TARR] < JF[b, F_TARR]
@@ -1386,7 +1406,7 @@ def _prio_wait(j, s, kind, from_tail, JI, JF, SS):
 def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K):
     """Job h starts service at priority station s, or resumes its
     remaining work if it was preempted."""
-    c = JI[h, J_CLS]
+    c = JI[h, J_CLS] & NN
     BS[c, s] += 1
     JI[h, J_STATE] = S_SERV
     if STI[s, 0] != K_PRIO:
@@ -1450,7 +1470,7 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
     """Job j (served, or blocked holding its server) leaves priority
     station s: the waiting job served first (a preempted one resumes) takes
     the server."""
-    BS[JI[j, J_CLS], s] -= 1
+    BS[JI[j, J_CLS] & NN, s] -= 1
     kind = STI[s, 0]
     if kind != K_PRIO and JI[j, J_STATE] == S_SERV:
         share_unlink(j, s, SS, JI)
