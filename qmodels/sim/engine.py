@@ -1478,15 +1478,25 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
         ch = K_WQH
         h = SS[s, ch]
     else:
-        # the first of the heads of the class lists (each the first of its class)
+        # the first of the heads of the class lists (each the first of its
+        # class): the smallest level, then the earliest arrival, then the
+        # smallest row (the order of :func:`prio_before`, ties to the row,
+        # with the level read from the list's class: a waiting job is in
+        # the list of its own class)
         h = -1
         ch = -1
+        hl = 0
+        ht = 0.0
         for c in range(C):
             i = SS[s, K_PQ + 2 * c]
-            if i >= 0 and (h < 0 or prio_before(i, h, kind, CLI, JI, JF) or (
-                    i < h and not prio_before(h, i, kind, CLI, JI, JF))):
-                h = i
-                ch = K_PQ + 2 * c
+            if i >= 0:
+                lv = CLI[c, CL_PRIO]
+                ti = JF[i, F_TARR]
+                if h < 0 or lv < hl or (lv == hl and (ti < ht or (ti == ht and i < h))):
+                    h = i
+                    ch = K_PQ + 2 * c
+                    hl = lv
+                    ht = ti
     if h >= 0:
         # pop h, the head of its list (tail in column ch + 1, K_WQT = K_WQH + 1)
         n = JI[h, J_NXT]
