@@ -709,6 +709,30 @@ def _start(now, M, J, rng):
             heap_set(C + K + j, now, HE, HT, POS, SI)
 
 
+@njit(_nrt=False, forceinline=True)
+def _must_stop(events, max_events, rng, umin, HE, C, JI, SI, open_limit):
+    """Why the loop must return before the next event (OK: it need not):
+    the event budget spent, too few uniforms left, no free job row for an
+    arrival or a fork, too many open jobs."""
+    if events >= max_events:
+        return MAX_EVENTS
+    if rng.shape[0] - SI[I_UPOS] < umin:
+        return NEED_RANDOM
+    if HE[0] < C and SI[I_FREE] < 0:
+        return NEED_ROOM
+    if SI[I_FTASKS] > 0 and fj_short(SI[I_FTASKS] + 1, JI, SI):
+        return NEED_ROOM
+    if SI[I_OPEN] > open_limit:
+        return TOO_MANY
+    return OK
+
+
+@njit(_nrt=False, forceinline=True)
+def _edge_at(cell, EDGES):
+    """The time of cell edge ``cell`` (infinity past the last one)."""
+    return EDGES[cell] if cell < EDGES.shape[0] else np.inf
+
+
 @njit(inline="always", _nrt=False)
 def _pass_edges(now, tnext, t_stop, M, J, T):
     """Copy the statistics to ``SNAP`` at every cell edge passed before the
@@ -1143,33 +1167,32 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
             return NEED_RANDOM
         _start(now, M, J, rng)
 
+    # the next cell edge and the histogram segment of the current cell,
+    # read again only when an edge is passed (_pass_edges changes SI[I_CELL];
+    # nothing else does during a call)
+    cell = SI[I_CELL] & NN
+    tedge = _edge_at(cell, EDGES)
+    seg = SEG[cell] & NN
     while True:
         hs = SI[I_HSIZE]
         tnext = HT[0] if hs > 0 else np.inf
-        now = _pass_edges(now, tnext, t_stop, M, J, T)
+        if tedge <= tnext and tedge <= t_stop:
+            now = _pass_edges(now, tnext, t_stop, M, J, T)
+            cell = SI[I_CELL] & NN
+            tedge = _edge_at(cell, EDGES)
+            seg = SEG[cell] & NN
         if tnext > t_stop:
             if hs == 0 and (SI[I_NCLOSED] > 0 or SI[I_OPEN] > 0):
                 SX[0] = now
                 return DEADLOCK
             SX[0] = now if now >= t_stop else t_stop
             return OK
-        status = OK
-        if ACC[o_ev] >= max_events:
-            status = MAX_EVENTS
-        elif rng.shape[0] - SI[I_UPOS] < umin:
-            status = NEED_RANDOM
-        elif HE[0] < C and SI[I_FREE] < 0:
-            status = NEED_ROOM
-        elif SI[I_FTASKS] > 0 and fj_short(SI[I_FTASKS] + 1, JI, SI):
-            status = NEED_ROOM
-        elif SI[I_OPEN] > open_limit:
-            status = TOO_MANY
+        status = _must_stop(ACC[o_ev], max_events, rng, umin, HE, C, JI, SI, open_limit)
         if status != OK:
             SX[0] = now
             return status
         e = HE[0] & NN
         now = tnext
-        seg = SEG[SI[I_CELL] & NN]
 
         # ---- what happens: j moves from src (station, K = think, -1 = outside) to d
         own = -1
