@@ -105,8 +105,12 @@ P_FREE, P_QH, P_QT, P_QLEN = range(4)
 # scalar state (SI, int64)
 I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS, I_FTASKS, I_NTASKS = range(9)
 NSI = 9
-# status codes returned by run()
-OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
+# status codes returned by run() (BAD_LAYOUT: an array of the wrong width,
+# a programming error: :func:`_layout_ok`)
+OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM, BAD_LAYOUT = range(7)
+# the widths of the model and state arrays with fixed rows (STI, STF, CLI,
+# CLF, SFL; the histograms' bins: qmodels.sim.flatten.HIST_BINS)
+NSTI, NSTF, NCLI, NCLF, NSFL, NHIST = 8, 3, 6, 6, 3, 4096
 # distribution kinds
 D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP, D_PARETO, D_CLASS = range(9)
 # an open class's Markovian arrival process (MAP): each of its phase
@@ -727,6 +731,29 @@ def _must_stop(events, max_events, rng, umin, HE, C, JI, SI, open_limit):
     return OK
 
 
+@njit(inline="always", _nrt=False)
+def _layout_ok(M, J, T):
+    """Whether the arrays have the widths their layout gives them: the
+    fixed ones (job table, station and class rows, histogram bins) and
+    those set by the numbers of classes C and stations K.  Always true;
+    checked once at the top of :func:`run`, it lets LLVM take each width as
+    the constant it is, or as the one value K or K + 1 instead of a width
+    per array (a row's offset is then a multiply by a constant or by a
+    value already at hand, not by a width reloaded from the stack)."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    fixed = (JI.shape[1] == NJI and JF.shape[1] == NJF and STI.shape[1] == NSTI
+             and STF.shape[1] == NSTF and CLI.shape[1] == NCLI and CLF.shape[1] == NCLF
+             and SFL.shape[1] == NSFL and HIST.shape[2] == NHIST)
+    by_ck = (SS.shape[1] == NSS + 2 * C and NC.shape[1] == K and BS.shape[1] == K
+             and S.shape[1] == K and RN.shape[1] == K + 1 and RD.shape[1] == K + 1
+             and RC.shape[1] == K + 1 and RC.shape[2] == RD.shape[2])
+    return fixed and by_ck
+
+
 @njit(_nrt=False, forceinline=True)
 def _edge_at(cell, EDGES):
     """The time of cell edge ``cell`` (infinity past the last one)."""
@@ -1161,6 +1188,8 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
     o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
     CKE = C + K  # first job entity
     now = SX[0]
+    if not _layout_ok(M, J, T):
+        return BAD_LAYOUT
 
     if SI[I_INIT] == 0:
         if rng.shape[0] - SI[I_UPOS] < umin:

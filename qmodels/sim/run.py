@@ -299,6 +299,11 @@ def ship(dest: str) -> str:
 
 
 def _raise_status(status, run: _Run, net: Network, where: str):
+    if status == E.BAD_LAYOUT:
+        raise UnsupportedModelError(
+            f"internal error ({where}): the event loop was given an array of the wrong "
+            "width (qmodels.sim.engine._layout_ok); please report it"
+        )
     if status == E.DEADLOCK:
         full = [net.stations[k].name for k in range(run.f.K)
                 if run.SS[k, E.K_N] >= run.f.STI[k, 3]]
