@@ -882,6 +882,7 @@ def _route_dest(j, d, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, r
         c = d // (K + 1) - 1
         d = d % (K + 1)
         JI[j, J_NEWC] = c + 1
+    c &= NN
     if d == K:
         record_cycle(c, now - JF[j, F_TCYC], ACC, o_cyc, C, HIST, seg, CLF)
         JI[j, J_CYEND] = 1
@@ -1125,6 +1126,8 @@ def _move(j, src, d, now, M, J, T, rng):
     o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
     ub_n = 0
     while True:
+        j &= NN  # a job row: the one given, a parent, a job unblocked
+        d &= NN  # a station or K
         if src >= 0 and src < K:
             ub_n = _depart(j, src, now, ub_n, M, J, T, rng)
         if JI[j, J_NEWC] > 0:
@@ -1241,6 +1244,7 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
                 # (one sift instead of two); else it is removed after the move
                 j = (e - CKE) & NN
                 own = e
+            j &= NN  # a job row (share_pick's or the entity's)
             src = JI[j, J_LOC]
             if src == K:
                 d = _end_think(j, e, now, seg, M, J, T, rng)
@@ -1250,6 +1254,10 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
                 d = _end_visit(j, src, now, seg, M, J, T, Q, rng)
             if d != K and _block_if_full(j, src, d, own, now, M, J):
                 continue
+        # j a job row, d a station or K (every branch above left the
+        # loop on a negative one)
+        j &= NN
+        d &= NN
         _move(j, src, d, now, M, J, T, rng)
         if own >= 0:
             st = JI[j, J_STATE]
