@@ -815,6 +815,7 @@ def _open_arrival(c, now, seg, M, J, T, rng):
     if d == K:
         record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
         return -1, d
+    d &= NN  # a station (a class switches only on a station's row)
     if SS[d, K_N] >= STI[d, 3]:
         ACC[o_lost + c] += 1.0
         ACC[o_ev] += 1.0
@@ -952,6 +953,7 @@ def _block_if_full(j, src, d, own, now, M, J):
     JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
     K = STI.shape[0]
     C = CLI.shape[0]
+    d &= NN  # a station
     occ = SS[d, K_N]
     if d == src:
         occ -= 1
@@ -1423,7 +1425,7 @@ def _prio_wait(j, s, kind, from_tail, JI, JF, SS):
     if lcfs:
         ch, ct = K_WQH, K_WQT
     else:
-        ch = K_PQ + 2 * JI[j, J_CLS]
+        ch = K_PQ + 2 * (JI[j, J_CLS] & NN)
         ct = ch + 1
     tj = JF[j, F_TARR]
     if from_tail:
@@ -1559,6 +1561,7 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
                     ht = ti
     if h >= 0:
         # pop h, the head of its list (tail in column ch + 1, K_WQT = K_WQH + 1)
+        ch &= NN
         n = JI[h, J_NXT]
         SS[s, ch] = n
         if n >= 0:
@@ -1616,7 +1619,7 @@ def fj_fork(j, f, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, H
     JI[j, J_PEND] = n
     SI[I_NTASKS] += n
     for i in range(n):
-        t = SI[I_FREE]
+        t = SI[I_FREE] & NN  # rows enough: the loop asked (fj_short)
         SI[I_FREE] = JI[t, J_NXT]
         JI[t, J_CLS] = c
         JI[t, J_PAR] = j
@@ -1626,7 +1629,7 @@ def fj_fork(j, f, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, H
         JI[t, J_PRV] = -1
         JI[t, J_LOC] = -1
         JF[t, F_TCYC] = now
-        s = int(RM[f, i])
+        s = int(RM[f, i]) & NN
         kind = STI[s, 0]
         if kind <= 1 and STI[s, 4] == D_EXP:
             flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
@@ -1657,7 +1660,7 @@ def fj_join(j, JI, SI):
     to the free list; returns its parent if it was the parent's last task
     (the parent then leaves the fork-join, routed on as after any visit),
     else -1."""
-    par = JI[j, J_PAR]
+    par = JI[j, J_PAR] & NN  # a task's parent
     JI[j, J_PAR] = -1
     JI[j, J_STATE] = S_FREE
     JI[j, J_LOC] = -1
