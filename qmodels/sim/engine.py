@@ -1148,7 +1148,7 @@ def _move(j, src, d, now, M, J, T, rng):
             else:
                 p = fj_join(j, JI, SI)
                 if p >= 0:
-                    d2 = _route_on(p, d, now, SEG[SI[I_CELL]], K, C, JI, JF, CLI, CLF, RN, RD,
+                    d2 = _route_on(p, d, now, SEG[SI[I_CELL] & NN], K, C, JI, JF, CLI, CLF, RN, RD,
                                    RC, ACC, HIST, rng, SI)
                     j = p
                     src = d
