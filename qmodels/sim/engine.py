@@ -364,9 +364,15 @@ def flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K):
         if ntot > 0:
             uk = STI[k, 1]
             if uk == 0:
-                for c in range(C):
-                    ACC[(c * K + k) & NN] += dt * NC[c, k]
-                    ACC[(C * K + c * K + k) & NN] += dt * BS[c, k]
+                if C == 1:
+                    # the loop below with its one class written out (the
+                    # same two sums, no loop to set up and leave per call)
+                    ACC[k] += dt * NC[0, k]
+                    ACC[(K + k) & NN] += dt * BS[0, k]
+                else:
+                    for c in range(C):
+                        ACC[(c * K + k) & NN] += dt * NC[c, k]
+                        ACC[(C * K + c * K + k) & NN] += dt * BS[c, k]
             else:
                 if uk == 1:
                     f = ntot if ntot < STI[k, 2] else STI[k, 2]
