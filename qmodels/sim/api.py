@@ -353,7 +353,7 @@ def _run_remote(network, flat, child, horizon, warm, use_mser, cap_events):
     comes back without its buffer of uniforms (2 MB nothing after the run
     reads)."""
     run, status, seg = _run_one(network, flat, child, horizon, warm, use_mser, cap_events)
-    run.U = None
+    run.U = run._ubuf = None
     return run, status, seg
 
 

@@ -105,8 +105,12 @@ P_FREE, P_QH, P_QT, P_QLEN = range(4)
 # scalar state (SI, int64)
 I_HSIZE, I_FREE, I_CELL, I_INIT, I_OPEN, I_NCLOSED, I_UPOS, I_FTASKS, I_NTASKS = range(9)
 NSI = 9
-# status codes returned by run()
-OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM = range(6)
+# status codes returned by run() (BAD_LAYOUT: an array of the wrong width,
+# a programming error: :func:`_layout_ok`)
+OK, NEED_ROOM, DEADLOCK, MAX_EVENTS, TOO_MANY, NEED_RANDOM, BAD_LAYOUT = range(7)
+# the widths of the model and state arrays with fixed rows (STI, STF, CLI,
+# CLF, SFL; the histograms' bins: qmodels.sim.flatten.HIST_BINS)
+NSTI, NSTF, NCLI, NCLF, NSFL, NHIST = 8, 3, 6, 6, 3, 4096
 # distribution kinds
 D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP, D_PARETO, D_CLASS = range(9)
 # an open class's Markovian arrival process (MAP): each of its phase
@@ -119,6 +123,11 @@ D_EXP, D_DET, D_ERLANG, D_HYPER, D_LOGN, D_UNIF, D_EMP, D_PARETO, D_CLASS = rang
 D_MAP = 9
 
 INF_CAP = 1 << 62
+#: ``i & NN`` is ``i`` for every index i >= 0: an index masked so tells
+#: LLVM that it is not negative, and numba's wrap-around of negative
+#: indices (a shift, an ``and`` with the length and an add, the length
+#: kept live) folds away.  Only for values that cannot be negative.
+NN = (1 << 63) - 1
 # station kinds served in priority order (STI[k, 0]) and the class column
 # of the priority level (CLI[c, CL_PRIO])
 K_PRIO, K_PRIO_PR, K_LCFS_PR = 3, 4, 5
@@ -134,7 +143,7 @@ KIND_FORKJOIN = 6
 @njit(_nrt=False, forceinline=True)
 def _uni(U, SI):
     """The next uniform [0, 1) of the pre-drawn block."""
-    i = SI[I_UPOS]
+    i = SI[I_UPOS] & NN
     SI[I_UPOS] = i + 1
     return U[i]
 
@@ -258,15 +267,17 @@ def draw_at(c, k, STI, STF, EMP, S, rng, SI):
 
 @njit(_nrt=False, forceinline=True)
 def _sift_up(i, HE, HT, POS):
-    e = HE[i]
+    i &= NN
+    e = HE[i] & NN
     t = HT[i]
     while i > 0:
         p = (i - 1) >> 1
         if HT[p] <= t:
             break
-        HE[i] = HE[p]
+        h = HE[p] & NN
+        HE[i] = h
         HT[i] = HT[p]
-        POS[HE[i]] = i
+        POS[h] = i
         i = p
     HE[i] = e
     HT[i] = t
@@ -275,7 +286,8 @@ def _sift_up(i, HE, HT, POS):
 
 @njit(_nrt=False, forceinline=True)
 def _sift_down(i, n, HE, HT, POS):
-    e = HE[i]
+    i &= NN
+    e = HE[i] & NN
     t = HT[i]
     while True:
         l = 2 * i + 1
@@ -287,9 +299,10 @@ def _sift_down(i, n, HE, HT, POS):
             m = r
         if HT[m] >= t:
             break
-        HE[i] = HE[m]
+        h = HE[m] & NN
+        HE[i] = h
         HT[i] = HT[m]
-        POS[HE[i]] = i
+        POS[h] = i
         i = m
     HE[i] = e
     HT[i] = t
@@ -298,9 +311,10 @@ def _sift_down(i, n, HE, HT, POS):
 
 @njit(_nrt=False, forceinline=True)
 def heap_set(e, t, HE, HT, POS, SI):
+    e &= NN
     i = POS[e]
     if i < 0:
-        n = SI[I_HSIZE]
+        n = SI[I_HSIZE] & NN
         HE[n] = e
         HT[n] = t
         POS[e] = n
@@ -317,17 +331,19 @@ def heap_set(e, t, HE, HT, POS, SI):
 
 @njit(_nrt=False, forceinline=True)
 def heap_remove(e, HE, HT, POS, SI):
+    e &= NN
     i = POS[e]
     if i < 0:
         return
     POS[e] = -1
-    n = SI[I_HSIZE] - 1
+    n = (SI[I_HSIZE] - 1) & NN
     SI[I_HSIZE] = n
     if i == n:
         return
-    HE[i] = HE[n]
+    h = HE[n] & NN
+    HE[i] = h
     HT[i] = HT[n]
-    POS[HE[i]] = i
+    POS[h] = i
     if i > 0 and HT[i] < HT[(i - 1) >> 1]:
         _sift_up(i, HE, HT, POS)
     else:
@@ -341,15 +357,22 @@ def heap_remove(e, HE, HT, POS, SI):
 @njit(_nrt=False, forceinline=True)
 def flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K):
     """Add the areas of station k from its last change up to ``now``."""
+    k &= NN
     dt = now - SFL[k, 0]
     if dt > 0.0:
         ntot = SS[k, K_N]
         if ntot > 0:
             uk = STI[k, 1]
             if uk == 0:
-                for c in range(C):
-                    ACC[c * K + k] += dt * NC[c, k]
-                    ACC[C * K + c * K + k] += dt * BS[c, k]
+                if C == 1:
+                    # the loop below with its one class written out (the
+                    # same two sums, no loop to set up and leave per call)
+                    ACC[k] += dt * NC[0, k]
+                    ACC[(K + k) & NN] += dt * BS[0, k]
+                else:
+                    for c in range(C):
+                        ACC[(c * K + k) & NN] += dt * NC[c, k]
+                        ACC[(C * K + c * K + k) & NN] += dt * BS[c, k]
             else:
                 if uk == 1:
                     f = ntot if ntot < STI[k, 2] else STI[k, 2]
@@ -357,8 +380,8 @@ def flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K):
                     f = 1
                 for c in range(C):
                     if NC[c, k] > 0:
-                        ACC[c * K + k] += dt * NC[c, k]
-                        ACC[C * K + c * K + k] += dt * f * NC[c, k] / ntot
+                        ACC[(c * K + k) & NN] += dt * NC[c, k]
+                        ACC[(C * K + c * K + k) & NN] += dt * f * NC[c, k] / ntot
         SFL[k, 0] = now
 
 
@@ -374,8 +397,10 @@ def flush_pool(p, now, PLI, PS, PFL, ACC, base):
 
 @njit(_nrt=False, forceinline=True)
 def record_cycle(c, dt, ACC, off_cyc, C, HIST, seg, CLF):
-    ACC[off_cyc + c] += 1.0
-    ACC[off_cyc + C + c] += dt
+    c &= NN
+    seg &= NN
+    ACC[(off_cyc + c) & NN] += 1.0
+    ACC[(off_cyc + C + c) & NN] += dt
     nb = HIST.shape[2]
     if dt > 0.0:
         b = int((math.log(dt) - CLF[c, 4]) * CLF[c, 5])
@@ -394,6 +419,8 @@ def record_cycle(c, dt, ACC, off_cyc, C, HIST, seg, CLF):
 
 @njit(_nrt=False, forceinline=True)
 def next_dest(c, r, RN, RD, RC, rng, SI):
+    c &= NN
+    r &= NN
     n = RN[c, r]
     if n == 1:
         return RD[c, r, 0]
@@ -635,7 +662,7 @@ def fifo_push(j, A, r, ch, ct, JI):
 
 @njit(_nrt=False, forceinline=True)
 def fifo_pop(A, r, ch, ct, JI):
-    j = A[r, ch]
+    j = A[r, ch] & NN
     n = JI[j, J_NXT]
     A[r, ch] = n
     if n < 0:
@@ -692,6 +719,53 @@ def _start(now, M, J, rng):
             heap_set(C + K + j, now, HE, HT, POS, SI)
 
 
+@njit(_nrt=False, forceinline=True)
+def _must_stop(events, max_events, rng, umin, HE, C, JI, SI, open_limit):
+    """Why the loop must return before the next event (OK: it need not):
+    the event budget spent, too few uniforms left, no free job row for an
+    arrival or a fork, too many open jobs."""
+    if events >= max_events:
+        return MAX_EVENTS
+    if rng.shape[0] - SI[I_UPOS] < umin:
+        return NEED_RANDOM
+    if HE[0] < C and SI[I_FREE] < 0:
+        return NEED_ROOM
+    if SI[I_FTASKS] > 0 and fj_short(SI[I_FTASKS] + 1, JI, SI):
+        return NEED_ROOM
+    if SI[I_OPEN] > open_limit:
+        return TOO_MANY
+    return OK
+
+
+@njit(inline="always", _nrt=False)
+def _layout_ok(M, J, T):
+    """Whether the arrays have the widths their layout gives them: the
+    fixed ones (job table, station and class rows, histogram bins) and
+    those set by the numbers of classes C and stations K.  Always true;
+    checked once at the top of :func:`run`, it lets LLVM take each width as
+    the constant it is, or as the one value K or K + 1 instead of a width
+    per array (a row's offset is then a multiply by a constant or by a
+    value already at hand, not by a width reloaded from the stack)."""
+    STI, STF, RM, EMP, S, CLI, CLF, RN, RD, RC, PLI, ACQ, REL = M
+    JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
+    ACC, SNAP, EDGES, HIST, SEG = T
+    K = STI.shape[0]
+    C = CLI.shape[0]
+    fixed = (JI.shape[1] == NJI and JF.shape[1] == NJF and STI.shape[1] == NSTI
+             and STF.shape[1] == NSTF and CLI.shape[1] == NCLI and CLF.shape[1] == NCLF
+             and SFL.shape[1] == NSFL and HIST.shape[2] == NHIST)
+    by_ck = (SS.shape[1] == NSS + 2 * C and NC.shape[1] == K and BS.shape[1] == K
+             and S.shape[1] == K and RN.shape[1] == K + 1 and RD.shape[1] == K + 1
+             and RC.shape[1] == K + 1 and RC.shape[2] == RD.shape[2])
+    return fixed and by_ck
+
+
+@njit(_nrt=False, forceinline=True)
+def _edge_at(cell, EDGES):
+    """The time of cell edge ``cell`` (infinity past the last one)."""
+    return EDGES[cell] if cell < EDGES.shape[0] else np.inf
+
+
 @njit(inline="always", _nrt=False)
 def _pass_edges(now, tnext, t_stop, M, J, T):
     """Copy the statistics to ``SNAP`` at every cell edge passed before the
@@ -704,16 +778,17 @@ def _pass_edges(now, tnext, t_stop, M, J, T):
     P = PLI.shape[0]
     o_pool = 4 * C * K + 3 * C
     ncell = EDGES.shape[0]
-    while SI[I_CELL] < ncell and EDGES[SI[I_CELL]] <= tnext and EDGES[SI[I_CELL]] <= t_stop:
-        te = EDGES[SI[I_CELL]]
+    cell = SI[I_CELL] & NN
+    while cell < ncell and EDGES[cell] <= tnext and EDGES[cell] <= t_stop:
+        te = EDGES[cell]
         for k in range(K):
             flush_station(k, te, STI, RM, SS, NC, BS, SFL, ACC, C, K)
         for p in range(P):
             flush_pool(p, te, PLI, PS, PFL, ACC, o_pool)
-        cell = SI[I_CELL]
         for i in range(ACC.shape[0]):
             SNAP[cell, i] = ACC[i]
-        SI[I_CELL] += 1
+        cell += 1
+        SI[I_CELL] = cell
         now = te
     return now
 
@@ -746,11 +821,12 @@ def _open_arrival(c, now, seg, M, J, T, rng):
     if d == K:
         record_cycle(c, 0.0, ACC, o_cyc, C, HIST, seg, CLF)
         return -1, d
+    d &= NN  # a station (a class switches only on a station's row)
     if SS[d, K_N] >= STI[d, 3]:
         ACC[o_lost + c] += 1.0
         ACC[o_ev] += 1.0
         return -1, d
-    j = SI[I_FREE]
+    j = SI[I_FREE] & NN  # not -1: the loop asked for room first
     SI[I_FREE] = JI[j, J_NXT]
     JI[j, J_CLS] = c
     JI[j, J_LOC] = -1
@@ -773,7 +849,7 @@ def _end_think(j, e, now, seg, M, J, T, rng):
     K = STI.shape[0]
     C = CLI.shape[0]
     o_cyc = 4 * C * K
-    c = JI[j, J_CLS]
+    c = JI[j, J_CLS] & NN
     JF[j, F_TCYC] = now
     d = next_dest(c, K, RN, RD, RC, rng, SI)
     if d == K:
@@ -806,13 +882,14 @@ def _route_dest(j, d, now, seg, K, C, JI, JF, CLI, CLF, RN, RD, RC, ACC, HIST, r
     Shared by :func:`_route_on` (``d`` drawn from the routing row) and a
     cache station (``d`` its hit or miss destination, :func:`_end_lookup`)."""
     o_cyc = 4 * C * K
-    c = JI[j, J_CLS]
+    c = JI[j, J_CLS] & NN
     if d > K:
         # a class switch: the job goes on as class c (taken on in _move, once
         # it has left src as its old class)
         c = d // (K + 1) - 1
         d = d % (K + 1)
         JI[j, J_NEWC] = c + 1
+    c &= NN
     if d == K:
         record_cycle(c, now - JF[j, F_TCYC], ACC, o_cyc, C, HIST, seg, CLF)
         JI[j, J_CYEND] = 1
@@ -882,6 +959,7 @@ def _block_if_full(j, src, d, own, now, M, J):
     JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
     K = STI.shape[0]
     C = CLI.shape[0]
+    d &= NN  # a station
     occ = SS[d, K_N]
     if d == src:
         occ -= 1
@@ -914,15 +992,16 @@ def _depart(j, k, now, ub_n, M, J, T, rng):
     K = STI.shape[0]
     C = CLI.shape[0]
     o_comp, o_soj, o_cyc, o_lost, o_pool, o_ev = _offsets(C, K, PLI.shape[0])
-    cc = JI[j, J_CLS]
+    k &= NN
+    cc = JI[j, J_CLS] & NN
     flush_station(k, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
     kind = STI[k, 0]
     if kind == 2:
         share_advance(k, now, STI, RM, SS, SFL)
     NC[cc, k] -= 1
     SS[k, K_N] -= 1
-    ACC[o_comp + cc * K + k] += 1.0
-    ACC[o_soj + cc * K + k] += now - JF[j, F_TARR]
+    ACC[(o_comp + cc * K + k) & NN] += 1.0
+    ACC[(o_soj + cc * K + k) & NN] += now - JF[j, F_TARR]
     ACC[o_ev] += 1.0
     if kind == 0:
         BS[cc, k] -= 1
@@ -930,7 +1009,7 @@ def _depart(j, k, now, ub_n, M, J, T, rng):
         BS[cc, k] -= 1
         if SS[k, K_WQH] >= 0:
             h = fifo_pop(SS, k, K_WQH, K_WQT, JI)
-            ch = JI[h, J_CLS]
+            ch = JI[h, J_CLS] & NN
             BS[ch, k] += 1
             JI[h, J_STATE] = S_SERV
             if STI[k, 4] == D_EXP:
@@ -971,7 +1050,7 @@ def _leave_route(j, now, M, J, T, rng):
     JI, JF, HE, HT, POS, SS, NC, BS, SFL, PS, PFL, SI, SX, UB = J
     K = STI.shape[0]
     C = CLI.shape[0]
-    cc = JI[j, J_CLS]
+    cc = JI[j, J_CLS] & NN
     held = JI[j, J_HELD] if PLI.shape[0] > 0 else 0
     if held != 0:
         _give_back(j, held, now, M, J, T, rng)
@@ -998,7 +1077,8 @@ def _arrive(j, s, now, M, J, T, rng):
     K = STI.shape[0]
     C = CLI.shape[0]
     o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
-    cc = JI[j, J_CLS]
+    s &= NN
+    cc = JI[j, J_CLS] & NN
     if PLI.shape[0] > 0 and (ACQ[cc, s] & ~JI[j, J_HELD]) != 0 and not _take_tokens(
             j, s, now, ACQ, PLI, JI, PS, PFL, ACC, o_ev - 2 * PLI.shape[0], K):
         return
@@ -1054,6 +1134,8 @@ def _move(j, src, d, now, M, J, T, rng):
     o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
     ub_n = 0
     while True:
+        j &= NN  # a job row: the one given, a parent, a job unblocked
+        d &= NN  # a station or K
         if src >= 0 and src < K:
             ub_n = _depart(j, src, now, ub_n, M, J, T, rng)
         if JI[j, J_NEWC] > 0:
@@ -1072,7 +1154,7 @@ def _move(j, src, d, now, M, J, T, rng):
             else:
                 p = fj_join(j, JI, SI)
                 if p >= 0:
-                    d2 = _route_on(p, d, now, SEG[SI[I_CELL]], K, C, JI, JF, CLI, CLF, RN, RD,
+                    d2 = _route_on(p, d, now, SEG[SI[I_CELL] & NN], K, C, JI, JF, CLI, CLF, RN, RD,
                                    RC, ACC, HIST, rng, SI)
                     j = p
                     src = d
@@ -1117,39 +1199,40 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
     o_ev = 4 * C * K + 3 * C + 2 * PLI.shape[0]
     CKE = C + K  # first job entity
     now = SX[0]
+    if not _layout_ok(M, J, T):
+        return BAD_LAYOUT
 
     if SI[I_INIT] == 0:
         if rng.shape[0] - SI[I_UPOS] < umin:
             return NEED_RANDOM
         _start(now, M, J, rng)
 
+    # the next cell edge and the histogram segment of the current cell,
+    # read again only when an edge is passed (_pass_edges changes SI[I_CELL];
+    # nothing else does during a call)
+    cell = SI[I_CELL] & NN
+    tedge = _edge_at(cell, EDGES)
+    seg = SEG[cell] & NN
     while True:
         hs = SI[I_HSIZE]
         tnext = HT[0] if hs > 0 else np.inf
-        now = _pass_edges(now, tnext, t_stop, M, J, T)
+        if tedge <= tnext and tedge <= t_stop:
+            now = _pass_edges(now, tnext, t_stop, M, J, T)
+            cell = SI[I_CELL] & NN
+            tedge = _edge_at(cell, EDGES)
+            seg = SEG[cell] & NN
         if tnext > t_stop:
             if hs == 0 and (SI[I_NCLOSED] > 0 or SI[I_OPEN] > 0):
                 SX[0] = now
                 return DEADLOCK
             SX[0] = now if now >= t_stop else t_stop
             return OK
-        status = OK
-        if ACC[o_ev] >= max_events:
-            status = MAX_EVENTS
-        elif rng.shape[0] - SI[I_UPOS] < umin:
-            status = NEED_RANDOM
-        elif HE[0] < C and SI[I_FREE] < 0:
-            status = NEED_ROOM
-        elif SI[I_FTASKS] > 0 and fj_short(SI[I_FTASKS] + 1, JI, SI):
-            status = NEED_ROOM
-        elif SI[I_OPEN] > open_limit:
-            status = TOO_MANY
+        status = _must_stop(ACC[o_ev], max_events, rng, umin, HE, C, JI, SI, open_limit)
         if status != OK:
             SX[0] = now
             return status
-        e = HE[0]
+        e = HE[0] & NN
         now = tnext
-        seg = SEG[SI[I_CELL]]
 
         # ---- what happens: j moves from src (station, K = think, -1 = outside) to d
         own = -1
@@ -1167,8 +1250,9 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
                 # the job's own entry stays at the top of the heap: if the job
                 # is scheduled again below, heap_set moves it down in place
                 # (one sift instead of two); else it is removed after the move
-                j = e - CKE
+                j = (e - CKE) & NN
                 own = e
+            j &= NN  # a job row (share_pick's or the entity's)
             src = JI[j, J_LOC]
             if src == K:
                 d = _end_think(j, e, now, seg, M, J, T, rng)
@@ -1178,11 +1262,15 @@ def run(M, J, T, rng, umin, t_stop, max_events, open_limit, Q):
                 d = _end_visit(j, src, now, seg, M, J, T, Q, rng)
             if d != K and _block_if_full(j, src, d, own, now, M, J):
                 continue
+        # j a job row, d a station or K (every branch above left the
+        # loop on a negative one)
+        j &= NN
+        d &= NN
         _move(j, src, d, now, M, J, T, rng)
         if own >= 0:
             st = JI[j, J_STATE]
             lc = JI[j, J_LOC]
-            if not (st == S_THINK or (st == S_SERV and lc < K and STI[lc, 0] != 2)):
+            if not (st == S_THINK or (st == S_SERV and lc < K and STI[lc & NN, 0] != 2)):
                 heap_remove(own, HE, HT, POS, SI)
 
 
@@ -1324,8 +1412,8 @@ def prio_before(a, b, kind, CLI, JI, JF):
     then the earlier arrival (FCFS within a level)."""
     if kind == K_LCFS_PR:
         return JF[a, F_TARR] > JF[b, F_TARR]
-    pa = CLI[JI[a, J_CLS], CL_PRIO]
-    pb = CLI[JI[b, J_CLS], CL_PRIO]
+    pa = CLI[JI[a, J_CLS] & NN, CL_PRIO]
+    pb = CLI[JI[b, J_CLS] & NN, CL_PRIO]
     if pa != pb:
         return pa < pb
     return JF[a, F_TARR] < JF[b, F_TARR]
@@ -1343,7 +1431,7 @@ def _prio_wait(j, s, kind, from_tail, JI, JF, SS):
     if lcfs:
         ch, ct = K_WQH, K_WQT
     else:
-        ch = K_PQ + 2 * JI[j, J_CLS]
+        ch = K_PQ + 2 * (JI[j, J_CLS] & NN)
         ct = ch + 1
     tj = JF[j, F_TARR]
     if from_tail:
@@ -1386,7 +1474,7 @@ def _prio_wait(j, s, kind, from_tail, JI, JF, SS):
 def _prio_start(h, s, now, STI, STF, EMP, S, JI, JF, SS, BS, HE, HT, POS, SI, rng, C, K):
     """Job h starts service at priority station s, or resumes its
     remaining work if it was preempted."""
-    c = JI[h, J_CLS]
+    c = JI[h, J_CLS] & NN
     BS[c, s] += 1
     JI[h, J_STATE] = S_SERV
     if STI[s, 0] != K_PRIO:
@@ -1450,7 +1538,7 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
     """Job j (served, or blocked holding its server) leaves priority
     station s: the waiting job served first (a preempted one resumes) takes
     the server."""
-    BS[JI[j, J_CLS], s] -= 1
+    BS[JI[j, J_CLS] & NN, s] -= 1
     kind = STI[s, 0]
     if kind != K_PRIO and JI[j, J_STATE] == S_SERV:
         share_unlink(j, s, SS, JI)
@@ -1458,17 +1546,28 @@ def prio_depart(j, s, now, STI, STF, EMP, S, CLI, JI, JF, SS, BS, HE, HT, POS, S
         ch = K_WQH
         h = SS[s, ch]
     else:
-        # the first of the heads of the class lists (each the first of its class)
+        # the first of the heads of the class lists (each the first of its
+        # class): the smallest level, then the earliest arrival, then the
+        # smallest row (the order of :func:`prio_before`, ties to the row,
+        # with the level read from the list's class: a waiting job is in
+        # the list of its own class)
         h = -1
         ch = -1
+        hl = 0
+        ht = 0.0
         for c in range(C):
             i = SS[s, K_PQ + 2 * c]
-            if i >= 0 and (h < 0 or prio_before(i, h, kind, CLI, JI, JF) or (
-                    i < h and not prio_before(h, i, kind, CLI, JI, JF))):
-                h = i
-                ch = K_PQ + 2 * c
+            if i >= 0:
+                lv = CLI[c, CL_PRIO]
+                ti = JF[i, F_TARR]
+                if h < 0 or lv < hl or (lv == hl and (ti < ht or (ti == ht and i < h))):
+                    h = i
+                    ch = K_PQ + 2 * c
+                    hl = lv
+                    ht = ti
     if h >= 0:
         # pop h, the head of its list (tail in column ch + 1, K_WQT = K_WQH + 1)
+        ch &= NN
         n = JI[h, J_NXT]
         SS[s, ch] = n
         if n >= 0:
@@ -1526,7 +1625,7 @@ def fj_fork(j, f, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, H
     JI[j, J_PEND] = n
     SI[I_NTASKS] += n
     for i in range(n):
-        t = SI[I_FREE]
+        t = SI[I_FREE] & NN  # rows enough: the loop asked (fj_short)
         SI[I_FREE] = JI[t, J_NXT]
         JI[t, J_CLS] = c
         JI[t, J_PAR] = j
@@ -1536,7 +1635,7 @@ def fj_fork(j, f, now, STI, STF, EMP, S, RM, JI, JF, SS, NC, BS, SFL, ACC, HE, H
         JI[t, J_PRV] = -1
         JI[t, J_LOC] = -1
         JF[t, F_TCYC] = now
-        s = int(RM[f, i])
+        s = int(RM[f, i]) & NN
         kind = STI[s, 0]
         if kind <= 1 and STI[s, 4] == D_EXP:
             flush_station(s, now, STI, RM, SS, NC, BS, SFL, ACC, C, K)
@@ -1567,7 +1666,7 @@ def fj_join(j, JI, SI):
     to the free list; returns its parent if it was the parent's last task
     (the parent then leaves the fork-join, routed on as after any visit),
     else -1."""
-    par = JI[j, J_PAR]
+    par = JI[j, J_PAR] & NN  # a task's parent
     JI[j, J_PAR] = -1
     JI[j, J_STATE] = S_FREE
     JI[j, J_LOC] = -1

@@ -98,6 +98,7 @@ class _Run:
         erl += [int(a) for a, kind in zip(flat.CLF[:, 2], flat.CLI[:, 2]) if kind == E.D_ERLANG]
         self.kmax = max([2] + erl)
         self.U = np.zeros(0)
+        self._ubuf = self.U  # the buffer U is a view of (see _refill)
         self._block = UNIFORM_BLOCK_FIRST
         self._init_caches()
 
@@ -188,12 +189,20 @@ class _Run:
         r = self.U.shape[0] - pos
         need = r + max(self._block, 2 * umin)
         self._block = min(2 * self._block, UNIFORM_BLOCK)
-        if self.U.shape[0] < need:
-            U = np.empty(need)
-            U[:r] = self.U[pos:]
-            self.U = U
+        buf = self._ubuf
+        if buf.shape[0] < need:
+            # one buffer for the whole run, as large as the largest block
+            # with room for the unread rest: the loop reads a view of its
+            # first ``need`` uniforms.  np.empty maps its pages lazily, so
+            # a short run touches only the pages its blocks fill, and a
+            # long one does not map (and fault in) a fresh 2 MB at every
+            # refill whose unread rest is longer than the last one's
+            buf = np.empty(max(need, UNIFORM_BLOCK + 4 * umin))
+            buf[:r] = self.U[pos:]
+            self._ubuf = buf
         else:
-            self.U[:r] = self.U[pos:].copy()
+            buf[:r] = self.U[pos:].copy()
+        self.U = buf[:need]
         self.rng.random(out=self.U[r:])
         self.SI[E.I_UPOS] = 0
 
@@ -290,6 +299,11 @@ def ship(dest: str) -> str:
 
 
 def _raise_status(status, run: _Run, net: Network, where: str):
+    if status == E.BAD_LAYOUT:
+        raise UnsupportedModelError(
+            f"internal error ({where}): the event loop was given an array of the wrong "
+            "width (qmodels.sim.engine._layout_ok); please report it"
+        )
     if status == E.DEADLOCK:
         full = [net.stations[k].name for k in range(run.f.K)
                 if run.SS[k, E.K_N] >= run.f.STI[k, 3]]

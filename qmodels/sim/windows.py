@@ -155,26 +155,28 @@ def _percentiles_of(run: _Run, h: np.ndarray) -> np.ndarray:
         return out.reshape(B, C, -1)
     lo = int(used[0])
     ci = h.reshape(-1, nbins)[:, lo: int(used[-1]) + 1]
-    cum_i = np.cumsum(ci, axis=1)
-    rows = np.flatnonzero(cum_i[:, -1] > 0)
-    ci, cum_i = ci[rows], cum_i[rows]
-    c, cum = ci.astype(float), cum_i.astype(float)
+    # the cumulative counts, summed in floats: integers below 2^53, so every
+    # partial sum is exact (the integer cumsum converted, without the
+    # integer copy and its conversion)
+    cum = np.cumsum(ci, axis=1, dtype=float)
+    rows = np.flatnonzero(cum[:, -1] > 0)
+    if rows.size < cum.shape[0]:
+        ci, cum = ci[rows], cum[rows]
     tot = cum[:, -1]
     lo_log = np.tile(f.hist_lo, B)[rows, None]
-    nb = c.shape[1]
+    nb = cum.shape[1]
     r = np.arange(rows.size)[:, None]
     target = tot[:, None] * (np.array(PERCENTILES) / 100.0)
     # searchsorted(cum, target, side="left") of every row and quantile: the
     # counts are integers, so cum < target is cum < ceil(target); each row
     # shifted by its index times (largest total + 1) makes one sorted array
-    # of integers, searched once for all rows
-    big = int(cum_i[:, -1].max()) + 1
-    shift = np.arange(rows.size, dtype=np.int64)[:, None] * big
-    k = np.searchsorted((cum_i + shift).ravel(),
-                        (np.ceil(target).astype(np.int64) + shift).ravel(), side="left")
+    # of integers (held exactly in floats), searched once for all rows
+    big = float(tot.max()) + 1.0
+    shift = np.arange(rows.size, dtype=float)[:, None] * big
+    k = np.searchsorted((cum + shift).ravel(), (np.ceil(target) + shift).ravel(), side="left")
     k = np.minimum(k.reshape(target.shape) - r * nb, nb - 1)
     prev = np.where(k > 0, cum[r, k - 1], 0.0)
-    ck = c[r, k]
+    ck = ci[r, k].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         frac = np.where(ck > 0, (target - prev) / np.where(ck > 0, ck, 1.0), 0.0)
     frac = np.minimum(np.maximum(frac, 0.0), 1.0)
