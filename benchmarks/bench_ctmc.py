@@ -25,10 +25,12 @@ loaded from numba's cache first, untimed); ``peak RSS`` is the process's.
 and arrivals, a priority queue; see :func:`ph_web`, :func:`ph_prio`,
 :func:`ph_open`) at growing sizes and reports the states per CPU second
 and the largest solved within 10 CPU seconds on one core.  Measured
-2026-11-28 on the shared 2-core machine (benchmarks/README.md): 174,001
-states (three-tier, N = 40, 8.3 s), 231,361 (priority, N = 15, 8.4 s),
-154,242 (open tandem, L = 160, 7.2 s); 17,000 to 84,000 states per CPU
-second, the stationary solve most of the time (a one-class FCFS station
+2026-11-28 on the shared 2-core machine (benchmarks/README.md), with the
+ILU(0)-preconditioned solve of chains from 20,000 states: 231,177 states
+(three-tier, N = 44, 4.5 s), 177,241 (priority, N = 14, 7.1 s), 961,602
+(open tandem, L = 400, 7.3 s; L = 416, 1,040,002 states, 7.0 s in a
+separate run); 20,000 to 220,000 states per CPU second, the stationary
+solve most of the time on the closed models (a one-class FCFS station
 with phases is counted by phase: the build alone makes 190,000 to 360,000
 states per CPU second; ``--wide`` times the ordered-row form it replaced).
 ``qm.ctmc`` refuses, before it allocates anything, a chain whose
@@ -291,8 +293,8 @@ def ph_models(out, budget: float = 10.0):
     for name, make, sizes, kw in (
             ("web, N users", ph_web, (10, 20, 30, 40, 44, 48, 52, 56, 60), {}),
             ("priority, N per class", ph_prio, (4, 8, 10, 12, 13, 14, 15, 16), {}),
-            ("open tandem, bound L", ph_open, (40, 80, 120, 160, 200, 240, 280, 320, 400),
-             {})):
+            ("open tandem, bound L", ph_open,
+             (40, 80, 120, 160, 200, 240, 280, 320, 400, 416, 480), {})):
         out(f"ctmc, phase-type model: {name} ({make.__doc__.split(chr(10))[0]})")
         best = None
         for x in sizes:
