@@ -14,7 +14,7 @@ from qmodels.analytic import _ilu0
 def _csr(A):
     A = sp.csr_matrix(A)
     A.sort_indices()
-    return A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data.copy()
+    return A.indptr, A.indices, A.data.copy()
 
 
 def _random_generator(n, seed, density=0.02):
@@ -113,3 +113,16 @@ def test_a_repin_starts_from_the_first_answer(monkeypatch):
     assert f"pinning state {int(np.argmax(ref))}" in tried[-1]
     assert runs[1] <= 2 < runs[0]
     assert np.allclose(pi, ref, rtol=1e-9, atol=1e-15)
+
+
+def test_past_the_memory_budget_the_first_stage_stays_jacobi(monkeypatch):
+    # the factors' values and the work vectors (ilu0_bytes) must fit the
+    # budget the caller gives, as every other stage's memory must
+    monkeypatch.setattr(LA, "ILU0_STATES", 100)
+    Q = _random_generator(400, 7)
+    A, _, _ = LA.pinned_system(Q, LA.pin_first(Q))
+    pi, how, tried = LA.stationary_pinned(Q, LA.ilu0_bytes(A) - 1)
+    assert how == "bicgstab" and tried[0].startswith("Jacobi-preconditioned")
+    pi2, how2, _ = LA.stationary_pinned(Q, LA.ilu0_bytes(A))
+    assert how2 == "ilu0-bicgstab"
+    assert np.allclose(pi, pi2, rtol=1e-9, atol=1e-15)

@@ -320,6 +320,13 @@ ILU0_STATES = 20_000
 ILU0_MAXITER = 400
 
 
+def ilu0_bytes(A) -> int:
+    """Bytes the ILU(0) solve adds to A's own: its factors' values (one
+    float per nonzero), the diagonal's positions and BiCGSTAB's eight work
+    vectors."""
+    return 8 * A.nnz + 8 * 9 * A.shape[0]
+
+
 def ilu0_bicgstab(A, b, x0=None):
     """x with A x = b by the compiled ILU(0)-preconditioned BiCGSTAB of
     :mod:`._ilu0`, stopping at relative residual :data:`RTOL`, from ``x0``
@@ -331,8 +338,7 @@ def ilu0_bicgstab(A, b, x0=None):
 
     A = A.tocsr()
     A.sort_indices()
-    ip = A.indptr.astype(np.int64)
-    ix = A.indices.astype(np.int64)
+    ip, ix = A.indptr, A.indices          # as they are (int32 below 2^31 nonzeros)
     lu, diag, ok = _ilu0.ilu0(ip, ix, A.data)
     if not ok:
         return None
@@ -541,7 +547,7 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None):
     does not fit the budget (or, "amg" and "lu", does not answer)."""
     A, b, rest = pinned_system(Q, p)
     if solver == "bicgstab":
-        if A.shape[0] >= ILU0_STATES:
+        if A.shape[0] >= ILU0_STATES and ilu0_bytes(A) <= budget:
             x = ilu0_bicgstab(A, b, _start(guess, p, rest))
             if x is not None:
                 tried.append(f"ILU(0)-preconditioned BiCGSTAB pinning state {p}")
