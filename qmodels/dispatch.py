@@ -429,7 +429,7 @@ def _truncation_shortfall(result) -> str | None:
 #: chain (as the CTMC does) with a low-variance shape at 20, 8 or 4 phases
 #: and extrapolates the answers at k, k/2 and k/4 to the shape's scv
 #: (:mod:`qmodels.analytic.priority`), as the CTMC does, but within a
-#: budget of 250,000 states where qm.solve gives the CTMC 50,000 (so with
+#: budget of a million states where qm.solve gives the CTMC 50,000 (so with
 #: more phases): on a low class starved behind a high one at a
 #: deterministic priority queue (network 25 of
 #: ``priority-closed-starved-det``) the CTMC at k = 5 alone had the low

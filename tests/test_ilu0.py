@@ -14,7 +14,7 @@ from qmodels.analytic import _ilu0
 def _csr(A):
     A = sp.csr_matrix(A)
     A.sort_indices()
-    return A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data.copy()
+    return A.indptr, A.indices, A.data.copy()
 
 
 def _random_generator(n, seed, density=0.02):
@@ -83,3 +83,46 @@ def test_first_stage_from_ilu0_states_is_ilu0(monkeypatch):
     ref[rest] = spsolve(A.tocsc(), b)
     ref[LA.pin_first(Q)] = 1.0
     assert np.allclose(pi, ref / ref.sum(), rtol=1e-9, atol=1e-15)
+
+
+def test_a_repin_starts_from_the_first_answer(monkeypatch):
+    # pinned first at the least probable state (made so), the answer is
+    # solved again pinning the most probable one (REPIN), from the first
+    # answer rescaled: the second BiCGSTAB starts at the solution
+    Q = _random_generator(400, 6)
+    A, b, rest = LA.pinned_system(Q, 0)
+    ref = np.empty(Q.shape[0])
+    ref[rest] = spsolve(A.tocsc(), b)
+    ref[0] = 1.0
+    ref /= ref.sum()
+    low = int(np.argmin(ref))
+    assert ref[low] < LA.REPIN * ref.max()
+    monkeypatch.setattr(LA, "ILU0_STATES", 100)
+    monkeypatch.setattr(LA, "pin_first", lambda Q: low)
+    runs = []
+    kernel = _ilu0.bicgstab
+
+    def counted(*args):
+        out = kernel(*args)
+        runs.append(out[2])
+        return out
+
+    monkeypatch.setattr(_ilu0, "bicgstab", counted)
+    pi, how, tried = LA.stationary_pinned(Q, LA.budget())
+    assert how == "ilu0-bicgstab" and len(runs) == 2
+    assert f"pinning state {int(np.argmax(ref))}" in tried[-1]
+    assert runs[1] <= 2 < runs[0]
+    assert np.allclose(pi, ref, rtol=1e-9, atol=1e-15)
+
+
+def test_past_the_memory_budget_the_first_stage_stays_jacobi(monkeypatch):
+    # the factors' values and the work vectors (ilu0_bytes) must fit the
+    # budget the caller gives, as every other stage's memory must
+    monkeypatch.setattr(LA, "ILU0_STATES", 100)
+    Q = _random_generator(400, 7)
+    A, _, _ = LA.pinned_system(Q, LA.pin_first(Q))
+    pi, how, tried = LA.stationary_pinned(Q, LA.ilu0_bytes(A) - 1)
+    assert how == "bicgstab" and tried[0].startswith("Jacobi-preconditioned")
+    pi2, how2, _ = LA.stationary_pinned(Q, LA.ilu0_bytes(A))
+    assert how2 == "ilu0-bicgstab"
+    assert np.allclose(pi, pi2, rtol=1e-9, atol=1e-15)

@@ -141,7 +141,7 @@ Catalogs (sources of the formulas and cases):
 * ``priority-closed-ph``: closed priority networks drawn like
   ``priority-closed`` but with 1..4 jobs per class and phase-type shapes,
   against the exact CTMC.  ``priority`` answers all of them by the whole
-  network's chain (at most 250,000 states), so ``priority-closed-ph-fes``
+  network's chain (at most a million states), so ``priority-closed-ph-fes``
   solves the same networks with that chain turned off (``max_states=0``):
   the error of the approximation it takes past its budget, against the
   exact CTMC (its envelope is given to every ``priority`` answer of that

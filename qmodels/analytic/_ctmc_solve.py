@@ -312,6 +312,19 @@ def jacobi_bicgstab(A, b, x0=None):
 #: Jacobi-preconditioned one (no compile: most chains that reach this
 #: stage are small)
 ILU0_STATES = 20_000
+#: the most iterations of the ILU(0)-preconditioned BiCGSTAB: on every chain
+#: of ``benchmarks.bench_ctmc_stiff`` and ``bench_ctmc --ph`` that it solved
+#: it took 1 to 204 (a starved priority lattice of 33,253 states); one it
+#: does not solve (the same lattice at Erlang-8, 102,113 states, answered
+#: by the multigrid stage) cost 15 s of CPU in 1,000 iterations
+ILU0_MAXITER = 400
+
+
+def ilu0_bytes(A) -> int:
+    """Bytes the ILU(0) solve adds to A's own: its factors' values (one
+    float per nonzero), the diagonal's positions and BiCGSTAB's eight work
+    vectors."""
+    return 8 * A.nnz + 8 * 9 * A.shape[0]
 
 
 def ilu0_bicgstab(A, b, x0=None):
@@ -325,12 +338,11 @@ def ilu0_bicgstab(A, b, x0=None):
 
     A = A.tocsr()
     A.sort_indices()
-    ip = A.indptr.astype(np.int64)
-    ix = A.indices.astype(np.int64)
+    ip, ix = A.indptr, A.indices          # as they are (int32 below 2^31 nonzeros)
     lu, diag, ok = _ilu0.ilu0(ip, ix, A.data)
     if not ok:
         return None
-    maxiter = max(1000, int(2 * np.sqrt(len(b))))
+    maxiter = ILU0_MAXITER
     starts = ([x0] if x0 is not None else []) + [np.zeros(len(b)), np.ones(len(b))]
     for x in starts:
         x, info, _its = _ilu0.bicgstab(ip, ix, A.data, lu, diag, np.asarray(b, dtype=float),
@@ -535,7 +547,7 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None):
     does not fit the budget (or, "amg" and "lu", does not answer)."""
     A, b, rest = pinned_system(Q, p)
     if solver == "bicgstab":
-        if A.shape[0] >= ILU0_STATES:
+        if A.shape[0] >= ILU0_STATES and ilu0_bytes(A) <= budget:
             x = ilu0_bicgstab(A, b, _start(guess, p, rest))
             if x is not None:
                 tried.append(f"ILU(0)-preconditioned BiCGSTAB pinning state {p}")
@@ -574,7 +586,12 @@ def _accept(Q, QT, p, got, solver, budget, tried, guess, pins):
         return None
     best = int(np.argmax(pi))
     if pi[p] < REPIN * pi[best] and best not in pins and solver != "lu":
-        again = _solve_at(Q, best, solver, budget, tried, guess)
+        # started from this answer, rescaled to the new pin: on the
+        # three-tier model of benchmarks.bench_ctmc --ph at N = 56 (474,769
+        # states) the ILU(0) BiCGSTAB took 1 iteration (0.1 s) there instead
+        # of 102 (7 s) from 0
+        with np.errstate(divide="ignore"):
+            again = _solve_at(Q, best, solver, budget, tried, np.log(pi))
         if again is not None:
             good = finish(Q, QT, best, again[0], again[1])
             if good is not None:
