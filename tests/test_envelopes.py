@@ -453,11 +453,13 @@ def test_legacy_forms_list_still_holds_each_of_its_forms(table_of):
 def test_the_shipped_chain_answer_of_a_starved_network_quotes_its_own_forms_rows():
     # the shipped table, measured per form: the chain answer of network 7
     # is given the worst of the catalog's chain rows, below every FES row's
+    # (the catalog's networks are all answered by the chain since its
+    # Erlang-4 tier goes to a million states: no FES row of its own)
     net = V.networks(V.CATALOGS["priority-closed-starved-det"])[7]
     r = qm.priority(net)
     assert r.info["approximation"] == CHAIN and r.error["form"] == CHAIN
     rows = {e.get("form"): e for e in ENVS if e.get("catalog") == "priority-closed-starved-det"}
-    assert set(rows) == {CHAIN, FES}
+    assert CHAIN in rows and set(rows) <= {CHAIN, FES}
     assert r.error["X"]["max"] >= rows[CHAIN]["error"]["X"]["max"]
     fes_worst = max(e["error"]["X"]["max"] for e in ENVS
                     if e["method"] == "priority" and e.get("form") == FES
