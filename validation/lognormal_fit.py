@@ -11,7 +11,7 @@ hyperexponential branches: the H2 of the lognormal's first three moments
 (Whitt 1982), the balanced-means H2 (Whitt 1982), and the H3 closest in
 Kullback-Leibler divergence; and the CTMC's own fit of the lognormal (the
 closest in that divergence among that H3 and, up to SCV 1.5, the mixtures
-of two Erlang-m, :func:`qmodels.analytic.phase_type.lognormal_ph`: a
+of two Erlang-2, :func:`qmodels.analytic.phase_type.lognormal_ph`: a
 mixture of two Erlang-2 up to SCV 1.5, the H3 above).  Prints X of each
 and its difference from the simulator.
 

@@ -245,7 +245,7 @@ def phase_type(dist, kmax: int = DETERMINISTIC_PHASES) -> PhaseType:
 def _closer(dist, c2: float, kmax: int) -> PhaseType | None:
     """The exact CTMC's fits of a shape beyond its first two moments
     (:func:`qmodels.analytic.phase_type.closer_fit`: a lognormal of SCV > 1
-    as its KL-closest H3 or mixture of two Erlang-m, a shape of SCV < 1 by three moments, Bobbio,
+    as its KL-closest H3 or mixture of two Erlang-2, a shape of SCV < 1 by three moments, Bobbio,
     Horvath & Telek 2005) where the station's phase budget ``kmax`` holds
     them, as a PhaseType of mean 1; None otherwise (the two-moment forms
     below)."""

@@ -209,7 +209,7 @@ own population, and (several classes) the waiting jobs start in random
 order (:mod:`qmodels.analytic._marie_station`).  Service shapes that are
 not phase-type are represented by a fit named in the notes: the exact
 CTMC's (a lognormal of SCV > 1 as its closest H3 or mixture of two
-Erlang-m, a shape of SCV < 1 by
+Erlang-2, a shape of SCV < 1 by
 three moments) where the station's phase budget holds it, else two
 moments (Marie's Coxian-2, Tijms' mixed Erlang); deterministic as
 Erlang-32.
@@ -267,7 +267,7 @@ ASSUMPTIONS = (
     "lambda(n)/PH/c queue fed by the flow-equivalent of the rest of the network, whose "
     "conditional throughputs make a product-form network (Marie 1979, 1980)",
     "service shapes that are not phase-type represented by a fit: a lognormal of SCV > 1 "
-    "as its closest H3 or mixture of two Erlang-m with its mean and SCV, a shape of "
+    "as its closest H3 or mixture of two Erlang-2 with its mean and SCV, a shape of "
     "SCV < 1 by its first three moments, where the station's phase budget holds them, "
     "else by the first two (Marie's Coxian-2, Tijms' mixed Erlang); deterministic as Erlang-32",
     "one class: arrivals to a general station a renewal process whose interval has the "

@@ -50,7 +50,7 @@ one is labelled approximate, and the fit is named in its assumptions):
 * c^2 = 1: the exponential (two moments matched).
 * c^2 > 1, a lognormal: the phase-type closest to it in Kullback-Leibler
   divergence with its mean and SCV, among the H3 (:func:`lognormal_hyper`)
-  and the mixtures of two Erlang-m, m = 2..4 (:func:`lognormal_hyper_erlang`):
+  and the mixture of two Erlang-2 (:func:`lognormal_hyper_erlang`):
   :func:`lognormal_ph`.  A mixture of two Erlang-2 up to SCV 1.5 (its
   density vanishes at 0, as the lognormal's does; a hyperexponential's is
   largest there), the H3 above (the Erlang mixture is the closer in
@@ -398,14 +398,9 @@ def _lognormal_loglik(c2: float, log_density) -> float:
     return float(w @ log_density(x))
 
 
-def _hyper_log_density(p, lam):
-    from scipy.special import logsumexp
-
-    p, lam = np.asarray(p, dtype=float), np.asarray(lam, dtype=float)
-    return lambda x: logsumexp(np.log(p * lam) - np.outer(x, lam), axis=1)
-
-
 def _hyper_erlang_log_density(p, lam, m: int):
+    """log of the density sum_i p_i lam_i^m x^(m-1) e^(-lam_i x) / (m-1)!
+    (m = 1: a hyperexponential), as a function of an array of points."""
     from scipy.special import gammaln, logsumexp
 
     p, lam = np.asarray(p, dtype=float), np.asarray(lam, dtype=float)
@@ -413,10 +408,12 @@ def _hyper_erlang_log_density(p, lam, m: int):
                                - np.outer(x, lam) - gammaln(m), axis=1)
 
 
-#: the Erlang orders tried for the hyper-Erlang fit of a lognormal of SCV
-#: > 1 (:func:`lognormal_hyper_erlang`; past 4 its divergence only grew
-#: at SCV 1.05 to 8)
-HYPER_ERLANG_ORDERS = (2, 3, 4)
+#: the Erlang order of the hyper-Erlang fit of a lognormal of SCV > 1
+#: (:func:`lognormal_ph`): at SCV 1.0001 to 1.5 (where it is used) the
+#: mixtures of two Erlang-3 and Erlang-4 were farther from the lognormal in
+#: divergence than that of two Erlang-2 (E[log h(X)] at SCV 1.5: -0.932,
+#: -0.978, -1.064), and at SCV 1.05 to 8 they only grew farther
+HYPER_ERLANG_ORDER = 2
 #: the largest SCV of a lognormal fitted by a hyper-Erlang
 #: (:func:`lognormal_ph`; a measured rule, see there)
 HYPER_ERLANG_MAX_SCV = 1.5
@@ -507,7 +504,7 @@ def lognormal_ph(c2: float, max_phases: int) -> tuple | None:
     ``c2`` > 1, closest to the lognormal in Kullback-Leibler divergence
     among the H3 of :func:`lognormal_hyper` and, up to SCV
     :data:`HYPER_ERLANG_MAX_SCV`, the hyper-Erlangs of
-    :func:`lognormal_hyper_erlang` (orders :data:`HYPER_ERLANG_ORDERS`):
+    :func:`lognormal_hyper_erlang` (order :data:`HYPER_ERLANG_ORDER`):
     ``(rates, cont, words)``, its Coxian form and its name, or None.
 
     Why the SCV bound, a measured rule: the mixture of two Erlang-2 is the
@@ -530,12 +527,11 @@ def lognormal_ph(c2: float, max_phases: int) -> tuple | None:
     if max_phases >= LOGNORMAL_BRANCHES:
         h = lognormal_hyper(c2)
         if h is not None:
-            ll = _lognormal_loglik(c2, _hyper_log_density(*h))
+            ll = _lognormal_loglik(c2, _hyper_erlang_log_density(*h, 1))
             found.append((ll, hyper_to_coxian(*h),
                           f"the H{len(h[0])} closest to it in Kullback-Leibler divergence"))
-    for m in HYPER_ERLANG_ORDERS:
-        if 2 * m > max_phases or c2 < 1.0 / m or c2 > HYPER_ERLANG_MAX_SCV:
-            continue
+    m = HYPER_ERLANG_ORDER
+    if 2 * m <= max_phases and c2 <= HYPER_ERLANG_MAX_SCV:
         h = lognormal_hyper_erlang(c2, m)
         if h is not None:
             ll = _lognormal_loglik(c2, _hyper_erlang_log_density(*h, m))
@@ -572,18 +568,15 @@ def lognormal_hyper(c2: float) -> tuple | None:
     this fit -1.0 % to -0.2 % (eight networks; ``python -m
     validation.lognormal_fit``)."""
     from scipy.optimize import minimize
-    from scipy.special import logsumexp
 
     k = LOGNORMAL_BRANCHES
-    x, w = _lognormal_nodes(c2)
 
     def unpack(th):
         p = np.exp(th[:k] - th[:k].max())
         return p / p.sum(), np.exp(th[k:])
 
     def loss(th):
-        p, lam = unpack(th)
-        return -float(w @ logsumexp(np.log(p * lam) - np.outer(x, lam), axis=1))
+        return -_lognormal_loglik(c2, _hyper_erlang_log_density(*unpack(th), 1))
 
     cons = ({"type": "eq", "fun": lambda th: float(np.sum(unpack(th)[0] / unpack(th)[1])) - 1.0},
             {"type": "eq",
