@@ -450,3 +450,16 @@ def test_forkjoin_tasks_extremes(tasks):
     except QModelsError:
         return
     assert all(t >= 1 for t in net.station("fj").tasks)
+
+
+def test_a_wrong_array_width_is_reported_as_a_defect_not_as_the_models_fault():
+    # the event loop's layout check (engine._layout_ok) returns BAD_LAYOUT;
+    # that is qmodels' own defect, so not an UnsupportedModelError
+    from qmodels.errors import QModelsError, UnsupportedModelError
+    from qmodels.sim import engine as E
+    from qmodels.sim.run import _raise_status
+
+    net = qm.Network([qm.Queue("q", 1.0)], [qm.Open("o", 0.5, visits={"q": 1})])
+    with pytest.raises(QModelsError, match="internal error") as got:
+        _raise_status(E.BAD_LAYOUT, None, net, "x")
+    assert not isinstance(got.value, UnsupportedModelError)

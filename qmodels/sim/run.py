@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import Resumable, python_twin
-from ..errors import UnstableError, UnsupportedModelError
+from ..errors import QModelsError, UnstableError, UnsupportedModelError
 from ..model.network import Closed, Network, Queue
 from . import engine as E
 from .flatten import HIST_BINS, Flat, acc_layout, flatten
@@ -300,7 +300,8 @@ def ship(dest: str) -> str:
 
 def _raise_status(status, run: _Run, net: Network, where: str):
     if status == E.BAD_LAYOUT:
-        raise UnsupportedModelError(
+        # a defect of qmodels, not of the model: not UnsupportedModelError
+        raise QModelsError(
             f"internal error ({where}): the event loop was given an array of the wrong "
             "width (qmodels.sim.engine._layout_ok); please report it"
         )
