@@ -283,6 +283,52 @@ def ph_breakdown(N: int, out):
     out(f"    expectations          {_fmt(t_exp)}")
 
 
+def preconditioners(out, sizes=(30, 40)):
+    """The first solver's preconditioner on the pinned systems of the
+    three-tier model (the system ``qm.ctmc`` solves first, pinned at
+    :func:`qmodels.analytic._ctmc_solve.pin_first`): the same compiled
+    BiCGSTAB (:func:`qmodels.analytic._ilu0.bicgstab`) with ILU(0) and with
+    the diagonal alone (Jacobi: the factors' off-diagonal values zero),
+    from 0; iterations and CPU seconds, the factorisation included."""
+    import warnings
+
+    import numpy as np
+
+    import qmodels as qm
+    from qmodels.analytic import _ctmc_solve as S
+    from qmodels.analytic import _ilu0
+
+    captured = {}
+    original = S.stationary_pinned
+
+    def grab(Q, budget, guess=None):
+        captured["Q"] = Q
+        return original(Q, budget, guess)
+
+    S.stationary_pinned = grab
+    try:
+        for n in sizes:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                qm.ctmc(ph_web(n), max_states=10**7)
+            Q = captured["Q"]
+            A, b, _ = S.pinned_system(Q, S.pin_first(Q))
+            A.sort_indices()
+            for name in ("Jacobi", "ILU(0)"):
+                t = time.process_time()
+                lu, diag, ok = _ilu0.ilu0(A.indptr, A.indices, A.data)
+                if name == "Jacobi":
+                    lu = np.where(A.indices == np.repeat(np.arange(A.shape[0]),
+                                                         np.diff(A.indptr)), A.data, 0.0)
+                x, info, its = _ilu0.bicgstab(A.indptr, A.indices, A.data, lu, diag, b,
+                                              np.zeros(len(b)), S.RTOL, 5000)
+                cpu = time.process_time() - t
+                out(f"  three-tier N = {n} ({A.shape[0]:,} unknowns): {name:7s} {its:5d} "
+                    f"iterations {cpu:6.2f} s CPU  (converged: {info == 0})")
+    finally:
+        S.stationary_pinned = original
+
+
 def ph_models(out, budget: float = 10.0):
     """Each phase-type model at growing sizes, until one takes more than
     ``budget`` CPU seconds end to end: the largest within it, and the
@@ -321,6 +367,8 @@ def main(argv=None) -> int:
     ap.add_argument("--ph", action="store_true",
                     help="phase-type and priority models at growing sizes (states/s, the "
                          "largest within 10 CPU seconds)")
+    ap.add_argument("--precond", action="store_true",
+                    help="the first solver's preconditioners compared (three-tier N = 30, 40)")
     ap.add_argument("--wide", action="store_true",
                     help="with --ph: keep a one-class FCFS station with service phases as an "
                          "ordered row of its jobs (the form before 2026-11-28), to compare")
@@ -348,6 +396,9 @@ def main(argv=None) -> int:
         if args.wide:
             out("(--wide: one-class FCFS stations with phases kept as ordered rows)")
         ph_models(out)
+    if args.precond:
+        out("BiCGSTAB, Jacobi against ILU(0), on the three-tier model's pinned systems")
+        preconditioners(out)
     if args.decomposition:
         out(f"decomposition against ctmc, pooled I/O path, N = {args.decomposition}")
         decomposition_vs_ctmc(args.decomposition, out)

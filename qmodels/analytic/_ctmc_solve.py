@@ -35,8 +35,8 @@ The solvers, cheapest first (:func:`stationary_pinned`):
    J. Sci. Stat. Comput. 13(2), 1992; Saad, *Iterative Methods for Sparse
    Linear Systems*, 2nd ed. 2003, alg. 7.7; Stewart 1994, ch. 4); from
    :data:`ILU0_STATES` states, compiled and preconditioned by the
-   incomplete LU of zero fill (:mod:`._ilu0`: 3.6-5.2x less CPU time on
-   chains of 10^5 states and more), the Jacobi one where that
+   incomplete LU of zero fill (:mod:`._ilu0`: 3.4-3.9x less CPU time on
+   chains of 10^5 states, ``python -m benchmarks.bench_ctmc --precond``), the Jacobi one where that
    factorisation fails.
 2. A complete sparse LU of the pinned system (SuperLU with the COLAMD
    column ordering; Davis, Gilbert, Larimore & Ng, ACM TOMS 30(3), 2004;
@@ -307,7 +307,7 @@ def jacobi_bicgstab(A, b, x0=None):
 
 
 #: from this many states the first solver is BiCGSTAB preconditioned by
-#: ILU(0) (:mod:`._ilu0`, compiled; 3.6-5.2x less CPU time than the Jacobi
+#: ILU(0) (:mod:`._ilu0`, compiled; 3.4-3.9x less CPU time than the Jacobi
 #: preconditioner on chains of 174,000 and 492,803 states), below it the
 #: Jacobi-preconditioned one (no compile: most chains that reach this
 #: stage are small)

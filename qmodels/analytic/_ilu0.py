@@ -28,13 +28,16 @@ makes a temporary array per vector operation, which on a chain of 10^5 to
 recursively updated residual ||r|| falls to ``rtol`` ||b||; the caller
 checks the answer's own residual (max |pi Q|) all the same.
 
-On the pinned systems of two chains (``benchmarks.bench_ctmc --ph``'s
-three-tier model at N = 40, 174,000 unknowns, and network 17 of
-``priority-closed-starved-det`` at Erlang-4, 492,803), the same compiled
-BiCGSTAB took 479 and 322 iterations with the Jacobi preconditioner and
-107 and 63 with ILU(0), 3.6x and 5.2x less CPU time (factorisation
-included, 0.05 and 0.10 s); scipy's SuperLU incomplete factorisation
-(``spilu``, drop tolerance 1e-2, fill 1) took 21 s to set up on the first.
+The same compiled BiCGSTAB with the diagonal alone (Jacobi) and with
+ILU(0), on the pinned systems of the three-tier model of
+``benchmarks.bench_ctmc`` (``python -m benchmarks.bench_ctmc --precond``,
+load 0.6): at N = 30 (73,900 unknowns) 317 against 82 iterations, 1.89
+against 0.49 s CPU; at N = 40 (174,000) 479 against 107, 7.55 against
+2.21 s (3.4-3.9x).  In a scratch run of the same comparison on network 17
+of ``priority-closed-starved-det`` at Erlang-4 (492,803 unknowns): 322
+against 63 iterations.  scipy's SuperLU incomplete factorisation
+(``spilu``, drop tolerance 1e-2, fill 1) took 21 s just to set up on the
+three-tier system at N = 40 (a scratch run).
 """
 
 from __future__ import annotations
