@@ -277,15 +277,15 @@ def _row(index, form, eX, eR, hw=0.01, status="ok", **feat):
 def test_writer_splits_a_catalog_by_the_form_that_answered():
     # two forms: each envelope holds its own rows only (networks, maxima,
     # means, box, half-width), with its own form and no legacy list
-    rows = [_row(0, "subsystems of pairs", 0.02, 0.03, population=8),
+    rows = [_row(0, "smaller subsystems", 0.02, 0.03, population=8),
             _row(1, "stations alone (Marie's decomposition)", 0.40, 0.10, hw=0.03,
                  population=20),
-            _row(2, "subsystems of pairs", 0.04, 0.01, population=12),
+            _row(2, "smaller subsystems", 0.04, 0.01, population=12),
             _row(3, None, 0, 0, status="refused")]
     envs, defects = V.envelopes_of("marie-classdep-large", rows)
     assert defects == [] and len(envs) == 2
     by = {e["form"]: e for e in envs}
-    pairs, alone = by["subsystems of pairs"], by["stations alone (Marie's decomposition)"]
+    pairs, alone = by["smaller subsystems"], by["stations alone (Marie's decomposition)"]
     assert pairs["networks"] == 2 and alone["networks"] == 1
     assert pairs["error"]["X"]["max"] == pytest.approx(0.04)
     assert pairs["error"]["X"]["mean"] == pytest.approx(0.03)
@@ -300,7 +300,7 @@ def test_writer_splits_a_catalog_by_the_form_that_answered():
         assert e["command"] == f"{V.COMMAND} --family marie-classdep-large"
     # one form: one envelope, with that form
     envs, _ = V.envelopes_of("marie-classdep-large", rows[:1] + rows[2:3])
-    assert [e["form"] for e in envs] == ["subsystems of pairs"]
+    assert [e["form"] for e in envs] == ["smaller subsystems"]
     # a method of one form (no answer names one): one envelope without a form
     envs, _ = V.envelopes_of("marie-classdep-large", [_row(0, None, 0.1, 0.2)])
     assert len(envs) == 1 and "form" not in envs[0] and "forms" not in envs[0]
@@ -308,7 +308,7 @@ def test_writer_splits_a_catalog_by_the_form_that_answered():
 
 def test_schema_knows_form_and_legacy_forms():
     good = next(e for e in ENVS if e["networks"] > 0)
-    e = dict(good, form="subsystems of pairs")
+    e = dict(good, form="smaller subsystems")
     e.pop("forms", None)
     assert V.validate_entry(e) == []
     assert V.validate_entry(dict(e, form="")) == ["form: not a non-empty string"]
@@ -325,7 +325,7 @@ def test_write_replaces_every_entry_of_a_catalog_run(tmp_path, monkeypatch):
     old = [dict(e) for e in ENVS if e["catalog"] in ("marie-classdep-large", "marie-ph")]
     legacy = next(e for e in old if e["catalog"] == "marie-classdep-large")
     legacy.pop("form", None)
-    legacy["forms"] = ["stations alone (Marie's decomposition)", "subsystems of pairs"]
+    legacy["forms"] = ["stations alone (Marie's decomposition)", "smaller subsystems"]
     others = [e for e in old if e["catalog"] != "marie-classdep-large"]
     doc = {"generated": "2000-01-01", "command": V.COMMAND, "envelopes": [legacy] + others,
            "unanswered": []}
@@ -335,7 +335,7 @@ def test_write_replaces_every_entry_of_a_catalog_run(tmp_path, monkeypatch):
     monkeypatch.setattr(V, "README_PATH", tmp_path / "README.md")
     (tmp_path / "envelopes.json").write_text(json.dumps(doc))
     (tmp_path / "README.md").write_text(f"x\n{V.README_BEGIN}\nold\n{V.README_END}\ny\n")
-    rows = [_row(0, "subsystems of pairs", 0.02, 0.03),
+    rows = [_row(0, "smaller subsystems", 0.02, 0.03),
             _row(1, "stations alone (Marie's decomposition)", 0.4, 0.1)]
     new, _ = V.envelopes_of("marie-classdep-large", rows)
     V.write(new, {"marie-classdep-large"})
@@ -346,15 +346,15 @@ def test_write_replaces_every_entry_of_a_catalog_run(tmp_path, monkeypatch):
     assert [e for e in written if e["catalog"] != "marie-classdep-large"] == others
     # the tables name each row's form
     table = (tmp_path / "envelopes_table.md").read_text()
-    assert "| marie | pairs |" in table and "| marie | stations alone |" in table
+    assert "| marie | smaller subsystems |" in table and "| marie | stations alone |" in table
     readme = (tmp_path / "README.md").read_text()
-    assert "`marie` (pairs)" in readme and "`marie` (stations alone)" in readme
+    assert "`marie` (smaller subsystems)" in readme and "`marie` (stations alone)" in readme
 
 
 def test_drift_is_per_form():
     shipped = json.loads(V.JSON_PATH.read_text())["envelopes"]
     e = next(e for e in shipped if e["networks"] > 0)
-    a = dict(e, form="subsystems of pairs")
+    a = dict(e, form="smaller subsystems")
     b = dict(e, form="stations alone (Marie's decomposition)", networks=e["networks"] + 1)
     for x in (a, b):
         x.pop("forms", None)

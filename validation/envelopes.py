@@ -1598,7 +1598,7 @@ FORM_LABELS = {
     "shadow server (Sevcik 1977), Schweitzer AMVA": "shadow server",
     "per-station priority formulas, Poisson flows": "per-station formulas",
     "subsystem of all its FCFS queues": "one subsystem",
-    "subsystems of pairs": "pairs",
+    "smaller subsystems": "smaller subsystems",
     "stations alone (Marie's decomposition)": "stations alone",
     "the chain with its low-variance shapes extrapolated in their phases":
         "extrapolated in the phases",

@@ -18,6 +18,26 @@ joins j's queue at once), a fast class queued behind a slow job at one
 station arrives behind it at the next: the convoy, which no station
 analysed alone can see.
 
+Where that chain is too large, the same chain keeping the order of the
+first L jobs of each queue only (``window=L``): per station, the classes
+of its first min(n, L) jobs in order of arrival, the phase of the head's
+service, and the *numbers* of the jobs behind them per class.  When the
+head leaves, the job that moves up into the window is drawn among those
+behind in proportion to their numbers: random order of service among
+them, as in the multi-class station of :mod:`qmodels.analytic._marie_station`
+(which keeps the mean figures of a Poisson-fed queue by Kleinrock's
+conservation law, Kleinrock 1976, *Queueing Systems* 2, sec. 3.4; here an
+approximation).  L = 1 keeps the job in service and the numbers waiting;
+L at least the number of jobs is the whole order.  The chain still keeps
+the stations' joint state, so a job that leaves one for the next finds
+there whatever the others left, the part of the convoy that a station
+alone cannot see; what it loses is which of the jobs past the window came
+first.  Its states number at most the placements of the jobs by class and
+station times the sequences of the first L
+(:func:`qmodels.analytic.marie._placements`), orders of magnitude fewer
+than the orders: a pair of queues holding 11 + 9 jobs of two classes,
+12,200 states at L = 1 against 1.2 * 10^7 orders.
+
 The rest of the network (the complement, its stations replaced by their
 product-form station functions) is a flow-equivalent server (Chandy,
 Herzog & Woo, "Parametric analysis of queueing networks", IBM J. Res.
@@ -62,19 +82,27 @@ import numpy as np
 
 __all__ = ["SubsystemChain", "SUBSYSTEM_STATES"]
 
-#: the most states of one subsystem's chain.  Past :data:`LU_STATES` the
-#: chain is solved by the multigrid, and what grows with the states is its
-#: enumeration (about 25-40 us a state, in Python) and the multigrid's
-#: solves (warm-started from the last sweep's answer and hierarchy),
-#: measured on one core of a shared machine: 193,921 states (two queues of
-#: Erlang-32 service, 4 + 2 jobs; marie-fewjobs network 96) enumerated in
-#: 4-5 s, first solve 3.7 s, the next 0.2 s, the whole answer 7-15 s and
-#: 235 MB; 171,629 states (three queues, three classes of 2-4 jobs) 7.5 s;
-#: two pairs of 96,419 and 34,823 states over 9 sweeps 9.6 s.  (The sparse
-#: LU, the solver before the multigrid, took 12 s at 21,693 states, 26 s
-#: at 39,417, and 322 s at 27,064 states of four queues: its fill, not the
-#: states, sets its cost; the multigrid solved those in 0.8, 1.5 and 0.7 s.)
-SUBSYSTEM_STATES = 200_000
+#: the most states of one subsystem's chain.  Its enumeration is compiled
+#: (:mod:`qmodels.analytic._subsystem_bfs`: 42,280 states in 0.1 s, where
+#: the plain-Python one it replaced took 3.4 s), so what grows with the
+#: states is the solves of each sweep (ILU(0)-preconditioned BiCGSTAB or
+#: the multigrid, warm-started from the last sweep's answer).  Measured on
+#: one core of a shared machine, ``marie-classdep-large`` network 18: a
+#: subsystem of three queues (315,000 states at L = 1) and a pair, 8-12 s
+#: in all, R 10.2 -> 5.8 % against the simulator (with the 200,000 states
+#: this budget was before, the three queues were a pair and one alone);
+#: networks 14 and 23: 18 s and 13 s, X 4.4 -> 3.0 % and 4.6 -> 2.0 %.
+#: At 500,000 states 4 of that catalog's 40 networks were answered
+#: otherwise (network 15: R 0.05 % against 1.5 % here; network 10: X
+#: 2.6 % against 1.2 %, 48 s against 8 s), its 40 answers took 491 s
+#: against 374 s, and ``marie-nonexp`` network 2 kept its whole order in
+#: 399,349 states (52 s against 16 s at L = 1; X error 0.5 % against
+#: 2.1 %).  (Before the windows and the compiled
+#: enumeration: 193,921 states of two queues of Erlang-32 service answered
+#: in 7-15 s and 235 MB; the sparse LU had taken 12 s at 21,693 states,
+#: 26 s at 39,417, and 322 s at 27,064 states of four queues: its fill,
+#: not the states, sets its cost.)
+SUBSYSTEM_STATES = 350_000
 
 
 #: up to this many states the chain is solved by sparse LU (and later
@@ -91,7 +119,9 @@ LU_FALLBACK = 40_000
 
 class SubsystemChain:
     """The joint chain of the stations ``places`` (indices into the
-    network) with FCFS order kept.
+    network) with FCFS order kept, or (``window`` L) the order of the
+    first L jobs of each queue and the numbers of the rest (module
+    docstring).
 
     ``phs[j][r]``: the PhaseType (mean 1) of class r at place j (None where
     the class does not visit it); ``S[r][j]``: the mean service (scaled
@@ -100,9 +130,18 @@ class SubsystemChain:
     from outside per cycle, eq. (4) (the shares of Lambda_r); ``inside``:
     the classes with no place outside (they start at their first place);
     ``N``: the populations; ``budget``: raise :class:`OverflowError` past
-    this many states."""
+    this many states; ``expect`` the caller's count of them (a small chain
+    is enumerated in plain Python, without waiting for the compiled
+    kernel).  A station's state: the classes there in order of arrival
+    (or with ``window`` L, of the first L, and the numbers of the others)
+    and the phase in service (:mod:`qmodels.analytic._subsystem_bfs`)."""
 
-    def __init__(self, phs, S, P, f, N, inside, budget: int = SUBSYSTEM_STATES):
+    def __init__(self, phs, S, P, f, N, inside, budget: int = SUBSYSTEM_STATES,
+                 window: int | None = None, expect: float | None = None):
+        #: the first ``window`` jobs of each queue kept in order, the rest
+        #: counted (None: all in order)
+        self.window = None if window is None else int(window)
+        self.ordered = window is None
         self.m = m = len(phs)
         self.C = C = len(N)
         self.N = tuple(int(x) for x in N)
@@ -122,144 +161,93 @@ class SubsystemChain:
         self._starts = [[np.flatnonzero(x[0] > 0).tolist() if x is not None else []
                          for x in row] for row in ph]
         self._exit = np.array([1.0 - self._P[r].sum(axis=1) for r in range(C)])
-        states = self._enumerate(budget)
-        self.size = n = len(states)
-        cnt = np.zeros((n, C), dtype=np.int64)
+        rows = self._enumerate(budget, expect)
+        self.size = n = len(rows)
+        B = 2 + self._L + C
         per = np.zeros((n, m, C))
         busy = np.zeros((n, m, C))
-        for k, s in enumerate(states):
-            for j, (q, _p) in enumerate(s):
-                for r in q:
-                    cnt[k, r] += 1
-                    per[k, j, r] += 1.0
-                if q:
-                    busy[k, j, q[0]] = 1.0
+        for j in range(m):
+            o = j * B
+            slots = rows[:, o + 2:o + 2 + self._L]
+            for r in range(C):
+                per[:, j, r] = (slots == r).sum(axis=1) + rows[:, o + 2 + self._L + r]
+                busy[:, j, r] = (rows[:, o] > 0) & (rows[:, o + 2] == r)
+        cnt = per.sum(axis=1).astype(np.int64)
         self.lattice_of = np.ravel_multi_index(cnt.T, self.dims)
         self.per = per
         self.busy = busy
         self.pi = None
-        #: how the last solve went: "lu" or "amg-gmres"
+        #: how the last solve went: "lu", "ilu0-bicgstab" or "amg-gmres"
         self.solver = "lu"
 
-    def _enumerate(self, budget: int) -> list:
+    def _enumerate(self, budget: int, expect) -> np.ndarray:
         """The states reachable from the start (the classes that stay
         inside at their first place, in class order; the others outside),
-        breadth first, and the transitions: ``fixed`` (rows, cols, rates)
-        and ``arr`` (rows, cols, coefficient f_rj times a start-phase
-        probability, class r) to be multiplied by Lambda_r(n)."""
+        breadth first, as rows (:mod:`qmodels.analytic._subsystem_bfs`),
+        and the transitions: ``fixed`` (rows, cols, rates) and ``arr``
+        (rows, cols, coefficient f_rj times a start-phase probability,
+        class r) to be multiplied by Lambda_r(n).  The compiled kernel,
+        plain Python where ``expect`` (the caller's count of the states) is
+        small; :class:`OverflowError` past ``budget`` states."""
+        from ._subsystem_bfs import subsystem_bfs
+
         m, C = self.m, self.C
-        seed_q = [[] for _ in range(m)]
+        # the whole order: a window as long as the most jobs one station can hold
+        L = self.window if self.window is not None else max(
+            [sum(self.N[r] for r in range(C) if self._ph[j][r] is not None) for j in range(m)]
+            + [1])
+        self._L = L
+        pmax = max([len(x[0]) for row in self._ph for x in row if x is not None] + [1])
+        nph = np.zeros((m, C), dtype=np.int64)
+        alpha = np.zeros((m, C, pmax))
+        T = np.zeros((m, C, pmax, pmax))
+        tex = np.zeros((m, C, pmax))
+        nstart = np.zeros((m, C), dtype=np.int64)
+        starts = np.zeros((m, C, pmax), dtype=np.int64)
+        for j in range(m):
+            for r in range(C):
+                x = self._ph[j][r]
+                if x is None:
+                    continue
+                k = len(x[0])
+                nph[j, r] = k
+                alpha[j, r, :k] = x[0]
+                T[j, r, :k, :k] = x[1]
+                tex[j, r, :k] = x[2]
+                st = self._starts[j][r]
+                nstart[j, r] = len(st)
+                starts[j, r, :len(st)] = st
+        B = 2 + L + C
+        seed = np.full(m * B, -1, dtype=np.int16)
+        for j in range(m):
+            seed[j * B] = 0
+            seed[j * B + 2 + L:(j + 1) * B] = 0
         for r in self.inside:
-            first = next(j for j in range(m) if self._ph[j][r] is not None)
-            seed_q[first].extend([r] * self.N[r])
-        seed = tuple((tuple(q), self._first_phase(j, q[0]) if q else -1)
-                     for j, q in enumerate(seed_q))
-        index = {seed: 0}
-        states = [seed]
-        fixed = ([], [], [])
-        arr = ([], [], [], [])
-
-        def target(t):
-            k = index.get(t)
-            if k is None:
-                if len(states) >= budget:
-                    raise OverflowError(f"more than {budget} states")
-                k = index[t] = len(states)
-                states.append(t)
-            return k
-
-        head = 0
-        while head < len(states):
-            s = states[head]
-            counts = [0] * C
-            for q, _p in s:
-                for r in q:
-                    counts[r] += 1
-            for t, w, r in self._arrivals(s, counts):
-                for lst, x in zip(arr, (head, target(t), w, r)):
-                    lst.append(x)
-            for t, rate in self._services(s):
-                for lst, x in zip(fixed, (head, target(t), rate)):
-                    lst.append(x)
-            head += 1
-        self.fixed = (np.array(fixed[0], dtype=np.int64), np.array(fixed[1], dtype=np.int64),
-                      np.array(fixed[2], dtype=float))
-        self.arr = (np.array(arr[0], dtype=np.int64), np.array(arr[1], dtype=np.int64),
-                    np.array(arr[2], dtype=float), np.array(arr[3], dtype=np.int64))
-        return states
-
-    def _arrivals(self, s, counts):
-        """(next state, f_rj times its start-phase probability, r) of each
-        arrival from the complement into state ``s``."""
-        for r in range(self.C):
-            if counts[r] >= self.N[r] or r in self.inside:
-                continue
-            for j in range(self.m):
-                if self._f[r][j] > 0 and self._ph[j][r] is not None:
-                    for t, w in self._join(s, j, r):
-                        yield t, self._f[r][j] * w, r
-
-    def _services(self, s):
-        """(next state, rate) of each phase change and completion in state
-        ``s``: a completing class-r job at place j goes to place i with
-        P_r(j, i), out of the subsystem with the rest."""
-        for j in range(self.m):
-            q, p = s[j]
-            if not q:
-                continue
-            r = q[0]
-            _a, T, t = self._ph[j][r]
-            for p2 in range(T.shape[0]):
-                if p2 != p and T[p, p2] > 0:
-                    t2 = list(s)
-                    t2[j] = (q, p2)
-                    yield tuple(t2), T[p, p2]
-            if t[p] <= 0:
-                continue
-            for left, w0 in self._leave(s, j):
-                if self._exit[r, j] > 1e-14:
-                    yield left, t[p] * w0 * self._exit[r, j]
-                for i in range(self.m):
-                    pji = self._P[r][j, i]
-                    if pji > 0:
-                        for t3, w1 in self._join(left, i, r):
-                            yield t3, t[p] * w0 * w1 * pji
-
-    def _first_phase(self, j, r):
-        return self._starts[j][r][0]
-
-    def _join(self, s, j, r):
-        """The states after a class-r job joins place j, with their
-        probabilities (the phase of a job that starts service at once)."""
-        q, p = s[j]
-        if q:
-            t = list(s)
-            t[j] = (q + (r,), p)
-            return [(tuple(t), 1.0)]
-        out = []
-        a = self._ph[j][r][0]
-        for p2 in self._starts[j][r]:
-            t = list(s)
-            t[j] = ((r,), p2)
-            out.append((tuple(t), float(a[p2])))
-        return out
-
-    def _leave(self, s, j):
-        """The states after the head of place j leaves, with their
-        probabilities (the next job's first phase)."""
-        q, _p = s[j]
-        rest = q[1:]
-        if not rest:
-            t = list(s)
-            t[j] = ((), -1)
-            return [(tuple(t), 1.0)]
-        out = []
-        a = self._ph[j][rest[0]][0]
-        for p2 in self._starts[j][rest[0]]:
-            t = list(s)
-            t[j] = (rest, p2)
-            out.append((tuple(t), float(a[p2])))
-        return out
+            j = next(j for j in range(m) if self._ph[j][r] is not None)
+            o = j * B
+            for _ in range(self.N[r]):
+                if seed[o] == 0:
+                    seed[o + 1] = self._starts[j][r][0]
+                n = int(seed[o])
+                if n < L:
+                    seed[o + 2 + n] = r
+                else:
+                    seed[o + 2 + L + r] += 1
+                seed[o] = n + 1
+        P = np.array([self._P[r] for r in range(C)]).reshape(C, m, m)
+        f = np.array([self._f[r] for r in range(C)]).reshape(C, m)
+        exitp = np.asarray(self._exit, dtype=float).reshape(C, m)
+        inside = np.zeros(C, dtype=np.bool_)
+        inside[list(self.inside)] = True
+        args = (seed, m, C, L, np.asarray(self.N, dtype=np.int64), inside, nph, alpha, T, tex,
+                nstart, starts, P, f, exitp, int(budget))
+        out = subsystem_bfs.run(budget if expect is None else expect, *args)
+        rows, fr, fc, fv, ar, ac, av, acl, over = out
+        if over:
+            raise OverflowError(f"more than {budget} states")
+        self.fixed = (fr, fc, fv)
+        self.arr = (ar, ac, av, acl)
+        return rows
 
     def solve(self, lam):
         """log pi_S(n) on the lattice, given Lambda_r(n) of eq. (3) as
@@ -330,6 +318,9 @@ class SubsystemChain:
 
     def _stationary_amg(self, rows, cols, vals):
         """pi of a chain past :data:`LU_STATES` states, by the CTMC's
+        compiled ILU(0)-preconditioned BiCGSTAB
+        (:func:`qmodels.analytic._ctmc_solve.ilu0_bicgstab`; Saad 2003,
+        alg. 10.4 and 7.7) started from the last sweep's answer, else its
         aggregation-multigrid-preconditioned GMRES
         (:func:`qmodels.analytic._ctmc_solve.amg_gmres`: Horton &
         Leutenegger, ACM SIGMETRICS 1994; De Sterck et al., SIAM J. Sci.
@@ -372,12 +363,24 @@ class SubsystemChain:
         with la.one_blas_thread():
             while True:
                 A, b, rest = la.pinned_system(Q, p)
-                # the last short cycle towards RTOL only where the residual
-                # check fails without it (it cost a quarter of the
-                # iterations of each sweep on a 150,723-state pair, whose
-                # answers passed the check without it)
-                x, got = la.amg_gmres(A, b, budget, x0=x0, ml=ml, polish=False)
-                pi = None if x is None else la.finish(Q, QT, p, rest, x)
+                # first the compiled ILU(0)-preconditioned BiCGSTAB from the
+                # last sweep's answer: on marie-classdep-large network 3 (two
+                # pairs of some 10^5 states, 8 sweeps) the whole answer took
+                # 34 s of CPU against 51 s with the multigrid alone
+                pi = None
+                if la.ilu0_bytes(A) <= budget:
+                    x = la.ilu0_bicgstab(A, b, x0)
+                    if x is not None and np.isfinite(x).all():
+                        pi = la.finish(Q, QT, p, rest, x)
+                        got, how = ml, "ilu0-bicgstab"
+                if pi is None:
+                    # the last short cycle towards RTOL only where the
+                    # residual check fails without it (it cost a quarter of
+                    # the iterations of each sweep on a 150,723-state pair,
+                    # whose answers passed the check without it)
+                    x, got = la.amg_gmres(A, b, budget, x0=x0, ml=ml, polish=False)
+                    pi = None if x is None else la.finish(Q, QT, p, rest, x)
+                    how = "amg-gmres"
                 if pi is None and x is not None:
                     x, got = la.amg_gmres(A, b, budget, x0=x, ml=got)
                     pi = None if x is None else la.finish(Q, QT, p, rest, x)
@@ -405,7 +408,7 @@ class SubsystemChain:
                 break
         if first is not None:
             pi, self._pin, self._ml, self._xa = first
-            self.solver = "amg-gmres"
+            self.solver = how
             return pi
         self._pin = self._ml = self._xa = None
         if n > LU_FALLBACK:

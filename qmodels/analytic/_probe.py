@@ -10,7 +10,8 @@ multi-server and load-dependent stations; several classes; convolution;
 Schweitzer and Linearizer, with and without load-dependent stations; the
 parallel kernels of the batched solvers behind ``qm.sweep``; the resumable
 spans of a long exact recursion; the compiled
-build of the exact CTMC and of its fork-join chain) with every
+build of the exact CTMC and of its fork-join chain; the enumeration of a
+Marie subsystem's chain) with every
 kernel's size threshold set to 0, then puts the thresholds back.
 """
 
@@ -23,7 +24,18 @@ from ..model.network import Closed, Delay, LoadDependent, Network, Queue
 
 # every module that defines a lazily compiled kernel, imported here so that
 # its kernels are in LAZY_KERNELS before the thresholds are set
-from . import _ctmc_fast, _ilu0, _lattice, _logconv, amva, amva_ld, batch, convolution, mva  # noqa: F401
+from . import (  # noqa: F401
+    _ctmc_fast,
+    _ilu0,
+    _lattice,
+    _logconv,
+    _subsystem_bfs,
+    amva,
+    amva_ld,
+    batch,
+    convolution,
+    mva,
+)
 from ._ctmc_forkjoin import _fj_bfs  # noqa: F401
 
 
@@ -91,6 +103,15 @@ def _solve_all() -> None:
 
     ring = sp.diags([np.ones(9), np.full(10, -2.0), np.ones(9)], [-1, 0, 1], format="csr")
     _ctmc_solve.ilu0_bicgstab(ring, np.ones(10))
+    # the compiled enumeration of a Marie subsystem's joint chain (two
+    # FCFS queues whose mean service differs by class)
+    from .marie import marie
+
+    marie(Network([Queue("a", 1.0), Queue("b", 1.0)],
+                  [Closed("s", 2, think_time=0.5, routing={"a": {"b": 1.0}, "b": {"a": 1.0}},
+                          service={"a": 0.1, "b": 0.3}),
+                   Closed("l", 1, routing={"a": {"b": 1.0}, "b": {"a": 1.0}},
+                          service={"a": 0.9, "b": 0.4})]))
     # the compiled build of the fork-join chain
     from ..model.forkjoin import ForkJoin
 

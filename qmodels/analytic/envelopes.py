@@ -14,7 +14,7 @@ An approximate result is matched against the envelopes of its method: a
 network *like* a catalog's is one whose features all lie in the catalog's
 box and, for a method with several forms (``priority``: the network's own
 chain, the finite-source chain with the flow-equivalent server of the
-rest, the shadow server; ``marie``: one subsystem, pairs, stations alone;
+rest, the shadow server; ``marie``: one subsystem, smaller subsystems, stations alone;
 the result's ``info["approximation"]``), that was measured on the answers
 of the result's form alone: a catalog answered in several forms has one
 envelope per form (its ``form``), each the worst of its own networks, so a

@@ -136,31 +136,48 @@ networks", Performance Evaluation 18(3):205-224, 1993.  Eq. (2) holds with
 the subsystem in place of a station, F_S(n) = pi_S(n) / G_{-S}(N - n), on
 the population lattice of the jobs in S, and steps 1-4 iterate over the
 subsystems and the stations left alone.  Which subsystems: all those
-queues in one where its chain has at most
+queues in one where its chain, FCFS order kept, has at most
 :data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES` states
-(200,000; solved by sparse LU up to 6,000 states, past them by the CTMC's
-aggregation-multigrid-preconditioned GMRES, each sweep started from the
-last one's answer and hierarchy: a 193,921-state chain answered in 7-15 s,
-where the LU had taken 26 s at 39,417 states), else disjoint pairs, the most strongly linked first
-(the largest flow between them), each within the same budget
-(``group_max=2`` keeps pairs only, ``group_max=1`` forms none); a station
-left out is analysed alone as before.  ``info["approximation"]`` names
-the form that answered, and the measured error envelopes are recorded per
+(350,000; enumerated by a compiled breadth-first search,
+:mod:`~qmodels.analytic._subsystem_bfs`; solved by sparse LU up to 6,000
+states, past them by a compiled ILU(0)-preconditioned BiCGSTAB or the
+CTMC's aggregation-multigrid-preconditioned GMRES, each sweep started
+from the last one's answer: a subsystem of 315,000 states and a pair
+answered in 12.5 s).  Else subsystems are grown by merging,
+from every queue alone, the two most strongly linked (the largest flow
+between them) whose joint chain fits the same budget, until no merge
+fits (``group_max`` caps their size: 2 pairs at most, 1 none); a station
+left out is analysed alone as before.  A chain too large with the whole
+FCFS order keeps the order of the first L jobs of each queue only and
+counts the rest (at L = 1, the job in service and the numbers waiting per
+class; the next to enter the window drawn in proportion to them:
+:mod:`~qmodels.analytic._marie_subsystem`), L = 1 where that fits the
+budget, longer while the chain stays within :data:`WINDOW_STATES`: most
+networks of 12 jobs or more count millions of FCFS orders in a pair, and
+fewer than 350,000 states with a short window in three queues.
+``info["subsystems_ordered"]`` says, per subsystem, whether its whole
+order was kept.  Measured on ``marie-classdep-large`` (40 networks of 8-20
+jobs, 2-3 classes, against the simulator): with the order only (the pairs
+of this method before the windows), 27 networks were answered by
+stations alone, worst X 9.0 %, R 12.6 %, mean X 1.6 %; with the windows
+and merging, every network by subsystems, worst X 3.0 %, R 9.6 % (19 by
+one subsystem of all its queues, X 3.0 %, R 4.0 %; 21 by smaller ones,
+X 2.7 %, R 9.6 %; ``python -m validation.envelopes --family
+marie-classdep-large``, 575 s with five other catalogs on two workers,
+the slowest network 28 s, the first one of each worker 60 s with numba's
+first compile).  The window loses most behind a near-deterministic
+head on a cycle that one class never leaves: two queues of Erlang-16 and
+Erlang-8 service, 3 + 2 jobs, X 0.0 % with the order, 0.8 % with L = 2,
+10.3 % with L = 1 (every station alone: 4.4 %;
+``tests/test_marie_subsystem.py``).  ``info["approximation"]`` names the
+form that answered, and the measured error envelopes are recorded per
 form: "subsystem of all its FCFS queues" (one subsystem holds every
-candidate queue), "subsystems of pairs" (some, not one of all), "stations
+candidate queue), "smaller subsystems" (some, not one of all), "stations
 alone (Marie's decomposition)" (none: one class, one candidate queue, or
-every chain past the budget, as on most networks of 12 jobs or more,
-whose pairs' chains count millions of FCFS orders: on
-``marie-classdep-large``, 40 networks of 8-20 jobs against the simulator,
-27 of 12-20 jobs were answered by stations alone, worst X 9.0 %,
-R 12.6 %, 8 of 8-15 jobs by pairs, X 7.1 %, R 9.2 % (network 14, 6.9 %
-and 8.9 % with every station alone), and 5 of 8-9 jobs by one
-subsystem, X 0.5 %, R 0.9 %; with the budget of 6,000 states that the
-sparse LU allowed, 36 by stations alone, 4 by pairs, none by one
-subsystem).  A chain whose count of FCFS orders and phases passes the
-budget is refused before its enumeration (:func:`_placements`).
-Where a subsystem forms, the class aggregation of the next paragraph is
-not used (the joint chain keeps the order itself).
+every chain past the budget).  Every chain's size is counted before its
+enumeration (:func:`_placements`).
+Where a subsystem keeping the whole order forms, the class aggregation of
+the next paragraph is not used (the joint chain keeps the order itself).
 What remains approximate is the complement: its flow-equivalent returns a
 class-r job to S at the rate Lambda_r(n) whatever the other jobs outside
 are doing, split over S's entry stations by the class's flows, so it
@@ -274,9 +291,11 @@ ASSUMPTIONS = (
     "first two moments of a job's passage through the rest of the network when alone "
     "there, sped up to Marie's conditional arrival rates",
     "several classes: single-server FCFS queues with general service joined in subsystems "
-    "(all of them, else pairs, within a state budget), each one joint chain keeping the FCFS "
-    "order, fed by Poisson arrivals at the flow-equivalent rates of the rest of the network, "
-    "which forget where a job left the subsystem (Baynat & Dallery 1993)",
+    "(all of them, else the most strongly linked, within a state budget), each one joint "
+    "chain keeping the FCFS order (or, past the budget, the order of the first jobs of each "
+    "queue and the numbers of the rest), fed by Poisson arrivals at the flow-equivalent "
+    "rates of the rest of the network, which forget where a job left the subsystem "
+    "(Baynat & Dallery 1993)",
 )
 
 
@@ -613,10 +632,13 @@ def _group_max(group_max):
 
 
 def _forms_subsystems(net: Network, group_max=None) -> bool:
-    """Whether the network solved per class forms a subsystem (False where
-    it cannot be planned per class: the aggregated classes may still be)."""
+    """Whether the network solved per class forms a subsystem that keeps
+    the FCFS order (False where it cannot be planned per class: the
+    aggregated classes may still be).  A subsystem without the order
+    draws the next class to start at random, as the class aggregation
+    does, which keeps a cycle's classes from overtaking one another."""
     try:
-        return bool(_subsystems(net, _plan(net), group_max))
+        return any(ch.ordered for ch in _subsystems(net, _plan(net), group_max).values())
     except (ProblemTooLargeError, UnsupportedModelError):
         return False
 
@@ -954,17 +976,18 @@ def _iterate(plan: _Plan, tol: float, max_iter: int):
 
 #: the most stations one subsystem joins, where a call does not say
 #: (``group_max`` of :func:`marie`; None: every candidate station where
-#: their joint chain fits the state budget, else pairs; 2: pairs only;
+#: their joint chain fits the state budget, else the most strongly linked
+#: merged while their chains fit; 2: pairs at most;
 #: 1: no subsystem)
 GROUP_MAX = None
 
 #: ``info["approximation"]``: the form that answered (module docstring,
 #: "Subsystems of several stations"): one subsystem holding every candidate
-#: station, some subsystems but not one of all (pairs), or none
+#: station, smaller subsystems (not one of all), or none
 FORM_ALL = "subsystem of all its FCFS queues"
-FORM_PAIRS = "subsystems of pairs"
+FORM_SOME = "smaller subsystems"
 FORM_ALONE = "stations alone (Marie's decomposition)"
-FORMS = (FORM_ALL, FORM_PAIRS, FORM_ALONE)
+FORMS = (FORM_ALL, FORM_SOME, FORM_ALONE)
 
 
 def _group_candidates(net: Network, plan: _Plan) -> list:
@@ -989,17 +1012,17 @@ def _group_candidates(net: Network, plan: _Plan) -> list:
 def _group_chain(net: Network, plan: _Plan, places: tuple, budget: int):
     """The :class:`~qmodels.analytic._marie_subsystem.SubsystemChain` of
     the stations ``places``: routing between them and the flows (4) from
-    the class's routing rows and visit ratios; OverflowError past
-    ``budget`` states."""
+    the class's routing rows and visit ratios; FCFS order kept where its
+    chain fits ``budget`` states, else the numbers of waiting jobs only
+    (:func:`_chain_form`); :class:`_PastBudget` where neither fits."""
     from ._marie_subsystem import SubsystemChain
 
-    C, K = plan.lattice.C, len(net.stations)
+    C = plan.lattice.C
     m = len(places)
     pos = {k: i for i, k in enumerate(places)}
     V = plan.V
     P = [np.zeros((m, m)) for _ in range(C)]
     f = [np.zeros(m) for _ in range(C)]
-    inside = []
     for r in range(C):
         if plan.N[r] <= 0:
             continue
@@ -1013,16 +1036,98 @@ def _group_chain(net: Network, plan: _Plan, places: tuple, budget: int):
         for j, k in enumerate(places):
             if plan.live[r, k]:
                 f[r][j] = max(V[r, k] - sum(V[r, i] * P[r][pos[i], j] for i in places), 0.0)
-        outside = plan.Z[r] > 0 or any(plan.live[r, k] for k in range(K) if k not in pos)
-        if not outside and plan.live[r, list(places)].any():
-            inside.append(r)
-    if _placements(plan, places, inside) > budget \
-            or _placements(plan, places, inside, ordered=True) > ORDERS_MARGIN * budget:
-        # before the enumeration, which costs about 40 us a state
+    inside = _inside(net, plan, places)
+    fits, window = _chain_form(plan, places, inside, budget)
+    if not fits:
+        # counted before the enumeration
         raise _PastBudget(f"more than {budget} states")
     phs = [[plan.phs[k][r] if plan.live[r, k] else None for r in range(C)] for k in places]
     S = [[float(plan.S[r, k]) for k in places] for r in range(C)]
-    return SubsystemChain(phs, S, P, f, plan.N, inside, budget)
+    if window is None:
+        try:
+            return SubsystemChain(phs, S, P, f, plan.N, inside, budget,
+                                  expect=_placements(plan, places, inside, ordered=True))
+        except OverflowError:
+            # the orders the routing allows passed the budget after all
+            window = _window(plan, places, inside, budget)
+            if window is None:
+                raise
+    return SubsystemChain(phs, S, P, f, plan.N, inside, budget, window=window,
+                          expect=_placements(plan, places, inside, window=window))
+
+
+def _inside(net: Network, plan: _Plan, places: tuple) -> list:
+    """The classes with no place outside ``places`` (no think time, every
+    station they visit among them): they never leave the subsystem."""
+    K = len(net.stations)
+    out = []
+    for r in range(plan.lattice.C):
+        if plan.N[r] <= 0:
+            continue
+        outside = plan.Z[r] > 0 or any(plan.live[r, k] for k in range(K) if k not in places)
+        if not outside and plan.live[r, list(places)].any():
+            out.append(r)
+    return out
+
+
+def _chain_form(plan: _Plan, places: tuple, inside: list, budget: int):
+    """How the subsystem ``places`` is analysed, by counting its states
+    before any enumeration: (True, None), the FCFS order kept, where its
+    placements fit ``budget`` and its count of FCFS orders and phases
+    passes it by at most :data:`ORDERS_MARGIN` (the routing may rule orders
+    out); else (True, L), the first L jobs of each queue in order and the
+    rest counted, L by :func:`_window`; (False, None) where even L = 1
+    does not fit."""
+    if _placements(plan, places, inside) > budget:
+        return False, None
+    if _placements(plan, places, inside, ordered=True) <= ORDERS_MARGIN * budget:
+        return True, None
+    window = _window(plan, places, inside, budget)
+    if window is not None and window >= int(np.sum(plan.N)):
+        return True, None          # a window as long as every job: the whole order
+    return window is not None, window
+
+
+def _fits(plan: _Plan, places: tuple, inside: list, budget: int) -> bool:
+    """Whether :func:`_chain_form` finds a form for ``places`` (the
+    shortest window is enough to say so)."""
+    if _placements(plan, places, inside) > budget:
+        return False
+    return (_placements(plan, places, inside, window=1) <= budget
+            or _placements(plan, places, inside, ordered=True) <= ORDERS_MARGIN * budget)
+
+
+#: the longest FCFS window tried (:func:`_window`): past it, the whole order
+WINDOW_MAX = 12
+#: a window longer than one job only while its chain has at most this many
+#: states (:func:`_window`).  On ``marie-classdep-large`` (40 networks of
+#: 8-20 jobs against the simulator) windows as long as the 200,000-state
+#: budget of the time allowed cost 2.8 times the CPU time of L = 1 for the same mean
+#: error (X 1.08 % against 1.01 %, R 2.66 % against 2.71 %), and the worst
+#: network's X error grew from 4.6 % (L = 1, 12,498 states a pair) to
+#: 6.2 % (L = 2, 42,280) and 7.7 % (L = 3, 116,622): the random order past
+#: the window offsets part of the error of the flow-equivalent there.  A
+#: short window where it is cheap keeps the order that matters behind a
+#: near-deterministic head (two Erlang queues in a cycle: X 10.3 % off at
+#: L = 1, 0.8 % at L = 2; ``tests/test_marie_subsystem.py``)
+WINDOW_STATES = 20_000
+
+
+def _window(plan: _Plan, places: tuple, inside: list, budget: int):
+    """The window L of the chain keeping the first L jobs of each queue in
+    order (the rest counted): 1 where that chain has at most ``budget``
+    states by :func:`_placements` (an upper bound there), longer (up to
+    :data:`WINDOW_MAX`) while it has at most :data:`WINDOW_STATES` and
+    ``budget``; None where even L = 1 does not fit."""
+    if _placements(plan, places, inside, window=1) > budget:
+        return None
+    best = 1
+    cap = min(budget, WINDOW_STATES)
+    for L in range(2, WINDOW_MAX + 1):
+        if _placements(plan, places, inside, window=L) > cap:
+            break
+        best = L
+    return best
 
 
 class _PastBudget(OverflowError):
@@ -1036,7 +1141,25 @@ class _PastBudget(OverflowError):
 ORDERS_MARGIN = 2.0
 
 
-def _placements(plan: _Plan, places: tuple, inside: list, ordered: bool = False) -> float:
+def _sequences(lat, r: int, L: int) -> np.ndarray:
+    """On the lattice: where n_r >= 1, the number of distinct sequences of
+    min(|n|, L) - 1 classes drawn from n - e_r (the jobs behind a class-r
+    head in a window of L), k! [x^k] prod_s sum_{j <= c_s} x^j / j!
+    (:func:`_placements`); 0 where n_r = 0."""
+    C = lat.C
+    c = [lat.grid[s] - (1 if s == r else 0) for s in range(C)]
+    inv = [1.0 / math.factorial(j) for j in range(L)]
+    coef = [np.ones(lat.dims)] + [np.zeros(lat.dims) for _ in range(L - 1)]
+    for s in range(C):
+        coef = [sum(coef[m - j] * (c[s] >= j) * inv[j] for j in range(m + 1))
+                for m in range(L)]
+    kk = np.clip(np.minimum(lat.tot.astype(np.int64), L) - 1, 0, L - 1)
+    out = np.choose(kk, coef) * np.array([math.factorial(j) for j in range(L)])[kk]
+    return np.where(lat.grid[r] >= 1, out, 0.0)
+
+
+def _placements(plan: _Plan, places: tuple, inside: list, ordered: bool = False,
+                window: int | None = None) -> float:
     """The number of ways the stations ``places`` can hold jobs, counted by
     class and station only (at most N_r of class r in all, all N_r of a
     class that stays inside, none of a class where it does not go): the
@@ -1050,12 +1173,27 @@ def _placements(plan: _Plan, places: tuple, inside: list, ordered: bool = False)
     sum_r m_r (n - 1)! / ((n_r - 1)! prod_{s != r} n_s!), the sequences
     headed by a class-r job times its phases: the chain's size where every
     order and phase is reached, an estimate rather than a bound where the
-    routing rules some order out."""
+    routing rules some order out.  With ``window`` L, each placement
+    counted once per sequence of its first min(n, L) jobs and phase of the
+    job in service (the chain keeping that much of the order, the rest
+    counted): sum_r m_r s(n - e_r, min(n, L) - 1), with s(c, k) =
+    k! [x^k] prod_s sum_{j <= c_s} x^j / j! the number of distinct
+    sequences of k items drawn from the multiset c (the exponential
+    generating function of arrangements with bounded repetition; Stanley,
+    *Enumerative Combinatorics* 1, 2nd ed., 2012, sec. 1.4); an upper
+    bound on the states."""
     lat = plan.lattice
     tot = None
     idx = lat.tot.astype(np.int64)
     for k in places:
-        if ordered:
+        if window is not None:
+            heads = np.zeros(lat.dims)
+            for r in range(lat.C):
+                if plan.live[r, k]:
+                    heads += plan.phs[k][r].phases * _sequences(lat, r, int(window))
+            with np.errstate(divide="ignore"):
+                f = np.where(idx > 0, np.log(np.maximum(heads, 1e-300)), 0.0)
+        elif ordered:
             heads = sum(lat.grid[r] * (plan.phs[k][r].phases if plan.live[r, k] else 0)
                         for r in range(lat.C))
             with np.errstate(divide="ignore"):
@@ -1077,15 +1215,15 @@ def _placements(plan: _Plan, places: tuple, inside: list, ordered: bool = False)
 def _groups(net: Network, plan: _Plan, gmax=None) -> dict:
     """The subsystems (module docstring): every candidate station
     (:func:`_group_candidates`) in one subsystem where their joint chain
-    fits :data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES` (and
-    ``gmax``, the effective ``group_max`` of :func:`marie`); else disjoint pairs
-    (none with ``gmax`` 1), the most strongly linked first
-    (the largest flow sum_r V_ri P_r(i, j) + V_rj P_r(j, i) between them),
-    each kept where its chain fits; the search stops at the second pair
-    whose enumeration passed the budget (each costs its chain's
-    enumeration up to the budget; a chain whose count of FCFS orders and
-    phases, :func:`_placements`, passes it is not enumerated and costs
-    nothing).
+    with FCFS order fits
+    :data:`~qmodels.analytic._marie_subsystem.SUBSYSTEM_STATES` (and
+    ``gmax``, the effective ``group_max`` of :func:`marie`); else
+    subsystems grown by merging, the most strongly linked first (the
+    largest flow sum_r V_ri P_r(i, j) + V_rj P_r(j, i) between their
+    stations), from every candidate alone, while the merged chain fits the
+    budget in one of its two forms (:func:`_chain_form`) and ``gmax``;
+    none with ``gmax`` 1.  Every size is counted, not enumerated
+    (:func:`_placements`): only the chains formed are built.
     {tuple of stations: chain}."""
     from ._marie_subsystem import SUBSYSTEM_STATES
 
@@ -1104,31 +1242,39 @@ def _groups(net: Network, plan: _Plan, gmax=None) -> dict:
                 tot += plan.V[r, a] * sum(p for d, p in rows[r][a] if d == b)
         return tot
 
-    free = list(cand)
-    out = {}
     if len(cand) > 2 and (gmax is None or len(cand) <= gmax):
         try:
-            out[tuple(cand)] = _group_chain(net, plan, tuple(cand), SUBSYSTEM_STATES)
-            return out
+            whole = tuple(cand)
+            if _chain_form(plan, whole, _inside(net, plan, whole),
+                           SUBSYSTEM_STATES) == (True, None):
+                return {whole: _group_chain(net, plan, whole, SUBSYSTEM_STATES)}
         except OverflowError:
             pass
-    pairs = sorted(((flow(i, j), i, j) for a, i in enumerate(cand) for j in cand[a + 1:]),
-                   key=lambda x: -x[0])
-    misses = 0      # a chain past the budget costs its enumeration up to it
-    for w, i, j in pairs:
-        if w <= 0 or i not in free or j not in free:
-            continue
-        try:
-            out[(i, j)] = _group_chain(net, plan, (i, j), SUBSYSTEM_STATES)
-        except _PastBudget:
-            continue        # counted, not enumerated: it cost nothing
-        except OverflowError:
-            misses += 1
-            if misses >= 2:
-                break
-            continue
-        free.remove(i)
-        free.remove(j)
+    link = {(i, j): flow(i, j) for a, i in enumerate(cand) for j in cand[a + 1:]}
+    parts = [(k,) for k in cand]
+    while True:
+        best = None
+        for a, g in enumerate(parts):
+            for h in parts[a + 1:]:
+                if gmax is not None and len(g) + len(h) > gmax:
+                    continue
+                w = sum(link[(min(i, j), max(i, j))] for i in g for j in h)
+                if w <= 0 or (best is not None and w <= best[0]):
+                    continue
+                merged = tuple(sorted(g + h))
+                if _fits(plan, merged, _inside(net, plan, merged), SUBSYSTEM_STATES):
+                    best = (w, g, h, merged)
+        if best is None:
+            break
+        _w, g, h, merged = best
+        parts = [x for x in parts if x not in (g, h)] + [merged]
+    out = {}
+    for g in parts:
+        if len(g) > 1:
+            try:
+                out[g] = _group_chain(net, plan, g, SUBSYSTEM_STATES)
+            except OverflowError:
+                continue
     return out
 
 
@@ -1585,8 +1731,9 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500,
     group_max : int or None
         The most stations one subsystem joins (module docstring,
         "Subsystems of several stations"): None every candidate queue in
-        one subsystem where its chain fits the state budget, else pairs; 2
-        pairs only; 1 no subsystem (every station alone, Marie's
+        one subsystem where its chain fits the state budget, else the most
+        strongly linked merged while their chains fit; 2 pairs at most; 1
+        no subsystem (every station alone, Marie's
         decomposition).
 
     Returns
@@ -1597,7 +1744,7 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500,
         service), ``info["tv_distance"]`` (the last sweep's residual);
         ``info["approximation"]`` the form that answered, one of
         :data:`FORMS`: "subsystem of all its FCFS queues" (one subsystem
-        holds every candidate queue), "subsystems of pairs" (some
+        holds every candidate queue), "smaller subsystems" (some
         subsystems, not one of all), "stations alone (Marie's
         decomposition)" (none; so with one class).  The measured error
         envelopes are recorded per form.
@@ -1622,7 +1769,10 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500,
     Equations (1) and (2) and their sources in the module docstring.
     With several classes, single-server FCFS queues of general service are
     joined in subsystems solved as one joint chain each (module docstring,
-    "Subsystems of several stations"); ``info["subsystems"]`` lists them.
+    "Subsystems of several stations"); ``info["subsystems"]`` lists them
+    and ``info["subsystems_ordered"]`` says whether each kept its queues'
+    whole FCFS order (else the order of the first jobs of each queue and
+    the numbers of the rest, named in the notes).
     Where none forms, classes that share one cycle of single-server FCFS
     queues with no think time are solved as one aggregated class (module
     docstring, "Several classes on one cycle"); ``info["aggregated"]``
@@ -1650,9 +1800,9 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500,
     gmax = None if group_max is None else int(group_max)
     groups = _cycle_groups(net)
     if groups and not _forms_subsystems(net, gmax):
-        # where subsystems form, their chains keep the classes' order and the
-        # class aggregation (which draws the class of each service afresh) is
-        # not used
+        # where subsystems keeping the FCFS order form, their chains keep the
+        # classes' order and the class aggregation (which draws the class of
+        # each service afresh) is not used
         out = _group_answer(net, groups, float(tol), int(max_iter), gmax)
         if out is not None:
             return out
@@ -1666,7 +1816,7 @@ def _form(net: Network, plan: _Plan, groups: dict) -> str:
         return FORM_ALONE
     if len(groups) == 1 and set(next(iter(groups))) == set(_group_candidates(net, plan)):
         return FORM_ALL
-    return FORM_PAIRS
+    return FORM_SOME
 
 
 def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False,
@@ -1739,10 +1889,12 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False,
         notes.append(f"station {net.stations[k].name!r}: arrivals as renewal processes "
                      f"({words}; the others Poisson)")
     for g in groups:
+        kept = ("the FCFS order kept" if groups[g].ordered else
+                "the numbers of waiting jobs per class kept, not their order: the next to "
+                "start drawn in proportion to them")
         notes.append("stations " + ", ".join(repr(net.stations[k].name) for k in g)
-                     + f": one subsystem, their joint chain ({groups[g].size:,} states, the FCFS "
-                     "order kept) fed by the flow-equivalent of the rest (Baynat & Dallery "
-                     "1993)")
+                     + f": one subsystem, their joint chain ({groups[g].size:,} states, {kept}) "
+                     "fed by the flow-equivalent of the rest (Baynat & Dallery 1993)")
     if group_failed:
         notes.append("the subsystems' iteration did not settle; every station alone")
     if plan.lattice.C > 1 and any(k not in joint for k in plan.general):
@@ -1756,6 +1908,7 @@ def _marie(net: Network, tol: float, max_iter: int, per_class: bool = False,
                                                 for k in plan.general},
             "capacity_scale": float(worst),
             "subsystems": [[net.stations[k].name for k in g] for g in groups],
+            "subsystems_ordered": [bool(groups[g].ordered) for g in groups],
             "approximation": _form(net, plan, groups),
             "arrivals": {**{net.stations[k].name: arr.words for k, arr in chains.arrival.items()},
                          **{net.stations[k].name: "; ".join(
@@ -1792,8 +1945,8 @@ _WHOLE_ASSUMPTIONS = (
 
 def _whole_network(net: Network, plan, groups: dict, converged: bool) -> bool:
     """Whether Marie's answer is the network's own chain: one subsystem
-    holding every station, every service shape in it phase-type as given
-    (no fit), converged.  Then the complement is each class's think time
+    holding every station, its FCFS order kept, every service shape in it
+    phase-type as given (no fit), converged.  Then the complement is each class's think time
     alone, an exponential stage (the think time of this package, in the
     simulator and the CTMC alike) whose rate with n_c class-c jobs in the
     subsystem is exactly (N_c - n_c) / Z_c, so Marie's state-dependent
@@ -1806,6 +1959,6 @@ def _whole_network(net: Network, plan, groups: dict, converged: bool) -> bool:
     if not converged or len(groups) != 1:
         return False
     (members,) = groups
-    if set(members) != set(range(len(net.stations))):
+    if set(members) != set(range(len(net.stations))) or not groups[members].ordered:
         return False
     return all(ph.exact for k in members if k in plan.phs for ph in plan.phs[k])

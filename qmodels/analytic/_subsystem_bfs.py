@@ -1,0 +1,307 @@
+"""The breadth-first enumeration of a Marie subsystem's joint chain,
+compiled (:class:`qmodels.analytic._marie_subsystem.SubsystemChain`).
+
+The chain and its transitions are those of
+:mod:`qmodels.analytic._marie_subsystem` (its module docstring): per
+station of the subsystem, the classes of its first min(n, L) jobs in order
+of arrival, the phase of the head's service and the numbers per class of
+the jobs past the window (a window as long as the population keeps the
+whole order); arrivals from the flow-equivalent of the rest of the network
+(their rates left as coefficients to multiply by Lambda_r(n)), phase
+changes and completions, a completing job routed to another station of the
+subsystem or out of it.  A state is a row of small integers: per station
+``[n, phase, slot_0 .. slot_{L-1}, tail_0 .. tail_{C-1}]`` (slots past n
+hold -1, the tail is empty until the window is full), found again by an
+open-addressing hash table over the rows (linear probing; Knuth, *The Art
+of Computer Programming* 3, 2nd ed., 1998, sec. 6.4, algorithm L), so the
+states need no Python objects: the plain-Python enumeration it replaces
+took 25-40 us a state, most of it building and hashing tuples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jitable, lazyjit
+
+#: the hash's bits (a 40-bit polynomial hash stays within int64 in the
+#: compiled kernel and in Python alike)
+_MASK = (1 << 40) - 1
+
+
+@jitable
+def _hash(row) -> int:
+    h = 7
+    for x in row:
+        h = (h * 131 + int(x) + 2) & _MASK
+    return h
+
+
+@jitable
+def _find(states, table, row) -> tuple:
+    """(index of ``row`` among ``states`` or -1, its slot in ``table``)."""
+    size = len(table)
+    slot = _hash(row) & (size - 1)
+    W = len(row)
+    while True:
+        k = table[slot]
+        if k < 0:
+            return -1, slot
+        same = True
+        for w in range(W):
+            if states[k, w] != row[w]:
+                same = False
+                break
+        if same:
+            return k, slot
+        slot = (slot + 1) & (size - 1)
+
+
+@jitable
+def _rehash(states, nst, size):
+    table = np.full(size, -1, np.int64)
+    for k in range(nst):
+        slot = _hash(states[k]) & (size - 1)
+        while table[slot] >= 0:
+            slot = (slot + 1) & (size - 1)
+        table[slot] = k
+    return table
+
+
+@jitable
+def _index(states, nst, table, cand, budget) -> tuple:
+    """(k, states, nst, table): the index of the state row ``cand``, added
+    (the arrays grown as needed) where it is new; k = -1 where it is new
+    and ``budget`` states are already there."""
+    k, slot = _find(states, table, cand)
+    if k >= 0:
+        return k, states, nst, table
+    if nst >= budget:
+        return -1, states, nst, table
+    if nst == len(states):
+        st2 = np.empty((2 * nst, states.shape[1]), np.int16)
+        st2[:nst] = states[:nst]
+        states = st2
+    states[nst, :] = cand
+    table[slot] = nst
+    nst += 1
+    if 2 * nst > len(table):
+        table = _rehash(states, nst, 2 * len(table))
+    return nst - 1, states, nst, table
+
+
+@jitable
+def _grow(a, n, per):
+    """``a`` with its first ``n`` entries, room for twice as many and ``per``."""
+    b = np.empty(2 * len(a) + per, a.dtype)
+    b[:n] = a[:n]
+    return b
+
+
+@jitable
+def _append(row, o, r, L) -> None:
+    """A class-r job joins the non-empty station at offset ``o``."""
+    n = row[o]
+    if n < L:
+        row[o + 2 + n] = r
+    else:
+        row[o + 2 + L + r] += 1
+    row[o] = n + 1
+
+
+# one loop over the chain's transitions, in the order of the enumeration it
+# replaces (the states' order is part of its contract)
+@lazyjit(threshold=2_000)
+def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, P, f,  # noqa: C901
+                  exitp, budget):
+    """(states, fixed rows, cols, rates, arrival rows, cols, coefficients,
+    classes, overflow) of the chain from ``seed`` (a state row), breadth
+    first, in the order of the plain enumeration it replaces: per state its
+    arrivals (class by class, station by station), then per station its
+    phase changes and completions.  ``L`` the window (the population for
+    the whole order); ``N`` (C,) the populations, ``inside`` (C,) the
+    classes that never leave; per (station, class): ``nph`` the phases (0:
+    the class does not come), ``alpha`` (m, C, p) the start
+    probabilities, ``T`` (m, C, p, p) the phase rates, ``tex`` (m, C, p)
+    the completion rates, ``nstart`` / ``starts`` the phases a service can
+    start in; per class: ``P`` (C, m, m) routing within the subsystem,
+    ``f`` (C, m) the shares of the arrivals, ``exitp`` (C, m) the
+    probability of leaving the subsystem after a completion.  ``overflow``
+    True (the rest meaningless) past ``budget`` states."""
+    B = 2 + L + C
+    W = m * B
+    pmax = alpha.shape[2]
+    cap = 1024
+    states = np.empty((cap, W), np.int16)
+    states[0, :] = seed
+    nst = 1
+    table = _rehash(states, nst, 2048)
+    # per state at most: arrivals C m pmax; per station pmax phase changes
+    # and a completion to (exit + m stations) times (C pmax) left states
+    # times pmax start phases
+    per = C * m * pmax + m * (pmax + C * pmax * (1 + m * pmax))
+    fcap = 4096 + per
+    fr = np.empty(fcap, np.int64)
+    fc = np.empty(fcap, np.int64)
+    fv = np.empty(fcap, np.float64)
+    nf = 0
+    acap = 4096 + per
+    ar = np.empty(acap, np.int64)
+    ac = np.empty(acap, np.int64)
+    av = np.empty(acap, np.float64)
+    acl = np.empty(acap, np.int64)
+    na = 0
+    cur = np.empty(W, np.int16)
+    cand = np.empty(W, np.int16)
+    left = np.empty(W, np.int16)
+    counts = np.zeros(C, np.int64)
+    head = 0
+    while head < nst:
+        cur[:] = states[head]
+        if nf + per > len(fr):
+            fr, fc, fv = _grow(fr, nf, per), _grow(fc, nf, per), _grow(fv, nf, per)
+        if na + per > len(ar):
+            ar, ac = _grow(ar, na, per), _grow(ac, na, per)
+            av, acl = _grow(av, na, per), _grow(acl, na, per)
+        for r in range(C):
+            counts[r] = 0
+        for j in range(m):
+            o = j * B
+            k = min(int(cur[o]), L)
+            for q in range(k):
+                counts[cur[o + 2 + q]] += 1
+            for r in range(C):
+                counts[r] += cur[o + 2 + L + r]
+        # arrivals from the complement
+        for r in range(C):
+            if counts[r] >= N[r] or inside[r]:
+                continue
+            for j in range(m):
+                if f[r, j] <= 0 or nph[j, r] == 0:
+                    continue
+                o = j * B
+                if cur[o] > 0:
+                    cand[:] = cur
+                    _append(cand, o, r, L)
+                    nw = 1
+                else:
+                    nw = nstart[j, r]
+                for a in range(nw):
+                    if cur[o] == 0:
+                        p2 = starts[j, r, a]
+                        cand[:] = cur
+                        cand[o] = 1
+                        cand[o + 1] = p2
+                        cand[o + 2] = r
+                        w = alpha[j, r, p2]
+                    else:
+                        w = 1.0
+                    k, states, nst, table = _index(states, nst, table, cand, budget)
+                    if k < 0:
+                        return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], \
+                            av[:na], acl[:na], True
+                    ar[na] = head
+                    ac[na] = k
+                    av[na] = f[r, j] * w
+                    acl[na] = r
+                    na += 1
+        # phase changes and completions
+        for j in range(m):
+            o = j * B
+            n = int(cur[o])
+            if n == 0:
+                continue
+            r = int(cur[o + 2])
+            p = int(cur[o + 1])
+            for p2 in range(nph[j, r]):
+                if p2 != p and T[j, r, p, p2] > 0:
+                    cand[:] = cur
+                    cand[o + 1] = p2
+                    k, states, nst, table = _index(states, nst, table, cand, budget)
+                    if k < 0:
+                        return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], \
+                            av[:na], acl[:na], True
+                    fr[nf] = head
+                    fc[nf] = k
+                    fv[nf] = T[j, r, p, p2]
+                    nf += 1
+            rate = tex[j, r, p]
+            if rate <= 0:
+                continue
+            # the states after the head leaves (the next job's class and
+            # first phase), then where the job goes
+            tail = 0
+            if n - 1 >= L:
+                for s in range(C):
+                    tail += cur[o + 2 + L + s]
+            nnext = C if tail > 0 else 1
+            for s in range(nnext):
+                if tail > 0 and cur[o + 2 + L + s] == 0:
+                    continue
+                left[:] = cur
+                left[o] = n - 1
+                if n == 1:
+                    left[o + 1] = -1
+                    left[o + 2] = -1
+                    w0s = 1.0
+                    nst0 = 1
+                else:
+                    kk = min(n, L)
+                    for q in range(kk - 1):
+                        left[o + 2 + q] = cur[o + 3 + q]
+                    if tail > 0:
+                        left[o + 2 + L - 1] = s
+                        left[o + 2 + L + s] -= 1
+                        w0s = cur[o + 2 + L + s] / tail
+                    else:
+                        left[o + 2 + kk - 1] = -1
+                        w0s = 1.0
+                    nst0 = nstart[j, left[o + 2]]
+                for a in range(nst0):
+                    if n > 1:
+                        h = left[o + 2]
+                        p0 = starts[j, h, a]
+                        left[o + 1] = p0
+                        w0 = w0s * alpha[j, h, p0]
+                    else:
+                        w0 = w0s
+                    # out of the subsystem, then to each station of it
+                    for i in range(-1, m):
+                        if i < 0:
+                            if exitp[r, j] <= 1e-14:
+                                continue
+                            cand[:] = left
+                            nw = 1
+                            wr = rate * w0 * exitp[r, j]
+                        else:
+                            pji = P[r, j, i]
+                            if pji <= 0:
+                                continue
+                            oi = i * B
+                            if left[oi] > 0:
+                                cand[:] = left
+                                _append(cand, oi, r, L)
+                                nw = 1
+                            else:
+                                nw = nstart[i, r]
+                            wr = rate * w0 * pji
+                        for b in range(nw):
+                            w1 = 1.0
+                            if i >= 0 and left[i * B] == 0:
+                                oi = i * B
+                                p3 = starts[i, r, b]
+                                cand[:] = left
+                                cand[oi] = 1
+                                cand[oi + 1] = p3
+                                cand[oi + 2] = r
+                                w1 = alpha[i, r, p3]
+                            k, states, nst, table = _index(states, nst, table, cand, budget)
+                            if k < 0:
+                                return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], \
+                                    ac[:na], av[:na], acl[:na], True
+                            fr[nf] = head
+                            fc[nf] = k
+                            fv[nf] = wr * w1
+                            nf += 1
+        head += 1
+    return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], av[:na], acl[:na], False
