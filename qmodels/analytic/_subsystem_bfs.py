@@ -13,8 +13,9 @@ subsystem or out of it.  A state is a row of small integers: per station
 ``[n, phase, slot_0 .. slot_{L-1}, tail_0 .. tail_{C-1}]`` (slots past n
 hold -1, the tail is empty until the window is full), found again by an
 open-addressing hash table over the rows (linear probing; Knuth, *The Art
-of Computer Programming* 3, 2nd ed., 1998, sec. 6.4, algorithm L), so the
-states need no Python objects: the plain-Python enumeration it replaces
+of Computer Programming* 3, 2nd ed., 1998, sec. 6.4, algorithm L; the
+table of the CTMC's compiled build, :mod:`qmodels.analytic._ctmc_fast`),
+so the states need no Python objects: the plain-Python enumeration it replaces
 took 25-40 us a state, most of it building and hashing tuples.
 """
 
@@ -22,72 +23,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jitable, lazyjit
-
-#: the hash's bits (a 40-bit polynomial hash stays within int64 in the
-#: compiled kernel and in Python alike)
-_MASK = (1 << 40) - 1
+from .._jit import jitable
+from ._ctmc_fast import _find, _hot_lazy, _insert, _reserve
 
 
 @jitable
-def _hash(row) -> int:
-    h = 7
-    for x in row:
-        h = (h * 131 + int(x) + 2) & _MASK
-    return h
-
-
-@jitable
-def _find(states, table, row) -> tuple:
-    """(index of ``row`` among ``states`` or -1, its slot in ``table``)."""
-    size = len(table)
-    slot = _hash(row) & (size - 1)
-    W = len(row)
-    while True:
-        k = table[slot]
-        if k < 0:
-            return -1, slot
-        same = True
-        for w in range(W):
-            if states[k, w] != row[w]:
-                same = False
-                break
-        if same:
-            return k, slot
-        slot = (slot + 1) & (size - 1)
-
-
-@jitable
-def _rehash(states, nst, size):
-    table = np.full(size, -1, np.int64)
-    for k in range(nst):
-        slot = _hash(states[k]) & (size - 1)
-        while table[slot] >= 0:
-            slot = (slot + 1) & (size - 1)
-        table[slot] = k
-    return table
-
-
-@jitable
-def _index(states, nst, table, cand, budget) -> tuple:
-    """(k, states, nst, table): the index of the state row ``cand``, added
-    (the arrays grown as needed) where it is new; k = -1 where it is new
-    and ``budget`` states are already there."""
-    k, slot = _find(states, table, cand)
+def _index(cand, W, states, hashes, table, nst, budget):
+    """(k, nst): the index of the state row ``cand``, stored as a new state
+    where it is new (the room made beforehand by ``_reserve``); k = -1
+    where it is new and ``budget`` states are already there."""
+    k, hk, slot = _find(cand, W, states, hashes, table)
     if k >= 0:
-        return k, states, nst, table
+        return k, nst
     if nst >= budget:
-        return -1, states, nst, table
-    if nst == len(states):
-        st2 = np.empty((2 * nst, states.shape[1]), np.int16)
-        st2[:nst] = states[:nst]
-        states = st2
-    states[nst, :] = cand
-    table[slot] = nst
-    nst += 1
-    if 2 * nst > len(table):
-        table = _rehash(states, nst, 2 * len(table))
-    return nst - 1, states, nst, table
+        return -1, nst
+    return nst, _insert(cand, hk, slot, states, hashes, table, nst)
 
 
 @jitable
@@ -111,7 +61,7 @@ def _append(row, o, r, L) -> None:
 
 # one loop over the chain's transitions, in the order of the enumeration it
 # replaces (the states' order is part of its contract)
-@lazyjit(threshold=2_000)
+@_hot_lazy(threshold=2_000)
 def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, P, f,  # noqa: C901
                   exitp, budget):
     """(states, fixed rows, cols, rates, arrival rows, cols, coefficients,
@@ -131,11 +81,9 @@ def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, 
     B = 2 + L + C
     W = m * B
     pmax = alpha.shape[2]
-    cap = 1024
-    states = np.empty((cap, W), np.int16)
-    states[0, :] = seed
-    nst = 1
-    table = _rehash(states, nst, 2048)
+    states = np.zeros((1024, W), np.int32)
+    hashes = np.zeros(1024, np.int64)
+    table = np.full(4096, -1, np.int64)
     # per state at most: arrivals C m pmax; per station pmax phase changes
     # and a completion to (exit + m stations) times (C pmax) left states
     # times pmax start phases
@@ -151,12 +99,17 @@ def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, 
     av = np.empty(acap, np.float64)
     acl = np.empty(acap, np.int64)
     na = 0
-    cur = np.empty(W, np.int16)
-    cand = np.empty(W, np.int16)
-    left = np.empty(W, np.int16)
+    cur = np.empty(W, np.int32)
+    cand = np.empty(W, np.int32)
+    left = np.empty(W, np.int32)
+    cand[:] = seed
+    _k, hk, slot = _find(cand, W, states, hashes, table)
+    nst = _insert(cand, hk, slot, states, hashes, table, 0)
     counts = np.zeros(C, np.int64)
     head = 0
     while head < nst:
+        # room for the most states one state's moves can add
+        states, hashes, table = _reserve(states, hashes, table, nst, per, False)
         cur[:] = states[head]
         if nf + per > len(fr):
             fr, fc, fv = _grow(fr, nf, per), _grow(fc, nf, per), _grow(fv, nf, per)
@@ -196,10 +149,10 @@ def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, 
                         w = alpha[j, r, p2]
                     else:
                         w = 1.0
-                    k, states, nst, table = _index(states, nst, table, cand, budget)
+                    k, nst = _index(cand, W, states, hashes, table, nst, budget)
                     if k < 0:
                         return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], \
-                            av[:na], acl[:na], True
+                                av[:na], acl[:na], True
                     ar[na] = head
                     ac[na] = k
                     av[na] = f[r, j] * w
@@ -217,10 +170,10 @@ def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, 
                 if p2 != p and T[j, r, p, p2] > 0:
                     cand[:] = cur
                     cand[o + 1] = p2
-                    k, states, nst, table = _index(states, nst, table, cand, budget)
+                    k, nst = _index(cand, W, states, hashes, table, nst, budget)
                     if k < 0:
                         return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], \
-                            av[:na], acl[:na], True
+                                av[:na], acl[:na], True
                     fr[nf] = head
                     fc[nf] = k
                     fv[nf] = T[j, r, p, p2]
@@ -295,10 +248,10 @@ def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, 
                                 cand[oi + 1] = p3
                                 cand[oi + 2] = r
                                 w1 = alpha[i, r, p3]
-                            k, states, nst, table = _index(states, nst, table, cand, budget)
+                            k, nst = _index(cand, W, states, hashes, table, nst, budget)
                             if k < 0:
                                 return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], \
-                                    ac[:na], av[:na], acl[:na], True
+                                        ac[:na], av[:na], acl[:na], True
                             fr[nf] = head
                             fc[nf] = k
                             fv[nf] = wr * w1
