@@ -399,11 +399,14 @@ def test_worst_case_of_the_catalogs():
     # against the simulator, whose half-width there is 0.14 %) the
     # flow-equivalent source fed s3 Poisson arrivals, where the real ones,
     # just out of a deterministic server, are nearly regular and seldom
-    # wait (the simulator's R at s3 is 0.95, Marie's was 1.50).  The two
-    # queues are one subsystem now (193,921 states at Erlang-32, solved by
-    # the multigrid), which sees c0 go from s2 to s3: X -5.9 %, R +6.3 %.
-    # What is left is the flow-equivalent source feeding the pair (Poisson,
-    # its rate by the jobs in the pair alone) and Erlang-32 for the
+    # wait (the simulator's R at s3 is 0.95, Marie's was 1.50).  With the
+    # two queues one subsystem (193,921 states at Erlang-32), which sees c0
+    # go from s2 to s3: X -5.9 %, R +6.3 % (the catalog's worst, 5.89 %),
+    # the flow-equivalent of the two PS queues feeding the pair.  The PS
+    # queues (exponential) now join it: the whole network in one chain
+    # keeping the job in service at each queue and the numbers waiting
+    # (308,815 states), X -3.1 %, R +3.2 % here.  What is left is the
+    # random order among the waiting jobs and Erlang-32 for the
     # deterministic shape.
     net = qm.Network(
         [qm.Queue("s0", 1.0, discipline="ps"), qm.Queue("s1", 1.0, discipline="ps"),
@@ -416,17 +419,16 @@ def test_worst_case_of_the_catalogs():
                                      "s3": {"s0": 1.0}},
                    service={"s0": 0.714, "s1": 0.304, "s2": 0.609, "s3": 0.375})])
     r = qm.marie(net)
-    assert r.info["subsystems"] == [["s2", "s3"]]
+    assert r.info["subsystems"] == [["s0", "s1", "s2", "s3"]]
+    assert r.info["subsystems_ordered"] == [False] and r.exactness == "approximate"
     s = _quiet(qm.simulate, net, seed=96, horizon=2e4, replications=5, progress=False)
     for c in ("c0", "c1"):
         xs, rs = s.X[c], s.R[c]
         eX = abs(float(r.X[c]) - float(xs)) / float(xs)
         eR = abs(float(r.R[c]) - float(rs)) / float(rs)
-        assert eX <= 0.065 + xs.half_width / float(xs), (c, eX)
-        assert eR <= 0.07 + rs.half_width / float(rs), (c, eR)
-    # the worst class's throughput is short by more than the 5 % goal
-    xs = s.X["c1"]
-    assert (float(xs) - float(r.X["c1"])) / float(xs) > 0.05
+        # (the pair alone: c1 X 5.9 %, R 6.3 % off, past these)
+        assert eX <= 0.04 + xs.half_width / float(xs), (c, eX)
+        assert eR <= 0.04 + rs.half_width / float(rs), (c, eR)
     # (mva-residual errs more here: X 7.6 %, R 8.2 % in the catalog run;
     # its own worst point of this catalog, network 61 at X 27 % and R 41 %,
     # is within 3 % for Marie: 2.9 % by its subsystem of 39,417 states,

@@ -58,11 +58,16 @@ def test_two_stations_in_a_cycle_are_exact(shapes, S, N):
     # Marie's conditional rates make each chain the whole network's.  With
     # Poisson arrivals (the method before) two Erlang-8 stations with 2
     # jobs lose 8.6 % of X.
+    # (group_max=1: every station alone; by default the two queues are one
+    # subsystem, the whole network's chain, exact as well)
     net = _cycle(shapes, S, N)
-    r, e = qm.marie(net), qm.ctmc(net)
+    r, e = qm.marie(net, group_max=1), qm.ctmc(net)
     assert float(r.X["c"]) == pytest.approx(float(e.X["c"]), rel=1e-6)
     np.testing.assert_allclose(r.station_queue_length, e.station_queue_length, rtol=1e-5)
     assert r.info["arrivals"], "renewal arrivals were not used"
+    whole = qm.marie(net)
+    assert whole.info["subsystems"] == [["q0", "q1"]] and whole.exactness == "exact"
+    assert float(whole.X["c"]) == pytest.approx(float(e.X["c"]), rel=1e-9)
 
 
 def test_poisson_arrivals_were_the_error():
@@ -73,7 +78,8 @@ def test_poisson_arrivals_were_the_error():
     old = M.RENEWAL
     try:
         M.RENEWAL = False
-        poisson = float(qm.marie(qm.Network(list(net.stations), list(net.classes))).X["c"])
+        poisson = float(qm.marie(qm.Network(list(net.stations), list(net.classes)),
+                                 group_max=1).X["c"])
     finally:
         M.RENEWAL = old
     assert abs(poisson - e) / e > 0.05
@@ -84,7 +90,7 @@ def test_exponential_complement_keeps_poisson():
     # passage time is exponential (SCV 1), Poisson arrivals are kept, and
     # the answer is exact as before
     net = _cycle((E8, None), (1.0, 1.0), 3)
-    r, e = qm.marie(net), qm.ctmc(net)
+    r, e = qm.marie(net, group_max=1), qm.ctmc(net)
     assert r.info["arrivals"] == {}
     assert float(r.X["c"]) == pytest.approx(float(e.X["c"]), rel=1e-7)
 
@@ -166,11 +172,13 @@ def test_worst_catalog_case_against_the_ctmc(monkeypatch):
     # (Marie's worst there: X -8.1 % against the simulator, every station
     # alone), its deterministic queues as Erlang-8 so that the CTMC is
     # exact: two classes over two PS queues and two FCFS queues whose mean
-    # service differs by class.  The two FCFS queues are one subsystem now
-    # (12,769 states here; 193,921 at the catalog's Erlang-32, past the
-    # 6,000 states the subsystems had before the multigrid): measured
-    # against the CTMC, class c0's X -2.1 %, c1's -3.4 %, R +2.1 % and
-    # +3.5 %.
+    # service differs by class.  The two exponential PS queues join the
+    # FCFS queues' subsystem: the whole network in one chain (28,847
+    # states, the FCFS order kept), the CTMC's answer.  With the two FCFS
+    # queues one subsystem and the PS queues outside (12,769 states here;
+    # 193,921 at the catalog's Erlang-32, past the 6,000 states the
+    # subsystems had before the multigrid): measured against the CTMC,
+    # class c0's X -2.1 %, c1's -3.4 %, R +2.1 % and +3.5 %.
     D = Erlang(8)
 
     def network():
@@ -186,6 +194,15 @@ def test_worst_catalog_case_against_the_ctmc(monkeypatch):
 
     net = network()
     r, e = _quiet(qm.marie, net), qm.ctmc(net)
+    assert r.info["subsystems"] == [["s0", "s1", "s2", "s3"]] and r.exactness == "exact"
+    for c in net.class_names:
+        assert float(r.X[c]) == pytest.approx(float(e.X[c]), rel=1e-9)
+        assert float(r.R[c]) == pytest.approx(float(e.R[c]), rel=1e-9)
+    # the PS queues kept outside: the pair
+    real = M._place_kind
+    monkeypatch.setattr(M, "_place_kind", lambda net, plan, k: None
+                        if net.stations[k].discipline == "ps" else real(net, plan, k))
+    r = _quiet(qm.marie, network())
     assert r.info["subsystems"] == [["s2", "s3"]]
 
     def errors(r):

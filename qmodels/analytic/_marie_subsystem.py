@@ -1,4 +1,4 @@
-"""A subsystem of several FCFS queues analysed in one joint chain, fed by
+"""A subsystem of several stations analysed in one joint chain, fed by
 the flow-equivalent of the rest of the network (:mod:`qmodels.analytic.marie`,
 "Subsystems of several stations").
 
@@ -6,13 +6,19 @@ The chain
 ---------
 A subsystem S is a set of single-server FCFS queues whose service of class
 r at station j is phase-type (alpha_rj, T_rj) of mean S_rj
-(:func:`qmodels.analytic._marie_station.phase_type`).  Its state is, per
-station of S, the *sequence* of the classes of the jobs there in order of
-arrival (the head in service) and the phase of the head's service: the
+(:func:`qmodels.analytic._marie_station.phase_type`), and of
+processor-sharing queues and delays of exponential service (mean S_rj per
+class; at a PS queue holding n_r jobs of class r, n in all, class r
+completes at the rate n_r / (n S_rj), at a delay at n_r / S_rj).  Its
+state is, per FCFS queue of S, the *sequence* of the classes of the jobs
+there in order of arrival (the head in service) and the phase of the
+head's service, and per PS queue or delay the numbers per class: the
 FCFS state of a type-1 station of the BCMP theorem (Baskett, Chandy, Muntz
 & Palacios, "Open, closed, and mixed networks of queues with different
 classes of customers", J. ACM 22(2), 1975, sec. 3), with the service phase
-of the job in service added.  Because the order is kept and the stations
+of the job in service added (and the state of a BCMP type-2 or type-3
+station, its numbers per class, for the others).  Because the order is
+kept and the stations
 are linked directly (a job leaving station i of S for station j of S
 joins j's queue at once), a fast class queued behind a slow job at one
 station arrives behind it at the next: the convoy, which no station
@@ -68,8 +74,9 @@ general closed queueing networks with several classes of customers",
 Performance Evaluation 24(3):165-188, 1996.  The chain is solved exactly
 (to the CTMC's residual): by sparse LU up to :data:`LU_STATES` states (as
 :func:`qmodels.analytic._marie_station._pinned_stationary`), past them by
-the CTMC's aggregation-multigrid-preconditioned GMRES
-(:func:`qmodels.analytic._ctmc_solve.amg_gmres`), whose cost grows about
+the CTMC's compiled ILU(0)-preconditioned BiCGSTAB, else its
+aggregation-multigrid-preconditioned GMRES
+(:func:`qmodels.analytic._ctmc_solve.amg_gmres`), whose costs grow about
 linearly with the states where the LU's fill does not (below); its
 marginal on the population lattice, pi_S(n), gives S's product-form
 station function F_S(n) = pi_S(n) / G_{-S}(N - n), eq. (2) of
@@ -84,19 +91,22 @@ __all__ = ["SubsystemChain", "SUBSYSTEM_STATES"]
 
 #: the most states of one subsystem's chain.  Its enumeration is compiled
 #: (:mod:`qmodels.analytic._subsystem_bfs`: 42,280 states in 0.1 s, where
-#: the plain-Python one it replaced took 3.4 s), so what grows with the
+#: the plain-Python one it replaced took 3.4 s, a scratch comparison of
+#: the two before the Python one was removed), so what grows with the
 #: states is the solves of each sweep (ILU(0)-preconditioned BiCGSTAB or
-#: the multigrid, warm-started from the last sweep's answer).  Measured on
-#: one core of a shared machine, ``marie-classdep-large`` network 18: a
-#: subsystem of three queues (315,000 states at L = 1) and a pair, 8-12 s
-#: in all, R 10.2 -> 5.8 % against the simulator (with the 200,000 states
-#: this budget was before, the three queues were a pair and one alone);
-#: networks 14 and 23: 18 s and 13 s, X 4.4 -> 3.0 % and 4.6 -> 2.0 %.
-#: At 500,000 states 4 of that catalog's 40 networks were answered
-#: otherwise (network 15: R 0.05 % against 1.5 % here; network 10: X
-#: 2.6 % against 1.2 %, 48 s against 8 s), its 40 answers took 491 s
-#: against 374 s, and ``marie-nonexp`` network 2 kept its whole order in
-#: 399,349 states (52 s against 16 s at L = 1; X error 0.5 % against
+#: the multigrid, warm-started from the last sweep's answer).  Measured by
+#: ``python -m validation.envelopes --family marie-classdep-large
+#: --workers 2`` (each network's seconds include its reference
+#: simulation), network 18: a subsystem of three queues (315,000 states at
+#: L = 1) and a pair, 11.8 s, R 10.2 -> 5.8 % against the simulator (with
+#: the 200,000 states this budget was before, the three queues were a pair
+#: and one alone); networks 14 and 23: 16.7 s and 14.6 s, X 4.4 -> 3.0 %
+#: and 4.6 -> 2.0 %.  The same run at 500,000 states answered 4 of the 40
+#: networks otherwise (network 15: R 0.05 % against 1.5 % here; network
+#: 10: X 2.6 % against 1.2 %, 48.5 s against 7.7 s), the 40 networks'
+#: seconds summed to 491 against 374, and ``marie-nonexp`` network 2 kept
+#: its whole order in 399,349 states (52 s against 16 s of CPU for ``qm.marie`` alone, in a
+#: scratch timing; X error 0.5 % against
 #: 2.1 %).  (Before the windows and the compiled
 #: enumeration: 193,921 states of two queues of Erlang-32 service answered
 #: in 7-15 s and 235 MB; the sparse LU had taken 12 s at 21,693 states,
@@ -137,13 +147,15 @@ class SubsystemChain:
     and the phase in service (:mod:`qmodels.analytic._subsystem_bfs`)."""
 
     def __init__(self, phs, S, P, f, N, inside, budget: int = SUBSYSTEM_STATES,
-                 window: int | None = None, expect: float | None = None):
+                 window: int | None = None, expect: float | None = None, kinds=None):
         #: the first ``window`` jobs of each queue kept in order, the rest
         #: counted (None: all in order)
         self.window = None if window is None else int(window)
-        self.ordered = window is None
         self.m = m = len(phs)
         self.C = C = len(N)
+        #: per place: 0 FCFS queue, 1 processor sharing, 2 infinite servers
+        #: (both exponential: numbers per class only)
+        self.kinds = tuple(int(x) for x in (kinds if kinds is not None else [0] * m))
         self.N = tuple(int(x) for x in N)
         self.dims = tuple(x + 1 for x in self.N)
         self.inside = tuple(inside)
@@ -171,7 +183,13 @@ class SubsystemChain:
             slots = rows[:, o + 2:o + 2 + self._L]
             for r in range(C):
                 per[:, j, r] = (slots == r).sum(axis=1) + rows[:, o + 2 + self._L + r]
-                busy[:, j, r] = (rows[:, o] > 0) & (rows[:, o + 2] == r)
+                if self.kinds[j] == 0:
+                    busy[:, j, r] = (rows[:, o] > 0) & (rows[:, o + 2] == r)
+                elif self.kinds[j] == 1:
+                    # processor sharing: the share of the server
+                    busy[:, j, r] = per[:, j, r] / np.maximum(rows[:, o], 1)
+                else:
+                    busy[:, j, r] = per[:, j, r]
         cnt = per.sum(axis=1).astype(np.int64)
         self.lattice_of = np.ravel_multi_index(cnt.T, self.dims)
         self.per = per
@@ -179,6 +197,11 @@ class SubsystemChain:
         self.pi = None
         #: how the last solve went: "lu", "ilu0-bicgstab" or "amg-gmres"
         self.solver = "lu"
+
+    @property
+    def ordered(self) -> bool:
+        """Whether the chain keeps every queue's whole FCFS order."""
+        return self.window is None
 
     def _enumerate(self, budget: int, expect) -> np.ndarray:
         """The states reachable from the start (the classes that stay
@@ -192,10 +215,16 @@ class SubsystemChain:
         from ._subsystem_bfs import subsystem_bfs
 
         m, C = self.m, self.C
-        # the whole order: a window as long as the most jobs one station can hold
+        # the whole order: a window as long as the most jobs one FCFS queue
+        # visited by two classes or more can hold (at a queue of one class
+        # the order is its number: a window of one job keeps it, the next
+        # into the window being of that class; rows of N + 3 integers per
+        # queue made a one-class chain of 348,551 states take 22 s, where
+        # rows of 4 take well under 1 s)
         L = self.window if self.window is not None else max(
-            [sum(self.N[r] for r in range(C) if self._ph[j][r] is not None) for j in range(m)]
-            + [1])
+            [sum(self.N[r] for r in range(C) if self._ph[j][r] is not None) for j in range(m)
+             if self.kinds[j] == 0
+             and sum(1 for r in range(C) if self._ph[j][r] is not None) > 1] + [1])
         self._L = L
         pmax = max([len(x[0]) for row in self._ph for x in row if x is not None] + [1])
         nph = np.zeros((m, C), dtype=np.int64)
@@ -226,6 +255,10 @@ class SubsystemChain:
             j = next(j for j in range(m) if self._ph[j][r] is not None)
             o = j * B
             for _ in range(self.N[r]):
+                if self.kinds[j] != 0:
+                    seed[o + 2 + L + r] += 1
+                    seed[o] += 1
+                    continue
                 if seed[o] == 0:
                     seed[o + 1] = self._starts[j][r][0]
                 n = int(seed[o])
@@ -239,8 +272,9 @@ class SubsystemChain:
         exitp = np.asarray(self._exit, dtype=float).reshape(C, m)
         inside = np.zeros(C, dtype=np.bool_)
         inside[list(self.inside)] = True
-        args = (seed, m, C, L, np.asarray(self.N, dtype=np.int64), inside, nph, alpha, T, tex,
-                nstart, starts, P, f, exitp, int(budget))
+        kind = np.asarray(self.kinds, dtype=np.int64)
+        args = (seed, m, C, L, np.asarray(self.N, dtype=np.int64), inside, kind, nph, alpha, T,
+                tex, nstart, starts, P, f, exitp, int(budget))
         out = subsystem_bfs.run(budget if expect is None else expect, *args)
         rows, fr, fc, fv, ar, ac, av, acl, over = out
         if over:
@@ -293,7 +327,8 @@ class SubsystemChain:
         a generalized minimal residual algorithm for solving nonsymmetric
         linear systems", SIAM J. Sci. Stat. Comput. 7(3), 1986) started
         from the last answer and preconditioned by the last LU factors, a
-        new factorisation only where they do not converge."""
+        new factorisation where they do not converge (and at every later
+        sweep once they have failed)."""
         from scipy.sparse.linalg import LinearOperator, gmres, splu
 
         from ._marie_station import pinned_system
@@ -303,12 +338,19 @@ class SubsystemChain:
         sub, rhs = pinned_system(rows, cols, vals, n)
         x = None
         lu = getattr(self, "_lu", None)
-        if lu is not None:
+        if lu is not None and getattr(self, "_reuse", True):
             M = LinearOperator(sub.shape, lu.solve)
             y, info = gmres(sub, rhs, x0=self._x, M=M, rtol=1e-12, atol=0.0, restart=50,
                             maxiter=20)
             if info == 0 and np.isfinite(y).all():
                 x = y
+            else:
+                # the last factors do not take this chain to the tolerance
+                # (a stiff one: marie-nonexp network 49, an H2 queue and an
+                # Erlang-32 one, 3,895 states, stalled at 1,000 iterations
+                # in each of 14 sweeps, 26 s of its 27): a new
+                # factorisation every sweep from here on
+                self._reuse = False
         if x is None:
             self._lu = lu = splu(sub)
             x = lu.solve(rhs)

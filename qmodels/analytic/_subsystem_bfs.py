@@ -11,7 +11,9 @@ whole order); arrivals from the flow-equivalent of the rest of the network
 changes and completions, a completing job routed to another station of the
 subsystem or out of it.  A state is a row of small integers: per station
 ``[n, phase, slot_0 .. slot_{L-1}, tail_0 .. tail_{C-1}]`` (slots past n
-hold -1, the tail is empty until the window is full), found again by an
+hold -1, the tail is empty until the window is full; a processor-sharing
+or infinite-server station of exponential service keeps only its numbers
+per class, in the tail, its phase and slots -1), found again by an
 open-addressing hash table over the rows (linear probing; Knuth, *The Art
 of Computer Programming* 3, 2nd ed., 1998, sec. 6.4, algorithm L; the
 table of the CTMC's compiled build, :mod:`qmodels.analytic._ctmc_fast`),
@@ -24,20 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jitable
-from ._ctmc_fast import _find, _hot_lazy, _insert, _reserve
-
-
-@jitable
-def _index(cand, W, states, hashes, table, nst, budget):
-    """(k, nst): the index of the state row ``cand``, stored as a new state
-    where it is new (the room made beforehand by ``_reserve``); k = -1
-    where it is new and ``budget`` states are already there."""
-    k, hk, slot = _find(cand, W, states, hashes, table)
-    if k >= 0:
-        return k, nst
-    if nst >= budget:
-        return -1, nst
-    return nst, _insert(cand, hk, slot, states, hashes, table, nst)
+from ._ctmc_fast import _hot_lazy, _reserve, _target
 
 
 @jitable
@@ -49,28 +38,77 @@ def _grow(a, n, per):
 
 
 @jitable
-def _append(row, o, r, L) -> None:
-    """A class-r job joins the non-empty station at offset ``o``."""
-    n = row[o]
-    if n < L:
-        row[o + 2 + n] = r
+def _join(cand, src, o, r, L, p, kd) -> None:
+    """``cand`` = ``src`` with a class-r job joining the station at offset
+    ``o``: at an FCFS queue (``kd`` 0) behind the jobs there (in the window
+    while it has room, else counted), or at an empty one in service in
+    phase ``p``; at a processor-sharing or infinite-server station (``kd``
+    1, 2) counted with its class."""
+    cand[:] = src
+    n = src[o]
+    if kd != 0:
+        cand[o + 2 + L + r] += 1
+    elif n == 0:
+        cand[o + 1] = p
+        cand[o + 2] = r
+    elif n < L:
+        cand[o + 2 + n] = r
     else:
-        row[o + 2 + L + r] += 1
-    row[o] = n + 1
+        cand[o + 2 + L + r] += 1
+    cand[o] = n + 1
+
+
+@jitable
+def _route(left, j, r, rate, m, B, L, kind, nstart, starts, alpha, P, exitp, cand, states,
+           hashes, table, nst, budget, rk, bn, head, fr, fc, fv, nf):
+    """The moves of a class-r job that completes at station ``j`` at
+    ``rate`` (``left``: the state without it): out of the subsystem, then
+    to each station of it (the start phases of an empty FCFS queue);
+    (transitions written, states, overflow)."""
+    W = len(left)
+    for i in range(-1, m):
+        if i < 0:
+            if exitp[r, j] <= 1e-14:
+                continue
+            wr = rate * exitp[r, j]
+            busy = True
+        else:
+            if P[r, j, i] <= 0:
+                continue
+            wr = rate * P[r, j, i]
+            busy = left[i * B] > 0 or kind[i] != 0
+        for b in range(1 if busy else nstart[i, r]):
+            if i < 0:
+                cand[:] = left
+                w1 = 1.0
+            else:
+                p3 = -1 if busy else starts[i, r, b]
+                _join(cand, left, i * B, r, L, p3, kind[i])
+                w1 = 1.0 if busy else alpha[i, r, p3]
+            k, nst = _target(cand, W, states, hashes, table, nst, budget, rk, bn)
+            if k < 0:
+                return nf, nst, True
+            fr[nf] = head
+            fc[nf] = k
+            fv[nf] = wr * w1
+            nf += 1
+    return nf, nst, False
 
 
 # one loop over the chain's transitions, in the order of the enumeration it
 # replaces (the states' order is part of its contract)
 @_hot_lazy(threshold=2_000)
-def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, P, f,  # noqa: C901
-                  exitp, budget):
+def subsystem_bfs(seed, m, C, L, N, inside, kind, nph, alpha, T, tex, nstart, starts, P,  # noqa: C901
+                  f, exitp, budget):
     """(states, fixed rows, cols, rates, arrival rows, cols, coefficients,
     classes, overflow) of the chain from ``seed`` (a state row), breadth
     first, in the order of the plain enumeration it replaces: per state its
     arrivals (class by class, station by station), then per station its
     phase changes and completions.  ``L`` the window (the population for
     the whole order); ``N`` (C,) the populations, ``inside`` (C,) the
-    classes that never leave; per (station, class): ``nph`` the phases (0:
+    classes that never leave; ``kind`` (m,) per station 0 FCFS, 1
+    processor sharing, 2 infinite servers (both of exponential service,
+    one phase: a count per class); per (station, class): ``nph`` the phases (0:
     the class does not come), ``alpha`` (m, C, p) the start
     probabilities, ``T`` (m, C, p, p) the phase rates, ``tex`` (m, C, p)
     the completion rates, ``nstart`` / ``starts`` the phases a service can
@@ -102,9 +140,12 @@ def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, 
     cur = np.empty(W, np.int32)
     cand = np.empty(W, np.int32)
     left = np.empty(W, np.int32)
+    # the CTMC build's hash table, unranked (:func:`._ctmc_fast._target`)
+    rk = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+              np.zeros(0, np.int64))
+    bn = np.zeros((1, 1), np.int64)
     cand[:] = seed
-    _k, hk, slot = _find(cand, W, states, hashes, table)
-    nst = _insert(cand, hk, slot, states, hashes, table, 0)
+    _k, nst = _target(cand, W, states, hashes, table, 0, 1, rk, bn)
     counts = np.zeros(C, np.int64)
     head = 0
     while head < nst:
@@ -120,7 +161,7 @@ def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, 
             counts[r] = 0
         for j in range(m):
             o = j * B
-            k = min(int(cur[o]), L)
+            k = min(int(cur[o]), L) if kind[j] == 0 else 0
             for q in range(k):
                 counts[cur[o + 2 + q]] += 1
             for r in range(C):
@@ -133,23 +174,12 @@ def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, 
                 if f[r, j] <= 0 or nph[j, r] == 0:
                     continue
                 o = j * B
-                if cur[o] > 0:
-                    cand[:] = cur
-                    _append(cand, o, r, L)
-                    nw = 1
-                else:
-                    nw = nstart[j, r]
-                for a in range(nw):
-                    if cur[o] == 0:
-                        p2 = starts[j, r, a]
-                        cand[:] = cur
-                        cand[o] = 1
-                        cand[o + 1] = p2
-                        cand[o + 2] = r
-                        w = alpha[j, r, p2]
-                    else:
-                        w = 1.0
-                    k, nst = _index(cand, W, states, hashes, table, nst, budget)
+                busy = cur[o] > 0 or kind[j] != 0
+                for a in range(1 if busy else nstart[j, r]):
+                    p2 = -1 if busy else starts[j, r, a]
+                    _join(cand, cur, o, r, L, p2, kind[j])
+                    w = 1.0 if busy else alpha[j, r, p2]
+                    k, nst = _target(cand, W, states, hashes, table, nst, budget, rk, bn)
                     if k < 0:
                         return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], \
                                 av[:na], acl[:na], True
@@ -164,13 +194,31 @@ def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, 
             n = int(cur[o])
             if n == 0:
                 continue
+            if kind[j] != 0:
+                # processor sharing (each class-r job at rate mu_r / n) or
+                # infinite servers (at mu_r each): exponential service
+                for r in range(C):
+                    nr = cur[o + 2 + L + r]
+                    if nr == 0:
+                        continue
+                    rate = tex[j, r, 0] * (nr / n if kind[j] == 1 else nr)
+                    left[:] = cur
+                    left[o] = n - 1
+                    left[o + 2 + L + r] = nr - 1
+                    nf, nst, over = _route(left, j, r, rate, m, B, L, kind, nstart, starts,
+                                           alpha, P, exitp, cand, states, hashes, table, nst,
+                                           budget, rk, bn, head, fr, fc, fv, nf)
+                    if over:
+                        return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], \
+                                av[:na], acl[:na], True
+                continue
             r = int(cur[o + 2])
             p = int(cur[o + 1])
             for p2 in range(nph[j, r]):
                 if p2 != p and T[j, r, p, p2] > 0:
                     cand[:] = cur
                     cand[o + 1] = p2
-                    k, nst = _index(cand, W, states, hashes, table, nst, budget)
+                    k, nst = _target(cand, W, states, hashes, table, nst, budget, rk, bn)
                     if k < 0:
                         return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], \
                                 av[:na], acl[:na], True
@@ -218,43 +266,11 @@ def subsystem_bfs(seed, m, C, L, N, inside, nph, alpha, T, tex, nstart, starts, 
                         w0 = w0s * alpha[j, h, p0]
                     else:
                         w0 = w0s
-                    # out of the subsystem, then to each station of it
-                    for i in range(-1, m):
-                        if i < 0:
-                            if exitp[r, j] <= 1e-14:
-                                continue
-                            cand[:] = left
-                            nw = 1
-                            wr = rate * w0 * exitp[r, j]
-                        else:
-                            pji = P[r, j, i]
-                            if pji <= 0:
-                                continue
-                            oi = i * B
-                            if left[oi] > 0:
-                                cand[:] = left
-                                _append(cand, oi, r, L)
-                                nw = 1
-                            else:
-                                nw = nstart[i, r]
-                            wr = rate * w0 * pji
-                        for b in range(nw):
-                            w1 = 1.0
-                            if i >= 0 and left[i * B] == 0:
-                                oi = i * B
-                                p3 = starts[i, r, b]
-                                cand[:] = left
-                                cand[oi] = 1
-                                cand[oi + 1] = p3
-                                cand[oi + 2] = r
-                                w1 = alpha[i, r, p3]
-                            k, nst = _index(cand, W, states, hashes, table, nst, budget)
-                            if k < 0:
-                                return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], \
-                                        ac[:na], av[:na], acl[:na], True
-                            fr[nf] = head
-                            fc[nf] = k
-                            fv[nf] = wr * w1
-                            nf += 1
+                    nf, nst, over = _route(left, j, r, rate * w0, m, B, L, kind, nstart, starts,
+                                           alpha, P, exitp, cand, states, hashes, table, nst,
+                                           budget, rk, bn, head, fr, fc, fv, nf)
+                    if over:
+                        return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], \
+                                av[:na], acl[:na], True
         head += 1
     return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], av[:na], acl[:na], False

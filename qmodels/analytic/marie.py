@@ -124,11 +124,14 @@ class stuck behind a slow job that travels its way, network 101: X 41 %),
 a correlation between stations that no station analysed alone can see:
 hence the subsystems below.
 
-Subsystems of several stations.  With several classes, the single-server
-FCFS queues with general service (or class-dependent means) are joined in
-subsystems, each analysed in isolation as one joint chain that keeps every
-queue's FCFS order (and the phase of the job in service), fed by the
-flow-equivalent of the rest of the network
+Subsystems of several stations.  The single-server FCFS queues with
+general service (or class-dependent means), and beside them the stations
+of product form whose service is exponential (single-server FCFS and PS
+queues, delays: :func:`_place_kind`), are joined in subsystems, each
+analysed in isolation as one joint chain that keeps every FCFS queue's
+order (and the phase of the job in service) and the numbers per class at
+a PS queue or a delay, fed by the flow-equivalent of the rest of the
+network
 (:mod:`qmodels.analytic._marie_subsystem`, eqs. (3)-(4) there): the
 multi-station subsystems of B. Baynat & Y. Dallery, "A unified view of
 product-form approximation techniques for general closed queueing
@@ -147,7 +150,22 @@ answered in 12.5 s).  Else subsystems are grown by merging,
 from every queue alone, the two most strongly linked (the largest flow
 between them) whose joint chain fits the same budget, until no merge
 fits (``group_max`` caps their size: 2 pairs at most, 1 none); a station
-left out is analysed alone as before.  A chain too large with the whole
+left out is analysed alone as before; a subsystem of product-form stations alone is
+not formed (it is their product form).  The product-form stations join
+because the flow-equivalent of a complement forgets which way a job left
+the subsystem and what the stations outside hold: with the exponential
+delay of ``fcfs-classdep-closed`` network 35 in the subsystem, the
+complement is the think times and the answer the network's own chain
+(X 5.65 % off before); with the two PS queues of ``marie-fewjobs``
+network 96, X -5.9 % -> -3.1 % against the simulator
+(``tests/test_marie.py``).  A PS queue or a delay of another shape stays
+outside as its product-form station function: its insensitivity to the
+shape holds in a product-form network only (``marie-nonexp`` network 44,
+a deterministic PS queue beside an H2 FCFS queue: with it exponential the
+CTMC's X is 4.4 % above the simulator's).  With one class the same
+subsystems form (a chain of one class keeps only the numbers at each
+queue and the phase in service; every station alone before, Marie's own
+decomposition).  A chain too large with the whole
 FCFS order keeps the order of the first L jobs of each queue only and
 counts the rest (at L = 1, the job in service and the numbers waiting per
 class; the next to enter the window drawn in proportion to them:
@@ -165,16 +183,22 @@ one subsystem of all its queues, X 3.0 %, R 4.0 %; 21 by smaller ones,
 X 2.7 %, R 9.6 %; ``python -m validation.envelopes --family
 marie-classdep-large``, 575 s with five other catalogs on two workers,
 the slowest network 28 s, the first one of each worker 60 s with numba's
-first compile).  The window loses most behind a near-deterministic
-head on a cycle that one class never leaves: two queues of Erlang-16 and
-Erlang-8 service, 3 + 2 jobs, X 0.0 % with the order, 0.8 % with L = 2,
-10.3 % with L = 1 (every station alone: 4.4 %;
+first compile); with the delays of 15 of its networks joining the
+subsystems (the product-form stations above; the same command, 901 s with
+five other catalogs), 15 by one subsystem, X 1.3 %, R 2.7 %, and 25 by
+smaller ones, X 3.2 %, R 7.8 % (five networks better by more than 0.05
+points of X, five worse, network 22 the most: 1.7 -> 3.0 %). The window
+loses most behind a near-deterministic head on a cycle that one class
+never leaves: two queues of Erlang-16 and Erlang-8 service, 3 + 2 jobs, X
+0.0 % with the order, 0.8 % with L = 2, 10.3 % with L = 1 (every station
+alone: 4.4 %;
 ``tests/test_marie_subsystem.py``).  ``info["approximation"]`` names the
 form that answered, and the measured error envelopes are recorded per
 form: "subsystem of all its FCFS queues" (one subsystem holds every
-candidate queue), "smaller subsystems" (some, not one of all), "stations
-alone (Marie's decomposition)" (none: one class, one candidate queue, or
-every chain past the budget).  Every chain's size is counted before its
+candidate station, the product-form ones of :func:`_place_kind` too),
+"smaller subsystems" (some, not one of all), "stations alone (Marie's
+decomposition)" (none: one candidate station, or every chain past the
+budget).  Every chain's size is counted before its
 enumeration (:func:`_placements`).
 Where a subsystem keeping the whole order forms, the class aggregation of
 the next paragraph is not used (the joint chain keeps the order itself).
@@ -183,14 +207,25 @@ class-r job to S at the rate Lambda_r(n) whatever the other jobs outside
 are doing, split over S's entry stations by the class's flows, so it
 forgets which way a job left S (``fcfs-classdep-closed`` network 35: a
 class leaving S at s1 for a delay and back at s0, and at s2 for its think
-time and back at s1, X 5.7 % off).  Where the complement is one
+time and back at s1, X 5.7 % off while the delay stayed outside; with it
+inside, the network's own chain).  Where the complement is one
 exponential think stage per class, entered and left at one point (or
 nothing), the joint chain is the whole network's and the answer is the
 CTMC's (``tests/test_marie_subsystem.py``).  Measured on
-``fcfs-classdep-closed`` (150 networks, exact CTMC): the worst X error
-41.2 % -> 5.65 % (network 35), mean 3.36 % -> 0.37 %; with pairs only
-(``group_max=2``) 31.0 % and 1.8 %.  On ``marie-ph`` (80 networks, phase-type
-service, exact CTMC): X 9.5 % -> 3.8 %, R 10.1 % -> 6.9 %.
+``fcfs-classdep-closed`` (150 networks, exact CTMC) with subsystems of
+FCFS queues only: the worst X error 41.2 % -> 5.65 % (network 35), mean
+3.36 % -> 0.37 %; with pairs only (``group_max=2``) 31.0 % and 1.8 %.  On
+``marie-ph`` (80 networks, phase-type service, exact CTMC): X 9.5 % ->
+3.8 %, R 10.1 % -> 6.9 %.  With the product-form stations joining (and
+one class forming subsystems), the same command: every
+``fcfs-classdep-closed`` network is one subsystem with the think times
+alone outside, exact (0.00 %); ``marie-ph`` X 1.7 %, R 6.9 % (R at a
+network answered by stations alone, a multi-server queue); the worst X
+of ``marie-fewjobs`` 5.89 % -> 4.64 % and of ``marie-nonexp`` 5.42 % ->
+4.36 % against the simulator (``python -m validation.envelopes --family
+marie-ph --family marie-fewjobs --family marie-nonexp``, 360 s on two
+workers).  The envelopes recorded per form
+(:mod:`qmodels.analytic.envelopes`) are those of this version.
 
 Several classes on one cycle.  Classes that follow the same cycle of
 single-server FCFS queues with no think time never overtake one another (a
@@ -693,6 +728,17 @@ class _Network:
         self.base = base
         self.F = {k: self.factors[k].copy() for k in plan.general}
 
+    def base_without(self, stations) -> np.ndarray:
+        """The fixed stations' product (and the think time) without
+        ``stations`` (those a subsystem holds)."""
+        if not any(self.plan.kinds[k] not in ("off", "general") for k in stations):
+            return self.base
+        base = self.plan.lattice.delay(self.plan.Z)
+        for k, kind in enumerate(self.plan.kinds):
+            if kind not in ("off", "general") and k not in stations:
+                base = _lconv(base, self.factors[k])
+        return base
+
     def _pf_factor(self, k: int) -> np.ndarray:
         plan, lat = self.plan, self.plan.lattice
         D = plan.D[:, k] * plan.live[:, k]
@@ -990,22 +1036,57 @@ FORM_ALONE = "stations alone (Marie's decomposition)"
 FORMS = (FORM_ALL, FORM_SOME, FORM_ALONE)
 
 
-def _group_candidates(net: Network, plan: _Plan) -> list:
-    """The general stations a subsystem may join: single-server FCFS queues
-    (not load-dependent) with a phase-type fit per class; [] where some
-    class's routing cannot be read or there is one class."""
+def _place_kind(net: Network, plan: _Plan, k: int):
+    """How station ``k`` may be a place of a subsystem's chain
+    (:class:`~qmodels.analytic._marie_subsystem.SubsystemChain`): 0 a
+    single-server FCFS queue (not load-dependent) with a phase-type fit
+    per class, or exponential of one mean for all classes (BCMP type 1);
+    1 a single-server processor-sharing queue, 2 a delay, both with
+    exponential service (any mean per class: BCMP types 2 and 3); None
+    otherwise (several servers, load-dependent, LCFS-PR, or a PS queue or
+    delay of another shape, whose insensitivity holds in a product-form
+    network only: there it stays in the complement as its product-form
+    station function)."""
     low = net.lowered
-    if plan.lattice.C < 2:
-        return []
+    s = net.stations[k]
+    kind = plan.kinds[k]
+    if kind == "off" or isinstance(s, LoadDependent):
+        return None
+    if kind == "general":
+        ok = isinstance(s, Queue) and int(low.servers[k]) == 1 and low.acts_fcfs[k] \
+            and k in plan.phs
+        return 0 if ok else None
+    if not low.exponential[k]:
+        return None
+    if kind == "delay":
+        return 2
+    if isinstance(s, Queue) and int(low.servers[k]) == 1:
+        if low.acts_fcfs[k]:
+            return 0
+        if low.discipline[k] == "ps":
+            return 1
+    return None
+
+
+def _phs_at(plan: _Plan, k: int) -> list:
+    """The PhaseType per class at station ``k``: a general station's fits,
+    else exponential (:func:`_place_kind`)."""
+    if k in plan.phs:
+        return plan.phs[k]
+    return [phase_type(None)] * plan.lattice.C
+
+
+def _group_candidates(net: Network, plan: _Plan) -> list:
+    """The stations a subsystem may join (:func:`_place_kind`): the
+    general single-server FCFS queues and the exponential stations of
+    product form beside them; [] where there is no general one or some
+    class's routing cannot be read."""
     for r in range(plan.lattice.C):
         if plan.N[r] > 0 and _routing_rows(net, r) is None:
             return []
-    out = []
-    for k in plan.general:
-        s = net.stations[k]
-        if isinstance(s, Queue) and not isinstance(s, LoadDependent) \
-                and int(low.servers[k]) == 1 and low.acts_fcfs[k] and k in plan.phs:
-            out.append(k)
+    out = [k for k in range(len(net.stations)) if _place_kind(net, plan, k) is not None]
+    if not any(plan.kinds[k] == "general" for k in out):
+        return []
     return out
 
 
@@ -1041,19 +1122,23 @@ def _group_chain(net: Network, plan: _Plan, places: tuple, budget: int):
     if not fits:
         # counted before the enumeration
         raise _PastBudget(f"more than {budget} states")
-    phs = [[plan.phs[k][r] if plan.live[r, k] else None for r in range(C)] for k in places]
+    phs = [[_phs_at(plan, k)[r] if plan.live[r, k] else None for r in range(C)]
+           for k in places]
     S = [[float(plan.S[r, k]) for k in places] for r in range(C)]
+    kinds = [_place_kind(net, plan, k) for k in places]
     if window is None:
         try:
             return SubsystemChain(phs, S, P, f, plan.N, inside, budget,
-                                  expect=_placements(plan, places, inside, ordered=True))
+                                  expect=_placements(plan, places, inside, ordered=True),
+                                  kinds=kinds)
         except OverflowError:
             # the orders the routing allows passed the budget after all
             window = _window(plan, places, inside, budget)
             if window is None:
                 raise
     return SubsystemChain(phs, S, P, f, plan.N, inside, budget, window=window,
-                          expect=_placements(plan, places, inside, window=window))
+                          expect=_placements(plan, places, inside, window=window),
+                          kinds=kinds)
 
 
 def _inside(net: Network, plan: _Plan, places: tuple) -> list:
@@ -1076,16 +1161,14 @@ def _chain_form(plan: _Plan, places: tuple, inside: list, budget: int):
     placements fit ``budget`` and its count of FCFS orders and phases
     passes it by at most :data:`ORDERS_MARGIN` (the routing may rule orders
     out); else (True, L), the first L jobs of each queue in order and the
-    rest counted, L by :func:`_window`; (False, None) where even L = 1
-    does not fit."""
-    if _placements(plan, places, inside) > budget:
+    rest counted, L by :func:`_window` (shorter than the longest queue:
+    a window that long would count the whole order's states); (False,
+    None) where even L = 1 does not fit."""
+    if not _fits(plan, places, inside, budget):
         return False, None
-    if _placements(plan, places, inside, ordered=True) <= ORDERS_MARGIN * budget:
+    if _placements(plan, places, inside, ordered=True) <= _margin(plan) * budget:
         return True, None
-    window = _window(plan, places, inside, budget)
-    if window is not None and window >= int(np.sum(plan.N)):
-        return True, None          # a window as long as every job: the whole order
-    return window is not None, window
+    return True, _window(plan, places, inside, budget)
 
 
 def _fits(plan: _Plan, places: tuple, inside: list, budget: int) -> bool:
@@ -1094,20 +1177,33 @@ def _fits(plan: _Plan, places: tuple, inside: list, budget: int) -> bool:
     if _placements(plan, places, inside) > budget:
         return False
     return (_placements(plan, places, inside, window=1) <= budget
-            or _placements(plan, places, inside, ordered=True) <= ORDERS_MARGIN * budget)
+            or _placements(plan, places, inside, ordered=True) <= _margin(plan) * budget)
+
+
+def _margin(plan: _Plan) -> float:
+    """How far the count of FCFS orders may pass the budget before the
+    chain is enumerated: :data:`ORDERS_MARGIN` with several classes (the
+    routing may rule orders out), 1 with one (the count is the chain's
+    size: a one-class chain of 691,951 states counted was enumerated to
+    the 350,000-state budget before it was refused)."""
+    return ORDERS_MARGIN if plan.lattice.C > 1 else 1.0
 
 
 #: the longest FCFS window tried (:func:`_window`): past it, the whole order
 WINDOW_MAX = 12
 #: a window longer than one job only while its chain has at most this many
-#: states (:func:`_window`).  On ``marie-classdep-large`` (40 networks of
-#: 8-20 jobs against the simulator) windows as long as the 200,000-state
-#: budget of the time allowed cost 2.8 times the CPU time of L = 1 for the same mean
-#: error (X 1.08 % against 1.01 %, R 2.66 % against 2.71 %), and the worst
-#: network's X error grew from 4.6 % (L = 1, 12,498 states a pair) to
-#: 6.2 % (L = 2, 42,280) and 7.7 % (L = 3, 116,622): the random order past
-#: the window offsets part of the error of the flow-equivalent there.  A
-#: short window where it is cheap keeps the order that matters behind a
+#: states (:func:`_window`).  Measured on ``marie-classdep-large`` (40
+#: networks of 8-20 jobs, against the catalog's reference simulations;
+#: ``qm.marie`` on each in turn with this constant set, its CPU time
+#: summed, a scratch loop): windows as long as the 350,000-state budget
+#: allowed took 451 s for X at most 4.18 % (mean 0.95 %), R 9.59 % (mean
+#: 2.40 %); L = 1 everywhere 207 s for X 2.99 % (0.90 %), R 9.59 %
+#: (2.54 %); this limit 202 s, the same answers as L = 1 there.  On
+#: network 23 the X error grew with the window, 4.6 % (L = 1, 12,498
+#: states a pair) to 6.2 % (L = 2, 42,280) and 7.7 % (L = 3, 116,622), at
+#: the 200,000-state budget of the time: the random order past the window
+#: offsets part of the error of the flow-equivalent there.  A short window
+#: where it is cheap keeps the order that matters behind a
 #: near-deterministic head (two Erlang queues in a cycle: X 10.3 % off at
 #: L = 1, 0.8 % at L = 2; ``tests/test_marie_subsystem.py``)
 WINDOW_STATES = 20_000
@@ -1186,15 +1282,19 @@ def _placements(plan: _Plan, places: tuple, inside: list, ordered: bool = False,
     tot = None
     idx = lat.tot.astype(np.int64)
     for k in places:
-        if window is not None:
+        phs = _phs_at(plan, k)
+        if _place_kind(plan.net, plan, k) != 0:
+            # processor sharing, a delay: the numbers per class only
+            f = np.zeros(lat.dims)
+        elif window is not None:
             heads = np.zeros(lat.dims)
             for r in range(lat.C):
                 if plan.live[r, k]:
-                    heads += plan.phs[k][r].phases * _sequences(lat, r, int(window))
+                    heads += phs[r].phases * _sequences(lat, r, int(window))
             with np.errstate(divide="ignore"):
                 f = np.where(idx > 0, np.log(np.maximum(heads, 1e-300)), 0.0)
         elif ordered:
-            heads = sum(lat.grid[r] * (plan.phs[k][r].phases if plan.live[r, k] else 0)
+            heads = sum(lat.grid[r] * (phs[r].phases if plan.live[r, k] else 0)
                         for r in range(lat.C))
             with np.errstate(divide="ignore"):
                 f = np.where(idx > 0, np.log(np.maximum(heads, 1.0))
@@ -1230,6 +1330,7 @@ def _groups(net: Network, plan: _Plan, gmax=None) -> dict:
     cand = _group_candidates(net, plan)
     if len(cand) < 2 or (gmax is not None and gmax < 2):
         return {}
+    general = set(plan.general)
     C = plan.lattice.C
     rows = [_routing_rows(net, r) if plan.N[r] > 0 else None for r in range(C)]
 
@@ -1270,7 +1371,8 @@ def _groups(net: Network, plan: _Plan, gmax=None) -> dict:
         parts = [x for x in parts if x not in (g, h)] + [merged]
     out = {}
     for g in parts:
-        if len(g) > 1:
+        # a subsystem of product-form stations alone is their product form
+        if len(g) > 1 and general.intersection(g):
             try:
                 out[g] = _group_chain(net, plan, g, SUBSYSTEM_STATES)
             except OverflowError:
@@ -1307,6 +1409,7 @@ def _iterate_groups(plan: _Plan, groups: dict, tol: float, max_iter: int):
     pf = _Network(plan)
     lat = plan.lattice
     grouped = {k for g in groups for k in g}
+    base = pf.base_without(grouped)
     singles = [k for k in plan.general if k not in grouped]
     chains = _Chains(plan, singles)
     for k in singles:
@@ -1332,7 +1435,7 @@ def _iterate_groups(plan: _Plan, groups: dict, tol: float, max_iter: int):
     conv = False
     sweeps = max_iter
     for sweep in range(1, max_iter + 1):
-        comps, G = _complements(pf.base, [F[u] for u in units], lat.dims)
+        comps, G = _complements(base, [F[u] for u in units], lat.dims)
         err = 0.0
         new = {}
         for u, comp in zip(units, comps):
@@ -1369,11 +1472,13 @@ def _group_figures(plan: _Plan, pf: _Network, groups: dict, units: list, F: dict
     lat = plan.lattice
     corner = tuple(x - 1 for x in lat.dims)
     C, K = lat.C, len(plan.kinds)
+    grouped = {k for g in groups for k in g}
     rest = lat.delay(plan.Z)
     for k, kind in enumerate(plan.kinds):
-        if kind == "delay":
+        if kind == "delay" and k not in grouped:
             rest = _lconv(rest, pf.factors[k])
-    fixed = [k for k in range(K) if plan.kinds[k] not in ("off", "delay", "general")]
+    fixed = [k for k in range(K) if plan.kinds[k] not in ("off", "delay", "general")
+             and k not in grouped]
     items = fixed + units
     facs = [pf.factors[k] for k in fixed] + [F[u] for u in units]
     comps, G = _complements(rest, facs, lat.dims)
@@ -1730,8 +1835,10 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500,
         ``info["converged"] = False``.
     group_max : int or None
         The most stations one subsystem joins (module docstring,
-        "Subsystems of several stations"): None every candidate queue in
-        one subsystem where its chain fits the state budget, else the most
+        "Subsystems of several stations"): None every candidate station
+        (the general single-server FCFS queues and the exponential
+        product-form stations beside them) in one subsystem where its
+        chain fits the state budget, else the most
         strongly linked merged while their chains fit; 2 pairs at most; 1
         no subsystem (every station alone, Marie's
         decomposition).
@@ -1746,7 +1853,7 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500,
         :data:`FORMS`: "subsystem of all its FCFS queues" (one subsystem
         holds every candidate queue), "smaller subsystems" (some
         subsystems, not one of all), "stations alone (Marie's
-        decomposition)" (none; so with one class).  The measured error
+        decomposition)" (none).  The measured error
         envelopes are recorded per form.
 
     Raises
@@ -1767,9 +1874,10 @@ def marie(net: Network, *, tol: float = 1e-8, max_iter: int = 500,
     Notes
     -----
     Equations (1) and (2) and their sources in the module docstring.
-    With several classes, single-server FCFS queues of general service are
-    joined in subsystems solved as one joint chain each (module docstring,
-    "Subsystems of several stations"); ``info["subsystems"]`` lists them
+    Single-server FCFS queues of general service, with the exponential
+    FCFS and PS queues and delays beside them, are joined in subsystems
+    solved as one joint chain each (module docstring, "Subsystems of
+    several stations"); ``info["subsystems"]`` lists them
     and ``info["subsystems_ordered"]`` says whether each kept its queues'
     whole FCFS order (else the order of the first jobs of each queue and
     the numbers of the rest, named in the notes).
