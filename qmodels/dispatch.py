@@ -399,11 +399,14 @@ def _truncation_shortfall(result) -> str | None:
     next method that answers is preferred (an M/E2 -> H2 tandem at r = 0.98
     cut at 80 jobs answered R 34.1 against the simulator's 52.0 and QNA's
     52.7), and the chain's answer is kept only if none does."""
-    from .analytic.ctmc import shortfall
-
     err = getattr(result, "error", None)
     if result.method != "ctmc" or not isinstance(err, dict) or err.get("source") != "truncation":
         return None
+    # imported only for a cut chain's answer (it is already loaded then):
+    # importing the CTMC's modules for every answer cost `qmodels solve` of
+    # a product-form model 60-75 ms
+    from .analytic.ctmc import shortfall
+
     mass, limit = float(err.get("truncation_mass") or 0.0), err.get("open_limit")
     if limit is None or not math.isfinite(float(limit)) or mass <= 0:
         return None       # nothing was cut (capacities bound the open jobs)
