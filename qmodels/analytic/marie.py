@@ -191,10 +191,9 @@ points of X, five worse, network 22 the most: 1.7 -> 3.0 %). The window
 loses most behind a near-deterministic head on a cycle that one class
 never leaves: two queues of Erlang-16 and Erlang-8 service, 3 + 2 jobs, X
 0.0 % with the order, 0.8 % with L = 2, 10.3 % with L = 1 (every station
-alone: 4.4 %;
-``tests/test_marie_subsystem.py``).  ``info["approximation"]`` names the
-form that answered, and the measured error envelopes are recorded per
-form: "subsystem of all its FCFS queues" (one subsystem holds every
+alone: 4.4 %; ``tests/test_marie_subsystem.py``).
+``info["approximation"]`` names the form that answered, and the measured
+error envelopes are recorded per form: "subsystem of all its FCFS queues" (one subsystem holds every
 candidate station, the product-form ones of :func:`_place_kind` too),
 "smaller subsystems" (some, not one of all), "stations alone (Marie's
 decomposition)" (none: one candidate station, or every chain past the
