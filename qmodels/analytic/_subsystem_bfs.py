@@ -59,13 +59,26 @@ def _join(cand, src, o, r, L, p, kd) -> None:
 
 
 @jitable
+def _put(cand, states, hashes, table, nst, budget, rk, bn, head, rows, cols, vals, n, v):
+    """The transition from state ``head`` to ``cand`` (found, else added)
+    at ``v``, written at ``n`` of ``rows``, ``cols``, ``vals``; (n + 1,
+    states, overflow: ``cand`` would pass ``budget`` states)."""
+    k, nst = _target(cand, len(cand), states, hashes, table, nst, budget, rk, bn)
+    if k < 0:
+        return n, nst, True
+    rows[n] = head
+    cols[n] = k
+    vals[n] = v
+    return n + 1, nst, False
+
+
+@jitable
 def _route(left, j, r, rate, m, B, L, kind, nstart, starts, alpha, P, exitp, cand, states,
            hashes, table, nst, budget, rk, bn, head, fr, fc, fv, nf):
     """The moves of a class-r job that completes at station ``j`` at
     ``rate`` (``left``: the state without it): out of the subsystem, then
     to each station of it (the start phases of an empty FCFS queue);
     (transitions written, states, overflow)."""
-    W = len(left)
     for i in range(-1, m):
         if i < 0:
             if exitp[r, j] <= 1e-14:
@@ -85,13 +98,10 @@ def _route(left, j, r, rate, m, B, L, kind, nstart, starts, alpha, P, exitp, can
                 p3 = -1 if busy else starts[i, r, b]
                 _join(cand, left, i * B, r, L, p3, kind[i])
                 w1 = 1.0 if busy else alpha[i, r, p3]
-            k, nst = _target(cand, W, states, hashes, table, nst, budget, rk, bn)
-            if k < 0:
+            nf, nst, over = _put(cand, states, hashes, table, nst, budget, rk, bn, head,
+                                 fr, fc, fv, nf, wr * w1)
+            if over:
                 return nf, nst, True
-            fr[nf] = head
-            fc[nf] = k
-            fv[nf] = wr * w1
-            nf += 1
     return nf, nst, False
 
 
@@ -179,15 +189,12 @@ def subsystem_bfs(seed, m, C, L, N, inside, kind, nph, alpha, T, tex, nstart, st
                     p2 = -1 if busy else starts[j, r, a]
                     _join(cand, cur, o, r, L, p2, kind[j])
                     w = 1.0 if busy else alpha[j, r, p2]
-                    k, nst = _target(cand, W, states, hashes, table, nst, budget, rk, bn)
-                    if k < 0:
+                    acl[na] = r
+                    na, nst, over = _put(cand, states, hashes, table, nst, budget, rk, bn,
+                                         head, ar, ac, av, na, f[r, j] * w)
+                    if over:
                         return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], \
                                 av[:na], acl[:na], True
-                    ar[na] = head
-                    ac[na] = k
-                    av[na] = f[r, j] * w
-                    acl[na] = r
-                    na += 1
         # phase changes and completions
         for j in range(m):
             o = j * B
@@ -218,14 +225,11 @@ def subsystem_bfs(seed, m, C, L, N, inside, kind, nph, alpha, T, tex, nstart, st
                 if p2 != p and T[j, r, p, p2] > 0:
                     cand[:] = cur
                     cand[o + 1] = p2
-                    k, nst = _target(cand, W, states, hashes, table, nst, budget, rk, bn)
-                    if k < 0:
+                    nf, nst, over = _put(cand, states, hashes, table, nst, budget, rk, bn,
+                                         head, fr, fc, fv, nf, T[j, r, p, p2])
+                    if over:
                         return states[:nst], fr[:nf], fc[:nf], fv[:nf], ar[:na], ac[:na], \
                                 av[:na], acl[:na], True
-                    fr[nf] = head
-                    fc[nf] = k
-                    fv[nf] = T[j, r, p, p2]
-                    nf += 1
             rate = tex[j, r, p]
             if rate <= 0:
                 continue
