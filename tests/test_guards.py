@@ -228,8 +228,14 @@ def test_exact_mva_spans_give_the_same_numbers(monkeypatch):
 
 
 _LONG_BATCH = """
+import signal
 import sys
 import numpy as np
+# Ctrl-C's default handler, whatever this process inherited: a test run
+# started in the background of a non-interactive shell ignores SIGINT, and
+# so would this child (then the signal could not stop it, whatever the batch
+# does)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from qmodels.analytic import batch
 # compile (or load) the span kernel first, so the signal meets the recursion
 batch.mva_batch(np.array([[0.05, 0.03]]), 1.0, np.array([2 * batch.INTERRUPT_WORK]))
