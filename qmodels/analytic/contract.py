@@ -621,13 +621,12 @@ def _label_caches(result) -> None:
     is approximate by that approximation's error wherever it is not exact
     (an empty cache, one that holds every requested item, a uniform
     popularity: h = C / n by symmetry), and says so."""
-    from ..model.caching import CacheStation
-
     net = result.network
+    caches = net.lowered.memo("contract.caches", lambda: _caches(net))
+    if not caches:
+        return
     approx = []
-    for s in net.stations:
-        if not isinstance(s, CacheStation):
-            continue
+    for s in caches:
         q = s.popularity[s.popularity > 0]
         if 0.0 < s.hit_ratio < 1.0 and q.max() - q.min() > 1e-12 * q.max():
             approx.append(f"{s.name!r} (h = {s.hit_ratio:.6g}, {s.policy})")
@@ -637,6 +636,14 @@ def _label_caches(result) -> None:
             "Garetto & Leonardi 2014 for FIFO and RANDOM) at " + ", ".join(approx)
             + "; the simulator runs the caches item by item")
     _set(result, exactness=APPROXIMATE, assumptions=tuple(result.assumptions) + (note,))
+
+
+def _caches(net: Network) -> tuple:
+    """The cache stations of ``net`` (most networks have none: a repeated
+    solve's check then costs one lookup, not a pass over the stations)."""
+    from ..model.caching import CacheStation
+
+    return tuple(s for s in net.stations if isinstance(s, CacheStation))
 
 
 def _warn_random_route(result) -> None:
