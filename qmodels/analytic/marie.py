@@ -1420,6 +1420,8 @@ def _iterate_groups(plan: _Plan, groups: dict, tol: float, max_iter: int):
                 f"{plan.net.stations[k].name!r} (no think time, no other station), which the "
                 "flow-equivalent source cannot feed: use method='ctmc' or 'sim'")
     units = singles + list(groups)
+    for ch in groups.values():
+        ch.restart()            # each answer from the same start
     F = {}
     for u in units:
         if isinstance(u, tuple):
