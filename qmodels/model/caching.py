@@ -31,7 +31,6 @@ References
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 import sys
 from collections.abc import Mapping
@@ -262,6 +261,10 @@ class CacheStation(Queue):
                                        minimum=0))
         q = _catalog(self.popularity, who)
         object.__setattr__(self, "popularity", q)
+        # (hashlib here, not at import: OpenSSL's start is ~4 ms of every
+        # `import qmodels`, and most networks have no cache)
+        import hashlib
+
         object.__setattr__(self, "catalog_digest", hashlib.sha1(q.tobytes()).hexdigest())
         pol = self.policy
         if not isinstance(pol, str) or pol.lower() not in CACHE_POLICIES:
