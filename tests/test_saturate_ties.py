@@ -80,3 +80,35 @@ def test_identical_queues_get_identical_figures(N, d, z, scv):
     r = _solve(net, "mva-residual")
     Q = np.asarray(r.station_queue_length)[0]
     assert Q[0] == pytest.approx(Q[2], rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("eps", [1e-9, 1e-4])
+def test_residual_mva_at_nearly_tied_queues_converges_to_its_fixed_point(eps):
+    # queues of 5e-5 s and 5e-5 (1 + eps) s, not tied within saturate's
+    # 1e-9: from N spread evenly the iteration stopped at 10,000 sweeps
+    # (2,514 and 3,397 jobs at eps = 1e-4); from the single-class root of
+    # the fixed point it converges in a few sweeps.  The answer must satisfy
+    # the method's own equations (Bolch et al. 2006, ch. 10, with
+    # Schweitzer's estimate at N - 1, a = (N - 1)/N): per queue
+    # Q = X V S (1 + a Q + (c^2 - 1)/2 a U) (c^2 = 1 at the exponential
+    # ones, 0 at the deterministic one), at the delay Q = X V S
+    N = 8192
+    S = {"tx": 5e-5, "mid": 3e-5, "rx": 5e-5 * (1 + eps)}
+    net = qm.Network([qm.Queue("tx", S["tx"]), qm.Queue("mid", S["mid"],
+                                                         distribution=qm.Deterministic()),
+                      qm.Queue("rx", S["rx"]), qm.Delay("path", 0.114)],
+                     [qm.Closed("tcp", N, visits={"tx": 1, "mid": 1, "rx": 1, "path": 1})])
+    r = _solve(net, "mva-residual")
+    assert r.info["converged"] and r.info["iterations"] < 100
+    X = float(r.X["tcp"])
+    a = (N - 1) / N
+    for name, s in S.items():
+        k = net.station_names.index(name)
+        q = float(np.asarray(r.station_queue_length)[0, k])
+        u = X * s
+        rc = -0.5 if name == "mid" else 0.0
+        # (within the iteration's own tolerance: it stops where no queue
+        # moves by more than 1e-8 N in a sweep)
+        assert q == pytest.approx(X * s * (1 + a * q + rc * a * u), rel=1e-6, abs=1e-7 * N)
+    k = net.station_names.index("path")
+    assert float(np.asarray(r.station_queue_length)[0, k]) == pytest.approx(X * 0.114, rel=1e-12)
