@@ -140,15 +140,15 @@ def _single_class_start(Dx, Sx, Vx, kind, resid, Z, N):
     (r_x the residual term (c_x^2 - 1)/2, 0 at PS), a delay's X e_x; and
     X is the root of N = X Z + sum_x Q_x(X), increasing in X on
     [0, 1/(a max e_x)) (its derivative is positive there for r_x >= -1/2),
-    found by Brent's method.  The iteration then starts where it ends,
+    found by bisection to the last bit (no root finder from
+    :mod:`scipy.optimize`: importing it takes half a second, which the
+    first answer of a process, a CLI call, would pay).  The iteration then starts where it ends,
     and only holds the answer to the utilisation law (a root past U = 1).
     Started from N spread evenly instead, the iteration needs of the order
     of N sweeps where two queues are nearly tied near saturation: the
     difference between them shrinks by about U a a sweep (one class of
     8,192 jobs, queues of 5e-5 s and 5.0005e-5 s: the 10,000-sweep limit
     with their queues at 2,514 and 3,397 jobs, an unconverged answer)."""
-    from scipy.optimize import brentq
-
     if Dx.shape[0] != 1 or (kind == 2).any() or N[0] < 1:
         return None
     n = float(N[0])
@@ -175,8 +175,15 @@ def _single_class_start(Dx, Sx, Vx, kind, resid, Z, N):
         f_top = top * z + float(jobs(top).sum()) - n
         if not (np.isfinite(f_top) and f_top > 0):
             return None
-        x = brentq(lambda t: t * z + float(jobs(t).sum()) - n, 0.0, top,
-                   xtol=1e-300, rtol=4 * np.finfo(float).eps)
+        lo, x = 0.0, top
+        while True:
+            mid = 0.5 * (lo + x)
+            if mid <= lo or mid >= x:
+                break           # no double between them
+            if mid * z + float(jobs(mid).sum()) - n > 0:
+                x = mid
+            else:
+                lo = mid
     Q = jobs(x)[None, :]
     return Q if np.isfinite(Q).all() else None
 
