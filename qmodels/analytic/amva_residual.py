@@ -66,6 +66,7 @@ from .amva import (
     _check_multiserver,
     _warn_unconverged,
     saturate,
+    single_class_start,
 )
 from .amva_ld import ld_factor
 from .contract import answers
@@ -134,58 +135,18 @@ def _build_adapter(net: Network, multiserver: str):
 def _single_class_start(Dx, Sx, Vx, kind, resid, Z, N):
     """The fixed point of :func:`residual_fixed_point` for one class
     without load-dependent columns, as the iteration's start (None for
-    anything else).  With one class the estimate at N - 1 is a Q_x, a =
-    (N - 1)/N, so each column's equation solves for Q_x given X: with e_x
-    = Vx_x Sx_x, a queue's Q_x = X e_x (1 + r_x a X Dx_x) / (1 - a X e_x)
-    (r_x the residual term (c_x^2 - 1)/2, 0 at PS), a delay's X e_x; and
-    X is the root of N = X Z + sum_x Q_x(X), increasing in X on
-    [0, 1/(a max e_x)) (its derivative is positive there for r_x >= -1/2),
-    found by bisection to the last bit (no root finder from
-    :mod:`scipy.optimize`: importing it takes half a second, which the
-    first answer of a process, a CLI call, would pay).  The iteration then starts where it ends,
-    and only holds the answer to the utilisation law (a root past U = 1).
-    Started from N spread evenly instead, the iteration needs of the order
-    of N sweeps where two queues are nearly tied near saturation: the
-    difference between them shrinks by about U a a sweep (one class of
-    8,192 jobs, queues of 5e-5 s and 5.0005e-5 s: the 10,000-sweep limit
-    with their queues at 2,514 and 3,397 jobs, an unconverged answer)."""
+    anything else): :func:`qmodels.analytic.amva.single_class_start` with
+    e_x = Vx_x Sx_x, p_x = 1 and s_x = r_x a Dx_x, i.e. per column
+    Q_x = X e_x (1 + r_x a X Dx_x) / (1 - a X e_x) at a queue (r_x the
+    residual term (c_x^2 - 1)/2, 0 at PS): the residual correction's
+    R = S (1 + a Q + r a U) with U = X Dx, solved for Q."""
     if Dx.shape[0] != 1 or (kind == 2).any() or N[0] < 1:
         return None
     n = float(N[0])
     a = (n - 1.0) / n
-    e = Vx[0] * Sx[0]
-    d = Dx[0]
-    q = (kind == 1) & (e > 0)
-    r = np.where(q, resid, 0.0)
-    z = float(Z[0])
-
-    def jobs(x):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(q, x * e * (1.0 + r * a * x * d) / (1.0 - a * x * e), x * e)
-
-    if not q.any() or a == 0.0:
-        # every Q_x = X e_x (no queue, or one job: a = 0)
-        tot = z + float(e.sum())
-        if not tot > 0:
-            return None
-        x = n / tot
-    else:
-        hi = 1.0 / (a * float(e[q].max()))
-        top = hi * (1.0 - 1e-12)
-        f_top = top * z + float(jobs(top).sum()) - n
-        if not (np.isfinite(f_top) and f_top > 0):
-            return None
-        lo, x = 0.0, top
-        while True:
-            mid = 0.5 * (lo + x)
-            if mid <= lo or mid >= x:
-                break           # no double between them
-            if mid * z + float(jobs(mid).sum()) - n > 0:
-                x = mid
-            else:
-                lo = mid
-    Q = jobs(x)[None, :]
-    return Q if np.isfinite(Q).all() else None
+    q = kind == 1
+    s = np.where(q, resid * a * Dx[0], 0.0)
+    return single_class_start(Vx[0] * Sx[0], np.ones(Dx.shape[1]), s, q, float(Z[0]), n)
 
 
 def residual_fixed_point(Dx, Sx, Vx, kind, corr, resid, mult, nmult, Z, N, Q, tol, max_iter):
