@@ -128,3 +128,19 @@ def test_linearizer_at_nearly_tied_queues_converges():
     assert r.info["converged"] and r.info["iterations"] < 200
     np.testing.assert_allclose(r.class_throughput, x.class_throughput, rtol=1e-5)
     np.testing.assert_allclose(r.station_queue_length, x.station_queue_length, rtol=0.03)
+
+
+def test_the_single_class_start_is_the_root_by_hand():
+    # one queue of demand D and a think time Z, Schweitzer's estimate:
+    # N = X Z + X D / (1 - a X D), a = (N - 1)/N, i.e. the quadratic
+    # a D Z X^2 - (N a D + Z + D) X + N = 0, whose smaller root lies below
+    # the pole 1 / (a D)
+    from qmodels.analytic.amva import single_class_start
+
+    N, D, Z = 10.0, 0.1, 1.0
+    a = (N - 1) / N
+    b = N * a * D + Z + D
+    X = (b - np.sqrt(b * b - 4 * a * D * Z * N)) / (2 * a * D * Z)
+    Q = single_class_start(np.array([D]), np.ones(1), np.zeros(1), np.array([True]), Z, N)
+    assert Q[0, 0] == pytest.approx(X * D / (1 - a * X * D), rel=1e-12)
+    assert X * Z + Q[0, 0] == pytest.approx(N, rel=1e-12)
