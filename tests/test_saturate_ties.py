@@ -140,7 +140,8 @@ def test_the_single_class_start_is_the_root_by_hand():
     N, D, Z = 10.0, 0.1, 1.0
     a = (N - 1) / N
     b = N * a * D + Z + D
-    X = (b - np.sqrt(b * b - 4 * a * D * Z * N)) / (2 * a * D * Z)
+    # (the smaller root in the form without cancellation: 2c / (b + sqrt))
+    X = 2 * N / (b + np.sqrt(b * b - 4 * a * D * Z * N))
     Q = single_class_start(np.array([D]), np.ones(1), np.zeros(1), np.array([True]), Z, N)
     assert Q[0, 0] == pytest.approx(X * D / (1 - a * X * D), rel=1e-12)
     assert X * Z + Q[0, 0] == pytest.approx(N, rel=1e-12)

@@ -440,6 +440,8 @@ def single_class_start(e, p, s, queue, z: float, n: float):
                 num = x * ex * (px + sx * x)
                 f += num / den
                 df += (ex * (px + 2.0 * sx * x) * den + a * ex * num) / (den * den)
+            if f == 0.0:
+                break           # the root itself
             if f > 0:
                 hi = x
             else:
@@ -451,7 +453,7 @@ def single_class_start(e, p, s, queue, z: float, n: float):
             # rounding, where the steps would only wander)
             done = abs(nxt - x) <= 1e-13 * x
             x = nxt
-            if done or f == 0.0:
+            if done:
                 break
         else:
             return None
