@@ -28,6 +28,7 @@ from . import (  # noqa: F401
     _ctmc_fast,
     _ilu0,
     _lattice,
+    _laws_fast,
     _logconv,
     _subsystem_bfs,
     amva,

@@ -55,14 +55,16 @@ import dataclasses
 import functools
 import inspect
 import math
+import sys
 from collections.abc import Mapping
 
 import numpy as np
 
+from .. import _jit
 from ..errors import LawViolationError
 from ..model.network import Closed, Delay, LoadDependent, Network, Open, Queue
 from ..results import APPROXIMATE, Result
-from . import requires
+from . import _laws_fast, requires
 
 __all__ = ["answers", "finish", "law_violations", "check_laws", "as_ps"]
 
@@ -299,6 +301,25 @@ class _Plan:
     def where(self, c, k):
         return f"station {self.st_names[k]!r}, class {self.cls_names[c]!r}"
 
+    def fast(self):
+        """(plan, has_cols, qcols) of the compiled check
+        (:func:`qmodels.analytic._laws_fast.laws_hold`), or None for a
+        network whose laws are not the plain ones it covers (token pools,
+        class switching, blocking, losses at entry, load-dependent
+        stations); derived on first use."""
+        if "_fast" not in self.__dict__:
+            self._fast = None
+            if not (self.pools or self.chain or self.blocking or self.entry_lossy or self.ld):
+                lb = [self.no_contention(c) for c in range(len(self.cls_names))]
+                buf = np.concatenate((self.V.ravel(), self.V_visited.ravel(),
+                                      self.S_per_server.ravel(), self.outside, self.think,
+                                      self.pop, self.lam, lb,
+                                      np.asarray(self.closed, dtype=float)))
+                self._fast = (np.ascontiguousarray(buf, dtype=float),
+                              np.ascontiguousarray(self.has_cols, dtype=np.int64),
+                              np.ascontiguousarray(self.qcols, dtype=np.int64))
+        return self._fast
+
 
 def _plan(net: Network) -> _Plan:
     return net.lowered.memo("contract.plan", lambda: _Plan(net))
@@ -470,6 +491,8 @@ def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[s
     U = np.asarray(result.station_utilization, float)
     Xc = np.asarray(result.class_throughput, float)
     Rc = np.asarray(result.class_response_time, float)
+    if _laws_pass_compiled(result, rtol, atol, X, Q, R, U, Xc, Rc):
+        return []
     # every figure in one array (U last): finiteness, the scale of the
     # absolute tolerance (U excluded) and the sign in three reductions
     allv = np.concatenate((X.ravel(), Q.ravel(), R.ravel(), Xc.ravel(), Rc.ravel(), U.ravel()))
@@ -493,6 +516,31 @@ def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[s
     if chk.out:
         return chk.out
     return _all_laws(net, result, chk, rtol, atol, X, Q, R, U, Xc, Rc)
+
+
+def _laws_pass_compiled(result, rtol, atol, X, Q, R, U, Xc, Rc) -> bool:
+    """Whether the compiled check (:mod:`._laws_fast`) passes the answer:
+    True only where it ran and every law holds within half the tolerance;
+    False where it did not run (numba not yet imported by this process: a
+    short-lived process keeps away from numba's import and cache load;
+    a network outside its plain laws; figures of unexpected shapes) or
+    where some comparison failed, and the numpy check then decides."""
+    kernel = _laws_fast.laws_hold
+    if not (_jit.HAVE_NUMBA and (kernel.threshold == 0 or "numba" in sys.modules)):
+        return False
+    fast = _plan(result.network).fast()
+    if fast is None:
+        return False
+    C, K = X.shape if X.ndim == 2 else (0, 0)
+    if not (C and Q.shape == R.shape == U.shape == (C, K) and Xc.shape == Rc.shape == (C,)):
+        return False
+    info = getattr(result, "info", None)
+    trunc = float(info.get("truncation_mass", 0.0) or 0.0) if isinstance(info, Mapping) else 0.0
+    lossy = bool(_plan(result.network).cap_lossy or trunc > 0)
+    fig = np.concatenate((X.ravel(), Q.ravel(), R.ravel(), U.ravel(), Xc, Rc))
+    plan, has_cols, qcols = fast
+    return bool(kernel.compiled()(fig, plan, has_cols, qcols, C, K, float(rtol), float(atol),
+                                  lossy))
 
 
 def _all_laws(net, result, chk, rtol, atol, X, Q, R, U, Xc, Rc) -> list:
