@@ -638,3 +638,48 @@ def test_save_refusals_are_qmodels_errors(tmp_path):
         qm.save(nfd, tmp_path / "n.yaml")
     with pytest.raises(qm.InvalidValueError, match="format must be"):
         qm.save(net, tmp_path / "m.yaml", format="toml")
+
+
+# ---------------------------------------------------------------------------
+# libyaml's loader reads what the Python loader reads
+# ---------------------------------------------------------------------------
+
+_TRICKY = [
+    "a: 1e-3\nb: 1.5E+2\nc: '1e-3'\nd: .inf\ne: -.nan\n",
+    "base: &b {service: 0.1, servers: 2}\nq: {<<: *b, servers: 3}\n",
+    "a: 1\na: 2\n",
+    "a: 010\nb: 0x10\nc: 1:30\nd: 1_000\ne: 1e-400\n",
+    "a: [1, 2\n",
+    "a: b: c\n",
+    "a:\n\t- 1\n",
+    "a: \x07\n",
+    "a: 'caf\u00e9'\nb: \"\\u00e9\"\n",
+    "? [1, 2]\n: x\n",
+    "- 1\n- two\n- {three: 3}\n",
+    "",
+    "---\na: 1\n---\nb: 2\n",
+    "a: !!python/object:os.system x\n",
+    "a: yes\nb: off\nc: ~\nd: 2026-11-29\n",
+]
+
+
+def _parsed(text):
+    try:
+        return ("ok", modelfile.parse(text))
+    except ModelFileError as e:
+        return ("error", e.errors)
+
+
+@pytest.mark.parametrize("text", _TRICKY + [
+    resources.files("qmodels").joinpath("examples", n).read_text() for n in EXAMPLES])
+def test_libyaml_reads_what_the_python_loader_reads(text, monkeypatch):
+    fast = _parsed(text)
+    plain = modelfile._yaml_loader.__wrapped__
+    monkeypatch.setattr(modelfile, "_yaml_loader", lambda fast=True: plain(False))
+    assert fast == _parsed(text)
+
+
+def test_libyaml_is_used_where_pyyaml_has_it():
+    if not yaml.__with_libyaml__:
+        pytest.skip("PyYAML built without libyaml")
+    assert issubclass(modelfile._yaml_loader(), yaml.CSafeLoader)
