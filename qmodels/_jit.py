@@ -116,12 +116,13 @@ LAZY_KERNELS: list = []
 
 
 class _Lazy:
-    __slots__ = ("py_func", "_compiled", "threshold", "__name__", "__doc__")
+    __slots__ = ("py_func", "_compiled", "threshold", "lists", "__name__", "__doc__")
 
-    def __init__(self, func, threshold):
+    def __init__(self, func, threshold, lists=False):
         self.py_func = func
         self._compiled = None
         self.threshold = threshold
+        self.lists = lists
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
         LAZY_KERNELS.append(self)
@@ -140,6 +141,12 @@ class _Lazy:
     def run(self, work, *args):
         """Call with an estimate of the loop trip count ``work``."""
         if work < self.threshold:
+            if self.lists:
+                # (1-D arrays read as lists: indexing a list and computing
+                # with Python floats is several times faster than with numpy
+                # scalars, and the IEEE operations, hence the bits, are the
+                # same)
+                args = tuple(a.tolist() if getattr(a, "ndim", 0) == 1 else a for a in args)
             return self.py_func(*args)
         return self.compiled()(*args)
 
@@ -147,11 +154,13 @@ class _Lazy:
         return self.compiled()(*args)
 
 
-def lazyjit(threshold: int = 20_000):
-    """Decorator: Python below ``threshold`` loop trips, numba above."""
+def lazyjit(threshold: int = 20_000, lists: bool = False):
+    """Decorator: Python below ``threshold`` loop trips, numba above.  With
+    ``lists`` the Python function is given its 1-D array arguments as
+    lists (a kernel that only reads them, by index and ``len``)."""
 
     def deco(func):
-        return _Lazy(func, threshold)
+        return _Lazy(func, threshold, lists)
 
     return deco
 

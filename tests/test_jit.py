@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import qmodels
@@ -68,3 +69,26 @@ def test_cached_kernel_follows_an_edited_helper_in_another_file(tmp_path, call):
     # the helper's helper changes (and its file's size, whatever the clock)
     helper.write_text(helper.read_text().replace("x + 1.0", "x + 10.0"))
     assert _run(tmp_path, call) == 11.0
+
+
+def test_kernels_given_lists_give_the_bits_they_give_with_arrays():
+    """A ``lazyjit(lists=True)`` kernel's Python path reads its 1-D arrays
+    as lists (faster): the same IEEE operations, so the same bits."""
+    from qmodels.analytic import _logconv, mva
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        N, L = int(rng.integers(1, 300)), int(rng.integers(1, 8))
+        lg, lh = np.cumsum(rng.normal(size=N + 1)), np.cumsum(rng.normal(size=N + 1))
+        lf = np.concatenate(([0.0], np.cumsum(rng.normal(size=L))))
+        r = float(rng.uniform(0.0, 2.0))
+        k = _logconv.log_g_add_ld
+        assert k.lists and k.run(0, lg, lf, r).tobytes() == k.py_func(lg, lf, r).tobytes()
+        k = mva._log_convolve
+        assert k.lists and k.run(0, lg, lh).tobytes() == k.py_func(lg, lh).tobytes()
+        mult = np.sort(rng.uniform(0.5, 4.0, L))
+        lX = -np.abs(rng.normal(size=N + 1))
+        k = mva._ld_queue_kernel
+        got = k.run(0, lX, lf, lh, lg, mult, 0.3)
+        want = k.py_func(lX, lf, lh, lg, mult, 0.3)
+        assert k.lists and all(g.tobytes() == w.tobytes() for g, w in zip(got, want))

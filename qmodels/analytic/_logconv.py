@@ -80,7 +80,7 @@ def log_ld_factors(d: float, multipliers, N: int) -> np.ndarray:
     return lf
 
 
-@lazyjit()
+@lazyjit(lists=True)
 def log_g_add_ld(lg, lf, d_over_aL):
     """Convolve a load-dependent station into log G.
 
@@ -89,8 +89,8 @@ def log_g_add_ld(lg, lf, d_over_aL):
     T(n) = sum_{j>=L} f(j) g(n-j) obeys T(n) = (d/a_L) T(n-1) + f(L) g(n-L),
     so the convolution costs O(N L), not O(N^2).  All terms positive.
     """
-    N = lg.shape[0] - 1
-    L = lf.shape[0] - 1
+    N = len(lg) - 1
+    L = len(lf) - 1
     out = np.full(N + 1, -np.inf)
     lr = math.log(d_over_aL) if d_over_aL > 0 else -np.inf
     tail = -np.inf

@@ -123,7 +123,7 @@ def _mva_fixed(D, is_delay, Z, N, want_curve):
 # with load-dependent / multi-server stations: log-space convolution
 # ---------------------------------------------------------------------------
 
-@lazyjit()
+@lazyjit(lists=True)
 def _ld_queue_kernel(lX, lf, lg_minus, lg, mult, D):
     """Mean queue length at a load-dependent station for n = 0..N.
 
@@ -144,12 +144,12 @@ def _ld_queue_kernel(lX, lf, lg_minus, lg, mult, D):
     correction cancels catastrophically there).  ``lX`` is log X(n); the
     product X(n) R(n) is taken in log space too.  O(N L).
     """
-    N = lg.shape[0] - 1
-    L = mult.shape[0]
+    N = len(lg) - 1
+    L = len(mult)
     aL = mult[L - 1]
     lD = math.log(D) if D > 0 else -np.inf
     # log rho = log d - log a_L, with log d = lf[1] + log a(1)
-    lrho = lf[1] + math.log(mult[0]) - math.log(aL) if lf.shape[0] > 1 else -np.inf
+    lrho = lf[1] + math.log(mult[0]) - math.log(aL) if len(lf) > 1 else -np.inf
     Q = np.zeros(N + 1)
     p0 = np.ones(N + 1)
     lH = -np.inf
@@ -183,11 +183,11 @@ def _ld_queue_kernel(lX, lf, lg_minus, lg, mult, D):
     return Q, p0
 
 
-@lazyjit()
+@lazyjit(lists=True)
 def _log_convolve(a, b):
     """log of h(n) = sum_{j<=n} e^a(j) e^b(n-j), n = 0..N (max-shifted sums of
     positive terms; -inf entries are empty)."""
-    N = a.shape[0] - 1
+    N = len(a) - 1
     out = np.full(N + 1, -np.inf)
     for n in range(N + 1):
         m = -np.inf
