@@ -250,16 +250,48 @@ def test_schweitzer_close_to_exact_on_balanced_networks():
 
 def test_schweitzer_convergence_warning():
     D = np.array([[0.1, 0.2, 0.3], [0.2, 0.2, 0.2]])
-    # row 1 is balanced: the starting point Q_k = N/K is already the fixed
-    # point (R_k = D (1 + (N-1)/K) is equal for all k, so Q_k = N/K), and it
-    # converges in one iteration; row 0 does not.
+    servers = np.array([[2, 1, 1], [1, 1, 1]])
+    # row 1 is balanced and of single servers: it starts at its fixed point
+    # (R_k = D (1 + (N-1)/N Q_k) equal for all k, so Q_k = N/K) and
+    # converges in one iteration; row 0, with a 2-server station (a
+    # load-dependent column, no such start), does not.
     with pytest.warns(ConvergenceWarning, match=r"1 of 2 rows stopped at max_iter=1 .*row 0"):
-        r = schweitzer_batch(D, 0.0, 10, max_iter=1)
+        r = schweitzer_batch(D, 0.0, 10, servers=servers, max_iter=1)
     assert r.converged.tolist() == [False, True] and r.iterations.tolist() == [1, 1]
-    assert r.Q[1] == pytest.approx([10 / 3] * 3, rel=1e-15)
+    assert r.Q[1] == pytest.approx([10 / 3] * 3, rel=1e-14)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert schweitzer_batch(D, 0.0, 10).converged.all()
+        assert schweitzer_batch(D, 0.0, 10, servers=servers).converged.all()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_schweitzer_at_nearly_tied_queues_converges_in_the_batch_as_in_schweitzer(
+        compiled, monkeypatch):
+    """Two queues 1e-4 apart near saturation (8,192 jobs): from N spread
+    evenly the iteration's slow mode took more than 10,000 sweeps; from
+    the single-class fixed point (amva.single_class_start) a few, in the
+    batch (compiled or not) as in ``qm.schweitzer``, bit for bit."""
+    import qmodels.analytic.amva as mc
+    from qmodels.analytic import batch
+
+    if compiled:
+        if not batch.HAVE_NUMBA:
+            pytest.skip("numba not installed")
+        monkeypatch.setattr(batch, "LAZY_THRESHOLD", 0)
+
+    D = np.array([[5e-5, 5e-5 * (1 + 1e-4)], [5e-5, 5e-5 * (1 + 1e-9)]])
+    for multiserver in ("marginal", "seidmann"):
+        res = schweitzer_batch(D, 0.0, 8192, multiserver=multiserver)
+        assert res.converged.all() and (res.iterations < 10).all()
+        for b in range(2):
+            one = mc.schweitzer(_net(D[b], 0.0, 8192, [1, 1], np.zeros(2, bool)),
+                                multiserver=multiserver)
+            assert one.info["converged"] and one.info["iterations"] == res.iterations[b]
+            X, R, Q, U = _row(one, 2)
+            assert res.X[b] == X and (res.Q[b] == Q).all()
+            # Schweitzer's own equations at the answer: Q_k = X D_k (1 + (N-1)/N Q_k)
+            a = 8191 / 8192
+            assert Q == pytest.approx(X * D[b] * (1 + a * Q), rel=1e-7)
 
 
 # ---------------------------------------------------------------------------

@@ -18,7 +18,8 @@ import numpy as np
 
 from .._jit import jitable
 
-__all__ = ["log_add", "mva_step", "amva_class_sweep", "amva_start", "amva_fixed_point"]
+__all__ = ["log_add", "mva_step", "amva_class_sweep", "amva_start", "amva_fixed_point",
+           "class_start"]
 
 
 @jitable
@@ -146,3 +147,92 @@ def amva_fixed_point(D, is_delay, Z, n, F, Q, tol, max_iter):
             converged = True
             break
     return X, R, it, converged
+
+
+@jitable
+def class_start(e, p, s, queue, z, n, Q):
+    """Q (length K, written) at the fixed point of a single-class
+    approximate MVA whose column equations solve for Q_x given X: Q_x = X
+    e_x (p_x + s_x X) / (1 - a X e_x) at a queue (``queue[x]`` true and e_x
+    > 0), X e_x elsewhere (a delay), a = (N - 1)/N (Schweitzer's estimate
+    of the queue an arriving job meets), with X the root of f(X) = X Z +
+    sum_x Q_x(X) - N on [0, 1/(a max e_x)) (f(0) = -N, f grows without
+    bound at the pole; increasing where p_x > 0 and s_x >= -a e_x p_x / 2).
+    Returns False (``Q`` then undefined) where p_x <= 0 at a queue, N < 1,
+    a figure is not finite or the root is not found.
+
+    The root by Newton's method kept inside the bracket that each step
+    narrows, bisecting where a step would leave it (a safeguarded Newton
+    iteration; Press et al., *Numerical Recipes*, 3rd ed., 2007, sec. 9.4,
+    rtsafe), from the light-load throughput X = N / (Z + sum_x e_x p_x).
+    The arguments are read by index only, so the Python caller passes
+    lists (plain floats: numpy's per-element cost on a few entries would be
+    most of the time) and a compiled kernel passes arrays: the same
+    operations, hence the same bits, in :func:`qmodels.analytic.amva.schweitzer`
+    and in each row of :func:`qmodels.analytic.batch.schweitzer_batch`."""
+    K = len(e)
+    if n < 1:
+        return False
+    a = (n - 1.0) / n
+    lin = z              # the delays' and think time's part of f: X (Z + sum e_x)
+    light = 0.0
+    emax = 0.0
+    nq = 0
+    bent = False
+    for k in range(K):
+        if queue[k] and e[k] > 0:
+            if not p[k] > 0:
+                return False
+            light += e[k] * p[k]
+            emax = max(emax, e[k])
+            nq += 1
+            if s[k] != 0:
+                bent = True
+        else:
+            lin += e[k]
+    light += lin
+    x = n / light if light > 0 else 0.0
+    if nq > 0 and a > 0.0:
+        lo = 0.0
+        hi = 1.0 / (a * emax)
+        x = min(x, 0.5 * hi) if x > 0 else 0.5 * hi
+        found = False
+        for _ in range(100):
+            f = x * lin - n
+            df = lin
+            for k in range(K):
+                if queue[k] and e[k] > 0:
+                    den = 1.0 - a * x * e[k]
+                    num = x * e[k] * (p[k] + s[k] * x)
+                    f += num / den
+                    df += (e[k] * (p[k] + 2.0 * s[k] * x) * den + a * e[k] * num) / (den * den)
+            if f == 0.0:
+                found = True    # the root itself
+                break
+            if f > 0:
+                hi = x
+            else:
+                lo = x
+            nxt = x - f / df if df > 0 else 0.5 * (lo + hi)
+            if not (lo < nxt and nxt < hi):
+                nxt = 0.5 * (lo + hi)
+            # (a start: 1e-13 is plenty, and the last bits of f are
+            # rounding, where the steps would only wander)
+            done = abs(nxt - x) <= 1e-13 * x
+            x = nxt
+            if done:
+                found = True
+                break
+        if not found:
+            return False
+    elif bent or not x > 0:
+        return False
+    for k in range(K):
+        if queue[k] and e[k] > 0:
+            q = x * e[k] * (p[k] + s[k] * x) / (1.0 - a * x * e[k])
+        else:
+            q = x * e[k]
+        if not math.isfinite(q):
+            return False
+        Q[k] = q
+    return True

@@ -36,7 +36,7 @@ from ._common import (
     _shape,
     _utilisation,
 )
-from ._kernels import amva_fixed_point
+from ._kernels import amva_fixed_point, class_start
 from .amva_ld import (
     ld_core_kernel,
     ld_factor,
@@ -392,76 +392,31 @@ def _amva_visit_time(net, A, n, kind, owner, scale, mult, nmult):
 
 def single_class_start(e, p, s, queue, z: float, n: float):
     """Q (1, K) at the fixed point of a single-class approximate MVA whose
-    column equations solve for Q_x given X: Q_x = X e_x (p_x + s_x X) /
-    (1 - a X e_x) at a queue (``queue``), X e_x at a delay, a = (N - 1)/N
-    (Schweitzer's estimate of the queue an arriving job meets), with X the
-    root of f(X) = X Z + sum_x Q_x(X) - N on [0, 1/(a max e_x)) (f(0) = -N,
-    f grows without bound at the pole; increasing where p_x > 0 and s_x >=
-    -a e_x p_x / 2); None where p_x <= 0 at a queue, N < 1 or the root is
-    not found.  The root by Newton's method kept inside the bracket that
-    each step narrows, bisecting where a step would leave it (a
-    safeguarded Newton iteration; Press et al., *Numerical Recipes*, 3rd
-    ed., 2007, sec. 9.4, rtsafe), from X = N / (Z + sum_x e_x p_x), the
-    light-load throughput: a few steps, in plain floats (25-35 us a
-    start; bisection to the last bit, numpy on each step, took 60-1,100
-    steps and made Linearizer on a 3-station network 3.3 -> 10.6 ms a
-    solve); not :mod:`scipy.optimize`, whose import takes half a second of
-    a process's first answer.  With these starts Linearizer on that
-    network (N = 12, one class) takes 1.5 ms (7 sweeps in all, 192
-    before) and 1.35 ms at a light load where it took 0.95 ms (11 sweeps
-    before, 7 now: the seven starts cost more than the sweeps they save;
-    the mean of 300 repeated ``qm.solve`` calls each).
+    column equations solve for Q_x given X (:func:`._kernels.class_start`:
+    Q_x = X e_x (p_x + s_x X) / (1 - a X e_x) at a queue, X e_x at a
+    delay, a = (N - 1)/N, X the root of X Z + sum_x Q_x(X) = N by a
+    safeguarded Newton iteration), or None where it does not exist.  In
+    plain floats (25-35 us a start; bisection to the last bit, numpy on
+    each step, took 60-1,100 steps and made Linearizer on a 3-station
+    network 3.3 -> 10.6 ms a solve); not :mod:`scipy.optimize`, whose
+    import takes half a second of a process's first answer.  With these
+    starts Linearizer on that network (N = 12, one class) takes 1.5 ms (7
+    sweeps in all, 192 before) and 1.35 ms at a light load where it took
+    0.95 ms (11 sweeps before, 7 now: the seven starts cost more than the
+    sweeps they save; the mean of 300 repeated ``qm.solve`` calls each).
 
     The callers' iterations start here: from N spread evenly they need of
     the order of N sweeps where two queues are nearly tied near saturation
     (their difference shrinks by about U a a sweep; one class of 8,192
     jobs, queues of 5e-5 s and 5.0005e-5 s: residual MVA stopped at its
     10,000-sweep limit with 2,514 and 3,397 jobs there, unconverged;
-    Linearizer at 69,346 sweeps)."""
-    if n < 1:
+    Linearizer at 69,346 sweeps; Schweitzer at 10,000 with 2,541 and
+    3,370, its fixed point 2,528 and 3,383)."""
+    Q = np.empty((1, len(e)))
+    if not class_start(e.tolist(), p.tolist(), s.tolist(), queue.tolist(), float(z),
+                       float(n), Q[0]):
         return None
-    a = (n - 1.0) / n
-    # (plain floats throughout: numpy's per-call cost on a few entries was
-    # most of the time, and the start runs before every core solve)
-    ev, pv, sv, qv = e.tolist(), p.tolist(), s.tolist(), queue.tolist()
-    cols = [(ex, px, sx) for ex, px, sx, qx in zip(ev, pv, sv, qv) if qx and ex > 0]
-    if any(px <= 0 for _, px, _ in cols):
-        return None
-    lin = z + sum(ex for ex, qx in zip(ev, qv) if not (qx and ex > 0))  # delays: X e_x
-    light = lin + sum(ex * px for ex, px, _ in cols)
-    x = n / light if light > 0 else 0.0
-    if cols and a > 0.0:
-        lo, hi = 0.0, 1.0 / (a * max(ex for ex, _, _ in cols))
-        x = min(x, 0.5 * hi) if x > 0 else 0.5 * hi
-        for _ in range(100):
-            f, df = x * lin - n, lin
-            for ex, px, sx in cols:
-                den = 1.0 - a * x * ex
-                num = x * ex * (px + sx * x)
-                f += num / den
-                df += (ex * (px + 2.0 * sx * x) * den + a * ex * num) / (den * den)
-            if f == 0.0:
-                break           # the root itself
-            if f > 0:
-                hi = x
-            else:
-                lo = x
-            nxt = x - f / df if df > 0 else 0.5 * (lo + hi)
-            if not lo < nxt < hi:
-                nxt = 0.5 * (lo + hi)
-            # (a start: 1e-13 is plenty, and the last bits of f are
-            # rounding, where the steps would only wander)
-            done = abs(nxt - x) <= 1e-13 * x
-            x = nxt
-            if done:
-                break
-        else:
-            return None
-    elif any(sx != 0 for _, _, sx in cols) or not x > 0:
-        return None
-    Q = np.array([[x * ex * (px + sx * x) / (1.0 - a * x * ex) if qx and ex > 0 else x * ex
-                   for ex, px, sx, qx in zip(ev, pv, sv, qv)]])
-    return Q if np.isfinite(Q).all() else None
+    return Q
 
 
 def _linearizer_start(Dx, kind, Z, n, F, Q) -> None:
@@ -582,7 +537,13 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     (Schweitzer 1979; Bard 1979; Lazowska et al. 1984, sec. 7.4.2.2,
     Algorithm 7.2), and iterates R_ck = D_ck (1 + sum_j Q_jk(N - e_c)),
     X_c = N_c/(Z_c + sum_k R_ck), Q_ck = X_c R_ck to a fixed point.  Cost
-    O(C K) per iteration, independent of the populations.
+    O(C K) per iteration, independent of the populations.  The iteration
+    starts from N_c spread evenly over the class's stations (Lazowska et
+    al., Algorithm 7.2), except with one class and no load-dependent
+    column, where the fixed point itself is the root of one equation in X
+    (:func:`single_class_start`) and the sweeps start there: from the even
+    start two queues nearly tied near saturation took more than 10,000
+    sweeps (8,192 jobs, demands 1e-4 apart: stopped unconverged), now 1.
 
     Load-dependent stations (and c-server queues with
     ``multiserver="marginal"``): R_ck = D_ck sum_j (j / a(j))
@@ -618,6 +579,7 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     C, Kx = Dx.shape
     Q = _amva_init(Dx, N)
     F = np.zeros((C, C, Kx))
+    _linearizer_start(Dx, kind, Z, N, F, Q)   # (one class: its fixed point, F = 0)
     X, R, it, conv = _core_lawful(Dx, kind, mult, nmult, Z, N, F, Q, float(tol), int(max_iter))
     info = {"algorithm": "Schweitzer-Bard approximate MVA", "iterations": int(it),
             "converged": bool(conv), "tol": float(tol), "multiserver": multiserver}

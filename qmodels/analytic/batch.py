@@ -36,7 +36,7 @@ from .._jit import HAVE_NUMBA, register_jitables, stamp_helpers, with_shipped
 from ..errors import ConvergenceWarning, InvalidValueError, PopulationError
 from ..results import FrameReport, label_dict, label_of
 from ._common import _check_options
-from ._kernels import amva_class_sweep, amva_fixed_point, mva_step
+from ._kernels import amva_class_sweep, amva_fixed_point, class_start, mva_step
 from .amva import _check_multiserver
 from .amva_ld import ld_fixed_point
 
@@ -410,7 +410,13 @@ def _schweitzer_rows(Dx, is_delay, Z, pop, Q0, tol, max_iter, Xo, Ro, Qo, its, c
             d[j] = Dx[b, k]
             dly[j] = is_delay[b, k]
             Q[j] = Q0[b, k]
-            Qt[j] = Q0[b, k]
+        # from the fixed point of one class (``amva.schweitzer``'s start)
+        start = np.empty(m)
+        if class_start(d, np.ones(m), np.zeros(m), ~dly, Z[b], n, start):
+            for j in range(m):
+                Q[j] = start[j]
+        for j in range(m):
+            Qt[j] = Q[j]
         it = 0
         done = False
         x = 0.0
@@ -451,6 +457,16 @@ def _schweitzer_ld_rows(D, kind, is_delay, mult, nmult, has_ld, Z, pop, Q0, tol,
         nb = np.empty(1)
         nb[0] = float(pop[b])
         F = np.zeros((1, 1, K))  # Schweitzer-Bard: no Linearizer correction
+        if not has_ld[b]:
+            # from the fixed point of one class, as ``amva.schweitzer`` starts
+            # (its ``_linearizer_start`` with F = 0: p = 1, s = 0)
+            start = np.empty(K)
+            queue = np.empty(K, dtype=np.bool_)
+            for k in range(K):
+                queue[k] = kind[b, k] == 1
+            if class_start(Db[0], np.ones(K), np.zeros(K), queue, Zb[0], nb[0], start):
+                for k in range(K):
+                    Qb[0, k] = start[k]
         if has_ld[b]:
             X, R, it, done = ld_fixed_point(Db, kind[b], mult[b], nmult[b], Zb, nb, F, Qb,
                                             tol, max_iter)
@@ -760,24 +776,27 @@ def schweitzer_batch(demands, think_times, population, *, servers=None, delay=No
     -----
     Schweitzer's estimate Q_k(N - 1) = (N - 1)/N Q_k(N) (Schweitzer 1979;
     Bard 1979; Lazowska et al., QSP 1984, sec. 7.4.2.2, Algorithm 7.2) turns
-    the MVA recursion into a fixed point: R_k = D_k (1 + (N-1)/N Q_k),
-    X = N/(Z + sum_k R_k), Q_k = X R_k, iterated from Q_k = N / (number of
-    stations with demand).  A c-server station with c >= N is a delay
-    (exactly).  With ``multiserver="marginal"`` a c-server queue with
-    c < N has R_k = D_k sum_j (j / min(j, c)) p_k(j - 1 | N - 1), the
-    load-dependent MVA residence time (Reiser & Lavenberg 1980; Bolch et
-    al. 2006, sec. 8.2), with p_k(. | N - 1) the two-point distribution
-    around the estimate (N-1)/N Q_k (Akyildiz & Bolch 1988; Bolch et al.
-    2006, sec. 9.1; eqs. (1)-(3) of :mod:`qmodels.analytic.amva_ld`); each
-    row runs the very fixed point of :func:`qmodels.analytic.amva.schweitzer`
-    (the same compiled-or-Python helpers, the same damping and stopping
-    rule), so it equals ``schweitzer`` of that row's network bit for bit.
-    With ``multiserver="seidmann"`` a c-server station of demand D is one
-    server of demand D/c plus a delay of demand D (c-1)/c (Seidmann,
-    Schweitzer & Shalev-Oren, Large Scale Systems 12, 1987); its Q is the
-    sum of both parts; rows follow ``schweitzer(..., multiserver="seidmann")``
-    (to rounding: the batch adds the parts' Q, ``schweitzer`` their
-    residence times).  Rows run in parallel.
+    the MVA recursion into a fixed point: R_k = D_k (1 + (N-1)/N Q_k), X =
+    N/(Z + sum_k R_k), Q_k = X R_k, iterated from its fixed point found as
+    the root of one equation in X (where no column is load-dependent:
+    :func:`qmodels.analytic._kernels.class_start`, as ``schweitzer``
+    starts), else from Q_k = N / (number of stations with demand).  A
+    c-server station with c >= N is a delay (exactly).  With
+    ``multiserver="marginal"`` a c-server queue with c < N has R_k = D_k
+    sum_j (j / min(j, c)) p_k(j - 1 | N - 1), the load-dependent MVA
+    residence time (Reiser & Lavenberg 1980; Bolch et al. 2006, sec. 8.2),
+    with p_k(. | N - 1) the two-point distribution around the estimate
+    (N-1)/N Q_k (Akyildiz & Bolch 1988; Bolch et al. 2006, sec. 9.1; eqs.
+    (1)-(3) of :mod:`qmodels.analytic.amva_ld`); each row runs the very
+    fixed point of :func:`qmodels.analytic.amva.schweitzer` (the same
+    compiled-or-Python helpers, the same damping and stopping rule), so it
+    equals ``schweitzer`` of that row's network bit for bit. With
+    ``multiserver="seidmann"`` a c-server station of demand D is one server
+    of demand D/c plus a delay of demand D (c-1)/c (Seidmann, Schweitzer &
+    Shalev-Oren, Large Scale Systems 12, 1987); its Q is the sum of both
+    parts; rows follow ``schweitzer(..., multiserver="seidmann")`` (to
+    rounding: the batch adds the parts' Q, ``schweitzer`` their residence
+    times).  Rows run in parallel.
 
     Examples
     --------
