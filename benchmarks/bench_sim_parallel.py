@@ -5,6 +5,9 @@ Run from the repository root (not part of the test suite)::
     python -m benchmarks.bench_sim_parallel            # 16 replications of ~1 s each
     python -m benchmarks.bench_sim_parallel --quick    # 8 replications of ~0.25 s
 
+``python -m benchmarks`` prints the same table (case ``sim-parallel-scaling``;
+``--quick`` there too).
+
 The model is a closed network of three stations (one deterministic) and an
 open class; each replication is a fixed horizon, so the work per
 replication is the same at every ``k``.  For each ``k`` the pool is started
@@ -54,22 +57,20 @@ def run(k: int, reps: int, horizon: float) -> tuple[float, pd.DataFrame]:
     return time.perf_counter() - t, r.to_frame()
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--rounds", type=int, default=3)
-    args = ap.parse_args(argv)
-    reps, horizon = (8, 2500.0) if args.quick else (16, 10000.0)
+def report(quick: bool = False, rounds: int = 3) -> list[str]:
+    """The scaling table's lines (module docstring); raises AssertionError
+    if a run's table differs from the one-process run's."""
+    reps, horizon = (8, 2500.0) if quick else (16, 10000.0)
     cores = os.cpu_count() or 1
     ks = sorted({1, 2, cores})
-    print(f"machine: {cores} cores, load {os.getloadavg()[0]:.2f}; {reps} replications, "
-          f"horizon {horizon:g} each")
+    lines = [f"machine: {cores} cores, load {os.getloadavg()[0]:.2f}; {reps} replications, "
+             f"horizon {horizon:g} each; median of {rounds} interleaved rounds"]
     start = {}
     for k in ks:
         start[k] = run(k, 2, 10.0)[0]
     times = {k: [] for k in ks}
     ref = None
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         for k in ks:
             t, frame = run(k, reps, horizon)
             times[k].append(t)
@@ -77,14 +78,23 @@ def main(argv=None) -> int:
                 ref = frame
             pd.testing.assert_frame_equal(frame, ref, check_exact=True)
     base = statistics.median(times[1])
-    print(f"{'workers':>8} {'median s':>9} {'min-max s':>14} {'speed-up':>9} {'efficiency':>10}"
-          f" {'pool start s':>12}")
+    lines.append(f"{'workers':>8} {'median s':>9} {'min-max s':>14} {'speed-up':>9} "
+                 f"{'efficiency':>10} {'pool start s':>12}")
     for k in ks:
         med = statistics.median(times[k])
-        print(f"{k:>8} {med:>9.3f} {min(times[k]):>6.3f}-{max(times[k]):<7.3f} "
-              f"{base / med:>9.2f} {base / med / k:>10.2f} {start[k]:>12.2f}")
-    print("tables equal bit for bit across workers: ok")
-    print(f"load after: {os.getloadavg()[0]:.2f}")
+        lines.append(f"{k:>8} {med:>9.3f} {min(times[k]):>6.3f}-{max(times[k]):<7.3f} "
+                     f"{base / med:>9.2f} {base / med / k:>10.2f} {start[k]:>12.2f}")
+    lines.append("tables equal bit for bit across workers: ok")
+    lines.append(f"load after: {os.getloadavg()[0]:.2f}")
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args(argv)
+    print("\n".join(report(args.quick, args.rounds)))
     return 0
 
 

@@ -43,6 +43,8 @@ TITLES = {
     "bounds-K50-N1000": "single-class bounds, K=50, N=1000, Z=1: qm bounds (ABA, BJB, GB, PB, "
                         "N*, bottleneck) vs Octave qncsaba+qncsbsb+qncsgb+qncspb and "
                         "line-solver ABA + geometric (pfqn_xzaba*, pfqn_xzgsb*)",
+    "sim-parallel-scaling": "qm.simulate(..., workers=k): replications on 1, 2 and every "
+                            "core, speed-up and efficiency (benchmarks/bench_sim_parallel.py)",
 }
 CASE_IDS = list(TITLES)
 # issue 22: issue 19's methods against line-solver's model API, the decomposition
@@ -319,8 +321,8 @@ def _peer_row(cid, name, role, fn, ours_answer, target=None, note=""):
 def run_case(cid, args, env):
     if cid in _more.TITLES:
         return _more.run_case(cid, args, env)
-    if cid.startswith(("multiserver", "convolution")):
-        return []           # answers, not times: printed by extras()
+    if cid.startswith(("multiserver", "convolution", "sim-parallel")):
+        return []           # answers or a table of its own: printed by extras()
     if cid.startswith("batch"):
         return _run_batch(cid, args, env)
     if cid.startswith("bounds"):
@@ -534,7 +536,22 @@ def extras(args, env, selected):
         blocks.append(_pathology(env))
     if "convolution-N1000" in selected:
         blocks.append(_convolution_overflow(env))
+    if "sim-parallel-scaling" in selected:
+        blocks.append(_scaling(args))
     return blocks
+
+
+def _scaling(args):
+    """The simulator's replications across processes (issue 32): the table
+    of :mod:`benchmarks.bench_sim_parallel`, or the error that stopped it."""
+    head = f"== sim-parallel-scaling: {TITLES['sim-parallel-scaling']}"
+    try:
+        from . import bench_sim_parallel
+
+        lines = bench_sim_parallel.report(quick=bool(getattr(args, "quick", False)))
+    except Exception as e:  # noqa: BLE001 - reported as an error of the run
+        return f"{head}\n  ERROR: {type(e).__name__}: {e}"
+    return "\n".join([head] + ["  " + x for x in lines])
 
 
 def _convolution_overflow(env):

@@ -17,7 +17,7 @@ from benchmarks import _util, cases, cases_more
 #: issue 22's cases (benchmarks/cases_more.py): their own models, checked below
 MORE = list(cases_more.TITLES)
 TIMED = [c for c in cases.CASE_IDS
-         if not c.startswith(("multiserver", "convolution")) and c not in MORE]
+         if not c.startswith(("multiserver", "convolution", "sim-parallel")) and c not in MORE]
 
 
 @pytest.mark.parametrize("cid", TIMED)
@@ -143,3 +143,21 @@ def test_the_cli_case_runs_qmodels_solve_as_a_process():
     assert "bottleneck" in out and "X [1/s]" in out
     with pytest.raises(RuntimeError, match="exited"):
         fn(cases_more.network("cli-solve-two-tier") + ".missing")
+
+
+def test_the_scaling_table_is_printed_and_its_failure_fails_the_run(monkeypatch):
+    """``python -m benchmarks`` prints the simulator's scaling table (issue
+    32); a table that cannot be made (here: the one-process run and a
+    parallel one differ) is an ERROR block, which fails the run."""
+    from benchmarks import bench_sim_parallel
+
+    monkeypatch.setattr(bench_sim_parallel, "report", lambda quick=False: ["w s speed-up", "1 2 1"])
+    block = cases.extras(type("A", (), {"quick": True})(), {}, ["sim-parallel-scaling"])[0]
+    assert block.startswith("== sim-parallel-scaling") and "speed-up" in block
+
+    def differ(quick=False):
+        raise AssertionError("tables differ")
+
+    monkeypatch.setattr(bench_sim_parallel, "report", differ)
+    block = cases.extras(type("A", (), {"quick": True})(), {}, ["sim-parallel-scaling"])[0]
+    assert "ERROR: AssertionError: tables differ" in block
