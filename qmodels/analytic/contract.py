@@ -518,15 +518,27 @@ def law_violations(result, *, rtol: float = RTOL, atol: float = 1e-12) -> list[s
     return _all_laws(net, result, chk, rtol, atol, X, Q, R, U, Xc, Rc)
 
 
+#: law checks made by this process so far (:func:`_laws_pass_compiled`)
+_CHECKS = [0]
+#: the compiled check runs from this many checks on, in a process where
+#: numba is already imported: a repeated or swept solve, which gains about
+#: 110 us a check, and never a one-off solve, which would pay numba's
+#: start-up (0.6 s where nothing compiled has run yet; 0-30 ms to load the
+#: kernel from numba's cache where something has)
+COMPILED_AFTER = 64
+
+
 def _laws_pass_compiled(result, rtol, atol, X, Q, R, U, Xc, Rc) -> bool:
     """Whether the compiled check (:mod:`._laws_fast`) passes the answer:
     True only where it ran and every law holds within half the tolerance;
-    False where it did not run (numba not yet imported by this process: a
-    short-lived process keeps away from numba's import and cache load;
-    a network outside its plain laws; figures of unexpected shapes) or
-    where some comparison failed, and the numpy check then decides."""
+    False where it did not run (before :data:`COMPILED_AFTER` checks or
+    with numba not yet imported by this process; a network outside its
+    plain laws; figures of unexpected shapes) or where some comparison
+    failed, and the numpy check then decides."""
     kernel = _laws_fast.laws_hold
-    if not (_jit.HAVE_NUMBA and (kernel.threshold == 0 or "numba" in sys.modules)):
+    _CHECKS[0] += 1
+    if not (_jit.HAVE_NUMBA and (kernel.threshold == 0 or (
+            _CHECKS[0] > COMPILED_AFTER and "numba" in sys.modules))):
         return False
     fast = _plan(result.network).fast()
     if fast is None:
