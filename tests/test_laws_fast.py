@@ -39,10 +39,12 @@ def networks(draw):
     K = draw(st.integers(1, 4))
     stations = []
     for k in range(K):
-        kind = draw(st.sampled_from(["delay", "q1", "q3", "ps"]))
+        # (processor sharing: product form whatever the classes' demands,
+        # so the answers come from the fast exact solvers)
+        kind = draw(st.sampled_from(["delay", "q1", "q3"]))
         stations.append(qm.Delay(f"s{k}", 1.0) if kind == "delay" else
                         qm.Queue(f"s{k}", 1.0, servers=3 if kind == "q3" else 1,
-                                 discipline="ps" if kind == "ps" else "fcfs"))
+                                 discipline="ps"))
     demand = st.sampled_from([0.0, 1e-6, 0.01, 0.2, 1.0, 50.0])
     classes = []
     for c in range(draw(st.integers(1, 2))):
@@ -63,13 +65,14 @@ def _perturbed(res, field, index, factor):
 
 
 @settings(deadline=None, max_examples=120)
-@given(networks(), st.sampled_from(FIGURES), st.integers(0, 100),
+@given(networks(), st.sampled_from(["auto", "schweitzer", "linearizer"]),
+       st.sampled_from(FIGURES), st.integers(0, 100),
        st.sampled_from([1e-12, 4e-7, 5e-7, 6e-7, 1e-6, 2e-6, 1e-3, 0.5]),
        st.sampled_from([1.0, -1.0]))
 def test_the_compiled_check_passes_only_what_the_numpy_check_passes(
-        net, field, index, eps, sign):
+        net, method, field, index, eps, sign):
     try:
-        res = qm.solve(net)
+        res = qm.solve(net, method=method)
     except qm.errors.QModelsError:
         return
     assert _compiled(res)          # an exact answer: the kernel passes it
@@ -113,3 +116,69 @@ def test_networks_outside_the_plain_laws_are_left_to_the_numpy_check():
     assert not _compiled(qm.mva(ld))
     plain = qm.Network([qm.Queue("q", 0.1)], [qm.Closed("a", 3, visits={"q": 1})])
     assert contract._plan(plain).fast() is not None
+
+
+def _consistent(net, R):
+    """A result for the one closed class of ``net`` (visits V, service S,
+    single servers, no think time) built from per-visit times ``R`` (1, K)
+    so that every law holds: X = N / sum V R, X_k = V_k X, Q = X R, U = X S."""
+    V = np.asarray(net.visits, float)
+    S = np.asarray(net.service_times, float)
+    N = float(net.classes[0].population)
+    Rc = float((V * R).sum())
+    Xc = N / Rc
+    X = V * Xc
+    res = qm.mva(net)
+    return dataclasses.replace(res, class_throughput=np.array([Xc]),
+                               class_response_time=np.array([Rc]), station_throughput=X,
+                               station_queue_length=X * R, station_response_time=R,
+                               station_utilization=X * S)
+
+
+def test_each_law_broken_alone_fails_the_compiled_check():
+    """Answers that break one law and keep the others (so that a kernel
+    missing that law's comparison would pass them: each case fails if its
+    law is taken out of the kernel, checked by hand)."""
+    net = qm.Network([qm.Queue("a", 0.02), qm.Queue("b", 0.03), qm.Queue("c", 0.01)],
+                     [qm.Closed("t", 3, visits={"a": 1, "b": 2, "c": 1})])
+    R = np.array([[0.05, 0.06, 0.02]])
+    good = _consistent(net, R)
+    assert _compiled(good) and _numpy(good) == []
+
+    def with_(base, **arrays):
+        return dataclasses.replace(base, **arrays)
+
+    Q = np.array(good.station_queue_length)
+    X = np.array(good.station_throughput)
+    U = np.array(good.station_utilization)
+    S = np.asarray(net.service_times, float)
+    cases = {}
+    # Little's law alone: jobs moved between stations, the totals kept
+    Qm = Q.copy()
+    Qm[0, 0] += 0.01
+    Qm[0, 2] -= 0.01
+    cases["Little"] = with_(good, station_queue_length=Qm)
+    # the forced flow law alone: X_a up, X_c down with Q and U following
+    Xm, Qm, Um = X.copy(), Q.copy(), U.copy()
+    Xm[0, 0] *= 1.01
+    Qm[0, 0] = Xm[0, 0] * R[0, 0]
+    Qm[0, 2] -= Qm[0, 0] - Q[0, 0]
+    Xm[0, 2] = Qm[0, 2] / R[0, 2]
+    Um = Xm * S
+    cases["forced flow"] = with_(good, station_throughput=Xm, station_queue_length=Qm,
+                                 station_utilization=Um)
+    # the utilisation law alone
+    Um = U.copy()
+    Um[0, 1] *= 1.01
+    cases["utilisation law"] = with_(good, station_utilization=Um)
+    # the no-contention bound alone: one job, every time 0.9 of its service
+    # time (U at most 0.74)
+    one = qm.Network(net.stations, [qm.Closed("t", 1, visits={"a": 1, "b": 2, "c": 1})])
+    cases["no-contention bound"] = _consistent(one, 0.9 * S)
+    # U <= 1 alone: one station, 3 jobs, R = 1.5 S: X S = 2, the other laws hold
+    single = qm.Network([qm.Queue("a", 0.02)], [qm.Closed("t", 3, visits={"a": 1})])
+    cases["U <= 1"] = _consistent(single, np.array([[0.03]]))
+    for law, bad in cases.items():
+        assert not _compiled(bad), law
+        found = _numpy(bad)
+        assert found, law
