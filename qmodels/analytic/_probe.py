@@ -104,6 +104,11 @@ def _solve_all() -> None:
 
     ring = sp.diags([np.ones(9), np.full(10, -2.0), np.ones(9)], [-1, 0, 1], format="csr")
     _ctmc_solve.ilu0_bicgstab(ring, np.ones(10))
+    # (and the ILU(0) kernels themselves, which that solve reaches only
+    # where the D-ILU one it tries first fails)
+    lu, diag, _ = _ilu0.ilu0(ring.indptr, ring.indices, ring.data)
+    _ilu0.bicgstab(ring.indptr, ring.indices, ring.data, lu, diag, np.ones(10), np.zeros(10),
+                   1e-10, 50)
     # the compiled enumeration of a Marie subsystem's joint chain (two
     # FCFS queues whose mean service differs by class)
     from .marie import marie
