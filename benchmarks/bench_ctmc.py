@@ -25,12 +25,15 @@ loaded from numba's cache first, untimed); ``peak RSS`` is the process's.
 and arrivals, a priority queue; see :func:`ph_web`, :func:`ph_prio`,
 :func:`ph_open`) at growing sizes and reports the states per CPU second
 and the largest solved within 10 CPU seconds on one core.  Measured
-2026-11-28 on the shared 2-core machine (benchmarks/README.md), with the
-ILU(0)-preconditioned solve of chains from 20,000 states: 231,177 states
-(three-tier, N = 44, 4.5 s), 177,241 (priority, N = 14, 7.1 s), 961,602
-(open tandem, L = 400, 7.3 s; L = 416, 1,040,002 states, 7.0 s in a
-separate run); 20,000 to 220,000 states per CPU second, the stationary
-solve most of the time on the closed models (a one-class FCFS station
+2026-11-29 on the shared 2-core machine (benchmarks/README.md), with the
+D-ILU solve by Eisenstat's trick of chains from 20,000 states (ILU(0)
+where it fails; the solver is still named ``ilu0-bicgstab``): 380,537
+states (three-tier, N = 52, 7.9 s), 177,241 (priority, N = 14, 8.4 s),
+1,384,322 (open tandem, L = 480, 9.4 s); 20,000 to 190,000 states per
+CPU second, the stationary solve most of the time on the closed models
+(2026-11-28, ILU(0) alone: 231,177 states of the three-tier model in
+4.5 s, the next size, 299,681, in 8.2 s; 1,040,002 of the open tandem in
+7.0 s) (a one-class FCFS station
 with phases is counted by phase: the build alone makes 190,000 to 360,000
 states per CPU second; ``--wide`` times the ordered-row form it replaced).
 ``qm.ctmc`` refuses, before it allocates anything, a chain whose

@@ -1275,7 +1275,7 @@ def _figures(net, spec, chain, states, pi, resid, solver="lu") -> Result:
 
 #: the readable name of each ``info["linear_solver"]``
 _SOLVER_NAMES = {"lu": "sparse LU", "bicgstab": "BiCGSTAB",
-                 "ilu0-bicgstab": "ILU(0)-preconditioned BiCGSTAB",
+                 "ilu0-bicgstab": "ILU(0)-preconditioned BiCGSTAB (its D-ILU variant first)",
                  "amg-gmres": "multigrid-preconditioned GMRES",
                  "ilu-bicgstab": "ILU-preconditioned BiCGSTAB",
                  "ilu-gmres": "ILU-preconditioned GMRES"}
