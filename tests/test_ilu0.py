@@ -30,12 +30,17 @@ def _random_generator(n, seed, density=0.02):
     return (R - sp.diags(np.asarray(R.sum(axis=1)).ravel())).tocsc()
 
 
+def _tridiagonal(n, seed):
+    """(rng, A): a diagonally dominant tridiagonal M-matrix of order n."""
+    rng = np.random.default_rng(seed)
+    return rng, sp.diags([rng.uniform(-1, -0.1, n - 1), rng.uniform(3, 4, n),
+                          rng.uniform(-1, -0.1, n - 1)], [-1, 0, 1], format="csr")
+
+
 def test_ilu0_of_a_tridiagonal_matrix_is_its_exact_lu():
     # no fill outside the pattern: L U = A exactly (Saad 2003, sec. 10.3)
     n = 40
-    rng = np.random.default_rng(1)
-    A = sp.diags([rng.uniform(-1, -0.1, n - 1), rng.uniform(3, 4, n),
-                  rng.uniform(-1, -0.1, n - 1)], [-1, 0, 1], format="csr")
+    rng, A = _tridiagonal(n, 1)
     ip, ix, d = _csr(A)
     lu, diag, ok = _ilu0.ilu0(ip, ix, d)
     assert ok
@@ -133,9 +138,7 @@ def test_dilu_of_a_tridiagonal_matrix_is_its_exact_lu():
     # (D + L) D^-1 (D + U) = A exactly, so BiCGSTAB on the split system
     # converges at once
     n = 40
-    rng = np.random.default_rng(2)
-    A = sp.diags([rng.uniform(-1, -0.1, n - 1), rng.uniform(3, 4, n),
-                  rng.uniform(-1, -0.1, n - 1)], [-1, 0, 1], format="csr")
+    rng, A = _tridiagonal(n, 2)
     ip, ix, data = _csr(A)
     d, dpos, ok = _ilu0.dilu(ip, ix, data)
     assert ok

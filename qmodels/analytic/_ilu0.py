@@ -112,76 +112,30 @@ def _product(indptr, indices, data, x, out):
         out[i] = s
 
 
+@jitable
+def _lu_product(indptr, indices, lu, diag, x, w, out):
+    """out = L U x with the factors of :func:`ilu0` (L unit lower)."""
+    n = len(x)
+    for i in range(n):
+        s = 0.0
+        for p in range(diag[i], indptr[i + 1]):
+            s += lu[p] * x[indices[p]]
+        w[i] = s
+    for i in range(n):
+        s = w[i]
+        for p in range(indptr[i], diag[i]):
+            s += lu[p] * w[indices[p]]
+        out[i] = s
+
+
 @lazyjit(threshold=0)
 def bicgstab(indptr, indices, data, lu, diag, b, x, rtol, maxiter):
     """(x, info, iterations): BiCGSTAB on A x = b from ``x`` (updated in
     place), right preconditioned by the factors of :func:`ilu0`; info 0
     converged (||r|| <= rtol ||b||), 1 not within ``maxiter``, -1 broke
-    down (an inner product of zero)."""
-    n = len(b)
-    r = np.empty(n)
-    t = np.empty(n)
-    v = np.zeros(n)
-    p = np.zeros(n)
-    ph = np.empty(n)
-    sh = np.empty(n)
-    s = np.empty(n)
-    _product(indptr, indices, data, x, t)
-    bn = 0.0
-    for i in range(n):
-        r[i] = b[i] - t[i]
-        bn += b[i] * b[i]
-    bn = math.sqrt(bn)
-    r0 = r.copy()
-    rho = 1.0
-    alpha = 1.0
-    omega = 1.0
-    for it in range(maxiter):
-        rho1 = 0.0
-        for i in range(n):
-            rho1 += r0[i] * r[i]
-        if rho1 == 0.0 or not math.isfinite(rho1):
-            return x, -1, it
-        beta = (rho1 / rho) * (alpha / omega) if it > 0 else 0.0
-        for i in range(n):
-            p[i] = r[i] + beta * (p[i] - omega * v[i])
-        _substitute(indptr, indices, lu, diag, p, ph)
-        _product(indptr, indices, data, ph, v)
-        den = 0.0
-        for i in range(n):
-            den += r0[i] * v[i]
-        if den == 0.0 or not math.isfinite(den):
-            return x, -1, it
-        alpha = rho1 / den
-        sn = 0.0
-        for i in range(n):
-            s[i] = r[i] - alpha * v[i]
-            sn += s[i] * s[i]
-        if math.sqrt(sn) <= rtol * bn:
-            for i in range(n):
-                x[i] += alpha * ph[i]
-            return x, 0, it + 1
-        _substitute(indptr, indices, lu, diag, s, sh)
-        _product(indptr, indices, data, sh, t)
-        tt = 0.0
-        ts = 0.0
-        for i in range(n):
-            tt += t[i] * t[i]
-            ts += t[i] * s[i]
-        if tt == 0.0:
-            return x, -1, it
-        omega = ts / tt
-        rn = 0.0
-        for i in range(n):
-            x[i] += alpha * ph[i] + omega * sh[i]
-            r[i] = s[i] - omega * t[i]
-            rn += r[i] * r[i]
-        if math.sqrt(rn) <= rtol * bn:
-            return x, 0, it + 1
-        if omega == 0.0:
-            return x, -1, it
-        rho = rho1
-    return x, 1, maxiter
+    down (an inner product of zero).  (:func:`_bicgstab` with ``kind`` 0.)"""
+    return _bicgstab(0, indptr, indices, data, lu, diag, np.empty(0), diag, b, x, rtol,
+                     maxiter)
 
 
 # ---------------------------------------------------------------------------
@@ -298,11 +252,14 @@ def _split_start(indptr, indices, data, dpos, d, b, x, bh, u):
 
 
 @jitable
-def _check(indptr, indices, data, dpos, d, rh, norm, target, goal, work):
-    """(done, target): whether the split residual ``rh`` (of norm
-    ``norm``) means a residual of the system itself within ``goal``; where
-    ``norm`` is below ``target`` and the system's own is not, ``target``
-    is lowered in proportion (and by half)."""
+def _check(kind, indptr, indices, data, dpos, d, rh, norm, target, goal, work):
+    """(done, target): whether the residual ``rh`` (of norm ``norm``)
+    means a residual of A x = b within ``goal``: itself for ``kind`` 0;
+    for ``kind`` 1 the split system's, and where ``norm`` is below
+    ``target`` but the system's own is not within ``goal``, ``target`` is
+    lowered in proportion (and by half)."""
+    if kind == 0:
+        return norm <= goal, target
     if norm > target:
         return False, target
     true = _true_residual(indptr, indices, data, dpos, d, rh, work)
@@ -325,25 +282,54 @@ def bicgstab_dilu(indptr, indices, data, d, dpos, b, x, rtol, maxiter):
     ILU(0)-preconditioned solve to within a few (the three-tier chain of
     ``benchmarks.bench_ctmc`` at 30 users: 78 against 82; a priority
     chain at 10 per class: 46 against 47), each about half the cost."""
+    return _bicgstab(1, indptr, indices, data, data, dpos, d, dpos, b, x, rtol, maxiter)
+
+
+@jitable
+def _operator(kind, indptr, indices, data, lu, diag, d, dpos, v, w1, w2, out):
+    """out = the preconditioned operator at v: A M^-1 v with the ILU(0)
+    factors (``kind`` 0, right preconditioning), M1^-1 A M2^-1 v with the
+    D-ILU ones (``kind`` 1, :func:`_eisenstat`)."""
+    if kind == 0:
+        _substitute(indptr, indices, lu, diag, v, w1)
+        _product(indptr, indices, data, w1, out)
+    else:
+        _eisenstat(indptr, indices, data, dpos, d, v, w1, w2, out)
+
+
+@jitable
+def _bicgstab(kind, indptr, indices, data, lu, diag, d, dpos, b, x, rtol, maxiter):
+    """BiCGSTAB (van der Vorst 1992; Saad 2003, alg. 7.7) on the
+    preconditioned system op u = bh of :func:`_operator`, x = M^-1 u
+    (``kind`` 0: bh = b, M = L U) or M2^-1 u (``kind`` 1: bh = M1^-1 b),
+    the vector updates of one iteration fused in one loop; it stops where
+    ||b - A x|| <= rtol ||b||: for ``kind`` 0 the recursively updated
+    residual is that of A x = b itself, for ``kind`` 1 it is checked by
+    :func:`_check`.  Returns (x, info, iterations), x updated in place."""
     n = len(b)
-    t0 = np.empty(n)
-    w0 = np.empty(n)
+    w1 = np.empty(n)
+    w2 = np.empty(n)
     bh = np.empty(n)
     u = np.empty(n)
-    _split_start(indptr, indices, data, dpos, d, b, x, bh, u)
+    if kind == 0:
+        for i in range(n):
+            bh[i] = b[i]
+        _lu_product(indptr, indices, lu, diag, x, w1, u)
+    else:
+        _split_start(indptr, indices, data, dpos, d, b, x, bh, u)
     r = np.empty(n)
     v = np.zeros(n)
     p = np.zeros(n)
     s = np.empty(n)
     t = np.empty(n)
-    _eisenstat(indptr, indices, data, dpos, d, u, t0, w0, t)
+    _operator(kind, indptr, indices, data, lu, diag, d, dpos, u, w1, w2, t)
     bn = 0.0
     bhn = 0.0
     for i in range(n):
         r[i] = bh[i] - t[i]
         bn += b[i] * b[i]
         bhn += bh[i] * bh[i]
-    bn = math.sqrt(bn)
+    goal = rtol * math.sqrt(bn)
     target = rtol * math.sqrt(bhn)
     r0 = r.copy()
     rho = 1.0
@@ -361,7 +347,7 @@ def bicgstab_dilu(indptr, indices, data, d, dpos, b, x, rtol, maxiter):
         beta = (rho1 / rho) * (alpha / omega) if it > 0 else 0.0
         for i in range(n):
             p[i] = r[i] + beta * (p[i] - omega * v[i])
-        _eisenstat(indptr, indices, data, dpos, d, p, t0, w0, v)
+        _operator(kind, indptr, indices, data, lu, diag, d, dpos, p, w1, w2, v)
         den = 0.0
         for i in range(n):
             den += r0[i] * v[i]
@@ -373,14 +359,14 @@ def bicgstab_dilu(indptr, indices, data, d, dpos, b, x, rtol, maxiter):
         for i in range(n):
             s[i] = r[i] - alpha * v[i]
             sn += s[i] * s[i]
-        done, target = _check(indptr, indices, data, dpos, d, s, math.sqrt(sn), target,
-                              rtol * bn, t0)
+        done, target = _check(kind, indptr, indices, data, dpos, d, s, math.sqrt(sn), target,
+                              goal, w1)
         if done:
             for i in range(n):
                 u[i] += alpha * p[i]
             info, its = 0, it + 1
             break
-        _eisenstat(indptr, indices, data, dpos, d, s, t0, w0, t)
+        _operator(kind, indptr, indices, data, lu, diag, d, dpos, s, w1, w2, t)
         tt = 0.0
         ts = 0.0
         for i in range(n):
@@ -395,8 +381,8 @@ def bicgstab_dilu(indptr, indices, data, d, dpos, b, x, rtol, maxiter):
             u[i] += alpha * p[i] + omega * s[i]
             r[i] = s[i] - omega * t[i]
             rn += r[i] * r[i]
-        done, target = _check(indptr, indices, data, dpos, d, r, math.sqrt(rn), target,
-                              rtol * bn, t0)
+        done, target = _check(kind, indptr, indices, data, dpos, d, r, math.sqrt(rn), target,
+                              goal, w1)
         if done:
             info, its = 0, it + 1
             break
@@ -404,5 +390,8 @@ def bicgstab_dilu(indptr, indices, data, d, dpos, b, x, rtol, maxiter):
             info, its = -1, it
             break
         rho = rho1
-    _upper(indptr, indices, data, dpos, d, u, x)
+    if kind == 0:
+        _substitute(indptr, indices, lu, diag, u, x)
+    else:
+        _upper(indptr, indices, data, dpos, d, u, x)
     return x, info, its
