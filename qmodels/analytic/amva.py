@@ -408,10 +408,12 @@ def single_class_start(e, p, s, queue, z: float, n: float):
     The callers' iterations start here: from N spread evenly they need of
     the order of N sweeps where two queues are nearly tied near saturation
     (their difference shrinks by about U a a sweep; one class of 8,192
-    jobs, queues of 5e-5 s and 5.0005e-5 s: residual MVA stopped at its
-    10,000-sweep limit with 2,514 and 3,397 jobs there, unconverged;
-    Linearizer at 69,346 sweeps; Schweitzer at 10,000 with 2,541 and
-    3,370, its fixed point 2,528 and 3,383)."""
+    jobs over queues of 5e-5 s, 3e-5 s and 5.0005e-5 s and a delay of
+    0.114 s: residual MVA, the middle queue deterministic, stopped at its
+    10,000-sweep limit with 2,514 and 3,397 jobs at the tied pair,
+    unconverged; Linearizer, all exponential, at 69,346 sweeps;
+    Schweitzer at 10,000 with 2,541 and 3,370, its fixed point 2,528 and
+    3,383)."""
     Q = np.empty((1, len(e)))
     if not class_start(e.tolist(), p.tolist(), s.tolist(), queue.tolist(), float(z),
                        float(n), Q[0]):
@@ -543,7 +545,8 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     column, where the fixed point itself is the root of one equation in X
     (:func:`single_class_start`) and the sweeps start there: from the even
     start two queues nearly tied near saturation took more than 10,000
-    sweeps (8,192 jobs, demands 1e-4 apart: stopped unconverged), now 1.
+    sweeps (8,192 jobs; queues of 5e-5 s, 3e-5 s and 5.0005e-5 s and a
+    delay of 0.114 s: stopped unconverged), now 1.
 
     Load-dependent stations (and c-server queues with
     ``multiserver="marginal"``): R_ck = D_ck sum_j (j / a(j))
