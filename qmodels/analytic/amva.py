@@ -421,12 +421,13 @@ def single_class_start(e, p, s, queue, z: float, n: float):
     return Q
 
 
-def _linearizer_start(Dx, kind, Z, n, F, Q) -> None:
+def _fixed_point_start(Dx, kind, Z, n, F, Q) -> None:
     """``Q`` set to the single-class fixed point of the core at ``n`` with
     the corrections ``F`` (:func:`single_class_start`: Chandy & Neuse's
     estimate a_x = (n - 1)/n Q_x + G_x, G_x = (n - 1) F_x, so p_x = 1 +
-    G_x); unchanged for several classes, load-dependent columns or where
-    the start does not exist."""
+    G_x; F = 0 is Schweitzer's estimate); unchanged for several classes,
+    load-dependent columns or where the start does not exist.  The start
+    of :func:`schweitzer` and of each of :func:`linearizer`'s core solves."""
     if Dx.shape[0] != 1 or (kind == 2).any():
         return
     nn = float(n[0])
@@ -582,7 +583,7 @@ def schweitzer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     C, Kx = Dx.shape
     Q = _amva_init(Dx, N)
     F = np.zeros((C, C, Kx))
-    _linearizer_start(Dx, kind, Z, N, F, Q)   # (one class: its fixed point, F = 0)
+    _fixed_point_start(Dx, kind, Z, N, F, Q)   # (one class: its fixed point, F = 0)
     X, R, it, conv = _core_lawful(Dx, kind, mult, nmult, Z, N, F, Q, float(tol), int(max_iter))
     info = {"algorithm": "Schweitzer-Bard approximate MVA", "iterations": int(it),
             "converged": bool(conv), "tol": float(tol), "multiserver": multiserver}
@@ -662,14 +663,14 @@ def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
     conv_all = True
     tol, max_iter = float(tol), int(max_iter)
     for _ in range(int(passes)):
-        _linearizer_start(Dx, kind, Z, N, F, Q0)
+        _fixed_point_start(Dx, kind, Z, N, F, Q0)
         _, _, it, conv = _core(Dx, kind, mult, nmult, Z, N, F, Q0, tol, max_iter)
         total += it
         conv_all &= conv
         for c in range(C):
             if N[c] < 1:
                 continue
-            _linearizer_start(Dx, kind, Z, Nm[c], F, Qm[c])
+            _fixed_point_start(Dx, kind, Z, Nm[c], F, Qm[c])
             _, _, it, conv = _core(Dx, kind, mult, nmult, Z, Nm[c], F, Qm[c], tol, max_iter)
             total += it
             conv_all &= conv
@@ -681,7 +682,7 @@ def linearizer(net: Network, *, tol: float = 1e-8, max_iter: int = 10000,
                 if N[j] > 0 and Nm[c][j] > 0:
                     Fn[j, c, :] = Qm[c][j] / Nm[c][j] - Q0[j] / N[j]
         F = Fn
-    _linearizer_start(Dx, kind, Z, N, F, Q0)
+    _fixed_point_start(Dx, kind, Z, N, F, Q0)
     X, R, it, conv = _core_lawful(Dx, kind, mult, nmult, Z, N, F, Q0, tol, max_iter)
     total += it
     conv_all &= conv

@@ -459,7 +459,7 @@ def _schweitzer_ld_rows(D, kind, is_delay, mult, nmult, has_ld, Z, pop, Q0, tol,
         F = np.zeros((1, 1, K))  # Schweitzer-Bard: no Linearizer correction
         if not has_ld[b]:
             # from the fixed point of one class, as ``amva.schweitzer`` starts
-            # (its ``_linearizer_start`` with F = 0: p = 1, s = 0)
+            # (its ``_fixed_point_start`` with F = 0: p = 1, s = 0)
             start = np.empty(K)
             queue = np.empty(K, dtype=np.bool_)
             for k in range(K):

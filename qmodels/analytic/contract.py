@@ -406,9 +406,7 @@ def _class_laws(net, plan, chk, result, Q, R, Rc, Xc) -> None:
         law = chk.at_most if blocking else chk.close
         law("job conservation sum Q + W_token + X Z = N", "all classes",
             total + waiting, plan.total_pop)
-    info = getattr(result, "info", None)
-    trunc = float(info.get("truncation_mass", 0.0) or 0.0) if isinstance(info, Mapping) else 0.0
-    lossy = plan.cap_lossy or trunc > 0
+    lossy = _lossy(plan, result)
     chain = plan.chain
     w = 0.0 if pooled_classes else (waiting if plan.pools else 0.0)
     # (matrix products: a reduction costs several times more on small arrays)
@@ -448,6 +446,15 @@ def _class_laws(net, plan, chk, result, Q, R, Rc, Xc) -> None:
             # elsewhere, so its no-contention time is not the table's)
             chk.at_least("R >= the no-contention time (sum of demands)", where, Rc[c],
                          plan.no_contention(c))
+
+
+def _lossy(plan, result) -> bool:
+    """Whether arrivals can be lost: a finite capacity, or an answer
+    truncated at a bound on the open jobs (``info["truncation_mass"]``):
+    then X <= lambda, not X = lambda."""
+    info = getattr(result, "info", None)
+    trunc = float(info.get("truncation_mass", 0.0) or 0.0) if isinstance(info, Mapping) else 0.0
+    return bool(plan.cap_lossy or trunc > 0)
 
 
 def _chain_laws(net, chk, c, members, Q, Rc, Xc, in_branch, lossy, plan) -> None:
@@ -540,18 +547,17 @@ def _laws_pass_compiled(result, rtol, atol, X, Q, R, U, Xc, Rc) -> bool:
     if not (_jit.HAVE_NUMBA and (kernel.threshold == 0 or (
             _CHECKS[0] > COMPILED_AFTER and "numba" in sys.modules))):
         return False
-    fast = _plan(result.network).fast()
+    plan = _plan(result.network)
+    fast = plan.fast()
     if fast is None:
         return False
     C, K = X.shape if X.ndim == 2 else (0, 0)
     if not (C and Q.shape == R.shape == U.shape == (C, K) and Xc.shape == Rc.shape == (C,)):
         return False
-    info = getattr(result, "info", None)
-    trunc = float(info.get("truncation_mass", 0.0) or 0.0) if isinstance(info, Mapping) else 0.0
-    lossy = bool(_plan(result.network).cap_lossy or trunc > 0)
+    lossy = _lossy(plan, result)
     fig = np.concatenate((X.ravel(), Q.ravel(), R.ravel(), U.ravel(), Xc, Rc))
-    plan, has_cols, qcols = fast
-    return bool(kernel.compiled()(fig, plan, has_cols, qcols, C, K, float(rtol), float(atol),
+    table, has_cols, qcols = fast
+    return bool(kernel.compiled()(fig, table, has_cols, qcols, C, K, float(rtol), float(atol),
                                   lossy))
 
 
