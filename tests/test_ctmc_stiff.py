@@ -163,9 +163,9 @@ def _generator(net):
     """The generator the solve receives (captured from qm.ctmc)."""
     seen = {}
 
-    def grab(Q, budget, guess=None):
+    def grab(Q, budget, guess=None, lattice=None):
         seen["Q"] = Q
-        return LA_stationary(Q, budget, guess)
+        return LA_stationary(Q, budget, guess, lattice)
     LA_stationary = LA.stationary_pinned
     LA.stationary_pinned = grab
     try:

@@ -156,7 +156,7 @@ from ..errors import (
 )
 from ..model.network import Closed, Delay, LoadDependent, Network
 from ..results import Result, label_of
-from . import _ctmc_fast
+from . import _ctmc_fast, _lattice_mg
 from . import _ctmc_solve as _la
 from ._ctmc_chain import _Chain
 from ._ctmc_spec import _DELAY, _FCFS, _FREE, _LD, DEFAULT_OPEN_LIMIT, _check_size, _Spec
@@ -204,7 +204,7 @@ def _bicgstab(A, b):
     return _la.jacobi_bicgstab(A, b)
 
 
-def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None):
+def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None, lattice=None):
     """Stationary vector of the generator given by its off-diagonal rates.
 
     The recurrent class must be unique; transient states get probability 0.
@@ -222,10 +222,12 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None):
     chain none of them solves is refused
     (:class:`~qmodels.errors.UnsupportedModelError`, naming what was
     tried).  Returns pi and the residual max |pi Q|; appends the solver's
-    name (``"lu"``, ``"bicgstab"``, ``"ilu0-bicgstab"``, ``"amg-gmres"``, ``"ilu-bicgstab"`` or
-    ``"ilu-gmres"``) to ``used`` if given.  ``guess`` (log pi up to a
-    constant, per state: :func:`_product_form_guess`) is where the
-    iterative solve starts.
+    name (``"lu"``, ``"bicgstab"``, ``"mg-bicgstab"``, ``"ilu0-bicgstab"``,
+    ``"amg-gmres"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``) to ``used`` if
+    given.  ``guess`` (log pi up to a constant, per state:
+    :func:`_product_form_guess`) is where the iterative solve starts;
+    ``lattice`` (:func:`._lattice_mg.coarsening` of the states, or None)
+    offers the lattice multigrid to the iterative solve.
     """
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
@@ -274,8 +276,12 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None):
     else:
         pi_k, how = None, "lu"
         if m > ITERATIVE_FROM:
+            if lattice is not None and keep.size != n:
+                from . import _lattice_mg
+
+                lattice = _lattice_mg.restrict(lattice, keep)
             pi_k, how, tried = _la.stationary_pinned(
-                Q, _la.budget(), None if guess is None else guess[keep])
+                Q, _la.budget(), None if guess is None else guess[keep], lattice)
             if pi_k is None:
                 raise UnsupportedModelError(
                     f"ctmc: no iterative solve of the {m:,}-state chain reached the residual "
@@ -391,8 +397,8 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         blocked there), ``pools`` (pool -> mean ``waiting`` jobs, mean
         ``held`` tokens, ``utilization`` = held/tokens), ``marginals``
         (station -> P(n jobs present), n = 0, 1, ...) and ``linear_solver``
-        (``"lu"``, ``"bicgstab"``, ``"ilu0-bicgstab"``, ``"amg-gmres"``, ``"ilu-bicgstab"``
-        or ``"ilu-gmres"``;
+        (``"lu"``, ``"bicgstab"``, ``"mg-bicgstab"``, ``"ilu0-bicgstab"``,
+        ``"amg-gmres"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``;
         the notes name it with the residual).  An answer with a fitted
         shape has ``approximation`` (its form, whose measured error
         envelope it quotes) and, when extrapolated in the phases,
@@ -916,7 +922,13 @@ def _solve_compiled(net, spec, chain, lay, max_states, compiled=None) -> Result:
     guess = (_product_form_guess(spec, lay, states)
              if n > ITERATIVE_FROM and not lay.ordered.any() and not (lay.kind == 4).any()
              and lay.A == 0 else None)
-    pi, resid = _stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], describe, used, guess)
+    # the lattice multigrid's aggregates, on a large closed chain whose
+    # states are counts (no order-keeping station)
+    lattice = None
+    if n >= _lattice_mg.MG_STATES and not lay.ordered.any() and not np.any(spec.is_open):
+        lattice = _lattice_mg.coarsening(states, lay.off, lay.width)
+    pi, resid = _stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], describe, used, guess,
+                            lattice)
     return _starved(net, spec, _result(
         net, spec, n, resid, _compiled_sums(spec, lay, states, n, pi, compiled), used[0],
         build="compiled"))
@@ -1277,6 +1289,7 @@ def _figures(net, spec, chain, states, pi, resid, solver="lu") -> Result:
 _SOLVER_NAMES = {"lu": "sparse LU", "bicgstab": "BiCGSTAB",
                  "ilu0-bicgstab": "ILU(0)-preconditioned BiCGSTAB (its D-ILU variant first)",
                  "amg-gmres": "multigrid-preconditioned GMRES",
+                 "mg-bicgstab": "lattice-multigrid-preconditioned BiCGSTAB",
                  "ilu-bicgstab": "ILU-preconditioned BiCGSTAB",
                  "ilu-gmres": "ILU-preconditioned GMRES"}
 
@@ -1313,6 +1326,10 @@ def _result(net, spec, n, resid, acc, solver="lu", build="python") -> Result:
         pre = "Jacobi" if solver == "bicgstab" else "ILU(0)"
         notes.append(f"stationary vector by BiCGSTAB ({pre} preconditioned, relative "
                      f"residual {ITERATIVE_RTOL:g}; max |pi Q| = {resid:.2g})")
+    elif solver == "mg-bicgstab":
+        notes.append(f"stationary vector by BiCGSTAB preconditioned by a multigrid over the "
+                     f"population lattice (relative residual {ITERATIVE_RTOL:g}; "
+                     f"max |pi Q| = {resid:.2g})")
     elif solver == "amg-gmres":
         notes.append(f"stationary vector by GMRES preconditioned by aggregation multigrid "
                      f"(the preconditioned BiCGSTAB did not converge: a stiff "

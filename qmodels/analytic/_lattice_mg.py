@@ -1,0 +1,419 @@
+"""Multigrid over the population lattice, for the large closed chains of
+:func:`qmodels.analytic.ctmc.ctmc`: BiCGSTAB preconditioned by one V-cycle
+of aggregation multigrid whose aggregates come from the *states*, not from
+the matrix.
+
+Why.  On a closed phase-type network the ILU(0)-preconditioned BiCGSTAB
+(:mod:`._ilu0`) needs more iterations as the population grows (the
+three-tier chain of ``benchmarks.bench_ctmc --ph``: 107 at 40 users,
+174,000 states; 183 at 60 users, 583,400), because its slow modes are
+smooth over the lattice of counts and no incomplete factorisation carries
+them.  A coarse grid does: the same solves took 16 and 22 iterations
+with the hierarchy below, 1.45 s against the D-ILU BiCGSTAB's 1.96 s at 40
+users and 6.3 s against 11.2 s at 60 (one core, the solve of the pinned
+system alone, hierarchy set-up included).
+
+The hierarchy (:func:`coarsening`).  A state of the compiled build is a
+row of counts, one group of columns per station (its jobs by class and
+phase).  Each level lumps states that differ little:
+
+1. first the phases: one station's group of columns at a time, the widest
+   first, is replaced by its total, so that states differing only in the
+   phases at that station become one aggregate (a coarsening by the
+   group's phase count, 2 to 4 on the benchmark models);
+2. then the counts: two stations' totals (k, k+1, cyclically) are halved
+   together, so that neighbouring points of the lattice pair up (halving
+   one count alone lumps nothing on a closed chain, whose counts sum to the
+   population).
+
+A step that lumps fewer than 10 % of the states is combined with the next
+one; the levels stop at :data:`COARSEST` aggregates, which a complete
+sparse LU solves.  Lumping all phases in one step (14x on the three-tier
+chain) gave 28 iterations at 40 users against 14 for the one-station-at-a-
+time steps: unsmoothed aggregation needs gentle coarsening (Vanek, Mandel
+& Brezina, Computing 56(3), 1996, on aggregates and their size).
+
+The operators.  Level l+1's matrix is the Galerkin product A_{l+1} = R A_l P
+with R the aggregation (sum over an aggregate) and P the tentative
+prolongator, piecewise constant with weights: on the finest level the
+state's mean holding time 1/q_i, the unknowns' shape within an aggregate
+on a chain whose phases mix fast (their stationary probabilities are in
+proportion to the time spent in them), and 1 on the coarser levels.  The
+pinned system A (Q^T without one state's row and column: a nonsingular
+M-matrix whose columns sum to at least 0; :mod:`._ctmc_solve`) keeps both
+properties under R A P with positive weights: off-diagonal entries <= 0,
+column sums sum_{j in J} w_j (column sum of A)_j >= 0, so every level is a
+nonsingular M-matrix (irreducible, one column strictly dominant) and has
+an ILU(0) (Meijerink & van der Vorst, Math. Comp. 31(137), 1977).  This
+is the aggregation multigrid of Horton & Leutenegger (ACM SIGMETRICS 1994)
+and De Sterck, Manteuffel, McCormick et al. (SIAM J. Sci. Comput. 30(5),
+2008) made linear (fixed weights), used as a preconditioner (Saad,
+*Iterative Methods for Sparse Linear Systems*, 2nd ed. 2003, sec. 13.6 on
+algebraic multigrid and sec. 9.3 on preconditioned Krylov methods).
+
+The cycle (:func:`_vcycle`): on each level above the coarsest, z = LU^-1 r
+(ILU(0): a smoothing step from 0), the residual restricted, the coarser
+level solved by the same cycle, its correction prolonged and added, and
+one more smoothing step z += LU^-1 (r - A z); the coarsest level by its
+complete LU (SuperLU, Li, ACM TOMS 31(3), 2005).  The finest level skips
+the first smoothing step (z = 0, the residual r itself restricted): it is
+half that level's work, and the three-tier chain at 40 users took 16
+iterations without it against 15 with it (1.45 s against 1.79 s).  The
+Krylov method is BiCGSTAB right-preconditioned by the cycle (van der
+Vorst, SIAM J. Sci. Stat. Comput. 13(2), 1992; Saad 2003, alg. 7.7),
+stopped where its recursive residual is at most rtol ||b||; the caller
+checks the answer (max |pi Q|, :func:`._ctmc_solve.finish`): on a stiff
+pinned system, whose unknowns span many orders of magnitude, the true
+residual stalls near 1e-11 ||b|| while max |pi Q| is far within the
+acceptance, and restarts there only cost iterations (29 against 15 on
+the chain above).
+
+Assumptions: the states are the compiled build's rows of counts whose
+stations keep no order of their jobs (``ordered`` all False: the columns
+of an order-keeping station hold codes, not counts); numba is installed
+(in plain Python the kernels would be far slower than the ILU(0) solve
+they replace); the hierarchy must fit the memory budget
+(:func:`hierarchy_bytes`).  Elsewhere :func:`mg_bicgstab` is not called or
+returns None, and the caller's other solvers answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import HAVE_NUMBA, jitable, lazyjit
+from ._ilu0 import _product, _substitute
+
+#: from this many states of a closed chain the lattice multigrid is the
+#: first solver (below, the ILU(0) solve is as fast and needs no setup)
+MG_STATES = 100_000
+#: the levels stop at this many aggregates (solved by a complete LU)
+COARSEST = 3000
+#: a coarsening step is taken alone when it lumps at least this fraction
+#: of the states away (else it is combined with the next)
+STEP_GAIN = 0.1
+#: the most BiCGSTAB iterations (each two cycles); the three-tier chains
+#: took 16 (40 users) and 22 (60 users)
+MG_MAXITER = 200
+#: bytes of the hierarchy per nonzero of the pinned matrix (the finest
+#: ILU(0)'s values, the coarser levels' matrices and factors: their
+#: nonzeros summed to 0.3-0.6 of the finest level's on the benchmark
+#: chains, counted as 1.0 at 28 bytes each) and per state (BiCGSTAB's
+#: and the cycle's vectors): upper estimates
+BYTES_NNZ = 8 + 28
+BYTES_STATE = 8 * 16
+
+
+def coarsening(states: np.ndarray, off, width, coarsest: int | None = None) -> list:
+    """The aggregation maps of the levels: ``maps[0][i]`` the level-1
+    aggregate of state i (a row of ``states``), ``maps[l][a]`` the level
+    l+1 aggregate of level-l aggregate a; empty when the states do not
+    coarsen (see the module docstring for the steps).  ``off`` and
+    ``width`` give each station's columns; the levels stop at ``coarsest``
+    aggregates (default :data:`COARSEST`)."""
+    coarsest = COARSEST if coarsest is None else coarsest
+    key = np.ascontiguousarray(states, dtype=np.int64)
+    groups = [list(range(int(o), int(o) + int(w))) for o, w in zip(off, width) if int(w) > 0]
+    merged = [len(g) == 1 for g in groups]
+    order = sorted((k for k in range(len(groups)) if len(groups[k]) > 1),
+                   key=lambda k: -len(groups[k]))
+    K = len(groups)
+    maps: list = []
+    n = key.shape[0]
+    halving = 0
+    while n > coarsest:
+        cand = key
+        lumped = False
+        for _attempt in range(K + len(order) + 1):
+            if order:
+                k = order.pop(0)
+                cand = _merge(cand, groups[k])
+                merged[k] = True
+            else:
+                if K < 2:
+                    break
+                k1, k2 = halving % K, (halving + 1) % K
+                halving += 1
+                for k in (k1, k2):
+                    if not merged[k]:
+                        cand = _merge(cand, groups[k])
+                        merged[k] = True
+                cand = cand.copy()
+                cand[:, groups[k1][0]] //= 2
+                cand[:, groups[k2][0]] //= 2
+            uniq, agg = _lump(cand)
+            if len(uniq) <= (1.0 - STEP_GAIN) * n:
+                lumped = True
+                break
+        if not lumped:
+            break
+        maps.append(agg)
+        key = uniq
+        n = len(uniq)
+    return maps
+
+
+def _merge(key: np.ndarray, cols: list) -> np.ndarray:
+    """``key`` with the columns ``cols`` replaced by their total (in the
+    first, 0 in the others)."""
+    out = key.copy()
+    out[:, cols[0]] = key[:, cols].sum(axis=1)
+    out[:, cols[1:]] = 0
+    return out
+
+
+def _lump(key: np.ndarray):
+    """(distinct rows, each row's index among them)."""
+    span = key.max(axis=0) + 1
+    if float(np.prod(span.astype(float))) < 2.0**62:
+        code = np.zeros(key.shape[0], dtype=np.int64)
+        for c in range(key.shape[1]):
+            code = code * int(span[c]) + key[:, c]
+        _, first, agg = np.unique(code, return_index=True, return_inverse=True)
+        return key[first], agg.ravel().astype(np.int64)
+    uniq, agg = np.unique(key, axis=0, return_inverse=True)
+    return uniq, agg.ravel().astype(np.int64)
+
+
+def restrict(maps: list, keep: np.ndarray) -> list:
+    """The maps for the states ``keep`` (indices of the states the maps
+    were made for): aggregates left empty are dropped and the rest
+    renumbered, level by level."""
+    out = []
+    idx = np.asarray(keep)
+    for agg in maps:
+        used, new = np.unique(agg[idx], return_inverse=True)
+        out.append(new.ravel().astype(np.int64))
+        idx = used
+    return out
+
+
+def hierarchy_bytes(A) -> int:
+    """An upper estimate of the bytes :func:`mg_bicgstab` adds to A's own."""
+    return BYTES_NNZ * A.nnz + BYTES_STATE * A.shape[0]
+
+
+class _Level:
+    """One level of the hierarchy: its matrix (CSR arrays), ILU(0) factors,
+    map to the next level's aggregates and prolongation weights."""
+
+    __slots__ = ("ip", "ix", "data", "lu", "diag", "agg", "w", "nc", "t", "u")
+
+    def __init__(self, ip, ix, data, lu, diag, agg, w, nc):
+        self.ip, self.ix, self.data = ip, ix, data
+        self.lu, self.diag, self.agg, self.w, self.nc = lu, diag, agg, w, nc
+        n = len(ip) - 1
+        self.t, self.u = np.empty(n), np.empty(n)
+
+
+def _unsigned(a: np.ndarray) -> np.ndarray:
+    """An index array viewed as unsigned (same bits; every index here is
+    >= 0): numba then leaves out the negative-index wraparound test of
+    every ``x[indices[p]]``, which made its product 1.8x slower than
+    SciPy's (5.5 against 3.0 ms on 2 million nonzeros)."""
+    return a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint64)
+
+
+def _setup(A, maps, budget):
+    """(levels, coarse LU) or None (a zero pivot, or past the budget)."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import splu
+
+    from . import _ilu0
+
+    levels = []
+    ip, ix, data = A.indptr, A.indices, A.data
+    w = 1.0 / np.abs(A.diagonal())
+    used = 8 * A.nnz
+    for agg in maps:
+        lu, diag, ok = _ilu0.ilu0(ip, ix, data)
+        if not ok:
+            return None
+        n = len(ip) - 1
+        nc = int(agg.max()) + 1
+        levels.append(_Level(_unsigned(ip), _unsigned(ix), data, lu, _unsigned(diag), agg, w, nc))
+        ip, ix, data = _galerkin(ip, ix, data, agg, w, nc)
+        used += 28 * len(ix) + 8 * 4 * n
+        if used > budget:
+            return None
+        w = np.ones(nc)
+    try:
+        coarse = splu(sp.csc_matrix(sp.csr_matrix((data, ix, ip), shape=(len(ip) - 1,) * 2)),
+                      permc_spec="COLAMD")
+    except RuntimeError:        # singular: not an M-matrix after all
+        return None
+    return levels, coarse
+
+
+@lazyjit(threshold=0)
+def _galerkin(ip, ix, data, agg, w, nc):
+    """(indptr, indices, data) of the Galerkin product R A P (CSR, indices
+    sorted within each row): R sums over an aggregate (``agg``), P the
+    prolongator with weights ``w``, so that entry (I, J) is the sum of
+    a_ij w_j over i in I, j in J."""
+    n = len(ip) - 1
+    start = np.zeros(nc + 1, np.int64)
+    for i in range(n):
+        start[agg[i] + 1] += 1
+    for a in range(nc):
+        start[a + 1] += start[a]
+    order = np.empty(n, np.int64)
+    fill = start[:nc].copy()
+    for i in range(n):
+        order[fill[agg[i]]] = i
+        fill[agg[i]] += 1
+    mark = np.full(nc, -1, np.int64)
+    cptr = np.zeros(nc + 1, np.int64)
+    for a in range(nc):
+        c = 0
+        for k in range(start[a], start[a + 1]):
+            i = order[k]
+            for p in range(ip[i], ip[i + 1]):
+                b = agg[ix[p]]
+                if mark[b] != a:
+                    mark[b] = a
+                    c += 1
+        cptr[a + 1] = cptr[a] + c
+    cix = np.empty(cptr[nc], np.int64)
+    cval = np.zeros(cptr[nc])
+    where = np.full(nc, -1, np.int64)
+    for a in range(nc):
+        lo = cptr[a]
+        c = lo
+        for k in range(start[a], start[a + 1]):
+            i = order[k]
+            for p in range(ip[i], ip[i + 1]):
+                j = ix[p]
+                b = agg[j]
+                if where[b] < lo:
+                    where[b] = c
+                    cix[c] = b
+                    c += 1
+                cval[where[b]] += data[p] * w[j]
+        for k in range(lo + 1, c):          # insertion sort: a row has a few entries
+            b, v = cix[k], cval[k]
+            m = k - 1
+            while m >= lo and cix[m] > b:
+                cix[m + 1] = cix[m]
+                cval[m + 1] = cval[m]
+                m -= 1
+            cix[m + 1] = b
+            cval[m + 1] = v
+    return cptr, cix, cval
+
+
+@jitable
+def _smooth(ip, ix, data, lu, diag, r, z, t, u, first):
+    """z += LU^-1 (r - A z); from z = 0 when ``first`` (then z = LU^-1 r)."""
+    n = len(r)
+    if first:
+        _substitute(ip, ix, lu, diag, r, z)
+        return
+    _product(ip, ix, data, z, t)
+    for i in range(n):
+        t[i] = r[i] - t[i]
+    _substitute(ip, ix, lu, diag, t, u)
+    for i in range(n):
+        z[i] += u[i]
+
+
+@lazyjit(threshold=0)
+def _down(ip, ix, data, lu, diag, r, z, t, u, agg, rc):
+    """The pre-smoothing step from 0 and the restricted residual:
+    z = LU^-1 r, rc = R (r - A z)."""
+    _smooth(ip, ix, data, lu, diag, r, z, t, u, True)
+    _product(ip, ix, data, z, t)
+    for a in range(len(rc)):
+        rc[a] = 0.0
+    for i in range(len(r)):
+        rc[agg[i]] += r[i] - t[i]
+
+
+@lazyjit(threshold=0)
+def _up(ip, ix, data, lu, diag, r, z, t, u, agg, w, zc):
+    """The coarse correction prolonged, z += P zc, then the post-smoothing
+    step z += LU^-1 (r - A z)."""
+    for i in range(len(z)):
+        z[i] += w[i] * zc[agg[i]]
+    _smooth(ip, ix, data, lu, diag, r, z, t, u, False)
+
+
+def _vcycle(levels, coarse, r):
+    """z = M^-1 r: one V-cycle (module docstring)."""
+    rs, zs = [r], []
+    for lev in levels:
+        if not zs:
+            # the finest level: no pre-smoothing, z = 0 and R r
+            z = np.zeros(len(r))
+            rc = np.bincount(lev.agg, weights=r, minlength=lev.nc)
+        else:
+            z = np.empty(len(rs[-1]))
+            rc = np.empty(lev.nc)
+            _down(lev.ip, lev.ix, lev.data, lev.lu, lev.diag, rs[-1], z, lev.t, lev.u,
+                  lev.agg, rc)
+        zs.append(z)
+        rs.append(rc)
+    zc = coarse.solve(rs[-1])
+    for lev, r_l, z in zip(reversed(levels), reversed(rs[:-1]), reversed(zs)):
+        _up(lev.ip, lev.ix, lev.data, lev.lu, lev.diag, r_l, z, lev.t, lev.u, lev.agg, lev.w, zc)
+        zc = z
+    return zc
+
+
+def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
+                maxiter: int = MG_MAXITER):
+    """(x, iterations) with A x = b by BiCGSTAB right-preconditioned by the
+    lattice multigrid (module docstring), stopping at the true relative
+    residual (BiCGSTAB's recursive one: the caller checks the answer)
+    ``rtol``, from ``x0`` if given, else 0; None where it cannot
+    run (numba missing, no coarsening, a zero pivot, past the ``budget``
+    bytes) or does not converge within ``maxiter`` iterations."""
+    if not HAVE_NUMBA or not maps or hierarchy_bytes(A) > budget:
+        return None
+    A = A.tocsr()
+    A.sort_indices()
+    built = _setup(A, maps, budget)
+    if built is None:
+        return None
+    levels, coarse = built
+    b = np.asarray(b, dtype=float)
+    x = np.zeros(len(b)) if x0 is None else np.array(x0, dtype=float)
+    target = rtol * float(np.linalg.norm(b))
+    r = b - A @ x
+    if float(np.linalg.norm(r)) <= target:
+        return x, 0
+    rh = r.copy()
+    p = np.zeros_like(b)
+    v = np.zeros_like(b)
+    rho = alpha = omega = 1.0
+    with np.errstate(all="ignore"):
+        for it in range(1, maxiter + 1):
+            rho_new = float(rh @ r)
+            if rho_new == 0.0 or not np.isfinite(rho_new):
+                return None
+            beta = (rho_new / rho) * (alpha / omega)
+            rho = rho_new
+            p = r + beta * (p - omega * v)
+            ph = _vcycle(levels, coarse, p)
+            v = A @ ph
+            den = float(rh @ v)
+            if den == 0.0 or not np.isfinite(den):
+                return None
+            alpha = rho / den
+            s = r - alpha * v
+            if float(np.linalg.norm(s)) <= target:
+                x += alpha * ph
+                return x, it
+            sh = _vcycle(levels, coarse, s)
+            t = A @ sh
+            tt = float(t @ t)
+            if tt == 0.0 or not np.isfinite(tt):
+                return None
+            omega = float(t @ s) / tt
+            x += alpha * ph + omega * sh
+            r = s - omega * t
+            if float(np.linalg.norm(r)) <= target:
+                return x, it
+            if omega == 0.0:
+                return None
+    return None

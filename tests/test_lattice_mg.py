@@ -1,0 +1,176 @@
+"""The lattice multigrid of the CTMC's large closed chains
+(:mod:`qmodels.analytic._lattice_mg`): its aggregates, and its answers
+against the other solvers (the chain's own LU or D-ILU solve, exact MVA)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import qmodels as qm
+from qmodels.analytic import _lattice_mg as mg
+from qmodels.analytic import ctmc as ctmc_mod
+
+pytest.importorskip("numba")
+
+
+def _hand_lattice(N):
+    """States of a hand-made closed lattice: station 0 with two phase
+    columns (a0, a1), stations 1 and 2 one column each, a0 + a1 + b + c = N
+    and at most one job in phase 2 (a1 <= 1, a1 = 0 when station 0 is
+    empty), as an FCFS station counted by phase keeps them."""
+    rows = []
+    for a, b in itertools.product(range(N + 1), repeat=2):
+        c = N - a - b
+        if c < 0:
+            continue
+        rows.append((a, 0, b, c))
+        if a >= 1:
+            rows.append((a - 1, 1, b, c))
+    return np.array(rows, dtype=np.int64)
+
+
+def test_the_first_level_lumps_exactly_the_states_of_equal_station_totals():
+    st = _hand_lattice(30)
+    maps = mg.coarsening(st, off=[0, 2, 3], width=[2, 1, 1], coarsest=20)
+    assert len(maps) >= 2
+    agg = maps[0]
+    totals = np.stack([st[:, 0] + st[:, 1], st[:, 2], st[:, 3]], axis=1)
+    # same aggregate <=> same totals (checked both ways through the groups)
+    _, by_totals = np.unique(totals, axis=0, return_inverse=True)
+    pairs = set(zip(agg.tolist(), by_totals.ravel().tolist()))
+    assert len(pairs) == agg.max() + 1 == by_totals.max() + 1
+    # every later level lumps (fewer aggregates) and numbers them 0..m-1
+    size = len(st)
+    for a in maps:
+        assert len(a) == size
+        assert set(a.tolist()) == set(range(a.max() + 1))
+        assert a.max() + 1 < size
+        size = a.max() + 1
+    assert size <= 20 or len(maps) > 2
+
+
+def test_halving_pairs_lumps_a_closed_lattice_where_one_count_alone_would_not():
+    # three exponential stations: no phases to merge; the closed lattice
+    # a + b + c = N lumps only when two counts are halved together
+    N = 60
+    st = np.array([(a, b, N - a - b) for a in range(N + 1) for b in range(N + 1 - a)])
+    maps = mg.coarsening(st, off=[0, 1, 2], width=[1, 1, 1], coarsest=50)
+    assert len(maps) >= 2
+    first = maps[0]
+    # the key (a//2, b//2, c): c and so a + b fixed, a pair of states at most
+    # in an aggregate, and a step lumps at least STEP_GAIN of the states
+    assert np.bincount(first).max() == 2
+    assert first.max() + 1 <= (1 - mg.STEP_GAIN) * len(st)
+    for i, j in ((0, 1), (60, 61)):
+        if first[i] == first[j]:
+            assert st[i, 2] == st[j, 2]
+    key = np.stack([st[:, 0] // 2, st[:, 1] // 2, st[:, 2]], axis=1)
+    _, want = np.unique(key, axis=0, return_inverse=True)
+    assert len(set(zip(first.tolist(), want.ravel().tolist()))) == first.max() + 1
+
+
+def test_restrict_drops_emptied_aggregates_and_renumbers():
+    maps = [np.array([0, 0, 1, 2, 2]), np.array([0, 1, 1])]
+    out = mg.restrict(maps, np.array([0, 1, 3, 4]))
+    # state 2 alone made aggregate 1: it goes, aggregate 2 becomes 1;
+    # level 1's aggregates 0 and 2 are left, in different level-2 aggregates
+    assert out[0].tolist() == [0, 0, 1, 1]
+    assert out[1].tolist() == [0, 1]
+
+
+def _three_tier(N):
+    # a closed three-tier model that is not product form: Erlang, Erlang and
+    # H2 service at FCFS queues (benchmarks.bench_ctmc.ph_web)
+    return qm.Network(
+        [qm.Queue("web", 0.02, distribution=qm.Erlang(2)),
+         qm.Queue("app", 0.03, distribution=qm.Erlang(4)),
+         qm.Queue("disk", 0.025, distribution=qm.HyperExponential(4.0))],
+        [qm.Closed("users", N, think_time=1.0, visits={"web": 1, "app": 1, "disk": 1})])
+
+
+@pytest.fixture
+def small_mg(monkeypatch):
+    """The multigrid from a few thousand states on (its default threshold
+    is 100,000), with few aggregates on the coarsest level."""
+    monkeypatch.setattr(mg, "MG_STATES", 1_000)
+    monkeypatch.setattr(mg, "COARSEST", 150)
+
+
+def test_multigrid_answers_the_three_tier_chain_as_the_other_solvers(small_mg, monkeypatch):
+    got = qm.ctmc(_three_tier(14), max_states=10**6)
+    assert got.info["linear_solver"] == "mg-bicgstab"
+    assert any("population lattice" in n for n in got.notes)
+    monkeypatch.setattr(mg, "MG_STATES", 10**9)
+    ref = qm.ctmc(_three_tier(14), max_states=10**6)
+    assert ref.info["linear_solver"] != "mg-bicgstab"
+    assert got.X["users"] == pytest.approx(ref.X["users"], rel=1e-10)
+    for s in ("web", "app", "disk"):
+        assert got.Q[s] == pytest.approx(ref.Q[s], rel=1e-9)
+
+
+def test_multigrid_answers_a_product_form_network_as_exact_mva(small_mg):
+    net = qm.Network(
+        [qm.Queue("a", 0.02), qm.Queue("b", 0.05), qm.Queue("c", 0.03, servers=2),
+         qm.Delay("z", 0.5)],
+        [qm.Closed("jobs", 40, visits={"a": 2, "b": 1, "c": 1, "z": 1})])
+    got = qm.ctmc(net, max_states=10**6)
+    assert got.info["linear_solver"] == "mg-bicgstab"
+    ref = qm.mva(net)
+    assert got.X["jobs"] == pytest.approx(ref.X["jobs"], rel=1e-10)
+    for s in ("a", "b", "c", "z"):
+        assert got.Q[s] == pytest.approx(ref.Q[s], rel=1e-10)
+
+
+def test_a_multigrid_answer_the_residual_refuses_falls_back_to_ilu(small_mg, monkeypatch):
+    def wrong(A, b, maps, budget, x0=None, rtol=1e-14, maxiter=mg.MG_MAXITER):
+        return np.ones(A.shape[0]), 1
+    monkeypatch.setattr(mg, "mg_bicgstab", wrong)
+    got = qm.ctmc(_three_tier(14), max_states=10**6)
+    assert got.info["linear_solver"] != "mg-bicgstab"
+    monkeypatch.setattr(mg, "MG_STATES", 10**9)
+    ref = qm.ctmc(_three_tier(14), max_states=10**6)
+    assert got.X["users"] == pytest.approx(ref.X["users"], rel=1e-12)
+
+
+def test_an_order_keeping_station_gets_no_lattice(small_mg, monkeypatch):
+    # two classes of different service at an FCFS queue: its columns keep
+    # the order of the jobs (codes, not counts), so no aggregates are made
+    net = qm.Network(
+        [qm.Queue("cpu", 0.02), qm.Queue("disk", 0.03)],
+        [qm.Closed("a", 5, think_time=0.5, visits={"cpu": 1, "disk": 1}),
+         qm.Closed("b", 5, think_time=0.5, visits={"cpu": 1, "disk": 1},
+                   service={"cpu": 0.04, "disk": 0.01})])
+    called = []
+    monkeypatch.setattr(mg, "coarsening", lambda *a, **k: called.append(1) or [])
+    got = qm.ctmc(net, max_states=10**6)
+    assert got.info["linear_solver"] != "mg-bicgstab"
+    assert called == [] or got.info["build"] != "compiled"
+
+
+def test_the_multigrid_returns_none_without_a_hierarchy():
+    import scipy.sparse as sp
+
+    A = sp.csr_matrix(np.array([[-2.0, 1.0], [1.0, -2.0]]))
+    assert mg.mg_bicgstab(A, np.ones(2), [], 10**9) is None
+    assert ctmc_mod._SOLVER_NAMES["mg-bicgstab"].startswith("lattice-multigrid")
+
+
+def test_the_galerkin_kernel_is_r_a_p():
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(7)
+    n, nc = 60, 13
+    A = sp.random(n, n, density=0.15, random_state=11, format="csr") + sp.eye(n)
+    A.sort_indices()
+    agg = rng.permutation(np.arange(n) % nc).astype(np.int64)
+    w = rng.random(n) + 0.5
+    ip, ix, data = mg._galerkin(A.indptr, A.indices, A.data, agg, w, nc)
+    got = sp.csr_matrix((data, ix, ip), shape=(nc, nc)).toarray()
+    P = np.zeros((n, nc))
+    P[np.arange(n), agg] = w
+    R = np.zeros((nc, n))
+    R[agg, np.arange(n)] = 1.0
+    np.testing.assert_allclose(got, R @ A.toarray() @ P, rtol=1e-13, atol=1e-15)
+    for a in range(nc):                     # each row's indices sorted
+        assert np.all(np.diff(ix[ip[a]:ip[a + 1]]) > 0)
