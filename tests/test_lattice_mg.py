@@ -109,11 +109,25 @@ def test_multigrid_answers_the_three_tier_chain_as_the_other_solvers(small_mg, m
         assert got.Q[s] == pytest.approx(ref.Q[s], rel=1e-9)
 
 
-def test_multigrid_answers_a_product_form_network_as_exact_mva(small_mg):
-    net = qm.Network(
+def _product_form_net():
+    return qm.Network(
         [qm.Queue("a", 0.02), qm.Queue("b", 0.05), qm.Queue("c", 0.03, servers=2),
          qm.Delay("z", 0.5)],
         [qm.Closed("jobs", 40, visits={"a": 2, "b": 1, "c": 1, "z": 1})])
+
+
+def test_a_chain_with_a_product_form_start_is_left_to_ilu(small_mg):
+    # from the product form the ILU(0) solve needs a few iterations and no
+    # set-up: the multigrid is not offered
+    got = qm.ctmc(_product_form_net(), max_states=10**6)
+    assert got.info["states"] > 1_000
+    assert got.info["linear_solver"] != "mg-bicgstab"
+
+
+def test_multigrid_answers_a_product_form_network_as_exact_mva(small_mg, monkeypatch):
+    # without the product-form start the multigrid solves it, from 0
+    monkeypatch.setattr(ctmc_mod, "_product_form_guess", lambda *a: None)
+    net = _product_form_net()
     got = qm.ctmc(net, max_states=10**6)
     assert got.info["linear_solver"] == "mg-bicgstab"
     ref = qm.mva(net)
