@@ -216,6 +216,26 @@ def pin_first(Q) -> int:
     return int(np.argmax(x)) if x[p] < PIN_DROP * top else p
 
 
+def _first_pin(Q, lattice) -> int:
+    """The first state to pin: with the lattice multigrid's maps, the state
+    the aggregated chain makes most probable
+    (:func:`._lattice_mg.probable_state`: its coarse solve costs less than
+    :func:`pin_first`'s sweeps, 0.53 s of CPU against 1.75 s on the closed
+    two-queue chain of 1,001,001 states of ``benchmarks.bench_ctmc --ph``,
+    both pinning a state of probability 0.016 of the most probable; the
+    smallest exit rate alone, the same state there, is one of 3e-9 on the
+    three-tier chain at 52 users, where the multigrid then took 25
+    iterations against 16 at this pin), else (or where that fails)
+    :func:`pin_first`."""
+    if lattice is not None:
+        from ._lattice_mg import probable_state
+
+        p = probable_state(Q, lattice)
+        if p is not None:
+            return p
+    return pin_first(Q)
+
+
 def _sweeps(Q, block: int, most: int):
     """The damped Jacobi sweeps of the balance equations, pi_j <- (pi_j +
     sum_i pi_i q_ij / q_j) / 2 (Stewart 1994, ch. 3; damped: a periodic
@@ -660,15 +680,7 @@ def stationary_pinned(Q, budget: int, guess=None, lattice=None):
     Q = sp.csc_matrix(Q)
     QT = Q.T                      # a CSR view, for the residual
     tried: list[str] = []
-    # with the lattice multigrid first, the state of smallest exit rate
-    # without pin_first's sweeps: the multigrid converges pinned there even
-    # where that state is improbable (the three-tier chain at 40 users:
-    # probability 4e-9 of the most probable, 22 iterations against 16 at
-    # the sweeps' pin), for less than the sweeps cost (1.6 s of CPU at
-    # 10^6 states; end to end a closed two-queue phase-type chain of
-    # 1,001,001 states 14.0 -> 12.1 s, the three-tier chain at 52 users
-    # 6.9 -> 6.2 s), and _accept then re-pins at the most probable state
-    pins = [int(np.argmin(-Q.diagonal())) if lattice is not None else pin_first(Q)]
+    pins = [_first_pin(Q, lattice)]
     with one_blas_thread():
         strong_tried = False
         for solver in ("bicgstab", "ilu"):

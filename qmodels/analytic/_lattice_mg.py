@@ -89,6 +89,9 @@ from ._ilu0 import _product, _substitute
 MG_STATES = 100_000
 #: the levels stop at this many aggregates (solved by a complete LU)
 COARSEST = 3000
+#: the most aggregates the coarsest level may keep where the lattice stops
+#: coarsening before COARSEST (else no multigrid)
+COARSE_MOST = 4 * COARSEST
 #: a coarsening step is taken alone when it lumps at least this fraction
 #: of the states away (else it is combined with the next)
 STEP_GAIN = 0.1
@@ -150,7 +153,9 @@ def coarsening(states: np.ndarray, off, width, coarsest: int | None = None) -> l
         maps.append(agg)
         key = uniq
         n = len(uniq)
-    return maps
+    # a lattice that stops coarsening well above COARSEST would leave a
+    # coarsest level too large for its complete LU: no multigrid there
+    return maps if n <= COARSE_MOST else []
 
 
 def _merge(key: np.ndarray, cols: list) -> np.ndarray:
@@ -186,6 +191,50 @@ def restrict(maps: list, keep: np.ndarray) -> list:
         out.append(new.ravel().astype(np.int64))
         idx = used
     return out
+
+
+def probable_state(Q, maps) -> int | None:
+    """A state the chain makes probable, to pin the solve at: the aggregated
+    chain's stationary vector on the coarsest level (the generator's
+    transpose Q^T made coarse by the Galerkin products of :func:`_setup`,
+    with the mean holding times 1/q_i as the finest weights, so that its
+    columns still sum to 0: a transposed generator, solved by a complete LU
+    with one balance equation replaced by sum(y) = 1), prolonged to the
+    states (x_i = y_a / q_i, a the coarsest aggregate of state i) and its
+    largest entry taken; None where the maps are empty or the solve fails.
+    On the three-tier chain at 52 users it picked a state of probability
+    0.32 of the most probable (0.4 s), where the smallest exit rate pins
+    one of 3e-9 and the multigrid took 25 iterations instead of 16; on the
+    two-queue chain of 640,801 states, 0.058 (21 iterations, 22 at the
+    smallest exit rate).  Q is CSC (its arrays those of Q^T in CSR)."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import splu
+
+    if not maps:
+        return None
+    q = -Q.diagonal()
+    if not np.all(q > 0):
+        return None
+    w0 = 1.0 / q
+    ip, ix, data, w = Q.indptr, Q.indices, Q.data, w0
+    for agg in maps:
+        nc = int(agg.max()) + 1
+        ip, ix, data = _galerkin(ip, ix, data, agg, w, nc)
+        w = np.ones(nc)
+    C = sp.csr_matrix((data, ix, ip), shape=(nc, nc))
+    C = sp.vstack([C[:-1], sp.csr_matrix(np.ones((1, nc)))]).tocsc()
+    rhs = np.zeros(nc)
+    rhs[-1] = 1.0
+    try:
+        with np.errstate(all="ignore"):
+            y = splu(C, permc_spec="COLAMD").solve(rhs)
+    except RuntimeError:
+        return None
+    if not np.all(np.isfinite(y)):
+        return None
+    for agg in reversed(maps):
+        y = y[agg]
+    return int(np.argmax(y * w0))
 
 
 def hierarchy_bytes(A) -> int:

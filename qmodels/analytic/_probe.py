@@ -10,8 +10,9 @@ multi-server and load-dependent stations; several classes; convolution;
 Schweitzer and Linearizer, with and without load-dependent stations; the
 parallel kernels of the batched solvers behind ``qm.sweep``; the resumable
 spans of a long exact recursion; the compiled
-build of the exact CTMC and of its fork-join chain; the enumeration of a
-Marie subsystem's chain) with every
+build of the exact CTMC and of its fork-join chain, the lattice multigrid
+of its large closed chains; the enumeration of a Marie subsystem's chain)
+with every
 kernel's size threshold set to 0, then puts the thresholds back.
 """
 
@@ -28,6 +29,7 @@ from . import (  # noqa: F401
     _ctmc_fast,
     _ilu0,
     _lattice,
+    _lattice_mg,
     _laws_fast,
     _logconv,
     _subsystem_bfs,
@@ -109,6 +111,19 @@ def _solve_all() -> None:
     lu, diag, _ = _ilu0.ilu0(ring.indptr, ring.indices, ring.data)
     _ilu0.bicgstab(ring.indptr, ring.indices, ring.data, lu, diag, np.ones(10), np.zeros(10),
                    1e-10, 50)
+    # the lattice multigrid of a large closed phase-type chain (here one of
+    # 3,321 states, its threshold and coarsest level lowered: the kernels
+    # and their argument types are those of every size)
+    from ..model.distributions import Erlang, HyperExponential
+
+    saved_mg = _lattice_mg.MG_STATES, _lattice_mg.COARSEST
+    try:
+        _lattice_mg.MG_STATES, _lattice_mg.COARSEST = 0, 50
+        ctmc(Network([Queue("a", 0.02, distribution=Erlang(2)),
+                      Queue("b", 0.03, distribution=HyperExponential(4.0))],
+                     [Closed("t", 40, think_time=0.5, visits={"a": 1, "b": 1})]))
+    finally:
+        _lattice_mg.MG_STATES, _lattice_mg.COARSEST = saved_mg
     # the compiled enumeration of a Marie subsystem's joint chain (two
     # FCFS queues whose mean service differs by class)
     from .marie import marie

@@ -922,20 +922,26 @@ def _solve_compiled(net, spec, chain, lay, max_states, compiled=None) -> Result:
     guess = (_product_form_guess(spec, lay, states)
              if n > ITERATIVE_FROM and not lay.ordered.any() and not (lay.kind == 4).any()
              and lay.A == 0 else None)
-    # the lattice multigrid's aggregates, on a large closed chain whose
-    # states are counts (no order-keeping station) and that has no product
-    # form to start from (from it the ILU(0) solve needs a few iterations
-    # and no set-up: a closed tandem of five exponential FCFS queues, 237,336
-    # states, took 4.3 s end to end so against 6.2 s by the multigrid)
-    lattice = None
-    if (guess is None and n >= _lattice_mg.MG_STATES and not lay.ordered.any()
-            and not np.any(spec.is_open)):
-        lattice = _lattice_mg.coarsening(states, lay.off, lay.width)
+    lattice = _lattice(spec, lay, states, guess)
     pi, resid = _stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], describe, used, guess,
                             lattice)
     return _starved(net, spec, _result(
         net, spec, n, resid, _compiled_sums(spec, lay, states, n, pi, compiled), used[0],
         build="compiled"))
+
+
+def _lattice(spec, lay, states, guess) -> list | None:
+    """The lattice multigrid's aggregation maps (:mod:`._lattice_mg`) for
+    the iterative solve of a compiled build's chain, or None: offered on a
+    closed chain of at least :data:`._lattice_mg.MG_STATES` states whose
+    states are counts (no order-keeping station) and that has no product
+    form to start from (from it the ILU(0) solve needs a few iterations and
+    no set-up: a closed tandem of five exponential FCFS queues, 237,336
+    states, took 4.3 s end to end so, 6.2 s by the multigrid)."""
+    if (guess is None and len(states) >= _lattice_mg.MG_STATES and not lay.ordered.any()
+            and not np.any(spec.is_open)):
+        return _lattice_mg.coarsening(states, lay.off, lay.width)
+    return None
 
 
 def _product_form_guess(spec, lay, states) -> np.ndarray | None:
