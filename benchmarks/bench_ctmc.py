@@ -21,19 +21,22 @@ It is product form (BCMP), so exact MVA checks every answer (``maxrel``).
 Times are wall and CPU seconds of one run each (the kernels compiled or
 loaded from numba's cache first, untimed); ``peak RSS`` is the process's.
 
-``--ph`` times three models that are not product form (phase-type service
+``--ph`` times four models that are not product form (phase-type service
 and arrivals, a priority queue; see :func:`ph_web`, :func:`ph_prio`,
-:func:`ph_open`) at growing sizes and reports the states per CPU second
-and the largest solved within 10 CPU seconds on one core.  Measured
-2026-11-29 on the shared 2-core machine (benchmarks/README.md), with the
-D-ILU solve by Eisenstat's trick of chains from 20,000 states (ILU(0)
-where it fails; the solver is still named ``ilu0-bicgstab``): 380,537
-states (three-tier, N = 52, 7.9 s), 177,241 (priority, N = 14, 8.4 s),
-1,384,322 (open tandem, L = 480, 9.4 s); 20,000 to 190,000 states per
-CPU second, the stationary solve most of the time on the closed models
-(2026-11-28, ILU(0) alone: 231,177 states of the three-tier model in
-4.5 s, the next size, 299,681, in 8.2 s; 1,040,002 of the open tandem in
-7.0 s) (a one-class FCFS station
+:func:`ph_two`, :func:`ph_open`) at growing sizes and reports the states
+per CPU second and the largest solved within 10 CPU seconds on one core.
+Measured 2026-11-29 on the shared 2-core machine (benchmarks/README.md),
+with the lattice multigrid as the first solver of the closed chains of
+100,000 states and more (:mod:`qmodels.analytic._lattice_mg`), the D-ILU
+solve by Eisenstat's trick elsewhere from 20,000 states (ILU(0) where it
+fails; the solver is still named ``ilu0-bicgstab``): 583,401 states
+(three-tier, N = 60, 9.7 s; 380,537 in 7.9 s before the multigrid),
+177,241 (priority, N = 14, 9.3 s: an order-keeping station, no
+multigrid), 810,901 (two queues, N = 450, 9.3 s; 1,001,001 in 11.7 s),
+1,040,002 (open tandem, L = 416, 7.4 s; 1,384,322 in 9.4-10.2 s); 20,000
+to 170,000 states per CPU second, the build a third of the time on the
+closed models at the multigrid's sizes
+(a one-class FCFS station
 with phases is counted by phase: the build alone makes 190,000 to 360,000
 states per CPU second; ``--wide`` times the ordered-row form it replaced).
 ``qm.ctmc`` refuses, before it allocates anything, a chain whose

@@ -85,7 +85,8 @@ from .._jit import HAVE_NUMBA, jitable, lazyjit
 from ._ilu0 import _product, _substitute
 
 #: from this many states of a closed chain the lattice multigrid is the
-#: first solver (below, the ILU(0) solve is as fast and needs no setup)
+#: first solver (the pinned three-tier solve: at 73,900 unknowns it took
+#: 0.61 s and the D-ILU solve 0.60 s, at 116,900 0.68 s and 0.99 s)
 MG_STATES = 100_000
 #: the levels stop at this many aggregates (solved by a complete LU)
 COARSEST = 3000
@@ -100,8 +101,8 @@ STEP_GAIN = 0.1
 MG_MAXITER = 200
 #: bytes of the hierarchy per nonzero of the pinned matrix (the finest
 #: ILU(0)'s values, the coarser levels' matrices and factors: their
-#: nonzeros summed to 0.3-0.6 of the finest level's on the benchmark
-#: chains, counted as 1.0 at 28 bytes each) and per state (BiCGSTAB's
+#: nonzeros summed to 0.6 of the finest level's on the three-tier chain at
+#: 40 users, counted as 1.0 at 28 bytes each) and per state (BiCGSTAB's
 #: and the cycle's vectors): upper estimates
 BYTES_NNZ = 8 + 28
 BYTES_STATE = 8 * 16
