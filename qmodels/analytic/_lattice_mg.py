@@ -82,7 +82,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import HAVE_NUMBA, jitable, lazyjit
-from ._ilu0 import _product, _substitute
+from ._ilu0 import _substitute
 
 #: from this many states of a closed chain the lattice multigrid is the
 #: first solver (the pinned three-tier solve: at 73,900 unknowns it took
@@ -353,30 +353,39 @@ def _galerkin(ip, ix, data, agg, w, nc):
 
 
 @jitable
-def _smooth(ip, ix, data, lu, diag, r, z, t, u, first):
-    """z += LU^-1 (r - A z); from z = 0 when ``first`` (then z = LU^-1 r)."""
+def _smooth(ip, ix, data, lu, diag, r, z, u):
+    """z += LU^-1 (r - A z): the residual's row and the forward substitution
+    with L's row in one pass over the row, the backward substitution with
+    U adding to z as it goes (z's entries are all read by then)."""
     n = len(r)
-    if first:
-        _substitute(ip, ix, lu, diag, r, z)
-        return
-    _product(ip, ix, data, z, t)
     for i in range(n):
-        t[i] = r[i] - t[i]
-    _substitute(ip, ix, lu, diag, t, u)
-    for i in range(n):
-        z[i] += u[i]
+        s = r[i]
+        for p in range(ip[i], ip[i + 1]):
+            s -= data[p] * z[ix[p]]
+        for p in range(ip[i], diag[i]):
+            s -= lu[p] * u[ix[p]]
+        u[i] = s
+    for i in range(n - 1, -1, -1):
+        s = u[i]
+        for p in range(diag[i] + 1, ip[i + 1]):
+            s -= lu[p] * u[ix[p]]
+        s /= lu[diag[i]]
+        u[i] = s
+        z[i] += s
 
 
 @lazyjit(threshold=0)
 def _down(ip, ix, data, lu, diag, r, z, t, u, agg, rc):
     """The pre-smoothing step from 0 and the restricted residual:
     z = LU^-1 r, rc = R (r - A z)."""
-    _smooth(ip, ix, data, lu, diag, r, z, t, u, True)
-    _product(ip, ix, data, z, t)
+    _substitute(ip, ix, lu, diag, r, z)
     for a in range(len(rc)):
         rc[a] = 0.0
     for i in range(len(r)):
-        rc[agg[i]] += r[i] - t[i]
+        s = r[i]
+        for p in range(ip[i], ip[i + 1]):
+            s -= data[p] * z[ix[p]]
+        rc[agg[i]] += s
 
 
 @lazyjit(threshold=0)
@@ -385,7 +394,7 @@ def _up(ip, ix, data, lu, diag, r, z, t, u, agg, w, zc):
     step z += LU^-1 (r - A z)."""
     for i in range(len(z)):
         z[i] += w[i] * zc[agg[i]]
-    _smooth(ip, ix, data, lu, diag, r, z, t, u, False)
+    _smooth(ip, ix, data, lu, diag, r, z, u)
 
 
 def _vcycle(levels, coarse, r):
