@@ -419,14 +419,23 @@ def _vcycle(levels, coarse, r):
     return zc
 
 
+#: fresh starts of BiCGSTAB from its current iterate after a breakdown (an
+#: inner product of zero: it happened within 2e-12 of the answer on a
+#: chain of 255 states)
+RESTARTS = 3
+
+
 def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
                 maxiter: int = MG_MAXITER):
     """(x, iterations) with A x = b by BiCGSTAB right-preconditioned by the
-    lattice multigrid (module docstring), stopping at the true relative
-    residual (BiCGSTAB's recursive one: the caller checks the answer)
-    ``rtol``, from ``x0`` if given, else 0; None where it cannot
-    run (numba missing, no coarsening, a zero pivot, past the ``budget``
-    bytes) or does not converge within ``maxiter`` iterations."""
+    lattice multigrid (module docstring), stopping where its recursive
+    residual is at most ``rtol`` ||b||, from ``x0`` if given, else 0; after
+    a breakdown it starts afresh from its iterate (the true residual, at
+    most :data:`RESTARTS` times), and after those or ``maxiter``
+    iterations it returns its iterate as it is: the caller checks every
+    answer (max |pi Q|).  None where it cannot run (numba missing, no
+    coarsening, a zero pivot, past the ``budget`` bytes) or its iterate is
+    not finite."""
     if not HAVE_NUMBA or not maps or hierarchy_bytes(A) > budget:
         return None
     A = A.tocsr()
@@ -438,41 +447,50 @@ def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
     b = np.asarray(b, dtype=float)
     x = np.zeros(len(b)) if x0 is None else np.array(x0, dtype=float)
     target = rtol * float(np.linalg.norm(b))
-    r = b - A @ x
-    if float(np.linalg.norm(r)) <= target:
-        return x, 0
-    rh = r.copy()
-    p = np.zeros_like(b)
-    v = np.zeros_like(b)
-    rho = alpha = omega = 1.0
+    restarts = 0
+    fresh = True
+    it = 0
     with np.errstate(all="ignore"):
-        for it in range(1, maxiter + 1):
+        while it < maxiter:
+            if fresh:
+                r = b - A @ x
+                if float(np.linalg.norm(r)) <= target:
+                    break
+                rh = r.copy()
+                p = np.zeros_like(b)
+                v = np.zeros_like(b)
+                rho = alpha = omega = 1.0
+                fresh = False
+            it += 1
             rho_new = float(rh @ r)
-            if rho_new == 0.0 or not np.isfinite(rho_new):
-                return None
-            beta = (rho_new / rho) * (alpha / omega)
-            rho = rho_new
-            p = r + beta * (p - omega * v)
-            ph = _vcycle(levels, coarse, p)
-            v = A @ ph
-            den = float(rh @ v)
-            if den == 0.0 or not np.isfinite(den):
-                return None
-            alpha = rho / den
-            s = r - alpha * v
-            if float(np.linalg.norm(s)) <= target:
-                x += alpha * ph
-                return x, it
-            sh = _vcycle(levels, coarse, s)
-            t = A @ sh
-            tt = float(t @ t)
-            if tt == 0.0 or not np.isfinite(tt):
-                return None
-            omega = float(t @ s) / tt
-            x += alpha * ph + omega * sh
-            r = s - omega * t
-            if float(np.linalg.norm(r)) <= target:
-                return x, it
-            if omega == 0.0:
-                return None
+            if rho_new != 0.0 and np.isfinite(rho_new):
+                beta = (rho_new / rho) * (alpha / omega)
+                rho = rho_new
+                p = r + beta * (p - omega * v)
+                ph = _vcycle(levels, coarse, p)
+                v = A @ ph
+                den = float(rh @ v)
+                if den != 0.0 and np.isfinite(den):
+                    alpha = rho / den
+                    s = r - alpha * v
+                    if float(np.linalg.norm(s)) <= target:
+                        x += alpha * ph
+                        break
+                    sh = _vcycle(levels, coarse, s)
+                    t = A @ sh
+                    tt = float(t @ t)
+                    if tt != 0.0 and np.isfinite(tt):
+                        omega = float(t @ s) / tt
+                        x += alpha * ph + omega * sh
+                        r = s - omega * t
+                        if float(np.linalg.norm(r)) <= target:
+                            break
+                        if omega != 0.0:
+                            continue
+            # a breakdown: afresh from the iterate, or hand it over as it is
+            if restarts == RESTARTS:
+                break
+            restarts += 1
+            fresh = True
+    return (x, it) if np.all(np.isfinite(x)) else None
     return None
