@@ -14,7 +14,10 @@ cache:
   platform, or a damaged file is not loaded, and the simulator compiles as
   before;
 * end to end, a wheel built from the source tree contains the code and an
-  installation of it loads it.
+  installation of it loads it.  The default run builds that wheel with the
+  code the fixture compiled (setup.py's ``QMODELS_SHIP_FROM``), so its
+  build compiles nothing again; a wheel whose build hook compiles the code,
+  as ``make wheel`` builds it, is a slow test (``make test-slow``).
 """
 
 from __future__ import annotations
@@ -354,22 +357,36 @@ _WHEEL_USE = textwrap.dedent("""
 """)
 
 
-def test_a_wheel_ships_the_code_and_its_installation_loads_it(tmp_path):
-    # the wheel is built from a copy of the source tree, as `make wheel` does
-    # (no build isolation: the project's environment compiles the code)
-    pytest.importorskip("numba")
-    pytest.importorskip("wheel")
+def _source_copy(tmp_path) -> pathlib.Path:
+    """A copy of the source tree, as `make wheel` would build it (without
+    its own shipped code or byte code)."""
     src = tmp_path / "src"
     src.mkdir()
     for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
     shutil.copytree(ROOT / "qmodels", src / "qmodels",
                     ignore=shutil.ignore_patterns("__pycache__", "_kernels"))
-    env = dict(os.environ, QMODELS_AOT="require", PIP_DISABLE_PIP_VERSION_CHECK="1")
-    env.pop("PYTHONPATH", None)
-    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-build-isolation",
-                          "--no-deps", "-w", str(tmp_path / "dist"), str(src)],
-                         env=env, capture_output=True, text=True, timeout=1200, cwd=tmp_path)
+    return src
+
+
+def _pip_wheel(tmp_path, src, **env):
+    """``pip wheel`` of ``src`` as `make wheel` runs it (no build isolation:
+    the project's environment runs the build hook), with ``env`` added."""
+    env = dict({k: v for k, v in os.environ.items()
+                if k not in ("PYTHONPATH", "QMODELS_AOT", "QMODELS_SHIP_FROM")},
+               PIP_DISABLE_PIP_VERSION_CHECK="1", **env)
+    return subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-build-isolation",
+                           "--no-deps", "-w", str(tmp_path / "dist"), str(src)],
+                          env=env, capture_output=True, text=True, timeout=1200, cwd=tmp_path)
+
+
+def _wheel_ships_and_loads(tmp_path, **env) -> set:
+    """Build a wheel from a copy of the source tree (``env`` says how the
+    build hook gets its machine code), check that it holds the simulator's,
+    install it far from the source tree and check that a run there loads
+    that code, compiles nothing and equals the source tree's run; the names
+    of the wheel's kernel files."""
+    out = _pip_wheel(tmp_path, _source_copy(tmp_path), **env)
     assert out.returncode == 0, out.stderr
     (whl,) = (tmp_path / "dist").glob("*.whl")
     names = zipfile.ZipFile(whl).namelist()
@@ -380,12 +397,13 @@ def test_a_wheel_ships_the_code_and_its_installation_loads_it(tmp_path):
         {n[:-5] for n in shipped if n.endswith(".json")}
     site = tmp_path / "site"
     out = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                          "--target", str(site), str(whl)], env=env, capture_output=True,
-                         text=True, timeout=600, cwd=tmp_path)
+                          "--target", str(site), str(whl)],
+                         env=dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"),
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     # the installed copy, first on the path; numba's cache empty and nowhere
     # near the source tree
-    run_env = dict(env, PYTHONPATH=str(site), NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+    run_env = dict(os.environ, PYTHONPATH=str(site), NUMBA_CACHE_DIR=str(tmp_path / "cache"),
                    QMODELS_JIT="background")
     run_env.pop("QMODELS_KERNELS", None)
     out = subprocess.run([sys.executable, "-c", _WHEEL_USE], env=run_env, capture_output=True,
@@ -401,3 +419,37 @@ def test_a_wheel_ships_the_code_and_its_installation_loads_it(tmp_path):
                                                            "disk": 0.7})]),
                     seed=3, horizon=100.0, replications=2, progress=False)
     assert got["X"] == r.X["tx"].mean
+    return {n.rpartition("/")[2] for n in shipped}
+
+
+def test_a_wheel_ships_the_code_and_its_installation_loads_it(shipped, tmp_path):
+    # the wheel ships the code the `shipped` fixture compiled
+    # (QMODELS_SHIP_FROM) instead of compiling it all again: the compile of
+    # `warm-up --ship` is the fixture's, proven by the tests above; that
+    # setup.py runs it is test_a_wheel_build_compiles_the_code_it_ships (slow)
+    pytest.importorskip("wheel")
+    names = _wheel_ships_and_loads(tmp_path, QMODELS_SHIP_FROM=str(shipped))
+    assert names == {p.name for p in shipped.iterdir() if p.suffix in (".nbk", ".json")}
+
+
+def test_a_wheel_build_refuses_code_it_cannot_ship(shipped, tmp_path):
+    pytest.importorskip("wheel")
+    src = _source_copy(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    stale = _facts_edited(shipped, tmp_path, source="0" * 64)
+    for folder, says in [(tmp_path / "missing", "no such folder"), (empty, "no kernels"),
+                         (stale, "qmodels.sim.engine.run: built for source '000")]:
+        out = _pip_wheel(tmp_path, src, QMODELS_SHIP_FROM=str(folder))
+        assert out.returncode != 0
+        assert f"QMODELS_SHIP_FROM={folder}: " in out.stderr + out.stdout
+        assert says in out.stderr + out.stdout
+    assert not list((tmp_path / "dist").glob("*.whl"))
+
+
+@pytest.mark.slow
+def test_a_wheel_build_compiles_the_code_it_ships(tmp_path):
+    # as `make wheel` builds it: setup.py's hook runs `warm-up --ship` itself
+    pytest.importorskip("numba")
+    pytest.importorskip("wheel")
+    _wheel_ships_and_loads(tmp_path, QMODELS_AOT="require")
