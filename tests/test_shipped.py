@@ -41,6 +41,12 @@ from qmodels.sim import run as sim_run
 
 ROOT = pathlib.Path(qm.__file__).parent.parent
 
+# every test of this file on one xdist worker (``make test`` runs
+# ``--dist loadgroup``), so that the module's ``shipped`` fixture, which
+# compiles every shipped kernel (about 2 minutes), is built once, not once
+# per worker the file's tests were spread over
+pytestmark = pytest.mark.xdist_group("shipped")
+
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory):
