@@ -601,9 +601,13 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None, latt
         if A.shape[0] >= _lattice_mg.MG_STATES:
             got = _lattice_mg.mg_bicgstab(A, b, _lattice_mg.restrict(lattice, rest), budget,
                                           _start(guess, p, rest), RTOL)
-            tried.append(f"lattice-multigrid-preconditioned BiCGSTAB pinning state {p}"
-                         + ("" if got is not None else " (not run or not converged)"))
-            if got is not None and finish(Q, Q.T, p, rest, got[0]) is not None:
+            good = got is not None and finish(Q, Q.T, p, rest, got[0]) is not None
+            why = ("" if good else
+                   " (its answer failed the residual check)" if got is not None else
+                   " (no answer: numba missing, the hierarchy past the budget or a zero "
+                   "pivot, or an iterate not finite)")
+            tried.append(f"lattice-multigrid-preconditioned BiCGSTAB pinning state {p}{why}")
+            if good:
                 return rest, got[0], "mg-bicgstab"
     if solver == "bicgstab":
         if A.shape[0] >= ILU0_STATES and ilu0_bytes(A) <= budget:
@@ -666,7 +670,7 @@ def _accept(Q, QT, p, got, solver, budget, tried, guess, pins):
 def stationary_pinned(Q, budget: int, guess=None, lattice=None):
     """(pi, how, tried): the stationary vector of the irreducible generator
     ``Q`` (CSC) by the solvers of the module docstring in turn, each at the
-    pins of :func:`pin_first` and :func:`_next_pin`; ``how`` is
+    pins of :func:`_first_pin` and :func:`_next_pin`; ``how`` is
     ``"mg-bicgstab"``, ``"bicgstab"``, ``"ilu0-bicgstab"``, ``"amg-gmres"``,
     ``"lu"``, ``"ilu-bicgstab"`` or ``"ilu-gmres"``, and pi None (how None)
     when none of them reached the residual.  ``tried`` lists what was
