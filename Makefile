@@ -39,10 +39,11 @@ test-slow: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow tests
 
 # A wheel that ships the simulator's machine code (qmodels/_kernels, built for
-# the generic CPU of this architecture; see setup.py), in dist/
+# the generic CPU of this architecture; see setup.py), in dist/; compiled here,
+# never copied from a QMODELS_SHIP_FROM left set in the shell
 wheel: $(STAMP)
 	rm -rf build/lib
-	QMODELS_AOT=require $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps \
+	QMODELS_SHIP_FROM= QMODELS_AOT=require $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps \
 		-w dist .
 
 bench: $(STAMP)
