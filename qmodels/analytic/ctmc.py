@@ -156,7 +156,7 @@ from ..errors import (
 )
 from ..model.network import Closed, Delay, LoadDependent, Network
 from ..results import Result, label_of
-from . import _ctmc_fast, _lattice_mg
+from . import _ctmc_fast
 from . import _ctmc_solve as _la
 from ._ctmc_chain import _Chain
 from ._ctmc_spec import _DELAY, _FCFS, _FREE, _LD, DEFAULT_OPEN_LIMIT, _check_size, _Spec
@@ -948,10 +948,14 @@ def _lattice(spec, lay, states, guess) -> list | None:
     form to start from (from it the ILU(0) solve needs a few iterations and
     no set-up: a closed tandem of five exponential FCFS queues, 237,336
     states, took 4.3 s end to end so, 6.2 s by the multigrid)."""
-    if (guess is None and len(states) >= _lattice_mg.MG_STATES and not lay.ordered.any()
-            and not np.any(spec.is_open)):
-        return _lattice_mg.coarsening(states, lay.off, lay.width)
-    return None
+    if (guess is not None or len(states) <= ITERATIVE_FROM or lay.ordered.any()
+            or np.any(spec.is_open)):
+        return None             # (and a small model's solve does not import the module)
+    from . import _lattice_mg
+
+    if len(states) < _lattice_mg.MG_STATES:
+        return None
+    return _lattice_mg.coarsening(states, lay.off, lay.width)
 
 
 def _product_form_guess(spec, lay, states) -> np.ndarray | None:
