@@ -661,9 +661,9 @@ def _accept(Q, QT, p, got, solver, budget, tried, guess, pins):
         if again is not None:
             good = finish(Q, QT, best, again[0], again[1])
             if good is not None:
-                # after the multigrid the re-solve (from its answer) polishes
-                # the multigrid's answer: it keeps the multigrid's name
-                return good, how if how == "mg-bicgstab" else again[2]
+                # the re-solve polishes an answer the first solver found (and
+                # the residual check accepted): it keeps that solver's name
+                return good, how
     return pi, how
 
 

@@ -247,13 +247,12 @@ class _Level:
     """One level of the hierarchy: its matrix (CSR arrays), ILU(0) factors,
     map to the next level's aggregates and prolongation weights."""
 
-    __slots__ = ("ip", "ix", "data", "lu", "diag", "agg", "w", "nc", "t", "u")
+    __slots__ = ("ip", "ix", "data", "lu", "diag", "agg", "w", "nc", "u")
 
     def __init__(self, ip, ix, data, lu, diag, agg, w, nc):
         self.ip, self.ix, self.data = ip, ix, data
         self.lu, self.diag, self.agg, self.w, self.nc = lu, diag, agg, w, nc
-        n = len(ip) - 1
-        self.t, self.u = np.empty(n), np.empty(n)
+        self.u = np.empty(len(ip) - 1)      # the smoothing step's work vector
 
 
 def _unsigned(a: np.ndarray) -> np.ndarray:
@@ -375,7 +374,7 @@ def _smooth(ip, ix, data, lu, diag, r, z, u):
 
 
 @lazyjit(threshold=0)
-def _down(ip, ix, data, lu, diag, r, z, t, u, agg, rc):
+def _down(ip, ix, data, lu, diag, r, z, agg, rc):
     """The pre-smoothing step from 0 and the restricted residual:
     z = LU^-1 r, rc = R (r - A z)."""
     _substitute(ip, ix, lu, diag, r, z)
@@ -389,7 +388,7 @@ def _down(ip, ix, data, lu, diag, r, z, t, u, agg, rc):
 
 
 @lazyjit(threshold=0)
-def _up(ip, ix, data, lu, diag, r, z, t, u, agg, w, zc):
+def _up(ip, ix, data, lu, diag, r, z, u, agg, w, zc):
     """The coarse correction prolonged, z += P zc, then the post-smoothing
     step z += LU^-1 (r - A z)."""
     for i in range(len(z)):
@@ -408,13 +407,12 @@ def _vcycle(levels, coarse, r):
         else:
             z = np.empty(len(rs[-1]))
             rc = np.empty(lev.nc)
-            _down(lev.ip, lev.ix, lev.data, lev.lu, lev.diag, rs[-1], z, lev.t, lev.u,
-                  lev.agg, rc)
+            _down(lev.ip, lev.ix, lev.data, lev.lu, lev.diag, rs[-1], z, lev.agg, rc)
         zs.append(z)
         rs.append(rc)
     zc = coarse.solve(rs[-1])
     for lev, r_l, z in zip(reversed(levels), reversed(rs[:-1]), reversed(zs)):
-        _up(lev.ip, lev.ix, lev.data, lev.lu, lev.diag, r_l, z, lev.t, lev.u, lev.agg, lev.w, zc)
+        _up(lev.ip, lev.ix, lev.data, lev.lu, lev.diag, r_l, z, lev.u, lev.agg, lev.w, zc)
         zc = z
     return zc
 
@@ -427,15 +425,17 @@ RESTARTS = 3
 
 def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
                 maxiter: int = MG_MAXITER):
-    """(x, iterations) with A x = b by BiCGSTAB right-preconditioned by the
-    lattice multigrid (module docstring), stopping where its recursive
-    residual is at most ``rtol`` ||b||, from ``x0`` if given, else 0; after
-    a breakdown it starts afresh from its iterate (the true residual, at
-    most :data:`RESTARTS` times), and after those or ``maxiter``
-    iterations it returns its iterate as it is: the caller checks every
-    answer (max |pi Q|).  None where it cannot run (numba missing, no
-    coarsening, a zero pivot, past the ``budget`` bytes) or its iterate is
-    not finite."""
+    """(x, iterations) with A x = b by SciPy's BiCGSTAB right-preconditioned
+    by the lattice multigrid (module docstring), stopping where its
+    recursive residual is at most ``rtol`` ||b||, from ``x0`` if given,
+    else 0; after a breakdown it starts afresh from its iterate (at most
+    :data:`RESTARTS` times), and after those or ``maxiter`` iterations it
+    returns its iterate as it is: the caller checks every answer
+    (max |pi Q|).  None where it cannot run (numba missing, no coarsening,
+    a zero pivot, past the ``budget`` bytes) or its iterate is not
+    finite."""
+    from scipy.sparse.linalg import LinearOperator, bicgstab
+
     if not HAVE_NUMBA or not maps or hierarchy_bytes(A) > budget:
         return None
     A = A.tocsr()
@@ -444,53 +444,18 @@ def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
     if built is None:
         return None
     levels, coarse = built
-    b = np.asarray(b, dtype=float)
-    x = np.zeros(len(b)) if x0 is None else np.array(x0, dtype=float)
-    target = rtol * float(np.linalg.norm(b))
-    restarts = 0
-    fresh = True
-    it = 0
+    M = LinearOperator(A.shape, matvec=lambda r: _vcycle(levels, coarse, r), dtype=float)
+    x = np.zeros(A.shape[0]) if x0 is None else np.array(x0, dtype=float)
+    done = [0]
+
+    def count(_x):
+        done[0] += 1
+
     with np.errstate(all="ignore"):
-        while it < maxiter:
-            if fresh:
-                r = b - A @ x
-                if float(np.linalg.norm(r)) <= target:
-                    break
-                rh = r.copy()
-                p = np.zeros_like(b)
-                v = np.zeros_like(b)
-                rho = alpha = omega = 1.0
-                fresh = False
-            it += 1
-            rho_new = float(rh @ r)
-            if rho_new != 0.0 and np.isfinite(rho_new):
-                beta = (rho_new / rho) * (alpha / omega)
-                rho = rho_new
-                p = r + beta * (p - omega * v)
-                ph = _vcycle(levels, coarse, p)
-                v = A @ ph
-                den = float(rh @ v)
-                if den != 0.0 and np.isfinite(den):
-                    alpha = rho / den
-                    s = r - alpha * v
-                    if float(np.linalg.norm(s)) <= target:
-                        x += alpha * ph
-                        break
-                    sh = _vcycle(levels, coarse, s)
-                    t = A @ sh
-                    tt = float(t @ t)
-                    if tt != 0.0 and np.isfinite(tt):
-                        omega = float(t @ s) / tt
-                        x += alpha * ph + omega * sh
-                        r = s - omega * t
-                        if float(np.linalg.norm(r)) <= target:
-                            break
-                        if omega != 0.0:
-                            continue
-            # a breakdown: afresh from the iterate, or hand it over as it is
-            if restarts == RESTARTS:
-                break
-            restarts += 1
-            fresh = True
-    return (x, it) if np.all(np.isfinite(x)) else None
-    return None
+        for _start in range(RESTARTS + 1):
+            x, info = bicgstab(A, np.asarray(b, dtype=float), x0=x, rtol=rtol, atol=0.0,
+                               maxiter=max(maxiter - done[0], 1), M=M, callback=count)
+            if info >= 0 or done[0] >= maxiter or not np.all(np.isfinite(x)):
+                break               # converged, out of iterations, or lost
+            # info < 0: a breakdown; afresh from the iterate
+    return (x, done[0]) if np.all(np.isfinite(x)) else None
