@@ -10,6 +10,7 @@ import gc
 import os
 import shutil
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -17,6 +18,21 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 BUILD = HERE / "_build"          # git-ignored
+
+
+def one_compiled_thread() -> None:
+    """Ask for one numba thread per process ("one core" means one core) when
+    a benchmark module is the program, before numba is imported.
+
+    Once numba is loaded (a test, a notebook, ``python -m benchmarks``), the
+    host process owns its thread count: numba re-reads ``NUMBA_NUM_THREADS``
+    at every compile and raises ``RuntimeError`` if it differs from the
+    count its thread pool was launched with, so setting it then would break
+    the host's next compile (it did: a test run that imported
+    ``bench_sim_parallel`` after a parallel kernel ran).
+    """
+    if "numba" not in sys.modules:
+        os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 
 def build_dir() -> Path:

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+from benchmarks._util import one_compiled_thread
+
+one_compiled_thread()
 
 import argparse  # noqa: E402
 import statistics  # noqa: E402

@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import os
 
-# one compiled thread per process: "one core" means one core
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+from benchmarks._util import one_compiled_thread
+
+one_compiled_thread()
 
 import argparse  # noqa: E402
 import time  # noqa: E402
@@ -178,7 +179,7 @@ def main(argv=None) -> int:
     P = 10**5 if args.quick else 10**6
     S = 40 if args.quick else 200
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}, "
-          f"NUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']}")
+          f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'unset')}")
 
     net = analytic_model()
     g = analytic_grid(P)

@@ -7,6 +7,11 @@ timing here: the figures live in ``benchmarks/``."""
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -161,3 +166,43 @@ def test_the_scaling_table_is_printed_and_its_failure_fails_the_run(monkeypatch)
     monkeypatch.setattr(bench_sim_parallel, "report", differ)
     block = cases.extras(type("A", (), {"quick": True})(), {}, ["sim-parallel-scaling"])[0]
     assert "ERROR: AssertionError: tables differ" in block
+
+
+@pytest.mark.parametrize("module", ["bench_sim_parallel", "bench_sweep"])
+def test_importing_a_benchmark_after_numba_threads_started_breaks_no_compile(module):
+    """A benchmark module asks for one numba thread per process only when it
+    is the program.  Imported into a process whose numba thread pool already
+    runs (a test worker), it once set ``NUMBA_NUM_THREADS=1``, and the
+    worker's next compile raised "Cannot set NUMBA_NUM_THREADS to a
+    different value once the threads have been launched" (four cache tests
+    failed so in CI).  Run in a fresh process: a parallel kernel starts the
+    pool, the module is imported, a new function compiles."""
+    code = textwrap.dedent(f"""
+        import os
+        os.environ["NUMBA_NUM_THREADS"] = "2"
+        import numba, numpy as np
+
+        @numba.njit(parallel=True)
+        def total(a):
+            s = 0.0
+            for i in numba.prange(a.size):
+                s += a[i]
+            return s
+
+        total(np.ones(4))
+        del os.environ["NUMBA_NUM_THREADS"]
+        from benchmarks import {module}
+        assert "NUMBA_NUM_THREADS" not in os.environ
+
+        @numba.njit
+        def after(x):
+            return x + 1
+
+        assert after(1) == 2
+    """)
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.pop("NUMBA_NUM_THREADS", None)
+    run = subprocess.run([sys.executable, "-c", code], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
