@@ -33,7 +33,7 @@ demo: $(STAMP)
 # `make test-slow`.
 test: $(STAMP)
 	$(BIN)/ruff check qmodels tests validation benchmarks derivations
-	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not slow" --doctest-modules qmodels tests
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow" --doctest-modules qmodels tests
 
 test-slow: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow tests

@@ -48,17 +48,20 @@ def _layout(net, limit=None):
     return spec, F.layout(spec, chain)
 
 
-@pytest.mark.parametrize("net,limit", [(closed_fcfs(6, 4), None), (mixed(), 4)])
-def test_ranked_build_equals_the_hashed_one(net, limit):
+@pytest.mark.parametrize("net,limit,compiled", [
+    (closed_fcfs(6, 4), None, False), (mixed(), 1, False),
+    # 49,000 states: numba's kernel (plain Python took 45 s per build)
+    (mixed(), 4, True)])
+def test_ranked_build_equals_the_hashed_one(net, limit, compiled):
     # the states found by rank and by hashing their rows: the same states in
     # the same order, the same rates
     spec, lay = _layout(net, limit)
     assert lay.ranked(10**6)
-    a = F.build(lay, 10**6, compiled=False)
+    a = F.build(lay, 10**6, compiled=compiled)
     spec2, lay2 = _layout(net, limit)
     lay2.rsize = 0          # no ranking: hashed
     assert not lay2.ranked(10**6)
-    b = F.build(lay2, 10**6, compiled=False)
+    b = F.build(lay2, 10**6, compiled=compiled)
     n, nnz = a[1], a[5]
     assert (n, nnz) == (b[1], b[5])
     assert np.array_equal(a[0][:n], b[0][:n])

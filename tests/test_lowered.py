@@ -191,8 +191,10 @@ def test_solve_chooses_a_method_that_holds_general_fcfs_service():
     assert (r.method, r.exactness) == ("ctmc", "exact")
     assert any("passed over exact: station 'disk': FCFS with Erlang service" in n
                for n in r.notes)
+    # (four queues: Marie's subsystem of two stations is a chain of 20,301
+    # states; the two-queue network at N = 400 made it 321,201, 26 s)
     big = _net(qm.Queue("cpu", 0.05), qm.Queue("disk", 0.08, distribution=qm.Erlang(4)),
-               N=400)
+               qm.Queue("net", 0.03), qm.Queue("d2", 0.06), N=100)
     r = qm.solve(big)
     assert r.method == "marie"
     np.testing.assert_array_equal(r.class_throughput, qm.marie(big).class_throughput)

@@ -41,13 +41,13 @@ from qmodels.sim import run as sim_run
 
 ROOT = pathlib.Path(qm.__file__).parent.parent
 
-# every test of this file on one xdist worker (``make test`` runs
-# ``--dist loadgroup``), so that the module's ``shipped`` fixture, which
-# compiles every shipped kernel (about 2 minutes), is built once, not once
-# per worker the file's tests were spread over
-pytestmark = pytest.mark.xdist_group("shipped")
-
-
+# ``make test`` runs ``--dist loadfile``: every test of this file on one
+# xdist worker, in a row, so that the module's ``shipped`` fixture, which
+# compiles every shipped kernel (about 2.5 minutes), is built once.  (An
+# ``xdist_group`` mark with ``--dist loadgroup`` did not: pytest 9 ignores
+# the group suffix pytest-xdist 3.8 writes into the node id, the tests
+# were spread over both workers and the fixture built on each, 157 and
+# 160 s.)
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory):
     """A folder of shipped machine code, built as setup.py builds it."""
