@@ -293,3 +293,31 @@ def test_the_first_pin_passes_a_long_held_improbable_state():
     # births 1, deaths 0.5 (pi grows by 2 a step, the top holds longest)
     Q = _birth_death([1.0] * 10, [0.5] * 10)
     assert S.pin_first(Q) == int(np.argmin(-Q.diagonal())) == 10
+
+
+def test_the_pinned_system_is_q_transposed_without_the_pins_row_and_column():
+    # cut from Q's CSC arrays directly: against dense slicing of Q^T, for
+    # pins first, last and inside, on random generators (one with an
+    # unsorted CSC, one of two states)
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 10, 200):
+        M = sp.random(n, n, density=0.3, random_state=int(rng.integers(10**6)), format="csr")
+        M = M - sp.diags(np.asarray(M.sum(axis=1)).ravel())
+        Q = sp.csc_matrix(M)
+        if n == 10:                          # indices unsorted within columns
+            for j in range(n):
+                lo, hi = Q.indptr[j], Q.indptr[j + 1]
+                Q.indices[lo:hi] = Q.indices[lo:hi][::-1].copy()
+                Q.data[lo:hi] = Q.data[lo:hi][::-1].copy()
+            Q.has_sorted_indices = False
+        dense = Q.toarray()
+        for p in sorted({0, n - 1, n // 2}):
+            A, b, rest = LA.pinned_system(Q, p)
+            assert A.format == "csr" and A.has_sorted_indices
+            np.testing.assert_array_equal(A.toarray(), dense.T[np.ix_(rest, rest)])
+            np.testing.assert_array_equal(b, -dense[p, rest])
+            np.testing.assert_array_equal(rest, np.delete(np.arange(n), p))
+            for i in range(n - 1):
+                assert np.all(np.diff(A.indices[A.indptr[i]:A.indptr[i + 1]]) > 0)

@@ -139,7 +139,7 @@ def test_multigrid_answers_a_product_form_network_as_exact_mva(small_mg, monkeyp
 
 
 def test_a_multigrid_answer_the_residual_refuses_falls_back_to_ilu(small_mg, monkeypatch):
-    def wrong(A, b, maps, budget, x0=None, rtol=1e-14, maxiter=mg.MG_MAXITER):
+    def wrong(A, b, maps, budget, x0=None, rtol=1e-14, maxiter=mg.MG_MAXITER, **_kw):
         return np.ones(A.shape[0]), 1
     monkeypatch.setattr(mg, "mg_bicgstab", wrong)
     got = qm.ctmc(_three_tier(14), max_states=10**6)
@@ -219,6 +219,43 @@ def test_the_pin_is_a_state_the_chain_makes_probable(small_mg, monkeypatch):
     low = int(np.argmin(-Q.diagonal()))
     assert pi[low] < 1e-3 * pi.max()
     assert pi[p] >= 1e-2 * pi.max()
+
+
+def test_the_pinned_levels_made_from_the_unpinned_ones_equal_galerkin_of_the_pinned_system(
+        small_mg, monkeypatch):
+    # pinned_levels takes the pinned state's row and column out of the
+    # unpinned chain's Galerkin products; here against the products of the
+    # pinned system made afresh (_setup's own way), at pins whose aggregate
+    # holds other states and at one alone in its first-level aggregate
+    # (dropped, as restrict drops it)
+    import scipy.sparse as sp
+
+    from qmodels.analytic import _ctmc_solve as LA
+
+    Q, lattice, _pi = _captured(_three_tier(14), monkeypatch)
+    Q = sp.csc_matrix(Q)
+    levels = mg.unpinned_levels(Q, lattice)
+    first = np.bincount(lattice[0])
+    alone = np.flatnonzero(first[lattice[0]] == 1)
+    assert alone.size, "no state alone in its first-level aggregate to test"
+    shared = np.flatnonzero(first[lattice[0]] > 1)
+    for p in (int(alone[0]), int(shared[0]), int(shared[-1]), int(np.argmax(_pi))):
+        A, _b, rest = LA.pinned_system(Q, p)
+        maps = mg.restrict(lattice, rest)
+        got = mg.pinned_levels(Q, lattice, levels, p)
+        ip, ix, data = A.indptr, A.indices, A.data
+        w = 1.0 / np.abs(A.diagonal())
+        assert len(got) == len(maps)
+        for agg, (gip, gix, gdata) in zip(maps, got, strict=True):
+            nc = int(agg.max()) + 1
+            ip, ix, data = mg._galerkin(ip, ix, data, agg, w, nc)
+            w = np.ones(nc)
+            want = sp.csr_matrix((data, ix, ip), shape=(nc, nc)).toarray()
+            have = sp.csr_matrix((gdata, gix, gip), shape=(nc, nc)).toarray()
+            scale = np.abs(want).max()
+            np.testing.assert_allclose(have, want, rtol=0, atol=1e-13 * scale)
+            for a in range(nc):                 # each row's indices sorted
+                assert np.all(np.diff(gix[gip[a]:gip[a + 1]]) > 0)
 
 
 phase_type = [("erlang", 2), ("erlang", 3), ("h2", 3.0), ("h2", 6.0)]

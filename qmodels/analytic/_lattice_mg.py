@@ -61,12 +61,17 @@ half that level's work, and the three-tier chain at 40 users took 16
 iterations without it against 15 with it (1.45 s against 1.79 s).  The
 Krylov method is BiCGSTAB right-preconditioned by the cycle (van der
 Vorst, SIAM J. Sci. Stat. Comput. 13(2), 1992; Saad 2003, alg. 7.7),
-stopped where its recursive residual is at most rtol ||b||; the caller
-checks the answer (max |pi Q|, :func:`._ctmc_solve.finish`): on a stiff
-pinned system, whose unknowns span many orders of magnitude, the true
-residual stalls near 1e-11 ||b|| while max |pi Q| is far within the
-acceptance, and restarts there only cost iterations (29 against 15 on
-the chain above).
+stopped where its recursive residual is at most rtol ||b|| or, earlier,
+where the iterate's balance residual max |pi Q| is 1e-4 of what the
+caller accepts (:func:`mg_bicgstab`); the caller checks the answer
+(max |pi Q|, :func:`._ctmc_solve.finish`): on a stiff pinned system,
+whose unknowns span many orders of magnitude, the true residual stalls
+near 1e-11 ||b|| while max |pi Q| is far within the acceptance, and
+restarts there only cost iterations (29 against 15 on the chain above).
+The cycle's matrices and factors are held in single precision
+(:data:`CYCLE_DTYPE`).  The coarse levels of the pinned system are made
+from the Galerkin products of the unpinned chain, which the choice of the
+pin (:func:`probable_state`) needs anyway (:func:`pinned_levels`).
 
 Assumptions: the states are the compiled build's rows of counts whose
 stations keep no order of their jobs (``ordered`` all False: the columns
@@ -96,6 +101,14 @@ COARSE_MOST = 4 * COARSEST
 #: a coarsening step is taken alone when it lumps at least this fraction
 #: of the states away (else it is combined with the next)
 STEP_GAIN = 0.1
+#: the precision of the cycle's matrices and ILU(0) factors: single.  The
+#: cycle only preconditions (BiCGSTAB's products, residuals and vectors are
+#: double, and every answer is checked), and its passes over the matrices
+#: are bound by memory: 4-byte values for 8 cut the cycle from 81 to 68 ms
+#: at 1,001,001 states, the same 17 iterations (the two-queue chain of
+#: ``benchmarks.bench_ctmc --ph`` at 500 users: the multigrid's solve 3.7
+#: s against 4.1 s in double; the answers' X differed by 1e-13)
+CYCLE_DTYPE = np.float32
 #: the most BiCGSTAB iterations (each two cycles); the three-tier chains
 #: took 16 (40 users) and 22 (60 users)
 MG_MAXITER = 200
@@ -194,34 +207,51 @@ def restrict(maps: list, keep: np.ndarray) -> list:
     return out
 
 
-def probable_state(Q, maps) -> int | None:
+def unpinned_levels(Q, maps) -> list | None:
+    """The Galerkin products of the transposed generator Q^T over the maps:
+    ``[(indptr, indices, data), ...]`` (CSR) for levels 1 .. L, made with
+    the mean holding times 1/q_i as the finest weights and 1 on the coarser
+    levels (so each level's columns still sum to 0: a transposed
+    generator); None where a state has no way out.  Q is CSC (its arrays
+    those of Q^T in CSR).  :func:`probable_state` solves the coarsest, and
+    :func:`pinned_levels` makes the pinned system's levels from them."""
+    q = -Q.diagonal()
+    if not np.all(q > 0):
+        return None
+    ip, ix, data, w = Q.indptr, Q.indices, Q.data, 1.0 / q
+    out = []
+    for agg in maps:
+        nc = int(agg.max()) + 1
+        ip, ix, data = _galerkin(ip, ix, data, agg, w, nc)
+        out.append((ip, ix, data))
+        w = np.ones(nc)
+    return out
+
+
+def probable_state(Q, maps, levels: list | None = None) -> int | None:
     """A state the chain makes probable, to pin the solve at: the aggregated
-    chain's stationary vector on the coarsest level (the generator's
-    transpose Q^T made coarse by the Galerkin products of :func:`_setup`,
-    with the mean holding times 1/q_i as the finest weights, so that its
-    columns still sum to 0: a transposed generator, solved by a complete LU
-    with one balance equation replaced by sum(y) = 1), prolonged to the
-    states (x_i = y_a / q_i, a the coarsest aggregate of state i) and its
-    largest entry taken; None where the maps are empty or the solve fails.
-    On the three-tier chain at 52 users it picked a state of probability
-    0.32 of the most probable (0.4 s), where the smallest exit rate pins
-    one of 3e-9 and the multigrid took 25 iterations instead of 16; on the
-    two-queue chain of 640,801 states, 0.058 (21 iterations, 22 at the
-    smallest exit rate).  Q is CSC (its arrays those of Q^T in CSR)."""
+    chain's stationary vector on the coarsest level (the last of
+    ``levels``, :func:`unpinned_levels`, made here if not given: a
+    transposed generator, solved by a complete LU with one balance
+    equation replaced by sum(y) = 1), prolonged to the states (x_i = y_a /
+    q_i, a the coarsest aggregate of state i) and its largest entry taken;
+    None where the maps are empty or the solve fails.  On the three-tier
+    chain at 52 users it picked a state of probability 0.32 of the most
+    probable (0.4 s), where the smallest exit rate pins one of 3e-9 and the
+    multigrid took 25 iterations instead of 16; on the two-queue chain of
+    640,801 states, 0.058 (21 iterations, 22 at the smallest exit rate).
+    Q is CSC (its arrays those of Q^T in CSR)."""
     import scipy.sparse as sp
     from scipy.sparse.linalg import splu
 
     if not maps:
         return None
-    q = -Q.diagonal()
-    if not np.all(q > 0):
+    if levels is None:
+        levels = unpinned_levels(Q, maps)
+    if levels is None:
         return None
-    w0 = 1.0 / q
-    ip, ix, data, w = Q.indptr, Q.indices, Q.data, w0
-    for agg in maps:
-        nc = int(agg.max()) + 1
-        ip, ix, data = _galerkin(ip, ix, data, agg, w, nc)
-        w = np.ones(nc)
+    ip, ix, data = levels[-1]
+    nc = len(ip) - 1
     C = sp.csr_matrix((data, ix, ip), shape=(nc, nc))
     C = sp.vstack([C[:-1], sp.csr_matrix(np.ones((1, nc)))]).tocsc()
     rhs = np.zeros(nc)
@@ -235,7 +265,59 @@ def probable_state(Q, maps) -> int | None:
         return None
     for agg in reversed(maps):
         y = y[agg]
-    return int(np.argmax(y * w0))
+    return int(np.argmax(y * (-1.0 / Q.diagonal())))
+
+
+def pinned_levels(Q, maps, levels: list, p: int) -> list:
+    """The Galerkin products of the system pinned at state ``p`` (Q^T
+    without row and column p, :func:`._ctmc_solve.pinned_system`) over the
+    maps restricted to the other states (:func:`restrict`), made from the
+    unpinned ones (:func:`unpinned_levels`) rather than afresh: R and P are
+    linear, so level l's pinned matrix is the unpinned one minus p's row
+    aggregated, r_l (r_1[b] = sum_{j in b} Q^T[p, j] / q_j), from the row
+    of p's aggregate a_l, minus p's column aggregated, c_l (c_1[a] =
+    sum_{i in a} Q^T[i, p] / q_p), from its column, plus the corner
+    Q^T[p, p] / q_p = -1 (in both r_l and c_l: taken away twice, so the
+    correction's corner is +1, subtracted); an aggregate left empty (p alone
+    in it) is dropped, as :func:`restrict` drops it.  Entries are sums with
+    p's share taken away, so an entry near 0 may keep a rounding residue
+    (about 1e-16 of p's share): the levels only precondition, and every
+    answer is checked (max |pi Q|).  On the two-queue chain of 1,001,001
+    states (``benchmarks.bench_ctmc --ph``, 500 users) this took 0.13 s of
+    CPU against 0.50 s for the Galerkin products of the pinned system made
+    afresh (the unpinned ones, made once for the pin, 0.48 s)."""
+    import scipy.sparse as sp
+
+    q = -Q.diagonal()
+    wp = 1.0 / q[p]
+    lo, hi = Q.indptr[p], Q.indptr[p + 1]
+    # row p of Q^T (column p of Q, CSC) weighted by 1/q_j, and row p of Q
+    # (column p of Q^T) weighted by 1/q_p
+    row = np.zeros(Q.shape[0])
+    row[Q.indices[lo:hi]] = Q.data[lo:hi] / q[Q.indices[lo:hi]]
+    colp = np.asarray(Q[[p], :].toarray()).ravel() * wp
+    sizes = np.ones(Q.shape[0], dtype=np.int64)
+    a = p
+    out = []
+    for agg, (ip, ix, data) in zip(maps, levels, strict=True):
+        nc = len(ip) - 1
+        row = np.bincount(agg, weights=row, minlength=nc)
+        colp = np.bincount(agg, weights=colp, minlength=nc)
+        sizes = np.bincount(agg, weights=sizes, minlength=nc).astype(np.int64)
+        a = int(agg[a])
+        nzr = np.flatnonzero(row)
+        nzc = np.flatnonzero(colp)
+        corr = sp.csr_matrix(
+            (np.concatenate((row[nzr], colp[nzc], [1.0])),
+             (np.concatenate((np.full(len(nzr), a), nzc, [a])),
+              np.concatenate((nzr, np.full(len(nzc), a), [a])))), shape=(nc, nc))
+        M = sp.csr_matrix((data, ix, ip), shape=(nc, nc)) - corr
+        if sizes[a] == 1:                       # p alone: the aggregate goes
+            keep = np.concatenate((np.arange(a), np.arange(a + 1, nc)))
+            M = M[keep][:, keep].tocsr()
+        M.sort_indices()
+        out.append((M.indptr, M.indices, M.data))
+    return out
 
 
 def hierarchy_bytes(A) -> int:
@@ -263,8 +345,10 @@ def _unsigned(a: np.ndarray) -> np.ndarray:
     return a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint64)
 
 
-def _setup(A, maps, budget):
-    """(levels, coarse LU) or None (a zero pivot, or past the budget)."""
+def _setup(A, maps, budget, coarse=None):
+    """(levels, coarse LU) or None (a zero pivot, or past the budget);
+    ``coarse`` the coarse levels' matrices if made already
+    (:func:`pinned_levels`), else the Galerkin products are made here."""
     import scipy.sparse as sp
     from scipy.sparse.linalg import splu
 
@@ -280,8 +364,12 @@ def _setup(A, maps, budget):
             return None
         n = len(ip) - 1
         nc = int(agg.max()) + 1
-        levels.append(_Level(_unsigned(ip), _unsigned(ix), data, lu, _unsigned(diag), agg, w, nc))
-        ip, ix, data = _galerkin(ip, ix, data, agg, w, nc)
+        levels.append(_Level(_unsigned(ip), _unsigned(ix), data.astype(CYCLE_DTYPE),
+                             lu.astype(CYCLE_DTYPE), _unsigned(diag), agg, w, nc))
+        if coarse is None:
+            ip, ix, data = _galerkin(ip, ix, data, agg, w, nc)
+        else:
+            ip, ix, data = coarse[len(levels) - 1]
         used += 28 * len(ix) + 8 * 4 * n
         if used > budget:
             return None
@@ -421,40 +509,86 @@ def _vcycle(levels, coarse, r):
 #: inner product of zero: it happened within 2e-12 of the answer on a
 #: chain of 255 states)
 RESTARTS = 3
+#: the iteration from which each iterate's balance residual is taken (one
+#: product with A) to stop early (:func:`mg_bicgstab`'s ``accept``)
+CHECK_FROM = 4
+
+
+class _Accepted(Exception):
+    """Raised by the iteration's callback with an iterate whose balance
+    residual is small enough: SciPy's BiCGSTAB has no other way to stop."""
+
+    def __init__(self, x):
+        super().__init__()
+        self.x = x
+
+
+def balance_residual(A, b, x) -> float:
+    """max |pi Q| of the pinned solution ``x`` (pi = (1, x) / S up to the
+    order of the states, S = 1 + sum |x|) from the pinned system A x = b,
+    A being Q^T without the pinned state's row and column and b the rates
+    out of that state: the rows of Q^T pi but the pinned one are
+    (A x - b) / S, and the pinned row is minus their sum, because the rows
+    of Q sum to 0 (so sum_i (Q^T pi)_i = 0); infinite where ``x`` has an
+    entry below -1e-9 of its largest (no distribution: as
+    :func:`._ctmc_solve.finish` refuses it)."""
+    big = max(float(np.max(np.abs(x))), 1.0)
+    if float(np.min(x)) < -1e-9 * big:
+        return float("inf")
+    r = A @ x - b
+    return max(float(np.max(np.abs(r))), abs(float(np.sum(r)))) / (1.0 + float(np.sum(np.abs(x))))
 
 
 def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
-                maxiter: int = MG_MAXITER):
+                maxiter: int = MG_MAXITER, accept: float | None = None, coarse=None):
     """(x, iterations) with A x = b by SciPy's BiCGSTAB right-preconditioned
     by the lattice multigrid (module docstring), stopping where its
-    recursive residual is at most ``rtol`` ||b||, from ``x0`` if given,
-    else 0; after a breakdown it starts afresh from its iterate (at most
-    :data:`RESTARTS` times), and after those or ``maxiter`` iterations it
-    returns its iterate as it is: the caller checks every answer
-    (max |pi Q|).  None where it cannot run (numba missing, no coarsening,
-    a zero pivot, past the ``budget`` bytes) or its iterate is not
-    finite."""
+    recursive residual is at most ``rtol`` ||b||, or, given ``accept``,
+    from iteration :data:`CHECK_FROM` on where the iterate's balance
+    residual (:func:`balance_residual`) is at most ``accept``; from ``x0``
+    if given, else 0; after a breakdown it starts afresh from its iterate
+    (at most :data:`RESTARTS` times), and after those or ``maxiter``
+    iterations it returns its iterate as it is: the caller checks every
+    answer (max |pi Q|).  None where it cannot run (numba missing, no
+    coarsening, a zero pivot, past the ``budget`` bytes) or its iterate is
+    not finite.  ``coarse``: the coarse levels' matrices if made already
+    (:func:`pinned_levels`), else the Galerkin products are made here.
+
+    Why ``accept``: the caller accepts an answer whose max |pi Q| is at
+    most 1e-12 x the largest rate and asks for 1e-4 of that.  On the
+    two-queue chain of ``benchmarks.bench_ctmc --ph`` at 400 jobs (640,801
+    states) the iterates' balance residual fell to 4e-5 of the acceptance
+    at iteration 15 and then stagnated near 5e-6 of it from iteration 17,
+    while the recursive residual reached ``rtol`` at 20; the answer at 15
+    differed from the one at 20 by 3e-11 in sum |d pi|."""
     from scipy.sparse.linalg import LinearOperator, bicgstab
 
     if not HAVE_NUMBA or not maps or hierarchy_bytes(A) > budget:
         return None
     A = A.tocsr()
     A.sort_indices()
-    built = _setup(A, maps, budget)
+    built = _setup(A, maps, budget, coarse)
     if built is None:
         return None
     levels, coarse = built
     M = LinearOperator(A.shape, matvec=lambda r: _vcycle(levels, coarse, r), dtype=float)
     x = np.zeros(A.shape[0]) if x0 is None else np.array(x0, dtype=float)
+    b = np.asarray(b, dtype=float)
     done = [0]
 
-    def count(_x):
+    def count(xk):
         done[0] += 1
+        if accept is not None and done[0] >= CHECK_FROM and balance_residual(A, b, xk) <= accept:
+            raise _Accepted(xk)
 
     with np.errstate(all="ignore"):
         for _start in range(RESTARTS + 1):
-            x, info = bicgstab(A, np.asarray(b, dtype=float), x0=x, rtol=rtol, atol=0.0,
-                               maxiter=max(maxiter - done[0], 1), M=M, callback=count)
+            try:
+                x, info = bicgstab(A, b, x0=x, rtol=rtol, atol=0.0,
+                                   maxiter=max(maxiter - done[0], 1), M=M, callback=count)
+            except _Accepted as stop:
+                x = stop.x
+                break
             if info >= 0 or done[0] >= maxiter or not np.all(np.isfinite(x)):
                 break               # converged, out of iterations, or lost
             # info < 0: a breakdown; afresh from the iterate

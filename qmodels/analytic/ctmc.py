@@ -235,8 +235,12 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None, latt
     from scipy.sparse.csgraph import connected_components
     from scipy.sparse.linalg import spsolve
 
-    A = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
-    out = np.asarray(A.sum(axis=1)).ravel()
+    rows, cols = (x if isinstance(x, np.ndarray) and x.dtype.kind in "iu"
+                  else np.asarray(x, dtype=np.int64) for x in (rows, cols))
+    vals = np.asarray(vals, dtype=float)
+    # the rates out of each state, summed in the build's order (a state's
+    # rates are contiguous in the triplets)
+    out = np.bincount(rows, weights=vals, minlength=n)
     dead = np.flatnonzero(out == 0)
     if n > 1 and dead.size:
         raise UnsupportedModelError(
@@ -246,14 +250,23 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None, latt
             "keep it busy forever (their throughput would be 0); raise capacities, change the "
             "routing or the levels"
         )
-    ncomp, labels = connected_components(A, directed=True, connection="strong")
+    # the generator made once, as Q^T in CSR (so Q in CSC, the solvers'
+    # form, is its transpose view): one conversion of the triplets, not a
+    # matrix of the rates, its difference with the diagonal and a CSC copy
+    # (0.13 + 0.21 + 0.23 s of CPU at 1,001,001 states)
+    idx = np.arange(n, dtype=np.result_type(rows.dtype, cols.dtype))
+    QT = sp.csr_matrix((np.concatenate((vals, -out)), (np.concatenate((cols, idx)),
+                                                        np.concatenate((rows, idx)))),
+                       shape=(n, n))
+    del idx
+    # Q^T's graph is Q's reversed: the same strongly connected components
+    ncomp, labels = connected_components(QT, directed=True, connection="strong")
     keep = np.arange(n)
     if ncomp > 1:
         # closed components: no rate leaving them
         leaving = np.zeros(ncomp, dtype=bool)
-        coo = A.tocoo()
-        cross = labels[coo.row] != labels[coo.col]
-        leaving[labels[coo.row[cross]]] = True
+        cross = labels[rows] != labels[cols]
+        leaving[labels[rows[cross]]] = True
         closed = np.flatnonzero(~leaving)
         if len(closed) != 1:
             raise UnsupportedModelError(
@@ -267,11 +280,11 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None, latt
                 "the chain ends in a blocking deadlock: "
                 f"{names_of_state(int(keep[0]))}; raise capacities or change the routing"
             )
-    B = A if keep.size == n else A[keep][:, keep].tocsr()   # no copy when all recur
-    del A
-    m = B.shape[0]
-    outB = np.asarray(B.sum(axis=1)).ravel()
-    Q = (B - sp.diags(outB)).tocsc()
+    # a closed class has no rate leaving it, so its states' diagonal is kept
+    Q = QT.T if keep.size == n else sp.csc_matrix(QT.T)[keep][:, keep].tocsc()
+    del QT
+    m = Q.shape[0]
+    outB = out[keep]
     if m == 1:
         pi_k = np.ones(1)
         how = "lu"
