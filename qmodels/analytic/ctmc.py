@@ -369,10 +369,10 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         with the lattice multigrid of large closed chains): about 20,000
         to 170,000 states per CPU second end to end for phase-type and
         priority models, the largest within 10 CPU s 177,241 states (two
-        classes at a priority CPU, 9.3 s), 583,401 (a closed three-tier
-        model, 9.7 s), 810,901 (a closed two-queue model, 9.3 s; 1,001,001
-        in 11.7 s) and 1,040,002 to 1,384,322 (an open tandem fed by H2
-        arrivals, 7.4 and 9.4-10.2 s) (``benchmarks/README.md``).  Product-form networks of about
+        classes at a priority CPU, 8.7-9.3 s), 583,401 (a closed three-tier
+        model, 7.8 s), 1,001,001 (a closed two-queue model, 9.3 s) and
+        1,384,322 (an open tandem fed by H2 arrivals, 9.2-10.2 s)
+        (``benchmarks/README.md``).  Product-form networks of about
         a million states (``python -m benchmarks.bench_ctmc_large``, one
         BLAS thread): 6 to 12.5 CPU s end to end, 753,571 to 1,221,759
         states, equal to exact MVA within 2e-12.
