@@ -240,9 +240,9 @@ def test_the_pinned_levels_made_from_the_unpinned_ones_equal_galerkin_of_the_pin
     assert alone.size, "no state alone in its first-level aggregate to test"
     shared = np.flatnonzero(first[lattice[0]] > 1)
     for p in (int(alone[0]), int(shared[0]), int(shared[-1]), int(np.argmax(_pi))):
-        A, _b, rest = LA.pinned_system(Q, p)
+        A, b, rest = LA.pinned_system(Q, p)
         maps = mg.restrict(lattice, rest)
-        got = mg.pinned_levels(Q, lattice, levels, p)
+        got = mg.pinned_levels(Q, lattice, levels, p, b)
         ip, ix, data = A.indptr, A.indices, A.data
         w = 1.0 / np.abs(A.diagonal())
         assert len(got) == len(maps)

@@ -295,10 +295,12 @@ def pinned_system(Q, p: int):
     return A, b, rest
 
 
-def finish(Q, QT, p: int, rest, x):
+def finish(Q, QT, p: int, rest, x, margin: float = 1.0):
     """pi from the pinned solution ``x`` (pi_p = 1, normalised), or None
     when it is not finite, has a clearly negative entry, or leaves a
-    residual max |pi Q| above :data:`RESID_TOL` x the largest rate."""
+    residual max |pi Q| above ``margin`` x :data:`RESID_TOL` x the largest
+    rate (``margin`` < 1: the lattice multigrid's early stop, which asks
+    for :data:`EARLY_MARGIN` of the acceptance)."""
     m = QT.shape[0]
     pi = np.empty(m)
     pi[p] = 1.0
@@ -310,7 +312,7 @@ def finish(Q, QT, p: int, rest, x):
         return None
     pi = np.where(pi < 0, 0.0, pi) / np.sum(np.abs(pi))
     scale = float(np.max(np.abs(Q.diagonal())))
-    if float(np.max(np.abs(QT @ pi))) > RESID_TOL * max(scale, 1.0):
+    if float(np.max(np.abs(QT @ pi))) > margin * RESID_TOL * max(scale, 1.0):
         return None
     return pi
 
@@ -613,13 +615,18 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None, latt
         from . import _lattice_mg
 
         if A.shape[0] >= _lattice_mg.MG_STATES:
-            accept = EARLY_MARGIN * RESID_TOL * max(float(np.max(np.abs(Q.diagonal()))), 1.0)
+            QT = Q.T
+
+            def accept(x):
+                return finish(Q, QT, p, rest, x, EARLY_MARGIN) is not None
+
             levels = (made or {}).get("levels")
-            coarse = None if levels is None else _lattice_mg.pinned_levels(Q, lattice, levels, p)
+            coarse = (None if levels is None
+                      else _lattice_mg.pinned_levels(Q, lattice, levels, p, b))
             got = _lattice_mg.mg_bicgstab(A, b, _lattice_mg.restrict(lattice, rest), budget,
                                           _start(guess, p, rest), RTOL, accept=accept,
                                           coarse=coarse)
-            good = got is not None and finish(Q, Q.T, p, rest, got[0]) is not None
+            good = got is not None and finish(Q, QT, p, rest, got[0]) is not None
             why = ("" if good else
                    " (its answer failed the residual check)" if got is not None else
                    " (no answer: numba missing, the hierarchy past the budget or a zero "

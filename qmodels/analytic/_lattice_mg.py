@@ -268,10 +268,11 @@ def probable_state(Q, maps, levels: list | None = None) -> int | None:
     return int(np.argmax(y * (-1.0 / Q.diagonal())))
 
 
-def pinned_levels(Q, maps, levels: list, p: int) -> list:
+def pinned_levels(Q, maps, levels: list, p: int, b) -> list:
     """The Galerkin products of the system pinned at state ``p`` (Q^T
     without row and column p, :func:`._ctmc_solve.pinned_system`) over the
-    maps restricted to the other states (:func:`restrict`), made from the
+    maps restricted to the other states (:func:`restrict`; ``b`` its
+    right-hand side, the rates out of p), made from the
     unpinned ones (:func:`unpinned_levels`) rather than afresh: R and P are
     linear, so level l's pinned matrix is the unpinned one minus p's row
     aggregated, r_l (r_1[b] = sum_{j in b} Q^T[p, j] / q_j), from the row
@@ -295,7 +296,8 @@ def pinned_levels(Q, maps, levels: list, p: int) -> list:
     # (column p of Q^T) weighted by 1/q_p
     row = np.zeros(Q.shape[0])
     row[Q.indices[lo:hi]] = Q.data[lo:hi] / q[Q.indices[lo:hi]]
-    colp = np.asarray(Q[[p], :].toarray()).ravel() * wp
+    # row p of Q: the pinned system's b = -Q[p, rest], Q[p, p] = -q_p put back
+    colp = np.insert(-np.asarray(b, dtype=float), p, -q[p]) * wp
     sizes = np.ones(Q.shape[0], dtype=np.int64)
     a = p
     out = []
@@ -509,43 +511,29 @@ def _vcycle(levels, coarse, r):
 #: inner product of zero: it happened within 2e-12 of the answer on a
 #: chain of 255 states)
 RESTARTS = 3
-#: the iteration from which each iterate's balance residual is taken (one
-#: product with A) to stop early (:func:`mg_bicgstab`'s ``accept``)
+#: the iteration from which each iterate is offered to the caller's
+#: acceptance test (one product with Q^T) to stop early
+#: (:func:`mg_bicgstab`'s ``accept``)
 CHECK_FROM = 4
 
 
 class _Accepted(Exception):
-    """Raised by the iteration's callback with an iterate whose balance
-    residual is small enough: SciPy's BiCGSTAB has no other way to stop."""
+    """Raised by the iteration's callback with an iterate the caller's test
+    accepts: SciPy's BiCGSTAB has no other way to stop."""
 
     def __init__(self, x):
         super().__init__()
         self.x = x
 
 
-def balance_residual(A, b, x) -> float:
-    """max |pi Q| of the pinned solution ``x`` (pi = (1, x) / S up to the
-    order of the states, S = 1 + sum |x|) from the pinned system A x = b,
-    A being Q^T without the pinned state's row and column and b the rates
-    out of that state: the rows of Q^T pi but the pinned one are
-    (A x - b) / S, and the pinned row is minus their sum, because the rows
-    of Q sum to 0 (so sum_i (Q^T pi)_i = 0); infinite where ``x`` has an
-    entry below -1e-9 of its largest (no distribution: as
-    :func:`._ctmc_solve.finish` refuses it)."""
-    big = max(float(np.max(np.abs(x))), 1.0)
-    if float(np.min(x)) < -1e-9 * big:
-        return float("inf")
-    r = A @ x - b
-    return max(float(np.max(np.abs(r))), abs(float(np.sum(r)))) / (1.0 + float(np.sum(np.abs(x))))
-
-
 def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
-                maxiter: int = MG_MAXITER, accept: float | None = None, coarse=None):
+                maxiter: int = MG_MAXITER, accept=None, coarse=None):
     """(x, iterations) with A x = b by SciPy's BiCGSTAB right-preconditioned
     by the lattice multigrid (module docstring), stopping where its
-    recursive residual is at most ``rtol`` ||b||, or, given ``accept``,
-    from iteration :data:`CHECK_FROM` on where the iterate's balance
-    residual (:func:`balance_residual`) is at most ``accept``; from ``x0``
+    recursive residual is at most ``rtol`` ||b||, or, given ``accept`` (a
+    test of an iterate: the caller's own acceptance of an answer with a
+    margin, :func:`._ctmc_solve.finish`), from iteration
+    :data:`CHECK_FROM` on where ``accept`` passes the iterate; from ``x0``
     if given, else 0; after a breakdown it starts afresh from its iterate
     (at most :data:`RESTARTS` times), and after those or ``maxiter``
     iterations it returns its iterate as it is: the caller checks every
@@ -578,7 +566,7 @@ def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
 
     def count(xk):
         done[0] += 1
-        if accept is not None and done[0] >= CHECK_FROM and balance_residual(A, b, xk) <= accept:
+        if accept is not None and done[0] >= CHECK_FROM and accept(xk):
             raise _Accepted(xk)
 
     with np.errstate(all="ignore"):
