@@ -204,7 +204,8 @@ def _bicgstab(A, b):
     return _la.jacobi_bicgstab(A, b)
 
 
-def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None, lattice=None):
+def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None, lattice=None,
+                bfs=False):
     """Stationary vector of the generator given by its off-diagonal rates.
 
     The recurrent class must be unique; transient states get probability 0.
@@ -229,10 +230,14 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None, latt
     given.  ``guess`` (log pi up to a constant, per state:
     :func:`_product_form_guess`) is where the iterative solve starts;
     ``lattice`` (:func:`._lattice_mg.coarsening` of the states, or None)
-    offers the lattice multigrid to the iterative solve.
+    offers the lattice multigrid to the iterative solve.  ``bfs``: the
+    triplets are a breadth-first build's from state 0 (:func:`._ctmc_fast._bfs`:
+    grouped by source in ascending order, one entry per target, none into
+    the source, every state reachable from state 0), which lets Q^T be made
+    by a counting sort and irreducibility be checked by one search.
     """
     import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse.csgraph import breadth_first_order, connected_components
     from scipy.sparse.linalg import spsolve
 
     rows, cols = (x if isinstance(x, np.ndarray) and x.dtype.kind in "iu"
@@ -254,32 +259,47 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None, latt
     # form, is its transpose view): one conversion of the triplets, not a
     # matrix of the rates, its difference with the diagonal and a CSC copy
     # (0.13 + 0.21 + 0.23 s of CPU at 1,001,001 states)
-    idx = np.arange(n, dtype=np.result_type(rows.dtype, cols.dtype))
-    QT = sp.csr_matrix((np.concatenate((vals, -out)), (np.concatenate((cols, idx)),
-                                                        np.concatenate((rows, idx)))),
-                       shape=(n, n))
-    del idx
-    # Q^T's graph is Q's reversed: the same strongly connected components
-    ncomp, labels = connected_components(QT, directed=True, connection="strong")
+    QT = None
+    if bfs and n > ITERATIVE_FROM:
+        ok, indptr, indices, data = _ctmc_fast._transposed.run(len(rows), n, rows, cols, vals,
+                                                               out)
+        if ok:
+            QT = sp.csr_matrix((data, indices, indptr), shape=(n, n))
+            QT.has_canonical_format = True
+        del indptr, indices, data
+    if QT is None:
+        idx = np.arange(n, dtype=np.result_type(rows.dtype, cols.dtype))
+        QT = sp.csr_matrix((np.concatenate((vals, -out)),
+                            (np.concatenate((cols, idx)), np.concatenate((rows, idx)))),
+                           shape=(n, n))
+        del idx
     keep = np.arange(n)
-    if ncomp > 1:
-        # closed components: no rate leaving them
-        leaving = np.zeros(ncomp, dtype=bool)
-        cross = labels[rows] != labels[cols]
-        leaving[labels[rows[cross]]] = True
-        closed = np.flatnonzero(~leaving)
-        if len(closed) != 1:
-            raise UnsupportedModelError(
-                f"the chain has {len(closed)} closed classes of states (for example "
-                f"{names_of_state(int(np.flatnonzero(labels == closed[0])[0]))}); "
-                "its long-run behaviour depends on the start: a blocking deadlock?"
-            )
-        keep = np.flatnonzero(labels == closed[0])
-        if keep.size == 1 and n > 1:
-            raise UnsupportedModelError(
-                "the chain ends in a blocking deadlock: "
-                f"{names_of_state(int(keep[0]))}; raise capacities or change the routing"
-            )
+    # every state of a breadth-first build is reachable from state 0, so the
+    # chain is irreducible where every state reaches state 0: one search of
+    # Q^T from it (0.23 s at 1,005,937 states, where the strongly connected
+    # components took 0.76 s)
+    if not (bfs and len(breadth_first_order(QT, 0, directed=True,
+                                            return_predecessors=False)) == n):
+        # Q^T's graph is Q's reversed: the same strongly connected components
+        ncomp, labels = connected_components(QT, directed=True, connection="strong")
+        if ncomp > 1:
+            # closed components: no rate leaving them
+            leaving = np.zeros(ncomp, dtype=bool)
+            cross = labels[rows] != labels[cols]
+            leaving[labels[rows[cross]]] = True
+            closed = np.flatnonzero(~leaving)
+            if len(closed) != 1:
+                raise UnsupportedModelError(
+                    f"the chain has {len(closed)} closed classes of states (for example "
+                    f"{names_of_state(int(np.flatnonzero(labels == closed[0])[0]))}); "
+                    "its long-run behaviour depends on the start: a blocking deadlock?"
+                )
+            keep = np.flatnonzero(labels == closed[0])
+            if keep.size == 1 and n > 1:
+                raise UnsupportedModelError(
+                    "the chain ends in a blocking deadlock: "
+                    f"{names_of_state(int(keep[0]))}; raise capacities or change the routing"
+                )
     # a closed class has no rate leaving it, so its states' diagonal is kept
     Q = QT.T if keep.size == n else sp.csc_matrix(QT.T)[keep][:, keep].tocsc()
     del QT
@@ -947,7 +967,7 @@ def _solve_compiled(net, spec, chain, lay, max_states, compiled=None) -> Result:
              and lay.A == 0 else None)
     lattice = _lattice(spec, lay, states, guess)
     pi, resid = _stationary(n, rows[:nnz], cols[:nnz], vals[:nnz], describe, used, guess,
-                            lattice)
+                            lattice, bfs=True)
     return _starved(net, spec, _result(
         net, spec, n, resid, _compiled_sums(spec, lay, states, n, pi, compiled), used[0],
         build="compiled"))
