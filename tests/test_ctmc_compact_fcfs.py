@@ -252,22 +252,66 @@ def test_the_estimate_counts_the_compact_chain_from_above(c, N):
     assert est == by_hand == n
 
 
-def test_a_small_counted_chain_is_ranked_and_a_large_one_hashed():
-    # ranks: compositions of N over the 8 columns (think, 3 + 2 + 2 phases),
-    # C(N + 7, 7); states: the estimate's count (at most c jobs in phases)
-    small = _layout(_erlang_h2_net(1, N=4))[2]
-    assert small.rsize == math.comb(11, 7) and small.ranked(10**6)
-    large = _layout(_erlang_h2_net(1, N=40))[2]
-    assert not large.ranked(10**9)
+@pytest.mark.parametrize("c,N", [(1, 4), (2, 5), (1, 40)])
+def test_a_counted_chain_is_ranked_each_state_by_a_rank_of_its_own(c, N):
+    # parts: think, then web (3 phases), db (2), log (2) each as one part: the
+    # compositions of N into 4 parts, C(N + 3, 3); and per station the
+    # spread of at most c jobs over its phases past the first,
+    # C(c + P - 1, P - 1) (log has one server)
+    spec, _, lay = _layout(_erlang_h2_net(c, N))
+    by_hand = math.comb(N + 3, 3) * math.comb(c + 2, 2) * math.comb(c + 1, 1) * 2
+    assert lay.rsize == by_hand and lay.ranked(10**6)
+    # every reachable state (the hashed build's) gets a rank of its own
+    lay.rsize = 0
+    states, n = F.build(lay, 10**6, compiled=N > 20)[:2]
+    ranked = _layout(_erlang_h2_net(c, N))[2]
+    acc = np.zeros(len(ranked.rstride), dtype=np.int64)
+    ranks = [F._rank(states[i], ranked.rgrp, ranked.rbar, ranked.rstride, ranked.binom, acc,
+                     ranked.rgrp2, ranked.rbar2) for i in range(n)]
+    assert len(set(ranks)) == n and 0 <= min(ranks) and max(ranks) < by_hand
+    assert n == F.estimate(spec, lay, 10**7)[0]
+
+
+def test_a_counted_station_of_many_servers_is_hashed():
+    # c = 10 servers, N = 11 jobs: the ranks count C(12, 2) = 66 spreads of
+    # web's jobs over its later phases (and 11 of db's) with every split of
+    # the jobs over the stations, most of which leaves fewer than c jobs
+    # there, so fewer spreads: the ranks outnumber the states by far
+    spec, _, lay = _layout(_erlang_h2_net(10, 11))
+    assert (lay.kind == 4).all()
+    ranks = math.comb(14, 3) * math.comb(12, 2) * math.comb(11, 1) * 2
+    states = F.estimate(spec, lay, 10**7)[0]
+    assert ranks > F.RANK_SLACK * states and not lay.ranked(10**9)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_the_ranked_build_of_a_counted_chain_equals_the_hashed_one(compiled):
+    # the same states in the same order, the same rates, found by rank and
+    # by hashing their rows
+    net = _erlang_h2_net(2, N=9)
+    _, _, lay = _layout(net)
+    assert lay.ranked(10**6)
+    a = F.build(lay, 10**6, compiled=compiled)
+    _, _, lay2 = _layout(net)
+    lay2.rsize = 0
+    b = F.build(lay2, 10**6, compiled=compiled)
+    n, nnz = a[1], a[5]
+    assert (n, nnz) == (b[1], b[5])
+    assert np.array_equal(a[0][:n], b[0][:n])
+    for x, y in zip(a[2:5], b[2:5], strict=True):
+        assert np.array_equal(x[:nnz], y[:nnz])
 
 
 def test_the_estimate_of_the_three_tier_model_at_n_40_fits_the_budget():
     # counted phase by phase as free columns it was C(48, 8) = 377 million
+    # ranks; each station's jobs as one part and its phase spread apart,
+    # C(43, 3) x 2 x 4 x 2
     from benchmarks.bench_ctmc import ph_web
 
     spec, _, lay = _layout(ph_web(40))
     est, _, nbytes, upper = F.estimate(spec, lay, 10**8)
-    assert upper and est == 174_001 and not lay.ranked(10**8)
+    assert upper and est == 174_001
+    assert lay.ranked(10**8) and lay.rsize == math.comb(43, 3) * 16
     assert nbytes < 2**30
 
 

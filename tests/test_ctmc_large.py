@@ -76,8 +76,8 @@ def test_ranks_count_the_compositions():
     assert lay.rsize == math.comb(10, 3)
     states, n = F.build(lay, 10**6, compiled=False)[:2]
     acc = np.zeros(len(lay.rstride), dtype=np.int64)
-    ranks = {F._rank(states[i], lay.rgrp, lay.rbar, lay.rstride, lay.binom, acc)
-             for i in range(n)}
+    ranks = {F._rank(states[i], lay.rgrp, lay.rbar, lay.rstride, lay.binom, acc, lay.rgrp2,
+                     lay.rbar2) for i in range(n)}
     assert n == math.comb(10, 3)
     assert ranks == set(range(n))
 

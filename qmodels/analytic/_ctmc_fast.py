@@ -37,11 +37,14 @@ phase, the count of phase 0 holding the waiting jobs too (the three-tier
 model of ``benchmarks/bench_ctmc.py --ph`` at N = 30: 10 columns instead
 of 92).  Where every column is a count (no order-keeping station) a state
 is found again by its rank (:func:`_rank`: the combinatorial number system
-of each closed chain's composition and of the open jobs', mixed radix; one
-look-up in a table of ranks, no row compared; not where a station counted
-by phase makes the ranks far outnumber the states), else through an
-open-addressing hash table of their rows.  The helpers called once per move are compiled
-without numba's reference counting (:func:`_hot`).
+of each closed chain's composition and of the open jobs', a station counted
+by phase one part of it with the spread of its jobs in service over its
+later phases apart, mixed radix; one look-up in a table of ranks, no row
+compared; not where many servers at such a station make the ranks far
+outnumber the states), else through an open-addressing hash table of their
+rows.  The helpers called once per move, and the loop over the states
+(:func:`_sweep`), are compiled without numba's reference counting
+(:func:`_hot`).
 
 Before any state is stored, :func:`estimate` bounds the state count from
 above where it can (the ways to place each class's jobs over the places and
@@ -340,15 +343,20 @@ def _enter(w, d, t, ordered, off, width, tcol, disc, servers, tlevel, nopen_at):
 
 
 @_hot
-def _rank(w, rgrp, rbar, rstride, binom, acc):
+def _rank(w, rgrp, rbar, rstride, binom, acc, rgrp2, rbar2):
     """The rank of state ``w`` in the ranked layout (:meth:`_Layout._ranking`):
     per group of columns (a closed chain's counts, summing to its
     population; the open classes' counts, summing to at most the open-job
-    bound) the combinatorial number system of its composition, bars at
-    the running sums s_i, sum_i C(s_i + i - 1, i) (Knuth, *TAOCP* vol. 4A,
-    sec. 7.2.1.3, eq. (3): a bijection of the compositions of N into m
-    parts onto 0 .. C(N + m - 1, m - 1) - 1); an arrival-phase column is
-    a digit of its own; the groups' ranks mixed-radix (``rstride``)."""
+    bound; the counts in the phases past the first at a one-class FCFS
+    station counted by phase, summing to at most its servers) the
+    combinatorial number system of its composition, bars at the running
+    sums s_i, sum_i C(s_i + i - 1, i) (Knuth, *TAOCP* vol. 4A, sec.
+    7.2.1.3, eq. (3): a bijection of the compositions of N into m parts
+    onto 0 .. C(N + m - 1, m - 1) - 1); an arrival-phase column is a digit
+    of its own; the groups' ranks mixed-radix (``rstride``).  A column is
+    in at most two groups (``rgrp2``, ``rbar2``: a phase column of such a
+    station is also in its chain's group, where the station's columns
+    together are one part)."""
     for g in range(acc.shape[0]):
         acc[g] = 0
     r = 0
@@ -363,6 +371,11 @@ def _rank(w, rgrp, rbar, rstride, binom, acc):
         acc[g] += w[x]
         if b > 0:
             r += binom[acc[g] + b - 1, b] * rstride[g]
+        g = rgrp2[x]
+        if g >= 0:
+            b = rbar2[x]
+            acc[g] += w[x]
+            r += binom[acc[g] + b - 1, b] * rstride[g]
     return r
 
 
@@ -373,7 +386,7 @@ def _target(w, D, states, hashes, table, n, max_states, rk, binom):
     rank (``table`` then maps ranks to indices: one random access, no row
     compared) where the layout is ranked, else through the hash table."""
     if rk[0].shape[0] > 0:
-        r = _rank(w, rk[0], rk[1], rk[2], binom, rk[3])
+        r = _rank(w, rk[0], rk[1], rk[2], binom, rk[3], rk[4], rk[5])
         j = table[r]
         if j >= 0:
             return j, n
@@ -930,36 +943,47 @@ class _Layout:
         """The ranked layout, where no station keeps the order of its jobs
         (every column a count): the columns in groups, one per closed
         routing chain (its jobs' counts: a composition of its population
-        over the group's m columns, m - 1 bars, the last column none) and
-        one for the open classes together (a composition of at most the
-        open-job bound: a bar after every column, the slack the last
-        part), each arrival phase a digit of its own; the open-job count
-        (the last column) follows from the others.  ``rgrp[x]`` the group
-        of column x (-1: none), ``rbar[x]`` its bar (1-based; 0 none; -1 a
-        digit), ``rstride`` the groups' mixed-radix weights, ``binom[a,
-        i]`` = C(a, i), ``rsize`` the ranks' count (a Python int: the
-        product of C(N + B, B) over the groups of B bars and N jobs, and of
-        the phase counts).  Ranks then number a superset of the reachable
-        states, the same count :func:`estimate` bounds them by, except at a
-        one-class FCFS station counted by phase (kind 4), where at most c
-        jobs are in a phase past the first: there the layout is ranked only
-        if the ranks are at most :data:`RANK_SLACK` times the states
-        :func:`estimate` counts."""
+        over the group's m parts, m - 1 bars, the last part none) and one
+        for the open classes together (a composition of at most the
+        open-job bound: a bar after every part, the slack the last part),
+        each arrival phase a digit of its own; the open-job count (the last
+        column) follows from the others.  A part is a column, except at a
+        one-class FCFS station counted by phase (kind 4), whose columns
+        together are one part (its jobs) and whose phases past the first
+        make a group of their own: at most c jobs are in them (a
+        composition of at most c, a bar after every column).  ``rgrp[x]``
+        the group of column x (-1: none), ``rbar[x]`` its bar (1-based; 0
+        none; -1 a digit), ``rgrp2``/``rbar2`` its second group (a kind-4
+        phase column's) or -1, ``rstride`` the groups' mixed-radix
+        weights, ``binom[a, i]`` = C(a, i), ``rsize`` the ranks' count (a
+        Python int: the product of C(N + B, B) over the groups of B bars
+        and N jobs, and of the phase counts).  Ranks then number a
+        superset of the reachable states, the count :func:`estimate`
+        bounds them by, but for the states it cannot reach (a kind-4
+        station with fewer than c jobs and its c-job phase spreads); the
+        layout is ranked only if the ranks are at most :data:`RANK_SLACK`
+        times the states :func:`estimate` counts (the three-tier model of
+        ``benchmarks/bench_ctmc.py --ph`` at N = 72: 1,080,400 ranks for
+        1,005,937 states)."""
         self.rsize = 0
         if self.ordered.any() or (any(spec.is_open) and not spec.truncating):
             return
         D = self.D
         rgrp = np.full(D, -1, dtype=np.int64)
         rbar = np.zeros(D, dtype=np.int64)
+        rgrp2 = np.full(D, -1, dtype=np.int64)
+        rbar2 = np.zeros(D, dtype=np.int64)
         key_of: dict = {}
         totals: list[int] = []
         bars: list[int] = []
         digit: list[bool] = []
         opened: list[bool] = []
-        cols_of: list[list[int]] = []
+        parts_of: list[list[list[int]]] = []
         for k in range(len(self.width)):
+            counted_by_phase = k < len(self.kind) and self.kind[k] == 4
             for u in range(int(self.width[k])):
-                h = spec.chain_of[int(self.tclass[self.colt[k, u]])]
+                t = int(self.colt[k, u])
+                h = spec.chain_of[int(self.tclass[t])]
                 key = "open" if spec.is_open[spec.chains[h][0]] else h
                 if key not in key_of:
                     key_of[key] = len(totals)
@@ -967,14 +991,29 @@ class _Layout:
                                   else int(spec.chain_pop[h]))
                     opened.append(key == "open")
                     digit.append(False)
-                    cols_of.append([])
-                cols_of[key_of[key]].append(int(self.off[k]) + u)
-        for g, cols in enumerate(cols_of):
-            b = len(cols) if opened[g] else len(cols) - 1
+                    parts_of.append([])
+                x = int(self.off[k]) + u
+                if counted_by_phase and u > 0:
+                    parts_of[key_of[key]][-1].append(x)  # the station's part
+                else:
+                    parts_of[key_of[key]].append([x])
+        for g, parts in enumerate(parts_of):
+            b = len(parts) if opened[g] else len(parts) - 1
             bars.append(b)
-            for i, x in enumerate(cols):
-                rgrp[x] = g
-                rbar[x] = i + 1 if i < b else 0
+            for i, cols in enumerate(parts):
+                for x in cols:
+                    rgrp[x] = g
+                rbar[cols[-1]] = i + 1 if i < b else 0
+        for k in range(len(self.kind)):
+            if self.kind[k] != 4 or self.width[k] < 2:
+                continue
+            g = len(totals)
+            totals.append(int(spec.c[k]))
+            bars.append(int(self.width[k]) - 1)
+            digit.append(False)
+            for u in range(1, int(self.width[k])):
+                rgrp2[int(self.off[k]) + u] = g
+                rbar2[int(self.off[k]) + u] = u
         for a, r in enumerate(spec.arr_phased):
             x = self.off_arr + a
             rgrp[x] = len(totals)
@@ -987,6 +1026,8 @@ class _Layout:
         for g in range(len(totals)):
             strides.append(size)
             size *= totals[g] if digit[g] else math.comb(totals[g] + bars[g], bars[g])
+        if (self.kind == 4).any() and size > RANK_SLACK * max(_count(spec, self, size)[0], 1024):
+            return  # (many servers: up to C(c + P - 1, P - 1) phase spreads)
         top_b = max(bars + [1])
         top_a = max([totals[g] + bars[g] for g in range(len(totals)) if not digit[g]] + [1])
         binom = np.zeros((top_a + 1, top_b + 1), dtype=np.int64)
@@ -994,15 +1035,9 @@ class _Layout:
             for i in range(top_b + 1):
                 binom[a_, i] = min(math.comb(a_, i), 2**62)
         self.rgrp, self.rbar, self.binom = rgrp, rbar, binom
+        self.rgrp2, self.rbar2 = rgrp2, rbar2
         self.rstride = np.array([min(x, 2**62) for x in strides], dtype=np.int64)
         self.rsize = size
-        if (self.kind == 4).any() and size > RANK_SLACK * max(_count(spec, self, size)[0], 1024):
-            # the phase columns of a one-class FCFS station are ranked as if
-            # any number of its jobs could be in a phase, not at most c: its
-            # ranks can outnumber its states by far (C(48, 8) = 377 million
-            # ranks for 174,001 states, the three-tier model of
-            # benchmarks/bench_ctmc.py --ph at N = 40): hashed instead
-            self.rsize = 0
 
     def ranked(self, max_states: int) -> bool:
         """Whether the build finds states by rank: a ranked layout whose
@@ -1015,9 +1050,10 @@ class _Layout:
         (then states are hashed)."""
         if not self.ranked(max_states):
             e = np.zeros(0, dtype=np.int64)
-            return (e, e, e, e), np.zeros((1, 1), dtype=np.int64), 0
+            return (e, e, e, e, e, e), np.zeros((1, 1), dtype=np.int64), 0
         acc = np.zeros(len(self.rstride), dtype=np.int64)
-        return (self.rgrp, self.rbar, self.rstride, acc), self.binom, int(self.rsize)
+        return ((self.rgrp, self.rbar, self.rstride, acc, self.rgrp2, self.rbar2), self.binom,
+                int(self.rsize))
 
     def _arrivals(self, spec, tidx):
         """The open arrivals by class (see the class docstring)."""

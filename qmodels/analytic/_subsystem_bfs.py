@@ -151,8 +151,8 @@ def subsystem_bfs(seed, m, C, L, N, inside, kind, nph, alpha, T, tex, nstart, st
     cand = np.empty(W, np.int32)
     left = np.empty(W, np.int32)
     # the CTMC build's hash table, unranked (:func:`._ctmc_fast._target`)
-    rk = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
-              np.zeros(0, np.int64))
+    e = np.zeros(0, np.int64)
+    rk = (e, e, e, e, e, e)
     bn = np.zeros((1, 1), np.int64)
     cand[:] = seed
     _k, nst = _target(cand, W, states, hashes, table, 0, 1, rk, bn)
