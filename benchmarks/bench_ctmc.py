@@ -358,11 +358,11 @@ def ph_models(out, budget: float = 10.0):
 
     qm.ctmc(ph_web(2))  # compile or load the kernels, untimed
     for name, make, sizes, kw in (
-            ("web, N users", ph_web, (10, 20, 30, 40, 44, 48, 52, 56, 60), {}),
+            ("web, N users", ph_web, (10, 20, 30, 40, 48, 56, 60, 64, 68, 72), {}),
             ("priority, N per class", ph_prio, (4, 8, 10, 12, 13, 14, 15, 16), {}),
-            ("two queues, N users", ph_two, (100, 200, 300, 400, 450, 500, 550), {}),
+            ("two queues, N users", ph_two, (100, 200, 300, 400, 500, 550, 600, 650), {}),
             ("open tandem, bound L", ph_open,
-             (40, 80, 120, 160, 200, 240, 280, 320, 400, 416, 480), {})):
+             (40, 80, 160, 240, 320, 400, 480, 560, 640), {})):
         out(f"ctmc, phase-type model: {name} ({make.__doc__.split(chr(10))[0]})")
         best = None
         for x in sizes:

@@ -258,7 +258,8 @@ def _stationary(n, rows, cols, vals, names_of_state, used=None, guess=None, latt
     # the generator made once, as Q^T in CSR (so Q in CSC, the solvers'
     # form, is its transpose view): one conversion of the triplets, not a
     # matrix of the rates, its difference with the diagonal and a CSC copy
-    # (0.13 + 0.21 + 0.23 s of CPU at 1,001,001 states)
+    # (0.13 + 0.21 + 0.23 s of CPU at 1,001,001 states); a breadth-first
+    # build's triplets by a counting sort (:func:`._ctmc_fast._transposed`)
     QT = None
     if bfs and n > ITERATIVE_FROM:
         ok, indptr, indices, data = _ctmc_fast._transposed.run(len(rows), n, rows, cols, vals,
