@@ -29,16 +29,16 @@ Measured 2026-11-29 on the shared 2-core machine (benchmarks/README.md),
 with the lattice multigrid as the first solver of the closed chains of
 100,000 states and more (:mod:`qmodels.analytic._lattice_mg`), the D-ILU
 solve by Eisenstat's trick elsewhere from 20,000 states (ILU(0) where it
-fails; the solver is still named ``ilu0-bicgstab``): 583,401 states
-(three-tier, N = 60, 9.7 s; 380,537 in 7.9 s before the multigrid),
-177,241 (priority, N = 14, 9.3 s: an order-keeping station, no
-multigrid), 810,901 (two queues, N = 450, 9.3 s; 1,001,001 in 11.7 s),
-1,040,002 (open tandem, L = 416, 7.4 s; 1,384,322 in 9.4-10.2 s); 20,000
-to 170,000 states per CPU second, the build a third of the time on the
-closed models at the multigrid's sizes
-(a one-class FCFS station
-with phases is counted by phase: the build alone makes 190,000 to 360,000
-states per CPU second; ``--wide`` times the ordered-row form it replaced).
+fails; the solver is still named ``ilu0-bicgstab``), the largest within
+10 CPU s: 847,961 states (three-tier, N = 68, 8.5-8.9 s; 1,005,937 at N
+= 72 in 10.5-10.9 s), 231,361 (priority, N = 15, 8.8-9.4 s: an
+order-keeping station, no multigrid, and two more chains solved for the
+classes' response times at the disks they never visit), 1,211,101 (two
+queues, N = 550, 7.7-8.1 s; 1,441,201 in 9.2-10.1 s), 1,883,842 (open
+tandem, L = 560, 9.7 s); 25,000 to 200,000 states per CPU second (a
+one-class FCFS station with phases is counted by phase, and ranked: the
+three-tier build alone makes 500,000 to 570,000 states per CPU second;
+``--wide`` times the ordered-row form it replaced).
 ``qm.ctmc`` refuses, before it allocates anything, a chain whose
 counted lower bound passes ``max_states`` or whose estimated memory
 (states, nonzero rates, bytes) passes half the memory available.

@@ -387,12 +387,13 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         ``max_states``-th stops the build.  ``qm.solve(net)`` gives the
         chain 50,000 states.  Measured on one core of a loaded 2-core
         machine (``python -m benchmarks.bench_ctmc --ph``, 2026-11-29,
-        with the lattice multigrid of large closed chains): about 20,000
-        to 170,000 states per CPU second end to end for phase-type and
-        priority models, the largest within 10 CPU s 177,241 states (two
-        classes at a priority CPU, 8.7-9.3 s), 583,401 (a closed three-tier
-        model, 7.8 s), 1,001,001 (a closed two-queue model, 9.3 s) and
-        1,384,322 (an open tandem fed by H2 arrivals, 9.2-10.2 s)
+        with the lattice multigrid of large closed chains): about 25,000
+        to 200,000 states per CPU second end to end for phase-type and
+        priority models, the largest within 10 CPU s 231,361 states (two
+        classes at a priority CPU, 8.8-9.4 s), 847,961 (a closed three-tier
+        model, 8.5-8.9 s; 1,005,937 in 10.5-10.9 s), 1,211,101 to 1,441,201
+        (a closed two-queue model, 7.7-8.1 s and 9.2-10.1 s) and 1,883,842
+        (an open tandem fed by H2 arrivals, 9.7 s)
         (``benchmarks/README.md``).  Product-form networks of about
         a million states (``python -m benchmarks.bench_ctmc_large``, one
         BLAS thread): 6 to 12.5 CPU s end to end, 753,571 to 1,221,759
