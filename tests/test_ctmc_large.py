@@ -42,6 +42,17 @@ def mixed():
          qm.Closed("d", 2, visits={"a": 1, "z": 1}, think_time=0.5)])
 
 
+def counted_phases():
+    """One closed class over FCFS stations with phases, two servers at two
+    of them: each counted by phase (kind 4) and ranked, its jobs one part
+    of the composition and its phase spread a digit of its own."""
+    return qm.Network(
+        [qm.Queue("web", 0.05, servers=2, distribution=qm.Erlang(3)),
+         qm.Queue("db", 0.08, servers=2, distribution=qm.HyperExponential(4.0)),
+         qm.Queue("log", 0.03, distribution=qm.Erlang(2))],
+        [qm.Closed("users", 9, think_time=0.5, visits={"web": 1.0, "db": 1.2, "log": 0.5})])
+
+
 def _layout(net, limit=None):
     spec = _Spec(net, limit)
     chain = _Chain(spec)
@@ -50,6 +61,7 @@ def _layout(net, limit=None):
 
 @pytest.mark.parametrize("net,limit,compiled", [
     (closed_fcfs(6, 4), None, False), (mixed(), 1, False),
+    (counted_phases(), None, False), (counted_phases(), None, True),
     # 49,000 states: numba's kernel (plain Python took 45 s per build)
     (mixed(), 4, True)])
 def test_ranked_build_equals_the_hashed_one(net, limit, compiled):

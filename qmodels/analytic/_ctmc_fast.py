@@ -108,9 +108,10 @@ def _hot(func):
 #: functions numba links).  A call passes each array as seven machine words
 #: on the stack; the calls of :func:`_rate` and :func:`_add_station`, once
 #: per slot and per station of every state, took most of :func:`_expect`'s
-#: time (perf: the pushes of their arguments), and inlining them made it
-#: 4 times faster (0.40 to 0.10 s at 583,401 states) and the build 15 %
-#: (1.83 to 1.59 s), for 3 s more compiling each kernel
+#: time (perf: the pushes of their arguments), and inlining them (with
+#: :func:`_expect_sweep`) made it 4 times faster (0.40 to 0.09 s at 583,401
+#: states) and the build 1.83 to 1.51 s, for about 3 s more compiling each
+#: kernel
 _INLINED: set = set()
 
 

@@ -112,6 +112,7 @@ from ..model.distributions import is_exponential
 from ..model.forkjoin import ForkJoin, branch_owner
 from ..model.network import Closed, Delay, Network, Open, Queue
 from ..results import Result, label_of
+from ._ctmc_fast import _grow
 
 __all__ = ["refusal", "count_states", "solve", "ASSUMPTION"]
 
@@ -526,17 +527,7 @@ def _fj_grow(states, hashes, table, rows, cols, vals, n, nnz, room):
             while table[s] >= 0:
                 s = (s + 1) & mask
             table[s] = c
-    if nnz + room > rows.shape[0]:
-        m = 2 * rows.shape[0]
-        while m < nnz + room:
-            m *= 2
-        r2 = np.zeros(m, dtype=np.int32)
-        c2 = np.zeros(m, dtype=np.int32)
-        v2 = np.zeros(m, dtype=np.float64)
-        r2[:nnz] = rows[:nnz]
-        c2[:nnz] = cols[:nnz]
-        v2[:nnz] = vals[:nnz]
-        rows, cols, vals = r2, c2, v2
+    rows, cols, vals = _grow(rows, cols, vals, nnz, room)
     return states, hashes, table, rows, cols, vals
 
 
