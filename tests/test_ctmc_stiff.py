@@ -136,7 +136,7 @@ def test_the_multigrid_stays_within_the_budget():
     A, b, rest = LA.pinned_system(Q, LA.pin_first(Q))
     assert LA.amg_krylov(A, b, LA.AMG_BYTES * A.nnz) is None
     x = LA.amg_krylov(A, b, 10**10)
-    assert LA.finish(Q, Q.T.tocsr(), LA.pin_first(Q), rest, x) is not None
+    assert LA.finish(Q, Q.T.tocsr(), LA.pin_first(Q), x) is not None
 
 
 def test_the_complete_lu_under_a_tight_fill_cap_never_answers_wrong(monkeypatch):

@@ -312,8 +312,10 @@ def _cut(ip, ix, data, p):
     return indptr, indices[:q], vals[:q], b
 
 
-def finish(Q, QT, p: int, rest, x, margin: float = 1.0, scale: float | None = None):
-    """pi from the pinned solution ``x`` (pi_p = 1, normalised), or None
+def finish(Q, QT, p: int, x, margin: float = 1.0, scale: float | None = None):
+    """pi from the solution ``x`` of the system pinned at ``p``
+    (:func:`pinned_system`: x holds every other state in order; pi_p = 1,
+    then normalised), or None
     when it is not finite, has a clearly negative entry, or leaves a
     residual max |pi Q| above ``margin`` x :data:`RESID_TOL` x the largest
     rate (``margin`` < 1: the lattice multigrid's early stop, which asks
@@ -323,11 +325,8 @@ def finish(Q, QT, p: int, rest, x, margin: float = 1.0, scale: float | None = No
     m = QT.shape[0]
     pi = np.empty(m)
     pi[p] = 1.0
-    if len(rest) == m - 1:       # every state but p, in order (pinned_system's)
-        pi[:p] = x[:p]
-        pi[p + 1:] = x[p:]
-    else:
-        pi[rest] = x
+    pi[:p] = x[:p]
+    pi[p + 1:] = x[p:]
     if not np.all(np.isfinite(pi)):
         return None
     big = float(np.max(np.abs(pi)))
@@ -646,7 +645,7 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None, latt
             scale = float(np.max(np.abs(Q.diagonal())))
 
             def accept(x):
-                return finish(Q, QT, p, rest, x, EARLY_MARGIN, scale) is not None
+                return finish(Q, QT, p, x, EARLY_MARGIN, scale) is not None
 
             levels = (made or {}).get("levels")
             coarse = (None if levels is None
@@ -654,7 +653,7 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None, latt
             got = _lattice_mg.mg_bicgstab(A, b, _lattice_mg.restrict(lattice, rest), budget,
                                           _start(guess, p, rest), RTOL, accept=accept,
                                           coarse=coarse)
-            good = got is not None and finish(Q, QT, p, rest, got[0]) is not None
+            good = got is not None and finish(Q, QT, p, got[0]) is not None
             why = ("" if good else
                    " (its answer failed the residual check)" if got is not None else
                    " (no answer: numba missing, the hierarchy past the budget or a zero "
@@ -697,8 +696,8 @@ def _accept(Q, QT, p, got, solver, budget, tried, guess, pins):
     pinning that state (the unknowns were large multiples of an improbable
     pin, which costs digits; a Krylov solver's concern: the LU's pivoting
     is not, and its residual is checked all the same)."""
-    rest, x, how = got
-    pi = finish(Q, QT, p, rest, x)
+    _, x, how = got
+    pi = finish(Q, QT, p, x)
     if pi is None:
         return None
     best = int(np.argmax(pi))
@@ -712,7 +711,7 @@ def _accept(Q, QT, p, got, solver, budget, tried, guess, pins):
         with np.errstate(divide="ignore"):
             again = _solve_at(Q, best, solver, budget, tried, np.log(pi))
         if again is not None:
-            good = finish(Q, QT, best, again[0], again[1])
+            good = finish(Q, QT, best, again[1])
             if good is not None:
                 # the re-solve polishes an answer the first solver found (and
                 # the residual check accepted): it keeps that solver's name

@@ -414,7 +414,7 @@ class SubsystemChain:
         tried: set = set()
         with la.one_blas_thread():
             while True:
-                A, b, rest = la.pinned_system(Q, p)
+                A, b, _ = la.pinned_system(Q, p)
                 # first the compiled ILU(0)-preconditioned BiCGSTAB from the
                 # last sweep's answer: on marie-classdep-large network 3 (two
                 # pairs of some 10^5 states, 8 sweeps) the whole answer took
@@ -423,7 +423,7 @@ class SubsystemChain:
                 if la.ilu0_bytes(A) <= budget:
                     x = la.ilu0_bicgstab(A, b, x0)
                     if x is not None and np.isfinite(x).all():
-                        pi = la.finish(Q, QT, p, rest, x)
+                        pi = la.finish(Q, QT, p, x)
                         got, how = ml, "ilu0-bicgstab"
                 if pi is None and fresh:
                     # the first solve, where state 0 is a poor pin: the same
@@ -432,7 +432,7 @@ class SubsystemChain:
                     fresh = False
                     moved = self._pin_elsewhere(Q, QT, p, budget)
                     if moved is not None:
-                        p, rest, x, pi = moved
+                        p, x, pi = moved
                         got, how = ml, "ilu0-bicgstab"
                 if pi is None:
                     # the last short cycle towards RTOL only where the
@@ -440,15 +440,15 @@ class SubsystemChain:
                     # the iterations of each sweep on a 150,723-state pair,
                     # whose answers passed the check without it)
                     x, got = la.amg_gmres(A, b, budget, x0=x0, ml=ml, polish=False)
-                    pi = None if x is None else la.finish(Q, QT, p, rest, x)
+                    pi = None if x is None else la.finish(Q, QT, p, x)
                     how = "amg-gmres"
                 if pi is None and x is not None:
                     x, got = la.amg_gmres(A, b, budget, x0=x, ml=got)
-                    pi = None if x is None else la.finish(Q, QT, p, rest, x)
+                    pi = None if x is None else la.finish(Q, QT, p, x)
                 if pi is None and ml is not None:
                     # the last sweep's hierarchy did not do: a new one
                     x, got = la.amg_gmres(A, b, budget, x0=x0, ml=None)
-                    pi = None if x is None else la.finish(Q, QT, p, rest, x)
+                    pi = None if x is None else la.finish(Q, QT, p, x)
                 if pi is not None:
                     first = first or (pi, p, got, x)
                     best = int(np.argmax(pi))
@@ -482,7 +482,7 @@ class SubsystemChain:
 
     @staticmethod
     def _pin_elsewhere(Q, QT, p, budget):
-        """(pin, rest, x, pi) of the compiled ILU(0)-preconditioned
+        """(pin, x, pi) of the compiled ILU(0)-preconditioned
         BiCGSTAB pinned at a better-scaled state than ``p``: the most
         probable after Jacobi sweeps of the balance equations
         (:func:`~qmodels.analytic._ctmc_solve._sweep_pin`), then the CTMC's
@@ -510,15 +510,15 @@ class SubsystemChain:
             if alt is None or alt in tried:
                 continue
             tried.append(alt)
-            A, b, rest = la.pinned_system(Q, alt)
+            A, b, _ = la.pinned_system(Q, alt)
             if la.ilu0_bytes(A) > budget:
                 return None
             x = la.ilu0_bicgstab(A, b, None)
             if x is None or not np.isfinite(x).all():
                 continue
-            pi = la.finish(Q, QT, alt, rest, x)
+            pi = la.finish(Q, QT, alt, x)
             if pi is not None:
-                return alt, rest, x, pi
+                return alt, x, pi
         return None
 
     def conditional_means(self, busy: bool = False):

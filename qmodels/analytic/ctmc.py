@@ -179,11 +179,11 @@ def _pinned_solve(Q, spsolve, pin=0):
     (:func:`._ctmc_solve.pin_first`), and imposes sum(pi) = 1 by a row of
     ones where that fails too, slower (a dense row fills the LU) but
     robust."""
-    A, b, rest = _la.pinned_system(Q, pin)
+    A, b, _ = _la.pinned_system(Q, pin)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         x = np.atleast_1d(spsolve(A.tocsc(), b))
-    return _la.finish(Q, Q.T, pin, rest, x)
+    return _la.finish(Q, Q.T, pin, x)
 
 
 #: chains of more states than this are solved iteratively (the LU of a
