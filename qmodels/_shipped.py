@@ -66,30 +66,53 @@ def _base(dispatcher, sig) -> str:
     return f"{_kernel_name(dispatcher)}.{h}"
 
 
+def _package_root(func) -> str:
+    """The folder of the top-level package ``func`` belongs to."""
+    package = sys.modules[func.__module__.split(".")[0]]
+    return os.path.dirname(os.path.abspath(package.__file__))
+
+
 def source_files(dispatcher) -> list[str]:
     """The source files ``dispatcher``'s machine code is built from: the
     kernel's module (every compiled function it calls lives there) and the
     file of every function of the same package that module names (its
     helpers and decorators), so that an edit to any of them makes shipped
-    code stale.  (A plain Python kernel function will do as well.)"""
+    code stale.  (A plain Python kernel function will do as well.)
+
+    Only the package's own files count: a decorated function is unwrapped
+    to the function written in the package (``functools.wraps`` gives a
+    ``contextlib.contextmanager`` wrapper the package's module name, but
+    its code is contextlib's), and a file outside the package's folder is
+    left out.  The files are in the order of their paths inside the
+    package, so the list (and :func:`source_digest`) does not depend on
+    where the tree sits.  (Sorted by absolute path with ``contextlib.py``
+    in it, a tree in a folder named before the standard library's and its
+    copy in one named after it gave one kernel two digests, and a wheel
+    built from the copy refused the tree's shipped code.)"""
     func = getattr(dispatcher, "py_func", dispatcher)
     module = sys.modules[func.__module__]
     package = func.__module__.split(".")[0]
+    root = _package_root(func)
     files = {inspect.getsourcefile(module)}
     for value in vars(module).values():
         f = getattr(value, "py_func", value)
         if inspect.isfunction(f) and f.__module__.split(".")[0] == package:
-            files.add(inspect.getsourcefile(f))
+            files.add(inspect.getsourcefile(inspect.unwrap(f)))
         elif inspect.ismodule(f) and f.__name__.split(".")[0] == package:
             files.add(getattr(f, "__file__", None))  # helpers called as module.func
-    return sorted(f for f in files if f)
+    inside = [os.path.abspath(f) for f in files if f]
+    inside = [f for f in inside if os.path.commonpath([root, f]) == root]
+    return sorted(inside, key=lambda f: os.path.relpath(f, root).split(os.sep))
 
 
 def source_digest(dispatcher) -> str:
-    """SHA-256 over :func:`source_files` (names and contents)."""
+    """SHA-256 over :func:`source_files`: each file's path inside the
+    package (``analytic/ctmc.py``, with ``/`` whatever the platform) and
+    contents, in that order."""
+    root = _package_root(getattr(dispatcher, "py_func", dispatcher))
     h = hashlib.sha256()
     for path in source_files(dispatcher):
-        h.update(os.path.basename(path).encode())
+        h.update("/".join(os.path.relpath(path, root).split(os.sep)).encode())
         with open(path, "rb") as fh:
             h.update(fh.read())
     return h.hexdigest()

@@ -195,6 +195,61 @@ def test_the_probe_ships_every_lazy_kernel(shipped):
     assert "qmodels.sim.engine.run" in kernels
 
 
+def _kernel_functions() -> dict:
+    """Every shipped kernel's Python function by name (nothing compiled)."""
+    import importlib
+    import pkgutil
+
+    from qmodels import analytic
+    from qmodels._jit import LAZY_KERNELS
+
+    for mod in pkgutil.iter_modules(analytic.__path__):  # every kernel's module
+        importlib.import_module(f"qmodels.analytic.{mod.name}")
+
+    funcs = {f"{k.py_func.__module__}.{k.__name__}": k.py_func for k in LAZY_KERNELS}
+    funcs["qmodels.sim.engine.run"] = E.run.py_func
+    return funcs
+
+
+def test_a_kernels_source_files_are_the_packages_own():
+    # _ctmc_solve holds a contextlib.contextmanager: its wrapper carries the
+    # module's name but contextlib's code; a file of the standard library
+    # counted in the digest once sorted differently by where the tree sat
+    root = pathlib.Path(qm.__file__).parent.resolve()
+    funcs = _kernel_functions()
+    assert "qmodels.analytic._ctmc_solve._cut" in funcs
+    for name, func in funcs.items():
+        files = _shipped.source_files(func)
+        assert files, name
+        module_file = pathlib.Path(sys.modules[func.__module__].__file__).resolve()
+        assert module_file in {pathlib.Path(f) for f in files}, name
+        for f in files:
+            assert pathlib.Path(f).resolve().is_relative_to(root), (name, f)
+
+
+def test_the_source_digest_does_not_depend_on_where_the_tree_sits(tmp_path):
+    # a wheel's build hook checks shipped code against a copy of the tree
+    # (build/lib): the digest of every kernel must be the same there
+    copy = tmp_path / "zz" / "copy"
+    shutil.copytree(ROOT / "qmodels", copy / "qmodels",
+                    ignore=shutil.ignore_patterns("__pycache__", "_kernels"))
+    here = {name: _shipped.source_digest(f) for name, f in _kernel_functions().items()}
+    code = textwrap.dedent("""
+        import json, sys
+        sys.path.insert(0, sys.argv[1])
+        import tests.test_shipped as T
+        from qmodels import _shipped
+        digests = {n: _shipped.source_digest(f) for n, f in T._kernel_functions().items()}
+        print(json.dumps([_shipped.__file__, digests]))
+    """)
+    env = dict(os.environ, PYTHONPATH=f"{copy}{os.pathsep}{ROOT}", QMODELS_KERNELS="")
+    out = subprocess.run([sys.executable, "-c", code, str(copy)], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    where, there = json.loads(out.stdout.strip().splitlines()[-1])
+    assert pathlib.Path(where).is_relative_to(copy)
+    assert there == here
+
 def test_code_from_another_source_is_not_loaded(shipped, tmp_path):
     # the engine's source changed since the build (an edit, another version):
     # the stale code stays unused, the simulator compiles as usual
