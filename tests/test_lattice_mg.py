@@ -315,3 +315,100 @@ def test_a_breakdown_near_the_answer_starts_afresh(monkeypatch):
     monkeypatch.setattr(ctmc_mod, "ITERATIVE_FROM", 10**6)
     ref = qm.ctmc(net)                       # the complete LU
     assert got.X["jobs"] == pytest.approx(ref.X["jobs"], rel=1e-10)
+
+
+def _grab_system(monkeypatch):
+    """The pinned system, maps and budget of the three-tier chain at N = 14
+    as the CTMC hands them to the multigrid."""
+    got = {}
+    real = mg.mg_bicgstab
+
+    def grab(A, b, maps, budget, *a, **k):
+        got.update(A=A, b=b, maps=maps, budget=budget)
+        return real(A, b, maps, budget, *a, **k)
+    monkeypatch.setattr(mg, "mg_bicgstab", grab)
+    qm.ctmc(_three_tier(14), max_states=10**6)
+    monkeypatch.setattr(mg, "mg_bicgstab", real)
+    return got
+
+
+def test_the_early_stop_offers_iterates_as_its_skip_rule_says(small_mg, monkeypatch):
+    # a scripted acceptance: ratios 1e12 (skip 2), inf (skip none), 3e5
+    # (skip 1), 50 (skip none), then 0.5 (accepted): offered at iterations
+    # 4, 7, 8, 10, 11 and the solve returns the iterate of iteration 11
+    g = _grab_system(monkeypatch)
+    script = iter([1e12, np.inf, 3e5, 50.0, 0.5])
+    offered = []
+
+    def accept(x):
+        offered.append(x.copy())
+        return next(script)
+    done = []
+    import scipy.sparse.linalg as sla
+    real = sla.bicgstab
+
+    def counting(*a, callback=None, **k):
+        def cb(xk):
+            done.append(1)
+            callback(xk)
+        return real(*a, callback=cb, **k)
+    monkeypatch.setattr(sla, "bicgstab", counting)
+    x, its = mg.mg_bicgstab(g["A"], g["b"], g["maps"], g["budget"], rtol=1e-300,
+                            accept=accept)
+    assert mg.CHECK_FROM == 4
+    assert [mg.checks_skipped(r) for r in (1e12, np.inf, 3e5, 50.0)] == [2, 0, 1, 0]
+    assert its == len(done) == 11 and len(offered) == 5
+    assert np.array_equal(x, offered[-1])
+
+
+def test_an_iterate_the_early_stop_accepts_is_checked_once(small_mg, monkeypatch):
+    # balance() runs once per offered iterate; the accepted one is not
+    # checked again by finish (its pi is the one finish would give).  At
+    # this size BiCGSTAB's own tolerance ends the solve an iteration before
+    # the early stop's margin of 1e-4 would (its third ratio is 1.1e-3):
+    # a margin of 1e-2 lets the early stop end it
+    from qmodels.analytic import _ctmc_solve as S
+
+    monkeypatch.setattr(S, "EARLY_MARGIN", 1e-2)
+
+    calls = []
+    real = S.balance
+    monkeypatch.setattr(S, "balance", lambda *a, **k: calls.append(1) or real(*a, **k))
+    offers = []
+    real_mg = mg.mg_bicgstab
+
+    def counted(A, b, maps, budget, x0=None, rtol=1e-14, accept=None, **k):
+        def acc(x):
+            offers.append(1)
+            return accept(x)
+        return real_mg(A, b, maps, budget, x0, rtol, accept=acc, **k)
+    monkeypatch.setattr(mg, "mg_bicgstab", counted)
+    got = qm.ctmc(_three_tier(14), max_states=10**6)
+    assert got.info["linear_solver"] == "mg-bicgstab"
+    assert offers and len(calls) == len(offers)
+    monkeypatch.setattr(mg, "MG_STATES", 10**9)
+    ref = qm.ctmc(_three_tier(14), max_states=10**6)
+    assert got.X["users"] == pytest.approx(ref.X["users"], rel=1e-10)
+
+
+def test_balance_measures_what_finish_accepts():
+    # a two-state chain (rates 1 and 3): pi = (3/4, 1/4) by hand; an iterate
+    # off by d = 1e-9 has the residual worked out below, and finish accepts
+    # it exactly at margins above that ratio
+    import scipy.sparse as sp
+
+    from qmodels.analytic import _ctmc_solve as S
+
+    Q = sp.csc_matrix(np.array([[-1.0, 1.0], [3.0, -3.0]]))
+    QT = Q.T
+    pi, ratio = S.balance(Q, QT, 0, np.array([1 / 3]))
+    assert pi == pytest.approx([0.75, 0.25], rel=1e-15) and ratio <= 1.0
+    x = np.array([1 / 3 + 1e-9])
+    pi, ratio = S.balance(Q, QT, 0, x)
+    # pi = (1, 1/3 + d)/(4/3 + d); (pi Q)_0 = (-1 + 3 (1/3 + d))/(4/3 + d)
+    want = 3e-9 / (4 / 3 + 1e-9) / (S.RESID_TOL * 3.0)
+    assert ratio == pytest.approx(want, rel=1e-5)
+    assert S.finish(Q, QT, 0, x, margin=ratio * 1.01) is not None
+    assert S.finish(Q, QT, 0, x, margin=ratio * 0.99) is None
+    assert S.balance(Q, QT, 0, np.array([-0.5]))[0] is None
+    assert S.balance(Q, QT, 0, np.array([np.nan]))[1] == np.inf

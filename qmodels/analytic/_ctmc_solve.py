@@ -232,14 +232,16 @@ def _first_pin(Q, lattice, made: dict | None = None) -> int:
     three-tier chain at 52 users, where the multigrid then took 25
     iterations against 16 at this pin), else (or where that fails)
     :func:`pin_first`.  The aggregated chain's Galerkin products are kept
-    in ``made["levels"]`` for the pinned solves (:func:`_solve_at`)."""
+    in ``made["levels"]``, and the exit rates -q_ii in ``made["q"]``, for
+    the pinned solves (:func:`_solve_at`)."""
     if lattice is not None:
         from ._lattice_mg import probable_state, unpinned_levels
 
-        levels = unpinned_levels(Q, lattice)
+        q = -Q.diagonal()
+        levels = unpinned_levels(Q, lattice, q)
         if made is not None:
-            made["levels"] = levels
-        p = probable_state(Q, lattice, levels)
+            made.update(levels=levels, q=q)
+        p = probable_state(Q, lattice, levels, q)
         if p is not None:
             return p
     return pin_first(Q)
@@ -312,35 +314,42 @@ def _cut(ip, ix, data, p):
     return indptr, indices[:q], vals[:q], b
 
 
-def finish(Q, QT, p: int, x, margin: float = 1.0, scale: float | None = None):
-    """pi from the solution ``x`` of the system pinned at ``p``
+def balance(Q, QT, p: int, x, scale: float | None = None):
+    """(pi, ratio) from the solution ``x`` of the system pinned at ``p``
     (:func:`pinned_system`: x holds every other state in order; pi_p = 1,
-    then normalised), or None
-    when it is not finite, has a clearly negative entry, or leaves a
-    residual max |pi Q| above ``margin`` x :data:`RESID_TOL` x the largest
-    rate (``margin`` < 1: the lattice multigrid's early stop, which asks
-    for :data:`EARLY_MARGIN` of the acceptance).  ``scale``: the largest
-    rate, max |q_ii|, if the caller has it (the early stop asks at every
-    iteration; Q's diagonal took 17 ms at 10^6 states)."""
+    then normalised): ``ratio`` is max |pi Q| over :data:`RESID_TOL` x the
+    largest rate (at least 1), the answer's residual as a multiple of what
+    :func:`finish` accepts; pi None and the ratio infinite where x is not
+    finite or has a clearly negative entry.  ``scale``: the largest rate,
+    max |q_ii|, if the caller has it (the lattice multigrid's early stop
+    asks at every iteration; Q's diagonal took 17 ms at 10^6 states)."""
+    # the rejections from x's extremes alone (NaN and inf show in them):
+    # most iterates the early stop offers have a negative entry, and this
+    # is 2 passes over x where building pi first took 5
+    lo, hi = (float(np.min(x)), float(np.max(x))) if len(x) else (1.0, 1.0)
+    if not (np.isfinite(lo) and np.isfinite(hi)) or lo < -1e-9 * max(1.0, hi, -lo):
+        return None, np.inf
     m = QT.shape[0]
     pi = np.empty(m)
     pi[p] = 1.0
     pi[:p] = x[:p]
     pi[p + 1:] = x[p:]
-    if not np.all(np.isfinite(pi)):
-        return None
-    big = float(np.max(np.abs(pi)))
-    if big == 0.0 or np.min(pi) < -1e-9 * big:
-        return None
     total = np.sum(np.abs(pi))
     np.maximum(pi, 0.0, out=pi)
     pi /= total
     if scale is None:
         scale = float(np.max(np.abs(Q.diagonal())))
     r = QT @ pi
-    if max(float(r.max()), -float(r.min())) > margin * RESID_TOL * max(scale, 1.0):
-        return None
-    return pi
+    return pi, max(float(r.max()), -float(r.min())) / (RESID_TOL * max(scale, 1.0))
+
+
+def finish(Q, QT, p: int, x, margin: float = 1.0, scale: float | None = None):
+    """pi from the solution ``x`` of the system pinned at ``p``
+    (:func:`balance`), or None when it is not finite, has a clearly
+    negative entry, or leaves a residual max |pi Q| above ``margin`` x
+    :data:`RESID_TOL` x the largest rate (``scale``, or max |q_ii|)."""
+    pi, ratio = balance(Q, QT, p, x, scale)
+    return pi if ratio <= margin else None
 
 
 def jacobi_bicgstab(A, b, x0=None):
@@ -627,7 +636,7 @@ _STRONG = {
 
 def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None, lattice=None,
               made: dict | None = None):
-    """(rest, x, how): ``solver`` ("bicgstab", "amg", "lu" or "ilu") on
+    """(rest, x, how, pi): ``solver`` ("bicgstab", "amg", "lu" or "ilu") on
     the system pinned at ``p`` (noted in ``tried``); None when the stage
     does not fit the budget (or, "amg" and "lu", does not answer).  Given
     ``lattice`` (the aggregation maps of :func:`._lattice_mg.coarsening`
@@ -635,41 +644,52 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None, latt
     :data:`._lattice_mg.MG_STATES` states tries the lattice multigrid
     first, keeping its answer where :func:`finish` accepts it (its coarse
     levels made from the unpinned ones in ``made["levels"]`` where
-    :func:`_first_pin` left them)."""
+    :func:`_first_pin` left them).  ``pi``: that answer as :func:`finish`
+    gave it, where it was checked here (the multigrid's), else None."""
     A, b, rest = pinned_system(Q, p)
     if solver == "bicgstab" and lattice is not None:
         from . import _lattice_mg
 
         if A.shape[0] >= _lattice_mg.MG_STATES:
             QT = Q.T
-            scale = float(np.max(np.abs(Q.diagonal())))
+            q = (made or {}).get("q")
+            q = -Q.diagonal() if q is None else q
+            scale = float(np.max(np.abs(q)))
+            early: dict = {}            # the iterate the early stop accepted, and its pi
 
             def accept(x):
-                return finish(Q, QT, p, x, EARLY_MARGIN, scale) is not None
+                pi, ratio = balance(Q, QT, p, x, scale)
+                if ratio <= EARLY_MARGIN:
+                    early.update(x=x, pi=pi)
+                return ratio / EARLY_MARGIN
 
             levels = (made or {}).get("levels")
             coarse = (None if levels is None
-                      else _lattice_mg.pinned_levels(Q, lattice, levels, p, b))
+                      else _lattice_mg.pinned_levels(Q, lattice, levels, p, b, q))
             got = _lattice_mg.mg_bicgstab(A, b, _lattice_mg.restrict(lattice, rest), budget,
                                           _start(guess, p, rest), RTOL, accept=accept,
                                           coarse=coarse)
-            good = got is not None and finish(Q, QT, p, got[0]) is not None
+            # an iterate the early stop accepted passes finish (the same pi,
+            # with 1e4 to spare): not checked twice
+            pi = (None if got is None else early["pi"] if got[0] is early.get("x")
+                  else finish(Q, QT, p, got[0]))
+            good = pi is not None
             why = ("" if good else
                    " (its answer failed the residual check)" if got is not None else
                    " (no answer: numba missing, the hierarchy past the budget or a zero "
                    "pivot, or an iterate not finite)")
             tried.append(f"lattice-multigrid-preconditioned BiCGSTAB pinning state {p}{why}")
             if good:
-                return rest, got[0], "mg-bicgstab"
+                return rest, got[0], "mg-bicgstab", pi
     if solver == "bicgstab":
         if A.shape[0] >= ILU0_STATES and ilu0_bytes(A) <= budget:
             x = ilu0_bicgstab(A, b, _start(guess, p, rest))
             if x is not None:
                 tried.append(f"ILU(0)-preconditioned BiCGSTAB (its D-ILU variant first) "
                              f"pinning state {p}")
-                return rest, x, "ilu0-bicgstab"
+                return rest, x, "ilu0-bicgstab", None
         tried.append(f"Jacobi-preconditioned BiCGSTAB pinning state {p}")
-        return rest, jacobi_bicgstab(A, b, _start(guess, p, rest)), "bicgstab"
+        return rest, jacobi_bicgstab(A, b, _start(guess, p, rest)), "bicgstab", None
     if solver in _STRONG:
         run, name, passed, how = _STRONG[solver]
         x = globals()[run](A, b, budget)    # looked up at call time (tests replace them)
@@ -677,7 +697,7 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None, latt
             tried.append(f"{name}: " + passed.format(gib=f"{budget / 2**30:.2g}"))
             return None
         tried.append(f"{name} pinning state {p}")
-        return rest, x, how
+        return rest, x, how, None
     fill = ilu_fill_cap(A.nnz, budget)
     if fill == 0.0:
         tried.append("no ILU: even its least fill passes the memory budget of "
@@ -686,18 +706,20 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None, latt
     tried.append(f"ILUT(drop {ILU_DROP:g}, fill <= {fill:.3g} x nnz)-preconditioned BiCGSTAB "
                  f"and GMRES pinning state {p}")
     x, how = ilu_krylov(A, b, fill)
-    return rest, x, how
+    return rest, x, how, None
 
 
 def _accept(Q, QT, p, got, solver, budget, tried, guess, pins):
-    """(pi, how) from a solve ``got`` = (rest, x, how) at pin ``p``, or
+    """(pi, how) from a solve ``got`` = (rest, x, how, pi) at pin ``p``
+    (pi: :func:`finish`'s answer if :func:`_solve_at` checked it), or
     None when its residual fails; a solution whose pinned state is less
     than :data:`REPIN` times the most probable one is solved once more
     pinning that state (the unknowns were large multiples of an improbable
     pin, which costs digits; a Krylov solver's concern: the LU's pivoting
     is not, and its residual is checked all the same)."""
-    _, x, how = got
-    pi = finish(Q, QT, p, x)
+    _, x, how, pi = got
+    if pi is None:
+        pi = finish(Q, QT, p, x)
     if pi is None:
         return None
     best = int(np.argmax(pi))

@@ -51,14 +51,19 @@ and De Sterck, Manteuffel, McCormick et al. (SIAM J. Sci. Comput. 30(5),
 *Iterative Methods for Sparse Linear Systems*, 2nd ed. 2003, sec. 13.6 on
 algebraic multigrid and sec. 9.3 on preconditioned Krylov methods).
 
-The cycle (:func:`_vcycle`): on each level above the coarsest, z = LU^-1 r
-(ILU(0): a smoothing step from 0), the residual restricted, the coarser
-level solved by the same cycle, its correction prolonged and added, and
-one more smoothing step z += LU^-1 (r - A z); the coarsest level by its
-complete LU (SuperLU, Li, ACM TOMS 31(3), 2005).  The finest level skips
-the first smoothing step (z = 0, the residual r itself restricted): it is
-half that level's work, and the three-tier chain at 40 users took 16
-iterations without it against 15 with it (1.45 s against 1.79 s).  The
+The cycle (:func:`_vcycle`): on each level above the coarsest, r
+restricted to the coarser level (z = 0: no smoothing on the way down), the
+coarser level solved by the same cycle, its correction prolonged, z = P
+z_c, and one smoothing step z += LU^-1 (r - A z) (ILU(0)); the coarsest
+level by its complete LU (SuperLU, Li, ACM TOMS 31(3), 2005): a V(0,1)
+cycle.  A smoothing step on the way down as well, z = LU^-1 r and its
+residual restricted, doubles each level's work for a few iterations
+fewer: on the finest level the three-tier chain at 40 users took 16
+iterations without it against 15 with it (1.45 s against 1.79 s); on the
+coarser levels, at 10^6 states (``benchmarks.bench_ctmc --ph``), the
+three-tier chain took 21 iterations without it against 19 (the solve 5.4-5.5
+s against 5.8 s of CPU) and the two-queue chain 18 against 17 (3.3 against
+3.5 s).  The
 Krylov method is BiCGSTAB right-preconditioned by the cycle (van der
 Vorst, SIAM J. Sci. Stat. Comput. 13(2), 1992; Saad 2003, alg. 7.7),
 stopped where its recursive residual is at most rtol ||b|| or, earlier,
@@ -87,7 +92,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import HAVE_NUMBA, jitable, lazyjit
-from ._ilu0 import _substitute
 
 #: from this many states of a closed chain the lattice multigrid is the
 #: first solver (the pinned three-tier solve: at 73,900 unknowns it took
@@ -207,7 +211,7 @@ def restrict(maps: list, keep: np.ndarray) -> list:
     return out
 
 
-def unpinned_levels(Q, maps) -> list | None:
+def unpinned_levels(Q, maps, q=None) -> list | None:
     """The Galerkin products of the transposed generator Q^T over the maps:
     ``[(indptr, indices, data), ...]`` (CSR) for levels 1 .. L, made with
     the mean holding times 1/q_i as the finest weights and 1 on the coarser
@@ -228,7 +232,7 @@ def unpinned_levels(Q, maps) -> list | None:
     return out
 
 
-def probable_state(Q, maps, levels: list | None = None) -> int | None:
+def probable_state(Q, maps, levels: list | None = None, q=None) -> int | None:
     """A state the chain makes probable, to pin the solve at: the aggregated
     chain's stationary vector on the coarsest level (the last of
     ``levels``, :func:`unpinned_levels`, made here if not given: a
@@ -240,14 +244,16 @@ def probable_state(Q, maps, levels: list | None = None) -> int | None:
     probable (0.4 s), where the smallest exit rate pins one of 3e-9 and the
     multigrid took 25 iterations instead of 16; on the two-queue chain of
     640,801 states, 0.058 (21 iterations, 22 at the smallest exit rate).
-    Q is CSC (its arrays those of Q^T in CSR)."""
+    Q is CSC (its arrays those of Q^T in CSR); ``q`` as for
+    :func:`unpinned_levels`."""
     import scipy.sparse as sp
     from scipy.sparse.linalg import splu
 
     if not maps:
         return None
+    q = -Q.diagonal() if q is None else q
     if levels is None:
-        levels = unpinned_levels(Q, maps)
+        levels = unpinned_levels(Q, maps, q)
     if levels is None:
         return None
     ip, ix, data = levels[-1]
@@ -265,10 +271,10 @@ def probable_state(Q, maps, levels: list | None = None) -> int | None:
         return None
     for agg in reversed(maps):
         y = y[agg]
-    return int(np.argmax(y * (-1.0 / Q.diagonal())))
+    return int(np.argmax(y / q))
 
 
-def pinned_levels(Q, maps, levels: list, p: int, b) -> list:
+def pinned_levels(Q, maps, levels: list, p: int, b, q=None) -> list:
     """The Galerkin products of the system pinned at state ``p`` (Q^T
     without row and column p, :func:`._ctmc_solve.pinned_system`) over the
     maps restricted to the other states (:func:`restrict`; ``b`` its
@@ -286,10 +292,11 @@ def pinned_levels(Q, maps, levels: list, p: int, b) -> list:
     answer is checked (max |pi Q|).  On the two-queue chain of 1,001,001
     states (``benchmarks.bench_ctmc --ph``, 500 users) this took 0.13 s of
     CPU against 0.50 s for the Galerkin products of the pinned system made
-    afresh (the unpinned ones, made once for the pin, 0.48 s)."""
+    afresh (the unpinned ones, made once for the pin, 0.48 s).  ``q`` as
+    for :func:`unpinned_levels`."""
     import scipy.sparse as sp
 
-    q = -Q.diagonal()
+    q = -Q.diagonal() if q is None else q
     wp = 1.0 / q[p]
     lo, hi = Q.indptr[p], Q.indptr[p + 1]
     # row p of Q^T (column p of Q, CSC) weighted by 1/q_j, and row p of Q
@@ -464,44 +471,22 @@ def _smooth(ip, ix, data, lu, diag, r, z, u):
 
 
 @lazyjit(threshold=0)
-def _down(ip, ix, data, lu, diag, r, z, agg, rc):
-    """The pre-smoothing step from 0 and the restricted residual:
-    z = LU^-1 r, rc = R (r - A z)."""
-    _substitute(ip, ix, lu, diag, r, z)
-    for a in range(len(rc)):
-        rc[a] = 0.0
-    for i in range(len(r)):
-        s = r[i]
-        for p in range(ip[i], ip[i + 1]):
-            s -= data[p] * z[ix[p]]
-        rc[agg[i]] += s
-
-
-@lazyjit(threshold=0)
 def _up(ip, ix, data, lu, diag, r, z, u, agg, w, zc):
-    """The coarse correction prolonged, z += P zc, then the post-smoothing
-    step z += LU^-1 (r - A z)."""
+    """The coarse correction prolonged, z = P zc (``z`` is overwritten),
+    then the smoothing step z += LU^-1 (r - A z)."""
     for i in range(len(z)):
-        z[i] += w[i] * zc[agg[i]]
+        z[i] = w[i] * zc[agg[i]]
     _smooth(ip, ix, data, lu, diag, r, z, u)
 
 
 def _vcycle(levels, coarse, r):
     """z = M^-1 r: one V-cycle (module docstring)."""
-    rs, zs = [r], []
+    rs = [r]
     for lev in levels:
-        if not zs:
-            # the finest level: no pre-smoothing, z = 0 and R r
-            z = np.zeros(len(r))
-            rc = np.bincount(lev.agg, weights=r, minlength=lev.nc)
-        else:
-            z = np.empty(len(rs[-1]))
-            rc = np.empty(lev.nc)
-            _down(lev.ip, lev.ix, lev.data, lev.lu, lev.diag, rs[-1], z, lev.agg, rc)
-        zs.append(z)
-        rs.append(rc)
+        rs.append(np.bincount(lev.agg, weights=rs[-1], minlength=lev.nc))
     zc = coarse.solve(rs[-1])
-    for lev, r_l, z in zip(reversed(levels), reversed(rs[:-1]), reversed(zs)):
+    for lev, r_l in zip(reversed(levels), reversed(rs[:-1])):
+        z = np.empty(len(r_l))
         _up(lev.ip, lev.ix, lev.data, lev.lu, lev.diag, r_l, z, lev.u, lev.agg, lev.w, zc)
         zc = z
     return zc
@@ -515,6 +500,28 @@ RESTARTS = 3
 #: acceptance test (one product with Q^T) to stop early
 #: (:func:`mg_bicgstab`'s ``accept``)
 CHECK_FROM = 4
+
+
+#: the early stop's checks (:func:`mg_bicgstab`'s ``accept``) skipped after
+#: one whose residual is ``ratio`` times the acceptance: one per factor
+#: CHECK_DROP, so that the residual would have to fall by more than that in
+#: one iteration for a skipped check to have passed.  Measured on the
+#: chains of ``benchmarks.bench_ctmc --ph`` from 160,401 to 640,801
+#: states, the ratio fell by at most 2,200 in one iteration (2.8e2 to
+#: 0.13, three-tier N = 50; commonly 10 to 100); ratios above 1e5 came in
+#: the first checks (1.6e8, 1.5e7, 3.4e6, ...), each skip one product
+#: with Q^T (25 ms at 10^6 states)
+CHECK_DROP = 1e5
+
+
+def checks_skipped(ratio: float) -> int:
+    """How many iterations to leave unchecked after a check whose residual
+    was ``ratio`` (> 1) times the acceptance (:data:`CHECK_DROP`); none
+    after one that could not be measured (an iterate with a clearly
+    negative entry: infinite ratio)."""
+    if not np.isfinite(ratio):
+        return 0
+    return int(np.log10(ratio) // np.log10(CHECK_DROP))
 
 
 class _Accepted(Exception):
@@ -532,8 +539,10 @@ def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
     by the lattice multigrid (module docstring), stopping where its
     recursive residual is at most ``rtol`` ||b||, or, given ``accept`` (a
     test of an iterate: the caller's own acceptance of an answer with a
-    margin, :func:`._ctmc_solve.finish`), from iteration
-    :data:`CHECK_FROM` on where ``accept`` passes the iterate; from ``x0``
+    margin, :func:`._ctmc_solve.balance`, returning the iterate's residual
+    as a multiple of what it accepts), from iteration :data:`CHECK_FROM`
+    on where ``accept`` returns at most 1 (after a ratio r > 1 the next
+    :func:`checks_skipped` (r) iterates are not offered); from ``x0``
     if given, else 0; after a breakdown it starts afresh from its iterate
     (at most :data:`RESTARTS` times), and after those or ``maxiter``
     iterations it returns its iterate as it is: the caller checks every
@@ -563,11 +572,15 @@ def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
     x = np.zeros(A.shape[0]) if x0 is None else np.array(x0, dtype=float)
     b = np.asarray(b, dtype=float)
     done = [0]
+    due = [CHECK_FROM]              # the next iteration whose iterate is checked
 
     def count(xk):
         done[0] += 1
-        if accept is not None and done[0] >= CHECK_FROM and accept(xk):
-            raise _Accepted(xk)
+        if accept is not None and done[0] >= due[0]:
+            ratio = accept(xk)
+            if ratio <= 1.0:
+                raise _Accepted(xk)
+            due[0] = done[0] + checks_skipped(ratio) + 1
 
     with np.errstate(all="ignore"):
         for _start in range(RESTARTS + 1):
