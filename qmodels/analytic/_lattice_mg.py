@@ -133,7 +133,8 @@ def coarsening(states: np.ndarray, off, width, coarsest: int | None = None) -> l
     ``width`` give each station's columns; the levels stop at ``coarsest``
     aggregates (default :data:`COARSEST`)."""
     coarsest = COARSEST if coarsest is None else coarsest
-    key = np.ascontiguousarray(states, dtype=np.int64)
+    # a copy the steps below change in place (counts fit the build's int32)
+    key = np.array(states, dtype=np.int32 if states.dtype == np.int32 else np.int64)
     groups = [list(range(int(o), int(o) + int(w))) for o, w in zip(off, width) if int(w) > 0]
     merged = [len(g) == 1 for g in groups]
     order = sorted((k for k in range(len(groups)) if len(groups[k]) > 1),
@@ -159,7 +160,6 @@ def coarsening(states: np.ndarray, off, width, coarsest: int | None = None) -> l
                     if not merged[k]:
                         cand = _merge(cand, groups[k])
                         merged[k] = True
-                cand = cand.copy()
                 cand[:, groups[k1][0]] //= 2
                 cand[:, groups[k2][0]] //= 2
             uniq, agg = _lump(cand)
@@ -178,20 +178,24 @@ def coarsening(states: np.ndarray, off, width, coarsest: int | None = None) -> l
 
 def _merge(key: np.ndarray, cols: list) -> np.ndarray:
     """``key`` with the columns ``cols`` replaced by their total (in the
-    first, 0 in the others)."""
-    out = key.copy()
-    out[:, cols[0]] = key[:, cols].sum(axis=1)
-    out[:, cols[1:]] = 0
-    return out
+    first, 0 in the others), in place."""
+    for c in cols[1:]:
+        key[:, cols[0]] += key[:, c]
+        key[:, c] = 0
+    return key
 
 
 def _lump(key: np.ndarray):
-    """(distinct rows, each row's index among them)."""
-    span = key.max(axis=0) + 1
+    """(distinct rows, each row's index among them), the rows in the order
+    of their codes (mixed radix over the columns' spans, one product of
+    the rows with the radices: a pass over them, where a column at a time
+    took one each)."""
+    span = key.max(axis=0).astype(np.int64) + 1
     if float(np.prod(span.astype(float))) < 2.0**62:
-        code = np.zeros(key.shape[0], dtype=np.int64)
-        for c in range(key.shape[1]):
-            code = code * int(span[c]) + key[:, c]
+        radix = np.ones(len(span), dtype=np.int64)
+        for c in range(len(span) - 2, -1, -1):
+            radix[c] = radix[c + 1] * span[c + 1]
+        code = key.astype(np.int64, copy=False) @ radix
         _, first, agg = np.unique(code, return_index=True, return_inverse=True)
         return key[first], agg.ravel().astype(np.int64)
     uniq, agg = np.unique(key, axis=0, return_inverse=True)
