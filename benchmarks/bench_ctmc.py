@@ -30,12 +30,12 @@ with the lattice multigrid as the first solver of the closed chains of
 100,000 states and more (:mod:`qmodels.analytic._lattice_mg`), the D-ILU
 solve by Eisenstat's trick elsewhere from 20,000 states (ILU(0) where it
 fails; the solver is still named ``ilu0-bicgstab``), the largest within
-10 CPU s: 847,961 states (three-tier, N = 68, 8.5-8.9 s; 1,005,937 at N
-= 72 in 10.5-10.9 s), 231,361 (priority, N = 15, 8.8-9.4 s: an
-order-keeping station, no multigrid, and two more chains solved for the
-classes' response times at the disks they never visit), 1,211,101 (two
-queues, N = 550, 7.7-8.1 s; 1,441,201 in 9.2-10.1 s), 1,883,842 (open
-tandem, L = 560, 9.7 s); 25,000 to 200,000 states per CPU second (a
+10 CPU s: 1,005,937 states (three-tier, N = 72, 9.2-9.3 s), 231,361
+(priority, N = 15, 8.6-9.0 s: an order-keeping station, no multigrid,
+and two more chains solved for the classes' response times at the disks
+they never visit), 1,441,201 (two queues, N = 600, 8.6-8.7 s; 1,691,301
+in 9.7-10.3 s), 1,883,842 (open tandem, L = 560, 8.6-10.0 s); 25,000 to
+210,000 states per CPU second (a
 one-class FCFS station with phases is counted by phase, and ranked: the
 three-tier build alone makes 500,000 to 570,000 states per CPU second;
 ``--wide`` times the ordered-row form it replaced).

@@ -388,12 +388,12 @@ def ctmc(net: Network, *, max_states: int = 200_000, open_limit: int | None = No
         chain 50,000 states.  Measured on one core of a loaded 2-core
         machine (``python -m benchmarks.bench_ctmc --ph``, 2026-11-29,
         with the lattice multigrid of large closed chains): about 25,000
-        to 200,000 states per CPU second end to end for phase-type and
+        to 210,000 states per CPU second end to end for phase-type and
         priority models, the largest within 10 CPU s 231,361 states (two
-        classes at a priority CPU, 8.8-9.4 s), 847,961 (a closed three-tier
-        model, 8.5-8.9 s; 1,005,937 in 10.5-10.9 s), 1,211,101 to 1,441,201
-        (a closed two-queue model, 7.7-8.1 s and 9.2-10.1 s) and 1,883,842
-        (an open tandem fed by H2 arrivals, 9.7 s)
+        classes at a priority CPU, 8.6-9.0 s), 1,005,937 (a closed
+        three-tier model, 9.2-9.3 s), 1,441,201 to 1,691,301 (a closed
+        two-queue model, 8.6-8.7 s and 9.7-10.3 s) and 1,883,842 (an open
+        tandem fed by H2 arrivals, 8.6-10.0 s)
         (``benchmarks/README.md``).  Product-form networks of about
         a million states (``python -m benchmarks.bench_ctmc_large``, one
         BLAS thread): 6 to 12.5 CPU s end to end, 753,571 to 1,221,759
