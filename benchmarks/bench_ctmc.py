@@ -360,7 +360,7 @@ def ph_models(out, budget: float = 10.0):
     for name, make, sizes, kw in (
             ("web, N users", ph_web, (10, 20, 30, 40, 48, 56, 60, 64, 68, 72), {}),
             ("priority, N per class", ph_prio, (4, 8, 10, 12, 13, 14, 15, 16), {}),
-            ("two queues, N users", ph_two, (100, 200, 300, 400, 500, 550, 600, 650), {}),
+            ("two queues, N users", ph_two, (100, 200, 300, 400, 500, 550, 600, 650, 700), {}),
             ("open tandem, bound L", ph_open,
              (40, 80, 160, 240, 320, 400, 480, 560, 640), {})):
         out(f"ctmc, phase-type model: {name} ({make.__doc__.split(chr(10))[0]})")
