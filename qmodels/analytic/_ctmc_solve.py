@@ -655,13 +655,13 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None, latt
             q = (made or {}).get("q")
             q = -Q.diagonal() if q is None else q
             scale = float(np.max(np.abs(q)))
-            early: dict = {}            # the iterate the early stop accepted, and its pi
+            early: dict = {}            # the pi of the iterate the early stop accepted
 
             def accept(x):
                 pi, ratio = balance(Q, QT, p, x, scale)
                 if ratio <= EARLY_MARGIN:
-                    early.update(x=x, pi=pi)
-                return ratio / EARLY_MARGIN
+                    early["pi"] = pi
+                return ratio <= EARLY_MARGIN
 
             levels = (made or {}).get("levels")
             coarse = (None if levels is None
@@ -669,10 +669,11 @@ def _solve_at(Q, p: int, solver: str, budget: int, tried: list, guess=None, latt
             got = _lattice_mg.mg_bicgstab(A, b, _lattice_mg.restrict(lattice, rest), budget,
                                           _start(guess, p, rest), RTOL, accept=accept,
                                           coarse=coarse)
-            # an iterate the early stop accepted passes finish (the same pi,
-            # with 1e4 to spare): not checked twice
-            pi = (None if got is None else early["pi"] if got[0] is early.get("x")
-                  else finish(Q, QT, p, got[0]))
+            # the iterate the early stop accepted (the solve ends there and
+            # returns it) passes finish, the same pi with 1e4 to spare: not
+            # checked twice
+            pi = (early["pi"] if early else
+                  None if got is None else finish(Q, QT, p, got[0]))
             good = pi is not None
             why = ("" if good else
                    " (its answer failed the residual check)" if got is not None else

@@ -528,28 +528,6 @@ RESTARTS = 3
 CHECK_FROM = 4
 
 
-#: the early stop's checks (:func:`mg_bicgstab`'s ``accept``) skipped after
-#: one whose residual is ``ratio`` times the acceptance: one per factor
-#: CHECK_DROP, so that the residual would have to fall by more than that in
-#: one iteration for a skipped check to have passed.  Measured on the
-#: chains of ``benchmarks.bench_ctmc --ph`` from 160,401 to 640,801
-#: states, the ratio fell by at most 2,200 in one iteration (2.8e2 to
-#: 0.13, three-tier N = 50; commonly 10 to 100); ratios above 1e5 came in
-#: the first checks (1.6e8, 1.5e7, 3.4e6, ...), each skip one product
-#: with Q^T (25 ms at 10^6 states)
-CHECK_DROP = 1e5
-
-
-def checks_skipped(ratio: float) -> int:
-    """How many iterations to leave unchecked after a check whose residual
-    was ``ratio`` (> 1) times the acceptance (:data:`CHECK_DROP`); none
-    after one that could not be measured (an iterate with a clearly
-    negative entry: infinite ratio)."""
-    if not np.isfinite(ratio):
-        return 0
-    return int(np.log10(ratio) // np.log10(CHECK_DROP))
-
-
 class _Accepted(Exception):
     """Raised by the iteration's callback with an iterate the caller's test
     accepts: SciPy's BiCGSTAB has no other way to stop."""
@@ -565,10 +543,8 @@ def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
     by the lattice multigrid (module docstring), stopping where its
     recursive residual is at most ``rtol`` ||b||, or, given ``accept`` (a
     test of an iterate: the caller's own acceptance of an answer with a
-    margin, :func:`._ctmc_solve.balance`, returning the iterate's residual
-    as a multiple of what it accepts), from iteration :data:`CHECK_FROM`
-    on where ``accept`` returns at most 1 (after a ratio r > 1 the next
-    :func:`checks_skipped` (r) iterates are not offered); from ``x0``
+    margin, :func:`._ctmc_solve.balance`), from iteration
+    :data:`CHECK_FROM` on where ``accept`` passes the iterate; from ``x0``
     if given, else 0; after a breakdown it starts afresh from its iterate
     (at most :data:`RESTARTS` times), and after those or ``maxiter``
     iterations it returns its iterate as it is: the caller checks every
@@ -598,15 +574,11 @@ def mg_bicgstab(A, b, maps, budget: int, x0=None, rtol: float = 1e-14,
     x = np.zeros(A.shape[0]) if x0 is None else np.array(x0, dtype=float)
     b = np.asarray(b, dtype=float)
     done = [0]
-    due = [CHECK_FROM]              # the next iteration whose iterate is checked
 
     def count(xk):
         done[0] += 1
-        if accept is not None and done[0] >= due[0]:
-            ratio = accept(xk)
-            if ratio <= 1.0:
-                raise _Accepted(xk)
-            due[0] = done[0] + checks_skipped(ratio) + 1
+        if accept is not None and done[0] >= CHECK_FROM and accept(xk):
+            raise _Accepted(xk)
 
     with np.errstate(all="ignore"):
         for _start in range(RESTARTS + 1):
